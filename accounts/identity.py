@@ -1,0 +1,27 @@
+"""Who is calling: the organization an API key belongs to, and the key itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accounts.models import ApiKey, Organization, User
+
+
+@dataclass(frozen=True)
+class ApiIdentity:
+    """The authenticated caller. Every lookup on its behalf is scoped to ``organization``."""
+
+    organization: Organization
+    api_key: ApiKey
+
+    # DRF and Django treat request.user as authenticated when this is true.
+    is_authenticated = True
+    is_anonymous = False
+
+    @property
+    def user(self) -> User | None:
+        return self.api_key.user
+
+    @property
+    def is_development(self) -> bool:
+        return self.api_key.kind == ApiKey.Kind.DEVELOPMENT

@@ -1,0 +1,46 @@
+"""Create (or refresh) the demo organization, its owner and a fresh development API key.
+
+Used by the README's run command. Prints shell variable assignments on stdout so the calling
+script can show a working example call.
+"""
+
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import transaction
+
+from accounts.models import ApiKey, Organization, User
+from accounts.services import api_key_create, api_key_revoke, member_add
+from core.eids import random_base62
+
+DEMO_SLUG = "demo"
+DEMO_KEY_NAME = "demo (run command)"
+
+
+class Command(BaseCommand):
+    help = "Create the demo organization, admin user and a new development API key."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--admin-username", default="admin")
+
+    @transaction.atomic
+    def handle(self, *args: object, admin_username: str, **options: object) -> None:
+        organization, _ = Organization.objects.get_or_create(
+            slug=DEMO_SLUG, defaults={"name": "Demo Organization"}
+        )
+        admin_password = ""
+        admin = User.objects.filter(username=admin_username).first()
+        if admin is None:
+            admin_password = random_base62(16)
+            admin = User.objects.create_superuser(
+                username=admin_username, email="admin@example.com", password=admin_password
+            )
+        member_add(organization=organization, user=admin, role="owner")
+        # One live demo key at a time: each start revokes the previous one.
+        for old in ApiKey.objects.filter(organization=organization, name=DEMO_KEY_NAME):
+            api_key_revoke(api_key=old)
+        _, raw_key = api_key_create(
+            organization=organization, kind=ApiKey.Kind.DEVELOPMENT, name=DEMO_KEY_NAME, user=admin
+        )
+        self.stdout.write(f"DEMO_ORG_EID={organization.eid}")
+        self.stdout.write(f"DEMO_API_KEY={raw_key}")
+        self.stdout.write(f"DEMO_ADMIN_USER={admin_username}")
+        self.stdout.write(f"DEMO_ADMIN_PASSWORD={admin_password}")

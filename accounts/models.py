@@ -1,0 +1,96 @@
+"""Organizations, their members and their API keys."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+
+from core.fields import EidField
+
+
+class User(AbstractUser):
+    eid = EidField()
+
+    @property
+    def display_name(self) -> str:
+        return self.get_full_name() or self.username
+
+
+class Organization(models.Model):
+    eid = EidField()
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=100, unique=True)
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="Membership", related_name="organizations"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.slug})"
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        OWNER = "owner", "Owner"
+        ADMIN = "admin", "Admin"
+        MEMBER = "member", "Member"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE)
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.MEMBER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "organization"], name="unique_membership")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.organization} ({self.role})"
+
+
+class ApiKey(models.Model):
+    """An API key. Only its SHA-256 is stored; the key itself is shown once, at creation.
+
+    Keys are 40 random base62 characters (about 238 bits), so a fast hash is enough: there is
+    nothing to brute-force that a slow password hash would protect.
+    """
+
+    class Kind(models.TextChoices):
+        DEVELOPMENT = "development", "Development"
+        PRODUCTION = "production", "Production"
+
+    eid = EidField()
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="api_keys"
+    )
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(max_length=16, help_text="The first characters, to recognise a key.")
+    key_hash = models.CharField(max_length=64, unique=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        help_text="The member the key acts for; currentUser answers with this user.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "API key"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.kind}, {self.organization.slug})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None

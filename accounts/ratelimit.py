@@ -1,0 +1,80 @@
+"""Per-key rate limiting over Django's cache framework (a fixed window per key).
+
+The window counter lives in the "ratelimit" cache, which must be shared by every server process
+(settings.CACHES; the default is a table in the main database with atomic increments).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import caches
+from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle
+
+from accounts.identity import ApiIdentity
+from accounts.models import ApiKey
+
+
+@dataclass(frozen=True)
+class RateDecision:
+    allowed: bool
+    limit: int
+    count: int
+    retry_after_seconds: int
+
+
+def limit_for(kind: str) -> int:
+    if kind == ApiKey.Kind.PRODUCTION:
+        return settings.RATE_LIMIT_PRODUCTION
+    return settings.RATE_LIMIT_DEVELOPMENT
+
+
+def rate_limit_hit(
+    *, bucket: str, limit: int, interval_ms: int, now_ms: int | None = None
+) -> RateDecision:
+    """Count one request against ``bucket`` in the current window and decide."""
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    window = now_ms // interval_ms
+    cache = caches["ratelimit"]
+    key = f"rl:{bucket}:{window}"
+    # Keep the counter a little past its window so a slow request still finds it.
+    timeout = math.ceil(interval_ms / 1000) + 1
+    if cache.add(key, 1, timeout=timeout):
+        count = 1
+    else:
+        try:
+            count = cache.incr(key)
+        except ValueError:  # expired between add() and incr(): this request opens it again
+            cache.add(key, 1, timeout=timeout)
+            count = 1
+    retry_ms = (window + 1) * interval_ms - now_ms
+    return RateDecision(
+        allowed=count <= limit,
+        limit=limit,
+        count=count,
+        retry_after_seconds=max(1, math.ceil(retry_ms / 1000)),
+    )
+
+
+class ApiKeyRateThrottle(BaseThrottle):
+    def allow_request(self, request: Request, view: object) -> bool:
+        identity = request.user
+        if not isinstance(identity, ApiIdentity):
+            return True
+        limit = limit_for(identity.api_key.kind)
+        # Read by RateLimitHeadersMiddleware to send the caller's own limit.
+        request._request.rate_limit = limit
+        if not settings.RATE_LIMIT_ENABLED:
+            return True
+        decision = rate_limit_hit(
+            bucket=identity.api_key.eid, limit=limit, interval_ms=settings.RATE_LIMIT_INTERVAL_MS
+        )
+        self._wait = decision.retry_after_seconds
+        return decision.allowed
+
+    def wait(self) -> float | None:
+        return getattr(self, "_wait", None)

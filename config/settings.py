@@ -1,0 +1,185 @@
+"""Settings for the whole service, read from environment variables.
+
+Every variable has a safe development default and is documented in docs/configuration.md.
+There are no per-environment settings modules: production differs only by its environment.
+"""
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+# An optional .env file beside manage.py, for operators who prefer a file to exported variables.
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+DEBUG = env.bool("DEBUG", default=True)
+
+_DEV_SECRET_KEY = "insecure-development-key-do-not-use-in-production"  # noqa: S105
+SECRET_KEY = env.str("SECRET_KEY", default=_DEV_SECRET_KEY)
+if not DEBUG and (SECRET_KEY == _DEV_SECRET_KEY or len(SECRET_KEY) < 32):
+    raise ImproperlyConfigured(
+        "SECRET_KEY must be set to a random value of at least 32 characters when DEBUG is off."
+    )
+
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+# The public origin of this service: links it hands out (signing URLs, downloads) start with it.
+PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000").rstrip("/")
+
+DATA_DIR = Path(env.str("DATA_DIR", default=str(BASE_DIR / "data")))
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "graphene_django",
+    "core",
+    "accounts",
+    "templates_app",
+    "fill",
+    "generate",
+    "esign",
+    "workflows",
+    "webhooks",
+]
+
+MIDDLEWARE = [
+    "core.middleware.RequestIdMiddleware",
+    "core.middleware.RateLimitHeadersMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+AUTH_USER_MODEL = "accounts.User"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# SQLite in the data directory by default; DATABASE_URL=postgres://... switches to PostgreSQL.
+DATABASES = {
+    "default": env.db_url("DATABASE_URL", default=f"sqlite:///{DATA_DIR / 'db.sqlite3'}"),
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # IMMEDIATE transactions take the write lock up front, so concurrent writers queue instead
+    # of failing with "database is locked" and read-modify-write blocks are serialised.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# The rate limiter's counters must be shared by every server process: the default keeps them in
+# a table of the main database (core.cache.CounterDatabaseCache, atomic increments); a Redis URL
+# (redis://host:6379/0) uses Django's Redis backend instead.
+_rate_limit_cache = env.cache_url("RATE_LIMIT_CACHE_URL", default="dbcache://api_rate_limit_cache")
+if _rate_limit_cache["BACKEND"] == "django.core.cache.backends.db.DatabaseCache":
+    _rate_limit_cache["BACKEND"] = "core.cache.CounterDatabaseCache"
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "ratelimit": _rate_limit_cache,
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "staticfiles"
+MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(DATA_DIR / "media")))
+MEDIA_URL = "media/"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
+# --- API edge -----------------------------------------------------------------------------------
+# The spec fixes the JSON body limit of fill and generate at 1 MiB; multipart carries larger ones.
+API_JSON_BODY_LIMIT = env.int("API_JSON_BODY_LIMIT", default=1_048_576)
+API_MULTIPART_BODY_LIMIT = env.int("API_MULTIPART_BODY_LIMIT", default=50 * 1_048_576)
+# GraphQL JSON bodies may carry inline base64 uploads, so they get the multipart limit.
+DATA_UPLOAD_MAX_MEMORY_SIZE = API_MULTIPART_BODY_LIMIT
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1_048_576
+
+RATE_LIMIT_ENABLED = env.bool("RATE_LIMIT_ENABLED", default=True)
+RATE_LIMIT_DEVELOPMENT = env.int("RATE_LIMIT_DEVELOPMENT", default=2)
+RATE_LIMIT_PRODUCTION = env.int("RATE_LIMIT_PRODUCTION", default=40)
+RATE_LIMIT_INTERVAL_MS = env.int("RATE_LIMIT_INTERVAL_MS", default=1000)
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.ApiKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": ["accounts.ratelimit.ApiKeyRateThrottle"],
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.ApiJSONParser", "core.parsers.ApiMultiPartParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.negotiation.JsonOnlyNegotiation",
+    "EXCEPTION_HANDLER": "core.api_errors.exception_handler",
+    "UNAUTHENTICATED_USER": None,
+}
+
+# --- Logging ------------------------------------------------------------------------------------
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
+LOG_FORMAT = env.str("LOG_FORMAT", default="json")  # json | text
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "core.logging.RequestIdFilter"}},
+    "formatters": {
+        "json": {"()": "core.logging.JsonFormatter"},
+        "text": {"format": "%(asctime)s %(levelname)s [%(request_id)s] %(name)s: %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["request_id"],
+        },
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        # Django logs every 4xx as a warning with the path; the API answers those in the wire
+        # shape already, so only server errors are worth a line.
+        "django.request": {"level": "ERROR"},
+    },
+}

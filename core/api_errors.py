@@ -1,0 +1,126 @@
+"""One exception handler renders every API error in the wire shapes of the compatible API."""
+
+from __future__ import annotations
+
+import logging
+import math
+import traceback
+from typing import Any
+
+from django.core.exceptions import (
+    PermissionDenied,
+    RequestDataTooBig,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
+from django.http import Http404
+from rest_framework import exceptions as drf
+from rest_framework.response import Response
+
+from core.errors import (
+    AuthorizationError,
+    FieldError,
+    NotFound,
+    RateLimited,
+    RequestTooLarge,
+    ServiceError,
+    ValidationFailed,
+)
+from core.logging import current_request_id
+
+logger = logging.getLogger("core.api")
+
+
+class _Simple(ServiceError):
+    """An error known only by name and status (method not allowed, unsupported media type...)."""
+
+    def __init__(self, name: str, status: int, message: str) -> None:
+        self.name = name
+        self.status = status
+        super().__init__(message)
+
+
+def _flatten_drf_detail(detail: Any, prefix: str = "") -> list[FieldError]:
+    """Turn DRF's nested error detail into dotted-path field errors."""
+    if isinstance(detail, dict):
+        out: list[FieldError] = []
+        for key, value in detail.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if key == "non_field_errors":
+                path = prefix
+            out.extend(_flatten_drf_detail(value, path))
+        return out
+    if isinstance(detail, list):
+        if all(not isinstance(item, dict | list) for item in detail):
+            return [FieldError(property=prefix, message=str(item)) for item in detail]
+        out = []
+        for index, item in enumerate(detail):
+            out.extend(_flatten_drf_detail(item, f"{prefix}.{index}" if prefix else str(index)))
+        return out
+    return [FieldError(property=prefix, message=str(detail))]
+
+
+def to_service_error(exc: Exception) -> ServiceError | None:
+    """Map framework exceptions onto domain errors; None for anything unexpected."""
+    if isinstance(exc, ServiceError):
+        return exc
+    if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):
+        return AuthorizationError()
+    if isinstance(exc, drf.Throttled):
+        return RateLimited(retry_after_seconds=max(1, math.ceil(exc.wait or 1)))
+    if isinstance(exc, Http404 | drf.NotFound):
+        return NotFound()
+    if isinstance(exc, drf.ValidationError):
+        return ValidationFailed(_flatten_drf_detail(exc.detail))
+    if isinstance(exc, drf.ParseError):
+        return ValidationFailed([FieldError(property="", message=str(exc.detail))])
+    if isinstance(exc, RequestDataTooBig):
+        return RequestTooLarge()
+    if isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
+        return RequestTooLarge("Too many parts in the multipart body.")
+    if isinstance(exc, drf.MethodNotAllowed):
+        return _Simple("MethodNotAllowedError", 405, str(exc.detail))
+    if isinstance(exc, drf.UnsupportedMediaType):
+        return _Simple("UnsupportedMediaTypeError", 415, str(exc.detail))
+    if isinstance(exc, drf.NotAcceptable):
+        return _Simple("NotAcceptableError", 406, str(exc.detail))
+    if isinstance(exc, PermissionDenied | drf.PermissionDenied):
+        # Tenancy is enforced by scoping lookups; a permission failure must not confirm existence.
+        return NotFound()
+    if isinstance(exc, drf.APIException):
+        return _Simple(type(exc).__name__, exc.status_code, str(exc.detail))
+    return None
+
+
+def error_response(error: ServiceError) -> Response:
+    response = Response(error.as_wire(), status=error.status)
+    if isinstance(error, RateLimited):
+        # Clients parse this as an integer number of seconds (python-anvil crashes on "0.5").
+        response["Retry-After"] = str(int(error.retry_after_seconds))
+    if isinstance(error, AuthorizationError):
+        response["WWW-Authenticate"] = 'Basic realm="api"'
+    return response
+
+
+def internal_error_body() -> dict[str, str]:
+    return {
+        "name": "InternalServerError",
+        "message": f"An unexpected error occurred (request {current_request_id()}).",
+    }
+
+
+def log_unexpected(exc: BaseException) -> None:
+    """Log an unexpected exception by type and stack frames only.
+
+    Exception messages can quote request data (a bad value, a path); the frames are source code.
+    """
+    frames = "".join(traceback.format_tb(exc.__traceback__))
+    logger.error("unhandled %s\n%s", type(exc).__name__, frames)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
+    error = to_service_error(exc)
+    if error is not None:
+        return error_response(error)
+    log_unexpected(exc)
+    return Response(internal_error_body(), status=500)

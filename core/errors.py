@@ -1,0 +1,94 @@
+"""Domain errors: each knows its wire name and HTTP status, without importing the web framework.
+
+Services raise these; one DRF exception handler (core.api_errors) renders them in the wire shapes
+of the compatible API: ``{"name", "message"}``, or for validation
+``{"name": "ValidationError", "fields": [{"message", "property"}]}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FieldError:
+    property: str
+    message: str
+
+    def as_wire(self) -> dict[str, str]:
+        return {"message": self.message, "property": self.property}
+
+
+class ServiceError(Exception):
+    """Base of every error the API reports on purpose."""
+
+    name = "ServiceError"
+    status = 500
+    default_message = "The request could not be completed."
+
+    def __init__(self, message: str | None = None) -> None:
+        self.message = message or self.default_message
+        super().__init__(self.message)
+
+    def as_wire(self) -> dict[str, object]:
+        return {"name": self.name, "message": self.message}
+
+
+class ValidationFailed(ServiceError):
+    name = "ValidationError"
+    status = 400
+    default_message = "The request is not valid."
+
+    def __init__(self, fields: Iterable[FieldError]) -> None:
+        self.fields = list(fields)
+        super().__init__("; ".join(f"{f.property}: {f.message}" for f in self.fields))
+
+    @classmethod
+    def single(cls, property: str, message: str) -> ValidationFailed:
+        return cls([FieldError(property=property, message=message)])
+
+    def as_wire(self) -> dict[str, object]:
+        return {"name": self.name, "fields": [f.as_wire() for f in self.fields]}
+
+
+class AuthorizationError(ServiceError):
+    name = "AuthorizationError"
+    status = 401
+    default_message = "Not logged in."
+
+
+class NotFound(ServiceError):
+    name = "NotFoundError"
+    status = 404
+    default_message = "Not found."
+
+
+class Conflict(ServiceError):
+    name = "ConflictError"
+    status = 409
+    default_message = "The object is not in a state that allows this."
+
+
+class RequestTooLarge(ServiceError):
+    name = "RequestTooLarge"
+    status = 413
+    default_message = "Request Too Large"
+
+
+class RateLimited(ServiceError):
+    name = "RateLimitError"
+    status = 429
+    default_message = "Rate limit exceeded."
+
+    def __init__(self, retry_after_seconds: int, message: str | None = None) -> None:
+        self.retry_after_seconds = retry_after_seconds
+        super().__init__(message)
+
+
+class UnprocessableDocument(ServiceError):
+    """The input parsed but the document cannot be produced (limits, broken source PDF...)."""
+
+    name = "UnprocessableDocumentError"
+    status = 422
+    default_message = "The document could not be produced."

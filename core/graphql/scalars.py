@@ -1,0 +1,55 @@
+"""Scalars of the compatible API: JSON (any JSON value, passed through) and Upload."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from graphene.types.generic import GenericScalar
+from graphene.types.scalars import Scalar
+from graphql import GraphQLError
+
+from core.errors import ServiceError
+from core.uploads import UploadedBlob, blob_from_inline
+
+
+class JSON(GenericScalar):
+    """Any JSON value. Clients declare variables as ``JSON``, so the name matters."""
+
+    class Meta:
+        name = "JSON"
+
+
+class Upload(Scalar):
+    """A file: a multipart part (GraphQL multipart request spec) or inline base64.
+
+    Inline uploads are ``{data, filename, mimetype}``, as python-anvil sends them.
+    """
+
+    @staticmethod
+    def serialize(value: Any) -> None:
+        raise GraphQLError("Upload is an input-only type.")
+
+    @staticmethod
+    def parse_value(value: Any) -> UploadedBlob:
+        if isinstance(value, UploadedBlob):
+            return value
+        if isinstance(value, dict):
+            try:
+                return blob_from_inline(value)
+            except ServiceError as exc:
+                raise GraphQLError(exc.message) from None
+        raise GraphQLError("Upload expects a multipart file part or {data, filename, mimetype}.")
+
+    @staticmethod
+    def parse_literal(node: Any, _variables: Any = None) -> None:
+        raise GraphQLError("Upload values must be sent as variables.")
+
+
+def iso_ms(value: datetime | None) -> str | None:
+    """ISO 8601 in UTC with milliseconds and Z, the date shape of the compatible API."""
+    if value is None:
+        return None
+    return (
+        value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    )

@@ -1,0 +1,56 @@
+"""Request id tagging and the rate-limit headers every API response carries."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+
+from core.eids import random_base62
+from core.logging import reset_request_id, set_request_id
+
+_SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
+
+# Pages for people, not API responses: they carry no rate-limit headers.
+_NON_API_PREFIXES = ("/admin/", "/static/", "/media/")
+
+
+class RequestIdMiddleware:
+    """Give each request an id (or keep a well-formed X-Request-Id) for logs and the response."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        incoming = request.headers.get("X-Request-Id", "")
+        request_id = incoming if _SAFE_REQUEST_ID.match(incoming) else random_base62(16)
+        request.request_id = request_id  # type: ignore[attr-defined]
+        token = set_request_id(request_id)
+        try:
+            response = self.get_response(request)
+        finally:
+            reset_request_id(token)
+        response["X-Request-Id"] = request_id
+        return response
+
+
+class RateLimitHeadersMiddleware:
+    """Send X-RateLimit-Limit and X-RateLimit-Interval-Ms on every API response, errors included.
+
+    The Node client configures its throttle from the first response it sees. The limit is the
+    authenticated key's (recorded by the throttle); before authentication, the development limit.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if request.path.startswith(_NON_API_PREFIXES):
+            return response
+        limit = getattr(request, "rate_limit", None) or settings.RATE_LIMIT_DEVELOPMENT
+        response.setdefault("X-RateLimit-Limit", str(limit))
+        response.setdefault("X-RateLimit-Interval-Ms", str(settings.RATE_LIMIT_INTERVAL_MS))
+        return response

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Install what the service needs, or with "test" what its test suite needs too:
+# Debian packages when missing (apt-get), a virtualenv in .venv, the pinned pip packages,
+# and for tests a second virtualenv with the published python-anvil client.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode="${1:-run}"
+
+# Renderer libraries and fonts: WeasyPrint needs Pango; Noto Sans is the default font, Noto CJK
+# and Droid Sans Fallback (TrueType outlines, which the fill engine can embed) cover CJK,
+# Liberation stands in for Helvetica/Times/Courier in HTML.
+run_packages=(
+  python3-venv libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 libjpeg62-turbo
+  fonts-noto-core fonts-noto-cjk fonts-droid-fallback fonts-liberation fontconfig
+)
+# Tests read PDFs with poppler (pdftoppm, pdftotext), drive Debian's Chromium, sign with SoftHSM2.
+test_packages=(poppler-utils chromium softhsm2 opensc)
+
+packages=("${run_packages[@]}")
+if [ "$mode" = "test" ]; then
+  packages+=("${test_packages[@]}")
+  # The contract tests also run the published Node client; any Node.js 18+ will do.
+  if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed"; then
+    missing+=("$package")
+  fi
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "Installing Debian packages: ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >&2
+fi
+
+python="${PYTHON:-}"
+if [ -z "$python" ]; then
+  for candidate in python3.11 python3; do
+    if command -v "$candidate" >/dev/null 2>&1; then python="$candidate"; break; fi
+  done
+fi
+if ! "$python" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
+  echo "Python 3.11 is required (found: $("$python" --version 2>&1))." >&2
+  exit 1
+fi
+
+# Install pip packages only when the requirements changed since the last install.
+install_venv() {  # <venv dir> <requirements file...>
+  local venv="$1"; shift
+  if [ ! -x "$venv/bin/python" ]; then
+    "$python" -m venv "$venv"
+  fi
+  local stamp="$venv/.requirements.sha256"
+  local wanted
+  wanted="$(cat "$@" | sha256sum | cut -d' ' -f1)"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
+    echo "Installing Python packages into $venv" >&2
+    "$venv/bin/python" -m pip install -q --upgrade pip >&2
+    local args=()
+    for file in "$@"; do args+=(-r "$file"); done
+    "$venv/bin/python" -m pip install -q "${args[@]}" >&2
+    echo "$wanted" > "$stamp"
+  fi
+}
+
+if [ "$mode" = "test" ]; then
+  install_venv .venv requirements-dev.txt requirements.txt
+  # The published clients pin a graphql-core that graphene cannot use: they get their own venv
+  # and the contract tests run them as separate processes, as an integrator would.
+  install_venv .venv-clients tests/contract/requirements-clients.txt
+else
+  install_venv .venv requirements.txt
+fi

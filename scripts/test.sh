@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Install everything the suite needs, then run the linters and the whole test suite.
+# DATABASE_URL selects the database (SQLite when unset; CI points it at PostgreSQL).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh test
+export PATH="$PWD/.venv/bin:$PATH"
+
+ruff check .
+ruff format --check .
+lint-imports
+python manage.py makemigrations --check --dry-run >/dev/null
+pytest -n "${PYTEST_WORKERS:-auto}" "$@"

@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class TemplatesAppConfig(AppConfig):
+    name = "templates_app"

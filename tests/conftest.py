@@ -1,0 +1,75 @@
+"""Shared fixtures: organizations, their members and API keys, and an authenticated client."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+
+import pytest
+from django.test import Client
+
+from accounts.models import ApiKey, Organization, User
+from accounts.services import api_key_create, member_add, organization_create
+
+
+def basic_auth(raw_key: str, *, with_colon: bool = True) -> str:
+    credentials = f"{raw_key}:" if with_colon else raw_key
+    return "Basic " + base64.b64encode(credentials.encode()).decode()
+
+
+@pytest.fixture(autouse=True)
+def _generous_rate_limits(settings: pytest.FixtureRequest) -> None:
+    # Tests make many calls per second; the rate-limit tests set their own limits.
+    settings.RATE_LIMIT_DEVELOPMENT = 100_000
+    settings.RATE_LIMIT_PRODUCTION = 100_000
+
+
+@pytest.fixture
+def organization(db: None) -> Organization:
+    return organization_create(slug="acme", name="Acme Inc.")
+
+
+@pytest.fixture
+def other_organization(db: None) -> Organization:
+    return organization_create(slug="globex", name="Globex Corp.")
+
+
+@pytest.fixture
+def owner(organization: Organization) -> User:
+    user = User.objects.create_user(
+        username="olivia", email="olivia@acme.test", first_name="Olivia", last_name="Owner"
+    )
+    member_add(organization=organization, user=user, role="owner")
+    return user
+
+
+@pytest.fixture
+def api_key(organization: Organization, owner: User) -> str:
+    _, raw_key = api_key_create(organization=organization, kind=ApiKey.Kind.DEVELOPMENT)
+    return raw_key
+
+
+@pytest.fixture
+def production_key(organization: Organization, owner: User) -> str:
+    _, raw_key = api_key_create(organization=organization, kind=ApiKey.Kind.PRODUCTION)
+    return raw_key
+
+
+@pytest.fixture
+def other_api_key(other_organization: Organization) -> str:
+    _, raw_key = api_key_create(organization=other_organization, kind=ApiKey.Kind.DEVELOPMENT)
+    return raw_key
+
+
+@pytest.fixture
+def api_client(api_key: str) -> Client:
+    """A test client that sends the organization's development key on every request."""
+    return Client(HTTP_AUTHORIZATION=basic_auth(api_key))
+
+
+@pytest.fixture
+def client_for() -> Callable[[str], Client]:
+    def make(raw_key: str) -> Client:
+        return Client(HTTP_AUTHORIZATION=basic_auth(raw_key))
+
+    return make

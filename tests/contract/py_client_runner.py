@@ -1,0 +1,57 @@
+"""Runs the published python-anvil client against our service, as an integrator would.
+
+Executed by the contract tests with the interpreter of .venv-clients (the client's graphql-core
+cannot share a process with graphene). Only the base URL is changed: the REST host and the
+GraphQL endpoint. Usage: py_client_runner.py <base_url> <api_key> <command> [json-args]
+Prints one JSON document: {"result": ...} or {"error": "...", "type": "..."}; binary results
+(PDF bytes) are written to the path given in the arguments as "out".
+"""
+
+import json
+import sys
+
+from python_anvil import constants
+from python_anvil.api import Anvil
+from python_anvil.api_resources import requests as anvil_requests
+
+
+def client(base_url: str, api_key: str) -> Anvil:
+    for request_class in (anvil_requests.RestRequest, anvil_requests.PlainRequest):
+        request_class.API_HOST = base_url
+    constants.VALID_HOSTS[:] = [base_url]
+    return Anvil(api_key=api_key, endpoint_url=f"{base_url}/graphql")
+
+
+def main() -> None:
+    base_url, api_key, command = sys.argv[1:4]
+    args = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {}
+    anvil = client(base_url, api_key)
+    try:
+        if command == "current_user":
+            result = anvil.get_current_user()
+        elif command == "query":
+            result = anvil.query(args["query"], variables=args.get("variables"))
+        elif command == "get_cast":
+            result = anvil.get_cast(args["eid"], **args.get("kwargs", {}))
+        elif command == "get_casts":
+            result = anvil.get_casts(**args.get("kwargs", {}))
+        elif command == "fill_pdf":
+            pdf = anvil.fill_pdf(args["template_id"], args["payload"], **args.get("kwargs", {}))
+            with open(args["out"], "wb") as out:
+                out.write(pdf)
+            result = {"bytes": len(pdf)}
+        elif command == "generate_pdf":
+            pdf = anvil.generate_pdf(args["payload"])
+            with open(args["out"], "wb") as out:
+                out.write(pdf)
+            result = {"bytes": len(pdf)}
+        else:
+            raise SystemExit(f"unknown command {command}")
+    except Exception as exc:  # report the client's own error to the test
+        print(json.dumps({"error": str(exc), "type": type(exc).__name__}))
+        return
+    print(json.dumps({"result": result}, default=str))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+import json
+import logging
+
+import pytest
+from django.test import Client
+
+
+def test_unknown_api_path_is_a_json_404(api_client: Client) -> None:
+    response = api_client.post("/api/v1/nothing-here", data="{}", content_type="application/json")
+
+    assert response.status_code == 404
+    assert response.json() == {"name": "NotFoundError", "message": "Not found."}
+
+
+def test_healthz_checks_the_database(db: None) -> None:
+    response = Client().get("/healthz")
+
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": "ok"}
+
+
+def test_every_response_carries_a_request_id(db: None) -> None:
+    response = Client().get("/healthz", HTTP_X_REQUEST_ID="trace-12345678")
+
+    assert response["X-Request-Id"] == "trace-12345678"
+    assert len(Client().get("/healthz")["X-Request-Id"]) == 16
+
+
+@pytest.mark.urls("tests.core.echo_urls")
+def test_unexpected_errors_are_a_500_that_echoes_nothing(api_client: Client, caplog) -> None:
+    query = 'mutation { explode(secret: "hunter2-secret") }'
+    with caplog.at_level(logging.ERROR):
+        response = api_client.post(
+            "/graphql", data=json.dumps({"query": query}), content_type="application/json"
+        )
+
+    body = response.json()
+    assert body["errors"][0]["message"] == "Internal server error."
+    assert "hunter2" not in response.content.decode()
+    assert "unhandled Boom" in caplog.text
+    assert "hunter2" not in caplog.text
