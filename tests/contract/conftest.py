@@ -1,4 +1,4 @@
-"""Contract tests: the published clients, unchanged but for their base URL, against a live server."""
+"""Contract tests: the published clients, unchanged but their base URL, against a live server."""
 
 from __future__ import annotations
 
@@ -22,7 +22,14 @@ def python_anvil(live_server: Any, api_key: str) -> Callable[..., dict[str, Any]
 
     def run(command: str, key: str | None = None, **args: Any) -> dict[str, Any]:
         completed = subprocess.run(
-            [str(CLIENT_PYTHON), str(RUNNER), live_server.url, key or api_key, command, json.dumps(args)],
+            [
+                str(CLIENT_PYTHON),
+                str(RUNNER),
+                live_server.url,
+                key or api_key,
+                command,
+                json.dumps(args),
+            ],
             capture_output=True,
             text=True,
             timeout=120,

@@ -9,6 +9,7 @@ Prints one JSON document: {"result": ...} or {"error": "...", "type": "..."}; bi
 
 import json
 import sys
+from pathlib import Path
 
 from python_anvil import constants
 from python_anvil.api import Anvil
@@ -37,20 +38,19 @@ def main() -> None:
             result = anvil.get_casts(**args.get("kwargs", {}))
         elif command == "fill_pdf":
             pdf = anvil.fill_pdf(args["template_id"], args["payload"], **args.get("kwargs", {}))
-            with open(args["out"], "wb") as out:
-                out.write(pdf)
+            Path(args["out"]).write_bytes(pdf)
             result = {"bytes": len(pdf)}
         elif command == "generate_pdf":
             pdf = anvil.generate_pdf(args["payload"])
-            with open(args["out"], "wb") as out:
-                out.write(pdf)
+            Path(args["out"]).write_bytes(pdf)
             result = {"bytes": len(pdf)}
         else:
             raise SystemExit(f"unknown command {command}")
     except Exception as exc:  # report the client's own error to the test
-        print(json.dumps({"error": str(exc), "type": type(exc).__name__}))
-        return
-    print(json.dumps({"result": result}, default=str))
+        report = {"error": str(exc), "type": type(exc).__name__}
+    else:
+        report = {"result": result}
+    sys.stdout.write(json.dumps(report, default=str) + "\n")
 
 
 if __name__ == "__main__":
