@@ -17,6 +17,19 @@ class OrganizationType(graphene.ObjectType):
     eid = graphene.String(required=True)
     name = graphene.String()
     slug = graphene.String()
+    casts = graphene.List(
+        graphene.NonNull("templates_app.schema.CastType"),
+        is_template=graphene.Boolean(),
+        required=True,
+    )
+
+    @staticmethod
+    def resolve_casts(
+        organization: Organization, info: Any, is_template: bool | None = None
+    ) -> list:
+        from templates_app.schema import cast_views  # the templates app builds on this one
+
+        return cast_views(organization, is_template)
 
 
 class UserType(graphene.ObjectType):

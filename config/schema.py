@@ -3,9 +3,10 @@
 import graphene
 
 from accounts.schema import Query as AccountsQuery
+from templates_app.schema import Query as TemplatesQuery
 
 
-class Query(AccountsQuery, graphene.ObjectType):
+class Query(AccountsQuery, TemplatesQuery, graphene.ObjectType):
     pass
 
 

@@ -10,9 +10,13 @@ from django.db import transaction
 from accounts.models import ApiKey, Organization, User
 from accounts.services import api_key_create, api_key_revoke, member_add
 from core.eids import random_base62
+from templates_app.engine.demo import build_demo_template
+from templates_app.models import PdfTemplate
+from templates_app.services import template_create_with_spec
 
 DEMO_SLUG = "demo"
 DEMO_KEY_NAME = "demo (run command)"
+DEMO_TEMPLATE_TITLE = "Demo: every field type"
 
 
 class Command(BaseCommand):
@@ -40,7 +44,20 @@ class Command(BaseCommand):
         _, raw_key = api_key_create(
             organization=organization, kind=ApiKey.Kind.DEVELOPMENT, name=DEMO_KEY_NAME, user=admin
         )
+        template = PdfTemplate.objects.filter(
+            organization=organization, title=DEMO_TEMPLATE_TITLE
+        ).first()
+        if template is None:
+            pdf, spec = build_demo_template()
+            template = template_create_with_spec(
+                organization=organization,
+                title=DEMO_TEMPLATE_TITLE,
+                pdf=pdf,
+                spec=spec,
+                publish=True,
+            )
         self.stdout.write(f"DEMO_ORG_EID={organization.eid}")
+        self.stdout.write(f"DEMO_TEMPLATE_EID={template.eid}")
         self.stdout.write(f"DEMO_API_KEY={raw_key}")
         self.stdout.write(f"DEMO_ADMIN_USER={admin_username}")
         self.stdout.write(f"DEMO_ADMIN_PASSWORD={admin_password}")

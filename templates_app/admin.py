@@ -1,0 +1,264 @@
+"""The template admin: upload (import), fields and style per page, publish, version history.
+
+Staff see only the templates of organizations they belong to; superusers see all.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.forms import Form
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import path, reverse
+
+from accounts.models import Organization
+from core.errors import ServiceError, ValidationFailed
+from templates_app import services
+from templates_app.forms import FieldRowForm, FieldRowFormSet, StyleForm, TemplateUploadForm
+from templates_app.models import PdfTemplate, TemplateVersion
+
+_FIELD_PATH = re.compile(r"^fields\.(\d+)(?:\.(.*))?$")
+
+
+def organizations_of(request: HttpRequest) -> QuerySet[Organization]:
+    if request.user.is_superuser:
+        return Organization.objects.all()
+    return Organization.objects.filter(members=request.user)
+
+
+class VersionInline(admin.TabularInline):
+    model = TemplateVersion
+    extra = 0
+    can_delete = False
+    fields = ["number", "published_at", "field_count", "pdf_sha256", "updated_at"]
+    readonly_fields = fields
+    verbose_name_plural = "Versions (the blank number is the working version)"
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="Fields")
+    def field_count(self, version: TemplateVersion) -> int:
+        return len(version.spec.get("fields", []))
+
+
+@admin.register(PdfTemplate)
+class PdfTemplateAdmin(admin.ModelAdmin):
+    list_display = [
+        "title",
+        "eid",
+        "organization",
+        "published",
+        "unpublished_changes",
+        "updated_at",
+    ]
+    list_filter = ["organization", "is_template"]
+    search_fields = ["title", "eid"]
+    readonly_fields = ["eid", "organization", "created_at", "updated_at"]
+    fields = ["title", "is_template", "eid", "organization", "created_at", "updated_at"]
+    inlines = [VersionInline]
+    actions = ["publish_working_versions"]
+
+    # --- tenancy ---------------------------------------------------------------------------
+    def get_queryset(self, request: HttpRequest) -> QuerySet[PdfTemplate]:
+        queryset = super().get_queryset(request).select_related("organization")
+        if request.user.is_superuser:
+            return queryset
+        return queryset.filter(organization__members=request.user)
+
+    # --- add: upload a PDF, the import runs -------------------------------------------------
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any):
+        if obj is not None:
+            return super().get_form(request, obj, change=change, **kwargs)
+        organizations = organizations_of(request)
+
+        class UploadForm(TemplateUploadForm):
+            def __init__(self, *args: Any, **inner: Any) -> None:
+                super().__init__(*args, organizations=organizations, **inner)
+
+        return UploadForm
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        if obj is None:
+            return ["organization", "title", "is_template", "pdf", "publish"]
+        return super().get_fields(request, obj)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return self.readonly_fields if obj is not None else []
+
+    def get_inlines(self, request: HttpRequest, obj: Any) -> list:
+        return self.inlines if obj is not None else []
+
+    def save_model(self, request: HttpRequest, obj: PdfTemplate, form: Form, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        data = form.cleaned_data
+        created = services.template_create_from_pdf(
+            organization=data["organization"],
+            title=data["title"] or form.pdf_title,
+            pdf=data["pdf"],
+            publish=data["publish"],
+            is_template=data["is_template"],
+        )
+        # The admin continues with ``obj`` (messages, redirect): make it the created row.
+        obj.pk, obj.eid, obj.title = created.pk, created.eid, created.title
+
+    # --- list columns ---------------------------------------------------------------------
+    @admin.display(description="Published")
+    def published(self, template: PdfTemplate) -> str:
+        number = services.version_summary(template).published_number
+        return f"v{number}" if number else "never"
+
+    @admin.display(description="Unpublished changes", boolean=True)
+    def unpublished_changes(self, template: PdfTemplate) -> bool:
+        return services.version_summary(template).has_unpublished_changes
+
+    # --- publish ----------------------------------------------------------------------------
+    @admin.action(description="Publish the working version")
+    def publish_working_versions(
+        self, request: HttpRequest, queryset: QuerySet[PdfTemplate]
+    ) -> None:
+        for template in queryset:
+            self._publish(request, template)
+
+    def _publish(self, request: HttpRequest, template: PdfTemplate) -> None:
+        try:
+            version = services.template_publish(template=template)
+        except ServiceError as error:
+            messages.error(request, f"{template}: not published: {error.message}")
+            return
+        messages.success(request, f"{template}: published as version {version.number}.")
+
+    # --- extra pages ------------------------------------------------------------------------
+    def get_urls(self) -> list:
+        extra = [
+            path(
+                "<path:object_id>/fields/",
+                self.admin_site.admin_view(self.fields_view),
+                name="templates_app_pdftemplate_fields",
+            ),
+            path(
+                "<path:object_id>/publish/",
+                self.admin_site.admin_view(self.publish_view),
+                name="templates_app_pdftemplate_publish",
+            ),
+        ]
+        return extra + super().get_urls()
+
+    def _template_for_change(self, request: HttpRequest, object_id: str) -> PdfTemplate:
+        template = self.get_object(request, object_id)
+        if template is None:
+            raise Http404("No such template.")
+        if not self.has_change_permission(request, template):
+            raise PermissionDenied
+        return template
+
+    def publish_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        if request.method != "POST":
+            return HttpResponse(status=405)
+        template = self._template_for_change(request, object_id)
+        self._publish(request, template)
+        return HttpResponseRedirect(
+            reverse("admin:templates_app_pdftemplate_change", args=[template.pk])
+        )
+
+    def fields_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Edit the working version's document style and the fields of one page."""
+        template = self._template_for_change(request, object_id)
+        version = services.working_version(template)
+        spec = version.spec
+        page_count = len(spec["pages"])
+        try:
+            page = int(request.GET.get("page", 0))
+        except ValueError:
+            page = 0
+        page = max(0, min(page, page_count - 1))
+        on_page = [f for f in spec["fields"] if f.get("page", 0) == page]
+
+        if request.method == "POST":
+            style_form = StyleForm(request.POST, prefix="style")
+            formset = FieldRowFormSet(request.POST, prefix="fields")
+            if (
+                style_form.is_valid()
+                and formset.is_valid()
+                and self._save_fields(request, template, spec, page, style_form, formset)
+            ):
+                url = reverse("admin:templates_app_pdftemplate_fields", args=[template.pk])
+                return HttpResponseRedirect(f"{url}?page={page}")
+        else:
+            style_form = StyleForm(initial=spec.get("style", {}), prefix="style")
+            formset = FieldRowFormSet(
+                initial=[FieldRowForm.initial_for(f) for f in on_page], prefix="fields"
+            )
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "original": template,
+            "title": f"Fields of {template.title}",
+            "style_form": style_form,
+            "formset": formset,
+            "page": page,
+            "pages": range(page_count),
+            "page_size": spec["pages"][page],
+            "arrays": spec.get("arrays", []),
+        }
+        return render(request, "admin/templates_app/pdftemplate/fields.html", context)
+
+    def _save_fields(
+        self,
+        request: HttpRequest,
+        template: PdfTemplate,
+        spec: dict[str, Any],
+        page: int,
+        style_form: StyleForm,
+        formset: Any,
+    ) -> bool:
+        kept_forms = [f for f in formset.forms if f.has_changed() or f.initial]
+        kept_forms = [
+            f for f in kept_forms if not (formset.can_delete and f.cleaned_data.get("DELETE"))
+        ]
+        kept_forms = [f for f in kept_forms if f.cleaned_data.get("id")]
+        edited = [form.field_json(page) for form in kept_forms]
+        others = [f for f in spec["fields"] if f.get("page", 0) != page]
+        fields = others + edited
+        remaining = {f["id"] for f in fields}
+        arrays = []
+        for array in spec.get("arrays", []):
+            ids = [i for i in array["fieldIds"] if i in remaining]
+            if ids:
+                arrays.append({**array, "fieldIds": ids})
+        new_spec = {**spec, "fields": fields, "arrays": arrays, "style": style_form.style_json()}
+        try:
+            services.template_update_working(template=template, spec=new_spec)
+        except ValidationFailed as failure:
+            for problem in failure.fields:
+                match = _FIELD_PATH.match(problem.property)
+                index = int(match.group(1)) - len(others) if match else -1
+                if 0 <= index < len(kept_forms):
+                    kept_forms[index].add_error(
+                        None, f"{match.group(2) or 'field'}: {problem.message}"
+                    )
+                else:
+                    style_form.add_error(None, f"{problem.property}: {problem.message}")
+            messages.error(request, "Not saved: correct the errors below.")
+            return False
+        messages.success(request, f"Saved the fields of page {page + 1}.")
+        return True
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
+    ):
+        extra_context = extra_context or {}
+        extra_context["fields_url"] = reverse(
+            "admin:templates_app_pdftemplate_fields", args=[object_id]
+        )
+        extra_context["publish_url"] = reverse(
+            "admin:templates_app_pdftemplate_publish", args=[object_id]
+        )
+        return super().change_view(request, object_id, form_url, extra_context)

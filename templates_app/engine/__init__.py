@@ -1,0 +1,1 @@
+"""Template definitions without Django: the field model, its validation, and PDF import."""

@@ -1,0 +1,390 @@
+"""Import a PDF as a template: its AcroForm fields become template fields.
+
+The stored base PDF has the interactive fields removed, so a filled document never shows the
+original widgets under (or over) the filled values. Where a widget painted its own background or
+border (/MK /BG, /BC), that paint is kept as static page content so the form still looks the same.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pypdf import PdfReader, PdfWriter
+from pypdf.errors import PdfReadError, PyPdfError
+from pypdf.generic import (
+    ArrayObject,
+    DecodedStreamObject,
+    DictionaryObject,
+    NameObject,
+)
+
+from templates_app.engine.spec import (
+    FieldSpec,
+    PageSpec,
+    RadioOption,
+    Rect,
+    Style,
+    TemplateSpec,
+)
+
+# AcroForm field flags (PDF 32000-1, tables 226, 228, 230).
+FF_MULTILINE = 1 << 12
+FF_PASSWORD = 1 << 13
+FF_RADIO = 1 << 15
+FF_PUSHBUTTON = 1 << 16
+FF_COMB = 1 << 24
+ANNOT_HIDDEN = 1 << 1
+
+MAX_IMPORT_PAGES = 500
+_DA_FONT = re.compile(r"/(\S+)\s+(-?[\d.]+)\s+Tf")
+_DA_RGB = re.compile(r"(-?[\d.]+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+rg")
+_DA_GRAY = re.compile(r"(?<![\d.])(-?[\d.]+)\s+g(?!\w)")
+
+
+class ImportRefused(Exception):
+    """The PDF cannot become a template. ``code`` is stable; the message is for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class ImportedTemplate:
+    spec: TemplateSpec
+    pdf: bytes
+
+
+@dataclass
+class _Terminal:
+    """One terminal form field with the attributes it inherits, and its widgets."""
+
+    name: str
+    label: str
+    field_type: str
+    flags: int
+    da: str
+    quadding: int
+    max_length: int | None
+    widgets: list[DictionaryObject] = field(default_factory=list)
+
+
+def _text(value: Any) -> str:
+    return str(value) if value is not None else ""
+
+
+def _walk_fields(
+    node: DictionaryObject, parent_name: str, inherited: dict[str, Any]
+) -> Iterator[_Terminal]:
+    attrs = dict(inherited)
+    for key in ("/FT", "/Ff", "/DA", "/Q", "/MaxLen"):
+        if key in node:
+            attrs[key] = node[key]
+    partial = _text(node.get("/T"))
+    name = f"{parent_name}.{partial}" if parent_name and partial else (partial or parent_name)
+    kids = [kid.get_object() for kid in node.get("/Kids") or []]
+    field_kids = [kid for kid in kids if "/T" in kid]
+    if field_kids:
+        for kid in field_kids:
+            yield from _walk_fields(kid, name, attrs)
+        return
+    widgets = kids or [node]  # a field merged with its single widget is its own widget
+    yield _Terminal(
+        name=name,
+        label=_text(node.get("/TU")),
+        field_type=_text(attrs.get("/FT")),
+        flags=int(attrs.get("/Ff", 0)),
+        da=_text(attrs.get("/DA")),
+        quadding=int(attrs.get("/Q", 0)),
+        max_length=int(attrs["/MaxLen"]) if "/MaxLen" in attrs else None,
+        widgets=widgets,
+    )
+
+
+def _style_from(terminal: _Terminal, widget: DictionaryObject) -> tuple[Style, bool]:
+    """Font size, colour and alignment from the field's appearance; auto size when size is 0."""
+    da = _text(widget.get("/DA")) or terminal.da
+    quadding = int(widget.get("/Q", terminal.quadding))
+    font = _DA_FONT.search(da)
+    size = float(font.group(2)) if font else None
+    color = None
+    if rgb := _DA_RGB.search(da):
+        color = "#" + "".join(
+            f"{round(max(0.0, min(1.0, float(c))) * 255):02X}" for c in rgb.groups()
+        )
+    elif gray := _DA_GRAY.search(da):
+        level = round(max(0.0, min(1.0, float(gray.group(1)))) * 255)
+        color = f"#{level:02X}{level:02X}{level:02X}"
+    alignment = {1: "center", 2: "right"}.get(quadding)
+    style = Style(
+        font_size=size if size else None,
+        text_color=color if color not in (None, "#000000") else None,
+        alignment=alignment,
+    )
+    return style, size == 0
+
+
+def _rotation(widget: DictionaryObject) -> int:
+    mk = widget.get("/MK")
+    rotation = int(mk.get_object().get("/R", 0)) if mk is not None else 0
+    return rotation % 360 if rotation % 90 == 0 else 0
+
+
+def _on_state(widget: DictionaryObject) -> str | None:
+    ap = widget.get("/AP")
+    normal = ap.get_object().get("/N") if ap is not None else None
+    if normal is None or not isinstance(normal.get_object(), DictionaryObject):
+        return None
+    states = [str(key)[1:] for key in normal.get_object() if key != "/Off"]
+    return states[0] if states else None
+
+
+def _page_spec(page: Any) -> PageSpec:
+    box = page.mediabox
+    x0, y0, x1, y1 = (float(v) for v in (box.left, box.bottom, box.right, box.top))
+    return PageSpec(
+        width=x1 - x0,
+        height=y1 - y0,
+        rotate=int(page.get("/Rotate", 0) or 0) % 360,
+        media_box=(x0, y0, x1, y1),
+    )
+
+
+def _read(data: bytes) -> PdfReader:
+    if b"%PDF-" not in data[:1024]:
+        raise ImportRefused("not_pdf", "The file is not a PDF.")
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted:
+            raise ImportRefused(
+                "encrypted",
+                "The PDF is encrypted; remove its password protection and upload again.",
+            )
+        page_count = len(reader.pages)
+        for page in reader.pages:
+            _ = page.mediabox
+    except ImportRefused:
+        raise
+    except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ImportRefused("damaged", "The PDF is damaged and cannot be read.") from exc
+    if page_count == 0:
+        raise ImportRefused("damaged", "The PDF has no pages.")
+    if page_count > MAX_IMPORT_PAGES:
+        raise ImportRefused("too_many_pages", f"A template has at most {MAX_IMPORT_PAGES} pages.")
+    return reader
+
+
+def _field_specs(reader: PdfReader) -> list[FieldSpec]:
+    acroform = reader.trailer["/Root"].get("/AcroForm")
+    if acroform is None:
+        return []
+    acroform = acroform.get_object()
+    page_of: dict[int, int] = {}
+    for index, page in enumerate(reader.pages):
+        for annot in page.get("/Annots") or []:
+            if hasattr(annot, "idnum"):
+                page_of[annot.idnum] = index
+
+    specs: list[FieldSpec] = []
+    for root in acroform.get("/Fields") or []:
+        for terminal in _walk_fields(root.get_object(), "", {}):
+            specs.extend(_specs_of(terminal, page_of, start=len(specs) + 1))
+    return specs
+
+
+def _page_index(widget: DictionaryObject, page_of: dict[int, int]) -> int | None:
+    ref = widget.indirect_reference
+    if ref is not None and ref.idnum in page_of:
+        return page_of[ref.idnum]
+    return None
+
+
+def _specs_of(terminal: _Terminal, page_of: dict[int, int], start: int) -> list[FieldSpec]:
+    kind = terminal.field_type
+    if kind == "/Sig" or (kind == "/Btn" and terminal.flags & FF_PUSHBUTTON):
+        return []  # signatures and buttons carry no fill data
+    placed = []
+    for widget in terminal.widgets:
+        page = _page_index(widget, page_of)
+        if page is None or "/Rect" not in widget:
+            continue  # a widget on no page is invisible: nothing to fill
+        placed.append((widget, page, Rect.from_corners(*(float(v) for v in widget["/Rect"]))))
+    if not placed:
+        return []
+    alias = terminal.name or f"field{start}"
+
+    if kind == "/Btn" and terminal.flags & FF_RADIO:
+        options, seen = [], set()
+        for widget, _page, rect in placed:
+            option_id = _on_state(widget) or f"option{len(options) + 1}"
+            while option_id in seen:
+                option_id += "_"
+            seen.add(option_id)
+            options.append(RadioOption(id=option_id, rect=rect))
+        widget, page, _ = placed[0]
+        union = _union([option.rect for option in options])
+        return [
+            FieldSpec(
+                id=f"f{start}",
+                alias=alias,
+                type="radioGroup",
+                page=page,
+                rect=union,
+                label=terminal.label,
+                options=tuple(options),
+            )
+        ]
+
+    specs = []
+    for offset, (widget, page, rect) in enumerate(placed):
+        style, auto_size = _style_from(terminal, widget)
+        common = {
+            "id": f"f{start + offset}",
+            "alias": alias,
+            "page": page,
+            "rect": rect,
+            "label": terminal.label,
+            "style": style,
+            "rotation": _rotation(widget),
+        }
+        if kind == "/Btn":
+            specs.append(FieldSpec(type="checkbox", **common))
+        elif kind == "/Tx" and terminal.flags & FF_COMB and terminal.max_length:
+            specs.append(
+                FieldSpec(
+                    type="charList",
+                    auto_size=auto_size,
+                    max_length=terminal.max_length,
+                    boxes=_comb_boxes(rect, terminal.max_length),
+                    **common,
+                )
+            )
+        elif kind == "/Tx" and terminal.flags & FF_MULTILINE:
+            specs.append(FieldSpec(type="longText", auto_size=auto_size, **common))
+        else:  # single-line text, password, and choice fields (combo and list) take text
+            specs.append(FieldSpec(type="shortText", auto_size=auto_size, **common))
+    return specs
+
+
+def _comb_boxes(rect: Rect, count: int) -> tuple[Rect, ...]:
+    width = rect.width / count
+    return tuple(Rect(rect.x + i * width, rect.y, width, rect.height) for i in range(count))
+
+
+def _union(rects: list[Rect]) -> Rect:
+    x0 = min(r.x for r in rects)
+    y0 = min(r.y for r in rects)
+    return Rect(x0, y0, max(r.right for r in rects) - x0, max(r.top for r in rects) - y0)
+
+
+def _color_operator(color: Any, stroke: bool) -> str | None:
+    values = [float(v) for v in color] if color is not None else []
+    ops = {1: ("g", "G"), 3: ("rg", "RG"), 4: ("k", "K")}
+    if len(values) not in ops:
+        return None
+    op = ops[len(values)][1 if stroke else 0]
+    return " ".join(f"{v:.4f}" for v in values) + f" {op}"
+
+
+def _static_paint(widget: DictionaryObject) -> str:
+    """Content-stream operators repainting a widget's background and border, if it had any."""
+    mk = widget.get("/MK")
+    if mk is None or "/Rect" not in widget:
+        return ""
+    mk = mk.get_object()
+    rect = Rect.from_corners(*(float(v) for v in widget["/Rect"]))
+    ops = []
+    if (fill := _color_operator(mk.get("/BG"), stroke=False)) is not None:
+        ops.append(f"q {fill} {rect.x:.3f} {rect.y:.3f} {rect.width:.3f} {rect.height:.3f} re f Q")
+    if (stroke := _color_operator(mk.get("/BC"), stroke=True)) is not None:
+        bs = widget.get("/BS")
+        width = float(bs.get_object().get("/W", 1)) if bs is not None else 1.0
+        if width > 0:
+            half = width / 2
+            ops.append(
+                f"q {stroke} {width:.3f} w {rect.x + half:.3f} {rect.y + half:.3f} "
+                f"{rect.width - width:.3f} {rect.height - width:.3f} re S Q"
+            )
+    return "\n".join(ops)
+
+
+def _strip_forms(reader: PdfReader) -> bytes:
+    writer = PdfWriter(clone_from=reader)
+    for page in writer.pages:
+        annots = page.get("/Annots")
+        if annots is None:
+            continue
+        kept, paint = ArrayObject(), []
+        for ref in annots.get_object():
+            annot = ref.get_object()
+            if annot.get("/Subtype") == "/Widget":
+                if not int(annot.get("/F", 0)) & ANNOT_HIDDEN:
+                    paint.append(_static_paint(annot))
+            else:
+                kept.append(ref)
+        if kept:
+            page[NameObject("/Annots")] = kept
+        else:
+            del page[NameObject("/Annots")]
+        operators = "\n".join(p for p in paint if p)
+        if operators:
+            stream = DecodedStreamObject()
+            stream.set_data(operators.encode())
+            _append_content(writer, page, stream)
+    root = writer._root_object
+    for key in ("/AcroForm", "/NeedsRendering", "/Perms"):
+        if key in root:
+            del root[NameObject(key)]
+    writer.compress_identical_objects(remove_duplicates=True, remove_unreferenced=True)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def _append_content(writer: PdfWriter, page: Any, stream: DecodedStreamObject) -> None:
+    """Add a content stream after the page's own, which is wrapped in q/Q so that its graphics
+    state (a leftover transformation or colour) cannot leak into what is drawn after it."""
+    before = DecodedStreamObject()
+    before.set_data(b"q\n")
+    after = DecodedStreamObject()
+    after.set_data(b"\nQ\n")
+    contents = page.get("/Contents")
+    existing = []
+    if contents is not None:
+        contents = contents.get_object()
+        existing = list(contents) if isinstance(contents, ArrayObject) else [page["/Contents"]]
+    page[NameObject("/Contents")] = ArrayObject(
+        [
+            writer._add_object(before),
+            *existing,
+            writer._add_object(after),
+            writer._add_object(stream),
+        ]
+    )
+
+
+def import_pdf(data: bytes) -> ImportedTemplate:
+    """Read a PDF's pages and form fields; return the template spec and the cleaned base PDF."""
+    reader = _read(data)
+    try:
+        pages = tuple(_page_spec(page) for page in reader.pages)
+        fields = _field_specs(reader)
+        acroform = reader.trailer["/Root"].get("/AcroForm")
+        if acroform is not None and "/XFA" in acroform.get_object() and not fields:
+            has_listed_fields = bool(acroform.get_object().get("/Fields"))
+            if not has_listed_fields:
+                raise ImportRefused(
+                    "xfa_only",
+                    "The PDF is an XFA-only form (no AcroForm fields). Save it as a static "
+                    "AcroForm PDF and upload again.",
+                )
+        pdf = _strip_forms(reader)
+    except ImportRefused:
+        raise
+    except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ImportRefused("damaged", "The PDF is damaged and cannot be read.") from exc
+    return ImportedTemplate(spec=TemplateSpec(pages=pages, fields=tuple(fields)), pdf=pdf)

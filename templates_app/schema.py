@@ -1,0 +1,128 @@
+"""GraphQL: the ``cast`` query (a PDF template on the wire) and its type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import graphene
+
+from core.graphql.scalars import JSON, iso_ms
+from templates_app import services
+from templates_app.engine.describe import example_data, field_info
+from templates_app.engine.spec import TemplateSpec
+from templates_app.models import PdfTemplate, TemplateVersion
+
+
+@dataclass(frozen=True)
+class CastView:
+    template: PdfTemplate
+    version: TemplateVersion
+
+    # Several fields of one cast need these: compute each once per cast.
+    @cached_property
+    def summary(self) -> services.VersionSummary:
+        return services.version_summary(self.template)
+
+    @cached_property
+    def spec(self) -> TemplateSpec:
+        return services.version_spec(self.version)
+
+
+class CastType(graphene.ObjectType):
+    class Meta:
+        name = "Cast"
+
+    eid = graphene.String(required=True)
+    title = graphene.String()
+    name = graphene.String()
+    is_template = graphene.Boolean()
+    version_number = graphene.Int(description="The number of the version returned.")
+    published_number = graphene.Int(description="The latest published version, if any.")
+    latest_draft_version_number = graphene.Int(
+        description="The number the working version would get if published now."
+    )
+    has_unpublished_changes = graphene.Boolean()
+    has_been_published = graphene.Boolean()
+    published_at = graphene.String()
+    field_info = JSON(description="Fields, arrays, pages and style; see docs/templates.md.")
+    example_data = JSON(description="A valid fill payload `data` for this version.")
+    created_at = graphene.String()
+    updated_at = graphene.String()
+
+    @staticmethod
+    def resolve_eid(view: CastView, info: Any) -> str:
+        return view.template.eid
+
+    @staticmethod
+    def resolve_title(view: CastView, info: Any) -> str:
+        return view.template.title
+
+    resolve_name = resolve_title
+
+    @staticmethod
+    def resolve_is_template(view: CastView, info: Any) -> bool:
+        return view.template.is_template
+
+    @staticmethod
+    def resolve_version_number(view: CastView, info: Any) -> int:
+        if view.version.number is not None:
+            return view.version.number
+        return view.summary.latest_draft_version_number
+
+    @staticmethod
+    def resolve_published_number(view: CastView, info: Any) -> int | None:
+        return view.summary.published_number
+
+    @staticmethod
+    def resolve_latest_draft_version_number(view: CastView, info: Any) -> int:
+        return view.summary.latest_draft_version_number
+
+    @staticmethod
+    def resolve_has_unpublished_changes(view: CastView, info: Any) -> bool:
+        return view.summary.has_unpublished_changes
+
+    @staticmethod
+    def resolve_has_been_published(view: CastView, info: Any) -> bool:
+        return view.summary.published_number is not None
+
+    @staticmethod
+    def resolve_published_at(view: CastView, info: Any) -> str | None:
+        return iso_ms(view.summary.published_at)
+
+    @staticmethod
+    def resolve_field_info(view: CastView, info: Any) -> dict[str, Any]:
+        return field_info(view.spec)
+
+    @staticmethod
+    def resolve_example_data(view: CastView, info: Any) -> dict[str, Any]:
+        return example_data(view.spec)
+
+    @staticmethod
+    def resolve_created_at(view: CastView, info: Any) -> str | None:
+        return iso_ms(view.template.created_at)
+
+    @staticmethod
+    def resolve_updated_at(view: CastView, info: Any) -> str | None:
+        return iso_ms(view.template.updated_at)
+
+
+def cast_views(organization: Any, is_template: bool | None) -> list[CastView]:
+    pairs = services.templates_with_default_versions(
+        organization=organization, is_template=is_template
+    )
+    return [CastView(template, version) for template, version in pairs]
+
+
+class Query(graphene.ObjectType):
+    cast = graphene.Field(
+        CastType, eid=graphene.String(required=True), version_number=graphene.Int()
+    )
+
+    @staticmethod
+    def resolve_cast(root: Any, info: Any, eid: str, version_number: int | None = None) -> CastView:
+        organization = info.context.identity.organization
+        template = services.template_get(organization=organization, eid=eid)
+        version = services.template_version_select(template=template, version_number=version_number)
+        return CastView(template, version)

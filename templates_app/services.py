@@ -1,0 +1,243 @@
+"""PDF templates: creation by import, edits to the working version, publishing, selection."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max, QuerySet
+from django.utils import timezone
+
+from accounts.models import Organization
+from core.blobs import blob_delete, blob_read, blob_save
+from core.errors import FieldError, NotFound, ValidationFailed
+from templates_app.engine.pdf_import import ImportRefused, import_pdf
+from templates_app.engine.spec import TemplateSpec
+from templates_app.engine.validation import Problem, validate_template_json
+from templates_app.models import PdfTemplate, TemplateVersion
+
+logger = logging.getLogger(__name__)
+
+WORKING_VERSION = -1
+LATEST_PUBLISHED = -2
+MAX_PDF_BYTES = 50 * 1024 * 1024
+
+
+def validation_failed(problems: list[Problem], prefix: str = "") -> ValidationFailed:
+    return ValidationFailed(
+        FieldError(
+            property=f"{prefix}.{p.path}" if prefix and p.path else (p.path or prefix),
+            message=p.message,
+        )
+        for p in problems
+    )
+
+
+def template_list(
+    *, organization: Organization, is_template: bool | None = None
+) -> QuerySet[PdfTemplate]:
+    templates = PdfTemplate.objects.filter(organization=organization)
+    if is_template is not None:
+        templates = templates.filter(is_template=is_template)
+    return templates.order_by("-updated_at")
+
+
+def template_get(*, organization: Organization, eid: str) -> PdfTemplate:
+    """The organization's template; another organization's is as absent as a missing one."""
+    try:
+        return PdfTemplate.objects.get(organization=organization, eid=eid)
+    except PdfTemplate.DoesNotExist:
+        raise NotFound(f"No template with eid '{eid}'.") from None
+
+
+def _store_pdf(template: PdfTemplate, data: bytes) -> tuple[str, str]:
+    return blob_save(prefix=f"templates/{template.organization.eid}/{template.eid}", data=data)
+
+
+def template_create_from_pdf(
+    *,
+    organization: Organization,
+    title: str,
+    pdf: bytes,
+    publish: bool = False,
+    is_template: bool = True,
+) -> PdfTemplate:
+    """Import ``pdf``: its form fields become the working version's fields.
+
+    A refused PDF (not a PDF, encrypted, XFA-only, damaged) stores nothing.
+    """
+    if len(pdf) > MAX_PDF_BYTES:
+        raise ValidationFailed.single("file", f"The PDF is larger than {MAX_PDF_BYTES} bytes.")
+    try:
+        imported = import_pdf(pdf)
+    except ImportRefused as refused:
+        raise ValidationFailed.single("file", str(refused)) from None
+    title = (title or "").strip() or "Untitled template"
+    stored_path = None
+    try:
+        with transaction.atomic():
+            template = PdfTemplate.objects.create(
+                organization=organization, title=title[:255], is_template=is_template
+            )
+            stored_path, sha = _store_pdf(template, imported.pdf)
+            TemplateVersion.objects.create(
+                template=template,
+                number=None,
+                pdf_path=stored_path,
+                pdf_sha256=sha,
+                spec=imported.spec.to_json(),
+            )
+            if publish:
+                template_publish(template=template)
+    except Exception:
+        if stored_path is not None:
+            blob_delete(stored_path)  # the row that would have named it does not exist
+        raise
+    return template
+
+
+def template_create_with_spec(
+    *, organization: Organization, title: str, pdf: bytes, spec: TemplateSpec, publish: bool = False
+) -> PdfTemplate:
+    """A template from a PDF and a field layout made elsewhere (the demo, uploaded packets)."""
+    with transaction.atomic():
+        template = template_create_from_pdf(organization=organization, title=title, pdf=pdf)
+        template_update_working(template=template, spec=spec.to_json())
+        if publish:
+            template_publish(template=template)
+    return template
+
+
+def working_version(template: PdfTemplate) -> TemplateVersion:
+    return template.versions.get(number__isnull=True)
+
+
+def latest_published(template: PdfTemplate) -> TemplateVersion | None:
+    return template.versions.filter(number__isnull=False).order_by("-number").first()
+
+
+def template_version_select(
+    *, template: PdfTemplate, version_number: int | None
+) -> TemplateVersion:
+    """-1: the working version; -2 or None: the latest published (the working version if never
+    published); N > 0: published version N. Anything else does not exist."""
+    if version_number == WORKING_VERSION:
+        return working_version(template)
+    if version_number is None or version_number == LATEST_PUBLISHED:
+        return latest_published(template) or working_version(template)
+    if version_number > 0:
+        version = template.versions.filter(number=version_number).first()
+        if version is not None:
+            return version
+    raise NotFound(f"Template '{template.eid}' has no version {version_number}.")
+
+
+def parse_version_number(raw: str | None) -> int | None:
+    """The ``versionNumber`` query parameter; a non-integer names no version (404)."""
+    if raw is None or raw == "":
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise NotFound(f"There is no version '{raw}'.") from None
+
+
+def version_spec(version: TemplateVersion) -> TemplateSpec:
+    return TemplateSpec.from_json(version.spec)
+
+
+def version_pdf(version: TemplateVersion) -> bytes:
+    return blob_read(version.pdf_path, version.pdf_sha256)
+
+
+@transaction.atomic
+def template_update_working(
+    *, template: PdfTemplate, spec: dict[str, Any], title: str | None = None
+) -> TemplateVersion:
+    """Replace the working version's pages/fields/arrays/style after validating them.
+
+    Page geometry comes from the base PDF, never from the caller.
+    """
+    version = TemplateVersion.objects.select_for_update().get(
+        template=template, number__isnull=True
+    )
+    candidate = {**spec, "pages": version.spec["pages"]}
+    problems = validate_template_json(candidate)
+    if problems:
+        raise validation_failed(problems)
+    version.spec = TemplateSpec.from_json(candidate).to_json()
+    version.save(update_fields=["spec", "updated_at"])
+    if title is not None and title.strip() and title.strip() != template.title:
+        template.title = title.strip()[:255]
+    template.save(update_fields=["title", "updated_at"])
+    return version
+
+
+@transaction.atomic
+def template_publish(*, template: PdfTemplate) -> TemplateVersion:
+    """Snapshot the working version as the next published number; published ones never change."""
+    locked = PdfTemplate.objects.select_for_update().get(pk=template.pk)
+    working = working_version(locked)
+    problems = validate_template_json(working.spec)
+    if problems:
+        raise validation_failed(problems)
+    highest = locked.versions.aggregate(highest=Max("number"))["highest"] or 0
+    published = TemplateVersion.objects.create(
+        template=locked,
+        number=highest + 1,
+        pdf_path=working.pdf_path,
+        pdf_sha256=working.pdf_sha256,
+        spec=working.spec,
+        published_at=timezone.now(),
+    )
+    locked.save(update_fields=["updated_at"])
+    return published
+
+
+@dataclass(frozen=True)
+class VersionSummary:
+    """What the ``cast`` query reports about a template's versions."""
+
+    published_number: int | None
+    has_unpublished_changes: bool
+    latest_draft_version_number: int
+    published_at: Any
+
+
+def version_summary(template: PdfTemplate) -> VersionSummary:
+    """Built from ``template.versions.all()``, so a prefetched list costs no query."""
+    versions = list(template.versions.all())
+    working = next(v for v in versions if v.number is None)
+    published = [v for v in versions if v.number is not None]
+    latest = max(published, key=lambda v: v.number or 0) if published else None
+    changed = not working.same_content_as(latest)
+    published_number = latest.number if latest else None
+    return VersionSummary(
+        published_number=published_number,
+        has_unpublished_changes=changed,
+        # The number the working version would get if published now.
+        latest_draft_version_number=(published_number or 0) + (1 if changed else 0),
+        published_at=latest.published_at if latest else None,
+    )
+
+
+def templates_with_default_versions(
+    *, organization: Organization, is_template: bool | None
+) -> list[tuple[PdfTemplate, TemplateVersion]]:
+    """Each template with its default version (latest published, else working), in 2 queries."""
+    templates = template_list(organization=organization, is_template=is_template).prefetch_related(
+        "versions"
+    )
+    pairs = []
+    for template in templates:
+        versions = list(template.versions.all())
+        published = [v for v in versions if v.number is not None]
+        default = (
+            max(published, key=lambda v: v.number or 0)
+            if published
+            else next(v for v in versions if v.number is None)
+        )
+        pairs.append((template, default))
+    return pairs

@@ -1,0 +1,29 @@
+"""Fixtures for template tests: templates imported the way users import them."""
+
+import pytest
+
+from accounts.models import Organization
+from templates_app.engine.demo import build_demo_template
+from templates_app.models import PdfTemplate
+from templates_app.services import template_create_from_pdf, template_create_with_spec
+from tests.fixtures import PDFS
+
+
+@pytest.fixture
+def fw9_template(organization: Organization) -> PdfTemplate:
+    return template_create_from_pdf(
+        organization=organization, title="W-9", pdf=(PDFS / "irs-fw9-2018.pdf").read_bytes()
+    )
+
+
+@pytest.fixture
+def demo_template(organization: Organization) -> PdfTemplate:
+    pdf, spec = build_demo_template()
+    return template_create_with_spec(
+        organization=organization, title="Demo", pdf=pdf, spec=spec, publish=True
+    )
+
+
+@pytest.fixture(autouse=True)
+def _media_in_tmp(settings, tmp_path) -> None:
+    settings.MEDIA_ROOT = tmp_path / "media"

@@ -1,0 +1,169 @@
+"""The template admin: upload, field editing, publishing, and tenant isolation for staff."""
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import User
+from accounts.services import member_add
+from templates_app import services
+from templates_app.models import PdfTemplate
+from tests.fixtures import PDFS
+
+
+def staff(username: str, organization=None) -> Client:
+    user = User.objects.create_user(username=username, password="pw-123456789", is_staff=True)
+    user.user_permissions.set(Permission.objects.filter(content_type__app_label="templates_app"))
+    if organization is not None:
+        member_add(organization=organization, user=user, role="admin")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def member_client(organization) -> Client:
+    return staff("member", organization)
+
+
+@pytest.fixture
+def outsider_client(other_organization) -> Client:
+    return staff("outsider", other_organization)
+
+
+def test_upload_runs_the_import(member_client: Client, organization) -> None:
+    upload = SimpleUploadedFile(
+        "fw9.pdf", (PDFS / "irs-fw9-2018.pdf").read_bytes(), "application/pdf"
+    )
+    response = member_client.post(
+        reverse("admin:templates_app_pdftemplate_add"),
+        {
+            "organization": organization.pk,
+            "title": "",
+            "is_template": "on",
+            "pdf": upload,
+            "publish": "on",
+        },
+    )
+
+    assert response.status_code == 302, response.content.decode()[:2000]
+    template = PdfTemplate.objects.get()
+    assert template.title == "fw9"
+    assert len(services.working_version(template).spec["fields"]) == 22
+    assert services.version_summary(template).published_number == 1
+
+
+def test_upload_of_a_broken_pdf_shows_the_error_and_stores_nothing(
+    member_client: Client, organization
+) -> None:
+    upload = SimpleUploadedFile("broken.pdf", b"%PDF-1.7 nonsense", "application/pdf")
+    response = member_client.post(
+        reverse("admin:templates_app_pdftemplate_add"),
+        {"organization": organization.pk, "title": "x", "pdf": upload},
+    )
+
+    assert response.status_code == 200
+    assert "damaged" in response.content.decode()
+    assert PdfTemplate.objects.count() == 0
+
+
+def test_fields_page_edits_aliases_and_style(member_client: Client, fw9_template) -> None:
+    url = reverse("admin:templates_app_pdftemplate_fields", args=[fw9_template.pk])
+    page = member_client.get(url + "?page=0")
+    assert page.status_code == 200
+    formset = page.context["formset"]
+    data = {
+        "style-fontFamily": "Helvetica",
+        "style-fontSize": "11",
+        "style-textColor": "#112233",
+        "style-alignment": "",
+        "style-fontWeight": "",
+        "fields-TOTAL_FORMS": str(formset.total_form_count()),
+        "fields-INITIAL_FORMS": str(formset.initial_form_count()),
+    }
+    for index, form in enumerate(formset.forms):
+        for name, _field in form.fields.items():
+            value = form.initial.get(name, "")
+            if name == "readOnly" or name == "DELETE":
+                if value:
+                    data[f"fields-{index}-{name}"] = "on"
+                continue
+            data[f"fields-{index}-{name}"] = "" if value is None else value
+    data["fields-0-alias"] = "legal_name"
+    data["fields-1-DELETE"] = "on"
+
+    response = member_client.post(url + "?page=0", data)
+
+    assert response.status_code == 302, [f.errors for f in response.context["formset"].forms][:3]
+    spec = services.working_version(fw9_template).spec
+    assert spec["fields"][0]["alias"] == "legal_name"
+    assert len(spec["fields"]) == 21
+    assert spec["style"] == {"fontFamily": "Helvetica", "fontSize": 11.0, "textColor": "#112233"}
+
+
+def test_a_field_outside_the_page_is_refused_with_the_row_marked(
+    member_client: Client, fw9_template
+) -> None:
+    url = reverse("admin:templates_app_pdftemplate_fields", args=[fw9_template.pk])
+    formset = member_client.get(url).context["formset"]
+    data = {"fields-TOTAL_FORMS": "1", "fields-INITIAL_FORMS": "1"}
+    first = formset.forms[0].initial
+    for name in ("id", "alias", "type", "label", "x", "y", "width", "height", "extra"):
+        data[f"fields-0-{name}"] = first.get(name, "")
+    data["fields-0-x"] = "5000"
+    before = services.working_version(fw9_template).spec
+
+    response = member_client.post(url, data)
+
+    assert response.status_code == 200
+    assert "The box lies outside the page." in response.content.decode()
+    assert services.working_version(fw9_template).spec == before
+
+
+def test_publish_button(member_client: Client, fw9_template) -> None:
+    response = member_client.post(
+        reverse("admin:templates_app_pdftemplate_publish", args=[fw9_template.pk])
+    )
+
+    assert response.status_code == 302
+    assert services.version_summary(fw9_template).published_number == 1
+
+
+def test_staff_of_another_organization_cannot_see_the_template(
+    outsider_client: Client, fw9_template
+) -> None:
+    listing = outsider_client.get(reverse("admin:templates_app_pdftemplate_changelist"))
+    change = outsider_client.get(
+        reverse("admin:templates_app_pdftemplate_change", args=[fw9_template.pk])
+    )
+    fields = outsider_client.get(
+        reverse("admin:templates_app_pdftemplate_fields", args=[fw9_template.pk])
+    )
+    publish = outsider_client.post(
+        reverse("admin:templates_app_pdftemplate_publish", args=[fw9_template.pk])
+    )
+
+    assert listing.status_code == 200
+    assert fw9_template.eid not in listing.content.decode()
+    assert change.status_code == 302  # the admin's "does not exist" redirect
+    assert fields.status_code == 404
+    assert publish.status_code == 404
+    assert services.version_summary(fw9_template).published_number is None
+
+
+def test_members_see_their_template_in_the_list(member_client: Client, fw9_template) -> None:
+    listing = member_client.get(reverse("admin:templates_app_pdftemplate_changelist"))
+
+    assert fw9_template.eid in listing.content.decode()
+
+
+def test_upload_offers_only_the_staff_members_organizations(
+    member_client: Client, organization, other_organization
+) -> None:
+    form = (
+        member_client.get(reverse("admin:templates_app_pdftemplate_add")).context["adminform"].form
+    )
+
+    assert list(form.fields["organization"].queryset) == [organization]

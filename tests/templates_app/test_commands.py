@@ -1,0 +1,52 @@
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from templates_app import services
+from templates_app.models import PdfTemplate
+from tests.fixtures import PDFS
+
+
+def test_import_template_prints_the_eid(organization) -> None:
+    out = io.StringIO()
+    call_command(
+        "import_template",
+        "acme",
+        str(PDFS / "libreoffice-form.pdf"),
+        "--title",
+        "LO",
+        "--publish",
+        stdout=out,
+    )
+
+    template = PdfTemplate.objects.get()
+    assert out.getvalue() == template.eid + "\n"
+    assert template.title == "LO"
+    assert services.version_summary(template).published_number == 1
+
+
+def test_import_template_reports_a_refused_pdf(organization, tmp_path) -> None:
+    bad = tmp_path / "bad.pdf"
+    bad.write_bytes(b"not a pdf")
+
+    with pytest.raises(CommandError, match="not a PDF"):
+        call_command("import_template", "acme", str(bad))
+    assert PdfTemplate.objects.count() == 0
+
+
+def test_demo_setup_publishes_a_template_with_every_field_type(db) -> None:
+    out = io.StringIO()
+    call_command("demo_setup", stdout=out)
+    values = dict(line.split("=", 1) for line in out.getvalue().split())
+
+    template = PdfTemplate.objects.get(eid=values["DEMO_TEMPLATE_EID"])
+    spec = services.version_spec(
+        services.template_version_select(template=template, version_number=None)
+    )
+    from templates_app.engine.spec import FIELD_TYPES
+
+    assert {f.type for f in spec.fields} == set(FIELD_TYPES)
+    assert [a.alias for a in spec.arrays] == ["items", "prices"]
+    call_command("demo_setup", stdout=io.StringIO())
+    assert PdfTemplate.objects.count() == 1

@@ -1,0 +1,211 @@
+"""Importing real-world PDFs: fields, pages and rects against what pypdf reads on its own."""
+
+import io
+from collections import Counter
+
+import pytest
+from pypdf import PdfReader, PdfWriter
+from pypdf.generic import ArrayObject, DictionaryObject, NameObject, TextStringObject
+
+from templates_app.engine.pdf_import import ImportRefused, import_pdf
+from templates_app.engine.validation import validate_template_json
+from tests.fixtures import FILLABLE_PDFS, PDFS, PLAIN_PDFS
+
+# Our mapping: one template field per widget, except a radio group (one field, one option per
+# widget); pushbuttons and signatures carry no data. Terminal-field counts are in SOURCES.md.
+EXPECTED_TYPES = {
+    "irs-fw9-2018.pdf": {"shortText": 9, "checkbox": 7, "longText": 1, "charList": 5},
+    "irs-fw4-2022.pdf": {"shortText": 24, "checkbox": 4, "longText": 1},
+    "ca-cra-b300-cannabis-duty.pdf": {"shortText": 705, "charList": 6, "radioGroup": 2},
+    "pdflib-fancy-fields.pdf": {"shortText": 12, "checkbox": 4, "radioGroup": 1},
+    "libreoffice-form.pdf": {"shortText": 4, "radioGroup": 1, "checkbox": 2, "longText": 1},
+    "qpdf-field-types.pdf": {"shortText": 6, "radioGroup": 2, "checkbox": 3},
+}
+
+
+def inherited(annotation, key):
+    node = annotation
+    while node is not None:
+        if key in node:
+            return node[key]
+        node = node.get("/Parent")
+        node = node.get_object() if node is not None else None
+    return None
+
+
+def terminal_of(widget):
+    """The field a widget belongs to: itself when it has a /T, else its parent."""
+    return widget if "/T" in widget else widget["/Parent"].get_object()
+
+
+def pypdf_expectation(path):
+    """Independently of our importer: (type, page, rect) of every expected template field."""
+    reader = PdfReader(path)
+    out, radios = [], {}
+    for page_index, page in enumerate(reader.pages):
+        for ref in page.get("/Annots") or []:
+            widget = ref.get_object()
+            if widget.get("/Subtype") != "/Widget":
+                continue
+            kind = inherited(widget, "/FT")
+            flags = int(inherited(widget, "/Ff") or 0)
+            rect = [float(v) for v in widget["/Rect"]]
+            rect = (
+                min(rect[0], rect[2]),
+                min(rect[1], rect[3]),
+                abs(rect[2] - rect[0]),
+                abs(rect[3] - rect[1]),
+            )
+            if kind == "/Sig" or (kind == "/Btn" and flags & (1 << 16)):
+                continue
+            if kind == "/Btn" and flags & (1 << 15):
+                radios.setdefault(terminal_of(widget).indirect_reference.idnum, (page_index, []))[
+                    1
+                ].append(rect)
+                continue
+            if kind == "/Btn":
+                kind_name = "checkbox"
+            elif kind == "/Tx" and flags & (1 << 24) and inherited(widget, "/MaxLen"):
+                kind_name = "charList"
+            elif kind == "/Tx" and flags & (1 << 12):
+                kind_name = "longText"
+            else:
+                kind_name = "shortText"
+            out.append((kind_name, page_index, rect))
+    for page_index, rects in radios.values():
+        out.append(("radioGroup", page_index, tuple(rects)))
+    return out
+
+
+def close(a, b):
+    return all(abs(x - y) <= 1.0 for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize("name", FILLABLE_PDFS)
+def test_import_matches_pypdf_field_by_field(name: str) -> None:
+    imported = import_pdf((PDFS / name).read_bytes())
+    fields = imported.spec.fields
+
+    assert dict(Counter(f.type for f in fields)) == EXPECTED_TYPES[name]
+    expected = pypdf_expectation(PDFS / name)
+    assert len(fields) == len(expected)
+    remaining = list(expected)
+    for field in fields:
+        if field.type == "radioGroup":
+            got = sorted((o.rect.x, o.rect.y, o.rect.width, o.rect.height) for o in field.options)
+            match = next(
+                e
+                for e in remaining
+                if e[0] == "radioGroup"
+                and e[1] == field.page
+                and len(e[2]) == len(got)
+                and all(close(a, b) for a, b in zip(sorted(e[2]), got, strict=True))
+            )
+        else:
+            got = (field.rect.x, field.rect.y, field.rect.width, field.rect.height)
+            match = next(
+                e
+                for e in remaining
+                if e[0] == field.type and e[1] == field.page and close(e[2], got)
+            )
+        remaining.remove(match)
+    assert remaining == []
+    assert validate_template_json(imported.spec.to_json()) == []
+
+
+@pytest.mark.parametrize("name", FILLABLE_PDFS + PLAIN_PDFS)
+def test_stored_pdf_has_no_interactive_fields_and_same_pages(name: str) -> None:
+    original = PdfReader(PDFS / name)
+    imported = import_pdf((PDFS / name).read_bytes())
+    cleaned = PdfReader(io.BytesIO(imported.pdf))
+
+    assert "/AcroForm" not in cleaned.trailer["/Root"]
+    assert len(cleaned.pages) == len(original.pages) == len(imported.spec.pages)
+    for before, after, spec in zip(original.pages, cleaned.pages, imported.spec.pages, strict=True):
+        assert not [
+            a for a in after.get("/Annots") or [] if a.get_object().get("/Subtype") == "/Widget"
+        ]
+        assert [float(v) for v in after.mediabox] == pytest.approx(
+            [float(v) for v in before.mediabox]
+        )
+        assert spec.rotate == int(before.get("/Rotate", 0)) % 360
+        assert spec.media_box == pytest.approx(tuple(float(v) for v in before.mediabox))
+
+
+def test_comb_fields_get_one_box_per_character() -> None:
+    imported = import_pdf((PDFS / "irs-fw9-2018.pdf").read_bytes())
+    combs = [f for f in imported.spec.fields if f.type == "charList"]
+
+    assert sorted(f.max_length for f in combs) == [2, 2, 3, 4, 7]  # SSN 3-2-4, EIN 2-7
+    for field in combs:
+        assert len(field.boxes) == field.max_length
+        assert field.boxes[0].x == pytest.approx(field.rect.x)
+        assert field.boxes[-1].right == pytest.approx(field.rect.right)
+
+
+def test_font_size_alignment_and_names_come_from_the_form() -> None:
+    imported = import_pdf((PDFS / "pdflib-fancy-fields.pdf").read_bytes())
+    by_alias = {f.alias: f for f in imported.spec.fields}
+
+    last_name = by_alias["LastName 🛩"]
+    assert last_name.style.font_size == 12
+    assert last_name.style.alignment == "right"
+    assert last_name.rotation == 270
+    fw9 = import_pdf((PDFS / "irs-fw9-2018.pdf").read_bytes())
+    first = fw9.spec.fields[0]
+    assert first.alias == "topmostSubform[0].Page1[0].f1_1[0]"
+    assert first.style.font_size == 9
+    assert fw9.spec.fields[2].alias.startswith(
+        "topmostSubform[0].Page1[0].FederalClassification[0].c1_1["
+    )
+
+
+def test_radio_options_are_named_by_their_export_values() -> None:
+    imported = import_pdf((PDFS / "qpdf-field-types.pdf").read_bytes())
+    radios = [f for f in imported.spec.fields if f.type == "radioGroup"]
+
+    assert [o.id for o in radios[0].options] == ["1", "2", "3"]
+
+
+def _pdf_with_root_extras(**extras) -> bytes:
+    writer = PdfWriter()
+    writer.add_blank_page(612, 792)
+    for key, value in extras.items():
+        writer._root_object[NameObject(key)] = value
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_encrypted_pdfs_are_refused() -> None:
+    writer = PdfWriter(clone_from=PdfReader(PDFS / "libreoffice-form.pdf"))
+    writer.encrypt(user_password="", owner_password="owner")
+    out = io.BytesIO()
+    writer.write(out)
+
+    with pytest.raises(ImportRefused) as refused:
+        import_pdf(out.getvalue())
+    assert refused.value.code == "encrypted"
+
+
+def test_xfa_only_forms_are_refused() -> None:
+    acroform = DictionaryObject(
+        {NameObject("/Fields"): ArrayObject(), NameObject("/XFA"): TextStringObject("<xdp:xdp/>")}
+    )
+    with pytest.raises(ImportRefused) as refused:
+        import_pdf(_pdf_with_root_extras(**{"/AcroForm": acroform}))
+    assert refused.value.code == "xfa_only"
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (b"hello, not a pdf", "not_pdf"),
+        (b"%PDF-1.7\n" + b"\x00garbage" * 50, "damaged"),
+        ((PDFS / "libreoffice-form.pdf").read_bytes()[:2000], "damaged"),
+    ],
+)
+def test_broken_files_are_refused(data: bytes, code: str) -> None:
+    with pytest.raises(ImportRefused) as refused:
+        import_pdf(data)
+    assert refused.value.code == code
