@@ -8,11 +8,12 @@ cd "$(dirname "$0")/.."
 mode="${1:-run}"
 
 # Renderer libraries and fonts: WeasyPrint needs Pango; Noto Sans is the default font, Noto CJK
-# and Droid Sans Fallback (TrueType outlines, which the fill engine can embed) cover CJK,
+# Droid Sans Fallback and Nanum Gothic (TrueType outlines, which the fill engine can embed) cover
+# CJK and Hangul,
 # Liberation stands in for Helvetica/Times/Courier in HTML.
 run_packages=(
   python3-venv libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 libjpeg62-turbo
-  fonts-noto-core fonts-noto-cjk fonts-droid-fallback fonts-liberation fontconfig
+  fonts-noto-core fonts-noto-cjk fonts-droid-fallback fonts-nanum fonts-liberation fontconfig
 )
 # Tests read PDFs with poppler (pdftoppm, pdftotext), drive Debian's Chromium, sign with SoftHSM2.
 test_packages=(poppler-utils chromium softhsm2 opensc)

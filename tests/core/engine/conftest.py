@@ -1,0 +1,163 @@
+"""Local HTTP(S) servers for the fetcher tests: real sockets on 127.0.0.1, port chosen by the OS."""
+
+from __future__ import annotations
+
+import datetime
+import ssl
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+Route = Callable[[BaseHTTPRequestHandler], None]
+
+
+@dataclass
+class FetchTestServer:
+    """Answers each path with a route the test installs; remembers what it was asked."""
+
+    scheme: str
+    port: int
+    stopping: threading.Event
+    routes: dict[str, Route] = field(default_factory=dict)
+    requests: list[dict[str, str]] = field(default_factory=list)
+
+    def url(self, path: str, host: str = "127.0.0.1") -> str:
+        return f"{self.scheme}://{host}:{self.port}{path}"
+
+    def route(self, path: str, handler: Route) -> None:
+        self.routes[path] = handler
+
+    def respond(
+        self,
+        path: str,
+        body: bytes,
+        *,
+        content_type: str = "application/octet-stream",
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        def handler(request: BaseHTTPRequestHandler) -> None:
+            request.send_response(status)
+            request.send_header("Content-Type", content_type)
+            request.send_header("Content-Length", str(len(body)))
+            for name, value in (headers or {}).items():
+                request.send_header(name, value)
+            request.end_headers()
+            request.wfile.write(body)
+
+        self.route(path, handler)
+
+    def redirect(self, path: str, location: str, *, status: int = 302) -> None:
+        self.respond(path, b"", status=status, headers={"Location": location})
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def do_GET(self) -> None:
+        owner = self.server.owner
+        owner.requests.append(
+            {"path": self.path, **{k.lower(): v for k, v in self.headers.items()}}
+        )
+        handler = owner.routes.get(urlsplit(self.path).path)
+        try:
+            if handler is None:
+                self.send_error(404)
+            else:
+                handler(self)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the fetcher hung up on purpose (cap or deadline reached)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: FetchTestServer
+
+
+def _serve(scheme: str, tls: ssl.SSLContext | None) -> Iterator[FetchTestServer]:
+    server = _Server(("127.0.0.1", 0), _Handler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+    stopping = threading.Event()
+    server.owner = FetchTestServer(scheme=scheme, port=server.server_address[1], stopping=stopping)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.daemon = True
+    thread.start()
+    try:
+        yield server.owner
+    finally:
+        stopping.set()  # lets dripping handlers stop early
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=2)
+
+
+@pytest.fixture
+def fetch_http_server() -> Iterator[FetchTestServer]:
+    yield from _serve("http", None)
+
+
+@dataclass(frozen=True)
+class FetchTlsFiles:
+    cert_path: Path
+    key_path: Path
+    hostname: str
+
+
+@pytest.fixture(scope="session")
+def fetch_tls_files(tmp_path_factory: pytest.TempPathFactory) -> FetchTlsFiles:
+    """A self-signed certificate for images.test (only), made fresh for the test session."""
+    hostname = "images.test"
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hostname)])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(hours=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(hostname)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    directory = tmp_path_factory.mktemp("fetch-tls")
+    cert_path = directory / "cert.pem"
+    key_path = directory / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return FetchTlsFiles(cert_path=cert_path, key_path=key_path, hostname=hostname)
+
+
+@pytest.fixture
+def fetch_https_server(fetch_tls_files: FetchTlsFiles) -> Iterator[FetchTestServer]:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(fetch_tls_files.cert_path, fetch_tls_files.key_path)
+    yield from _serve("https", context)
+
+
+@pytest.fixture
+def fetch_trusting_tls_context(fetch_tls_files: FetchTlsFiles) -> ssl.SSLContext:
+    """A client context that trusts the test certificate (and nothing else)."""
+    return ssl.create_default_context(cafile=str(fetch_tls_files.cert_path))
