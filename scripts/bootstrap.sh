@@ -7,10 +7,9 @@ cd "$(dirname "$0")/.."
 
 mode="${1:-run}"
 
-# Renderer libraries and fonts: WeasyPrint needs Pango; Noto Sans is the default font, Noto CJK
-# Droid Sans Fallback and Nanum Gothic (TrueType outlines, which the fill engine can embed) cover
-# CJK and Hangul,
-# Liberation stands in for Helvetica/Times/Courier in HTML.
+# Renderer libraries and fonts: WeasyPrint needs Pango; Noto Sans is the default font; Noto CJK
+# (for HTML), Droid Sans Fallback and Nanum Gothic (TrueType outlines, which the fill engine can
+# embed) cover CJK and Hangul; Liberation stands in for Helvetica/Times/Courier in HTML.
 run_packages=(
   python3-venv libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 libjpeg62-turbo
   fonts-noto-core fonts-noto-cjk fonts-droid-fallback fonts-nanum fonts-liberation fontconfig
