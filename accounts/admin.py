@@ -7,7 +7,8 @@ from django.contrib.auth.admin import UserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from accounts.models import ApiKey, Membership, Organization, User
+from accounts.models import ApiKey, Membership, Organization, PayloadKeyPair, User
+from accounts.payload_keys import payload_key_create
 from accounts.services import api_key_create, api_key_revoke
 
 
@@ -43,7 +44,7 @@ class OrganizationAdmin(admin.ModelAdmin):
     readonly_fields = ["eid", "created_at", "updated_at"]
     prepopulated_fields = {"slug": ["name"]}
     inlines = [MembershipInline]
-    actions = ["create_development_key", "create_production_key"]
+    actions = ["create_development_key", "create_production_key", "create_payload_key"]
 
     @admin.action(description="Create a development API key")
     def create_development_key(
@@ -54,6 +55,25 @@ class OrganizationAdmin(admin.ModelAdmin):
     @admin.action(description="Create a production API key")
     def create_production_key(self, request: HttpRequest, queryset: QuerySet[Organization]) -> None:
         _create_key(request, queryset, ApiKey.Kind.PRODUCTION)
+
+    @admin.action(description="Create (or replace) the inbound payload key pair")
+    def create_payload_key(self, request: HttpRequest, queryset: QuerySet[Organization]) -> None:
+        for organization in queryset:
+            pair = payload_key_create(organization=organization)
+            messages.info(
+                request,
+                f"Public key of {organization.slug} (encrypt `data` with it): {pair.public_pem}",
+            )
+
+
+@admin.register(PayloadKeyPair)
+class PayloadKeyPairAdmin(admin.ModelAdmin):
+    list_display = ["organization", "created_at"]
+    readonly_fields = ["organization", "public_pem", "created_at"]
+    fields = readonly_fields
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
 
 
 @admin.register(ApiKey)

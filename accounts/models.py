@@ -94,3 +94,24 @@ class ApiKey(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None
+
+
+class PayloadKeyPair(models.Model):
+    """The organization's inbound RSA key pair for encrypted ``data`` in fill and generate.
+
+    The public key is shown to the integrator; the private key is stored encrypted (PKCS#8 with a
+    key derived from settings.PAYLOAD_KEY_SECRET) and only opened to decrypt a request.
+    """
+
+    organization = models.OneToOneField(
+        Organization, on_delete=models.CASCADE, related_name="payload_key"
+    )
+    public_pem = models.TextField()
+    private_pem_encrypted = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "inbound payload key pair"
+
+    def __str__(self) -> str:
+        return f"payload key of {self.organization.slug}"

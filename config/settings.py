@@ -158,6 +158,22 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
 }
 
+# --- Outbound fetches and fonts -----------------------------------------------------------------
+# URLs named by request data (images, CSS fonts, logos) go through core.engine.fetch, which refuses
+# private and loopback addresses unless allowed here (tests, intranet deployments).
+FETCH_ALLOW_HOSTS = env.list("FETCH_ALLOW_HOSTS", default=[])
+FETCH_ALLOW_NETWORKS = env.list("FETCH_ALLOW_NETWORKS", default=[])
+FETCH_DEADLINE_SECONDS = env.float("FETCH_DEADLINE_SECONDS", default=2.0)
+FETCH_IMAGE_MAX_BYTES = env.int("FETCH_IMAGE_MAX_BYTES", default=10 * 1024 * 1024)
+FONT_CACHE_DIR = Path(env.str("FONT_CACHE_DIR", default=str(DATA_DIR / "fonts")))
+FONT_CATALOG_BASE_URL = env.str("FONT_CATALOG_BASE_URL", default="https://fonts.gstatic.com/")
+FONT_DOWNLOAD_DEADLINE_SECONDS = env.float("FONT_DOWNLOAD_DEADLINE_SECONDS", default=20.0)
+FONT_DOWNLOAD_MAX_BYTES = env.int("FONT_DOWNLOAD_MAX_BYTES", default=40 * 1024 * 1024)
+
+# Inbound payload encryption: organizations' private keys are stored encrypted with a key derived
+# from this secret (default: SECRET_KEY). Changing it makes stored private keys unreadable.
+PAYLOAD_KEY_SECRET = env.str("PAYLOAD_KEY_SECRET", default=SECRET_KEY)
+
 # --- Logging ------------------------------------------------------------------------------------
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 LOG_FORMAT = env.str("LOG_FORMAT", default="json")  # json | text
