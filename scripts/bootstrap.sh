@@ -74,6 +74,15 @@ if [ "$mode" = "test" ]; then
   # The published clients pin a graphql-core that graphene cannot use: they get their own venv
   # and the contract tests run them as separate processes, as an integrator would.
   install_venv .venv-clients tests/contract/requirements-clients.txt
+  # The published Node client, pinned by package-lock.json (no download of anything else).
+  node_dir=tests/contract/node
+  lock_sum="$(sha256sum "$node_dir/package-lock.json" | cut -d' ' -f1)"
+  if [ ! -f "$node_dir/node_modules/.lock.sha256" ] || \
+     [ "$(cat "$node_dir/node_modules/.lock.sha256")" != "$lock_sum" ]; then
+    echo "Installing the Node client into $node_dir" >&2
+    npm ci --prefix "$node_dir" --no-audit --no-fund --loglevel=error >&2
+    echo "$lock_sum" > "$node_dir/node_modules/.lock.sha256"
+  fi
 else
   install_venv .venv requirements.txt
 fi

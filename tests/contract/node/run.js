@@ -1,0 +1,39 @@
+// Runs the published @anvilco/anvil client against our service, as an integrator would.
+// Only the base URL changes. Usage: node run.js <baseURL> <apiKey> <command> [json-args]
+// Prints one JSON line: {statusCode, errors, bytes?, data?}; binary results go to args.out.
+const fs = require('fs')
+const Anvil = require('@anvilco/anvil')
+
+async function main () {
+  const [baseURL, apiKey, command, rawArgs] = process.argv.slice(2)
+  const args = rawArgs ? JSON.parse(rawArgs) : {}
+  const client = new Anvil({ apiKey, baseURL })
+  let result
+  if (command === 'fillPDF') {
+    result = await client.fillPDF(args.templateId, args.payload, args.options || {})
+  } else if (command === 'generatePDF') {
+    result = await client.generatePDF(args.payload, args.options || {})
+  } else if (command === 'requestGraphQL') {
+    result = await client.requestGraphQL({ query: args.query, variables: args.variables || {} }, { dataType: 'json' })
+  } else if (command === 'twoFills') {
+    // The client configures its throttle from the first response's rate-limit headers.
+    const started = Date.now()
+    const first = await client.fillPDF(args.templateId, args.payload)
+    const second = await client.fillPDF(args.templateId, args.payload)
+    result = { statusCode: second.statusCode, data: { statuses: [first.statusCode, second.statusCode], elapsedMs: Date.now() - started, limitTokens: client.limitTokens, limitIntervalMs: client.limitIntervalMs } }
+  } else {
+    throw new Error(`unknown command ${command}`)
+  }
+  const report = { statusCode: result.statusCode, errors: result.errors || null }
+  if (Buffer.isBuffer(result.data)) {
+    fs.writeFileSync(args.out, result.data)
+    report.bytes = result.data.length
+  } else {
+    report.data = result.data === undefined ? null : result.data
+  }
+  process.stdout.write(JSON.stringify(report) + '\n')
+}
+
+main().catch((error) => {
+  process.stdout.write(JSON.stringify({ crash: String(error && error.stack || error) }) + '\n')
+})
