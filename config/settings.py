@@ -174,6 +174,10 @@ FONT_DOWNLOAD_MAX_BYTES = env.int("FONT_DOWNLOAD_MAX_BYTES", default=40 * 1024 *
 # from this secret (default: SECRET_KEY). Changing it makes stored private keys unreadable.
 PAYLOAD_KEY_SECRET = env.str("PAYLOAD_KEY_SECRET", default=SECRET_KEY)
 
+# --- Fill (owned by fill/) ----------------------------------------------------------------------
+
+# --- Generate (owned by generate/) --------------------------------------------------------------
+
 # --- Logging ------------------------------------------------------------------------------------
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 LOG_FORMAT = env.str("LOG_FORMAT", default="json")  # json | text

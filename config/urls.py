@@ -1,7 +1,7 @@
 """Root URLs: the REST API under /api, GraphQL at /graphql and /, the admin, health."""
 
 from django.contrib import admin
-from django.urls import path, re_path
+from django.urls import include, path, re_path
 
 from config.schema import schema
 from core.graphql.views import GraphQLApi
@@ -12,6 +12,8 @@ graphql_view = GraphQLApi.as_view(schema=schema)
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("api/v1/", include("fill.urls")),
+    path("api/v1/", include("generate.urls")),
     path("graphql", graphql_view, name="graphql"),
     path("", graphql_view, name="graphql-root"),
     # Unknown API paths answer in the wire shape even when DEBUG shows HTML pages elsewhere.
