@@ -175,6 +175,12 @@ FONT_DOWNLOAD_MAX_BYTES = env.int("FONT_DOWNLOAD_MAX_BYTES", default=40 * 1024 *
 PAYLOAD_KEY_SECRET = env.str("PAYLOAD_KEY_SECRET", default=SECRET_KEY)
 
 # --- Fill (owned by fill/) ----------------------------------------------------------------------
+# Caps on one fill request: a clear 400 above them instead of an unbounded document.
+FILL_MAX_PAGES = env.int("FILL_MAX_PAGES", default=2000)
+FILL_MAX_ARRAY_LENGTH = env.int("FILL_MAX_ARRAY_LENGTH", default=10_000)
+FILL_MAX_DOCUMENTS = env.int("FILL_MAX_DOCUMENTS", default=1000)
+# The spec: data: URLs in one fill payload may total 100k (decoded bytes); more is a 413.
+FILL_MAX_DATA_URL_BYTES = env.int("FILL_MAX_DATA_URL_BYTES", default=100 * 1024)
 
 # --- Generate (owned by generate/) --------------------------------------------------------------
 

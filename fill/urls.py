@@ -1,3 +1,9 @@
 """REST routes of the fill app, mounted under /api/v1/."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from fill.api import FillPdfApi
+
+urlpatterns = [
+    path("fill/<str:template_eid>.pdf", FillPdfApi.as_view(), name="fill-pdf"),
+]

@@ -44,7 +44,8 @@ class _Page:
 
     def field(self, label: str, rect: Rect, **spec: Any) -> FieldSpec:
         self.label(label, rect.x, rect.top + 3)
-        self.box(rect)
+        if spec["type"] != "radioGroup":  # the options draw their own circles
+            self.box(rect)
         for extra in spec.get("boxes", ()):
             self.box(extra)
         for _, part in spec.get("parts", ()):

@@ -1,0 +1,23 @@
+"""POST /api/v1/fill/<template_eid>.pdf: the filled PDF as raw bytes."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from fill.services import fill_template
+from templates_app.services import parse_version_number
+
+
+class FillPdfApi(APIView):
+    def post(self, request: Request, template_eid: str) -> HttpResponse:
+        pdf = fill_template(
+            identity=request.user,
+            template_eid=template_eid,
+            version_number=parse_version_number(request.query_params.get("versionNumber")),
+            body=request.data,
+        )
+        response = HttpResponse(pdf, content_type="application/pdf")
+        response["Content-Disposition"] = f'inline; filename="{template_eid}.pdf"'
+        return response

@@ -1,0 +1,347 @@
+"""The fill request body: options at the root, and ``data`` checked against the template.
+
+Data rules of the spec: unknown keys are ignored; absent or null values leave fields unfilled;
+every value must have the shape of its field's type; a plain value may be wrapped as
+``{value, <style>, readOnly}``; array elements may be wrapped as ``{data, <style>}``; an array
+for a non-array field repeats its page once per element; an array of arrays for an array field
+repeats the page per outer element and overflows the inner ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fill.engine.errors import FillInvalid, FillLimitExceeded, Problem
+from fill.engine.values import normalize_value
+from templates_app.engine.spec import ALIGNMENTS, FONT_WEIGHTS, FieldSpec, Style, TemplateSpec
+
+HEX_COLOR = re.compile(r"^#?([0-9A-Fa-f]{6})$")
+STYLE_KEYS = ("fontFamily", "fontSize", "textColor", "alignment", "fontWeight")
+MAX_FONT_SIZE = 200
+
+
+@dataclass(frozen=True)
+class FillOptions:
+    title: str | None = None
+    style: Style = Style()
+    use_interactive_fields: bool = False
+    default_read_only: bool = False
+
+
+@dataclass(frozen=True)
+class FillRequest:
+    """A parsed request: one raw data object per document (more than one: whole-PDF repeat)."""
+
+    documents: tuple[Mapping[str, Any], ...]
+    options: FillOptions
+    # Where each document's data sits in the request, for error paths ("data" or "data.3").
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One value for one key, normalized for its type, with the payload's own style for it."""
+
+    value: Any
+    style: Style = Style()
+    read_only: bool | None = None
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """An array sent to a non-array field: one page per element (None leaves it unfilled)."""
+
+    entries: tuple[Entry | None, ...]
+
+
+@dataclass(frozen=True)
+class Rows:
+    """An array field's value for one page set; ``style`` is the array-level payload style."""
+
+    entries: tuple[Entry | None, ...]
+    style: Style = Style()
+    read_only: bool | None = None
+
+
+@dataclass(frozen=True)
+class RepeatedRows:
+    """An array of arrays for an array field: the page repeats per group, each overflowing."""
+
+    groups: tuple[Rows, ...]
+
+
+Value = Entry | Repeat | Rows | RepeatedRows
+
+
+def parse_style(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> Style:
+    """The style properties of an object (root, field wrapper or array element)."""
+    family = raw.get("fontFamily")
+    if family is not None and (not isinstance(family, str) or not family.strip()):
+        problems.append(Problem(f"{path}fontFamily", "Must be a font name."))
+        family = None
+    size = raw.get("fontSize")
+    if size is not None and (
+        isinstance(size, bool) or not isinstance(size, int | float) or not 0 < size <= MAX_FONT_SIZE
+    ):
+        problems.append(Problem(f"{path}fontSize", f"Must be a number from 1 to {MAX_FONT_SIZE}."))
+        size = None
+    color = raw.get("textColor")
+    if color is not None:
+        match = HEX_COLOR.match(color) if isinstance(color, str) else None
+        if match is None:
+            problems.append(
+                Problem(f"{path}textColor", "Must be a 6-digit hex colour like #3E3E57.")
+            )
+            color = None
+        else:
+            color = "#" + match.group(1).upper()
+    alignment = raw.get("alignment")
+    if alignment is not None and alignment not in ALIGNMENTS:
+        problems.append(Problem(f"{path}alignment", "Must be left, center or right."))
+        alignment = None
+    weight = raw.get("fontWeight")
+    if weight is not None and weight not in FONT_WEIGHTS:
+        problems.append(Problem(f"{path}fontWeight", "Must be normal, bold, italic or boldItalic."))
+        weight = None
+    return Style(
+        font_family=family,
+        font_size=float(size) if size is not None else None,
+        text_color=color,
+        alignment=alignment,
+        font_weight=weight,
+    )
+
+
+def _bool(raw: Mapping[str, Any], key: str, path: str, problems: list[Problem]) -> bool | None:
+    value = raw.get(key)
+    if value is None or isinstance(value, bool):
+        return value
+    problems.append(Problem(f"{path}{key}", "Must be true or false."))
+    return None
+
+
+def parse_fill_request(body: Any, *, max_documents: int) -> FillRequest:
+    """Check the root of the body; ``data`` must already be decrypted if it was a string."""
+    if not isinstance(body, Mapping):
+        raise FillInvalid.single("", "The body must be a JSON object.")
+    problems: list[Problem] = []
+    data = body.get("data")
+    if data is None or data == "" or data == [] or data == {}:
+        problems.append(Problem("data", "Required"))
+    elif isinstance(data, list):
+        if len(data) > max_documents:
+            raise FillLimitExceeded("data", f"At most {max_documents} documents per request.")
+        for index, element in enumerate(data):
+            if not isinstance(element, Mapping):
+                problems.append(Problem(f"data.{index}", "Must be an object of field values."))
+    elif not isinstance(data, Mapping):
+        problems.append(
+            Problem("data", "Must be an object, an array of objects or an encrypted string.")
+        )
+    title = body.get("title")
+    if title is not None and not isinstance(title, str):
+        problems.append(Problem("title", "Must be a string."))
+    style = parse_style(body, "", problems)
+    interactive = _bool(body, "useInteractiveFields", "", problems)
+    default_read_only = _bool(body, "defaultReadOnly", "", problems)
+    if problems:
+        raise FillInvalid(problems)
+    documents = tuple(data) if isinstance(data, list) else (data,)
+    paths = (
+        tuple(f"data.{i}" for i in range(len(documents))) if isinstance(data, list) else ("data",)
+    )
+    return FillRequest(
+        documents=documents,
+        options=FillOptions(
+            title=title,
+            style=style,
+            use_interactive_fields=bool(interactive),
+            default_read_only=bool(default_read_only),
+        ),
+        paths=paths,
+    )
+
+
+class DataResolver:
+    """Checks one document's data against the template and normalizes every value."""
+
+    def __init__(
+        self,
+        spec: TemplateSpec,
+        *,
+        max_array_length: int,
+        is_known_font: Callable[[str], bool],
+    ) -> None:
+        self.max_array_length = max_array_length
+        self.is_known_font = is_known_font
+        members = {fid for array in spec.arrays for fid in array.field_ids}
+        self.loose: dict[str, list[FieldSpec]] = {}
+        for field in spec.fields:
+            if field.id not in members:
+                self.loose.setdefault(field.alias, []).append(field)
+        by_id = {field.id: field for field in spec.fields}
+        self.arrays = {array.alias: by_id[array.field_ids[0]] for array in spec.arrays}
+
+    def resolve(self, data: Mapping[str, Any], base: str) -> dict[str, Value]:
+        problems: list[Problem] = []
+        values: dict[str, Value] = {}
+        for key, raw in data.items():
+            if raw is None:
+                continue  # absent, null or undefined: left unfilled
+            path = f"{base}.{key}"
+            if key in self.arrays:
+                value = self._array(self.arrays[key], raw, path, problems)
+            elif key in self.loose:
+                value = self._loose(self.loose[key], raw, path, problems)
+            else:
+                continue  # a key with no matching field is ignored
+            if value is not None:
+                values[key] = value
+        if problems:
+            raise FillInvalid(problems)
+        return values
+
+    # --- loose fields ---------------------------------------------------------------------------
+    def _loose(
+        self, fields: list[FieldSpec], raw: Any, path: str, problems: list[Problem]
+    ) -> Value | None:
+        style, read_only, inner = self._unwrap(raw, path, problems)
+        if inner is None:
+            return None
+        if isinstance(inner, list) and not self._list_is_a_value(fields, inner):
+            if len(inner) > self.max_array_length:
+                raise FillLimitExceeded(
+                    path, f"At most {self.max_array_length} elements per array."
+                )
+            entries = []
+            for index, element in enumerate(inner):
+                entry = self._element(fields, element, f"{path}.{index}", problems)
+                if entry is not None and (style != Style() or read_only is not None):
+                    entry = Entry(
+                        entry.value, entry.style.over(style), _first(entry.read_only, read_only)
+                    )
+                entries.append(entry)
+            return Repeat(tuple(entries))
+        value = self._value(fields, inner, path, problems)
+        return None if value is _INVALID else Entry(value, style, read_only)
+
+    @staticmethod
+    def _list_is_a_value(fields: list[FieldSpec], items: list[Any]) -> bool:
+        # A textWrap field takes an array of strings as its value; any other array repeats pages.
+        return all(f.type == "textWrap" for f in fields) and all(isinstance(i, str) for i in items)
+
+    # --- array fields ---------------------------------------------------------------------------
+    def _array(
+        self, field: FieldSpec, raw: Any, path: str, problems: list[Problem]
+    ) -> Value | None:
+        style, read_only, inner = self._unwrap(raw, path, problems)
+        if inner is None:
+            return None
+        if not isinstance(inner, list):
+            problems.append(Problem(path, "Must be an array: this is an array field."))
+            return None
+        if inner and all(isinstance(group, list) for group in inner):
+            if len(inner) > self.max_array_length:
+                raise FillLimitExceeded(
+                    path, f"At most {self.max_array_length} elements per array."
+                )
+            groups = tuple(
+                Rows(self._rows(field, group, f"{path}.{i}", problems), style, read_only)
+                for i, group in enumerate(inner)
+            )
+            return RepeatedRows(groups)
+        if any(isinstance(element, list) for element in inner):
+            problems.append(
+                Problem(path, "Use an array of values or an array of arrays, not both.")
+            )
+            return None
+        return Rows(self._rows(field, inner, path, problems), style, read_only)
+
+    def _rows(
+        self, field: FieldSpec, items: list[Any], path: str, problems: list[Problem]
+    ) -> tuple[Entry | None, ...]:
+        if len(items) > self.max_array_length:
+            raise FillLimitExceeded(path, f"At most {self.max_array_length} elements per array.")
+        return tuple(
+            self._element([field], item, f"{path}.{i}", problems) for i, item in enumerate(items)
+        )
+
+    # --- shared ---------------------------------------------------------------------------------
+    def _element(
+        self, fields: list[FieldSpec], raw: Any, path: str, problems: list[Problem]
+    ) -> Entry | None:
+        """An array element: a plain value or ``{data, <style>, readOnly}``."""
+        if raw is None:
+            return None
+        style, read_only = Style(), None
+        if isinstance(raw, Mapping) and "data" in raw:
+            style = self._style(raw, path, problems)
+            read_only = _bool(raw, "readOnly", f"{path}.", problems)
+            raw = raw["data"]
+            if raw is None:
+                return None
+        value = self._value(fields, raw, path, problems)
+        return None if value is _INVALID else Entry(value, style, read_only)
+
+    def _unwrap(
+        self, raw: Any, path: str, problems: list[Problem]
+    ) -> tuple[Style, bool | None, Any]:
+        """``{value, <style>, readOnly}`` -> (style, readOnly, value); plain values pass through."""
+        if isinstance(raw, Mapping) and "value" in raw:
+            return (
+                self._style(raw, path, problems),
+                _bool(raw, "readOnly", f"{path}.", problems),
+                raw["value"],
+            )
+        return Style(), None, raw
+
+    def _style(self, raw: Mapping[str, Any], path: str, problems: list[Problem]) -> Style:
+        style = parse_style(raw, f"{path}.", problems)
+        if style.font_family is not None and not self.is_known_font(style.font_family):
+            problems.append(
+                Problem(f"{path}.fontFamily", f'Unknown font family "{style.font_family}".')
+            )
+        return style
+
+    @staticmethod
+    def _value(fields: list[FieldSpec], raw: Any, path: str, problems: list[Problem]) -> Any:
+        """The value normalized for the fields' type; every type sharing the key must accept it.
+
+        An empty string is accepted for every type: the field is shown empty (and, with
+        interactive fields on, as an empty interactive field).
+        """
+        if raw == "":
+            return EMPTY
+        try:
+            normalized = [normalize_value(field, raw) for field in _one_per_type(fields)]
+            radio_ids = {o.id for f in fields if f.type == "radioGroup" for o in f.options}
+            if radio_ids and raw not in radio_ids:
+                allowed = ", ".join(sorted(radio_ids)[:20])
+                raise ValueError(f"Must be the id of one of the options: {allowed}.")
+        except ValueError as error:
+            problems.append(Problem(path, str(error)))
+            return _INVALID
+        return normalized[0]
+
+
+_INVALID = object()
+
+
+class _Empty:
+    def __repr__(self) -> str:
+        return "EMPTY"
+
+
+EMPTY = _Empty()
+
+
+def _one_per_type(fields: list[FieldSpec]) -> list[FieldSpec]:
+    """Fields sharing a key may differ in type: each distinct type must accept the value."""
+    return list({field.type: field for field in reversed(fields)}.values())
+
+
+def _first(*values: bool | None) -> bool | None:
+    return next((v for v in values if v is not None), None)

@@ -1,0 +1,95 @@
+"""Filling a template: the only service of the fill endpoint. It stores nothing and logs no data."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+
+from accounts.identity import ApiIdentity
+from accounts.payload_keys import payload_decrypt
+from core.engine.fonts import FontUnavailable
+from core.engine.images import load_image
+from core.errors import FieldError, RequestTooLarge, ServiceError, ValidationFailed
+from core.resources import font_library, image_policy
+from fill.engine import (
+    FillContext,
+    FillInvalid,
+    FillLimitExceeded,
+    FillLimits,
+    fill_pdf,
+    parse_fill_request,
+)
+from fill.engine.errors import DataUrlsTooLarge
+from templates_app.models import PdfTemplate, TemplateVersion
+from templates_app.services import template_get, template_version_select, version_pdf, version_spec
+
+logger = logging.getLogger(__name__)
+
+
+class FontUnavailableError(ServiceError):
+    name = "FontUnavailableError"
+    status = 503
+    default_message = "A font of the web font catalog could not be fetched; try again later."
+
+
+def fill_limits() -> FillLimits:
+    return FillLimits(
+        max_pages=settings.FILL_MAX_PAGES,
+        max_array_length=settings.FILL_MAX_ARRAY_LENGTH,
+        max_documents=settings.FILL_MAX_DOCUMENTS,
+        max_data_url_bytes=settings.FILL_MAX_DATA_URL_BYTES,
+    )
+
+
+def fill_context() -> FillContext:
+    policy = image_policy()
+    return FillContext(
+        fonts=font_library(),
+        load_image=lambda url: load_image(url, policy),
+        limits=fill_limits(),
+    )
+
+
+def fill_version(*, version: TemplateVersion, body: dict[str, Any]) -> bytes:
+    """Fill one version of a template; every failure becomes a domain error in the wire shape."""
+    try:
+        request = parse_fill_request(body, max_documents=settings.FILL_MAX_DOCUMENTS)
+        return fill_pdf(
+            template_pdf=version_pdf(version),
+            spec=version_spec(version),
+            request=request,
+            context=fill_context(),
+        )
+    except FillInvalid as invalid:
+        raise ValidationFailed(FieldError(p.path, p.message) for p in invalid.problems) from None
+    except DataUrlsTooLarge as too_large:
+        raise RequestTooLarge(str(too_large)) from None
+    except FillLimitExceeded as exceeded:
+        raise ValidationFailed.single(exceeded.path, str(exceeded)) from None
+    except FontUnavailable as unavailable:
+        logger.warning("font unavailable: %s (%s)", unavailable.family, unavailable.detail)
+        raise FontUnavailableError(unavailable.message) from None
+
+
+def fill_template(
+    *, identity: ApiIdentity, template_eid: str, version_number: int | None, body: Any
+) -> bytes:
+    template = template_get(organization=identity.organization, eid=template_eid)
+    version = template_version_select(template=template, version_number=version_number)
+    if isinstance(body, dict) and isinstance(body.get("data"), str) and body["data"]:
+        body = {
+            **body,
+            "data": payload_decrypt(organization=identity.organization, text=body["data"]),
+        }
+    return fill_version(version=version, body=body)
+
+
+def fill_with_example_data(*, template: PdfTemplate) -> bytes:
+    """The working version filled with generated example data (the admin's "test fill")."""
+    from templates_app.engine.describe import example_data
+    from templates_app.services import working_version
+
+    version = working_version(template)
+    return fill_version(version=version, body={"data": example_data(version_spec(version))})
