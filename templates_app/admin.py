@@ -148,6 +148,11 @@ class PdfTemplateAdmin(admin.ModelAdmin):
                 self.admin_site.admin_view(self.publish_view),
                 name="templates_app_pdftemplate_publish",
             ),
+            path(
+                "<path:object_id>/test-fill/",
+                self.admin_site.admin_view(self.test_fill_view),
+                name="templates_app_pdftemplate_test_fill",
+            ),
         ]
         return extra + super().get_urls()
 
@@ -167,6 +172,24 @@ class PdfTemplateAdmin(admin.ModelAdmin):
         return HttpResponseRedirect(
             reverse("admin:templates_app_pdftemplate_change", args=[template.pk])
         )
+
+    def test_fill_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Fill the working version with generated example data and download the PDF."""
+        if request.method != "POST":
+            return HttpResponse(status=405)
+        template = self._template_for_change(request, object_id)
+        from fill.services import fill_with_example_data  # fill builds on templates, not back
+
+        try:
+            pdf = fill_with_example_data(template=template)
+        except ServiceError as error:
+            messages.error(request, f"Test fill failed: {error.message}")
+            return HttpResponseRedirect(
+                reverse("admin:templates_app_pdftemplate_change", args=[template.pk])
+            )
+        response = HttpResponse(pdf, content_type="application/pdf")
+        response["Content-Disposition"] = f'attachment; filename="test-fill-{template.eid}.pdf"'
+        return response
 
     def fields_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         """Edit the working version's document style and the fields of one page."""
@@ -255,10 +278,12 @@ class PdfTemplateAdmin(admin.ModelAdmin):
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
     ):
         extra_context = extra_context or {}
-        extra_context["fields_url"] = reverse(
-            "admin:templates_app_pdftemplate_fields", args=[object_id]
-        )
-        extra_context["publish_url"] = reverse(
-            "admin:templates_app_pdftemplate_publish", args=[object_id]
-        )
+        for key, name in (
+            ("fields_url", "fields"),
+            ("publish_url", "publish"),
+            ("test_fill_url", "test_fill"),
+        ):
+            extra_context[key] = reverse(
+                f"admin:templates_app_pdftemplate_{name}", args=[object_id]
+            )
         return super().change_view(request, object_id, form_url, extra_context)

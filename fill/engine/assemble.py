@@ -343,17 +343,23 @@ class _Assembler:
 
 
 def _distinct_names(pages: list[OutputPage]) -> None:
-    """Widgets of one name must agree on their value: split the names of those that do not."""
+    """Widgets of one name must agree on their value: give those that do not names of their own."""
     by_name: dict[str, list[Widget]] = {}
     for page in pages:
         for widget in page.widgets:
             by_name.setdefault(widget.name, []).append(widget)
+    taken = set(by_name)
     for name, widgets in by_name.items():
         kinds = {w.kind for w in widgets}
         values = {str(w.value) for w in widgets}
-        if len(kinds) > 1 or (len(values) > 1 and kinds != {"radio"}):
-            for index, widget in enumerate(widgets):
-                widget.name = f"{name}~{index}"
+        if len(kinds) == 1 and (len(values) == 1 or kinds == {"radio"}):
+            continue
+        counter = 0
+        for widget in widgets[1:]:
+            while f"{name}~{counter}" in taken:
+                counter += 1
+            widget.name = f"{name}~{counter}"
+            taken.add(widget.name)
 
 
 def assemble(

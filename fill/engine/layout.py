@@ -82,13 +82,16 @@ def plan_document(
                 explicit = max(explicit, len(value.groups))
         occurrence = 0
         for group in range(explicit):
-            overflow = 1
+            overflow, has_rows = 1, False
             for array, rows in fields.arrays:
                 found = _rows_for(values.get(array.alias), group)
                 if found is not None and rows:
+                    has_rows = True
                     overflow = max(overflow, math.ceil(len(found.entries) / len(rows)))
             for copy in range(overflow):
-                if overflow > 1:
+                # The repeat loop of a page with arrays is its overflow set (for an array of
+                # arrays: the set of one outer element); otherwise the explicit repeat.
+                if has_rows:
                     numbering = (copy + 1, overflow)
                 elif explicit > 1:
                     numbering = (group + 1, explicit)

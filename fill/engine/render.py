@@ -18,7 +18,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from core.engine.fonts import FontFace
 from core.engine.images import LoadedImage
-from fill.engine.text import LINE_SPACING, PADDING, Line, TextSetter
+from fill.engine.text import LINE_SPACING, MIN_FONT_SIZE, PADDING, Line, TextSetter
 from templates_app.engine.spec import Rect
 
 
@@ -115,12 +115,16 @@ class Painter:
     ) -> None:
         if not value:
             return
-        lines, size = self.setter.fit_block(value, look.face, look.size, width, height, shrink)
-        ascent, _ = self.setter.extent(self._primary(look))
+        ascent, descent = self.setter.extent(self._primary(look))
+        # At least one whole line fits, whatever size was asked for: never spill out of the box.
+        size = min(look.size, max(MIN_FONT_SIZE, height / (ascent - descent)))
+        lines, size = self.setter.fit_block(value, look.face, size, width, height, shrink)
         baseline = height - PADDING / 2 - ascent * size
+        if baseline + descent * size < 0:  # the box is one line high or less: centre that line
+            baseline = (height - (ascent - descent) * size) / 2 - descent * size
         for line in lines:
-            if baseline < -size:
-                break  # below the box: cut
+            if baseline + descent * size < -0.5:
+                break  # this line would cross the bottom edge: cut here
             self._draw_line(line, self._x(line, look, width), baseline, look, size)
             baseline -= size * LINE_SPACING
 

@@ -61,7 +61,8 @@ class TextSetter:
 
         What still does not fit is cut by the clipping path at the box edge.
         """
-        size = min(size, max(MIN_FONT_SIZE, height))
+        ascent, descent = self.extent(self.font_name(face))
+        size = min(size, max(MIN_FONT_SIZE, height / (ascent - descent)))
         line = self.line(text, face, size)
         available = width - 2 * PADDING
         if shrink and line.width > available > 0 and size > MIN_FONT_SIZE:

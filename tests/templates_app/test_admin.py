@@ -167,3 +167,40 @@ def test_upload_offers_only_the_staff_members_organizations(
     )
 
     assert list(form.fields["organization"].queryset) == [organization]
+
+
+def test_test_fill_downloads_the_working_version_filled_with_example_data(
+    member_client: Client, fw9_template
+) -> None:
+    from tests.pdfcheck import page_text
+
+    response = member_client.post(
+        reverse("admin:templates_app_pdftemplate_test_fill", args=[fw9_template.pk])
+    )
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/pdf"
+    assert (
+        response["Content-Disposition"]
+        == f'attachment; filename="test-fill-{fw9_template.eid}.pdf"'
+    )
+    assert "Sample text" in page_text(response.content)
+
+
+def test_outsiders_cannot_test_fill(outsider_client: Client, fw9_template) -> None:
+    response = outsider_client.post(
+        reverse("admin:templates_app_pdftemplate_test_fill", args=[fw9_template.pk])
+    )
+
+    assert response.status_code == 404
+
+
+def test_change_page_offers_fields_publish_and_test_fill(
+    member_client: Client, fw9_template
+) -> None:
+    page = member_client.get(
+        reverse("admin:templates_app_pdftemplate_change", args=[fw9_template.pk])
+    ).content.decode()
+
+    for name in ("fields", "publish", "test_fill"):
+        assert reverse(f"admin:templates_app_pdftemplate_{name}", args=[fw9_template.pk]) in page

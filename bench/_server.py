@@ -1,0 +1,139 @@
+"""Shared benchmark plumbing: a throwaway data directory, Django set up on it, a real server.
+
+Figures are printed, never asserted: machines are shared and noisy, so compare ratios taken in
+one run rather than absolute numbers between runs.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def prepare_environment() -> Path:
+    """Point settings at a fresh temporary data directory and set Django up on it."""
+    data_dir = Path(tempfile.mkdtemp(prefix="bench-"))
+    os.environ.update(
+        {
+            "DATA_DIR": str(data_dir),
+            "DATABASE_URL": f"sqlite:///{data_dir / 'bench.sqlite3'}",
+            "DEBUG": "false",
+            "SECRET_KEY": secrets.token_urlsafe(40),
+            "LOG_LEVEL": "WARNING",
+            # Limits stay on (their cost is part of every request) but never throttle the bench.
+            "RATE_LIMIT_DEVELOPMENT": "1000000",
+            "RATE_LIMIT_PRODUCTION": "1000000",
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+        }
+    )
+    sys.path.insert(0, str(ROOT))
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+    return data_dir
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """gunicorn serving the project on loopback, as in production (one sync worker)."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "config.wsgi",
+                "-b",
+                f"127.0.0.1:{self.port}",
+                "-w",
+                "1",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=os.environ.copy(),
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                status, _ = self.request("GET", "/healthz")
+                if status == 200:
+                    return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("the server did not start")
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, bytes]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            connection.request(method, path, body=body, headers=headers or {})
+            response = connection.getresponse()
+            return response.status, response.read()
+        finally:
+            connection.close()
+
+    def peak_rss_mb(self) -> float:
+        """The worker's peak resident memory (the highest of gunicorn's processes)."""
+        peaks = []
+        for pid in [self.process.pid, *_children(self.process.pid)]:
+            try:
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        peaks.append(int(line.split()[1]) / 1024)
+            except OSError:
+                continue
+        return max(peaks or [0.0])
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def timings(function: Callable[[], object], repeat: int, warmup: int = 3) -> list[float]:
+    for _ in range(warmup):
+        function()
+    out = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        function()
+        out.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+def summary(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return statistics.median(ordered), p95

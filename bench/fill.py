@@ -1,0 +1,174 @@
+"""Benchmark of the fill endpoint and engine. Run from the repository root:
+
+    .venv/bin/python bench/fill.py
+
+Prints, in one run: median and p95 latency of a one-page, 30-field template through the full
+HTTP stack (gunicorn on loopback, authentication, rate limiting, PostgreSQL or SQLite) and of the
+engine alone; a 100-row overflow across pages; a 100-element whole-PDF repeat; peak memory;
+and pypdf's own AcroForm fill of the same form with the same data as a baseline.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import sys
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._server import Server, prepare_environment, summary, timings  # noqa: E402
+
+FIELDS = 30
+
+
+def thirty_field_form() -> bytes:
+    """A one-page AcroForm with 30 labelled text fields (reportlab), the baseline's input."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=(612, 792))
+    for i in range(FIELDS):
+        column, row = i % 2, i // 2
+        x, y = 50 + column * 280, 740 - row * 45
+        canvas.setFont("Helvetica", 8)
+        canvas.drawString(x, y + 19, f"Field {i + 1}")
+        canvas.acroForm.textfield(
+            name=f"field{i}", x=x, y=y, width=250, height=16, fontSize=10, borderWidth=0.5
+        )
+    canvas.showPage()
+    canvas.save()
+    return buffer.getvalue()
+
+
+def main() -> None:
+    prepare_environment()
+    from pypdf import PdfReader, PdfWriter
+
+    from accounts.services import api_key_create, organization_create
+    from fill.engine import fill_pdf, parse_fill_request
+    from fill.services import fill_context
+    from templates_app.engine.demo import build_demo_template
+    from templates_app.services import (
+        template_create_from_pdf,
+        template_create_with_spec,
+        version_pdf,
+        version_spec,
+        working_version,
+    )
+
+    form = thirty_field_form()
+    organization = organization_create(slug="bench", name="Bench")
+    _, key = api_key_create(organization=organization, kind="production")
+    form_template = template_create_from_pdf(
+        organization=organization, title="30 fields", pdf=form, publish=True
+    )
+    demo_pdf, demo_spec = build_demo_template()
+    demo = template_create_with_spec(
+        organization=organization, title="Demo", pdf=demo_pdf, spec=demo_spec, publish=True
+    )
+    values = {f"field{i}": f"Value number {i + 1} for this form" for i in range(FIELDS)}
+    auth = {
+        "Authorization": "Basic " + base64.b64encode(f"{key}:".encode()).decode(),
+        "Content-Type": "application/json",
+    }
+
+    one_page = json.dumps({"data": values}).encode()
+    overflow = json.dumps(
+        {"data": {"items": [f"Row {i}" for i in range(100)], "prices": list(range(100))}}
+    ).encode()
+    repeat = json.dumps(
+        {
+            "data": [
+                {
+                    "name": {"firstName": f"P{i}", "lastName": "X"},
+                    "email": f"p{i}@example.com",
+                    "amount": i,
+                }
+                for i in range(100)
+            ]
+        }
+    ).encode()
+
+    server = Server()
+    try:
+
+        def post(template, body: bytes) -> None:
+            status, content = server.request("POST", f"/api/v1/fill/{template.eid}.pdf", body, auth)
+            assert status == 200 and content.startswith(b"%PDF"), (status, content[:200])
+
+        http_one = summary(timings(lambda: post(form_template, one_page), repeat=200))
+        http_overflow = summary(timings(lambda: post(demo, overflow), repeat=20))
+        http_repeat = summary(timings(lambda: post(demo, repeat), repeat=10, warmup=1))
+        server_peak = server.peak_rss_mb()
+    finally:
+        server.stop()
+
+    version = working_version(form_template)
+    base, spec, context = version_pdf(version), version_spec(version), fill_context()
+    request = parse_fill_request({"data": values}, max_documents=10)
+    engine_one = summary(
+        timings(
+            lambda: fill_pdf(template_pdf=base, spec=spec, request=request, context=context),
+            repeat=200,
+        )
+    )
+    demo_version = working_version(demo)
+    demo_base, demo_spec_json = version_pdf(demo_version), version_spec(demo_version)
+    repeat_request = parse_fill_request(json.loads(repeat), max_documents=1000)
+    engine_repeat = summary(
+        timings(
+            lambda: fill_pdf(
+                template_pdf=demo_base, spec=demo_spec_json, request=repeat_request, context=context
+            ),
+            repeat=5,
+            warmup=1,
+        )
+    )
+    tracemalloc.start()  # a separate run: tracing slows everything down several times
+    repeat_pdf = fill_pdf(
+        template_pdf=demo_base, spec=demo_spec_json, request=repeat_request, context=context
+    )
+    _, traced_peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    overflow_pdf = fill_pdf(
+        template_pdf=demo_base,
+        spec=demo_spec_json,
+        request=parse_fill_request(json.loads(overflow), max_documents=1),
+        context=context,
+    )
+    pages = {
+        name: len(PdfReader(io.BytesIO(pdf)).pages)
+        for name, pdf in (("overflow", overflow_pdf), ("repeat", repeat_pdf))
+    }
+
+    def pypdf_fill() -> bytes:
+        writer = PdfWriter(clone_from=PdfReader(io.BytesIO(form)))
+        writer.update_page_form_field_values(writer.pages[0], values, auto_regenerate=False)
+        out = io.BytesIO()
+        writer.write(out)
+        return out.getvalue()
+
+    baseline = summary(timings(pypdf_fill, repeat=100))
+
+    rows = [
+        ("one page, 30 fields, HTTP (gunicorn, loopback)", http_one),
+        ("one page, 30 fields, engine only", engine_one),
+        ("pypdf AcroForm fill, same form and data (baseline)", baseline),
+        (f"100-row overflow ({pages['overflow']} pages), HTTP", http_overflow),
+        (f"100-element whole-PDF repeat ({pages['repeat']} pages), HTTP", http_repeat),
+        ("100-element whole-PDF repeat, engine only", engine_repeat),
+    ]
+    print(f"{'case':58} {'median ms':>10} {'p95 ms':>9}")
+    for label, (median, p95) in rows:
+        print(f"{label:58} {median:10.1f} {p95:9.1f}")
+    print(f"engine speed-up over the pypdf baseline (median): {baseline[0] / engine_one[0]:.1f}x")
+    print(
+        f"peak memory: server worker {server_peak:.0f} MB RSS; engine allocations during the 100-element repeat {traced_peak / 1e6:.0f} MB"
+    )
+
+
+if __name__ == "__main__":
+    main()

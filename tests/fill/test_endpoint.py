@@ -1,0 +1,190 @@
+"""The fill endpoint: versions, tenancy, limits, encryption, multipart, images by URL, privacy."""
+
+import base64
+import io
+import json
+import logging
+from pathlib import Path
+
+import pytest
+from django.apps import apps
+from django.test import Client
+from PIL import Image
+
+from accounts.payload_keys import payload_key_create
+from core.engine.payload_crypto import encrypt_payload
+from templates_app import services
+from tests.fill.conftest import spec_field
+from tests.pdfcheck import dark_pixels, render, text_in_rect, words
+
+
+def title_of(demo, response) -> str:
+    assert response.status_code == 200, response.content[:500]
+    return text_in_rect(words(response.content)[0], spec_field(demo, "title")["rect"])
+
+
+def rename_alias(template, field_id: str, alias: str) -> None:
+    spec = services.working_version(template).spec
+    next(f for f in spec["fields"] if f["id"] == field_id)["alias"] = alias
+    services.template_update_working(template=template, spec=spec)
+
+
+def test_version_number_selects_working_published_or_numbered(demo, fill) -> None:
+    rename_alias(demo, "title", "headline")
+    services.template_publish(template=demo)  # version 2 uses "headline"
+    rename_alias(demo, "title", "caption")  # the working version uses "caption"
+    body = {"data": {"title": "T", "headline": "H", "caption": "C"}}
+
+    assert title_of(demo, fill(demo, body, "?versionNumber=-1")) == "C"
+    assert title_of(demo, fill(demo, body)) == "H"
+    assert title_of(demo, fill(demo, body, "?versionNumber=-2")) == "H"
+    assert title_of(demo, fill(demo, body, "?versionNumber=1")) == "T"
+    assert title_of(demo, fill(demo, body, "?versionNumber=2")) == "H"
+
+
+@pytest.mark.parametrize("query", ["?versionNumber=3", "?versionNumber=0", "?versionNumber=latest"])
+def test_an_unknown_version_is_a_404(demo, fill, query: str) -> None:
+    response = fill(demo, {"data": {"title": "x"}}, query)
+
+    assert response.status_code == 404
+    assert response.json()["name"] == "NotFoundError"
+
+
+def test_another_organizations_template_is_a_404(demo, fill, client_for, other_api_key) -> None:
+    response = fill(demo, {"data": {"title": "x"}}, client=client_for(other_api_key))
+    missing = fill("AAAAAAAAAAAAAAAAAAAA", {"data": {"title": "x"}})
+
+    assert response.status_code == missing.status_code == 404
+    assert response.json() == {
+        "name": "NotFoundError",
+        "message": f"No template with eid '{demo.eid}'.",
+    }
+
+
+def test_unauthenticated_is_a_401(demo) -> None:
+    response = Client().post(
+        f"/api/v1/fill/{demo.eid}.pdf", data="{}", content_type="application/json"
+    )
+
+    assert response.status_code == 401
+    assert response.json()["name"] == "AuthorizationError"
+
+
+def test_json_body_limit_is_1_mib(demo, api_client) -> None:
+    def body_of(size: int) -> bytes:
+        skeleton = json.dumps({"data": {"title": "fits", "padding": ""}}).encode()
+        return json.dumps(
+            {"data": {"title": "fits", "padding": "p" * (size - len(skeleton))}}
+        ).encode()
+
+    url = f"/api/v1/fill/{demo.eid}.pdf"
+    at_limit = api_client.post(url, data=body_of(1_048_576), content_type="application/json")
+    over = api_client.post(url, data=body_of(1_048_577), content_type="application/json")
+
+    assert at_limit.status_code == 200
+    assert over.status_code == 413
+    assert over.json() == {"name": "RequestTooLarge", "message": "Request Too Large"}
+
+
+def png_data_url(size_bytes_target: int) -> str:
+    """A data: URL of a noisy PNG of roughly the given decoded size."""
+    import os
+
+    side = 16
+    while True:
+        buffer = io.BytesIO()
+        Image.frombytes("RGB", (side, side), os.urandom(side * side * 3)).save(buffer, "PNG")
+        if len(buffer.getvalue()) >= size_bytes_target:
+            return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+        side += 8
+
+
+def test_data_urls_over_100k_in_total_are_a_413(demo, fill) -> None:
+    big = png_data_url(60 * 1024)
+    one = fill(demo, {"data": {"photo": big}})
+    two = fill(demo, {"data": [{"photo": big}, {"photo": big}]})
+
+    assert one.status_code == 200
+    assert two.status_code == 413
+    assert two.json()["name"] == "RequestTooLarge"
+
+
+def test_multipart_is_filled_like_json(demo, api_client) -> None:
+    response = api_client.post(
+        f"/api/v1/fill/{demo.eid}.pdf",
+        data={"data": json.dumps({"title": "From multipart"}), "title": "Doc", "fontSize": "12"},
+    )
+
+    assert title_of(demo, response) == "From multipart"
+
+
+def test_encrypted_data_is_decrypted_with_the_organizations_key(demo, fill, organization) -> None:
+    pair = payload_key_create(organization=organization)
+    encrypted = encrypt_payload({"title": "Secret title"}, pair.public_pem.encode())
+
+    assert title_of(demo, fill(demo, {"data": encrypted, "title": "Clear"})) == "Secret title"
+    broken = fill(demo, {"data": encrypted[:-10] + "0" * 10})
+    assert broken.status_code == 400
+    assert broken.json()["fields"][0]["property"] == "data"
+
+
+def test_images_by_http_url_go_through_the_safe_fetcher(
+    demo, fill, fetch_http_server, settings
+) -> None:
+    buffer = io.BytesIO()
+    Image.new("RGB", (30, 10), (0, 0, 0)).save(buffer, "PNG")
+    fetch_http_server.respond("/sig.png", buffer.getvalue(), content_type="image/png")
+    fetch_http_server.respond("/huge.png", b"\x89PNG" + b"0" * 2048, content_type="image/png")
+    rect = spec_field(demo, "photo")["rect"]
+
+    refused = fill(demo, {"data": {"photo": fetch_http_server.url("/sig.png")}})
+    settings.FETCH_ALLOW_NETWORKS = ["127.0.0.0/8"]
+    allowed = fill(demo, {"data": {"photo": fetch_http_server.url("/sig.png")}})
+    settings.FETCH_IMAGE_MAX_BYTES = 1024
+    too_large = fill(demo, {"data": {"photo": fetch_http_server.url("/huge.png")}})
+
+    assert refused.status_code == allowed.status_code == too_large.status_code == 200
+    assert dark_pixels(render(refused.content), rect, 792) == 0  # loopback refused: unfilled
+    assert dark_pixels(render(allowed.content), rect, 792) > 500
+    assert dark_pixels(render(too_large.content), rect, 792) == 0
+
+
+def _row_counts() -> dict[str, int]:
+    return {m._meta.label: m.objects.count() for m in apps.get_models()}
+
+
+def _dump_database() -> str:
+    from django.core import serializers
+
+    return "".join(serializers.serialize("json", m.objects.all()) for m in apps.get_models())
+
+
+def test_nothing_of_the_request_is_stored_or_logged(demo, fill, caplog, settings) -> None:
+    marker = "Zq7-UNIQUE-MARKER-4412"
+    fill(demo, {"data": {"title": "warm up"}})  # first use of the key writes last_used_at
+    before_rows = _row_counts()
+    before_files = sorted(Path(settings.MEDIA_ROOT).rglob("*")) + sorted(
+        Path(settings.DATA_DIR).rglob("*")
+    )
+
+    with caplog.at_level(logging.DEBUG):
+        ok = fill(demo, {"data": {"title": marker, "email": marker}, "title": marker})
+        bad = fill(demo, {"data": {"ssn": marker, "birthDate": marker}})
+        worse = fill(demo, {"data": {"title": {"value": marker, "fontFamily": marker}}})
+
+    assert ok.status_code == 200
+    assert bad.status_code == worse.status_code == 400
+    assert _row_counts() == before_rows
+    assert marker not in _dump_database()
+    assert marker not in caplog.text
+    after_files = sorted(Path(settings.MEDIA_ROOT).rglob("*")) + sorted(
+        Path(settings.DATA_DIR).rglob("*")
+    )
+    assert after_files == before_files
+
+
+def test_rate_limit_headers_come_with_the_pdf(demo, fill) -> None:
+    response = fill(demo, {"data": {"title": "x"}})
+
+    assert response["X-RateLimit-Limit"] == "100000"
+    assert response["X-RateLimit-Interval-Ms"] == "1000"
