@@ -15,7 +15,7 @@ run_packages=(
   fonts-noto-core fonts-noto-cjk fonts-droid-fallback fonts-nanum fonts-liberation fontconfig
 )
 # Tests read PDFs with poppler (pdftoppm, pdftotext), drive Debian's Chromium, sign with SoftHSM2.
-test_packages=(poppler-utils chromium softhsm2 opensc)
+test_packages=(poppler-utils qpdf chromium softhsm2 opensc)
 
 packages=("${run_packages[@]}")
 if [ "$mode" = "test" ]; then
