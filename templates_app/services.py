@@ -152,6 +152,23 @@ def version_pdf(version: TemplateVersion) -> bytes:
     return blob_read(version.pdf_path, version.pdf_sha256)
 
 
+def unknown_fonts(spec: dict[str, Any]) -> list[Problem]:
+    """Font names the font library does not know, so a fill never fails on the template's own."""
+    from core.resources import font_library  # fonts load lazily: only saves need them
+
+    library = font_library()
+    problems = []
+    styles = [("style", spec.get("style") or {})] + [
+        (f"fields.{i}.style", field.get("style") or {})
+        for i, field in enumerate(spec.get("fields", []))
+    ]
+    for path, style in styles:
+        family = style.get("fontFamily")
+        if family and not library.is_known_family(family):
+            problems.append(Problem(f"{path}.fontFamily", f'Unknown font family "{family}".'))
+    return problems
+
+
 @transaction.atomic
 def template_update_working(
     *, template: PdfTemplate, spec: dict[str, Any], title: str | None = None
@@ -164,7 +181,7 @@ def template_update_working(
         template=template, number__isnull=True
     )
     candidate = {**spec, "pages": version.spec["pages"]}
-    problems = validate_template_json(candidate)
+    problems = validate_template_json(candidate) or unknown_fonts(candidate)
     if problems:
         raise validation_failed(problems)
     version.spec = TemplateSpec.from_json(candidate).to_json()

@@ -162,3 +162,16 @@ def test_a_refused_import_stores_nothing(organization, settings) -> None:
 def test_another_organizations_template_is_not_found(fw9_template, other_organization) -> None:
     with pytest.raises(NotFound):
         services.template_get(organization=other_organization, eid=fw9_template.eid)
+
+
+def test_unknown_font_names_are_refused_at_save(demo_template: PdfTemplate) -> None:
+    def bad_fonts(spec):
+        spec["style"]["fontFamily"] = "Comic Sanz"
+        spec["fields"][2].setdefault("style", {})["fontFamily"] = "helvetica"
+
+    problems = [(f.property, f.message) for f in _invalid(demo_template, bad_fonts).fields]
+
+    assert problems == [
+        ("style.fontFamily", 'Unknown font family "Comic Sanz".'),
+        ("fields.2.style.fontFamily", 'Unknown font family "helvetica".'),
+    ]
