@@ -43,7 +43,7 @@ class Widget:
     rect: Rect
     rotation: int
     value: str | bool
-    draw: Callable[..., None]
+    draw: Callable[..., None] | None
     read_only: bool = False
     font_size: float = 10.0
     color: str = "#000000"

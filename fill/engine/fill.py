@@ -15,10 +15,11 @@ from core.engine.fonts import FontFace, FontLibrary, FontNotFound
 from core.engine.images import LoadedImage
 from fill.engine.assemble import OutputPage, Widget, assemble
 from fill.engine.errors import DataUrlsTooLarge, FillInvalid, FillLimitExceeded
-from fill.engine.formatting import Content, PageNumbers, content_for
+from fill.engine.formatting import PageNumbers, content_for
 from fill.engine.layout import PagePlan, Placement, plan_document
 from fill.engine.payload import DataResolver, Entry, FillRequest, Repeat, RepeatedRows, Rows, Value
 from fill.engine.render import Look, Painter, local_size
+from fill.engine.slots import Draw, slots_for
 from fill.engine.text import TextSetter
 from templates_app.engine.spec import FieldSpec, Rect, Style, TemplateSpec
 
@@ -48,9 +49,6 @@ class FillContext:
     load_image: Callable[[str], LoadedImage | None]
     limits: FillLimits = field(default_factory=FillLimits)
     producer: str = "docautomation"
-
-
-Draw = Callable[[Painter, float, float], None]
 
 
 @dataclass
@@ -112,145 +110,38 @@ class _Filler:
     ) -> None:
         field = placement.field
         content = content_for(field, placement.entry.value, numbers)
-        look = self.look(placement) if content.kind != "image" else None
-        interactive = self.options.use_interactive_fields and content.kind != "image"
-        if interactive:
-            self._widgets(page, output_index, placement, content, look)
-            return
-        rotation = self.rotation(field)
-        if content.kind == "text":
-            if field.type == "longText":
-
-                def draw(p, w, h, c=content):
-                    return p.text_block(c.text, look, w, h, shrink=field.auto_size)  # noqa: E731
-            else:
-                draw = lambda p, w, h, c=content: p.text_line(c.text, look, w, h)  # noqa: E731
-            page.draws.append((field.rect, rotation, draw))
-        elif content.kind == "parts":
-            rects = field.part_rects
-            for name, text in content.parts:
-                page.draws.append(
-                    (rects[name], rotation, lambda p, w, h, t=text: p.text_line(t, look, w, h))
-                )
-        elif content.kind == "boxes":
-            box_look = (
-                Look(look.face, look.size, look.color, "center")
-                if field.type == "charList"
-                else look
-            )
-            for box, text in zip(field.boxes, content.boxes, strict=False):
-                page.draws.append(
-                    (box, rotation, lambda p, w, h, t=text: p.text_line(t, box_look, w, h))
-                )
-        elif content.kind == "check" and content.flag:
-            page.draws.append((field.rect, 0, lambda p, w, h: p.check(look, w, h)))
-        elif content.kind == "radio":
-            for option in field.options:
-                if option.id == content.option:
-                    page.draws.append((option.rect, 0, lambda p, w, h: p.dot(look, w, h)))
-        elif content.kind == "image":
-            image = self.images.get(content.url)
-            if image is not None:
-                page.draws.append((field.rect, rotation, lambda p, w, h: p.image(image, w, h)))
-
-    def _widgets(
-        self, page: _Page, output_index: int, placement: Placement, content: Content, look: Look
-    ) -> None:
-        field = placement.field
-        name = placement.name.replace(".", "_")
-        common = {
-            "output_page": output_index,
-            "read_only": self.read_only(placement),
-            "font_size": look.size,
-            "color": look.color,
-            "alignment": look.alignment,
-        }
-        rotation = self.rotation(field)
-        kind = field.type
-        empty = content.kind == "empty"
-
-        def text_widget(
-            widget_name: str, rect: Rect, text: str, *, multiline: bool = False, shrink: bool = True
-        ) -> Widget:
-            if multiline:
-                draw = lambda p, w, h: p.text_block(text, look, w, h, shrink=field.auto_size)  # noqa: E731
-            else:
-                draw = lambda p, w, h: p.text_line(text, look, w, h, shrink=shrink)  # noqa: E731
-            return Widget(
-                name=widget_name,
-                kind="text",
-                rect=rect,
-                rotation=rotation,
-                value=text,
-                draw=draw,
-                multiline=multiline,
-                **common,
-            )
-
-        if kind == "checkbox":
+        interactive = self.options.use_interactive_fields
+        look = self.look(placement)
+        image = self.images.get(content.url) if content.kind == "image" else None
+        slots = slots_for(
+            field, content, look, self.rotation(field), interactive=interactive, image=image
+        )
+        name = placement.name.replace(".", "_")  # a period would make a field hierarchy
+        for slot in slots:
+            if (
+                not interactive or slot.kind == "image"
+            ):  # images stay flat: AcroForm has no image field
+                if slot.visible:
+                    page.draws.append((slot.rect, slot.rotation, slot.draw))
+                continue
             page.widgets.append(
                 Widget(
-                    name=name,
-                    kind="checkbox",
-                    rect=field.rect,
-                    rotation=0,
-                    value=bool(content.flag) and not empty,
-                    draw=lambda p, w, h: p.check(look, w, h),
-                    **common,
+                    name=name + slot.suffix,
+                    kind=slot.kind,
+                    output_page=output_index,
+                    rect=slot.rect,
+                    rotation=slot.rotation,
+                    value=slot.value,
+                    draw=slot.draw,
+                    option=slot.option,
+                    multiline=slot.multiline,
+                    comb=slot.comb,
+                    read_only=self.read_only(placement),
+                    font_size=look.size,
+                    color=look.color,
+                    alignment="left" if slot.comb else look.alignment,
                 )
             )
-        elif kind == "radioGroup":
-            selected = "" if empty else content.option
-            for option in field.options:
-                page.widgets.append(
-                    Widget(
-                        name=name,
-                        kind="radio",
-                        rect=option.rect,
-                        rotation=0,
-                        value=selected,
-                        option=option.id,
-                        draw=lambda p, w, h: p.dot(look, w, h),
-                        **common,
-                    )
-                )
-        elif field.parts:
-            texts = dict(content.parts) if not empty else {}
-            for part, rect in field.parts:
-                page.widgets.append(text_widget(f"{name}_{part}", rect, texts.get(part, "")))
-        elif kind == "charList":
-            chars = "" if empty else "".join(content.boxes)
-            union = _union(field.boxes)
-            box_look = Look(look.face, look.size, look.color, "center")
-            offsets = [(box.x - union.x, box.width) for box in field.boxes]
-
-            def comb(p: Painter, w: float, h: float, chars: str = chars) -> None:
-                for (x, width), char in zip(offsets, chars, strict=False):
-                    p.canvas.saveState()
-                    p.canvas.translate(x, 0)
-                    p.text_line(char, box_look, width, h)
-                    p.canvas.restoreState()
-
-            page.widgets.append(
-                Widget(
-                    name=name,
-                    kind="text",
-                    rect=union,
-                    rotation=0,
-                    value=chars,
-                    draw=comb,
-                    comb=len(field.boxes),
-                    **{**common, "alignment": "left"},
-                )
-            )
-        elif kind == "textWrap":
-            lines = () if empty else content.boxes
-            for index, box in enumerate(field.boxes):
-                text = lines[index] if index < len(lines) else ""
-                page.widgets.append(text_widget(f"{name}_{index}", box, text))
-        else:
-            text = "" if empty else content.text
-            page.widgets.append(text_widget(name, field.rect, text, multiline=kind == "longText"))
 
     # --- the document ---------------------------------------------------------------------------
     def pages_of(self, plans: list[PagePlan], first_output_index: int) -> list[_Page]:
@@ -283,6 +174,8 @@ class _Filler:
             outputs.append(OutputPage(page.template_page, overlay_index, page.widgets))
         for page in pages:
             for widget in page.widgets:
+                if widget.draw is None:
+                    continue  # empty: the shared empty appearance serves
                 width, height = local_size(widget.rect, widget.rotation)
                 canvas.setPageSize((width, height))
                 with painter.whole_page(width, height) as (w, h):
@@ -293,11 +186,6 @@ class _Filler:
             return None, outputs
         canvas.save()
         return buffer.getvalue(), outputs
-
-
-def _union(rects: tuple[Rect, ...]) -> Rect:
-    x0, y0 = min(r.x for r in rects), min(r.y for r in rects)
-    return Rect(x0, y0, max(r.right for r in rects) - x0, max(r.top for r in rects) - y0)
 
 
 def _image_urls(spec: TemplateSpec, documents: list[dict[str, Value]]) -> list[str]:
