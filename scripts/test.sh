@@ -9,5 +9,6 @@ export PATH="$PWD/.venv/bin:$PATH"
 ruff check .
 ruff format --check .
 lint-imports
+mypy
 python manage.py makemigrations --check --dry-run >/dev/null
 pytest -n "${PYTEST_WORKERS:-auto}" "$@"

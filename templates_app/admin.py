@@ -6,6 +6,7 @@ Staff see only the templates of organizations they belong to; superusers see all
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin, messages
@@ -18,7 +19,7 @@ from django.urls import path, reverse
 
 from accounts.models import Organization
 from core.errors import ServiceError, ValidationFailed
-from templates_app import services
+from templates_app import editor, services
 from templates_app.forms import FieldRowForm, FieldRowFormSet, StyleForm, TemplateUploadForm
 from templates_app.models import PdfTemplate, TemplateVersion
 
@@ -153,6 +154,25 @@ class PdfTemplateAdmin(admin.ModelAdmin):
                 self.admin_site.admin_view(self.test_fill_view),
                 name="templates_app_pdftemplate_test_fill",
             ),
+            # The visual editor (templates_app/editor.py): the page and its JSON endpoints.
+            path(
+                "<path:object_id>/editor/",
+                self.admin_site.admin_view(self.editor_view),
+                name="templates_app_pdftemplate_editor",
+            ),
+            *(
+                path(
+                    f"<path:object_id>/editor/{suffix}/",
+                    self.admin_site.admin_view(self._editor_endpoint(view)),
+                    name=f"templates_app_pdftemplate_editor_{suffix}",
+                )
+                for suffix, view in (
+                    ("pdf", editor.editor_pdf),
+                    ("spec", editor.editor_spec),
+                    ("publish", editor.editor_publish),
+                    ("preview", editor.editor_preview),
+                )
+            ),
         ]
         return extra + super().get_urls()
 
@@ -163,6 +183,22 @@ class PdfTemplateAdmin(admin.ModelAdmin):
         if not self.has_change_permission(request, template):
             raise PermissionDenied
         return template
+
+    def editor_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        template = self._template_for_change(request, object_id)
+        return editor.editor_page(
+            request, template, admin_context=self.admin_site.each_context(request)
+        )
+
+    def _editor_endpoint(
+        self, view: Callable[[HttpRequest, PdfTemplate], HttpResponse]
+    ) -> Callable[[HttpRequest, str], HttpResponse]:
+        """An editor endpoint behind the same tenancy and permission check as the other views."""
+
+        def endpoint(request: HttpRequest, object_id: str) -> HttpResponse:
+            return view(request, self._template_for_change(request, object_id))
+
+        return endpoint
 
     def publish_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         if request.method != "POST":
@@ -282,6 +318,7 @@ class PdfTemplateAdmin(admin.ModelAdmin):
             ("fields_url", "fields"),
             ("publish_url", "publish"),
             ("test_fill_url", "test_fill"),
+            ("editor_url", "editor"),
         ):
             extra_context[key] = reverse(
                 f"admin:templates_app_pdftemplate_{name}", args=[object_id]

@@ -20,6 +20,7 @@ from pypdf.generic import (
     TextStringObject,
 )
 
+from core.engine.pdfobjects import as_array, as_dict, as_stream
 from fill.engine.pdfwrite import IncrementalWriter
 from fill.engine.render import local_size, rotation_matrix
 from templates_app.engine.spec import Rect
@@ -85,9 +86,9 @@ class _Assembler:
         self.reader = self.writer.reader
         self.overlay = overlay
         self.template_pages = self.reader.pages
-        root = self.reader.trailer["/Root"]
         self.root_ref = self.reader.trailer.raw_get("/Root")
-        self.root = root
+        self.root = as_dict(self.root_ref)
+        root = self.root
         self.pages_ref = root.raw_get("/Pages")
         self._wrap: tuple[IndirectObject, IndirectObject, IndirectObject] | None = None
         self._empty_appearance: IndirectObject | None = None
@@ -109,7 +110,7 @@ class _Assembler:
     ) -> IndirectObject:
         assert self.overlay is not None
         page = self.overlay.pages[overlay_page]
-        contents = page["/Contents"].get_object()
+        contents = as_stream(page["/Contents"])
         form = EncodedStreamObject()
         form._data = contents._data
         if "/Filter" in contents:
@@ -127,7 +128,9 @@ class _Assembler:
     # --- pages ----------------------------------------------------------------------------------
     def page(self, output: OutputPage, first_time: bool) -> IndirectObject:
         template = self.template_pages[output.template_page]
-        ref = template.indirect_reference if first_time else self.writer.reserve()
+        original = template.indirect_reference
+        assert original is not None  # pages read from a file always have one
+        ref = original if first_time else self.writer.reserve()
         page = DictionaryObject({NameObject(k): v for k, v in template.items()})
         page[NameObject("/Parent")] = self.pages_ref
         if not first_time:
@@ -263,7 +266,7 @@ class _Assembler:
                 {NameObject("/CA"): TextStringObject("4" if widget.kind == "checkbox" else "l")}
             )
         ref = self.writer.add(annotation)
-        field["/Kids"].append(ref)
+        as_array(field["/Kids"]).append(ref)
         return ref
 
     def acroform(self) -> DictionaryObject:

@@ -118,10 +118,9 @@ class _Filler:
         )
         name = placement.name.replace(".", "_")  # a period would make a field hierarchy
         for slot in slots:
-            if (
-                not interactive or slot.kind == "image"
-            ):  # images stay flat: AcroForm has no image field
-                if slot.visible:
+            # Images stay flat: AcroForm has no image field.
+            if not interactive or slot.kind == "image":
+                if slot.visible and slot.draw is not None:
                     page.draws.append((slot.rect, slot.rotation, slot.draw))
                 continue
             page.widgets.append(

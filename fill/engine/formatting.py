@@ -84,7 +84,7 @@ def format_decimal(
         value = value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
     text = format(abs(value), "f")
     whole, _, fraction = text.partition(".")
-    groups = []
+    groups: list[str] = []
     while len(whole) > 3:
         groups.insert(0, whole[-3:])
         whole = whole[:-3]

@@ -48,7 +48,7 @@ class _PageFields:
         self.loose = [f for f in spec.fields if f.page == page]
         self.arrays: list[tuple[ArraySpec, list[FieldSpec]]] = []
         by_id = {f.id: f for f in spec.fields}
-        members = set()
+        members: set[str] = set()
         for array in spec.arrays:
             rows = [by_id[i] for i in array.field_ids]
             if rows and rows[0].page == page:
@@ -127,8 +127,8 @@ def _placements(
             continue
         for row, field in enumerate(rows):
             index = copy * len(rows) + row
-            if index < len(found.entries) and found.entries[index] is not None:
-                entry = found.entries[index]
+            entry = found.entries[index] if index < len(found.entries) else None
+            if entry is not None:
                 name = f"{array.alias}[{index}]" + (f"~{group}" if group else "")
                 out.append(Placement(field, entry, found.style, found.read_only, name))
     return tuple(out)

@@ -20,6 +20,7 @@ from pypdf.generic import (
     EncodedStreamObject,
     IndirectObject,
     NameObject,
+    NullObject,
     PdfObject,
     StreamObject,
 )
@@ -56,13 +57,16 @@ class IncrementalWriter:
         self.base = base if base.endswith(b"\n") else base + b"\n"
         self.reader = PdfReader(io.BytesIO(self.base), strict=False)
         self.previous_xref = _startxref(self.base)
-        self.next_id = int(self.reader.trailer["/Size"])
+        size = self.reader.trailer["/Size"]
+        if not isinstance(size, int):
+            raise ValueError("the base PDF's trailer has no /Size")
+        self.next_id = int(size)
         self.objects: dict[int, bytes] = {}
         self._imported: dict[tuple[int, int], IndirectObject] = {}
 
     # --- objects ------------------------------------------------------------------------------
     def reserve(self) -> IndirectObject:
-        ref = IndirectObject(self.next_id, 0, None)  # type: ignore[arg-type]
+        ref = IndirectObject(self.next_id, 0, None)
         self.next_id += 1
         return ref
 
@@ -89,7 +93,7 @@ class IncrementalWriter:
             ref = self._imported.get(key)
             if ref is None:
                 ref = self._imported[key] = self.reserve()
-                self.put(ref, self.import_object(obj.get_object(), source))
+                self.put(ref, self.import_object(obj.get_object() or NullObject(), source))
             return ref
         if isinstance(obj, StreamObject):
             copy = EncodedStreamObject()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pypdf import PdfReader, PdfWriter
@@ -22,6 +22,7 @@ from pypdf.generic import (
     NameObject,
 )
 
+from core.engine.pdfobjects import as_array, as_dict
 from templates_app.engine.spec import (
     FieldSpec,
     PageSpec,
@@ -71,6 +72,19 @@ class _Terminal:
     quadding: int
     max_length: int | None
     widgets: list[DictionaryObject] = field(default_factory=list)
+
+
+def _acroform(reader: PdfReader) -> DictionaryObject | None:
+    acroform = as_dict(reader.trailer["/Root"]).get("/AcroForm")
+    return as_dict(acroform) if acroform is not None else None
+
+
+def _rect_of(widget: DictionaryObject) -> Rect:
+    corners = as_array(widget["/Rect"])
+    if len(corners) != 4:
+        raise PdfReadError("a widget's /Rect must be four numbers")
+    x0, y0, x1, y1 = (float(v) for v in corners)
+    return Rect.from_corners(x0, y0, x1, y1)
 
 
 def _text(value: Any) -> str:
@@ -179,10 +193,9 @@ def _read(data: bytes) -> PdfReader:
 
 
 def _field_specs(reader: PdfReader) -> list[FieldSpec]:
-    acroform = reader.trailer["/Root"].get("/AcroForm")
+    acroform = _acroform(reader)
     if acroform is None:
         return []
-    acroform = acroform.get_object()
     page_of: dict[int, int] = {}
     for index, page in enumerate(reader.pages):
         for annot in page.get("/Annots") or []:
@@ -212,13 +225,14 @@ def _specs_of(terminal: _Terminal, page_of: dict[int, int], start: int) -> list[
         page = _page_index(widget, page_of)
         if page is None or "/Rect" not in widget:
             continue  # a widget on no page is invisible: nothing to fill
-        placed.append((widget, page, Rect.from_corners(*(float(v) for v in widget["/Rect"]))))
+        placed.append((widget, page, _rect_of(widget)))
     if not placed:
         return []
     alias = terminal.name or f"field{start}"
 
     if kind == "/Btn" and terminal.flags & FF_RADIO:
-        options, seen = [], set()
+        options: list[RadioOption] = []
+        seen: set[str] = set()
         for widget, _page, rect in placed:
             option_id = _on_state(widget) or f"option{len(options) + 1}"
             while option_id in seen:
@@ -242,31 +256,29 @@ def _specs_of(terminal: _Terminal, page_of: dict[int, int], start: int) -> list[
     specs = []
     for offset, (widget, page, rect) in enumerate(placed):
         style, auto_size = _style_from(terminal, widget)
-        common = {
-            "id": f"f{start + offset}",
-            "alias": alias,
-            "page": page,
-            "rect": rect,
-            "label": terminal.label,
-            "style": style,
-            "rotation": _rotation(widget),
-        }
+        # Single-line text, password, and choice fields (combo and list) take text.
+        base = FieldSpec(
+            id=f"f{start + offset}",
+            alias=alias,
+            type="shortText",
+            page=page,
+            rect=rect,
+            label=terminal.label,
+            style=style,
+            rotation=_rotation(widget),
+            auto_size=auto_size,
+        )
         if kind == "/Btn":
-            specs.append(FieldSpec(type="checkbox", **common))
+            specs.append(replace(base, type="checkbox", auto_size=False))
         elif kind == "/Tx" and terminal.flags & FF_COMB and terminal.max_length:
+            boxes = _comb_boxes(rect, terminal.max_length)
             specs.append(
-                FieldSpec(
-                    type="charList",
-                    auto_size=auto_size,
-                    max_length=terminal.max_length,
-                    boxes=_comb_boxes(rect, terminal.max_length),
-                    **common,
-                )
+                replace(base, type="charList", max_length=terminal.max_length, boxes=boxes)
             )
         elif kind == "/Tx" and terminal.flags & FF_MULTILINE:
-            specs.append(FieldSpec(type="longText", auto_size=auto_size, **common))
-        else:  # single-line text, password, and choice fields (combo and list) take text
-            specs.append(FieldSpec(type="shortText", auto_size=auto_size, **common))
+            specs.append(replace(base, type="longText"))
+        else:
+            specs.append(base)
     return specs
 
 
@@ -296,7 +308,7 @@ def _static_paint(widget: DictionaryObject) -> str:
     if mk is None or "/Rect" not in widget:
         return ""
     mk = mk.get_object()
-    rect = Rect.from_corners(*(float(v) for v in widget["/Rect"]))
+    rect = _rect_of(widget)
     ops = []
     if (fill := _color_operator(mk.get("/BG"), stroke=False)) is not None:
         ops.append(f"q {fill} {rect.x:.3f} {rect.y:.3f} {rect.width:.3f} {rect.height:.3f} re f Q")
@@ -373,9 +385,9 @@ def import_pdf(data: bytes) -> ImportedTemplate:
     try:
         pages = tuple(_page_spec(page) for page in reader.pages)
         fields = _field_specs(reader)
-        acroform = reader.trailer["/Root"].get("/AcroForm")
-        if acroform is not None and "/XFA" in acroform.get_object() and not fields:
-            has_listed_fields = bool(acroform.get_object().get("/Fields"))
+        acroform = _acroform(reader)
+        if acroform is not None and "/XFA" in acroform and not fields:
+            has_listed_fields = bool(acroform.get("/Fields"))
             if not has_listed_fields:
                 raise ImportRefused(
                     "xfa_only",

@@ -1,0 +1,168 @@
+"""The visual template editor: its admin page and the JSON endpoints its script calls.
+
+The views are reached only through ``PdfTemplateAdmin`` (``admin.py``), which wraps them in the
+admin's staff login, CSRF protection and ``_template_for_change`` (tenancy and change permission)
+and passes the template it found. So nothing here looks at who is asking: every function below
+receives a template the caller may change.
+
+Endpoints (under ``admin/templates_app/pdftemplate/<id>/editor/``):
+
+- ``""``: the editor page.
+- ``pdf/``: the working version's base PDF, which the page renders with pdf.js.
+- ``spec/``: GET the working version (spec, title, version summary, example data); POST
+  ``{spec, title}`` saves it through ``template_update_working``. A refused save answers 400
+  ``{"name": "ValidationError", "fields": [{"property": "fields.3.rect", "message"}]}``.
+- ``publish/``: POST publishes the working version.
+- ``preview/``: POST ``{data?}`` fills the working version (example data when ``data`` is
+  absent) and answers the PDF.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.templatetags.static import static
+from django.urls import reverse
+
+from core.engine.fonts import BUILTIN_FAMILIES
+from core.errors import ServiceError, ValidationFailed
+from templates_app import services
+from templates_app.engine.describe import example_data
+from templates_app.engine.spec import ALIGNMENTS, FIELD_TYPES, FONT_WEIGHTS, PARTS
+from templates_app.models import PdfTemplate
+
+# Families offered in the editor's font list besides the built-in ones; any catalog family typed
+# by hand is accepted too (the fill checks it).
+SUGGESTED_FAMILIES = ("Roboto", "Open Sans", "Lato", "Inter", "Source Serif 4", "Fira Mono")
+
+
+def _error(error: ServiceError) -> JsonResponse:
+    return JsonResponse(error.as_wire(), status=error.status)
+
+
+def _json_body(request: HttpRequest) -> dict[str, Any]:
+    """The request's JSON object; anything else is a ValidationFailed naming the body."""
+    try:
+        body = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        raise ValidationFailed.single("body", "The body is not valid JSON.") from None
+    if not isinstance(body, dict):
+        raise ValidationFailed.single("body", "The body must be a JSON object.")
+    return body
+
+
+def _url(name: str, template: PdfTemplate) -> str:
+    return reverse(f"admin:templates_app_pdftemplate_{name}", args=[template.pk])
+
+
+def _working_state(template: PdfTemplate) -> dict[str, Any]:
+    """What the editor loads: the working version and where it stands against published ones."""
+    version = services.working_version(template)
+    summary = services.version_summary(template)
+    return {
+        "title": template.title,
+        "spec": version.spec,
+        "summary": {
+            "publishedNumber": summary.published_number,
+            "hasUnpublishedChanges": summary.has_unpublished_changes,
+            "publishedAt": summary.published_at.isoformat() if summary.published_at else None,
+        },
+        "exampleData": example_data(services.version_spec(version)),
+    }
+
+
+def editor_page(
+    request: HttpRequest, template: PdfTemplate, *, admin_context: dict[str, Any]
+) -> HttpResponse:
+    config = {
+        "title": template.title,
+        "eid": template.eid,
+        "urls": {
+            "spec": _url("editor_spec", template),
+            "pdf": _url("editor_pdf", template),
+            "publish": _url("editor_publish", template),
+            "preview": _url("editor_preview", template),
+            "change": _url("change", template),
+            "pdfjs": static("vendor/pdfjs/pdf.min.mjs"),
+            "pdfjsWorker": static("vendor/pdfjs/pdf.worker.min.mjs"),
+        },
+        "fieldTypes": list(FIELD_TYPES),
+        "parts": {kind: list(names) for kind, names in PARTS.items()},
+        "alignments": list(ALIGNMENTS),
+        "fontWeights": list(FONT_WEIGHTS),
+        "fontFamilies": sorted(BUILTIN_FAMILIES) + list(SUGGESTED_FAMILIES),
+    }
+    context = {
+        **admin_context,
+        "opts": PdfTemplate._meta,
+        "original": template,
+        "title": f"Edit {template.title}",
+        "editor_config": config,
+        # The editor needs the whole width: no app list beside it.
+        "is_nav_sidebar_enabled": False,
+    }
+    return render(request, "admin/templates_app/pdftemplate/editor.html", context)
+
+
+def editor_pdf(request: HttpRequest, template: PdfTemplate) -> HttpResponse:
+    if request.method != "GET":
+        return HttpResponse(status=405)
+    pdf = services.version_pdf(services.working_version(template))
+    response = HttpResponse(pdf, content_type="application/pdf")
+    response["Content-Disposition"] = f'inline; filename="{template.eid}.pdf"'
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+def editor_spec(request: HttpRequest, template: PdfTemplate) -> JsonResponse:
+    if request.method == "GET":
+        return JsonResponse(_working_state(template))
+    if request.method != "POST":
+        return JsonResponse({"name": "MethodNotAllowed", "message": "GET or POST."}, status=405)
+    try:
+        body = _json_body(request)
+        spec, title = body.get("spec"), body.get("title")
+        if not isinstance(spec, dict):
+            raise ValidationFailed.single("spec", "Required: the template spec object.")
+        if title is not None and not isinstance(title, str):
+            raise ValidationFailed.single("title", "Must be a string.")
+        services.template_update_working(template=template, spec=spec, title=title)
+    except ServiceError as error:
+        return _error(error)
+    template.refresh_from_db()
+    return JsonResponse(_working_state(template))
+
+
+def editor_publish(request: HttpRequest, template: PdfTemplate) -> JsonResponse:
+    if request.method != "POST":
+        return JsonResponse({"name": "MethodNotAllowed", "message": "POST only."}, status=405)
+    try:
+        version = services.template_publish(template=template)
+    except ServiceError as error:
+        return _error(error)
+    state = _working_state(template)
+    return JsonResponse({**state, "publishedNumber": version.number})
+
+
+def editor_preview(request: HttpRequest, template: PdfTemplate) -> HttpResponse:
+    """The working version filled with ``data`` (or example data), as a PDF to look at."""
+    if request.method != "POST":
+        return JsonResponse({"name": "MethodNotAllowed", "message": "POST only."}, status=405)
+    from fill.services import fill_version  # fill builds on templates, not back
+
+    try:
+        body = _json_body(request)
+        version = services.working_version(template)
+        data = body.get("data")
+        if data is None:
+            data = example_data(services.version_spec(version))
+        pdf = fill_version(version=version, body={"data": data})
+    except ServiceError as error:
+        return _error(error)
+    response = HttpResponse(pdf, content_type="application/pdf")
+    response["Content-Disposition"] = f'inline; filename="preview-{template.eid}.pdf"'
+    response["Cache-Control"] = "private, no-store"
+    return response
