@@ -1,0 +1,69 @@
+"""The organization admin creates API keys and payload keys, showing each secret once."""
+
+import re
+
+from django.contrib.messages import get_messages
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import ApiKey, PayloadKeyPair, User
+from tests.conftest import basic_auth
+
+
+def superuser_client() -> Client:
+    user = User.objects.create_superuser(
+        username="root", email="root@example.com", password="pw-123456789"
+    )
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_create_key_action_shows_the_key_once_and_it_works(organization) -> None:
+    client = superuser_client()
+    response = client.post(
+        reverse("admin:accounts_organization_changelist"),
+        {"action": "create_production_key", "_selected_action": [organization.pk]},
+        follow=True,
+    )
+
+    shown = " ".join(str(m) for m in get_messages(response.wsgi_request))
+    raw_key = re.search(r"(prod_[A-Za-z0-9]{40})", shown).group(1)
+    assert ApiKey.objects.get().kind == "production"
+    assert raw_key not in str(list(ApiKey.objects.values()))
+    api = Client(HTTP_AUTHORIZATION=basic_auth(raw_key))
+    assert (
+        api.post(
+            "/graphql", data='{"query":"{ currentUser { eid } }"}', content_type="application/json"
+        ).status_code
+        == 200
+    )
+
+
+def test_revoke_action(organization, api_key) -> None:
+    client = superuser_client()
+    client.post(
+        reverse("admin:accounts_apikey_changelist"),
+        {"action": "revoke", "_selected_action": [ApiKey.objects.get().pk]},
+    )
+
+    api = Client(HTTP_AUTHORIZATION=basic_auth(api_key))
+    assert (
+        api.post(
+            "/graphql", data='{"query":"{ currentUser { eid } }"}', content_type="application/json"
+        ).status_code
+        == 401
+    )
+
+
+def test_payload_key_action_shows_the_public_key(organization) -> None:
+    response = superuser_client().post(
+        reverse("admin:accounts_organization_changelist"),
+        {"action": "create_payload_key", "_selected_action": [organization.pk]},
+        follow=True,
+    )
+
+    shown = " ".join(str(m) for m in get_messages(response.wsgi_request))
+    assert "-----BEGIN PUBLIC KEY-----" in shown
+    assert PayloadKeyPair.objects.get().public_pem.strip() in shown
+    assert "PRIVATE" not in shown
