@@ -188,3 +188,50 @@ def test_rate_limit_headers_come_with_the_pdf(demo, fill) -> None:
 
     assert response["X-RateLimit-Limit"] == "100000"
     assert response["X-RateLimit-Interval-Ms"] == "1000"
+
+
+def _serve_catalog_family(server, family: str, font_file: Path) -> None:
+    from core.engine.fonts import load_catalog
+
+    for paths in load_catalog().family(family).slots.values():
+        for path in paths:
+            server.respond("/" + path, font_file.read_bytes(), content_type="font/ttf")
+
+
+def test_a_catalog_font_is_downloaded_once_and_used(
+    demo, fill, fetch_http_server, settings, tmp_path
+) -> None:
+    from tests.fixtures import HTML
+    from tests.pdfcheck import fonts
+
+    _serve_catalog_family(
+        fetch_http_server, "Fira Sans", HTML / "weasyprint-report" / "FiraSans-Regular.ttf"
+    )
+    settings.FONT_CATALOG_BASE_URL = fetch_http_server.url("/")
+    settings.FONT_CACHE_DIR = tmp_path / "fonts"
+    settings.FETCH_ALLOW_NETWORKS = ["127.0.0.0/8"]
+
+    first = fill(demo, {"data": {"title": "Fira"}, "fontFamily": "Fira Sans"})
+    requests_after_first = len(fetch_http_server.requests)
+    second = fill(demo, {"data": {"title": "Again"}, "fontFamily": "Fira Sans"})
+
+    assert first.status_code == second.status_code == 200
+    assert any(name.startswith("FiraSans") for name in fonts(first.content))
+    assert requests_after_first > 0
+    assert len(fetch_http_server.requests) == requests_after_first  # the second fill used the cache
+
+
+def test_a_catalog_font_that_cannot_be_fetched_is_a_clear_503(
+    demo, fill, fetch_http_server, settings, tmp_path
+) -> None:
+    settings.FONT_CATALOG_BASE_URL = fetch_http_server.url("/")  # answers 404 for every font
+    settings.FONT_CACHE_DIR = tmp_path / "fonts"
+    settings.FETCH_ALLOW_NETWORKS = ["127.0.0.0/8"]
+
+    response = fill(demo, {"data": {"title": "x"}, "fontFamily": "Roboto"})
+
+    assert response.status_code == 503
+    assert response.json() == {
+        "name": "FontUnavailableError",
+        "message": 'Font family "Roboto" could not be fetched.',
+    }
