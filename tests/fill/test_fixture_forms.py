@@ -97,21 +97,39 @@ def test_rotated_and_offset_pages_show_text_upright_inside_the_box(organization,
     from templates_app.engine.spec import FieldSpec, Rect
     from templates_app.services import template_update_working
 
-    template = template_create_from_pdf(organization=organization, title="boxes", pdf=(PDFS / "tpl-qpdf-boxes-crop-offset-rotate.pdf").read_bytes())
+    template = template_create_from_pdf(
+        organization=organization,
+        title="boxes",
+        pdf=(PDFS / "tpl-qpdf-boxes-crop-offset-rotate.pdf").read_bytes(),
+    )
     spec = version_spec(working_version(template))
     fields = []
     for index, page in enumerate(spec.pages):
         # A box 260 wide and 24 high as the page is displayed, whatever its rotation.
         width, height = (24, 260) if page.rotate in (90, 270) else (260, 24)
         x0, y0 = page.media_box[0], page.media_box[1]
-        fields.append(FieldSpec(id=f"p{index}", alias=f"p{index}", type="shortText", page=index, rect=Rect(x0 + 150, y0 + 200, width, height)))
-    template_update_working(template=template, spec={**spec.to_json(), "fields": [f.to_json() for f in fields]})
+        fields.append(
+            FieldSpec(
+                id=f"p{index}",
+                alias=f"p{index}",
+                type="shortText",
+                page=index,
+                rect=Rect(x0 + 150, y0 + 200, width, height),
+            )
+        )
+    template_update_working(
+        template=template, spec={**spec.to_json(), "fields": [f.to_json() for f in fields]}
+    )
 
-    pdf = fill(template, {"data": {f"p{i}": f"Upright{i} text" for i in range(8)}}, "?versionNumber=-1").content
+    pdf = fill(
+        template, {"data": {f"p{i}": f"Upright{i} text" for i in range(8)}}, "?versionNumber=-1"
+    ).content
     pages = words(pdf)
 
     for index in range(8):
         found = [w for w in pages[index] if w.text in (f"Upright{index}", "text")]
-        assert [w.text for w in sorted(found, key=lambda w: w.x0)] == [f"Upright{index}", "text"], index
+        assert [w.text for w in sorted(found, key=lambda w: w.x0)] == [f"Upright{index}", "text"], (
+            index
+        )
         assert abs(found[0].y0 - found[1].y0) < 1  # one horizontal line as displayed
         assert found[0].y1 - found[0].y0 > 7  # at the asked size, not shrunk to nothing
