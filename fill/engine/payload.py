@@ -9,16 +9,15 @@ repeats the page per outer element and overflows the inner ones.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from core.engine.colors import COLOR_MESSAGE, parse_color
 from fill.engine.errors import FillInvalid, FillLimitExceeded, Problem
 from fill.engine.values import normalize_value
 from templates_app.engine.spec import ALIGNMENTS, FONT_WEIGHTS, FieldSpec, Style, TemplateSpec
 
-HEX_COLOR = re.compile(r"^#?([0-9A-Fa-f]{6})$")
 STYLE_KEYS = ("fontFamily", "fontSize", "textColor", "alignment", "fontWeight")
 MAX_FONT_SIZE = 200
 
@@ -90,14 +89,9 @@ def parse_style(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> S
         size = None
     color = raw.get("textColor")
     if color is not None:
-        match = HEX_COLOR.match(color) if isinstance(color, str) else None
-        if match is None:
-            problems.append(
-                Problem(f"{path}textColor", "Must be a 6-digit hex colour like #3E3E57.")
-            )
-            color = None
-        else:
-            color = "#" + match.group(1).upper()
+        color = parse_color(color)
+        if color is None:
+            problems.append(Problem(f"{path}textColor", COLOR_MESSAGE))
     alignment = raw.get("alignment")
     if alignment is not None and alignment not in ALIGNMENTS:
         problems.append(Problem(f"{path}alignment", "Must be left, center or right."))

@@ -7,12 +7,12 @@ that passes here can be turned into dataclasses and filled without further type 
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from core.engine.colors import COLOR_MESSAGE, HEX_COLOR
 from templates_app.engine.spec import (
     ALIGNMENTS,
     FIELD_TYPES,
@@ -21,7 +21,6 @@ from templates_app.engine.spec import (
     ROTATIONS,
 )
 
-HEX_COLOR = re.compile(r"^#[0-9A-Fa-f]{6}$")
 # Rects may overhang the MediaBox by this much (points): widgets drawn by hand often do.
 RECT_TOLERANCE = 1.0
 MAX_FIELDS = 5000
@@ -54,7 +53,7 @@ def check_style(style: Any, path: str, out: list[Problem]) -> None:
         out.append(Problem(f"{path}.fontSize", "Must be a number from 1 to 200."))
     color = style.get("textColor")
     if color is not None and (not isinstance(color, str) or not HEX_COLOR.match(color)):
-        out.append(Problem(f"{path}.textColor", "Must be a 6-digit hex colour like #3E3E57."))
+        out.append(Problem(f"{path}.textColor", COLOR_MESSAGE))
     alignment = style.get("alignment")
     if alignment is not None and alignment not in ALIGNMENTS:
         out.append(Problem(f"{path}.alignment", "Must be left, center or right."))

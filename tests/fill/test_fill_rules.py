@@ -154,7 +154,7 @@ def test_unknown_keys_and_nulls_are_ignored(demo, fill) -> None:
         ),
         (
             {"data": {"a": "x"}, "textColor": "red"},
-            [{"message": "Must be a 6-digit hex colour like #3E3E57.", "property": "textColor"}],
+            [{"message": "Must be a 6-digit hex colour such as #3E3E57.", "property": "textColor"}],
         ),
         (
             {"data": {"a": "x"}, "alignment": "middle"},
@@ -177,7 +177,7 @@ def test_unknown_keys_and_nulls_are_ignored(demo, fill) -> None:
             {"data": {"a": ["x", {"data": "y", "textColor": "#12"}]}},
             [
                 {
-                    "message": "Must be a 6-digit hex colour like #3E3E57.",
+                    "message": "Must be a 6-digit hex colour such as #3E3E57.",
                     "property": "data.a.1.textColor",
                 }
             ],
