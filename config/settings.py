@@ -183,6 +183,14 @@ FILL_MAX_DOCUMENTS = env.int("FILL_MAX_DOCUMENTS", default=1000)
 FILL_MAX_DATA_URL_BYTES = env.int("FILL_MAX_DATA_URL_BYTES", default=100 * 1024)
 
 # --- Generate (owned by generate/) --------------------------------------------------------------
+# POST /api/v1/generate-pdf renders in worker processes that are killed at the time cap.
+GENERATE_MAX_PAGES = env.int("GENERATE_MAX_PAGES", default=500)
+GENERATE_TIMEOUT_SECONDS = env.float("GENERATE_TIMEOUT_SECONDS", default=60.0)
+GENERATE_QUEUE_TIMEOUT_SECONDS = env.float("GENERATE_QUEUE_TIMEOUT_SECONDS", default=30.0)
+GENERATE_MAX_SOURCE_BYTES = env.int("GENERATE_MAX_SOURCE_BYTES", default=10 * 1_048_576)
+GENERATE_WORKERS = env.int("GENERATE_WORKERS", default=2)
+GENERATE_WORKER_MAX_JOBS = env.int("GENERATE_WORKER_MAX_JOBS", default=200)
+GENERATE_WORKER_MEMORY_MB = env.int("GENERATE_WORKER_MEMORY_MB", default=2048)
 
 # --- Logging ------------------------------------------------------------------------------------
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")

@@ -1,3 +1,9 @@
 """REST routes of the generate app, mounted under /api/v1/."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from generate.api import GeneratePdfApi
+
+urlpatterns = [
+    path("generate-pdf", GeneratePdfApi.as_view(), name="generate-pdf"),
+]

@@ -1,0 +1,52 @@
+"""The generate engine: a checked request in, PDF bytes out, with WeasyPrint. No Django here.
+
+    request = parse_generate_request(body, font_check=..., max_source_bytes=...)
+    job = build_render_job(request, now=..., fetcher=ResourceFetcher(...), font_css=..., ...)
+    pdf = generate.engine.render.render_pdf(job).pdf  # in this process (loads WeasyPrint), or
+    pdf = RenderPool(PoolSettings()).run(job, timeout=60, queue_timeout=60).pdf
+
+The engine never reads settings or the clock: limits, the fetch policy, fonts and ``now`` are
+handed in by the caller.
+"""
+
+from generate.engine.document import WATERMARK_TEXT, build_render_job
+from generate.engine.errors import (
+    GenerateError,
+    GenerateInvalid,
+    PageLimitExceeded,
+    Problem,
+    RenderBusy,
+    RenderCrashed,
+    RenderFailed,
+    RenderOutOfMemory,
+    RenderTimeout,
+    SourceTooLarge,
+)
+from generate.engine.job import RenderedPdf, RenderJob
+from generate.engine.pool import PoolSettings, RenderPool
+from generate.engine.request import GenerateRequest, parse_generate_request
+from generate.engine.resources import RESOURCE_CONTENT_TYPES, ResourceFetcher, ResourceRefused
+
+__all__ = [
+    "RESOURCE_CONTENT_TYPES",
+    "WATERMARK_TEXT",
+    "GenerateError",
+    "GenerateInvalid",
+    "GenerateRequest",
+    "PageLimitExceeded",
+    "PoolSettings",
+    "Problem",
+    "RenderBusy",
+    "RenderCrashed",
+    "RenderFailed",
+    "RenderJob",
+    "RenderOutOfMemory",
+    "RenderPool",
+    "RenderTimeout",
+    "RenderedPdf",
+    "ResourceFetcher",
+    "ResourceRefused",
+    "SourceTooLarge",
+    "build_render_job",
+    "parse_generate_request",
+]

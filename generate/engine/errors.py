@@ -1,0 +1,143 @@
+"""Errors of the generate engine. Each has a stable ``code``; request problems carry dotted paths.
+
+The service turns them into the API's domain errors (400 with the paths, 413, 422, 503...); the
+engine itself knows no HTTP.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the request: where (``data.3.fontSize``) and what."""
+
+    path: str
+    message: str
+
+
+class GenerateError(Exception):
+    """Base of the engine's errors. They travel back from render workers by pickle, so each
+    subclass with its own constructor says how it is rebuilt (``__reduce__``)."""
+
+    code = "generate_error"
+
+
+class GenerateInvalid(GenerateError):
+    """The request body does not describe a document: wrong shapes, unknown fonts, bad lengths."""
+
+    code = "invalid"
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(f"{p.path}: {p.message}" for p in problems))
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (type(self), (self.problems,))
+
+    @classmethod
+    def single(cls, path: str, message: str) -> GenerateInvalid:
+        return cls([Problem(path, message)])
+
+
+class SourceTooLarge(GenerateError):
+    """The HTML/CSS or Markdown text (title and logo URI included) is over the size cap."""
+
+    code = "source_too_large"
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            f"The document source is {size} bytes; the limit is {limit} bytes of HTML, CSS "
+            "and Markdown text."
+        )
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (type(self), (self.size, self.limit))
+
+
+class PageLimitExceeded(GenerateError):
+    """Laid out, the document has more pages than allowed; it is refused before it is written."""
+
+    code = "page_limit_exceeded"
+
+    def __init__(self, pages: int, limit: int) -> None:
+        self.pages = pages
+        self.limit = limit
+        super().__init__(f"The document would have {pages} pages; the limit is {limit}.")
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (type(self), (self.pages, self.limit))
+
+
+class RenderTimeout(GenerateError):
+    """Rendering took longer than allowed; the worker doing it was killed."""
+
+    code = "render_timeout"
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        super().__init__(
+            f"The document took longer than {seconds:g} seconds to render and was stopped."
+        )
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (type(self), (self.seconds,))
+
+
+class RenderOutOfMemory(GenerateError):
+    """Rendering needed more memory than a worker may use."""
+
+    code = "render_out_of_memory"
+
+    def __init__(self) -> None:
+        super().__init__("The document needs more memory to render than is allowed.")
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (type(self), ())
+
+
+class RenderBusy(GenerateError):
+    """Every render worker stayed busy for as long as a request may wait for one."""
+
+    code = "render_busy"
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        super().__init__(f"No render worker became free within {seconds:g} seconds.")
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (type(self), (self.seconds,))
+
+
+class RenderCrashed(GenerateError):
+    """The worker process died (killed, crashed) or could not start.
+
+    ``detail`` (for logs only) names the exception type and frames, never request data.
+    """
+
+    code = "render_crashed"
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+        super().__init__("The document could not be rendered.")
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (type(self), (self.detail,))
+
+
+class RenderFailed(GenerateError):
+    """The renderer raised an unexpected exception on this document (a WeasyPrint limitation or
+    bug met by unusual HTML or CSS). The worker is replaced; ``detail`` (type and frames, for
+    logs only) says where it failed."""
+
+    code = "render_failed"
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+        super().__init__("The document could not be rendered.")
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (type(self), (self.detail,))

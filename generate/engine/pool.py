@@ -1,0 +1,237 @@
+"""Render workers: WeasyPrint runs in separate processes that can be killed on a deadline.
+
+WeasyPrint has no way to stop a layout half-way, and a thread cannot be killed, so a document
+that runs past the time cap would keep a server thread (and its memory) busy for as long as it
+likes. Here each render is sent to a worker process; when the deadline passes the worker gets
+SIGKILL and the caller gets `RenderTimeout`. Nothing is left running.
+
+The workers are long-lived (until ``max_jobs`` renders, or a kill) and warm: fontconfig and Pango
+are loaded once per worker, and the font configuration is reused by documents that add no
+``@font-face`` fonts, so a render costs about what plain WeasyPrint costs. A worker is a fresh
+interpreter (``python -m generate.engine.worker``) talking over a socket pair: it shares no
+locks, sockets or database connections with a threaded server process, carries no Django, and,
+unlike multiprocessing's spawn, never re-runs the server's main module. Each worker may be given
+an address-space limit, so a document that needs too much memory fails alone
+(`RenderOutOfMemory`).
+
+A pool belongs to one process; after a fork (a pre-forking server), the child makes its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+
+from generate.engine.errors import (
+    RenderBusy,
+    RenderCrashed,
+    RenderFailed,
+    RenderOutOfMemory,
+    RenderTimeout,
+)
+from generate.engine.job import RenderedPdf, RenderJob
+
+logger = logging.getLogger(__name__)
+
+# The worker's module, next to this one (whatever the package is called).
+WORKER_MODULE = __name__.rsplit(".", 1)[0] + ".worker"
+
+
+@dataclass(frozen=True)
+class PoolSettings:
+    workers: int = 2  # at most this many renders at once in this process
+    max_jobs: int = 200  # a worker is replaced after this many renders (bounds slow leaks)
+    memory_limit_bytes: int = 0  # address-space limit of a worker; 0 for none
+    start_timeout_seconds: float = 60.0  # a new worker must be ready within this
+
+    def __post_init__(self) -> None:
+        if self.workers < 1 or self.max_jobs < 1:
+            raise ValueError("workers and max_jobs must be at least 1")
+
+
+@dataclass
+class _Worker:
+    process: subprocess.Popen[bytes]
+    connection: Connection
+    temp_dir: str
+    jobs: int = 0
+
+    def is_alive(self) -> bool:
+        return self.process.poll() is None
+
+
+class RenderPool:
+    """Runs `RenderJob`s in worker processes, at most ``settings.workers`` at a time."""
+
+    def __init__(self, settings: PoolSettings) -> None:
+        self.settings = settings
+        self._pid = os.getpid()
+        self._condition = threading.Condition()
+        self._idle: list[_Worker] = []
+        self._live = 0  # workers that exist: idle, busy or starting
+        self._closed = False
+
+    def run(self, job: RenderJob, *, timeout: float, queue_timeout: float) -> RenderedPdf:
+        """Render ``job`` in a worker; kill it if it takes longer than ``timeout`` seconds.
+
+        Waits at most ``queue_timeout`` seconds for a free worker (RenderBusy). Raises the
+        engine's own errors (PageLimitExceeded...) as the worker raised them, RenderTimeout,
+        RenderOutOfMemory, RenderFailed when the renderer raised an unexpected exception, or
+        RenderCrashed when the worker died.
+        """
+        worker = self._acquire(queue_timeout)
+        healthy = False
+        try:
+            try:
+                worker.connection.send(job)
+                if not worker.connection.poll(timeout):
+                    raise RenderTimeout(timeout)
+                status, payload = worker.connection.recv()
+            except (EOFError, OSError) as exc:
+                raise RenderCrashed(self._death_detail(worker, exc)) from None
+            worker.jobs += 1
+            if status == "ok":
+                healthy = True
+                return payload
+            if status == "error":
+                healthy = True
+                raise payload
+            if status == "memory":
+                raise RenderOutOfMemory()
+            raise RenderFailed(str(payload))
+        finally:
+            self._release(worker, healthy=healthy)
+
+    def close(self) -> None:
+        """Stop every idle worker; busy ones stop when their render ends."""
+        with self._condition:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._live -= len(idle)
+            self._condition.notify_all()
+        for worker in idle:
+            _stop(worker)
+
+    # -- workers ----------------------------------------------------------------------------------
+
+    def _acquire(self, queue_timeout: float) -> _Worker:
+        if os.getpid() != self._pid:
+            raise RuntimeError("a RenderPool cannot be used in a forked child; make a new one")
+        deadline = time.monotonic() + queue_timeout
+        dead: list[_Worker] = []
+        try:
+            with self._condition:
+                while True:
+                    if self._closed:
+                        raise RuntimeError("the render pool is closed")
+                    while self._idle:
+                        worker = self._idle.pop()  # the most recently used: its caches are warm
+                        if worker.is_alive():
+                            return worker
+                        # Died while idle (the OOM killer, an operator): replace it quietly.
+                        self._live -= 1
+                        dead.append(worker)
+                    if self._live < self.settings.workers:
+                        self._live += 1
+                        break
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise RenderBusy(queue_timeout)
+                    self._condition.wait(remaining)
+        finally:
+            for worker in dead:
+                _stop(worker)
+        try:
+            return self._start()
+        except BaseException:
+            with self._condition:
+                self._live -= 1
+                self._condition.notify()
+            raise
+
+    def _release(self, worker: _Worker, *, healthy: bool) -> None:
+        keep = healthy and worker.jobs < self.settings.max_jobs
+        with self._condition:
+            if keep and not self._closed:
+                self._idle.append(worker)
+                self._condition.notify()
+                return
+            self._live -= 1
+            self._condition.notify()
+        _stop(worker)
+
+    def _start(self) -> _Worker:
+        ours, theirs = socket.socketpair()
+        # WeasyPrint writes @font-face fonts to temporary folders; a killed worker cannot clean
+        # up, so each gets a folder of its own that is removed when the worker stops.
+        temp_dir = tempfile.mkdtemp(prefix="generate-worker-")
+        environment = dict(os.environ)
+        # The worker imports what this process imports, from the same places.
+        environment["PYTHONPATH"] = os.pathsep.join(path for path in sys.path if path)
+        try:
+            process = subprocess.Popen(  # noqa: S603 - a fixed command: this interpreter, our module
+                [
+                    sys.executable,
+                    "-m",
+                    WORKER_MODULE,
+                    str(theirs.fileno()),
+                    temp_dir,
+                    str(self.settings.memory_limit_bytes),
+                ],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                env=environment,
+                # Out of the server's process group: Ctrl-C in its terminal is for the server,
+                # which stops its workers itself.
+                start_new_session=True,
+            )
+        except BaseException:
+            ours.close()
+            shutil.rmtree(temp_dir, ignore_errors=True)
+            raise
+        finally:
+            theirs.close()
+        worker = _Worker(process=process, connection=Connection(ours.detach()), temp_dir=temp_dir)
+        try:
+            if not worker.connection.poll(self.settings.start_timeout_seconds):
+                raise RenderCrashed("the render worker did not start in time")
+            status, detail = worker.connection.recv()
+            if status != "ready":
+                raise RenderCrashed(f"the render worker failed to start: {detail}")
+        except (EOFError, OSError) as exc:
+            _stop(worker)
+            raise RenderCrashed(self._death_detail(worker, exc)) from None
+        except BaseException:
+            _stop(worker)
+            raise
+        return worker
+
+    @staticmethod
+    def _death_detail(worker: _Worker, exc: BaseException) -> str:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            worker.process.wait(1)
+        code = worker.process.returncode
+        if code is not None and code < 0:
+            return f"the render worker was killed by signal {-code} ({type(exc).__name__})"
+        return f"the render worker exited with code {code} ({type(exc).__name__})"
+
+
+def _stop(worker: _Worker) -> None:
+    """Kill a worker (it holds nothing worth a graceful exit) and remove its temporary files."""
+    with contextlib.suppress(Exception):
+        worker.connection.close()
+    if worker.is_alive():
+        worker.process.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        worker.process.wait(5)
+    shutil.rmtree(worker.temp_dir, ignore_errors=True)
