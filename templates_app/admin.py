@@ -154,7 +154,8 @@ class PdfTemplateAdmin(admin.ModelAdmin):
                 self.admin_site.admin_view(self.test_fill_view),
                 name="templates_app_pdftemplate_test_fill",
             ),
-            # The visual editor (templates_app/editor.py): the page and its JSON endpoints.
+        ]
+        editor_urls = [
             path(
                 "<path:object_id>/editor/",
                 self.admin_site.admin_view(self.editor_view),
@@ -174,7 +175,9 @@ class PdfTemplateAdmin(admin.ModelAdmin):
                 )
             ),
         ]
-        return extra + super().get_urls()
+        # The visual editor (templates_app/editor.py) first: "<id>/editor/publish/" would
+        # otherwise reach the publish view with the id "<id>/editor".
+        return editor_urls + extra + super().get_urls()
 
     def _template_for_change(self, request: HttpRequest, object_id: str) -> PdfTemplate:
         template = self.get_object(request, object_id)
