@@ -1,8 +1,13 @@
 """Paths of the shared real-world fixtures (never modified; read from ../shared/fixtures)."""
 
+import os
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+# ../shared/fixtures beside the project root, as every checkout and CI run has it.
+FIXTURES = Path(
+    os.environ.get("SHARED_FIXTURES_DIR")
+    or Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+)
 PDFS = FIXTURES / "pdfs"
 HTML = FIXTURES / "html"
 MARKDOWN = FIXTURES / "markdown"
