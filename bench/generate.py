@@ -1,14 +1,15 @@
-"""Benchmark of POST /api/v1/generate-pdf through the full Django stack, against plain WeasyPrint.
+"""Benchmark of POST /api/v1/generate-pdf through the full HTTP stack, against plain WeasyPrint.
 
     python bench/generate.py [--runs 30]
 
 Prints median (and p95) latency of: a one-page HTML document, a one-page Markdown document and a
-10-page Markdown table, each as a request through the test client (URL routing, middleware, API
-key authentication, rate-limit accounting, parsing, validation, the render worker and its IPC);
+10-page Markdown table, each as an HTTP request to gunicorn on loopback (URL routing, middleware,
+API key authentication, rate limiting, parsing, validation, the render worker and its IPC);
 the same one-page HTML rendered by plain WeasyPrint in this process, as the baseline; and the
 ratio of the two. The cases run round-robin. For reference it also times plain WeasyPrint that
-keeps its font configuration between documents, as the render workers do. A temporary SQLite database is migrated and an organization with a production
-key (no watermark) is made for the run. Figures only, no assertions.
+keeps its font configuration between documents, as the render workers do. A temporary SQLite
+database is migrated and an organization with a production key (no watermark) is made for the
+run. Figures only, no assertions.
 """
 
 from __future__ import annotations
@@ -17,11 +18,8 @@ import argparse
 import atexit
 import base64
 import json
-import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -135,48 +133,38 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=5, help="untimed requests per case first")
     args = parser.parse_args()
 
-    data_dir = tempfile.mkdtemp(prefix="bench-generate-")
-    atexit.register(shutil.rmtree, data_dir, ignore_errors=True)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ["DATA_DIR"] = data_dir
-    os.environ.pop("DATABASE_URL", None)
-    os.environ["LOG_LEVEL"] = "WARNING"
-    os.environ["RATE_LIMIT_ENABLED"] = "false"
     sys.path.insert(0, str(ROOT))
+    from bench._server import Server, prepare_environment
 
-    import django
-
-    django.setup()
+    prepare_environment()
     import io
 
     import pypdf
     import weasyprint
-    from django.core.management import call_command
-    from django.test import Client
     from weasyprint.text.fonts import FontConfiguration
 
     from accounts.models import ApiKey
     from accounts.services import api_key_create, organization_create
 
-    call_command("migrate", verbosity=0)
     organization = organization_create(slug="bench", name="Bench Inc.")
     _, raw_key = api_key_create(organization=organization, kind=ApiKey.Kind.PRODUCTION)
     credentials = base64.b64encode(f"{raw_key}:".encode()).decode()
-    client = Client(HTTP_AUTHORIZATION=f"Basic {credentials}", HTTP_HOST="127.0.0.1")
+    headers = {
+        "Authorization": f"Basic {credentials}",
+        "Content-Type": "application/json",
+        "Accept": "application/pdf",
+    }
+    server = Server()
+    atexit.register(server.stop)
 
     def request(payload: dict[str, object]) -> Callable[[], bytes]:
-        body = json.dumps(payload)
+        body = json.dumps(payload).encode()
 
         def call() -> bytes:
-            response = client.post(
-                "/api/v1/generate-pdf",
-                data=body,
-                content_type="application/json",
-                HTTP_ACCEPT="application/pdf",
-            )
-            if response.status_code != 200:
-                raise SystemExit(f"request failed: {response.status_code} {response.content!r}")
-            return response.content
+            status, content = server.request("POST", "/api/v1/generate-pdf", body, headers)
+            if status != 200:
+                raise SystemExit(f"request failed: {status} {content[:300]!r}")
+            return content
 
         return call
 
@@ -228,6 +216,10 @@ def main() -> None:
     print(
         f"  for reference, ours / plain with its font config kept = {ours / warm_median:.3f}"
         f" ({ours * 1000 - warm_median * 1000:+.1f} ms: HTTP stack, checks, IPC to the worker)"
+    )
+    print(
+        f"peak memory: server worker {server.peak_rss_mb():.0f} MB RSS (render workers are"
+        " separate processes)"
     )
 
 
