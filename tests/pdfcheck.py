@@ -21,6 +21,39 @@ _WORD = re.compile(
 
 
 @dataclass(frozen=True)
+class PopplerWord:
+    """A word as ``pdftotext -bbox`` gives it: origin at the top-left of the page, y down."""
+
+    page: int  # 1-based
+    page_height: float
+    text: str
+    x_min: float
+    y_min: float
+    x_max: float
+    y_max: float
+
+
+def poppler_words(pdf: bytes) -> list[PopplerWord]:
+    """Every word of every page with its box, as poppler's pdftotext -bbox reads it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "in.pdf"
+        path.write_bytes(pdf)
+        out = subprocess.run(
+            ["pdftotext", "-bbox", "-enc", "UTF-8", str(path), "-"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    return [
+        PopplerWord(
+            number, float(height), html.unescape(t), float(x0), float(y0), float(x1), float(y1)
+        )
+        for number, (_width, height, body) in enumerate(_PAGE.findall(out), 1)
+        for x0, y0, x1, y1, t in _WORD.findall(body)
+    ]
+
+
+@dataclass(frozen=True)
 class Word:
     text: str
     # PDF coordinates: origin at the lower-left of the page, y up.
@@ -35,22 +68,11 @@ class Word:
 
 
 def words(pdf: bytes) -> list[list[Word]]:
-    """Every word of every page with its box, as poppler's pdftotext -bbox reads it."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "in.pdf"
-        path.write_bytes(pdf)
-        out = subprocess.run(
-            ["pdftotext", "-bbox", str(path), "-"], capture_output=True, text=True, check=True
-        ).stdout
-    pages = []
-    for _width, height, body in _PAGE.findall(out):
-        h = float(height)
-        pages.append(
-            [
-                Word(html.unescape(t), float(x0), h - float(y1), float(x1), h - float(y0))
-                for x0, y0, x1, y1, t in _WORD.findall(body)
-            ]
-        )
+    """The words of each page in PDF coordinates (origin lower-left, y up)."""
+    pages: list[list[Word]] = [[] for _ in range(len(PdfReader(io.BytesIO(pdf)).pages))]
+    for w in poppler_words(pdf):
+        h = w.page_height
+        pages[w.page - 1].append(Word(w.text, w.x_min, h - w.y_max, w.x_max, h - w.y_min))
     return pages
 
 

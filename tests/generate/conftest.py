@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import subprocess
 import tempfile
 import threading
@@ -21,6 +20,8 @@ import pypdf
 import pytest
 from django.test import Client
 from PIL import Image
+
+from tests.pdfcheck import PopplerWord, poppler_words, render
 
 URL = "/api/v1/generate-pdf"
 
@@ -59,29 +60,12 @@ def page_sizes(pdf: bytes) -> list[tuple[float, float]]:
     return [(float(p.mediabox.width), float(p.mediabox.height)) for p in reader(pdf).pages]
 
 
-@dataclass(frozen=True)
-class Word:
-    page: int  # 1-based
-    text: str
-    x_min: float  # points from the left edge
-    y_min: float  # points from the top edge
-    x_max: float
-    y_max: float
+Word = PopplerWord
 
 
 def words(pdf: bytes) -> list[Word]:
-    """Every word with its box, from ``pdftotext -bbox``."""
-    html = _poppler(["pdftotext", "-bbox", "-enc", "UTF-8"], pdf, suffix=".html").decode()
-    found = []
-    for page_number, page in enumerate(html.split("<page ")[1:], 1):
-        for match in re.finditer(
-            r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>',
-            page,
-        ):
-            x_min, y_min, x_max, y_max = (float(v) for v in match.groups()[:4])
-            text = match.group(5).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
-            found.append(Word(page_number, text, x_min, y_min, x_max, y_max))
-    return found
+    """Every word with its box, from ``pdftotext -bbox`` (origin top-left, y down)."""
+    return poppler_words(pdf)
 
 
 def word(pdf: bytes, text: str) -> Word:
@@ -101,17 +85,8 @@ def fonts(pdf: bytes) -> set[str]:
 
 
 def page_image(pdf: bytes, page: int = 1, dpi: int = 50) -> Image.Image:
-    """One page rasterised by poppler, as an RGB image."""
-    with tempfile.TemporaryDirectory() as directory:
-        source = Path(directory) / "in.pdf"
-        source.write_bytes(pdf)
-        subprocess.run(
-            ["pdftoppm", "-r", str(dpi), "-f", str(page), "-l", str(page), "-png",
-             "-singlefile", str(source), str(Path(directory) / "out")],
-            check=True, capture_output=True, timeout=60,
-        )  # fmt: skip
-        with Image.open(Path(directory) / "out.png") as image:
-            return image.convert("RGB")
+    """One page (1-based) rasterised by poppler, as an RGB image."""
+    return render(pdf, page - 1, dpi)
 
 
 def _poppler(command: list[str], pdf: bytes, *, suffix: str | None) -> bytes:
