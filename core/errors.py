@@ -86,6 +86,14 @@ class RateLimited(ServiceError):
         super().__init__(message)
 
 
+class FontUnavailableError(ServiceError):
+    """A supported font of the web catalog whose files could not be fetched right now."""
+
+    name = "FontUnavailableError"
+    status = 503
+    default_message = "A font of the web font catalog could not be fetched; try again later."
+
+
 class UnprocessableDocument(ServiceError):
     """The input parsed but the document cannot be produced (limits, broken source PDF...)."""
 

@@ -11,7 +11,12 @@ from accounts.identity import ApiIdentity
 from accounts.payload_keys import payload_decrypt
 from core.engine.fonts import FontUnavailable
 from core.engine.images import load_image
-from core.errors import FieldError, RequestTooLarge, ServiceError, ValidationFailed
+from core.errors import (
+    FieldError,
+    FontUnavailableError,
+    RequestTooLarge,
+    ValidationFailed,
+)
 from core.resources import font_library, image_policy
 from fill.engine import (
     FillContext,
@@ -26,12 +31,6 @@ from templates_app.models import PdfTemplate, TemplateVersion
 from templates_app.services import template_get, template_version_select, version_pdf, version_spec
 
 logger = logging.getLogger(__name__)
-
-
-class FontUnavailableError(ServiceError):
-    name = "FontUnavailableError"
-    status = 503
-    default_message = "A font of the web font catalog could not be fetched; try again later."
 
 
 def fill_limits() -> FillLimits:

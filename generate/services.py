@@ -16,6 +16,7 @@ from accounts.payload_keys import payload_decrypt
 from core.engine.fonts import FontLibrary, FontNotFound, FontUnavailable
 from core.errors import (
     FieldError,
+    FontUnavailableError,
     RequestTooLarge,
     ServiceError,
     UnprocessableDocument,
@@ -43,13 +44,6 @@ from generate.engine.request import FontCheck
 logger = logging.getLogger(__name__)
 
 LOGO_PATH = Path(__file__).resolve().parent / "static" / "generate" / "logo.svg"
-
-
-class FontUnavailableError(ServiceError):
-    """A supported font whose files could not be fetched from the catalog right now."""
-
-    name = "FontUnavailableError"
-    status = 503
 
 
 class ServiceBusy(ServiceError):
