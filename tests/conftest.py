@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -22,6 +23,13 @@ def _generous_rate_limits(settings: pytest.FixtureRequest) -> None:
     # Tests make many calls per second; the rate-limit tests set their own limits.
     settings.RATE_LIMIT_DEVELOPMENT = 100_000
     settings.RATE_LIMIT_PRODUCTION = 100_000
+
+
+@pytest.fixture(autouse=True)
+def _media_in_tmp(settings: pytest.FixtureRequest, tmp_path: Path) -> None:
+    # Stored files (template PDFs) go to a directory of the test's own: parallel workers never
+    # share ./data, and a test can tell what it wrote.
+    settings.MEDIA_ROOT = tmp_path / "media"
 
 
 @pytest.fixture

@@ -18,8 +18,7 @@ PAYLOAD = {
 
 
 @pytest.fixture
-def demo(organization, settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
+def demo(organization):
     pdf, spec = build_demo_template()
     return template_create_with_spec(
         organization=organization, title="Demo", pdf=pdf, spec=spec, publish=True

@@ -27,11 +27,6 @@ CHROMIUM_ARGS = [
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
-@pytest.fixture(autouse=True)
-def _media_in_tmp(settings, tmp_path) -> None:
-    settings.MEDIA_ROOT = tmp_path / "media"
-
-
 def make_staff(
     username: str, organization: Organization | None, *, can_change: bool = True
 ) -> User:

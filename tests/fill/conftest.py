@@ -13,11 +13,6 @@ from templates_app.models import PdfTemplate
 from templates_app.services import template_create_with_spec
 
 
-@pytest.fixture(autouse=True)
-def _media_in_tmp(settings, tmp_path) -> None:
-    settings.MEDIA_ROOT = tmp_path / "media"
-
-
 @pytest.fixture
 def demo(organization) -> PdfTemplate:
     pdf, spec = build_demo_template()

@@ -159,13 +159,16 @@ def _dump_database() -> str:
     return "".join(serializers.serialize("json", m.objects.all()) for m in apps.get_models())
 
 
-def test_nothing_of_the_request_is_stored_or_logged(demo, fill, caplog, settings) -> None:
+def _files(*roots: Path) -> list[Path]:
+    return sorted(path for root in roots for path in Path(root).rglob("*"))
+
+
+def test_nothing_of_the_request_is_stored_or_logged(demo, fill, caplog, settings, tmp_path) -> None:
     marker = "Zq7-UNIQUE-MARKER-4412"
+    settings.FONT_CACHE_DIR = tmp_path / "fonts"  # the only other place a fill may write
     fill(demo, {"data": {"title": "warm up"}})  # first use of the key writes last_used_at
     before_rows = _row_counts()
-    before_files = sorted(Path(settings.MEDIA_ROOT).rglob("*")) + sorted(
-        Path(settings.DATA_DIR).rglob("*")
-    )
+    before_files = _files(settings.MEDIA_ROOT, settings.FONT_CACHE_DIR)
 
     with caplog.at_level(logging.DEBUG):
         ok = fill(demo, {"data": {"title": marker, "email": marker}, "title": marker})
@@ -177,10 +180,7 @@ def test_nothing_of_the_request_is_stored_or_logged(demo, fill, caplog, settings
     assert _row_counts() == before_rows
     assert marker not in _dump_database()
     assert marker not in caplog.text
-    after_files = sorted(Path(settings.MEDIA_ROOT).rglob("*")) + sorted(
-        Path(settings.DATA_DIR).rglob("*")
-    )
-    assert after_files == before_files
+    assert _files(settings.MEDIA_ROOT, settings.FONT_CACHE_DIR) == before_files
 
 
 def test_rate_limit_headers_come_with_the_pdf(demo, fill) -> None:

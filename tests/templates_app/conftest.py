@@ -22,8 +22,3 @@ def demo_template(organization: Organization) -> PdfTemplate:
     return template_create_with_spec(
         organization=organization, title="Demo", pdf=pdf, spec=spec, publish=True
     )
-
-
-@pytest.fixture(autouse=True)
-def _media_in_tmp(settings, tmp_path) -> None:
-    settings.MEDIA_ROOT = tmp_path / "media"
