@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,16 @@ class ValidationFailed(ServiceError):
     def __init__(self, fields: Iterable[FieldError]) -> None:
         self.fields = list(fields)
         super().__init__("; ".join(f"{f.property}: {f.message}" for f in self.fields))
+
+    @classmethod
+    def from_problems(cls, problems: Iterable[Any], prefix: str = "") -> ValidationFailed:
+        """From an engine's problems (anything with ``path`` and ``message``)."""
+        return cls(
+            FieldError(
+                property=".".join(p for p in (prefix, problem.path) if p), message=problem.message
+            )
+            for problem in problems
+        )
 
     @classmethod
     def single(cls, property: str, message: str) -> ValidationFailed:

@@ -12,7 +12,6 @@ from accounts.payload_keys import payload_decrypt
 from core.engine.fonts import FontUnavailable
 from core.engine.images import load_image
 from core.errors import (
-    FieldError,
     FontUnavailableError,
     RequestTooLarge,
     ValidationFailed,
@@ -62,7 +61,7 @@ def fill_version(*, version: TemplateVersion, body: dict[str, Any]) -> bytes:
             context=fill_context(),
         )
     except FillInvalid as invalid:
-        raise ValidationFailed(FieldError(p.path, p.message) for p in invalid.problems) from None
+        raise ValidationFailed.from_problems(invalid.problems) from None
     except DataUrlsTooLarge as too_large:
         raise RequestTooLarge(str(too_large)) from None
     except FillLimitExceeded as exceeded:

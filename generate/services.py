@@ -15,7 +15,6 @@ from accounts.identity import ApiIdentity
 from accounts.payload_keys import payload_decrypt
 from core.engine.fonts import FontLibrary, FontNotFound, FontUnavailable
 from core.errors import (
-    FieldError,
     FontUnavailableError,
     RequestTooLarge,
     ServiceError,
@@ -74,9 +73,7 @@ def pdf_generate(*, identity: ApiIdentity, body: object) -> bytes:
             max_source_bytes=settings.GENERATE_MAX_SOURCE_BYTES,
         )
     except GenerateInvalid as exc:
-        raise ValidationFailed(
-            FieldError(property=p.path, message=p.message) for p in exc.problems
-        ) from None
+        raise ValidationFailed.from_problems(exc.problems) from None
     except SourceTooLarge as exc:
         raise RequestTooLarge(str(exc)) from None
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts.models import Organization
 from core.blobs import blob_delete, blob_read, blob_save
-from core.errors import FieldError, NotFound, ValidationFailed
+from core.errors import NotFound, ValidationFailed
 from templates_app.engine.pdf_import import ImportRefused, import_pdf
 from templates_app.engine.spec import TemplateSpec
 from templates_app.engine.validation import Problem, validate_template_json
@@ -23,16 +23,6 @@ logger = logging.getLogger(__name__)
 WORKING_VERSION = -1
 LATEST_PUBLISHED = -2
 MAX_PDF_BYTES = 50 * 1024 * 1024
-
-
-def validation_failed(problems: list[Problem], prefix: str = "") -> ValidationFailed:
-    return ValidationFailed(
-        FieldError(
-            property=f"{prefix}.{p.path}" if prefix and p.path else (p.path or prefix),
-            message=p.message,
-        )
-        for p in problems
-    )
 
 
 def template_list(
@@ -183,7 +173,7 @@ def template_update_working(
     candidate = {**spec, "pages": version.spec["pages"]}
     problems = validate_template_json(candidate) or unknown_fonts(candidate)
     if problems:
-        raise validation_failed(problems)
+        raise ValidationFailed.from_problems(problems)
     version.spec = TemplateSpec.from_json(candidate).to_json()
     version.save(update_fields=["spec", "updated_at"])
     if title is not None and title.strip() and title.strip() != template.title:
@@ -199,7 +189,7 @@ def template_publish(*, template: PdfTemplate) -> TemplateVersion:
     working = working_version(locked)
     problems = validate_template_json(working.spec)
     if problems:
-        raise validation_failed(problems)
+        raise ValidationFailed.from_problems(problems)
     highest = locked.versions.aggregate(highest=Max("number"))["highest"] or 0
     published = TemplateVersion.objects.create(
         template=locked,

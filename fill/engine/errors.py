@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class Problem:
-    path: str
-    message: str
+from core.engine.problems import InvalidInput
 
 
 class FillError(Exception):
     code = "fill_error"
 
 
-class FillInvalid(FillError):
+class FillInvalid(InvalidInput, FillError):
     """The request does not fit the template: wrong shapes, unknown fonts, bad styles."""
-
-    code = "invalid"
-
-    def __init__(self, problems: list[Problem]) -> None:
-        self.problems = problems
-        super().__init__("; ".join(f"{p.path}: {p.message}" for p in problems))
-
-    @classmethod
-    def single(cls, path: str, message: str) -> FillInvalid:
-        return cls([Problem(path, message)])
 
 
 class FillLimitExceeded(FillError):

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.engine.colors import COLOR_MESSAGE, parse_color
-from fill.engine.errors import FillInvalid, FillLimitExceeded, Problem
+from core.engine.problems import Problem
+from fill.engine.errors import FillInvalid, FillLimitExceeded
 from fill.engine.values import normalize_value
 from templates_app.engine.spec import ALIGNMENTS, FONT_WEIGHTS, FieldSpec, Style, TemplateSpec
 

@@ -9,12 +9,12 @@ The engine never reads settings or the clock: limits, the fetch policy, fonts an
 handed in by the caller.
 """
 
+from core.engine.problems import Problem
 from generate.engine.document import WATERMARK_TEXT, build_render_job
 from generate.engine.errors import (
     GenerateError,
     GenerateInvalid,
     PageLimitExceeded,
-    Problem,
     RenderBusy,
     RenderCrashed,
     RenderFailed,

@@ -6,15 +6,7 @@ engine itself knows no HTTP.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with the request: where (``data.3.fontSize``) and what."""
-
-    path: str
-    message: str
+from core.engine.problems import InvalidInput
 
 
 class GenerateError(Exception):
@@ -24,21 +16,8 @@ class GenerateError(Exception):
     code = "generate_error"
 
 
-class GenerateInvalid(GenerateError):
+class GenerateInvalid(InvalidInput, GenerateError):
     """The request body does not describe a document: wrong shapes, unknown fonts, bad lengths."""
-
-    code = "invalid"
-
-    def __init__(self, problems: list[Problem]) -> None:
-        self.problems = problems
-        super().__init__("; ".join(f"{p.path}: {p.message}" for p in problems))
-
-    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
-        return (type(self), (self.problems,))
-
-    @classmethod
-    def single(cls, path: str, message: str) -> GenerateInvalid:
-        return cls([Problem(path, message)])
 
 
 class SourceTooLarge(GenerateError):

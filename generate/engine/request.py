@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from core.engine.colors import COLOR_MESSAGE, parse_color
-from generate.engine.errors import GenerateInvalid, Problem, SourceTooLarge
+from core.engine.problems import Problem
+from generate.engine.errors import GenerateInvalid, SourceTooLarge
 from generate.engine.lengths import Length, LengthError, parse_length, parse_margin_shorthand
 
 Mode = Literal["html", "markdown"]

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from core.engine.colors import COLOR_MESSAGE, HEX_COLOR
+from core.engine.problems import Problem
 from templates_app.engine.spec import (
     ALIGNMENTS,
     FIELD_TYPES,
@@ -24,12 +24,6 @@ from templates_app.engine.spec import (
 # Rects may overhang the MediaBox by this much (points): widgets drawn by hand often do.
 RECT_TOLERANCE = 1.0
 MAX_FIELDS = 5000
-
-
-@dataclass(frozen=True)
-class Problem:
-    path: str
-    message: str
 
 
 def _is_number(value: Any) -> bool:
