@@ -22,19 +22,8 @@ def _allow() -> dict[str, object]:
     }
 
 
-def image_policy() -> FetchPolicy:
-    """Images named by request data: image/* only, the spec's size cap, no redirects."""
-    return FetchPolicy(
-        deadline_seconds=settings.FETCH_DEADLINE_SECONDS,
-        max_bytes=settings.FETCH_IMAGE_MAX_BYTES,
-        allowed_content_types=("image/",),
-        max_redirects=0,
-        **_allow(),
-    )
-
-
 def resource_policy(*, allowed_content_types: tuple[str, ...] = ()) -> FetchPolicy:
-    """Other resources of generated documents (stylesheets, fonts): same limits, any type."""
+    """Resources named by request data: the spec's size cap and deadline, no redirects."""
     return FetchPolicy(
         deadline_seconds=settings.FETCH_DEADLINE_SECONDS,
         max_bytes=settings.FETCH_IMAGE_MAX_BYTES,
@@ -42,6 +31,11 @@ def resource_policy(*, allowed_content_types: tuple[str, ...] = ()) -> FetchPoli
         max_redirects=0,
         **_allow(),
     )
+
+
+def image_policy() -> FetchPolicy:
+    """Images named by request data: image/* only, the spec's size cap, no redirects."""
+    return resource_policy(allowed_content_types=("image/",))
 
 
 def font_download_policy() -> FetchPolicy:
