@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass, field
+from typing import Any
 
 from pypdf import PdfReader
 from reportlab.pdfgen.canvas import Canvas
 
-from core.engine.fetch import data_url_size
+from core.engine.fetch import FetchError, data_url_size
 from core.engine.fonts import FontFace, FontLibrary, FontNotFound
 from core.engine.images import LoadedImage
 from fill.engine.assemble import OutputPage, Widget, assemble
@@ -208,8 +210,27 @@ def _entry_values(value: Value) -> list[str]:
     return []
 
 
-def check_data_urls(urls: list[str], limit: int) -> None:
-    total = sum(data_url_size(url) for url in urls if url.startswith("data:"))
+def check_data_urls(documents: Iterable[Any], limit: int) -> None:
+    """Refuse a payload whose ``data:`` URLs decode to more than ``limit`` bytes in total.
+
+    The spec's limit counts the whole payload, not what the template uses: every string in
+    ``data`` counts, under unknown keys, in style objects, in every document of a whole-PDF
+    repeat. It runs on the raw data, before anything is resolved or loaded.
+    """
+    total = 0
+    stack = list(documents)  # a stack, not recursion: the nesting depth is the client's choice
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        # Scheme matched as the fetcher (and browsers) match it: surrounding space, any case.
+        elif isinstance(item, str) and item.strip()[:5].lower() == "data:":
+            # A malformed one (say a text value "Data: ...") is nothing anyone decodes.
+            with suppress(FetchError):
+                total += data_url_size(item)
     if total > limit:
         raise DataUrlsTooLarge(
             "data", f"The data: URLs of this payload total {total} bytes; the limit is {limit}."
@@ -231,12 +252,12 @@ def fill_pdf(
     resolver = DataResolver(
         spec, max_array_length=limits.max_array_length, is_known_font=fonts.is_known_family
     )
+    check_data_urls(request.documents, limits.max_data_url_bytes)
     documents = [
         resolver.resolve(data, path)
         for data, path in zip(request.documents, request.paths, strict=True)
     ]
     urls = _image_urls(spec, documents)
-    check_data_urls(urls, limits.max_data_url_bytes)
     plans = []
     for values in documents:
         plans.append(plan_document(spec, values, max_pages=limits.max_pages))

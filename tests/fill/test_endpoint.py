@@ -109,6 +109,49 @@ def test_data_urls_over_100k_in_total_are_a_413(demo, fill) -> None:
     assert two.json()["name"] == "RequestTooLarge"
 
 
+def bytes_data_url(size: int, scheme: str = "data:") -> str:
+    """A data: URL that decodes to exactly ``size`` bytes (not an image: the limit counts all)."""
+    return f"{scheme}application/octet-stream;base64," + base64.b64encode(b"\x07" * size).decode()
+
+
+TOO_LARGE = {
+    "name": "RequestTooLarge",
+    "message": "The data: URLs of this payload total 122880 bytes; the limit is 102400.",
+}
+
+
+def test_data_urls_count_under_every_key_not_only_image_fields(demo, fill) -> None:
+    url = bytes_data_url(60 * 1024)
+    # Upper-case scheme with surrounding space: the fetcher and browsers accept it, so it counts.
+    other = bytes_data_url(60 * 1024, scheme=" DATA:")
+    under_unknown_keys = fill(
+        demo, {"data": {"title": "x", "attachment": url, "misc": {"a": [other]}}}
+    )
+    in_a_wrapper = fill(
+        demo, {"data": {"title": {"value": "x", "extra": url}, "attachment": other}}
+    )
+
+    assert under_unknown_keys.status_code == in_a_wrapper.status_code == 413
+    assert under_unknown_keys.json() == in_a_wrapper.json() == TOO_LARGE
+    assert url[40:80].encode() not in under_unknown_keys.content + in_a_wrapper.content
+
+
+def test_data_urls_count_across_the_documents_of_a_whole_pdf_repeat(demo, fill) -> None:
+    url = bytes_data_url(60 * 1024)
+    response = fill(
+        demo, {"data": [{"title": "a", "attachment": url}, {"title": "b", "attachment": url}]}
+    )
+
+    assert response.status_code == 413
+    assert response.json() == TOO_LARGE
+
+
+def test_one_data_url_under_the_limit_on_an_unknown_key_fills(demo, fill) -> None:
+    body = {"data": {"title": "Data: kept", "attachment": bytes_data_url(60 * 1024)}}
+
+    assert title_of(demo, fill(demo, body)) == "Data: kept"  # a text value is no data URL
+
+
 def test_multipart_is_filled_like_json(demo, api_client) -> None:
     response = api_client.post(
         f"/api/v1/fill/{demo.eid}.pdf",
