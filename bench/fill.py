@@ -5,7 +5,9 @@
 Prints, in one run: median and p95 latency of a one-page, 30-field template through the full
 HTTP stack (gunicorn on loopback, authentication, rate limiting, PostgreSQL or SQLite) and of the
 engine alone; a 100-row overflow across pages; a 100-element whole-PDF repeat; peak memory;
-and pypdf's own AcroForm fill of the same form with the same data as a baseline.
+and pypdf's own AcroForm fill of the same form with the same data as a baseline. Two real
+forms from ../shared/fixtures show today's scale: the 13-page CRA B300 with every text field
+filled (pypdf's own fill of it as the baseline), and 100 copies of the 6-page IRS W-9.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 import sys
 import tracemalloc
 from pathlib import Path
@@ -22,6 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._server import Server, prepare_environment, summary, timings  # noqa: E402
 
 FIELDS = 30
+FIXTURES = Path(
+    os.environ.get("SHARED_FIXTURES_DIR", Path(__file__).resolve().parents[2] / "shared/fixtures")
+)
+TEXT_TYPES = ("shortText", "longText")
 
 
 def thirty_field_form() -> bytes:
@@ -69,6 +76,23 @@ def main() -> None:
     demo = template_create_with_spec(
         organization=organization, title="Demo", pdf=demo_pdf, spec=demo_spec, publish=True
     )
+    cra_pdf = (FIXTURES / "pdfs/ca-cra-b300-cannabis-duty.pdf").read_bytes()
+    cra = template_create_from_pdf(
+        organization=organization, title="CRA", pdf=cra_pdf, publish=True
+    )
+    cra_spec = version_spec(working_version(cra))
+    cra_values = {
+        f.alias: f"Value {i}" for i, f in enumerate(cra_spec.fields) if f.type in TEXT_TYPES
+    }
+    w9 = template_create_from_pdf(
+        organization=organization,
+        title="W-9",
+        pdf=(FIXTURES / "pdfs/irs-fw9-2018.pdf").read_bytes(),
+        publish=True,
+    )
+    w9_name = next(
+        f.alias for f in version_spec(working_version(w9)).fields if f.type in TEXT_TYPES
+    )
     values = {f"field{i}": f"Value number {i + 1} for this form" for i in range(FIELDS)}
     auth = {
         "Authorization": "Basic " + base64.b64encode(f"{key}:".encode()).decode(),
@@ -91,6 +115,8 @@ def main() -> None:
             ]
         }
     ).encode()
+    cra_body = json.dumps({"data": cra_values}).encode()
+    w9_body = json.dumps({"data": [{w9_name: f"Person {i}"} for i in range(100)]}).encode()
 
     server = Server()
     try:
@@ -102,6 +128,8 @@ def main() -> None:
         http_one = summary(timings(lambda: post(form_template, one_page), repeat=200))
         http_overflow = summary(timings(lambda: post(demo, overflow), repeat=20))
         http_repeat = summary(timings(lambda: post(demo, repeat), repeat=10, warmup=1))
+        http_cra = summary(timings(lambda: post(cra, cra_body), repeat=20))
+        http_w9 = summary(timings(lambda: post(w9, w9_body), repeat=20))
         server_peak = server.peak_rss_mb()
     finally:
         server.stop()
@@ -153,6 +181,16 @@ def main() -> None:
 
     baseline = summary(timings(pypdf_fill, repeat=100))
 
+    def pypdf_fill_cra() -> bytes:
+        writer = PdfWriter(clone_from=PdfReader(io.BytesIO(cra_pdf)))
+        for page in writer.pages:  # imported aliases are the fields' qualified names
+            writer.update_page_form_field_values(page, cra_values, auto_regenerate=False)
+        out = io.BytesIO()
+        writer.write(out)
+        return out.getvalue()
+
+    baseline_cra = summary(timings(pypdf_fill_cra, repeat=3, warmup=1))
+
     rows = [
         ("one page, 30 fields, HTTP (gunicorn, loopback)", http_one),
         ("one page, 30 fields, engine only", engine_one),
@@ -160,6 +198,9 @@ def main() -> None:
         (f"100-row overflow ({pages['overflow']} pages), HTTP", http_overflow),
         (f"100-element whole-PDF repeat ({pages['repeat']} pages), HTTP", http_repeat),
         ("100-element whole-PDF repeat, engine only", engine_repeat),
+        (f"CRA B300, 13 pages, {len(cra_values)} text values, HTTP", http_cra),
+        ("pypdf AcroForm fill of the CRA B300 (baseline)", baseline_cra),
+        ("IRS W-9 x 100 (600 pages), HTTP", http_w9),
     ]
     print(f"{'case':58} {'median ms':>10} {'p95 ms':>9}")
     for label, (median, p95) in rows:
