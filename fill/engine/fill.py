@@ -145,13 +145,25 @@ class _Filler:
             )
 
     # --- the document ---------------------------------------------------------------------------
-    def pages_of(self, plans: list[PagePlan], first_output_index: int) -> list[_Page]:
+    def pages_of(
+        self,
+        plans: list[PagePlan],
+        first_output_index: int,
+        total_pages: int,
+        *,
+        document_is_loop: bool,
+    ) -> list[_Page]:
+        """One document's pages; page numbers count in the whole output (the spec's "PDF")."""
         pages = []
         for index, plan in enumerate(plans):
+            output_index = first_output_index + index
+            # A page whose data repeats it numbers within that repeat; any other page within
+            # its document when that is one element of a whole-PDF repeat, else 1 of 1.
+            loop = plan.loop or ((index + 1, len(plans)) if document_is_loop else (1, 1))
+            numbers = PageNumbers(output_index + 1, total_pages, *loop)
             page = _Page(plan.template_page, [], [])
-            numbers = PageNumbers(index + 1, len(plans), plan.repeat_number, plan.repeat_total)
             for placement in plan.placements:
-                self.place(page, first_output_index + index, placement, numbers)
+                self.place(page, output_index, placement, numbers)
             pages.append(page)
         return pages
 
@@ -272,8 +284,16 @@ def fill_pdf(
         with ThreadPoolExecutor(max_workers=min(limits.image_workers, len(unique))) as pool:
             filler.images = dict(zip(unique, pool.map(context.load_image, unique), strict=True))
     pages: list[_Page] = []
+    total_pages = sum(len(document_plans) for document_plans in plans)
     for document_plans in plans:
-        pages.extend(filler.pages_of(document_plans, len(pages)))
+        pages.extend(
+            filler.pages_of(
+                document_plans,
+                len(pages),
+                total_pages,
+                document_is_loop=request.whole_pdf_repeat,
+            )
+        )
     overlay, outputs = filler.render(pages)
     return assemble(
         base=template_pdf,

@@ -1,6 +1,7 @@
 """The page plan: which template pages appear, how often, and which value goes where.
 
-- Whole-PDF repeat is done by the caller: one plan per document.
+- Whole-PDF repeat is done by the caller: one plan per document, numbered by the caller too
+  (page numbers count in the whole output, which no single plan knows).
 - Explicit repeat: a page holding a non-array field that received an array appears once per
   element; non-array values appear on every copy.
 - Overflow: a page holding array fields appears as often as its longest array needs; copy k
@@ -38,8 +39,9 @@ class PagePlan:
     template_page: int
     # The n-th appearance of this template page in the document (0 for the first).
     occurrence: int
-    repeat_number: int
-    repeat_total: int
+    # (number, total) within the page's own repeat loop; None when its data repeats nothing,
+    # so the caller picks the loop (the document of a whole-PDF repeat, else 1 of 1).
+    loop: tuple[int, int] | None
     placements: tuple[Placement, ...]
 
 
@@ -71,15 +73,17 @@ def plan_document(
     plans: list[PagePlan] = []
     for page in range(len(spec.pages)):
         fields = _PageFields(page, spec)
-        explicit = 1
+        # The page repeats explicitly when one of its fields received an array meant to
+        # repeat it (even of one element: the loop follows the data's shape, not its length).
+        explicit, repeats = 1, False
         for field in fields.loose:
             value = values.get(field.alias)
             if isinstance(value, Repeat):
-                explicit = max(explicit, len(value.entries))
+                explicit, repeats = max(explicit, len(value.entries)), True
         for array, _ in fields.arrays:
             value = values.get(array.alias)
             if isinstance(value, RepeatedRows):
-                explicit = max(explicit, len(value.groups))
+                explicit, repeats = max(explicit, len(value.groups)), True
         occurrence = 0
         for group in range(explicit):
             overflow, has_rows = 1, False
@@ -91,14 +95,13 @@ def plan_document(
             for copy in range(overflow):
                 # The repeat loop of a page with arrays is its overflow set (for an array of
                 # arrays: the set of one outer element); otherwise the explicit repeat.
+                loop: tuple[int, int] | None = None
                 if has_rows:
-                    numbering = (copy + 1, overflow)
-                elif explicit > 1:
-                    numbering = (group + 1, explicit)
-                else:
-                    numbering = (1, 1)
+                    loop = (copy + 1, overflow)
+                elif repeats:
+                    loop = (group + 1, explicit)
                 placements = _placements(fields, values, group, copy, occurrence)
-                plans.append(PagePlan(page, occurrence, numbering[0], numbering[1], placements))
+                plans.append(PagePlan(page, occurrence, loop, placements))
                 occurrence += 1
                 if len(plans) > max_pages:
                     raise FillLimitExceeded(

@@ -39,6 +39,8 @@ class FillRequest:
     options: FillOptions
     # Where each document's data sits in the request, for error paths ("data" or "data.3").
     paths: tuple[str, ...]
+    # ``data`` was an array (even of one object): each document is a repeat loop of its own.
+    whole_pdf_repeat: bool = False
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,7 @@ def parse_fill_request(body: Any, *, max_documents: int) -> FillRequest:
             default_read_only=bool(default_read_only),
         ),
         paths=paths,
+        whole_pdf_repeat=isinstance(data, list),
     )
 
 

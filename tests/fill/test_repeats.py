@@ -21,11 +21,16 @@ def footer(demo, page_words, page_index: int) -> str:
     return text_in_rect(page_words, spec_field(demo, field_id)["rect"])
 
 
+NUMBERS = "{{pageNumber}}/{{totalPages}} {{pageIndex}} r{{pageRepeatNumber}}/{{pageRepeatTotal}}"
+
+
+def footers(demo, pdf: bytes) -> list[str]:
+    """The footer of every output page (both template pages have it in the same rectangle)."""
+    return [footer(demo, page, 0) for page in words(pdf)]
+
+
 def test_whole_pdf_repeat_fills_once_per_element_and_merges(demo, fill) -> None:
-    people = [
-        {"email": f"person{i}@example.com", "footer": "Page {{pageNumber}} of {{totalPages}}"}
-        for i in range(3)
-    ]
+    people = [{"email": f"person{i}@example.com", "footer": NUMBERS} for i in range(3)]
     pdf = fill(demo, {"data": people}).content
     pages = words(pdf)
 
@@ -35,8 +40,41 @@ def test_whole_pdf_repeat_fills_once_per_element_and_merges(demo, fill) -> None:
             text_in_rect(pages[2 * i], spec_field(demo, "email")["rect"])
             == f"person{i}@example.com"
         )
-        assert footer(demo, pages[2 * i], 0) == "Page 1 of 2"
-        assert footer(demo, pages[2 * i + 1], 1) == "Page 2 of 2"
+    # Page numbers count in the whole PDF; each element's document is one repeat loop.
+    assert footers(demo, pdf) == [
+        "1/6 0 r1/2",
+        "2/6 1 r2/2",
+        "3/6 2 r1/2",
+        "4/6 3 r2/2",
+        "5/6 4 r1/2",
+        "6/6 5 r2/2",
+    ]
+
+
+def test_a_page_repeating_inside_a_whole_pdf_repeat_numbers_within_its_own_loop(demo, fill) -> None:
+    body = {
+        "data": [
+            {"footer": NUMBERS, "title": ["Only"]},  # an explicit repeat of one: its own loop
+            {"footer": NUMBERS, "items": [f"i{n}" for n in range(7)]},  # two overflow copies
+        ]
+    }
+    pdf = fill(demo, body).content
+
+    assert footers(demo, pdf) == [
+        "1/5 0 r1/1",
+        "2/5 1 r2/2",
+        "3/5 2 r1/3",
+        "4/5 3 r1/2",
+        "5/5 4 r2/2",
+    ]
+
+
+def test_an_array_of_one_object_is_a_whole_pdf_repeat_of_one(demo, fill) -> None:
+    alone = fill(demo, {"data": {"footer": NUMBERS}}).content
+    repeated = fill(demo, {"data": [{"footer": NUMBERS}]}).content
+
+    assert footers(demo, alone) == ["1/2 0 r1/1", "2/2 1 r1/1"]
+    assert footers(demo, repeated) == ["1/2 0 r1/2", "2/2 1 r2/2"]
 
 
 def test_overflow_repeats_the_page_and_the_first_surplus_value_starts_the_next(demo, fill) -> None:
@@ -45,7 +83,7 @@ def test_overflow_repeats_the_page_and_the_first_surplus_value_starts_the_next(d
         "data": {
             "items": items,
             "prices": [1, 2],
-            "footer": "{{pageRepeatNumber}}/{{pageRepeatTotal}} p{{pageNumber}}",
+            "footer": "{{pageRepeatNumber}}/{{pageRepeatTotal}} p{{pageNumber}}/{{totalPages}}",
         }
     }
     pdf = fill(demo, body).content
@@ -55,7 +93,12 @@ def test_overflow_repeats_the_page_and_the_first_surplus_value_starts_the_next(d
     assert item_rows(demo, pages[1]) == items[0:5]
     assert item_rows(demo, pages[2]) == items[5:10]  # the first surplus value: first row, next page
     assert item_rows(demo, pages[3]) == ["Item-10", "Item-11", "", "", ""]
-    assert [footer(demo, pages[i], i) for i in range(4)] == ["1/1 p1", "1/3 p2", "2/3 p3", "3/3 p4"]
+    assert [footer(demo, pages[i], i) for i in range(4)] == [
+        "1/1 p1/4",
+        "1/3 p2/4",
+        "2/3 p3/4",
+        "3/3 p4/4",
+    ]
     prices = [text_in_rect(pages[1], spec_field(demo, f"price{r}")["rect"]) for r in range(2)]
     assert prices == ["$1.00", "$2.00"]
 
