@@ -19,6 +19,7 @@ from pypdf.generic import (
     ArrayObject,
     DecodedStreamObject,
     DictionaryObject,
+    IndirectObject,
     NameObject,
 )
 
@@ -364,11 +365,16 @@ def _append_content(writer: PdfWriter, page: Any, stream: DecodedStreamObject) -
     before.set_data(b"q\n")
     after = DecodedStreamObject()
     after.set_data(b"\nQ\n")
-    contents = page.get("/Contents")
     existing = []
-    if contents is not None:
-        contents = contents.get_object()
-        existing = list(contents) if isinstance(contents, ArrayObject) else [page["/Contents"]]
+    if "/Contents" in page:
+        # raw_get: page["/Contents"] resolves the reference, and a stream inside an array must
+        # stay a reference (qpdf and strict readers reject it inline).
+        raw = page.raw_get("/Contents")
+        contents = raw.get_object()
+        if isinstance(contents, ArrayObject):
+            existing = list(contents)
+        else:
+            existing = [raw if isinstance(raw, IndirectObject) else writer._add_object(raw)]
     page[NameObject("/Contents")] = ArrayObject(
         [
             writer._add_object(before),

@@ -1,6 +1,9 @@
 """Fixtures for template tests: templates imported the way users import them."""
 
+import io
+
 import pytest
+from reportlab.pdfgen.canvas import Canvas
 
 from accounts.models import Organization
 from templates_app.engine.demo import build_demo_template
@@ -22,3 +25,14 @@ def demo_template(organization: Organization) -> PdfTemplate:
     return template_create_with_spec(
         organization=organization, title="Demo", pdf=pdf, spec=spec, publish=True
     )
+
+
+def small_form() -> bytes:
+    """One page: a printed heading, a text field ``full_name`` and a checkbox ``agree``."""
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=(612, 792))
+    canvas.drawString(72, 730, "Application for a fishing permit")
+    canvas.acroForm.textfield(name="full_name", x=72, y=680, width=240, height=20, fontSize=12)
+    canvas.acroForm.checkbox(name="agree", x=72, y=640, size=14)
+    canvas.save()
+    return buffer.getvalue()

@@ -1,15 +1,24 @@
 """Importing real-world PDFs: fields, pages and rects against what pypdf reads on its own."""
 
 import io
+import subprocess
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from pypdf import PdfReader, PdfWriter
-from pypdf.generic import ArrayObject, DictionaryObject, NameObject, TextStringObject
+from pypdf.generic import (
+    ArrayObject,
+    DictionaryObject,
+    IndirectObject,
+    NameObject,
+    TextStringObject,
+)
 
 from templates_app.engine.pdf_import import ImportRefused, import_pdf
 from templates_app.engine.validation import validate_template_json
 from tests.fixtures import FILLABLE_PDFS, PDFS, PLAIN_PDFS
+from tests.templates_app.conftest import small_form
 
 # Our mapping: one template field per widget, except a radio group (one field, one option per
 # widget); pushbuttons and signatures carry no data. Terminal-field counts are in SOURCES.md.
@@ -175,6 +184,26 @@ def _pdf_with_root_extras(**extras) -> bytes:
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
+
+
+def qpdf_check(pdf: bytes, tmp_path: Path) -> str:
+    """qpdf's structural check of ``pdf``; fails the test on any error or warning."""
+    path = tmp_path / "checked.pdf"
+    path.write_bytes(pdf)
+    check = subprocess.run(["qpdf", "--check", str(path)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    return check.stdout
+
+
+def test_widget_paint_added_to_a_single_content_stream_keeps_the_pdf_valid(
+    tmp_path: Path,
+) -> None:
+    # reportlab writes one content stream per page and a checkbox with /MK colours to repaint.
+    imported = import_pdf(small_form())
+
+    qpdf_check(imported.pdf, tmp_path)
+    contents = PdfReader(io.BytesIO(imported.pdf)).pages[0].raw_get("/Contents")
+    assert all(isinstance(part, IndirectObject) for part in contents.get_object())
 
 
 def test_encrypted_pdfs_are_refused() -> None:
