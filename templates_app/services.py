@@ -56,7 +56,7 @@ def template_create_from_pdf(
 ) -> PdfTemplate:
     """Import ``pdf``: its form fields become the working version's fields.
 
-    A refused PDF (not a PDF, encrypted, XFA-only, damaged) stores nothing.
+    A refused PDF (not a PDF, password-protected, XFA-only, damaged) stores nothing.
     """
     if len(pdf) > MAX_PDF_BYTES:
         raise ValidationFailed.single("file", f"The PDF is larger than {MAX_PDF_BYTES} bytes.")

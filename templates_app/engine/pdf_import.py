@@ -3,6 +3,7 @@
 The stored base PDF has the interactive fields removed, so a filled document never shows the
 original widgets under (or over) the filled values. Where a widget painted its own background or
 border (/MK /BG, /BC), that paint is kept as static page content so the form still looks the same.
+A PDF encrypted with an empty user password is opened with it and stored without encryption.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pypdf import PdfReader, PdfWriter
+from pypdf import PasswordType, PdfReader, PdfWriter
 from pypdf.errors import PdfReadError, PyPdfError
 from pypdf.generic import (
     ArrayObject,
@@ -169,16 +170,33 @@ def _page_spec(page: Any) -> PageSpec:
     )
 
 
+def _open(data: bytes) -> PdfReader:
+    """A reader of ``data``, decrypted when its user password is empty.
+
+    Many published forms are encrypted with an empty user password: any viewer opens them and
+    only permissions (editing, printing) are restricted. Opened with "", every object reads in
+    clear, and the base PDF written from them has no /Encrypt. A real password is a wall.
+    """
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+    except NotImplementedError as exc:  # pypdf reads only the password (/Standard) handler
+        raise ImportRefused(
+            "encrypted",
+            "The PDF is encrypted for certificate holders; remove its protection and upload again.",
+        ) from exc
+    if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
+        raise ImportRefused(
+            "encrypted",
+            "The PDF needs a password to open; remove its password protection and upload again.",
+        )
+    return reader
+
+
 def _read(data: bytes) -> PdfReader:
     if b"%PDF-" not in data[:1024]:
         raise ImportRefused("not_pdf", "The file is not a PDF.")
     try:
-        reader = PdfReader(io.BytesIO(data), strict=False)
-        if reader.is_encrypted:
-            raise ImportRefused(
-                "encrypted",
-                "The PDF is encrypted; remove its password protection and upload again.",
-            )
+        reader = _open(data)
         page_count = len(reader.pages)
         for page in reader.pages:
             _ = page.mediabox

@@ -3,6 +3,8 @@
 import io
 
 import pytest
+from pypdf import PdfReader, PdfWriter
+from pypdf.constants import UserAccessPermissions
 from reportlab.pdfgen.canvas import Canvas
 
 from accounts.models import Organization
@@ -36,3 +38,23 @@ def small_form() -> bytes:
     canvas.acroForm.checkbox(name="agree", x=72, y=640, size=14)
     canvas.save()
     return buffer.getvalue()
+
+
+def locked_form(*, user_password: str = "", algorithm: str = "AES-256") -> bytes:
+    """``small_form`` encrypted as published government forms are: with an empty user password
+    anyone opens it, and the owner password only forbids editing and filling it."""
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(small_form())))
+    allowed = UserAccessPermissions.all() & ~(
+        UserAccessPermissions.MODIFY
+        | UserAccessPermissions.ADD_OR_MODIFY
+        | UserAccessPermissions.FILL_FORM_FIELDS
+    )
+    writer.encrypt(
+        user_password=user_password,
+        owner_password="owner",
+        algorithm=algorithm,
+        permissions_flag=allowed,
+    )
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

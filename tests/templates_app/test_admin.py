@@ -1,16 +1,23 @@
 """The template admin: upload, field editing, publishing, and tenant isolation for staff."""
 
+import io
+import json
+from pathlib import Path
+
 import pytest
 from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
+from pypdf import PdfReader
 
 from accounts.models import User
 from accounts.services import member_add
 from templates_app import services
 from templates_app.models import PdfTemplate
 from tests.fixtures import PDFS
+from tests.pdfcheck import text_in_rect, words
+from tests.templates_app.conftest import locked_form
 
 
 def staff(username: str, organization=None) -> Client:
@@ -67,6 +74,56 @@ def test_upload_of_a_broken_pdf_shows_the_error_and_stores_nothing(
     assert response.status_code == 200
     assert "damaged" in response.content.decode()
     assert PdfTemplate.objects.count() == 0
+
+
+def stored_files(settings) -> list[Path]:
+    return sorted(p for p in Path(settings.MEDIA_ROOT).rglob("*") if p.is_file())
+
+
+def test_a_form_locked_only_by_permissions_uploads_and_fills(
+    member_client: Client, organization, api_client: Client, settings
+) -> None:
+    upload = SimpleUploadedFile("permit.pdf", locked_form(), "application/pdf")
+    response = member_client.post(
+        reverse("admin:templates_app_pdftemplate_add"),
+        {"organization": organization.pk, "title": "Permit", "pdf": upload, "publish": "on"},
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    template = PdfTemplate.objects.get()
+    fields = services.working_version(template).spec["fields"]
+    assert [(f["alias"], f["type"]) for f in fields] == [
+        ("full_name", "shortText"),
+        ("agree", "checkbox"),
+    ]
+    [base] = stored_files(settings)
+    assert "/Encrypt" not in PdfReader(base).trailer
+
+    filled = api_client.post(
+        f"/api/v1/fill/{template.eid}.pdf",
+        data=json.dumps({"data": {"full_name": "Ada Lovelace", "agree": True}}),
+        content_type="application/json",
+    )
+
+    assert filled.status_code == 200, filled.content[:500]
+    assert not PdfReader(io.BytesIO(filled.content)).is_encrypted
+    assert text_in_rect(words(filled.content)[0], fields[0]["rect"]) == "Ada Lovelace"
+
+
+def test_upload_of_a_form_that_needs_a_password_is_refused_and_stores_nothing(
+    member_client: Client, organization, settings
+) -> None:
+    upload = SimpleUploadedFile(
+        "secret.pdf", locked_form(user_password="secret"), "application/pdf"
+    )
+    response = member_client.post(
+        reverse("admin:templates_app_pdftemplate_add"),
+        {"organization": organization.pk, "title": "x", "pdf": upload},
+    )
+
+    assert response.status_code == 200
+    assert "The PDF needs a password to open" in response.content.decode()
+    assert PdfTemplate.objects.count() == 0
+    assert stored_files(settings) == []
 
 
 def test_fields_page_edits_aliases_and_style(member_client: Client, fw9_template) -> None:

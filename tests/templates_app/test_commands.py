@@ -6,6 +6,7 @@ from django.core.management import CommandError, call_command
 from templates_app import services
 from templates_app.models import PdfTemplate
 from tests.fixtures import PDFS
+from tests.templates_app.conftest import locked_form
 
 
 def test_import_template_prints_the_eid(organization) -> None:
@@ -33,6 +34,29 @@ def test_import_template_reports_a_refused_pdf(organization, tmp_path) -> None:
     with pytest.raises(CommandError, match="not a PDF"):
         call_command("import_template", "acme", str(bad))
     assert PdfTemplate.objects.count() == 0
+
+
+def test_import_template_opens_a_form_locked_only_by_permissions(organization, tmp_path) -> None:
+    permit = tmp_path / "permit.pdf"
+    permit.write_bytes(locked_form(algorithm="RC4-128"))
+
+    call_command("import_template", "acme", str(permit), stdout=io.StringIO())
+
+    template = PdfTemplate.objects.get()
+    fields = services.working_version(template).spec["fields"]
+    assert [f["alias"] for f in fields] == ["full_name", "agree"]
+
+
+def test_import_template_refuses_a_form_that_needs_a_password(
+    organization, tmp_path, settings
+) -> None:
+    secret = tmp_path / "secret.pdf"
+    secret.write_bytes(locked_form(user_password="secret"))
+
+    with pytest.raises(CommandError, match="needs a password"):
+        call_command("import_template", "acme", str(secret))
+    assert PdfTemplate.objects.count() == 0
+    assert not settings.MEDIA_ROOT.exists()
 
 
 def test_demo_setup_publishes_a_template_with_every_field_type(db) -> None:

@@ -16,9 +16,11 @@ from pypdf.generic import (
 )
 
 from templates_app.engine.pdf_import import ImportRefused, import_pdf
+from templates_app.engine.spec import Rect
 from templates_app.engine.validation import validate_template_json
 from tests.fixtures import FILLABLE_PDFS, PDFS, PLAIN_PDFS
-from tests.templates_app.conftest import small_form
+from tests.pdfcheck import poppler_words
+from tests.templates_app.conftest import locked_form, small_form
 
 # Our mapping: one template field per widget, except a radio group (one field, one option per
 # widget); pushbuttons and signatures carry no data. Terminal-field counts are in SOURCES.md.
@@ -206,14 +208,53 @@ def test_widget_paint_added_to_a_single_content_stream_keeps_the_pdf_valid(
     assert all(isinstance(part, IndirectObject) for part in contents.get_object())
 
 
-def test_encrypted_pdfs_are_refused() -> None:
-    writer = PdfWriter(clone_from=PdfReader(PDFS / "libreoffice-form.pdf"))
-    writer.encrypt(user_password="", owner_password="owner")
-    out = io.BytesIO()
-    writer.write(out)
+@pytest.mark.parametrize("algorithm", ["RC4-128", "AES-128", "AES-256"])
+def test_a_form_locked_only_by_permissions_imports_and_is_stored_decrypted(
+    algorithm: str, tmp_path: Path
+) -> None:
+    locked = locked_form(algorithm=algorithm)
+    assert PdfReader(io.BytesIO(locked)).is_encrypted
+
+    imported = import_pdf(locked)
+
+    assert imported.spec == import_pdf(small_form()).spec
+    assert [(f.alias, f.type, f.page, f.rect) for f in imported.spec.fields] == [
+        ("full_name", "shortText", 0, Rect(72, 680, 240, 20)),
+        ("agree", "checkbox", 0, Rect(72, 640, 14, 14)),
+    ]
+    stored = PdfReader(io.BytesIO(imported.pdf))
+    assert not stored.is_encrypted
+    assert "/Encrypt" not in stored.trailer
+    assert "File is not encrypted" in qpdf_check(imported.pdf, tmp_path)
+    assert [w.text for w in poppler_words(imported.pdf)] == [
+        "Application",
+        "for",
+        "a",
+        "fishing",
+        "permit",
+    ]
+
+
+@pytest.mark.parametrize("algorithm", ["RC4-128", "AES-256"])
+def test_a_form_that_needs_a_password_is_refused(algorithm: str) -> None:
+    with pytest.raises(ImportRefused) as refused:
+        import_pdf(locked_form(user_password="secret", algorithm=algorithm))
+
+    assert refused.value.code == "encrypted"
+    assert str(refused.value) == (
+        "The PDF needs a password to open; remove its password protection and upload again."
+    )
+
+
+def test_a_form_encrypted_for_certificate_holders_is_refused() -> None:
+    # The same file with a public-key security handler in place of the password one.
+    locked = locked_form()
+    assert locked.count(b"/Filter /Standard") == 1
+    by_certificate = locked.replace(b"/Filter /Standard", b"/Filter /PubSec  ")
 
     with pytest.raises(ImportRefused) as refused:
-        import_pdf(out.getvalue())
+        import_pdf(by_certificate)
+
     assert refused.value.code == "encrypted"
 
 
