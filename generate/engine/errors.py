@@ -67,15 +67,20 @@ class RenderTimeout(GenerateError):
 
 
 class RenderOutOfMemory(GenerateError):
-    """Rendering needed more memory than a worker may use."""
+    """Rendering needed more memory than a worker may use (``limit_bytes``; 0 if unknown)."""
 
     code = "render_out_of_memory"
 
-    def __init__(self) -> None:
-        super().__init__("The document needs more memory to render than is allowed.")
+    def __init__(self, limit_bytes: int = 0) -> None:
+        self.limit_bytes = limit_bytes
+        limit = f" ({limit_bytes / 2**20:g} MB)" if limit_bytes else ""
+        super().__init__(
+            f"The document needs more memory to render than is allowed{limit}; large images "
+            "and very long tables need the most."
+        )
 
     def __reduce__(self) -> tuple[type, tuple[object, ...]]:
-        return (type(self), ())
+        return (type(self), (self.limit_bytes,))
 
 
 class RenderBusy(GenerateError):
@@ -110,13 +115,18 @@ class RenderCrashed(GenerateError):
 class RenderFailed(GenerateError):
     """The renderer raised an unexpected exception on this document (a WeasyPrint limitation or
     bug met by unusual HTML or CSS). The worker is replaced; ``detail`` (type and frames, for
-    logs only) says where it failed."""
+    logs only) says where it failed in the code, ``where`` (from `render.describe_failure`, for
+    the caller) where in the document: the CSS declaration or rule, the element and page."""
 
     code = "render_failed"
 
-    def __init__(self, detail: str) -> None:
+    def __init__(self, detail: str, where: str | None = None) -> None:
         self.detail = detail
-        super().__init__("The document could not be rendered.")
+        self.where = where
+        super().__init__(
+            "The document could not be rendered: the renderer failed "
+            f"{where or 'on something in its HTML or CSS'}."
+        )
 
     def __reduce__(self) -> tuple[type, tuple[object, ...]]:
-        return (type(self), (self.detail,))
+        return (type(self), (self.detail, self.where))

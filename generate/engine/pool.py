@@ -107,8 +107,9 @@ class RenderPool:
                 healthy = True
                 raise payload
             if status == "memory":
-                raise RenderOutOfMemory()
-            raise RenderFailed(str(payload))
+                raise RenderOutOfMemory(self.settings.memory_limit_bytes)
+            detail, where = payload
+            raise RenderFailed(detail, where)
         finally:
             self._release(worker, healthy=healthy)
 

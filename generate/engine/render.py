@@ -3,10 +3,13 @@
 `render_pdf` runs inside a render worker process (see `generate.engine.pool`) but is an ordinary
 function: tests and benchmarks can call it directly. What it adds to plain WeasyPrint:
 
-- every URL goes through the injected fetcher (`generate.engine.resources`);
+- every URL goes through the injected fetcher (`generate.engine.resources`); relative ones reach
+  it as written (the document has no address) and are refused, so they are skipped;
 - the caller's stylesheet (HTML mode) is an author stylesheet placed after the document's own;
   the service's defaults (page size and margins, page counter, fonts) are a user stylesheet, so
   the caller's CSS, ``@page`` rules included, takes precedence over them;
+- HTML mode: a margin box's ``content`` that combines ``element()`` with other values is dropped
+  as the spec wants (`generate.engine.paged_css`), so an earlier ``content`` applies;
 - HTML mode: fillable fields only for named controls of a valid type inside a ``form`` (buttons
   are drawn, never made fields: WeasyPrint 70 writes a broken field list for a submit button),
   and ``-fs-table-paginate: none`` (Flying Saucer's switch) stops header/footer repetition;
@@ -20,6 +23,7 @@ import contextlib
 import math
 import re
 import threading
+import traceback
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from typing import Any
@@ -34,6 +38,7 @@ from weasyprint.urls import URLFetcher, URLFetcherResponse
 
 from generate.engine.errors import PageLimitExceeded
 from generate.engine.job import Fetcher, RenderedPdf, RenderJob
+from generate.engine.paged_css import drop_combined_element_content
 from generate.engine.resources import Resource
 
 STATIC_ATTRIBUTE = "data-docgen-static"
@@ -75,6 +80,13 @@ _PAGINATE_PROPERTY = "-fs-table-paginate"
 # At-rules whose blocks hold ordinary style rules (or, nested, declarations).
 _GROUPING_RULES = ("media", "supports", "layer", "container", "scope")
 _CDATA = re.compile(r"^\s*<!\[CDATA\[|\]\]>\s*$")
+# The caller's document has no address. Given no base URL, WeasyPrint 70 fails the whole document
+# on some relative references (``@import url(common.css)``, ``target-counter(attr(href url), page)``
+# on a link to "other.html") where a browser skips them. "about:blank" is where a browser's own
+# address-less documents live: its scheme is not hierarchical, so a relative reference stays as
+# written, reaches the fetcher, is refused there like any resource that cannot load, and the rest
+# of the document renders. Fragments (#id) stay in-document links.
+DOCUMENT_BASE_URL = "about:blank"
 
 
 class _Fetcher(URLFetcher):
@@ -100,7 +112,7 @@ def render_pdf(job: RenderJob, *, font_config: FontConfiguration | None = None) 
     worker does that: it is the slowest object to build); pass None for a fresh one.
     """
     fetcher = _Fetcher(job.fetcher)
-    document = weasyprint.HTML(string=job.html, url_fetcher=fetcher, base_url=None)
+    document = weasyprint.HTML(string=job.html, url_fetcher=fetcher, base_url=DOCUMENT_BASE_URL)
     user_sheets = [job.user_css] if job.user_css else []
     if job.html_mode:
         _prepare_html(document.etree_element, job.author_css)
@@ -170,7 +182,10 @@ def _prepare_html(root: ET.Element, author_css: str) -> None:
         # the CSS and swallow every rule after them.
         if style.text and "<![CDATA[" in style.text:
             style.text = _CDATA.sub("", style.text)
+        if style.text:
+            style.text = drop_combined_element_content(style.text)
     head = root.find("head")
+    author_css = drop_combined_element_content(author_css)
     if author_css:
         if head is None:  # the HTML parser always makes one; a guard, not a code path
             head = ET.Element("head")
@@ -422,6 +437,90 @@ def _draw_watermark(pdf: pydyf.PDF, text: str) -> None:
         contents = page["Contents"]
         own = list(contents) if isinstance(contents, pydyf.Array) else [contents]
         page["Contents"] = pydyf.Array([save.reference, *own, stamp.reference])
+
+
+# -- what failed ----------------------------------------------------------------------------------
+
+# The innermost WeasyPrint module a failure passed through, as the stage of the work it stopped.
+_WRITING = "while writing the PDF"
+_STAGES = (
+    ("weasyprint.css", "while applying the CSS"),
+    ("weasyprint.layout", "while laying out the pages"),
+    ("weasyprint.text", "while setting the text"),
+    ("weasyprint.svg", "while drawing an SVG image"),
+    ("weasyprint.images", "while drawing an image"),
+    ("weasyprint.html", "while reading the HTML"),
+    ("weasyprint.formatting_structure", "while reading the HTML"),
+    ("weasyprint.draw", _WRITING),
+    ("weasyprint.pdf", _WRITING),
+    ("weasyprint.stacking", _WRITING),
+    ("pydyf", _WRITING),
+)
+_QUOTE_LIMIT = 100
+
+
+def describe_failure(exc: BaseException) -> str | None:
+    """Where in the caller's document an unexpected renderer exception happened, in the
+    caller's terms: "on the CSS declaration `...`", "while laying out a <td> element on page 2",
+    "while applying the CSS"; None when nothing is known.
+
+    WeasyPrint's exceptions say nothing a caller can act on (an AssertionError, a TypeError in
+    its table code), so this reads the frames the exception passed through instead: the CSS
+    declaration or rule being parsed (tinycss2 nodes, which quote the caller's own text), the
+    box being laid out (which names its element), the page our page cap was counting. Never the
+    exception's type, message or a file name. Relies on WeasyPrint 70's local names ("box",
+    "element"); should they change, the answer is only vaguer.
+    """
+    declaration = rule = box = element = stage = None
+    page = 0
+    for frame, _line in traceback.walk_tb(exc.__traceback__):  # outermost first
+        module = frame.f_globals.get("__name__", "")
+        stage = next((words for prefix, words in _STAGES if module.startswith(prefix)), stage)
+        local = frame.f_locals
+        if frame.f_code is _capped_make_all_pages.__code__:
+            page = local.get("count", 0) + 1  # pages done in this pass, plus the failing one
+        for value in local.values():
+            if isinstance(value, tinycss2.ast.Declaration):
+                declaration = value
+            elif isinstance(value, tinycss2.ast.QualifiedRule | tinycss2.ast.AtRule):
+                rule = value
+        if isinstance(getattr(local.get("box"), "element_tag", None), str):
+            box = local["box"]
+        if isinstance(local.get("element"), ET.Element):
+            element = local["element"]
+    if declaration is not None:
+        return f"on the CSS declaration `{_quote(declaration.serialize())}`"
+    if isinstance(rule, tinycss2.ast.AtRule):
+        return (
+            f"on the CSS rule `{_quote(f'@{rule.at_keyword} {tinycss2.serialize(rule.prelude)}')}`"
+        )
+    if isinstance(rule, tinycss2.ast.QualifiedRule):
+        return f"on the CSS rule for `{_quote(tinycss2.serialize(rule.prelude))}`"
+    if box is not None:
+        verb = "drawing" if stage == _WRITING else "laying out"
+        where = f" on page {page}" if page else ""
+        return f"while {verb} {_element_words(box.element_tag, box.element)}{where}"
+    if element is not None and isinstance(element.tag, str):
+        return f"while applying the CSS to {_element_words(element.tag, element)}"
+    return stage
+
+
+def _quote(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _QUOTE_LIMIT else text[: _QUOTE_LIMIT - 1] + "…"
+
+
+def _element_words(tag: str, element: Any) -> str:
+    """'a <td id="total"> element', 'the ::before of a <p> element'."""
+    tag, _, pseudo = tag.partition("::")
+    attributes = ""
+    if isinstance(element, ET.Element):
+        for name in ("id", "class"):
+            if element.get(name):
+                attributes = f' {name}="{_quote(element.get(name, ""))}"'
+                break
+    words = f"a <{tag}{attributes}> element"
+    return f"the ::{pseudo} of {words}" if pseudo else words
 
 
 # -- worker warm-up -------------------------------------------------------------------------------

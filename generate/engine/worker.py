@@ -3,7 +3,8 @@
 Started by `generate.engine.pool.RenderPool`; talks to it over the inherited socket ``fd`` with
 `multiprocessing.connection` messages: it answers ``("ready", None)`` once warm, then one
 result per job: ``("ok", RenderedPdf)``, ``("error", GenerateError)``, ``("memory", None)`` or
-``("crash", detail)``. A ``None`` job, or the socket closing (the server went away), ends it.
+``("crash", (detail, where))`` (see `RenderFailed`). A ``None`` job, or the socket closing (the
+server went away), ends it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 from weasyprint.text.fonts import FontConfiguration
 
 from generate.engine.errors import GenerateError
-from generate.engine.render import render_pdf, warm_up
+from generate.engine.render import describe_failure, render_pdf, warm_up
 
 
 def worker_main(connection: Connection, temp_dir: str, memory_limit_bytes: int) -> None:
@@ -60,7 +61,7 @@ def _serve(connection: Connection, font_config: FontConfiguration) -> None:
         except MemoryError:
             result = ("memory", None)
         except Exception as exc:
-            result = ("crash", _describe(exc))
+            result = ("crash", (_describe(exc), _where(exc)))
         # A document with @font-face rules added fonts to the configuration (and files to a
         # temporary folder): start the next document from a clean one.
         if getattr(font_config, "_folder", None) is not None:
@@ -86,6 +87,14 @@ def _set_up_process(temp_dir: str, memory_limit_bytes: int) -> None:
     logging.basicConfig(
         level=logging.WARNING, format="generate-worker %(levelname)s %(name)s: %(message)s"
     )
+
+
+def _where(exc: BaseException) -> str | None:
+    """Where in the document it failed, for the caller; never a reason to lose the answer."""
+    try:
+        return describe_failure(exc)
+    except Exception:
+        return None
 
 
 def _describe(exc: BaseException) -> str:

@@ -437,8 +437,10 @@ class _FailingPool:
     ("error", "status", "body"),
     [
         (RenderBusy(30), 503, {"name": "ServiceBusyError", "message": "Every PDF renderer is busy; try again shortly."}),
-        (RenderOutOfMemory(), 422, {"name": "UnprocessableDocumentError", "message": "The document needs more memory to render than is allowed."}),
-        (RenderFailed("ZeroDivisionError\n  File ..."), 422, {"name": "UnprocessableDocumentError", "message": "The document could not be rendered."}),
+        (RenderOutOfMemory(512 * 2**20), 422, {"name": "UnprocessableDocumentError", "message": "The document needs more memory to render than is allowed (512 MB); large images and very long tables need the most."}),
+        (RenderOutOfMemory(), 422, {"name": "UnprocessableDocumentError", "message": "The document needs more memory to render than is allowed; large images and very long tables need the most."}),
+        (RenderFailed("ZeroDivisionError\n  File ...", "while writing the PDF"), 422, {"name": "UnprocessableDocumentError", "message": "The document could not be rendered: the renderer failed while writing the PDF."}),
+        (RenderFailed("ZeroDivisionError\n  File ..."), 422, {"name": "UnprocessableDocumentError", "message": "The document could not be rendered: the renderer failed on something in its HTML or CSS."}),
     ],
 )  # fmt: skip
 def test_render_failures_in_the_wire_shape(
@@ -450,6 +452,38 @@ def test_render_failures_in_the_wire_shape(
 
     assert response.status_code == status
     assert response.json() == body
+
+
+@pytest.mark.parametrize(
+    ("body", "css", "message"),
+    [
+        # WeasyPrint 70 fails on attr() as an image URL, and on a table cell as a running element.
+        (
+            '<p data-logo="https://example.com/logo.png">Text</p>',
+            "p { color: #333; background-image: attr(data-logo url) }",
+            "The document could not be rendered: the renderer failed on the CSS declaration "
+            "`background-image: attr(data-logo url)`.",
+        ),
+        (
+            '<p style="break-after: page">One</p><table><tr><td id="total">9</td></tr></table>',
+            "td { position: running(total) } @page { @top-right { content: element(total) } }",
+            "The document could not be rendered: the renderer failed while laying out a "
+            '<td id="total"> element on page 2.',
+        ),
+    ],
+)
+def test_a_document_the_renderer_fails_on_is_a_422_naming_the_part(
+    production_client, caplog, body, css, message
+) -> None:
+    response = post(production_client, {"type": "html", "data": {"html": body, "css": css}})
+
+    assert response.status_code == 422
+    assert response.json() == {"name": "UnprocessableDocumentError", "message": message}
+    for internal in ("Error", "Traceback", ".py", "weasyprint", "site-packages"):
+        assert internal not in message
+    assert "the renderer failed on a document" in caplog.text  # the frames go to the log
+    # The worker that failed is replaced: the next document renders.
+    assert "Hello HTML" in page_texts(generate_pdf(production_client, HTML_PAYLOAD))[0]
 
 
 def test_a_dead_worker_is_a_logged_500(production_client, monkeypatch, caplog) -> None:

@@ -20,7 +20,9 @@ from generate.engine import (
     PoolSettings,
     RenderBusy,
     RenderCrashed,
+    RenderFailed,
     RenderJob,
+    RenderOutOfMemory,
     RenderPool,
     RenderTimeout,
     ResourceFetcher,
@@ -31,8 +33,9 @@ from generate.engine import (
 )
 from generate.engine.lengths import Length, LengthError, parse_length, parse_margin_shorthand
 from generate.engine.markdown_doc import build_markdown_html
-from generate.engine.render import render_pdf
+from generate.engine.render import describe_failure, render_pdf
 from generate.engine.request import Logo, PageSettings
+from generate.engine.resources import Resource
 from tests.fixtures import HTML
 from tests.generate.conftest import page_texts, reader
 
@@ -163,6 +166,8 @@ def test_errors_survive_the_trip_from_a_worker() -> None:
         RenderTimeout(2.5),
         RenderBusy(1.0),
         RenderCrashed("detail"),
+        RenderFailed("detail", "while writing the PDF"),
+        RenderOutOfMemory(2**20),
         SourceTooLarge(5, 4),
         GenerateInvalid.single("data", "Required"),
     ):
@@ -244,6 +249,59 @@ def test_radio_buttons_are_listed_under_their_group_only() -> None:
     names = [str(field.get_object()["/T"]) for field in acroform["/Fields"]]
     assert names == ["plan"]
     assert len(acroform["/Fields"][0].get_object()["/Kids"]) == 2
+
+
+def test_relative_urls_reach_the_fetcher_unresolved_and_are_skipped() -> None:
+    asked: list[str] = []
+
+    def refuse(url: str) -> Resource:
+        asked.append(url)
+        raise ResourceRefused("scheme_not_allowed")
+
+    page = (
+        '<link rel="stylesheet" href="style.css"><style>@import url(common.css); '
+        "p { text-transform: uppercase; background: url(bg.jpg) }</style>"
+        '<img src="logo.png" alt="Logo alt"><p>kept text</p>'
+    )
+    job = RenderJob(html=page, author_css='@import "extra.css";', fetcher=refuse, html_mode=True)
+    text = page_texts(render_pdf(job).pdf)[0]
+
+    assert "KEPT TEXT" in text
+    assert "Logo alt" in text
+    # Nothing is resolved against a place the service knows (a directory, a host): each reaches
+    # the fetcher as written, and is refused there.
+    assert sorted(asked) == ["bg.jpg", "common.css", "extra.css", "logo.png", "style.css"]
+
+
+@pytest.mark.parametrize(
+    ("page", "where"),
+    [
+        (
+            "<style>\n.logo { color: red;\n  background-image: attr(data-src url) }</style>"
+            '<p class="logo" data-src="https://example.com/a.png">x</p>',
+            "on the CSS declaration `background-image: attr(data-src url)`",
+        ),
+        (
+            "<style>td { position: running(c) } @page { @top-left { content: element(c) } }"
+            '</style><table><tr><td class="cell  total">1</td></tr></table>',
+            'while laying out a <td class="cell total"> element on page 1',
+        ),
+        (
+            '<style>#note::after { content: "x"; letter-spacing: 1e30px }</style>'
+            '<p style="break-after: page">1</p><p id="note">2</p>',
+            'while laying out the ::after of a <p id="note"> element on page 2',
+        ),
+    ],
+)
+def test_a_renderer_failure_is_described_by_the_part_of_the_document(page, where) -> None:
+    with pytest.raises(Exception) as failure:  # noqa: PT011 - whatever WeasyPrint raises
+        render_pdf(RenderJob(html=page, fetcher=fetcher(), html_mode=True))
+
+    assert describe_failure(failure.value) == where
+
+
+def test_a_failure_outside_the_renderer_is_described_by_nothing() -> None:
+    assert describe_failure(ZeroDivisionError("x")) is None
 
 
 def test_jobs_pickle_for_the_trip_to_a_worker() -> None:

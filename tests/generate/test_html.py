@@ -301,6 +301,37 @@ def test_running_elements_in_each_of_the_ten_margin_boxes(production_client, box
         assert 250 < mark.x_min < 362
 
 
+FALLBACK_CSS = """
+@page {
+  margin: 1in;
+  @top-center { content: "Fallback"; content: element(header) " extra"; }
+  @bottom-center { content: element(footer) }
+}
+.header { position: running(header) }
+.footer { position: running(footer) }
+"""
+
+
+@pytest.mark.parametrize("where", ["data.css", "style element"])
+def test_element_combined_with_other_content_is_invalid_so_the_earlier_content_applies(
+    production_client, where
+) -> None:
+    body = '<div class="header">RunningHead</div><div class="footer">RunningFoot</div><p>Body</p>'
+    if where == "data.css":
+        payload = html(body, FALLBACK_CSS)
+    else:
+        payload = html(f"<style>{FALLBACK_CSS}</style>{body}")
+    pdf = generate_pdf(production_client, payload)
+
+    # css-gcpm: element() "cannot be combined with any other values", so that declaration is
+    # invalid and the earlier one is used; the running element is out of the flow either way.
+    fallback = word(pdf, "Fallback")
+    assert fallback.y_max < 72
+    assert 250 < fallback.x_min < 362
+    assert [w.text for w in words(pdf)] == ["Fallback", "Body", "RunningFoot"]
+    assert word(pdf, "RunningFoot").y_min > 792 - 72  # element() on its own still works
+
+
 def test_first_left_and_right_page_selectors(production_client) -> None:
     css = """
     @page { @top-left { content: "Every page" } }
@@ -443,6 +474,48 @@ def test_fonts_that_are_not_ttf_served_right_are_ignored(
     assert path in asset_server.requests
     assert fonts(pdf) == {"Noto-Sans"}
     assert "Plain text" in page_texts(pdf)[0]
+
+
+# -- relative URLs ------------------------------------------------------------------------------
+
+# The document has no address, so none of these can load; like a browser, the renderer skips each
+# and renders the rest.
+RELATIVE_HTML = """<html><head>
+<link rel="stylesheet" href="style.css">
+<style>
+@import "common.css";
+@import url(more.css);
+.shout { text-transform: uppercase }
+.lead { background: #ff0000 url(bg.jpg); font-style: italic }
+.lead::before { content: "Before " }
+a::after { content: " (page " target-counter(attr(href url), page) ")" }
+</style></head><body>
+<p class="shout">loud words</p>
+<p class="lead">lead text</p>
+<img src="logo.png" alt="Company logo">
+<p style="background-image: url(bg.jpg)">Tail paragraph <a href="other.html">elsewhere</a></p>
+</body></html>"""
+RELATIVE_CSS = "@import url(extra.css); .tail { text-transform: uppercase }"
+
+
+def test_relative_urls_are_skipped_and_the_rest_renders(production_client) -> None:
+    body = RELATIVE_HTML.replace("<p style", '<p class="tail" style')
+    pdf = generate_pdf(production_client, html(body, RELATIVE_CSS))
+
+    lines = [line.strip() for line in layout_texts(pdf)[0].splitlines() if line.strip()]
+    # The <style> rules after the <link> and both @imports apply, ::before included; the rule
+    # whose background image cannot load keeps its colour and its other declarations; the image
+    # gives way to its alt text; data.css applies after its @import; a target-counter() of a link
+    # to another document counts nothing (WeasyPrint drops the rest of that content).
+    assert lines == [
+        "LOUD WORDS",
+        "Before lead text",
+        "Company logo",
+        "TAIL PARAGRAPH ELSEWHERE (PAGE",
+    ]
+    assert _red_pixels(pdf) > 100
+    assert any("Italic" in name for name in fonts(pdf))
+    assert len(reader(pdf).pages[0].images) == 0
 
 
 # -- images -------------------------------------------------------------------------------------
