@@ -1,4 +1,10 @@
-"""Assembling the output: template pages with their overlays, widgets, page tree, metadata."""
+"""Assembling the output: template pages with their overlays, widgets, page tree, metadata.
+
+The template's PDF is opened with qpdf (core.engine.pdf), changed in place and saved whole: the
+output is a new, structurally sound file whatever shape the template had. Output pages that
+show the same template page share its content streams and resources, so a 100-copy repeat
+writes those once.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +12,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 
-from pypdf import PdfReader
-from pypdf.generic import (
-    ArrayObject,
-    BooleanObject,
-    DecodedStreamObject,
-    DictionaryObject,
-    EncodedStreamObject,
-    FloatObject,
-    IndirectObject,
-    NameObject,
-    NumberObject,
-    TextStringObject,
-)
+import pikepdf
+from pikepdf import Array, Dictionary, Name, String
 
-from core.engine.pdfobjects import as_array, as_dict, as_stream
-from fill.engine.pdfwrite import IncrementalWriter
+from core.engine.pdf import (
+    INHERITABLE_PAGE_KEYS,
+    PageDrawing,
+    form_xobject,
+    inherited,
+    number,
+    open_pdf,
+    rect_array,
+    save_pdf,
+)
 from fill.engine.render import local_size, rotation_matrix
 from templates_app.engine.spec import Rect
 
@@ -62,287 +65,205 @@ class OutputPage:
     widgets: list[Widget] = dataclass_field(default_factory=list)
 
 
-def _name(value: str) -> NameObject:
-    return NameObject("/" + value)
+def _name(value: str) -> Name:
+    return Name("/" + value)
 
 
-def _number(value: float) -> FloatObject | NumberObject:
-    return NumberObject(int(value)) if float(value).is_integer() else FloatObject(round(value, 4))
-
-
-def _rect_array(rect: Rect) -> ArrayObject:
-    return ArrayObject(_number(v) for v in (rect.x, rect.y, rect.right, rect.top))
-
-
-def _stream(data: bytes, writer: IncrementalWriter) -> IndirectObject:
-    stream = DecodedStreamObject()
-    stream.set_data(data)
-    return writer.add(stream)
+def _rect(rect: Rect) -> Array:
+    return rect_array((rect.x, rect.y, rect.right, rect.top))
 
 
 class _Assembler:
-    def __init__(self, base: bytes, overlay: PdfReader | None) -> None:
-        self.writer = IncrementalWriter(base)
-        self.reader = self.writer.reader
-        self.overlay = overlay
-        self.template_pages = self.reader.pages
-        self.root_ref = self.reader.trailer.raw_get("/Root")
-        self.root = as_dict(self.root_ref)
-        root = self.root
-        self.pages_ref = root.raw_get("/Pages")
-        self._wrap: tuple[IndirectObject, IndirectObject, IndirectObject] | None = None
-        self._empty_appearance: IndirectObject | None = None
-        self.fields: dict[str, tuple[IndirectObject, DictionaryObject, list[Widget]]] = {}
+    def __init__(self, base: bytes, overlay: bytes | None) -> None:
+        self.pdf = open_pdf(base)
+        self.overlay = open_pdf(overlay) if overlay is not None else None
+        self.overlay_pages = (
+            [page.obj for page in self.overlay.pages] if self.overlay is not None else []
+        )
+        self.template_pages = [page.obj for page in self.pdf.pages]
+        self.pages_node = self.pdf.make_indirect(Dictionary(Type=Name.Pages))
+        self.drawing = PageDrawing(self.pdf)
+        self._draw_overlay: pikepdf.Object | None = None
+        self._empty_appearance: pikepdf.Object | None = None
+        self.fields: dict[str, pikepdf.Object] = {}
 
     # --- overlays -------------------------------------------------------------------------------
-    def wrap_streams(self) -> tuple[IndirectObject, IndirectObject, IndirectObject]:
-        """Shared streams: save state before the page's content, restore it, draw the overlay."""
-        if self._wrap is None:
-            self._wrap = (
-                _stream(b"q\n", self.writer),
-                _stream(b"\nQ\n", self.writer),
-                _stream(f"q {OVERLAY_NAME} Do Q\n".encode(), self.writer),
-            )
-        return self._wrap
-
-    def form_xobject(
-        self, overlay_page: int, bbox: ArrayObject, matrix: tuple[float, ...] | None = None
-    ) -> IndirectObject:
-        assert self.overlay is not None
-        page = self.overlay.pages[overlay_page]
-        contents = as_stream(page["/Contents"])
-        form = EncodedStreamObject()
-        form._data = contents._data
-        if "/Filter" in contents:
-            form[NameObject("/Filter")] = contents["/Filter"]
-        form[NameObject("/Type")] = NameObject("/XObject")
-        form[NameObject("/Subtype")] = NameObject("/Form")
-        form[NameObject("/BBox")] = bbox
-        if matrix is not None and matrix != (1, 0, 0, 1, 0, 0):
-            form[NameObject("/Matrix")] = ArrayObject(_number(v) for v in matrix)
-        form[NameObject("/Resources")] = self.writer.import_object(
-            page.raw_get("/Resources"), self.overlay
+    def form(
+        self, overlay_page: int, bbox: Array, matrix: tuple[float, ...] | None = None
+    ) -> pikepdf.Object:
+        return form_xobject(
+            self.pdf, source_page=self.overlay_pages[overlay_page], bbox=bbox, matrix=matrix
         )
-        return self.writer.add(form)
 
     # --- pages ----------------------------------------------------------------------------------
-    def page(self, output: OutputPage, first_time: bool) -> IndirectObject:
+    def page(self, output: OutputPage, first_time: bool) -> pikepdf.Object:
         template = self.template_pages[output.template_page]
-        original = template.indirect_reference
-        assert original is not None  # pages read from a file always have one
-        ref = original if first_time else self.writer.reserve()
-        page = DictionaryObject({NameObject(k): v for k, v in template.items()})
-        page[NameObject("/Parent")] = self.pages_ref
-        if not first_time:
-            # Copies share no annotations or structure entries with the original page.
-            for key in ("/Annots", "/StructParents", "/B"):
-                page.pop(NameObject(key), None)
+        # Inherited attributes are written on the page itself: the output's page tree is flat.
+        attributes = {key: inherited(template, key) for key in INHERITABLE_PAGE_KEYS}
+        if first_time:
+            page = template
+        else:
+            # A copy shares the template page's content streams and resources, but no
+            # annotations or structure entries, which belong to one page only.
+            page = self.pdf.make_indirect(
+                Dictionary(
+                    {
+                        key: value
+                        for key, value in template.items()
+                        if key not in ("/Annots", "/StructParents", "/B", "/Parent")
+                    }
+                )
+            )
+        for key, value in attributes.items():
+            if value is not None:
+                page[key] = value
+        page.Parent = self.pages_node
         if output.overlay_page is not None:
-            box = template.mediabox
-            bbox = ArrayObject(
-                _number(float(v)) for v in (box.left, box.bottom, box.right, box.top)
-            )
-            overlay = self.form_xobject(output.overlay_page, bbox)
-            resources = template.get("/Resources")
-            resources = (
-                DictionaryObject(dict(resources.get_object().items()))
-                if resources is not None
-                else DictionaryObject()
-            )
-            xobjects = resources.get("/XObject")
-            xobjects = (
-                DictionaryObject(dict(xobjects.get_object().items()))
-                if xobjects is not None
-                else DictionaryObject()
-            )
-            xobjects[NameObject(OVERLAY_NAME)] = overlay
-            resources[NameObject("/XObject")] = xobjects
-            page[NameObject("/Resources")] = resources
-            save, restore, draw = self.wrap_streams()
-            contents = template.raw_get("/Contents") if "/Contents" in template else None
-            existing = []
-            if contents is not None:
-                resolved = contents.get_object()
-                existing = list(resolved) if isinstance(resolved, ArrayObject) else [contents]
-            page[NameObject("/Contents")] = ArrayObject([save, *existing, restore, draw])
+            self.add_overlay(page, output.overlay_page)
         if output.widgets:
             annots = page.get("/Annots")
-            annots = ArrayObject(annots.get_object()) if annots is not None else ArrayObject()
+            annots = Array(list(annots)) if isinstance(annots, Array) else Array()
             for widget in output.widgets:
-                annots.append(self.widget(widget, ref))
-            page[NameObject("/Annots")] = annots
-        self.writer.put(ref, page)
-        return ref
+                annots.append(self.widget(widget, page))
+            page.Annots = annots
+        return page
+
+    def add_overlay(self, page: pikepdf.Object, overlay_page: int) -> None:
+        """Draw the overlay page over ``page``, in a graphics state of its own."""
+        box = [float(v) for v in page.get("/MediaBox", Array([0, 0, 612, 792]))]
+        overlay = self.form(overlay_page, rect_array(box))
+        resources = page.get("/Resources")
+        resources = Dictionary(dict(resources.items())) if resources is not None else Dictionary()
+        xobjects = resources.get("/XObject")
+        xobjects = Dictionary(dict(xobjects.items())) if xobjects is not None else Dictionary()
+        xobjects[OVERLAY_NAME] = overlay
+        resources.XObject = xobjects
+        page.Resources = resources
+        if self._draw_overlay is None:  # one stream for every page: the name is the same
+            self._draw_overlay = self.drawing.stream(f"q {OVERLAY_NAME} Do Q\n".encode())
+        self.drawing.append(page, self._draw_overlay)
 
     # --- widgets --------------------------------------------------------------------------------
-    def empty_appearance(self) -> IndirectObject:
+    def empty_appearance(self) -> pikepdf.Object:
         if self._empty_appearance is None:
-            form = DecodedStreamObject()
-            form.set_data(b"")
-            form[NameObject("/Type")] = NameObject("/XObject")
-            form[NameObject("/Subtype")] = NameObject("/Form")
-            form[NameObject("/BBox")] = ArrayObject(
-                [NumberObject(0), NumberObject(0), NumberObject(1), NumberObject(1)]
-            )
-            self._empty_appearance = self.writer.add(form)
+            form = pikepdf.Stream(self.pdf, b"")
+            form.Type = Name.XObject
+            form.Subtype = Name.Form
+            form.BBox = Array([0, 0, 1, 1])
+            self._empty_appearance = self.pdf.make_indirect(form)
         return self._empty_appearance
 
-    def field_for(self, widget: Widget) -> tuple[IndirectObject, DictionaryObject]:
-        entry = self.fields.get(widget.name)
-        if entry is None:
-            flags = FF_READ_ONLY if widget.read_only else 0
-            field = DictionaryObject({NameObject("/T"): TextStringObject(widget.name)})
-            if widget.kind == "text":
-                red, green, blue = (int(widget.color[i : i + 2], 16) / 255 for i in (1, 3, 5))
-                field[NameObject("/FT")] = NameObject("/Tx")
-                field[NameObject("/V")] = TextStringObject(str(widget.value))
-                field[NameObject("/DA")] = TextStringObject(
-                    f"/Helv {widget.font_size:g} Tf {red:.3f} {green:.3f} {blue:.3f} rg"
-                )
-                field[NameObject("/Q")] = NumberObject(
-                    {"center": 1, "right": 2}.get(widget.alignment, 0)
-                )
-                if widget.multiline:
-                    flags |= FF_MULTILINE
-                if widget.comb:
-                    flags |= FF_COMB
-                    field[NameObject("/MaxLen")] = NumberObject(widget.comb)
-            elif widget.kind == "checkbox":
-                field[NameObject("/FT")] = NameObject("/Btn")
-                field[NameObject("/V")] = NameObject("/Yes" if widget.value else "/Off")
-                field[NameObject("/DA")] = TextStringObject("/ZaDb 0 Tf 0 g")
-            else:
-                flags |= FF_RADIO | FF_NO_TOGGLE_TO_OFF
-                field[NameObject("/FT")] = NameObject("/Btn")
-                field[NameObject("/V")] = (
-                    _name(str(widget.value)) if widget.value else NameObject("/Off")
-                )
-                field[NameObject("/DA")] = TextStringObject("/ZaDb 0 Tf 0 g")
-            field[NameObject("/Ff")] = NumberObject(flags)
-            field[NameObject("/Kids")] = ArrayObject()
-            entry = self.fields[widget.name] = (self.writer.reserve(), field, [])
-        return entry[0], entry[1]
+    def field_for(self, widget: Widget) -> pikepdf.Object:
+        existing = self.fields.get(widget.name)
+        if existing is not None:
+            return existing
+        flags = FF_READ_ONLY if widget.read_only else 0
+        field = Dictionary(T=String(widget.name))
+        if widget.kind == "text":
+            red, green, blue = (int(widget.color[i : i + 2], 16) / 255 for i in (1, 3, 5))
+            field.FT = Name.Tx
+            field.V = String(str(widget.value))
+            field.DA = String(f"/Helv {widget.font_size:g} Tf {red:.3f} {green:.3f} {blue:.3f} rg")
+            field.Q = {"center": 1, "right": 2}.get(widget.alignment, 0)
+            if widget.multiline:
+                flags |= FF_MULTILINE
+            if widget.comb:
+                flags |= FF_COMB
+                field.MaxLen = widget.comb
+        elif widget.kind == "checkbox":
+            field.FT = Name.Btn
+            field.V = Name.Yes if widget.value else Name.Off
+            field.DA = String("/ZaDb 0 Tf 0 g")
+        else:
+            flags |= FF_RADIO | FF_NO_TOGGLE_TO_OFF
+            field.FT = Name.Btn
+            field.V = _name(str(widget.value)) if widget.value else Name.Off
+            field.DA = String("/ZaDb 0 Tf 0 g")
+        field.Ff = flags
+        field.Kids = Array()
+        ref = self.fields[widget.name] = self.pdf.make_indirect(field)
+        return ref
 
-    def widget(self, widget: Widget, page_ref: IndirectObject) -> IndirectObject:
-        field_ref, field = self.field_for(widget)
+    def widget(self, widget: Widget, page: pikepdf.Object) -> pikepdf.Object:
+        field = self.field_for(widget)
         width, height = local_size(widget.rect, widget.rotation)
-        bbox = ArrayObject([NumberObject(0), NumberObject(0), _number(width), _number(height)])
+        bbox = Array([0, 0, number(width), number(height)])
         matrix = rotation_matrix(widget.rotation, widget.rect.width, widget.rect.height)
         appearance = (
-            self.form_xobject(widget.appearance, bbox, matrix)
+            self.form(widget.appearance, bbox, matrix)
             if widget.appearance is not None
             else self.empty_appearance()
         )
-        annotation = DictionaryObject(
-            {
-                NameObject("/Type"): NameObject("/Annot"),
-                NameObject("/Subtype"): NameObject("/Widget"),
-                NameObject("/Rect"): _rect_array(widget.rect),
-                NameObject("/P"): page_ref,
-                NameObject("/F"): NumberObject(FLAG_PRINT),
-                NameObject("/Parent"): field_ref,
-            }
+        annotation = Dictionary(
+            Type=Name.Annot,
+            Subtype=Name.Widget,
+            Rect=_rect(widget.rect),
+            P=page,
+            F=FLAG_PRINT,
+            Parent=field,
         )
         if widget.rotation:
-            annotation[NameObject("/MK")] = DictionaryObject(
-                {NameObject("/R"): NumberObject(widget.rotation)}
-            )
+            annotation.MK = Dictionary(R=widget.rotation)
         if widget.kind == "text":
-            annotation[NameObject("/AP")] = DictionaryObject({NameObject("/N"): appearance})
+            annotation.AP = Dictionary(N=appearance)
         else:
             on = "Yes" if widget.kind == "checkbox" else str(widget.option)
             is_on = (
                 bool(widget.value) if widget.kind == "checkbox" else widget.value == widget.option
             )
-            annotation[NameObject("/AP")] = DictionaryObject(
-                {
-                    NameObject("/N"): DictionaryObject(
-                        {_name(on): appearance, NameObject("/Off"): self.empty_appearance()}
-                    )
-                }
+            annotation.AP = Dictionary(
+                N=Dictionary({"/" + on: appearance, "/Off": self.empty_appearance()})
             )
-            annotation[NameObject("/AS")] = _name(on) if is_on else NameObject("/Off")
-            annotation[NameObject("/MK")] = DictionaryObject(
-                {NameObject("/CA"): TextStringObject("4" if widget.kind == "checkbox" else "l")}
-            )
-        ref = self.writer.add(annotation)
-        as_array(field["/Kids"]).append(ref)
+            annotation.AS = _name(on) if is_on else Name.Off
+            annotation.MK = Dictionary(CA=String("4" if widget.kind == "checkbox" else "l"))
+        ref = self.pdf.make_indirect(annotation)
+        field.Kids.append(ref)
         return ref
 
-    def acroform(self) -> DictionaryObject:
-        for ref, field, _ in self.fields.values():
-            self.writer.put(ref, field)
-        helvetica = self.writer.add(
-            DictionaryObject(
-                {
-                    NameObject("/Type"): NameObject("/Font"),
-                    NameObject("/Subtype"): NameObject("/Type1"),
-                    NameObject("/BaseFont"): NameObject("/Helvetica"),
-                    NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
-                }
+    def acroform(self) -> Dictionary:
+        helvetica = self.pdf.make_indirect(
+            Dictionary(
+                Type=Name.Font,
+                Subtype=Name.Type1,
+                BaseFont=Name.Helvetica,
+                Encoding=Name.WinAnsiEncoding,
             )
         )
-        dingbats = self.writer.add(
-            DictionaryObject(
-                {
-                    NameObject("/Type"): NameObject("/Font"),
-                    NameObject("/Subtype"): NameObject("/Type1"),
-                    NameObject("/BaseFont"): NameObject("/ZapfDingbats"),
-                }
-            )
+        dingbats = self.pdf.make_indirect(
+            Dictionary(Type=Name.Font, Subtype=Name.Type1, BaseFont=Name.ZapfDingbats)
         )
-        return DictionaryObject(
-            {
-                NameObject("/Fields"): ArrayObject(ref for ref, _, _ in self.fields.values()),
-                NameObject("/DR"): DictionaryObject(
-                    {
-                        NameObject("/Font"): DictionaryObject(
-                            {NameObject("/Helv"): helvetica, NameObject("/ZaDb"): dingbats}
-                        )
-                    }
-                ),
-                NameObject("/DA"): TextStringObject("/Helv 0 Tf 0 g"),
-                NameObject("/NeedAppearances"): BooleanObject(False),
-            }
+        return Dictionary(
+            Fields=Array(list(self.fields.values())),
+            DR=Dictionary(Font=Dictionary(Helv=helvetica, ZaDb=dingbats)),
+            DA=String("/Helv 0 Tf 0 g"),
+            NeedAppearances=False,
         )
 
-    def finish(self, page_refs: list[IndirectObject], title: str | None, producer: str) -> bytes:
-        self.writer.put(
-            self.pages_ref,
-            DictionaryObject(
-                {
-                    NameObject("/Type"): NameObject("/Pages"),
-                    NameObject("/Kids"): ArrayObject(page_refs),
-                    NameObject("/Count"): NumberObject(len(page_refs)),
-                }
-            ),
-        )
-        root = DictionaryObject({NameObject(k): v for k, v in self.root.items()})
-        root.pop(NameObject("/AcroForm"), None)
+    def finish(self, pages: list[pikepdf.Object], title: str | None, producer: str) -> bytes:
+        # A new flat page tree: the template's tree (with its inheritance) is left unreferenced,
+        # and qpdf writes only what is reachable from the trailer.
+        self.pages_node.Kids = Array(pages)
+        self.pages_node.Count = len(pages)
+        root = self.pdf.Root
+        root.Pages = self.pages_node
+        if "/AcroForm" in root:
+            del root.AcroForm
         if self.fields:
-            root[NameObject("/AcroForm")] = self.acroform()
-        info = self.reader.trailer.get("/Info")
-        info = (
-            DictionaryObject(dict(info.get_object().items()))
-            if info is not None
-            else DictionaryObject()
-        )
-        info[NameObject("/Producer")] = TextStringObject(producer)
+            root.AcroForm = self.acroform()
+        info = self.pdf.docinfo
+        info.Producer = String(producer)
         if title is not None:
-            info[NameObject("/Title")] = TextStringObject(title)
+            info.Title = String(title)
             # XMP metadata would name the template's title; viewers may prefer it to /Info.
-            root.pop(NameObject("/Metadata"), None)
+            if "/Metadata" in root:
+                del root.Metadata
             preferences = root.get("/ViewerPreferences")
             preferences = (
-                DictionaryObject(dict(preferences.get_object().items()))
-                if preferences is not None
-                else DictionaryObject()
+                Dictionary(dict(preferences.items())) if preferences is not None else Dictionary()
             )
-            preferences[NameObject("/DisplayDocTitle")] = BooleanObject(True)
-            root[NameObject("/ViewerPreferences")] = preferences
-        self.writer.put(self.root_ref, root)
-        info_ref = self.writer.add(info)
-        return self.writer.finish(root=self.root_ref, info=info_ref)
+            preferences.DisplayDocTitle = True
+            root.ViewerPreferences = preferences
+        return save_pdf(self.pdf)
 
 
 def _distinct_names(pages: list[OutputPage]) -> None:
@@ -369,7 +290,7 @@ def assemble(
     *,
     base: bytes,
     pages: list[OutputPage],
-    overlay: PdfReader | None,
+    overlay: bytes | None,
     title: str | None,
     producer: str,
 ) -> bytes:

@@ -9,7 +9,6 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from pypdf import PdfReader
 from reportlab.pdfgen.canvas import Canvas
 
 from core.engine.fetch import FetchError, data_url_size
@@ -298,7 +297,7 @@ def fill_pdf(
     return assemble(
         base=template_pdf,
         pages=outputs,
-        overlay=PdfReader(io.BytesIO(overlay)) if overlay else None,
+        overlay=overlay,
         title=request.options.title,
         producer=context.producer,
     )

@@ -14,16 +14,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pypdf import PasswordType, PdfReader, PdfWriter
+import pikepdf
+from pypdf import PasswordType, PdfReader
 from pypdf.errors import PdfReadError, PyPdfError
 from pypdf.generic import (
-    ArrayObject,
-    DecodedStreamObject,
     DictionaryObject,
-    IndirectObject,
-    NameObject,
 )
 
+from core.engine.pdf import PageDrawing, PdfUnreadable, open_pdf, save_pdf
 from core.engine.pdfobjects import as_array, as_dict
 from templates_app.engine.spec import (
     FieldSpec,
@@ -343,64 +341,56 @@ def _static_paint(widget: DictionaryObject) -> str:
     return "\n".join(ops)
 
 
-def _strip_forms(reader: PdfReader) -> bytes:
-    writer = PdfWriter(clone_from=reader)
-    for page in writer.pages:
+def _widget_paint(reader: PdfReader) -> list[str]:
+    """For each page, the operators repainting its visible widgets' backgrounds and borders."""
+    pages = []
+    for page in reader.pages:
         annots = page.get("/Annots")
-        if annots is None:
-            continue
-        kept, paint = ArrayObject(), []
-        for ref in annots.get_object():
+        paint = []
+        for ref in annots.get_object() if annots is not None else ():
             annot = ref.get_object()
-            if annot.get("/Subtype") == "/Widget":
-                if not int(annot.get("/F", 0)) & ANNOT_HIDDEN:
-                    paint.append(_static_paint(annot))
+            if (
+                isinstance(annot, DictionaryObject)
+                and annot.get("/Subtype") == "/Widget"
+                and not int(annot.get("/F", 0)) & ANNOT_HIDDEN
+            ):
+                paint.append(_static_paint(annot))
+        pages.append("\n".join(p for p in paint if p))
+    return pages
+
+
+def _base_pdf(data: bytes, paint: list[str]) -> bytes:
+    """The stored base: ``data`` without its interactive form, the widgets' paint kept as page
+    content, written whole by qpdf (repaired, decrypted, structurally sound)."""
+    try:
+        pdf = open_pdf(data)
+    except PdfUnreadable as exc:
+        raise ImportRefused("damaged", "The PDF is damaged and cannot be read.") from exc
+    if len(pdf.pages) != len(paint):  # the two readers disagree: too damaged to trust
+        raise ImportRefused("damaged", "The PDF is damaged and cannot be read.")
+    drawing = PageDrawing(pdf)
+    for page, operators in zip(pdf.pages, paint, strict=True):
+        annots = page.obj.get("/Annots")
+        if annots is not None:
+            kept = [
+                annot
+                for annot in (annots if isinstance(annots, pikepdf.Array) else ())
+                if not (
+                    isinstance(annot, pikepdf.Dictionary)
+                    and annot.get("/Subtype") == pikepdf.Name.Widget
+                )
+            ]
+            if kept:
+                page.obj.Annots = pikepdf.Array(kept)
             else:
-                kept.append(ref)
-        if kept:
-            page[NameObject("/Annots")] = kept
-        else:
-            del page[NameObject("/Annots")]
-        operators = "\n".join(p for p in paint if p)
+                del page.obj["/Annots"]
         if operators:
-            stream = DecodedStreamObject()
-            stream.set_data(operators.encode())
-            _append_content(writer, page, stream)
-    root = writer._root_object
+            drawing.append(page.obj, drawing.stream(operators.encode()))
+    root = pdf.Root
     for key in ("/AcroForm", "/NeedsRendering", "/Perms"):
         if key in root:
-            del root[NameObject(key)]
-    writer.compress_identical_objects(remove_duplicates=True, remove_unreferenced=True)
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
-
-
-def _append_content(writer: PdfWriter, page: Any, stream: DecodedStreamObject) -> None:
-    """Add a content stream after the page's own, which is wrapped in q/Q so that its graphics
-    state (a leftover transformation or colour) cannot leak into what is drawn after it."""
-    before = DecodedStreamObject()
-    before.set_data(b"q\n")
-    after = DecodedStreamObject()
-    after.set_data(b"\nQ\n")
-    existing = []
-    if "/Contents" in page:
-        # raw_get: page["/Contents"] resolves the reference, and a stream inside an array must
-        # stay a reference (qpdf and strict readers reject it inline).
-        raw = page.raw_get("/Contents")
-        contents = raw.get_object()
-        if isinstance(contents, ArrayObject):
-            existing = list(contents)
-        else:
-            existing = [raw if isinstance(raw, IndirectObject) else writer._add_object(raw)]
-    page[NameObject("/Contents")] = ArrayObject(
-        [
-            writer._add_object(before),
-            *existing,
-            writer._add_object(after),
-            writer._add_object(stream),
-        ]
-    )
+            del root[key]
+    return save_pdf(pdf)
 
 
 def import_pdf(data: bytes) -> ImportedTemplate:
@@ -418,7 +408,7 @@ def import_pdf(data: bytes) -> ImportedTemplate:
                     "The PDF is an XFA-only form (no AcroForm fields). Save it as a static "
                     "AcroForm PDF and upload again.",
                 )
-        pdf = _strip_forms(reader)
+        pdf = _base_pdf(data, _widget_paint(reader))
     except ImportRefused:
         raise
     except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError, AttributeError) as exc:
