@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.test import Client
 
 from accounts.models import ApiKey, Organization, User
 from accounts.services import api_key_create, member_add, organization_create
+from tests.pdfsound import assert_sound
 
 
 def basic_auth(raw_key: str, *, with_colon: bool = True) -> str:
@@ -30,6 +32,30 @@ def _media_in_tmp(settings: pytest.FixtureRequest, tmp_path: Path) -> None:
     # Stored files (template PDFs) go to a directory of the test's own: parallel workers never
     # share ./data, and a test can tell what it wrote.
     settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture(autouse=True)
+def _every_fill_is_sound(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every PDF the fill engine produces in any test is checked for structural soundness.
+
+    The check runs after the test, on each output against the base PDF it was made from (see
+    tests/pdfsound.py); the fill endpoint, the admin's test fill, the editor's preview and the
+    published clients' calls all go through ``assemble``.
+    """
+    import fill.engine.fill as fill_engine
+
+    produced: list[tuple[bytes, bytes]] = []
+    original = fill_engine.assemble
+
+    def assemble_and_record(**arguments: Any) -> bytes:
+        output = original(**arguments)
+        produced.append((arguments["base"], output))
+        return output
+
+    monkeypatch.setattr(fill_engine, "assemble", assemble_and_record)
+    yield
+    for base, output in produced:
+        assert_sound(output, template=base)
 
 
 @pytest.fixture
