@@ -664,7 +664,11 @@ def _parse_data_url(url: str) -> tuple[str, bytes]:
         params.pop()
     media_type = params[0].lower() or "text/plain"
     if not _MEDIA_TYPE_RE.fullmatch(media_type):
-        raise _refuse("invalid_url", "data: URL has media type %r", media_type[:100])
+        # The length only: the text before the comma is the caller's data (a fill value that
+        # merely starts with "data:"), and no log line carries request data.
+        raise _refuse(
+            "invalid_url", "data: URL has a malformed media type (%d chars)", len(media_type)
+        )
     raw = unquote_to_bytes(payload)
     if not is_base64:
         return media_type, raw

@@ -650,6 +650,17 @@ def test_decode_data_url_refuses_malformed(url: str) -> None:
     assert caught.value.code == "invalid_url"
 
 
+def test_a_malformed_data_url_logs_nothing_of_its_text(caplog: pytest.LogCaptureFixture) -> None:
+    # A fill value that merely starts with "data:" is the caller's data, never logged.
+    caplog.set_level(logging.DEBUG, logger="core.engine.fetch")
+
+    with pytest.raises(FetchError):
+        decode_data_url("data:John Smith lives at 1 Main St,rest", max_bytes=100)
+
+    assert caplog.records
+    assert all("john smith" not in r.getMessage().lower() for r in caplog.records)
+
+
 def test_data_url_size_counts_decoded_bytes() -> None:
     assert data_url_size("data:image/png;base64," + base64.b64encode(b"x" * 300).decode()) == 300
     assert data_url_size("data:,a%20b") == 3
