@@ -28,10 +28,10 @@ from django.templatetags.static import static
 from django.urls import reverse
 
 from core.engine.fonts import BUILTIN_FAMILIES
+from core.engine.template_spec import ALIGNMENTS, FIELD_TYPES, FONT_WEIGHTS, PARTS
 from core.errors import ServiceError, ValidationFailed
 from templates_app import services
 from templates_app.engine.describe import example_data
-from templates_app.engine.spec import ALIGNMENTS, FIELD_TYPES, FONT_WEIGHTS, PARTS
 from templates_app.models import PdfTemplate
 
 # Families offered in the editor's font list besides the built-in ones; any catalog family typed

@@ -11,8 +11,8 @@ from django.db.models import QuerySet
 
 from accounts.models import Organization
 from core.engine.colors import HEX_COLOR
+from core.engine.template_spec import ALIGNMENTS, FIELD_TYPES, FONT_WEIGHTS
 from templates_app.engine.pdf_import import ImportRefused, import_pdf
-from templates_app.engine.spec import ALIGNMENTS, FIELD_TYPES, FONT_WEIGHTS
 from templates_app.models import PdfTemplate
 from templates_app.services import MAX_PDF_BYTES
 

@@ -34,7 +34,7 @@ class TemplateVersion(models.Model):
 
     The base PDF lives in file storage (content-addressed by its SHA-256, so versions share a
     file until the PDF itself changes); ``spec`` holds pages, fields, arrays and document style
-    in the JSON form of templates_app.engine.spec.
+    in the JSON form of core.engine.template_spec.
     """
 
     template = models.ForeignKey(PdfTemplate, on_delete=models.CASCADE, related_name="versions")

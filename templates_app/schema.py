@@ -8,10 +8,10 @@ from typing import Any
 
 import graphene
 
+from core.engine.template_spec import TemplateSpec
 from core.graphql.scalars import JSON, iso_ms
 from templates_app import services
 from templates_app.engine.describe import example_data, field_info
-from templates_app.engine.spec import TemplateSpec
 from templates_app.models import PdfTemplate, TemplateVersion
 
 

@@ -12,9 +12,9 @@ from django.utils import timezone
 
 from accounts.models import Organization
 from core.blobs import blob_delete, blob_read, blob_save
+from core.engine.template_spec import TemplateSpec
 from core.errors import NotFound, ValidationFailed
 from templates_app.engine.pdf_import import ImportRefused, import_pdf
-from templates_app.engine.spec import TemplateSpec
 from templates_app.engine.validation import Problem, validate_template_json
 from templates_app.models import PdfTemplate, TemplateVersion
 

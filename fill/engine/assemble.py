@@ -25,8 +25,8 @@ from core.engine.pdf import (
     rect_array,
     save_pdf,
 )
-from fill.engine.render import local_size, rotation_matrix
-from templates_app.engine.spec import Rect
+from core.engine.pdf.geometry import local_size, rotation_matrix
+from core.engine.template_spec import Rect
 
 OVERLAY_NAME = "/DocAutomationFill"
 FF_READ_ONLY = 1

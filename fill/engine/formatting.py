@@ -10,9 +10,9 @@ from typing import Any
 
 import phonenumbers
 
+from core.engine.template_spec import FieldSpec
 from fill.engine.payload import EMPTY
 from fill.engine.values import PhoneValue
-from templates_app.engine.spec import FieldSpec
 
 MONTHS = (
     "January", "February", "March", "April", "May", "June",

@@ -16,9 +16,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from core.engine.template_spec import ArraySpec, FieldSpec, Style, TemplateSpec
 from fill.engine.errors import FillLimitExceeded
 from fill.engine.payload import Entry, Repeat, RepeatedRows, Rows, Value
-from templates_app.engine.spec import ArraySpec, FieldSpec, Style, TemplateSpec
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from typing import Any
 
 from core.engine.colors import COLOR_MESSAGE, parse_color
 from core.engine.problems import Problem
+from core.engine.template_spec import ALIGNMENTS, FONT_WEIGHTS, FieldSpec, Style, TemplateSpec
 from fill.engine.errors import FillInvalid, FillLimitExceeded
 from fill.engine.values import normalize_value
-from templates_app.engine.spec import ALIGNMENTS, FONT_WEIGHTS, FieldSpec, Style, TemplateSpec
 
 STYLE_KEYS = ("fontFamily", "fontSize", "textColor", "alignment", "fontWeight")
 MAX_FONT_SIZE = 200

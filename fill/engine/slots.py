@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.engine.images import LoadedImage
+from core.engine.template_spec import FieldSpec, Rect
 from fill.engine.formatting import Content
 from fill.engine.render import Look, Painter
-from templates_app.engine.spec import FieldSpec, Rect
 
 Draw = Callable[[Painter, float, float], None]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import phonenumbers
 
-from templates_app.engine.spec import FieldSpec
+from core.engine.template_spec import FieldSpec
 
 TEXT_LIMIT = 20_000  # characters in one value; a page cannot show more
 NINE_DIGITS = re.compile(r"^\d{9}$")

@@ -11,7 +11,7 @@ from typing import Any
 from reportlab.lib.colors import HexColor
 from reportlab.pdfgen.canvas import Canvas
 
-from templates_app.engine.spec import (
+from core.engine.template_spec import (
     ArraySpec,
     FieldSpec,
     PageSpec,

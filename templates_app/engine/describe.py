@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from templates_app.engine.spec import ArraySpec, FieldSpec, TemplateSpec
+from core.engine.template_spec import ArraySpec, FieldSpec, TemplateSpec
 
 EXAMPLE_VALUES: dict[str, Any] = {
     "shortText": "Sample text",

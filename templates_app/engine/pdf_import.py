@@ -23,7 +23,7 @@ from pypdf.generic import (
 
 from core.engine.pdf import PageDrawing, PdfUnreadable, open_pdf, save_pdf
 from core.engine.pdfobjects import as_array, as_dict
-from templates_app.engine.spec import (
+from core.engine.template_spec import (
     FieldSpec,
     PageSpec,
     RadioOption,

@@ -13,7 +13,7 @@ from typing import Any
 
 from core.engine.colors import COLOR_MESSAGE, HEX_COLOR
 from core.engine.problems import Problem
-from templates_app.engine.spec import (
+from core.engine.template_spec import (
     ALIGNMENTS,
     FIELD_TYPES,
     FONT_WEIGHTS,

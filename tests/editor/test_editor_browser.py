@@ -14,8 +14,8 @@ from django.urls import reverse
 from PIL import Image
 
 from accounts.models import Organization, User
+from core.engine.template_spec import FieldSpec, PageSpec, Rect, TemplateSpec
 from templates_app import services
-from templates_app.engine.spec import FieldSpec, PageSpec, Rect, TemplateSpec
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_from_pdf, template_create_with_spec
 from tests.editor.conftest import ARTIFACTS, PASSWORD, make_staff

@@ -17,9 +17,9 @@ from pypdf import PdfReader, PdfWriter
 from reportlab.pdfgen.canvas import Canvas
 
 from core.engine.fonts import FontLibrary
+from core.engine.template_spec import TemplateSpec
 from fill.engine import FillContext, fill_pdf, parse_fill_request
 from templates_app.engine.pdf_import import import_pdf
-from templates_app.engine.spec import TemplateSpec
 from tests.pdfcheck import words
 from tests.pdfsound import assert_sound, qpdf_check
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from templates_app.engine.spec import FieldSpec, PageSpec, Rect, Style, TemplateSpec
+from core.engine.template_spec import FieldSpec, PageSpec, Rect, Style, TemplateSpec
 from templates_app.services import template_create_with_spec
 from tests.fill.conftest import spec_field
 from tests.pdfcheck import TextStyle, blank_pdf, fonts, page_text, text_in_rect, text_styles, words

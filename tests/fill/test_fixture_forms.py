@@ -94,7 +94,7 @@ def test_checkboxes_of_a_real_form_are_drawn(organization, fill) -> None:
 
 def test_rotated_and_offset_pages_show_text_upright_inside_the_box(organization, fill) -> None:
     """qpdf's boxes.pdf: /Rotate 0/90/180/270, and a MediaBox with a negative origin."""
-    from templates_app.engine.spec import FieldSpec, Rect
+    from core.engine.template_spec import FieldSpec, Rect
     from templates_app.services import template_update_working
 
     template = template_create_from_pdf(

@@ -6,9 +6,9 @@ from decimal import Decimal
 
 import pytest
 
+from core.engine.template_spec import FieldSpec, Rect
 from fill.engine.formatting import PageNumbers, format_date, one_line
 from fill.engine.values import normalize_value
-from templates_app.engine.spec import FieldSpec, Rect
 
 
 def field(kind: str, **extra) -> FieldSpec:

@@ -5,8 +5,8 @@ import json
 import pytest
 from django.test import Client
 
+from core.engine.template_spec import FIELD_TYPES
 from templates_app import services
-from templates_app.engine.spec import FIELD_TYPES
 
 CAST_FIELDS = """eid title name isTemplate versionNumber publishedNumber latestDraftVersionNumber
 hasUnpublishedChanges hasBeenPublished publishedAt fieldInfo exampleData createdAt updatedAt"""

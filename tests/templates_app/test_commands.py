@@ -68,7 +68,7 @@ def test_demo_setup_publishes_a_template_with_every_field_type(db) -> None:
     spec = services.version_spec(
         services.template_version_select(template=template, version_number=None)
     )
-    from templates_app.engine.spec import FIELD_TYPES
+    from core.engine.template_spec import FIELD_TYPES
 
     assert {f.type for f in spec.fields} == set(FIELD_TYPES)
     assert [a.alias for a in spec.arrays] == ["items", "prices"]
