@@ -1,7 +1,7 @@
 // Rectangles in two spaces.
 //
 // A *rect* is {x, y, width, height} in PDF points, in the page's default user space: the space
-// of templates_app/engine/spec.py (origin of the page coordinate system, usually the lower-left
+// of core/engine/template_spec.py (origin of the page coordinate system, usually the lower-left
 // corner of the MediaBox, y up, before /Rotate).
 //
 // A *box* is {left, top, width, height} in CSS pixels on the rendered page, y down, after
