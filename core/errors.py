@@ -7,9 +7,14 @@ of the compatible API: ``{"name", "message"}``, or for validation
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
+
+from core.engine.problems import EngineError, InvalidInput
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -111,3 +116,38 @@ class UnprocessableDocument(ServiceError):
     name = "UnprocessableDocumentError"
     status = 422
     default_message = "The document could not be produced."
+
+
+class ServiceBusy(ServiceError):
+    name = "ServiceBusyError"
+    status = 503
+    default_message = "The service is busy; try again shortly."
+
+
+def raise_for_engine_error(error: EngineError) -> NoReturn:
+    """Raise the wire error for an engine's error, by the kind the error declares; log it.
+
+    Every service calls this from one ``except EngineError`` clause. An "internal" error is
+    raised as it is: the API's handler logs its frames and answers a 500 with a request id.
+    """
+    detail = f": {error.log_detail}" if error.log_detail else ""
+    if error.kind == "invalid":
+        if isinstance(error, InvalidInput):
+            raise ValidationFailed.from_problems(error.problems) from None
+        raise ValidationFailed.single(error.path, str(error)) from None
+    if error.kind == "too_large":
+        logger.info("refused as too large (%s)", error.code)
+        raise RequestTooLarge(str(error)) from None
+    if error.kind == "unprocessable":
+        # With a detail, the renderer itself failed: the caller's to change, but worth a look.
+        level = logging.ERROR if error.log_detail else logging.INFO
+        logger.log(level, "document refused (%s)%s", error.code, detail)
+        raise UnprocessableDocument(str(error)) from None
+    if error.kind == "busy":
+        logger.warning("busy (%s)%s", error.code, detail)
+        raise ServiceBusy(str(error)) from None
+    if error.kind == "unavailable":
+        logger.warning("unavailable (%s)%s", error.code, detail)
+        raise FontUnavailableError(str(error)) from None
+    logger.error("internal error (%s)%s", error.code, detail)
+    raise error

@@ -2,34 +2,24 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from django.conf import settings
 
 from accounts.identity import ApiIdentity
 from accounts.payload_keys import payload_decrypt
-from core.engine.fonts import FontUnavailable
 from core.engine.images import load_image
-from core.errors import (
-    FontUnavailableError,
-    RequestTooLarge,
-    ValidationFailed,
-)
+from core.engine.problems import EngineError
+from core.errors import raise_for_engine_error
 from core.resources import font_library, image_policy
 from fill.engine import (
     FillContext,
-    FillInvalid,
-    FillLimitExceeded,
     FillLimits,
     fill_pdf,
     parse_fill_request,
 )
-from fill.engine.errors import DataUrlsTooLarge
 from templates_app.models import PdfTemplate, TemplateVersion
 from templates_app.services import template_get, template_version_select, version_pdf, version_spec
-
-logger = logging.getLogger(__name__)
 
 
 def fill_limits() -> FillLimits:
@@ -60,15 +50,8 @@ def fill_version(*, version: TemplateVersion, body: dict[str, Any]) -> bytes:
             request=request,
             context=fill_context(),
         )
-    except FillInvalid as invalid:
-        raise ValidationFailed.from_problems(invalid.problems) from None
-    except DataUrlsTooLarge as too_large:
-        raise RequestTooLarge(str(too_large)) from None
-    except FillLimitExceeded as exceeded:
-        raise ValidationFailed.single(exceeded.path, str(exceeded)) from None
-    except FontUnavailable as unavailable:
-        logger.warning("font unavailable: %s (%s)", unavailable.family, unavailable.detail)
-        raise FontUnavailableError(unavailable.message) from None
+    except EngineError as error:
+        raise_for_engine_error(error)
 
 
 def fill_template(

@@ -13,42 +13,21 @@ from django.utils import timezone
 
 from accounts.identity import ApiIdentity
 from accounts.payload_keys import payload_decrypt
-from core.engine.fonts import FontLibrary, FontNotFound, FontUnavailable
-from core.errors import (
-    FontUnavailableError,
-    RequestTooLarge,
-    ServiceError,
-    UnprocessableDocument,
-    ValidationFailed,
-)
+from core.engine.problems import EngineError
+from core.errors import ValidationFailed, raise_for_engine_error
 from core.resources import font_library, resource_policy
 from generate.engine import (
     RESOURCE_CONTENT_TYPES,
-    GenerateInvalid,
-    PageLimitExceeded,
     PoolSettings,
-    RenderBusy,
-    RenderCrashed,
-    RenderFailed,
-    RenderOutOfMemory,
     RenderPool,
-    RenderTimeout,
     ResourceFetcher,
-    SourceTooLarge,
     build_render_job,
     parse_generate_request,
 )
-from generate.engine.request import FontCheck
 
 logger = logging.getLogger(__name__)
 
 LOGO_PATH = Path(__file__).resolve().parent / "static" / "generate" / "logo.svg"
-
-
-class ServiceBusy(ServiceError):
-    name = "ServiceBusyError"
-    status = 503
-    default_message = "Every PDF renderer is busy; try again shortly."
 
 
 def pdf_generate(*, identity: ApiIdentity, body: object) -> bytes:
@@ -69,15 +48,9 @@ def pdf_generate(*, identity: ApiIdentity, body: object) -> bytes:
     try:
         request = parse_generate_request(
             body,
-            font_check=_font_check(library),
+            font_check=library.family_problem,
             max_source_bytes=settings.GENERATE_MAX_SOURCE_BYTES,
         )
-    except GenerateInvalid as exc:
-        raise ValidationFailed.from_problems(exc.problems) from None
-    except SourceTooLarge as exc:
-        raise RequestTooLarge(str(exc)) from None
-
-    try:
         job = build_render_job(
             request,
             now=timezone.now(),
@@ -87,45 +60,17 @@ def pdf_generate(*, identity: ApiIdentity, body: object) -> bytes:
             watermark=identity.is_development,
             max_pages=settings.GENERATE_MAX_PAGES,
         )
-    except FontUnavailable as exc:
-        logger.warning("generate: font %r unavailable: %s", exc.family, exc.detail)
-        raise FontUnavailableError(exc.message) from None
-
-    try:
         rendered = render_pool().run(
             job,
             timeout=settings.GENERATE_TIMEOUT_SECONDS,
             queue_timeout=settings.GENERATE_QUEUE_TIMEOUT_SECONDS,
         )
-    except (PageLimitExceeded, RenderTimeout, RenderOutOfMemory) as exc:
-        logger.info("generate: refused (%s)", exc.code)
-        raise UnprocessableDocument(str(exc)) from None
-    except RenderBusy as exc:
-        logger.warning("generate: no free render worker within %ss", exc.seconds)
-        raise ServiceBusy() from None
-    except RenderFailed as exc:
-        # The renderer could not cope with this document: the caller's to change, but worth a
-        # look (a WeasyPrint limitation, or a bug).
-        logger.error("generate: the renderer failed on a document: %s", exc.detail)
-        raise UnprocessableDocument(str(exc)) from None
-    except RenderCrashed as exc:
-        logger.error("generate: render worker died: %s", exc.detail)
-        raise
+    except EngineError as error:
+        raise_for_engine_error(error)
     logger.info(
         "generate: %s document, %d pages, %d bytes", request.mode, rendered.pages, len(rendered.pdf)
     )
     return rendered.pdf
-
-
-def _font_check(library: FontLibrary) -> FontCheck:
-    def check(name: str) -> str | None:
-        try:
-            library.check_family(name)
-        except FontNotFound as exc:
-            return exc.message
-        return None
-
-    return check
 
 
 def document_fetcher() -> ResourceFetcher:

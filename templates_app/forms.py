@@ -10,8 +10,10 @@ from django import forms
 from django.db.models import QuerySet
 
 from accounts.models import Organization
-from core.engine.colors import HEX_COLOR
-from core.engine.template_spec import ALIGNMENTS, FIELD_TYPES, FONT_WEIGHTS
+from core.engine.problems import Problem
+from core.engine.style import parse_style
+from core.engine.template_spec import ALIGNMENTS, FIELD_TYPES, FONT_WEIGHTS, STYLE_KEYS
+from core.resources import font_library
 from templates_app.engine.pdf_import import ImportRefused, import_pdf
 from templates_app.models import PdfTemplate
 from templates_app.services import MAX_PDF_BYTES
@@ -51,14 +53,28 @@ class TemplateUploadForm(forms.ModelForm):
         return data
 
 
-class StyleForm(forms.Form):
+class StyleRules(forms.Form):
+    """Checks the style fields with the one style parser (core.engine.style), font names
+    included, so the admin accepts exactly what the API and the editor accept."""
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        raw = {key: data[key] for key in STYLE_KEYS if data.get(key) not in (None, "")}
+        problems: list[Problem] = []
+        style = parse_style(raw, "", problems, font_problem=font_library().family_problem)
+        for problem in problems:
+            self.add_error(problem.path, problem.message)
+        if style.text_color is not None:
+            data["textColor"] = style.text_color  # normalized: "#RRGGBB"
+        return data
+
+
+class StyleForm(StyleRules):
     """Document-level style of the working version (every value optional)."""
 
     fontFamily = forms.CharField(required=False, label="Font family")
-    fontSize = forms.FloatField(required=False, min_value=1, max_value=200, label="Font size")
-    textColor = forms.RegexField(
-        required=False, regex=HEX_COLOR, label="Text colour", help_text="#RRGGBB"
-    )
+    fontSize = forms.FloatField(required=False, label="Font size")
+    textColor = forms.CharField(required=False, label="Text colour", help_text="#RRGGBB")
     alignment = forms.ChoiceField(required=False, choices=BLANK + [(a, a) for a in ALIGNMENTS])
     fontWeight = forms.ChoiceField(
         required=False, choices=BLANK + [(w, w) for w in FONT_WEIGHTS], label="Font weight"
@@ -68,7 +84,7 @@ class StyleForm(forms.Form):
         return {key: value for key, value in self.cleaned_data.items() if value not in (None, "")}
 
 
-class FieldRowForm(forms.Form):
+class FieldRowForm(StyleRules):
     """One field of one page; the less common settings travel as JSON in ``extra``."""
 
     id = forms.CharField(max_length=200)
@@ -80,8 +96,8 @@ class FieldRowForm(forms.Form):
     width = forms.FloatField(min_value=0.1)
     height = forms.FloatField(min_value=0.1)
     fontFamily = forms.CharField(required=False)
-    fontSize = forms.FloatField(required=False, min_value=1, max_value=200)
-    textColor = forms.RegexField(required=False, regex=HEX_COLOR)
+    fontSize = forms.FloatField(required=False)
+    textColor = forms.CharField(required=False)
     alignment = forms.ChoiceField(required=False, choices=BLANK + [(a, a) for a in ALIGNMENTS])
     fontWeight = forms.ChoiceField(required=False, choices=BLANK + [(w, w) for w in FONT_WEIGHTS])
     readOnly = forms.BooleanField(required=False)
@@ -122,11 +138,7 @@ class FieldRowForm(forms.Form):
 
     def field_json(self, page: int) -> dict[str, Any]:
         data = self.cleaned_data
-        style = {
-            key: data[key]
-            for key in ("fontFamily", "fontSize", "textColor", "alignment", "fontWeight")
-            if data.get(key) not in (None, "")
-        }
+        style = {key: data[key] for key in STYLE_KEYS if data.get(key) not in (None, "")}
         field: dict[str, Any] = {
             "id": data["id"],
             "alias": data["alias"] or data["id"],

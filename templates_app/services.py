@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,10 +13,11 @@ from django.utils import timezone
 
 from accounts.models import Organization
 from core.blobs import blob_delete, blob_read, blob_save
+from core.engine.problems import EngineError
 from core.engine.template_spec import TemplateSpec
-from core.errors import NotFound, ValidationFailed
-from templates_app.engine.pdf_import import ImportRefused, import_pdf
-from templates_app.engine.validation import Problem, validate_template_json
+from core.errors import NotFound, ValidationFailed, raise_for_engine_error
+from templates_app.engine.pdf_import import import_pdf
+from templates_app.engine.validation import validate_template_json
 from templates_app.models import PdfTemplate, TemplateVersion
 
 logger = logging.getLogger(__name__)
@@ -62,8 +64,8 @@ def template_create_from_pdf(
         raise ValidationFailed.single("file", f"The PDF is larger than {MAX_PDF_BYTES} bytes.")
     try:
         imported = import_pdf(pdf)
-    except ImportRefused as refused:
-        raise ValidationFailed.single("file", str(refused)) from None
+    except EngineError as error:
+        raise_for_engine_error(error)
     title = (title or "").strip() or "Untitled template"
     stored_path = None
     try:
@@ -104,8 +106,18 @@ def working_version(template: PdfTemplate) -> TemplateVersion:
     return template.versions.get(number__isnull=True)
 
 
-def latest_published(template: PdfTemplate) -> TemplateVersion | None:
-    return template.versions.filter(number__isnull=False).order_by("-number").first()
+def latest_published_of(versions: Iterable[TemplateVersion]) -> TemplateVersion | None:
+    """The highest published version among ``versions``; None if none is published."""
+    published = [v for v in versions if v.number is not None]
+    return max(published, key=lambda v: v.number or 0) if published else None
+
+
+def default_version_of(versions: Iterable[TemplateVersion]) -> TemplateVersion:
+    """The version a template stands for when none is named: the latest published, else the
+    working version. The one statement of that rule (fill, cast queries, lists use it)."""
+    versions = list(versions)
+    latest = latest_published_of(versions)
+    return latest or next(v for v in versions if v.number is None)
 
 
 def template_version_select(
@@ -116,7 +128,7 @@ def template_version_select(
     if version_number == WORKING_VERSION:
         return working_version(template)
     if version_number is None or version_number == LATEST_PUBLISHED:
-        return latest_published(template) or working_version(template)
+        return default_version_of(template.versions.all())
     if version_number > 0:
         version = template.versions.filter(number=version_number).first()
         if version is not None:
@@ -142,23 +154,6 @@ def version_pdf(version: TemplateVersion) -> bytes:
     return blob_read(version.pdf_path, version.pdf_sha256)
 
 
-def unknown_fonts(spec: dict[str, Any]) -> list[Problem]:
-    """Font names the font library does not know, so a fill never fails on the template's own."""
-    from core.resources import font_library  # fonts load lazily: only saves need them
-
-    library = font_library()
-    problems = []
-    styles = [("style", spec.get("style") or {})] + [
-        (f"fields.{i}.style", field.get("style") or {})
-        for i, field in enumerate(spec.get("fields", []))
-    ]
-    for path, style in styles:
-        family = style.get("fontFamily")
-        if family and not library.is_known_family(family):
-            problems.append(Problem(f"{path}.fontFamily", f'Unknown font family "{family}".'))
-    return problems
-
-
 @transaction.atomic
 def template_update_working(
     *, template: PdfTemplate, spec: dict[str, Any], title: str | None = None
@@ -171,7 +166,9 @@ def template_update_working(
         template=template, number__isnull=True
     )
     candidate = {**spec, "pages": version.spec["pages"]}
-    problems = validate_template_json(candidate) or unknown_fonts(candidate)
+    from core.resources import font_library  # fonts load lazily: only saves need them
+
+    problems = validate_template_json(candidate, font_problem=font_library().family_problem)
     if problems:
         raise ValidationFailed.from_problems(problems)
     version.spec = TemplateSpec.from_json(candidate).to_json()
@@ -217,8 +214,7 @@ def version_summary(template: PdfTemplate) -> VersionSummary:
     """Built from ``template.versions.all()``, so a prefetched list costs no query."""
     versions = list(template.versions.all())
     working = next(v for v in versions if v.number is None)
-    published = [v for v in versions if v.number is not None]
-    latest = max(published, key=lambda v: v.number or 0) if published else None
+    latest = latest_published_of(versions)
     changed = not working.same_content_as(latest)
     published_number = latest.number if latest else None
     return VersionSummary(
@@ -237,14 +233,4 @@ def templates_with_default_versions(
     templates = template_list(organization=organization, is_template=is_template).prefetch_related(
         "versions"
     )
-    pairs = []
-    for template in templates:
-        versions = list(template.versions.all())
-        published = [v for v in versions if v.number is not None]
-        default = (
-            max(published, key=lambda v: v.number or 0)
-            if published
-            else next(v for v in versions if v.number is None)
-        )
-        pairs.append((template, default))
-    return pairs
+    return [(template, default_version_of(template.versions.all())) for template in templates]

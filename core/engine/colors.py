@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 
-# As stored in templates: "#" and six hex digits.
-HEX_COLOR = re.compile(r"^#[0-9A-Fa-f]{6}$")
 _HEX_COLOR_LOOSE = re.compile(r"#?([0-9A-Fa-f]{6})")
 COLOR_MESSAGE = "Must be a 6-digit hex colour such as #3E3E57."
 

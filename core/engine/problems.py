@@ -1,10 +1,34 @@
-"""Problems with an input, named by dotted path (``data.3.fontSize``), shared by the engines."""
+"""The engines' errors: problems with an input, named by dotted path (``data.3.fontSize``),
+and the base every engine error derives from, which declares what kind of failure it is.
+
+Engines know no HTTP: ``core.errors.service_error_for`` turns an error's ``kind`` into the
+API's wire error, in one place for every service.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Self
+from typing import ClassVar, Literal, Self
+
+# invalid: the caller's input is wrong (400, naming ``path`` or the problems);
+# too_large: the input is over a size limit (413); unprocessable: valid, but the document
+# cannot be produced within the limits (422); busy: try again shortly (503); unavailable: a
+# resource we depend on cannot be had now (503); internal: our fault (500, logged).
+ErrorKind = Literal["invalid", "too_large", "unprocessable", "busy", "unavailable", "internal"]
+
+
+class EngineError(Exception):
+    """Base of every engine's errors: a stable ``code`` and the ``kind`` of failure.
+
+    ``path`` names the input that is wrong ("" for the whole input); ``log_detail`` is what the
+    service logs beside the code, and must never hold request data.
+    """
+
+    code: ClassVar[str] = "engine_error"
+    kind: ClassVar[ErrorKind] = "internal"
+    path: str = ""
+    log_detail: str | None = None
 
 
 @dataclass(frozen=True)
@@ -15,10 +39,11 @@ class Problem:
     message: str
 
 
-class InvalidInput(Exception):
+class InvalidInput(EngineError):
     """The input has problems; each engine's own error (FillInvalid...) is one of these."""
 
     code = "invalid"
+    kind = "invalid"
 
     def __init__(self, problems: Iterable[Problem]) -> None:
         self.problems = list(problems)

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.engine.colors import parse_color
+
 FIELD_TYPES: tuple[str, ...] = (
     "shortText",
     "longText",
@@ -111,7 +113,8 @@ class Style:
         return cls(
             font_family=data.get("fontFamily"),
             font_size=float(size) if size is not None else None,
-            text_color=data.get("textColor"),
+            # Stored colours are "#RRGGBB"; one written without "#" is read the same way.
+            text_color=parse_color(color) or color if (color := data.get("textColor")) else None,
             alignment=data.get("alignment"),
             font_weight=data.get("fontWeight"),
         )

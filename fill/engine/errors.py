@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from core.engine.problems import InvalidInput
+from typing import ClassVar
+
+from core.engine.problems import EngineError, ErrorKind, InvalidInput
 
 
-class FillError(Exception):
+class FillError(EngineError):
     code = "fill_error"
 
 
@@ -17,6 +19,7 @@ class FillLimitExceeded(FillError):
     """The document would exceed a configured limit (pages, array length, data URLs)."""
 
     code = "limit_exceeded"
+    kind: ClassVar[ErrorKind] = "invalid"  # more than a fill may make: a 400 naming what
 
     def __init__(self, path: str, message: str) -> None:
         self.path = path
@@ -25,3 +28,4 @@ class FillLimitExceeded(FillError):
 
 class DataUrlsTooLarge(FillLimitExceeded):
     code = "data_urls_too_large"
+    kind = "too_large"

@@ -255,14 +255,11 @@ def fill_pdf(
     """Fill ``template_pdf``, whose fields ``spec`` describes, with ``request``: the PDF bytes."""
     fonts = context.fonts
     limits = context.limits
-    if request.options.style.font_family is not None and not fonts.is_known_family(
-        request.options.style.font_family
-    ):
-        raise FillInvalid.single(
-            "fontFamily", f'Unknown font family "{request.options.style.font_family}".'
-        )
+    family = request.options.style.font_family
+    if family is not None and (message := fonts.family_problem(family)) is not None:
+        raise FillInvalid.single("fontFamily", message)
     resolver = DataResolver(
-        spec, max_array_length=limits.max_array_length, is_known_font=fonts.is_known_family
+        spec, max_array_length=limits.max_array_length, font_problem=fonts.family_problem
     )
     check_data_urls(request.documents, limits.max_data_url_bytes)
     documents = [

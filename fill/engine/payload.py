@@ -9,18 +9,15 @@ repeats the page per outer element and overflows the inner ones.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.engine.colors import COLOR_MESSAGE, parse_color
 from core.engine.problems import Problem
-from core.engine.template_spec import ALIGNMENTS, FONT_WEIGHTS, FieldSpec, Style, TemplateSpec
+from core.engine.style import FontCheck, parse_style
+from core.engine.template_spec import FieldSpec, Style, TemplateSpec
 from fill.engine.errors import FillInvalid, FillLimitExceeded
 from fill.engine.values import normalize_value
-
-STYLE_KEYS = ("fontFamily", "fontSize", "textColor", "alignment", "fontWeight")
-MAX_FONT_SIZE = 200
 
 
 @dataclass(frozen=True)
@@ -76,40 +73,6 @@ class RepeatedRows:
 
 
 Value = Entry | Repeat | Rows | RepeatedRows
-
-
-def parse_style(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> Style:
-    """The style properties of an object (root, field wrapper or array element)."""
-    family = raw.get("fontFamily")
-    if family is not None and (not isinstance(family, str) or not family.strip()):
-        problems.append(Problem(f"{path}fontFamily", "Must be a font name."))
-        family = None
-    size = raw.get("fontSize")
-    if size is not None and (
-        isinstance(size, bool) or not isinstance(size, int | float) or not 0 < size <= MAX_FONT_SIZE
-    ):
-        problems.append(Problem(f"{path}fontSize", f"Must be a number from 1 to {MAX_FONT_SIZE}."))
-        size = None
-    color = raw.get("textColor")
-    if color is not None:
-        color = parse_color(color)
-        if color is None:
-            problems.append(Problem(f"{path}textColor", COLOR_MESSAGE))
-    alignment = raw.get("alignment")
-    if alignment is not None and alignment not in ALIGNMENTS:
-        problems.append(Problem(f"{path}alignment", "Must be left, center or right."))
-        alignment = None
-    weight = raw.get("fontWeight")
-    if weight is not None and weight not in FONT_WEIGHTS:
-        problems.append(Problem(f"{path}fontWeight", "Must be normal, bold, italic or boldItalic."))
-        weight = None
-    return Style(
-        font_family=family,
-        font_size=float(size) if size is not None else None,
-        text_color=color,
-        alignment=alignment,
-        font_weight=weight,
-    )
 
 
 def _bool(raw: Mapping[str, Any], key: str, path: str, problems: list[Problem]) -> bool | None:
@@ -171,10 +134,10 @@ class DataResolver:
         spec: TemplateSpec,
         *,
         max_array_length: int,
-        is_known_font: Callable[[str], bool],
+        font_problem: FontCheck,
     ) -> None:
         self.max_array_length = max_array_length
-        self.is_known_font = is_known_font
+        self.font_problem = font_problem
         members = {fid for array in spec.arrays for fid in array.field_ids}
         self.loose: dict[str, list[FieldSpec]] = {}
         for field in spec.fields:
@@ -297,12 +260,7 @@ class DataResolver:
         return Style(), None, raw
 
     def _style(self, raw: Mapping[str, Any], path: str, problems: list[Problem]) -> Style:
-        style = parse_style(raw, f"{path}.", problems)
-        if style.font_family is not None and not self.is_known_font(style.font_family):
-            problems.append(
-                Problem(f"{path}.fontFamily", f'Unknown font family "{style.font_family}".')
-            )
-        return style
+        return parse_style(raw, f"{path}.", problems, font_problem=self.font_problem)
 
     @staticmethod
     def _value(fields: list[FieldSpec], raw: Any, path: str, problems: list[Problem]) -> Any:

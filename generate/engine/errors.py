@@ -6,10 +6,10 @@ engine itself knows no HTTP.
 
 from __future__ import annotations
 
-from core.engine.problems import InvalidInput
+from core.engine.problems import EngineError, InvalidInput
 
 
-class GenerateError(Exception):
+class GenerateError(EngineError):
     """Base of the engine's errors. They travel back from render workers by pickle, so each
     subclass with its own constructor says how it is rebuilt (``__reduce__``)."""
 
@@ -24,6 +24,7 @@ class SourceTooLarge(GenerateError):
     """The HTML/CSS or Markdown text (title and logo URI included) is over the size cap."""
 
     code = "source_too_large"
+    kind = "too_large"
 
     def __init__(self, size: int, limit: int) -> None:
         self.size = size
@@ -41,6 +42,7 @@ class PageLimitExceeded(GenerateError):
     """Laid out, the document has more pages than allowed; it is refused before it is written."""
 
     code = "page_limit_exceeded"
+    kind = "unprocessable"
 
     def __init__(self, pages: int, limit: int) -> None:
         self.pages = pages
@@ -55,6 +57,7 @@ class RenderTimeout(GenerateError):
     """Rendering took longer than allowed; the worker doing it was killed."""
 
     code = "render_timeout"
+    kind = "unprocessable"
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
@@ -70,6 +73,7 @@ class RenderOutOfMemory(GenerateError):
     """Rendering needed more memory than a worker may use (``limit_bytes``; 0 if unknown)."""
 
     code = "render_out_of_memory"
+    kind = "unprocessable"
 
     def __init__(self, limit_bytes: int = 0) -> None:
         self.limit_bytes = limit_bytes
@@ -87,10 +91,12 @@ class RenderBusy(GenerateError):
     """Every render worker stayed busy for as long as a request may wait for one."""
 
     code = "render_busy"
+    kind = "busy"
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        super().__init__(f"No render worker became free within {seconds:g} seconds.")
+        self.log_detail = f"no render worker became free within {seconds:g} seconds"
+        super().__init__("Every PDF renderer is busy; try again shortly.")
 
     def __reduce__(self) -> tuple[type, tuple[object, ...]]:
         return (type(self), (self.seconds,))
@@ -103,9 +109,10 @@ class RenderCrashed(GenerateError):
     """
 
     code = "render_crashed"
+    kind = "internal"
 
     def __init__(self, detail: str) -> None:
-        self.detail = detail
+        self.detail = self.log_detail = detail
         super().__init__("The document could not be rendered.")
 
     def __reduce__(self) -> tuple[type, tuple[object, ...]]:
@@ -119,9 +126,10 @@ class RenderFailed(GenerateError):
     the caller) where in the document: the CSS declaration or rule, the element and page."""
 
     code = "render_failed"
+    kind = "unprocessable"
 
     def __init__(self, detail: str, where: str | None = None) -> None:
-        self.detail = detail
+        self.detail = self.log_detail = detail
         self.where = where
         super().__init__(
             "The document could not be rendered: the renderer failed "

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from core.engine.colors import COLOR_MESSAGE, parse_color
 from core.engine.problems import Problem
+from core.engine.style import FontCheck
 from generate.engine.errors import GenerateInvalid, SourceTooLarge
 from generate.engine.lengths import Length, LengthError, parse_length, parse_margin_shorthand
 
@@ -24,8 +25,6 @@ Mode = Literal["html", "markdown"]
 Align = Literal["left", "center", "right"]
 VerticalAlign = Literal["top", "center", "bottom"]
 
-# A font name -> None when it is supported, else the message to show (naming the font).
-FontCheck = Callable[[str], "str | None"]
 
 DEFAULT_FONT_FAMILY = "Noto Sans"
 FONT_SIZE_MIN = 5

@@ -23,6 +23,7 @@ from pypdf.generic import (
 
 from core.engine.pdf import PageDrawing, PdfUnreadable, open_pdf, save_pdf
 from core.engine.pdfobjects import as_array, as_dict
+from core.engine.problems import EngineError
 from core.engine.template_spec import (
     FieldSpec,
     PageSpec,
@@ -46,11 +47,15 @@ _DA_RGB = re.compile(r"(-?[\d.]+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+rg")
 _DA_GRAY = re.compile(r"(?<![\d.])(-?[\d.]+)\s+g(?!\w)")
 
 
-class ImportRefused(Exception):
-    """The PDF cannot become a template. ``code`` is stable; the message is for people."""
+class ImportRefused(EngineError):
+    """The PDF cannot become a template. ``reason`` is stable; the message is for people."""
 
-    def __init__(self, code: str, message: str) -> None:
-        self.code = code
+    code = "import_refused"
+    kind = "invalid"
+    path = "file"
+
+    def __init__(self, reason: str, message: str) -> None:
+        self.reason = reason
         super().__init__(message)
 
 

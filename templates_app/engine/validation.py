@@ -11,12 +11,10 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from core.engine.colors import COLOR_MESSAGE, HEX_COLOR
 from core.engine.problems import Problem
+from core.engine.style import FontCheck, parse_style
 from core.engine.template_spec import (
-    ALIGNMENTS,
     FIELD_TYPES,
-    FONT_WEIGHTS,
     PARTS,
     ROTATIONS,
 )
@@ -30,30 +28,15 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def check_style(style: Any, path: str, out: list[Problem]) -> None:
+def check_style(
+    style: Any, path: str, out: list[Problem], font_problem: FontCheck | None = None
+) -> None:
     if style is None:
         return
     if not isinstance(style, Mapping):
         out.append(Problem(path, "Must be an object."))
         return
-    for key in style:
-        if key not in ("fontFamily", "fontSize", "textColor", "alignment", "fontWeight"):
-            out.append(Problem(f"{path}.{key}", "Unknown style property."))
-    family = style.get("fontFamily")
-    if family is not None and (not isinstance(family, str) or not family.strip()):
-        out.append(Problem(f"{path}.fontFamily", "Must be a font name."))
-    size = style.get("fontSize")
-    if size is not None and (not _is_number(size) or not 0 < size <= 200):
-        out.append(Problem(f"{path}.fontSize", "Must be a number from 1 to 200."))
-    color = style.get("textColor")
-    if color is not None and (not isinstance(color, str) or not HEX_COLOR.match(color)):
-        out.append(Problem(f"{path}.textColor", COLOR_MESSAGE))
-    alignment = style.get("alignment")
-    if alignment is not None and alignment not in ALIGNMENTS:
-        out.append(Problem(f"{path}.alignment", "Must be left, center or right."))
-    weight = style.get("fontWeight")
-    if weight is not None and weight not in FONT_WEIGHTS:
-        out.append(Problem(f"{path}.fontWeight", "Must be normal, bold, italic or boldItalic."))
+    parse_style(style, f"{path}.", out, font_problem=font_problem, refuse_unknown_keys=True)
 
 
 def _check_rect(rect: Any, path: str, page: Mapping[str, Any] | None, out: list[Problem]) -> bool:
@@ -100,7 +83,13 @@ def _check_format(field: Mapping[str, Any], path: str, out: list[Problem]) -> No
             out.append(Problem(f"{path}.format.{key}", "Must be a short string."))
 
 
-def _check_field(field: Any, path: str, pages: list[Mapping[str, Any]], out: list[Problem]) -> None:
+def _check_field(
+    field: Any,
+    path: str,
+    pages: list[Mapping[str, Any]],
+    out: list[Problem],
+    font_problem: FontCheck | None,
+) -> None:
     if not isinstance(field, Mapping):
         out.append(Problem(path, "Must be an object."))
         return
@@ -123,7 +112,7 @@ def _check_field(field: Any, path: str, pages: list[Mapping[str, Any]], out: lis
     else:
         page = pages[page_index]
     _check_rect(field.get("rect"), f"{path}.rect", page, out)
-    check_style(field.get("style"), f"{path}.style", out)
+    check_style(field.get("style"), f"{path}.style", out, font_problem)
     _check_format(field, path, out)
     for flag in ("readOnly", "autoSize"):
         if flag in field and not isinstance(field[flag], bool):
@@ -205,20 +194,23 @@ def _check_pages(pages: Any, out: list[Problem]) -> list[Mapping[str, Any]]:
     return good if len(good) == len(pages) else []
 
 
-def validate_template_json(data: Any) -> list[Problem]:
-    """All problems of a template spec in JSON form; an empty list means it is valid."""
+def validate_template_json(data: Any, *, font_problem: FontCheck | None = None) -> list[Problem]:
+    """All problems of a template spec in JSON form; an empty list means it is valid.
+
+    With ``font_problem``, font names are checked too (saving does; publishing a version that
+    was checked when saved need not)."""
     out: list[Problem] = []
     if not isinstance(data, Mapping):
         return [Problem("", "The template must be an object.")]
     pages = _check_pages(data.get("pages"), out)
-    check_style(data.get("style"), "style", out)
+    check_style(data.get("style"), "style", out, font_problem)
     fields = data.get("fields", [])
     if not isinstance(fields, list):
         return [*out, Problem("fields", "Must be a list.")]
     if len(fields) > MAX_FIELDS:
         return [*out, Problem("fields", f"A template holds at most {MAX_FIELDS} fields.")]
     for index, field in enumerate(fields):
-        _check_field(field, f"fields.{index}", pages, out)
+        _check_field(field, f"fields.{index}", pages, out, font_problem)
 
     ids = [f.get("id") for f in fields if isinstance(f, Mapping)]
     for field_id, count in Counter(ids).items():

@@ -481,7 +481,7 @@ def test_a_document_the_renderer_fails_on_is_a_422_naming_the_part(
     assert response.json() == {"name": "UnprocessableDocumentError", "message": message}
     for internal in ("Error", "Traceback", ".py", "weasyprint", "site-packages"):
         assert internal not in message
-    assert "the renderer failed on a document" in caplog.text  # the frames go to the log
+    assert "document refused (render_failed)" in caplog.text  # the frames go to the log
     # The worker that failed is replaced: the next document renders.
     assert "Hello HTML" in page_texts(generate_pdf(production_client, HTML_PAYLOAD))[0]
 

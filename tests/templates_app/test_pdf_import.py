@@ -240,7 +240,7 @@ def test_a_form_that_needs_a_password_is_refused(algorithm: str) -> None:
     with pytest.raises(ImportRefused) as refused:
         import_pdf(locked_form(user_password="secret", algorithm=algorithm))
 
-    assert refused.value.code == "encrypted"
+    assert refused.value.reason == "encrypted"
     assert str(refused.value) == (
         "The PDF needs a password to open; remove its password protection and upload again."
     )
@@ -255,7 +255,7 @@ def test_a_form_encrypted_for_certificate_holders_is_refused() -> None:
     with pytest.raises(ImportRefused) as refused:
         import_pdf(by_certificate)
 
-    assert refused.value.code == "encrypted"
+    assert refused.value.reason == "encrypted"
 
 
 def test_xfa_only_forms_are_refused() -> None:
@@ -264,7 +264,7 @@ def test_xfa_only_forms_are_refused() -> None:
     )
     with pytest.raises(ImportRefused) as refused:
         import_pdf(_pdf_with_root_extras(**{"/AcroForm": acroform}))
-    assert refused.value.code == "xfa_only"
+    assert refused.value.reason == "xfa_only"
 
 
 @pytest.mark.parametrize(
@@ -278,4 +278,4 @@ def test_xfa_only_forms_are_refused() -> None:
 def test_broken_files_are_refused(data: bytes, code: str) -> None:
     with pytest.raises(ImportRefused) as refused:
         import_pdf(data)
-    assert refused.value.code == code
+    assert refused.value.reason == code

@@ -173,5 +173,9 @@ def test_unknown_font_names_are_refused_at_save(demo_template: PdfTemplate) -> N
 
     assert problems == [
         ("style.fontFamily", 'Unknown font family "Comic Sanz".'),
-        ("fields.2.style.fontFamily", 'Unknown font family "helvetica".'),
+        (
+            "fields.2.style.fontFamily",
+            'Unknown font family "helvetica". Font names are case-sensitive: '
+            'did you mean "Helvetica"?',
+        ),
     ]

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from core.engine.problems import EngineError
 
-class FontError(Exception):
+
+class FontError(EngineError):
     """Base of the fonts engine's errors; ``family`` is the name the caller asked for."""
 
     code: ClassVar[str] = "font_error"
@@ -24,6 +26,8 @@ class FontNotFound(FontError):
     """The name is neither a built-in font nor a catalog family (names are case-sensitive)."""
 
     code = "font_not_found"
+    kind = "invalid"
+    path = "fontFamily"
 
     def __init__(self, family: str, *, suggestion: str | None = None) -> None:
         message = f'Unknown font family "{family}".'
@@ -40,7 +44,8 @@ class FontUnavailable(FontError):
     """
 
     code = "font_unavailable"
+    kind = "unavailable"
 
     def __init__(self, family: str, detail: str) -> None:
-        self.detail = detail
+        self.detail = self.log_detail = detail
         super().__init__(family, f'Font family "{family}" could not be fetched.')

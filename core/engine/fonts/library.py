@@ -147,6 +147,16 @@ class FontLibrary:
         )
         raise FontNotFound(family, suggestion=suggestion)
 
+    def family_problem(self, family: str) -> str | None:
+        """Why ``family`` cannot be used (unknown, with the "did you mean" hint), or None.
+
+        The one font check of every caller (template saves, fill and generate requests)."""
+        try:
+            self.check_family(family)
+        except FontNotFound as error:
+            return error.message
+        return None
+
     # -- faces --------------------------------------------------------------------------------
 
     def resolve(self, family: str, *, bold: bool = False, italic: bool = False) -> FontFace:
