@@ -5,18 +5,21 @@ HTML-escaped, and Markdown is converted with raw HTML switched off, so ``<script
 ``<img src="file:///etc/passwd">`` in a payload shows up as those characters on the page. Links
 keep only http(s), mailto and in-page targets; images keep only http(s) and data: sources (and
 are then fetched through the safe fetcher like any other resource, or skipped).
+
+Markdown is CommonMark (markdown-it-py) with GitHub's tables and strikethrough: people write
+nested lists indented by two spaces, as CommonMark and GitHub read them.
 """
 
 from __future__ import annotations
 
 import datetime
 import html
-import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import cache
 
-import markdown
-from markdown.treeprocessors import Treeprocessor
-from markdown.util import AMP_SUBSTITUTE
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
 
 from generate.engine.request import (
     ColumnOption,
@@ -97,7 +100,6 @@ def build_markdown_html(
         f" font-size: {root.font_size or DEFAULT_FONT_SIZE_PT}pt;"
         f" color: {root.text_color or DEFAULT_TEXT_COLOR}; }}\n"
     )
-    converter = _markdown_converter()
     parts = [
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(request.title or '')}</title>",
@@ -105,7 +107,7 @@ def build_markdown_html(
         "</head><body>\n",
         _logo_html(request.logo, default_logo_url),
     ]
-    parts.extend(_element_html(element, converter) for element in request.elements)
+    parts.extend(_element_html(element) for element in request.elements)
     if request.include_timestamp:
         stamp = now.astimezone(datetime.UTC).strftime("%Y-%m-%d %H:%M")
         parts.append(f'<p class="docgen-timestamp">Generated {stamp} UTC</p>\n')
@@ -127,15 +129,14 @@ def _logo_html(logo: Logo | str | None, default_logo_url: str) -> str:
     )
 
 
-def _element_html(element: MarkdownElement, converter: markdown.Markdown) -> str:
+def _element_html(element: MarkdownElement) -> str:
     parts = [f'<div class="docgen-el"{_style_attribute(element.style)}>']
     if element.label is not None:
         parts.append(f'<div class="docgen-label">{_text(element.label)}</div>')
     if element.heading is not None:
         parts.append(f'<div class="docgen-heading">{_text(element.heading)}</div>')
     if element.content is not None:
-        converter.reset()
-        parts.append(f'<div class="docgen-content">{converter.convert(element.content)}</div>')
+        parts.append(f'<div class="docgen-content">{markdown_to_html(element.content)}</div>')
     if element.table is not None:
         parts.append(_table_html(element.table))
     parts.append("</div>\n")
@@ -198,51 +199,65 @@ def _table_html(table: MarkdownTable) -> str:
     return "".join(parts)
 
 
-class _SafeUrls(Treeprocessor):
-    """Keep only link and image URLs that are safe and can work in a PDF."""
+class _CommonMark(MarkdownIt):
+    """CommonMark with GitHub's tables and strikethrough, for untrusted text.
 
-    def run(self, root: ET.Element) -> None:
-        for parent in list(root.iter()):
-            for child in list(parent):
-                if child.tag == "a":
-                    # Automatic mail links arrive entity-encoded (against spam): decode to judge.
-                    raw = (child.get("href") or "").replace(AMP_SUBSTITUTE, "&")
-                    href = html.unescape(raw).strip()
-                    if not (href.lower().startswith(_LINK_SCHEMES) or href.startswith("#")):
-                        child.attrib.pop("href", None)
-                elif child.tag == "img":
-                    src = (child.get("src") or "").strip()
-                    if not src.lower().startswith(_IMAGE_SCHEMES):
-                        _replace_with_text(parent, child, child.get("alt") or "")
-
-
-def _replace_with_text(parent: ET.Element, child: ET.Element, text: str) -> None:
-    """Remove ``child`` from ``parent``, leaving ``text`` (and the child's tail) in its place."""
-    index = list(parent).index(child)
-    addition = text + (child.tail or "")
-    if index == 0:
-        parent.text = (parent.text or "") + addition
-    else:
-        previous = parent[index - 1]
-        previous.tail = (previous.tail or "") + addition
-    parent.remove(child)
-
-
-def _markdown_converter() -> markdown.Markdown:
-    """A Markdown converter for untrusted text: no raw HTML, only safe URLs.
-
-    Raw HTML blocks and inline tags are not recognised at all, so their characters are escaped
-    like any other text when the tree is serialised.
+    Raw HTML is off (``html=False``): HTML blocks and inline tags are not recognised, so their
+    characters are escaped like any other text. Every link and image destination is accepted
+    while parsing and judged afterwards by ``_keep_safe_urls``: markdown-it's own check would leave
+    a refused link's Markdown source on the page and refuse data: SVG images.
     """
-    converter = markdown.Markdown(
-        extensions=["tables", "sane_lists", "fenced_code"], output_format="html"
-    )
-    converter.preprocessors.deregister("html_block")
-    converter.inlinePatterns.deregister("html")
-    converter.treeprocessors.register(_SafeUrls(converter), "docgen_safe_urls", 15)
-    return converter
+
+    def __init__(self) -> None:
+        super().__init__("commonmark", {"html": False, "xhtmlOut": False})
+        self.enable(["table", "strikethrough"])
+        self.core.ruler.push("docgen_safe_urls", _keep_safe_urls)
+
+    def validateLink(self, url: str) -> bool:  # every URL: judged after parsing
+        return True
+
+
+def _keep_safe_urls(state: StateCore) -> None:
+    """Keep only link and image URLs that are safe and can work in a PDF.
+
+    A refused link keeps its text and loses its target; a refused image leaves its alt text.
+    """
+    for block in state.tokens:
+        if block.type != "inline" or not block.children:
+            continue
+        kept: list[Token] = []
+        for token in block.children:
+            if token.type == "link_open":
+                href = str(token.attrs.get("href", "")).strip().lower()
+                if not (href.startswith(_LINK_SCHEMES) or href.startswith("#")):
+                    token.attrs.pop("href", None)
+            elif token.type == "image":
+                src = str(token.attrs.get("src", "")).strip().lower()
+                if not src.startswith(_IMAGE_SCHEMES):
+                    token = Token("text", "", 0, content=_plain_text(token.children or []))
+            kept.append(token)
+        block.children = kept
+
+
+def _plain_text(tokens: Sequence[Token]) -> str:
+    """The text of inline tokens without their markup (an image's alt text)."""
+    parts = []
+    for token in tokens:
+        if token.type in ("text", "code_inline"):
+            parts.append(token.content)
+        elif token.type in ("softbreak", "hardbreak"):
+            parts.append("\n")
+        elif token.children:
+            parts.append(_plain_text(token.children))
+    return "".join(parts)
+
+
+@cache
+def _parser() -> _CommonMark:
+    # One parser for the process: rendering keeps its state per call, so it is safe to share.
+    return _CommonMark()
 
 
 def markdown_to_html(text: str) -> str:
-    """Convert one Markdown text with the same rules as the document builder (for tests/tools)."""
-    return _markdown_converter().convert(text)
+    """Convert one Markdown text (an element's ``content``) to HTML."""
+    return _parser().render(text)

@@ -12,6 +12,7 @@ from django.utils import timezone
 from PIL import Image
 
 from core.engine.fonts import load_catalog
+from generate.engine.markdown_doc import markdown_to_html
 from tests.fixtures import HTML, MARKDOWN
 from tests.generate.conftest import (
     fonts,
@@ -99,6 +100,132 @@ def test_markdown_content_features(production_client) -> None:
     assert len(page.images) == 1
     assert word(pdf, "one").y_max - word(pdf, "one").y_min > 1.5 * (
         word(pdf, "bullet").y_max - word(pdf, "bullet").y_min
+    )
+
+
+# CommonMark 0.31.2 (spec.commonmark.org), sections "List items" and "Lists": examples with
+# their input and the HTML the spec expects, copied literally. Nesting depends on the column of
+# an item's content, not on four-space steps: two spaces nest under "- ", three under "1. ".
+COMMONMARK_LIST_EXAMPLES = [
+    # 296: each item indented by two spaces is a child of the one above.
+    (
+        296,
+        "- foo\n  - bar\n    - baz\n      - boo\n",
+        "<ul>\n<li>foo\n<ul>\n<li>bar\n<ul>\n<li>baz\n<ul>\n<li>boo</li>\n</ul>\n</li>\n"
+        "</ul>\n</li>\n</ul>\n</li>\n</ul>\n",
+    ),
+    # 297: one space less than the content column is not enough: four siblings.
+    (
+        297,
+        "- foo\n - bar\n  - baz\n   - boo\n",
+        "<ul>\n<li>foo</li>\n<li>bar</li>\n<li>baz</li>\n<li>boo</li>\n</ul>\n",
+    ),
+    # 298 and 299: under "10) " the content starts at column 4, so four spaces nest, three do not.
+    (
+        298,
+        "10) foo\n    - bar\n",
+        '<ol start="10">\n<li>foo\n<ul>\n<li>bar</li>\n</ul>\n</li>\n</ol>\n',
+    ),
+    (
+        299,
+        "10) foo\n   - bar\n",
+        '<ol start="10">\n<li>foo</li>\n</ol>\n<ul>\n<li>bar</li>\n</ul>\n',
+    ),
+    # 300: a list item may start with a list.
+    (300, "- - foo\n", "<ul>\n<li>\n<ul>\n<li>foo</li>\n</ul>\n</li>\n</ul>\n"),
+    # 303 and 304: another bullet character or delimiter starts a new list.
+    (
+        303,
+        "- foo\n- bar\n+ baz\n",
+        "<ul>\n<li>foo</li>\n<li>bar</li>\n</ul>\n<ul>\n<li>baz</li>\n</ul>\n",
+    ),
+    (
+        304,
+        "1. foo\n2. bar\n3) baz\n",
+        '<ol>\n<li>foo</li>\n<li>bar</li>\n</ol>\n<ol start="3">\n<li>baz</li>\n</ol>\n',
+    ),
+    # 312: items indented by less than their parent's content column stay siblings.
+    (
+        312,
+        "- a\n - b\n  - c\n   - d\n  - e\n - f\n- g\n",
+        "<ul>\n<li>a</li>\n<li>b</li>\n<li>c</li>\n<li>d</li>\n<li>e</li>\n<li>f</li>\n"
+        "<li>g</li>\n</ul>\n",
+    ),
+    # 318: a blank line between items makes the list loose (paragraphs in the items).
+    (
+        318,
+        "- a\n- b\n\n  c\n- d\n",
+        "<ul>\n<li>\n<p>a</p>\n</li>\n<li>\n<p>b</p>\n<p>c</p>\n</li>\n<li>\n<p>d</p>\n"
+        "</li>\n</ul>\n",
+    ),
+    # 321: a paragraph indented to the nested item's content belongs to that item.
+    (
+        321,
+        "- a\n  - b\n\n    c\n- d\n",
+        "<ul>\n<li>a\n<ul>\n<li>\n<p>b</p>\n<p>c</p>\n</li>\n</ul>\n</li>\n<li>d</li>\n</ul>\n",
+    ),
+    # 328: two-space nested lists under the items of a loose outer list.
+    (
+        328,
+        "- a\n  - b\n  - c\n\n- d\n  - e\n  - f\n",
+        "<ul>\n<li>\n<p>a</p>\n<ul>\n<li>b</li>\n<li>c</li>\n</ul>\n</li>\n<li>\n<p>d</p>\n"
+        "<ul>\n<li>e</li>\n<li>f</li>\n</ul>\n</li>\n</ul>\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("markdown", "expected"),
+    [pytest.param(md, out, id=f"example-{n}") for n, md, out in COMMONMARK_LIST_EXAMPLES],
+)
+def test_lists_nest_as_the_commonmark_spec_examples(markdown: str, expected: str) -> None:
+    assert markdown_to_html(markdown) == expected
+
+
+def test_two_space_nested_lists_are_indented_in_the_pdf(production_client) -> None:
+    content = "- Fruit\n  - Apple\n  - Pear\n- Vegetables\n  1. Leek\n  2. Kale\n"
+    pdf = generate_pdf(
+        production_client,
+        {"data": [{"content": content}], "logo": False, "includeTimestamp": False},
+    )
+
+    text = layout_texts(pdf)[0]
+    assert re.search(r"•\s+Fruit", text)
+    assert re.search(r"◦\s+Apple", text)  # a nested bullet list has its own marker
+    assert re.search(r"2\.\s+Kale", text)
+    outer = [word(pdf, t).x_min for t in ("Fruit", "Vegetables")]
+    inner = [word(pdf, t).x_min for t in ("Apple", "Pear", "Leek", "Kale")]
+    assert max(outer) - min(outer) < 0.5
+    assert max(inner) - min(inner) < 0.5
+    assert min(inner) > max(outer) + 10  # 1.6em of list padding at 12pt: about 19pt deeper
+
+
+def test_gfm_tables_and_strikethrough() -> None:
+    out = markdown_to_html("| Name | Score |\n|:-----|------:|\n| Ada | ~~9~~ 10 |\n")
+
+    assert out == (
+        "<table>\n<thead>\n<tr>\n"
+        '<th style="text-align:left">Name</th>\n<th style="text-align:right">Score</th>\n'
+        "</tr>\n</thead>\n<tbody>\n<tr>\n"
+        '<td style="text-align:left">Ada</td>\n<td style="text-align:right"><s>9</s> 10</td>\n'
+        "</tr>\n</tbody>\n</table>\n"
+    )
+
+
+def test_only_safe_link_and_image_targets_survive() -> None:
+    svg = "data:image/svg+xml;base64,PHN2Zz4="
+    out = markdown_to_html(
+        "[web](https://example.com/a) [mail](mailto:a@example.com) [here](#part) "
+        "[js](javascript:alert(1)) [JS](JaVaScRiPt:alert(1)) [entity](jav&#x61;script:x) "
+        "[file](file:///etc/passwd) [relative](other.html) <javascript:alert(1)>\n\n"
+        f"![svg]({svg}) ![**local** file](file:///etc/passwd) ![rel](images/x.png)\n"
+    )
+
+    assert out == (
+        '<p><a href="https://example.com/a">web</a> <a href="mailto:a@example.com">mail</a>'
+        ' <a href="#part">here</a> <a>js</a> <a>JS</a> <a>entity</a> <a>file</a>'
+        " <a>relative</a> <a>javascript:alert(1)</a></p>\n"
+        f'<p><img src="{svg}" alt="svg"> local file rel</p>\n'
     )
 
 
