@@ -1,4 +1,9 @@
-"""GraphQL: currentUser and the organization it belongs to."""
+"""GraphQL: currentUser and the organization it belongs to.
+
+``Organization`` and ``User`` go on the wire as types composed in ``config/schema.py``: other apps
+add fields to the organization (templates_app its ``casts``), and only config sees every app. This
+module gives their own fields and the ``currentUser`` resolver.
+"""
 
 from __future__ import annotations
 
@@ -10,39 +15,27 @@ from accounts.identity import ApiIdentity
 from accounts.models import Membership, Organization
 
 
-class OrganizationType(graphene.ObjectType):
+class OrganizationFields(graphene.ObjectType):
+    """The organization's own fields (``config.schema.Organization``)."""
+
     class Meta:
-        name = "Organization"
+        abstract = True
 
     eid = graphene.String(required=True)
     name = graphene.String()
     slug = graphene.String()
-    casts = graphene.List(
-        graphene.NonNull("templates_app.schema.CastType"),
-        is_template=graphene.Boolean(),
-        required=True,
-    )
-
-    @staticmethod
-    def resolve_casts(
-        organization: Organization, info: Any, is_template: bool | None = None
-    ) -> list:
-        from templates_app.schema import cast_views  # the templates app builds on this one
-
-        return cast_views(organization, is_template)
 
 
-class UserType(graphene.ObjectType):
-    """The member an API key acts for; a key with no member answers as the organization's API."""
+class UserFields(graphene.ObjectType):
+    """The user's own fields; ``config.schema.User`` adds ``organizations``."""
 
     class Meta:
-        name = "User"
+        abstract = True
 
     eid = graphene.String(required=True)
     name = graphene.String()
     email = graphene.String()
     role = graphene.String()
-    organizations = graphene.List(graphene.NonNull(OrganizationType), required=True)
 
 
 def current_user_of(identity: ApiIdentity) -> dict[str, Any]:
@@ -67,9 +60,6 @@ def current_user_of(identity: ApiIdentity) -> dict[str, Any]:
     }
 
 
-class Query(graphene.ObjectType):
-    current_user = graphene.Field(UserType)
-
-    @staticmethod
-    def resolve_current_user(root: Any, info: graphene.ResolveInfo) -> dict[str, Any]:
-        return current_user_of(info.context.identity)
+def resolve_current_user(root: Any, info: graphene.ResolveInfo) -> dict[str, Any]:
+    """``currentUser``: the User of the key that asks, its ``organizations`` as models."""
+    return current_user_of(info.context.identity)

@@ -1,13 +1,32 @@
-"""The root GraphQL schema: each app contributes its Query (and later Mutation) class."""
+"""The root GraphQL schema, composed of what each app contributes: its Query fields and its share
+of the wire types several apps add fields to (Organization: accounts' own fields, templates_app's
+``casts``). Those types, and the fields returning them, are built here, the one place that sees
+every app; an app below cannot name a type composed above it."""
 
 import graphene
 
-from accounts.schema import Query as AccountsQuery
+from accounts.schema import OrganizationFields, UserFields, resolve_current_user
+from templates_app.schema import OrganizationCasts
 from templates_app.schema import Query as TemplatesQuery
 
 
-class Query(AccountsQuery, TemplatesQuery, graphene.ObjectType):
-    pass
+# graphene takes the fields of the last base first: the organization's own fields lead.
+class Organization(OrganizationCasts, OrganizationFields):
+    class Meta:
+        name = "Organization"
+
+
+class User(UserFields):
+    """The member an API key acts for; a key with no member answers as the organization's API."""
+
+    class Meta:
+        name = "User"
+
+    organizations = graphene.List(graphene.NonNull(Organization), required=True)
+
+
+class Query(TemplatesQuery, graphene.ObjectType):
+    current_user = graphene.Field(User, resolver=resolve_current_user)
 
 
 schema = graphene.Schema(query=Query, auto_camelcase=True)

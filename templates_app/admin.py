@@ -1,15 +1,19 @@
 """The template admin: upload (import), fields and style per page, publish, version history.
 
-Staff see only the templates of organizations they belong to; superusers see all.
+Staff see only the templates of organizations they belong to; superusers see all. Apps above this
+one add pages to a template (fill: the test fill and the editor's preview) through
+``register_template_view``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.forms import Form
@@ -24,6 +28,33 @@ from templates_app.forms import FieldRowForm, FieldRowFormSet, StyleForm, Templa
 from templates_app.models import PdfTemplate, TemplateVersion
 
 _FIELD_PATH = re.compile(r"^fields\.(\d+)(?:\.(.*))?$")
+
+TemplateView = Callable[[HttpRequest, PdfTemplate], HttpResponse]
+
+
+@dataclass(frozen=True)
+class _ContributedView:
+    route: str
+    view: TemplateView
+    methods: tuple[str, ...] | None
+
+
+_contributed_views: dict[str, _ContributedView] = {}
+
+
+def register_template_view(
+    *, route: str, name: str, view: TemplateView, methods: tuple[str, ...] | None = None
+) -> None:
+    """Serve ``view`` at ``<template id>/<route>/`` in the template admin, named
+    ``admin:templates_app_pdftemplate_<name>``.
+
+    For the apps above this one, which it cannot import (fill's test fill and editor preview).
+    The view gets the admin's staff login, CSRF protection and never-cache, then the template
+    after the same tenancy and change-permission checks as the admin's own pages (404, 403).
+    With ``methods``, any other method is answered 405 before the template is looked up.
+    Register at import of the app's ``admin`` module: the URLs are built once, after that.
+    """
+    _contributed_views[name] = _ContributedView(route=route, view=view, methods=methods)
 
 
 def organizations_of(request: HttpRequest) -> QuerySet[Organization]:
@@ -46,6 +77,15 @@ class VersionInline(admin.TabularInline):
     @admin.display(description="Fields")
     def field_count(self, version: TemplateVersion) -> int:
         return len(version.spec.get("fields", []))
+
+
+class TemplateChangeList(ChangeList):
+    def get_queryset(self, request: HttpRequest, exclude_parameters: Any = None) -> QuerySet:
+        # The Published and Unpublished changes columns read every version of each row
+        # (services.version_summary): one prefetch instead of two queries per row. Only here:
+        # the other pages change versions after loading the template, and would see a stale list.
+        queryset = super().get_queryset(request, exclude_parameters)
+        return queryset.prefetch_related("versions")
 
 
 @admin.register(PdfTemplate)
@@ -71,6 +111,9 @@ class PdfTemplateAdmin(admin.ModelAdmin):
         if request.user.is_superuser:
             return queryset
         return queryset.filter(organization__members=request.user)
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return TemplateChangeList
 
     # --- add: upload a PDF, the import runs -------------------------------------------------
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any):
@@ -149,11 +192,6 @@ class PdfTemplateAdmin(admin.ModelAdmin):
                 self.admin_site.admin_view(self.publish_view),
                 name="templates_app_pdftemplate_publish",
             ),
-            path(
-                "<path:object_id>/test-fill/",
-                self.admin_site.admin_view(self.test_fill_view),
-                name="templates_app_pdftemplate_test_fill",
-            ),
         ]
         editor_urls = [
             path(
@@ -164,20 +202,27 @@ class PdfTemplateAdmin(admin.ModelAdmin):
             *(
                 path(
                     f"<path:object_id>/editor/{suffix}/",
-                    self.admin_site.admin_view(self._editor_endpoint(view)),
+                    self.admin_site.admin_view(self._template_endpoint(view)),
                     name=f"templates_app_pdftemplate_editor_{suffix}",
                 )
                 for suffix, view in (
                     ("pdf", editor.editor_pdf),
                     ("spec", editor.editor_spec),
                     ("publish", editor.editor_publish),
-                    ("preview", editor.editor_preview),
                 )
             ),
         ]
-        # The visual editor (templates_app/editor.py) first: "<id>/editor/publish/" would
-        # otherwise reach the publish view with the id "<id>/editor".
-        return editor_urls + extra + super().get_urls()
+        contributed = [
+            path(
+                f"<path:object_id>/{page.route}/",
+                self.admin_site.admin_view(self._template_endpoint(page.view, page.methods)),
+                name=f"templates_app_pdftemplate_{name}",
+            )
+            for name, page in _contributed_views.items()
+        ]
+        # The contributed pages and the visual editor (templates_app/editor.py) first:
+        # "<id>/editor/publish/" would otherwise reach the publish view with the id "<id>/editor".
+        return contributed + editor_urls + extra + super().get_urls()
 
     def _template_for_change(self, request: HttpRequest, object_id: str) -> PdfTemplate:
         template = self.get_object(request, object_id)
@@ -193,12 +238,14 @@ class PdfTemplateAdmin(admin.ModelAdmin):
             request, template, admin_context=self.admin_site.each_context(request)
         )
 
-    def _editor_endpoint(
-        self, view: Callable[[HttpRequest, PdfTemplate], HttpResponse]
+    def _template_endpoint(
+        self, view: TemplateView, methods: tuple[str, ...] | None = None
     ) -> Callable[[HttpRequest, str], HttpResponse]:
-        """An editor endpoint behind the same tenancy and permission check as the other views."""
+        """A view of one template behind the same tenancy and permission check as the others."""
 
         def endpoint(request: HttpRequest, object_id: str) -> HttpResponse:
+            if methods is not None and request.method not in methods:
+                return HttpResponse(status=405)
             return view(request, self._template_for_change(request, object_id))
 
         return endpoint
@@ -211,24 +258,6 @@ class PdfTemplateAdmin(admin.ModelAdmin):
         return HttpResponseRedirect(
             reverse("admin:templates_app_pdftemplate_change", args=[template.pk])
         )
-
-    def test_fill_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        """Fill the working version with generated example data and download the PDF."""
-        if request.method != "POST":
-            return HttpResponse(status=405)
-        template = self._template_for_change(request, object_id)
-        from fill.services import fill_with_example_data  # fill builds on templates, not back
-
-        try:
-            pdf = fill_with_example_data(template=template)
-        except ServiceError as error:
-            messages.error(request, f"Test fill failed: {error.message}")
-            return HttpResponseRedirect(
-                reverse("admin:templates_app_pdftemplate_change", args=[template.pk])
-            )
-        response = HttpResponse(pdf, content_type="application/pdf")
-        response["Content-Disposition"] = f'attachment; filename="test-fill-{template.eid}.pdf"'
-        return response
 
     def fields_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         """Edit the working version's document style and the fields of one page."""

@@ -14,7 +14,8 @@ Endpoints (under ``admin/templates_app/pdftemplate/<id>/editor/``):
   ``{"name": "ValidationError", "fields": [{"property": "fields.3.rect", "message"}]}``.
 - ``publish/``: POST publishes the working version.
 - ``preview/``: POST ``{data?}`` fills the working version (example data when ``data`` is
-  absent) and answers the PDF.
+  absent) and answers the PDF. Filling is fill's work, above this app: ``fill/admin.py`` serves
+  it (``register_template_view``), with ``json_body`` and ``error_response`` from here.
 """
 
 from __future__ import annotations
@@ -39,11 +40,11 @@ from templates_app.models import PdfTemplate
 SUGGESTED_FAMILIES = ("Roboto", "Open Sans", "Lato", "Inter", "Source Serif 4", "Fira Mono")
 
 
-def _error(error: ServiceError) -> JsonResponse:
+def error_response(error: ServiceError) -> JsonResponse:
     return JsonResponse(error.as_wire(), status=error.status)
 
 
-def _json_body(request: HttpRequest) -> dict[str, Any]:
+def json_body(request: HttpRequest) -> dict[str, Any]:
     """The request's JSON object; anything else is a ValidationFailed naming the body."""
     try:
         body = json.loads(request.body or b"{}")
@@ -123,7 +124,7 @@ def editor_spec(request: HttpRequest, template: PdfTemplate) -> JsonResponse:
     if request.method != "POST":
         return JsonResponse({"name": "MethodNotAllowed", "message": "GET or POST."}, status=405)
     try:
-        body = _json_body(request)
+        body = json_body(request)
         spec, title = body.get("spec"), body.get("title")
         if not isinstance(spec, dict):
             raise ValidationFailed.single("spec", "Required: the template spec object.")
@@ -131,7 +132,7 @@ def editor_spec(request: HttpRequest, template: PdfTemplate) -> JsonResponse:
             raise ValidationFailed.single("title", "Must be a string.")
         services.template_update_working(template=template, spec=spec, title=title)
     except ServiceError as error:
-        return _error(error)
+        return error_response(error)
     template.refresh_from_db()
     return JsonResponse(_working_state(template))
 
@@ -142,27 +143,6 @@ def editor_publish(request: HttpRequest, template: PdfTemplate) -> JsonResponse:
     try:
         version = services.template_publish(template=template)
     except ServiceError as error:
-        return _error(error)
+        return error_response(error)
     state = _working_state(template)
     return JsonResponse({**state, "publishedNumber": version.number})
-
-
-def editor_preview(request: HttpRequest, template: PdfTemplate) -> HttpResponse:
-    """The working version filled with ``data`` (or example data), as a PDF to look at."""
-    if request.method != "POST":
-        return JsonResponse({"name": "MethodNotAllowed", "message": "POST only."}, status=405)
-    from fill.services import fill_version  # fill builds on templates, not back
-
-    try:
-        body = _json_body(request)
-        version = services.working_version(template)
-        data = body.get("data")
-        if data is None:
-            data = example_data(services.version_spec(version))
-        pdf = fill_version(version=version, body={"data": data})
-    except ServiceError as error:
-        return _error(error)
-    response = HttpResponse(pdf, content_type="application/pdf")
-    response["Content-Disposition"] = f'inline; filename="preview-{template.eid}.pdf"'
-    response["Cache-Control"] = "private, no-store"
-    return response

@@ -1,4 +1,5 @@
-"""GraphQL: the ``cast`` query (a PDF template on the wire) and its type."""
+"""GraphQL: the ``cast`` query (a PDF template on the wire), its type, and the ``casts`` field
+this app adds to the wire type ``Organization`` (composed in ``config/schema.py``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 import graphene
 
+from accounts.models import Organization
 from core.engine.template_spec import TemplateSpec
 from core.graphql.scalars import JSON, iso_ms
 from templates_app import services
@@ -108,11 +110,26 @@ class CastType(graphene.ObjectType):
         return iso_ms(view.template.updated_at)
 
 
-def cast_views(organization: Any, is_template: bool | None) -> list[CastView]:
+def cast_views(organization: Organization, is_template: bool | None) -> list[CastView]:
     pairs = services.templates_with_default_versions(
         organization=organization, is_template=is_template
     )
     return [CastView(template, version) for template, version in pairs]
+
+
+class OrganizationCasts(graphene.ObjectType):
+    """``Organization.casts``: the organization's templates, each at its default version."""
+
+    class Meta:
+        abstract = True
+
+    casts = graphene.List(graphene.NonNull(CastType), is_template=graphene.Boolean(), required=True)
+
+    @staticmethod
+    def resolve_casts(
+        organization: Organization, info: Any, is_template: bool | None = None
+    ) -> list[CastView]:
+        return cast_views(organization, is_template)
 
 
 class Query(graphene.ObjectType):

@@ -1,4 +1,5 @@
-"""Shared fixtures: organizations, their members and API keys, and an authenticated client."""
+"""Shared fixtures: organizations, their members and API keys, an authenticated client, and the
+demo template."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from django.test import Client
 
 from accounts.models import ApiKey, Organization, User
 from accounts.services import api_key_create, member_add, organization_create
+from templates_app.engine.demo import build_demo_template
+from templates_app.models import PdfTemplate
+from templates_app.services import template_create_with_spec
 from tests.pdfsound import assert_sound
 
 
@@ -107,3 +111,12 @@ def client_for() -> Callable[[str], Client]:
         return Client(HTTP_AUTHORIZATION=basic_auth(raw_key))
 
     return make
+
+
+@pytest.fixture
+def demo_template(organization: Organization) -> PdfTemplate:
+    """The demo template (every field type, two arrays) of ``organization``, published as v1."""
+    pdf, spec = build_demo_template()
+    return template_create_with_spec(
+        organization=organization, title="Demo", pdf=pdf, spec=spec, publish=True
+    )

@@ -45,21 +45,3 @@ def test_create_api_key_for_an_unknown_organization_fails_cleanly(db: None) -> N
     with pytest.raises(CommandError, match="No organization"):
         run("create_api_key", "nobody")
     assert ApiKey.objects.count() == 0
-
-
-def test_demo_setup_revokes_the_previous_demo_key(db: None) -> None:
-    first = dict(line.split("=", 1) for line in run("demo_setup").split())
-    second = dict(line.split("=", 1) for line in run("demo_setup").split())
-
-    assert first["DEMO_ADMIN_PASSWORD"]  # a new admin gets a password, shown once
-    assert second["DEMO_ADMIN_PASSWORD"] == ""
-    keys = ApiKey.objects.filter(organization__slug="demo")
-    assert keys.count() == 2
-    assert keys.filter(revoked_at__isnull=True).count() == 1
-    old = Client(HTTP_AUTHORIZATION=basic_auth(first["DEMO_API_KEY"]))
-    new = Client(HTTP_AUTHORIZATION=basic_auth(second["DEMO_API_KEY"]))
-    body = '{"query":"{ currentUser { role } }"}'
-    assert old.post("/graphql", data=body, content_type="application/json").status_code == 401
-    assert new.post("/graphql", data=body, content_type="application/json").json() == {
-        "data": {"currentUser": {"role": "owner"}}
-    }

@@ -2,8 +2,6 @@
 
 import pytest
 
-from templates_app.engine.demo import build_demo_template
-from templates_app.services import template_create_with_spec
 from tests.pdfcheck import page_text
 
 PAYLOAD = {
@@ -17,20 +15,12 @@ PAYLOAD = {
 }
 
 
-@pytest.fixture
-def demo(organization):
-    pdf, spec = build_demo_template()
-    return template_create_with_spec(
-        organization=organization, title="Demo", pdf=pdf, spec=spec, publish=True
-    )
-
-
 @pytest.mark.django_db(transaction=True)
-def test_python_anvil_fill_pdf(python_anvil, demo, tmp_path) -> None:
+def test_python_anvil_fill_pdf(python_anvil, demo_template, tmp_path) -> None:
     out = tmp_path / "filled.pdf"
     report = python_anvil(
         "fill_pdf",
-        template_id=demo.eid,
+        template_id=demo_template.eid,
         payload=PAYLOAD,
         out=str(out),
         kwargs={"version_number": -1},
@@ -44,10 +34,10 @@ def test_python_anvil_fill_pdf(python_anvil, demo, tmp_path) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_python_anvil_surfaces_a_validation_error(python_anvil, demo, tmp_path) -> None:
+def test_python_anvil_surfaces_a_validation_error(python_anvil, demo_template, tmp_path) -> None:
     report = python_anvil(
         "fill_pdf",
-        template_id=demo.eid,
+        template_id=demo_template.eid,
         payload={"data": {"ssn": "1"}},
         out=str(tmp_path / "x.pdf"),
     )
@@ -57,10 +47,14 @@ def test_python_anvil_surfaces_a_validation_error(python_anvil, demo, tmp_path) 
 
 
 @pytest.mark.django_db(transaction=True)
-def test_node_fill_pdf(node_anvil, demo, tmp_path) -> None:
+def test_node_fill_pdf(node_anvil, demo_template, tmp_path) -> None:
     out = tmp_path / "filled.pdf"
     report = node_anvil(
-        "fillPDF", templateId=demo.eid, payload=PAYLOAD, options={"versionNumber": -1}, out=str(out)
+        "fillPDF",
+        templateId=demo_template.eid,
+        payload=PAYLOAD,
+        options={"versionNumber": -1},
+        out=str(out),
     )
 
     assert report["statusCode"] == 200
@@ -70,8 +64,10 @@ def test_node_fill_pdf(node_anvil, demo, tmp_path) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_node_fill_pdf_errors_come_back_as_errors(node_anvil, demo, tmp_path) -> None:
-    report = node_anvil("fillPDF", templateId=demo.eid, payload={}, out=str(tmp_path / "x.pdf"))
+def test_node_fill_pdf_errors_come_back_as_errors(node_anvil, demo_template, tmp_path) -> None:
+    report = node_anvil(
+        "fillPDF", templateId=demo_template.eid, payload={}, out=str(tmp_path / "x.pdf")
+    )
 
     assert report["statusCode"] == 400
     assert report["errors"] == [
@@ -81,10 +77,10 @@ def test_node_fill_pdf_errors_come_back_as_errors(node_anvil, demo, tmp_path) ->
 
 @pytest.mark.django_db(transaction=True)
 def test_node_client_takes_its_throttle_from_our_headers(
-    node_anvil, demo, settings, tmp_path
+    node_anvil, demo_template, settings, tmp_path
 ) -> None:
     settings.RATE_LIMIT_DEVELOPMENT = 5
-    report = node_anvil("twoFills", templateId=demo.eid, payload=PAYLOAD)
+    report = node_anvil("twoFills", templateId=demo_template.eid, payload=PAYLOAD)
 
     assert report["data"]["statuses"] == [200, 200]
     assert (report["data"]["limitTokens"], report["data"]["limitIntervalMs"]) == (5, 1000)

@@ -1,4 +1,4 @@
-"""Fixtures for fill tests: the demo template, published, and a way to call the endpoint."""
+"""Fixtures for fill tests: a way to call the endpoint (``demo_template`` is in tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -8,17 +8,7 @@ from collections.abc import Callable
 import pytest
 from django.test import Client
 
-from templates_app.engine.demo import build_demo_template
 from templates_app.models import PdfTemplate
-from templates_app.services import template_create_with_spec
-
-
-@pytest.fixture
-def demo(organization) -> PdfTemplate:
-    pdf, spec = build_demo_template()
-    return template_create_with_spec(
-        organization=organization, title="Demo", pdf=pdf, spec=spec, publish=True
-    )
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ import io
 import json
 import logging
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from django.apps import apps
@@ -18,9 +19,9 @@ from tests.fill.conftest import spec_field
 from tests.pdfcheck import dark_pixels, render, text_in_rect, words
 
 
-def title_of(demo, response) -> str:
+def title_of(demo_template, response) -> str:
     assert response.status_code == 200, response.content[:500]
-    return text_in_rect(words(response.content)[0], spec_field(demo, "title")["rect"])
+    return text_in_rect(words(response.content)[0], spec_field(demo_template, "title")["rect"])
 
 
 def rename_alias(template, field_id: str, alias: str) -> None:
@@ -29,55 +30,89 @@ def rename_alias(template, field_id: str, alias: str) -> None:
     services.template_update_working(template=template, spec=spec)
 
 
-def test_version_number_selects_working_published_or_numbered(demo, fill) -> None:
-    rename_alias(demo, "title", "headline")
-    services.template_publish(template=demo)  # version 2 uses "headline"
-    rename_alias(demo, "title", "caption")  # the working version uses "caption"
+def test_version_number_selects_working_published_or_numbered(demo_template, fill) -> None:
+    rename_alias(demo_template, "title", "headline")
+    services.template_publish(template=demo_template)  # version 2 uses "headline"
+    rename_alias(demo_template, "title", "caption")  # the working version uses "caption"
     body = {"data": {"title": "T", "headline": "H", "caption": "C"}}
 
-    assert title_of(demo, fill(demo, body, "?versionNumber=-1")) == "C"
-    assert title_of(demo, fill(demo, body)) == "H"
-    assert title_of(demo, fill(demo, body, "?versionNumber=-2")) == "H"
-    assert title_of(demo, fill(demo, body, "?versionNumber=1")) == "T"
-    assert title_of(demo, fill(demo, body, "?versionNumber=2")) == "H"
+    assert title_of(demo_template, fill(demo_template, body, "?versionNumber=-1")) == "C"
+    assert title_of(demo_template, fill(demo_template, body)) == "H"
+    assert title_of(demo_template, fill(demo_template, body, "?versionNumber=-2")) == "H"
+    assert title_of(demo_template, fill(demo_template, body, "?versionNumber=1")) == "T"
+    assert title_of(demo_template, fill(demo_template, body, "?versionNumber=2")) == "H"
 
 
-@pytest.mark.parametrize("query", ["?versionNumber=3", "?versionNumber=0", "?versionNumber=latest"])
-def test_an_unknown_version_is_a_404(demo, fill, query: str) -> None:
-    response = fill(demo, {"data": {"title": "x"}}, query)
+@pytest.mark.parametrize(
+    "query",
+    [
+        "?versionNumber=3",
+        "?versionNumber=0",
+        "?versionNumber=-3",
+        "?versionNumber=10000",
+        "?versionNumber=99999999999999999999",
+    ],
+)
+def test_an_unknown_version_is_a_404(demo_template, fill, query: str) -> None:
+    response = fill(demo_template, {"data": {"title": "x"}}, query)
 
     assert response.status_code == 404
     assert response.json()["name"] == "NotFoundError"
 
 
-def test_another_organizations_template_is_a_404(demo, fill, client_for, other_api_key) -> None:
-    response = fill(demo, {"data": {"title": "x"}}, client=client_for(other_api_key))
+@pytest.mark.parametrize("value", ["abc", "latest", "1.5", "1e3", "+1", " 1", "1_0", "--1", "-"])
+def test_a_version_number_that_is_not_an_integer_is_a_400(demo_template, fill, value) -> None:
+    response = fill(demo_template, {"data": {"title": "x"}}, f"?versionNumber={quote(value)}")
+
+    assert response.status_code == 400
+    assert response.json() == {
+        "name": "ValidationError",
+        "fields": [
+            {
+                "message": "Must be an integer: a published version's number, -1 for the working"
+                " version or -2 for the latest published version.",
+                "property": "versionNumber",
+            }
+        ],
+    }
+
+
+def test_an_empty_version_number_is_the_default_version(demo_template, fill) -> None:
+    response = fill(demo_template, {"data": {"title": "Default"}}, "?versionNumber=")
+
+    assert title_of(demo_template, response) == "Default"
+
+
+def test_another_organizations_template_is_a_404(
+    demo_template, fill, client_for, other_api_key
+) -> None:
+    response = fill(demo_template, {"data": {"title": "x"}}, client=client_for(other_api_key))
     missing = fill("AAAAAAAAAAAAAAAAAAAA", {"data": {"title": "x"}})
 
     assert response.status_code == missing.status_code == 404
     assert response.json() == {
         "name": "NotFoundError",
-        "message": f"No template with eid '{demo.eid}'.",
+        "message": f"No template with eid '{demo_template.eid}'.",
     }
 
 
-def test_unauthenticated_is_a_401(demo) -> None:
+def test_unauthenticated_is_a_401(demo_template) -> None:
     response = Client().post(
-        f"/api/v1/fill/{demo.eid}.pdf", data="{}", content_type="application/json"
+        f"/api/v1/fill/{demo_template.eid}.pdf", data="{}", content_type="application/json"
     )
 
     assert response.status_code == 401
     assert response.json()["name"] == "AuthorizationError"
 
 
-def test_json_body_limit_is_1_mib(demo, api_client) -> None:
+def test_json_body_limit_is_1_mib(demo_template, api_client) -> None:
     def body_of(size: int) -> bytes:
         skeleton = json.dumps({"data": {"title": "fits", "padding": ""}}).encode()
         return json.dumps(
             {"data": {"title": "fits", "padding": "p" * (size - len(skeleton))}}
         ).encode()
 
-    url = f"/api/v1/fill/{demo.eid}.pdf"
+    url = f"/api/v1/fill/{demo_template.eid}.pdf"
     at_limit = api_client.post(url, data=body_of(1_048_576), content_type="application/json")
     over = api_client.post(url, data=body_of(1_048_577), content_type="application/json")
 
@@ -99,10 +134,10 @@ def png_data_url(size_bytes_target: int) -> str:
         side += 8
 
 
-def test_data_urls_over_100k_in_total_are_a_413(demo, fill) -> None:
+def test_data_urls_over_100k_in_total_are_a_413(demo_template, fill) -> None:
     big = png_data_url(60 * 1024)
-    one = fill(demo, {"data": {"photo": big}})
-    two = fill(demo, {"data": [{"photo": big}, {"photo": big}]})
+    one = fill(demo_template, {"data": {"photo": big}})
+    two = fill(demo_template, {"data": [{"photo": big}, {"photo": big}]})
 
     assert one.status_code == 200
     assert two.status_code == 413
@@ -120,15 +155,15 @@ TOO_LARGE = {
 }
 
 
-def test_data_urls_count_under_every_key_not_only_image_fields(demo, fill) -> None:
+def test_data_urls_count_under_every_key_not_only_image_fields(demo_template, fill) -> None:
     url = bytes_data_url(60 * 1024)
     # Upper-case scheme with surrounding space: the fetcher and browsers accept it, so it counts.
     other = bytes_data_url(60 * 1024, scheme=" DATA:")
     under_unknown_keys = fill(
-        demo, {"data": {"title": "x", "attachment": url, "misc": {"a": [other]}}}
+        demo_template, {"data": {"title": "x", "attachment": url, "misc": {"a": [other]}}}
     )
     in_a_wrapper = fill(
-        demo, {"data": {"title": {"value": "x", "extra": url}, "attachment": other}}
+        demo_template, {"data": {"title": {"value": "x", "extra": url}, "attachment": other}}
     )
 
     assert under_unknown_keys.status_code == in_a_wrapper.status_code == 413
@@ -136,55 +171,62 @@ def test_data_urls_count_under_every_key_not_only_image_fields(demo, fill) -> No
     assert url[40:80].encode() not in under_unknown_keys.content + in_a_wrapper.content
 
 
-def test_data_urls_count_across_the_documents_of_a_whole_pdf_repeat(demo, fill) -> None:
+def test_data_urls_count_across_the_documents_of_a_whole_pdf_repeat(demo_template, fill) -> None:
     url = bytes_data_url(60 * 1024)
     response = fill(
-        demo, {"data": [{"title": "a", "attachment": url}, {"title": "b", "attachment": url}]}
+        demo_template,
+        {"data": [{"title": "a", "attachment": url}, {"title": "b", "attachment": url}]},
     )
 
     assert response.status_code == 413
     assert response.json() == TOO_LARGE
 
 
-def test_one_data_url_under_the_limit_on_an_unknown_key_fills(demo, fill) -> None:
+def test_one_data_url_under_the_limit_on_an_unknown_key_fills(demo_template, fill) -> None:
     body = {"data": {"title": "Data: kept", "attachment": bytes_data_url(60 * 1024)}}
 
-    assert title_of(demo, fill(demo, body)) == "Data: kept"  # a text value is no data URL
+    # a text value is no data URL
+    assert title_of(demo_template, fill(demo_template, body)) == "Data: kept"
 
 
-def test_multipart_is_filled_like_json(demo, api_client) -> None:
+def test_multipart_is_filled_like_json(demo_template, api_client) -> None:
     response = api_client.post(
-        f"/api/v1/fill/{demo.eid}.pdf",
+        f"/api/v1/fill/{demo_template.eid}.pdf",
         data={"data": json.dumps({"title": "From multipart"}), "title": "Doc", "fontSize": "12"},
     )
 
-    assert title_of(demo, response) == "From multipart"
+    assert title_of(demo_template, response) == "From multipart"
 
 
-def test_encrypted_data_is_decrypted_with_the_organizations_key(demo, fill, organization) -> None:
+def test_encrypted_data_is_decrypted_with_the_organizations_key(
+    demo_template, fill, organization
+) -> None:
     pair = payload_key_create(organization=organization)
     encrypted = encrypt_payload({"title": "Secret title"}, pair.public_pem.encode())
 
-    assert title_of(demo, fill(demo, {"data": encrypted, "title": "Clear"})) == "Secret title"
-    broken = fill(demo, {"data": encrypted[:-10] + "0" * 10})
+    assert (
+        title_of(demo_template, fill(demo_template, {"data": encrypted, "title": "Clear"}))
+        == "Secret title"
+    )
+    broken = fill(demo_template, {"data": encrypted[:-10] + "0" * 10})
     assert broken.status_code == 400
     assert broken.json()["fields"][0]["property"] == "data"
 
 
 def test_images_by_http_url_go_through_the_safe_fetcher(
-    demo, fill, fetch_http_server, settings
+    demo_template, fill, fetch_http_server, settings
 ) -> None:
     buffer = io.BytesIO()
     Image.new("RGB", (30, 10), (0, 0, 0)).save(buffer, "PNG")
     fetch_http_server.respond("/sig.png", buffer.getvalue(), content_type="image/png")
     fetch_http_server.respond("/huge.png", b"\x89PNG" + b"0" * 2048, content_type="image/png")
-    rect = spec_field(demo, "photo")["rect"]
+    rect = spec_field(demo_template, "photo")["rect"]
 
-    refused = fill(demo, {"data": {"photo": fetch_http_server.url("/sig.png")}})
+    refused = fill(demo_template, {"data": {"photo": fetch_http_server.url("/sig.png")}})
     settings.FETCH_ALLOW_NETWORKS = ["127.0.0.0/8"]
-    allowed = fill(demo, {"data": {"photo": fetch_http_server.url("/sig.png")}})
+    allowed = fill(demo_template, {"data": {"photo": fetch_http_server.url("/sig.png")}})
     settings.FETCH_IMAGE_MAX_BYTES = 1024
-    too_large = fill(demo, {"data": {"photo": fetch_http_server.url("/huge.png")}})
+    too_large = fill(demo_template, {"data": {"photo": fetch_http_server.url("/huge.png")}})
 
     assert refused.status_code == allowed.status_code == too_large.status_code == 200
     assert dark_pixels(render(refused.content), rect, 792) == 0  # loopback refused: unfilled
@@ -206,17 +248,19 @@ def _files(*roots: Path) -> list[Path]:
     return sorted(path for root in roots for path in Path(root).rglob("*"))
 
 
-def test_nothing_of_the_request_is_stored_or_logged(demo, fill, caplog, settings, tmp_path) -> None:
+def test_nothing_of_the_request_is_stored_or_logged(
+    demo_template, fill, caplog, settings, tmp_path
+) -> None:
     marker = "Zq7-UNIQUE-MARKER-4412"
     settings.FONT_CACHE_DIR = tmp_path / "fonts"  # the only other place a fill may write
-    fill(demo, {"data": {"title": "warm up"}})  # first use of the key writes last_used_at
+    fill(demo_template, {"data": {"title": "warm up"}})  # first use of the key writes last_used_at
     before_rows = _row_counts()
     before_files = _files(settings.MEDIA_ROOT, settings.FONT_CACHE_DIR)
 
     with caplog.at_level(logging.DEBUG):
-        ok = fill(demo, {"data": {"title": marker, "email": marker}, "title": marker})
-        bad = fill(demo, {"data": {"ssn": marker, "birthDate": marker}})
-        worse = fill(demo, {"data": {"title": {"value": marker, "fontFamily": marker}}})
+        ok = fill(demo_template, {"data": {"title": marker, "email": marker}, "title": marker})
+        bad = fill(demo_template, {"data": {"ssn": marker, "birthDate": marker}})
+        worse = fill(demo_template, {"data": {"title": {"value": marker, "fontFamily": marker}}})
 
     assert ok.status_code == 200
     assert bad.status_code == worse.status_code == 400
@@ -226,8 +270,8 @@ def test_nothing_of_the_request_is_stored_or_logged(demo, fill, caplog, settings
     assert _files(settings.MEDIA_ROOT, settings.FONT_CACHE_DIR) == before_files
 
 
-def test_rate_limit_headers_come_with_the_pdf(demo, fill) -> None:
-    response = fill(demo, {"data": {"title": "x"}})
+def test_rate_limit_headers_come_with_the_pdf(demo_template, fill) -> None:
+    response = fill(demo_template, {"data": {"title": "x"}})
 
     assert response["X-RateLimit-Limit"] == "100000"
     assert response["X-RateLimit-Interval-Ms"] == "1000"
@@ -242,7 +286,7 @@ def _serve_catalog_family(server, family: str, font_file: Path) -> None:
 
 
 def test_a_catalog_font_is_downloaded_once_and_used(
-    demo, fill, fetch_http_server, settings, tmp_path
+    demo_template, fill, fetch_http_server, settings, tmp_path
 ) -> None:
     from tests.fixtures import HTML
     from tests.pdfcheck import fonts
@@ -254,9 +298,9 @@ def test_a_catalog_font_is_downloaded_once_and_used(
     settings.FONT_CACHE_DIR = tmp_path / "fonts"
     settings.FETCH_ALLOW_NETWORKS = ["127.0.0.0/8"]
 
-    first = fill(demo, {"data": {"title": "Fira"}, "fontFamily": "Fira Sans"})
+    first = fill(demo_template, {"data": {"title": "Fira"}, "fontFamily": "Fira Sans"})
     requests_after_first = len(fetch_http_server.requests)
-    second = fill(demo, {"data": {"title": "Again"}, "fontFamily": "Fira Sans"})
+    second = fill(demo_template, {"data": {"title": "Again"}, "fontFamily": "Fira Sans"})
 
     assert first.status_code == second.status_code == 200
     assert any(name.startswith("FiraSans") for name in fonts(first.content))
@@ -265,13 +309,13 @@ def test_a_catalog_font_is_downloaded_once_and_used(
 
 
 def test_a_catalog_font_that_cannot_be_fetched_is_a_clear_503(
-    demo, fill, fetch_http_server, settings, tmp_path
+    demo_template, fill, fetch_http_server, settings, tmp_path
 ) -> None:
     settings.FONT_CATALOG_BASE_URL = fetch_http_server.url("/")  # answers 404 for every font
     settings.FONT_CACHE_DIR = tmp_path / "fonts"
     settings.FETCH_ALLOW_NETWORKS = ["127.0.0.0/8"]
 
-    response = fill(demo, {"data": {"title": "x"}, "fontFamily": "Roboto"})
+    response = fill(demo_template, {"data": {"title": "x"}, "fontFamily": "Roboto"})
 
     assert response.status_code == 503
     assert response.json() == {

@@ -126,13 +126,13 @@ def test_a_base14_font_falls_back_for_what_it_lacks(plain, fill) -> None:
     assert {"Helvetica", "NotoSans-Regular"} <= fonts(pdf)
 
 
-def test_unknown_keys_and_nulls_are_ignored(demo, fill) -> None:
-    response = fill(demo, {"data": {"nope": "x", "title": None, "email": "e@x.io"}})
+def test_unknown_keys_and_nulls_are_ignored(demo_template, fill) -> None:
+    response = fill(demo_template, {"data": {"nope": "x", "title": None, "email": "e@x.io"}})
 
     assert response.status_code == 200
     page = words(response.content)[0]
-    assert text_in_rect(page, spec_field(demo, "title")["rect"]) == ""
-    assert text_in_rect(page, spec_field(demo, "email")["rect"]) == "e@x.io"
+    assert text_in_rect(page, spec_field(demo_template, "title")["rect"]) == ""
+    assert text_in_rect(page, spec_field(demo_template, "email")["rect"]) == "e@x.io"
 
 
 @pytest.mark.parametrize(

@@ -57,17 +57,17 @@ EXPECTED_TEXT = {
 }
 
 
-def test_each_type_formatted_inside_its_rect(demo, fill) -> None:
-    response = fill(demo, {"data": DATA})
+def test_each_type_formatted_inside_its_rect(demo_template, fill) -> None:
+    response = fill(demo_template, {"data": DATA})
 
     assert response.status_code == 200, response.content
     assert response["Content-Type"] == "application/pdf"
     page = words(response.content)[0]
     for field_id, expected in EXPECTED_TEXT.items():
-        assert text_in_rect(page, spec_field(demo, field_id)["rect"]) == expected, field_id
+        assert text_in_rect(page, spec_field(demo_template, field_id)["rect"]) == expected, field_id
     # fullName in one box and, for the same alias, in three part boxes
-    assert text_in_rect(page, spec_field(demo, "name")["rect"]) == "Ada B Lovelace"
-    parts = spec_field(demo, "nameParts")["parts"]
+    assert text_in_rect(page, spec_field(demo_template, "name")["rect"]) == "Ada B Lovelace"
+    parts = spec_field(demo_template, "nameParts")["parts"]
     assert [text_in_rect(page, parts[p]) for p in ("firstName", "mi", "lastName")] == [
         "Ada",
         "B",
@@ -75,24 +75,24 @@ def test_each_type_formatted_inside_its_rect(demo, fill) -> None:
     ]
 
 
-def test_char_list_puts_one_character_per_box(demo, fill) -> None:
-    page = words(fill(demo, {"data": {"account": "ABC123DEF"}}).content)[0]
-    boxes = spec_field(demo, "account")["boxes"]
+def test_char_list_puts_one_character_per_box(demo_template, fill) -> None:
+    page = words(fill(demo_template, {"data": {"account": "ABC123DEF"}}).content)[0]
+    boxes = spec_field(demo_template, "account")["boxes"]
 
     assert [text_in_rect(page, box) for box in boxes] == list("ABC123DEF")
 
 
-def test_text_wrap_puts_one_line_per_box(demo, fill) -> None:
-    page = words(fill(demo, {"data": {"notes": "One\nTwo\nThree\nFour"}}).content)[0]
-    boxes = spec_field(demo, "notes")["boxes"]
+def test_text_wrap_puts_one_line_per_box(demo_template, fill) -> None:
+    page = words(fill(demo_template, {"data": {"notes": "One\nTwo\nThree\nFour"}}).content)[0]
+    boxes = spec_field(demo_template, "notes")["boxes"]
 
     assert [text_in_rect(page, box) for box in boxes] == ["One", "Two", "Three"]
 
 
-def test_long_text_wraps_inside_its_box(demo, fill) -> None:
+def test_long_text_wraps_inside_its_box(demo_template, fill) -> None:
     text = "Analytical engine notes " * 12
-    page = words(fill(demo, {"data": {"comments": text}}).content)[0]
-    rect = spec_field(demo, "comments")["rect"]
+    page = words(fill(demo_template, {"data": {"comments": text}}).content)[0]
+    rect = spec_field(demo_template, "comments")["rect"]
 
     inside = text_in_rect(page, rect)
     assert inside == text.strip()
@@ -100,10 +100,10 @@ def test_long_text_wraps_inside_its_box(demo, fill) -> None:
     assert len(lines) >= 2  # wrapped onto several lines
 
 
-def test_short_text_shrinks_or_is_cut_never_spilling(demo, fill) -> None:
+def test_short_text_shrinks_or_is_cut_never_spilling(demo_template, fill) -> None:
     long_title = "An extremely long title that cannot possibly fit in this small box at ten points"
-    page = words(fill(demo, {"data": {"title": long_title}}).content)[0]
-    rect = spec_field(demo, "title")["rect"]
+    page = words(fill(demo_template, {"data": {"title": long_title}}).content)[0]
+    rect = spec_field(demo_template, "title")["rect"]
 
     title_words = [
         w
@@ -118,18 +118,18 @@ def test_short_text_shrinks_or_is_cut_never_spilling(demo, fill) -> None:
     assert text_in_rect(page, rect) == long_title  # shrunk enough to fit entirely
 
 
-def test_checkbox_is_a_drawn_check_mark(demo, fill) -> None:
-    rect = spec_field(demo, "agree")["rect"]
-    checked = render(fill(demo, {"data": {"agree": True}}).content)
-    unchecked = render(fill(demo, {"data": {"agree": False}}).content)
+def test_checkbox_is_a_drawn_check_mark(demo_template, fill) -> None:
+    rect = spec_field(demo_template, "agree")["rect"]
+    checked = render(fill(demo_template, {"data": {"agree": True}}).content)
+    unchecked = render(fill(demo_template, {"data": {"agree": False}}).content)
 
     assert dark_pixels(checked, rect, 792) > 12
     assert dark_pixels(unchecked, rect, 792) == 0
 
 
-def test_radio_group_selects_the_child_by_id(demo, fill) -> None:
-    options = {o["id"]: o["rect"] for o in spec_field(demo, "colour")["options"]}
-    image = render(fill(demo, {"data": {"colour": "green"}}).content, dpi=144)
+def test_radio_group_selects_the_child_by_id(demo_template, fill) -> None:
+    options = {o["id"]: o["rect"] for o in spec_field(demo_template, "colour")["options"]}
+    image = render(fill(demo_template, {"data": {"colour": "green"}}).content, dpi=144)
 
     def dot(rect: dict) -> int:  # the inner area, inside the printed circle outline
         inner = {
@@ -144,8 +144,8 @@ def test_radio_group_selects_the_child_by_id(demo, fill) -> None:
     assert dot(options["red"]) == dot(options["blue"]) == 0
 
 
-def test_a_radio_value_that_is_no_option_is_a_400(demo, fill) -> None:
-    response = fill(demo, {"data": {"colour": "purple"}})
+def test_a_radio_value_that_is_no_option_is_a_400(demo_template, fill) -> None:
+    response = fill(demo_template, {"data": {"colour": "purple"}})
 
     assert response.status_code == 400
     assert response.json() == {
@@ -159,9 +159,9 @@ def test_a_radio_value_that_is_no_option_is_a_400(demo, fill) -> None:
     }
 
 
-def test_image_is_drawn_inside_its_box_keeping_its_aspect_ratio(demo, fill) -> None:
-    rect = spec_field(demo, "photo")["rect"]  # 200 x 68 points
-    pdf = fill(demo, {"data": {"photo": png_data_url(40, 20, (220, 0, 0))}}).content
+def test_image_is_drawn_inside_its_box_keeping_its_aspect_ratio(demo_template, fill) -> None:
+    rect = spec_field(demo_template, "photo")["rect"]  # 200 x 68 points
+    pdf = fill(demo_template, {"data": {"photo": png_data_url(40, 20, (220, 0, 0))}}).content
     image = render(pdf)
 
     def red(px: int, py: int) -> bool:
@@ -183,14 +183,14 @@ def test_image_is_drawn_inside_its_box_keeping_its_aspect_ratio(demo, fill) -> N
     assert not any(red(x, y) for x in range(0, 612, 4) for y in range(0, int(top) - 2, 4))
 
 
-def test_an_invalid_image_leaves_the_field_unfilled(demo, fill) -> None:
+def test_an_invalid_image_leaves_the_field_unfilled(demo_template, fill) -> None:
     not_an_image = "data:image/png;base64," + base64.b64encode(b"definitely not a png").decode()
-    response = fill(demo, {"data": {"photo": not_an_image, "title": "Still filled"}})
+    response = fill(demo_template, {"data": {"photo": not_an_image, "title": "Still filled"}})
 
     assert response.status_code == 200
     image = render(response.content)
-    assert dark_pixels(image, spec_field(demo, "photo")["rect"], 792) == 0
+    assert dark_pixels(image, spec_field(demo_template, "photo")["rect"], 792) == 0
     assert (
-        text_in_rect(words(response.content)[0], spec_field(demo, "title")["rect"])
+        text_in_rect(words(response.content)[0], spec_field(demo_template, "title")["rect"])
         == "Still filled"
     )

@@ -78,11 +78,11 @@ bodies = st.one_of(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(body=bodies, interactive=st.booleans())
-def test_random_bodies_never_cause_a_500(demo, api_client, body, interactive) -> None:
+def test_random_bodies_never_cause_a_500(demo_template, api_client, body, interactive) -> None:
     if isinstance(body, dict) and interactive:
         body = {**body, "useInteractiveFields": True}
     response = api_client.post(
-        f"/api/v1/fill/{demo.eid}.pdf?versionNumber=-1",
+        f"/api/v1/fill/{demo_template.eid}.pdf?versionNumber=-1",
         data=json.dumps(body),
         content_type="application/json",
     )
@@ -98,9 +98,9 @@ def test_random_bodies_never_cause_a_500(demo, api_client, body, interactive) ->
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(raw=st.binary(max_size=300))
-def test_random_bytes_never_cause_a_500(demo, api_client, raw) -> None:
+def test_random_bytes_never_cause_a_500(demo_template, api_client, raw) -> None:
     response = api_client.post(
-        f"/api/v1/fill/{demo.eid}.pdf", data=raw, content_type="application/json"
+        f"/api/v1/fill/{demo_template.eid}.pdf", data=raw, content_type="application/json"
     )
 
     assert response.status_code in (200, 400), response.content[:300]

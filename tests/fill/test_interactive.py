@@ -23,14 +23,14 @@ def raw_field(pdf: bytes, name: str) -> dict:
     )
 
 
-def test_without_it_the_output_is_flat(demo, fill) -> None:
-    pdf = fill(demo, {"data": {"title": "Flat", "agree": True}}).content
+def test_without_it_the_output_is_flat(demo_template, fill) -> None:
+    pdf = fill(demo_template, {"data": {"title": "Flat", "agree": True}}).content
 
     assert "/AcroForm" not in PdfReader(io.BytesIO(pdf)).trailer["/Root"]
     assert fields(pdf) == {}
 
 
-def test_fields_of_the_right_kinds_with_their_values(demo, fill) -> None:
+def test_fields_of_the_right_kinds_with_their_values(demo_template, fill) -> None:
     body = {
         "useInteractiveFields": True,
         "data": {
@@ -44,7 +44,7 @@ def test_fields_of_the_right_kinds_with_their_values(demo, fill) -> None:
             "name": {"firstName": "Ada", "lastName": "Lovelace"},
         },
     }
-    pdf = fill(demo, body).content
+    pdf = fill(demo_template, body).content
     found = fields(pdf)
 
     assert found["title"]["/FT"] == "/Tx"
@@ -74,21 +74,21 @@ def test_fields_of_the_right_kinds_with_their_values(demo, fill) -> None:
     ) == ("Ada", "", "Lovelace")
 
 
-def test_appearance_streams_show_the_values(demo, fill) -> None:
+def test_appearance_streams_show_the_values(demo_template, fill) -> None:
     pdf = fill(
-        demo, {"useInteractiveFields": True, "data": {"title": "Shown", "agree": True}}
+        demo_template, {"useInteractiveFields": True, "data": {"title": "Shown", "agree": True}}
     ).content
     reader = PdfReader(io.BytesIO(pdf))
 
     widgets = [a.get_object() for a in reader.pages[0]["/Annots"]]
     assert all("/AP" in w for w in widgets)
     assert reader.trailer["/Root"]["/AcroForm"]["/NeedAppearances"] == False  # noqa: E712
-    assert text_in_rect(words(pdf)[0], spec_field(demo, "title")["rect"]) == "Shown"
-    assert dark_pixels(render(pdf), spec_field(demo, "agree")["rect"], 792) > 12
+    assert text_in_rect(words(pdf)[0], spec_field(demo_template, "title")["rect"]) == "Shown"
+    assert dark_pixels(render(pdf), spec_field(demo_template, "agree")["rect"], 792) > 12
 
 
-def test_radio_kids_select_the_chosen_option(demo, fill) -> None:
-    pdf = fill(demo, {"useInteractiveFields": True, "data": {"colour": "green"}}).content
+def test_radio_kids_select_the_chosen_option(demo_template, fill) -> None:
+    pdf = fill(demo_template, {"useInteractiveFields": True, "data": {"colour": "green"}}).content
     field = raw_field(pdf, "colour")
 
     # A dictionary's key order has no meaning in PDF: compare the appearance states as sets.
@@ -102,7 +102,7 @@ def test_radio_kids_select_the_chosen_option(demo, fill) -> None:
     ]
 
 
-def test_read_only_flags(demo, fill) -> None:
+def test_read_only_flags(demo_template, fill) -> None:
     body = {
         "useInteractiveFields": True,
         "defaultReadOnly": True,
@@ -113,7 +113,7 @@ def test_read_only_flags(demo, fill) -> None:
             "agree": {"value": False, "readOnly": False},
         },
     }
-    found = fields(fill(demo, body).content)
+    found = fields(fill(demo_template, body).content)
 
     assert flags(found["title"]) & READ_ONLY
     assert not flags(found["email"]) & READ_ONLY
@@ -122,22 +122,22 @@ def test_read_only_flags(demo, fill) -> None:
     assert all(flags(found[f"name_{p}"]) & READ_ONLY for p in ("firstName", "mi", "lastName"))
 
 
-def test_read_only_on_a_complex_field_applies_to_every_part(demo, fill) -> None:
+def test_read_only_on_a_complex_field_applies_to_every_part(demo_template, fill) -> None:
     body = {
         "useInteractiveFields": True,
         "data": {"name": {"value": {"firstName": "A"}, "readOnly": True}},
     }
-    found = fields(fill(demo, body).content)
+    found = fields(fill(demo_template, body).content)
 
     assert all(flags(found[f"name_{p}"]) & READ_ONLY for p in ("firstName", "mi", "lastName"))
     assert flags(found["name"]) & READ_ONLY
 
 
-def test_an_empty_string_gives_an_empty_interactive_field_of_any_type(demo, fill) -> None:
+def test_an_empty_string_gives_an_empty_interactive_field_of_any_type(demo_template, fill) -> None:
     data = dict.fromkeys(
         ("title", "birthDate", "amount", "agree", "colour", "phone", "address", "account"), ""
     )
-    response = fill(demo, {"useInteractiveFields": True, "data": data})
+    response = fill(demo_template, {"useInteractiveFields": True, "data": data})
 
     assert response.status_code == 200
     found = fields(response.content)
@@ -147,12 +147,12 @@ def test_an_empty_string_gives_an_empty_interactive_field_of_any_type(demo, fill
     assert found["colour"]["/V"] == "/Off"
 
 
-def test_repeated_pages_get_distinct_field_names(demo, fill) -> None:
+def test_repeated_pages_get_distinct_field_names(demo_template, fill) -> None:
     body = {
         "useInteractiveFields": True,
         "data": {"items": [f"i{n}" for n in range(7)], "footer": "p{{pageNumber}}"},
     }
-    found = fields(fill(demo, body).content)
+    found = fields(fill(demo_template, body).content)
 
     assert [found[f"items[{n}]"]["/V"] for n in range(7)] == [f"i{n}" for n in range(7)]
     footers = sorted(v["/V"] for k, v in found.items() if k.startswith("footer"))

@@ -1,43 +1,22 @@
-"""The template admin: upload, field editing, publishing, and tenant isolation for staff."""
+"""The template admin: upload, field editing, publishing, the list, and tenant isolation for staff
+(``member_client`` and ``outsider_client`` come from conftest.py)."""
 
 import io
 import json
 from pathlib import Path
 
-import pytest
-from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from pypdf import PdfReader
 
-from accounts.models import User
-from accounts.services import member_add
 from templates_app import services
 from templates_app.models import PdfTemplate
 from tests.fixtures import PDFS
-from tests.pdfcheck import text_in_rect, words
+from tests.pdfcheck import blank_pdf, text_in_rect, words
 from tests.templates_app.conftest import locked_form
-
-
-def staff(username: str, organization=None) -> Client:
-    user = User.objects.create_user(username=username, password="pw-123456789", is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(content_type__app_label="templates_app"))
-    if organization is not None:
-        member_add(organization=organization, user=user, role="admin")
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
-def member_client(organization) -> Client:
-    return staff("member", organization)
-
-
-@pytest.fixture
-def outsider_client(other_organization) -> Client:
-    return staff("outsider", other_organization)
 
 
 def test_upload_runs_the_import(member_client: Client, organization) -> None:
@@ -214,6 +193,53 @@ def test_members_see_their_template_in_the_list(member_client: Client, fw9_templ
     listing = member_client.get(reverse("admin:templates_app_pdftemplate_changelist"))
 
     assert fw9_template.eid in listing.content.decode()
+
+
+def listing_queries(client: Client) -> tuple[int, list[tuple[str, str, bool]]]:
+    """How many queries the template list runs, and its rows: (title, published, changes)."""
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(reverse("admin:templates_app_pdftemplate_changelist"))
+    assert response.status_code == 200
+    admin = response.context["cl"].model_admin
+    rows = [
+        (t.title, admin.published(t), admin.unpublished_changes(t))
+        for t in response.context["cl"].result_list
+    ]
+    return len(queries), sorted(rows)
+
+
+def test_the_template_list_runs_as_many_queries_for_five_templates_as_for_one(
+    member_client: Client, organization
+) -> None:
+    def add(title: str, *, publish: bool, edit: bool = False) -> None:
+        template = services.template_create_from_pdf(
+            organization=organization, title=title, pdf=blank_pdf()
+        )
+        if publish:
+            services.template_publish(template=template)
+        if edit:
+            spec = {**services.working_version(template).spec, "style": {"fontSize": 9}}
+            services.template_update_working(template=template, spec=spec)
+
+    add("one", publish=True)
+    one, one_row = listing_queries(member_client)
+    add("two", publish=False)
+    add("three", publish=True, edit=True)
+    add("four", publish=True)
+    add("five", publish=False)
+    five, rows = listing_queries(member_client)
+
+    assert one_row == [("one", "v1", False)]
+    assert rows == [
+        ("five", "never", True),
+        ("four", "v1", False),
+        ("one", "v1", False),
+        ("three", "v1", True),
+        ("two", "never", True),
+    ]
+    # Session, user, two of permissions, the organization filter, two counts, the templates and
+    # their versions (one prefetch): none per row.
+    assert one == five == 9
 
 
 def test_upload_offers_only_the_staff_members_organizations(

@@ -57,20 +57,3 @@ def test_import_template_refuses_a_form_that_needs_a_password(
         call_command("import_template", "acme", str(secret))
     assert PdfTemplate.objects.count() == 0
     assert not settings.MEDIA_ROOT.exists()
-
-
-def test_demo_setup_publishes_a_template_with_every_field_type(db) -> None:
-    out = io.StringIO()
-    call_command("demo_setup", stdout=out)
-    values = dict(line.split("=", 1) for line in out.getvalue().split())
-
-    template = PdfTemplate.objects.get(eid=values["DEMO_TEMPLATE_EID"])
-    spec = services.version_spec(
-        services.template_version_select(template=template, version_number=None)
-    )
-    from core.engine.template_spec import FIELD_TYPES
-
-    assert {f.type for f in spec.fields} == set(FIELD_TYPES)
-    assert [a.alias for a in spec.arrays] == ["items", "prices"]
-    call_command("demo_setup", stdout=io.StringIO())
-    assert PdfTemplate.objects.count() == 1

@@ -12,8 +12,8 @@ from django.urls import reverse
 
 from templates_app import services
 from templates_app.models import PdfTemplate
-from tests.editor.conftest import logged_in, make_staff
 from tests.pdfcheck import page_text
+from tests.templates_app.conftest import logged_in, make_staff
 
 
 def url(name: str, template: PdfTemplate) -> str:

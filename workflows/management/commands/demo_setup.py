@@ -1,7 +1,11 @@
-"""Create (or refresh) the demo organization, its owner and a fresh development API key.
+"""Create (or refresh) the demo organization, its owner, a fresh development API key and the
+demo template.
 
-Used by the README's run command. Prints shell variable assignments on stdout so the calling
-script can show a working example call.
+Used by the README's run command (scripts/run.sh). Prints shell variable assignments on stdout so
+the calling script can show a working example call.
+
+The demo spans every app, so it lives in the highest one, workflows: the layers (pyproject.toml)
+let it import every app below, and it will add the demo workflow and e-signature packet too.
 """
 
 from django.core.management.base import BaseCommand, CommandParser

@@ -18,9 +18,9 @@ from core.engine.template_spec import FieldSpec, PageSpec, Rect, TemplateSpec
 from templates_app import services
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_from_pdf, template_create_with_spec
-from tests.editor.conftest import ARTIFACTS, PASSWORD, make_staff
 from tests.fixtures import PDFS
 from tests.pdfcheck import blank_pdf, page_text, text_in_rect, words
+from tests.templates_app.conftest import ARTIFACTS, PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -49,11 +49,6 @@ def page(browser, live_server) -> Iterator[object]:
     yield tab
     context.close()
     assert errors == []
-
-
-@pytest.fixture
-def staff(organization: Organization) -> User:
-    return make_staff("editor", organization)
 
 
 def log_in(page, live_server, user: User) -> None:
@@ -135,10 +130,10 @@ def assert_rect(actual: dict, expected: dict, tolerance: float = 1.0) -> None:
 
 
 def test_draw_a_field_save_publish_and_the_fill_puts_the_value_inside_it(
-    page, live_server, staff, organization, api_key, client_for
+    page, live_server, member, organization, api_key, client_for
 ) -> None:
     template = blank_template(organization)
-    log_in(page, live_server, staff)
+    log_in(page, live_server, member)
     open_editor(page, live_server, template)
     z = zoom(page)
 
@@ -183,10 +178,10 @@ def column_template(organization: Organization) -> PdfTemplate:
 
 
 def test_move_and_resize_with_mouse_and_keys_then_wrap_three_fields_into_an_array(
-    page, live_server, staff, organization
+    page, live_server, member, organization
 ) -> None:
     template = column_template(organization)
-    log_in(page, live_server, staff)
+    log_in(page, live_server, member)
     open_editor(page, live_server, template)
     z = zoom(page)
 
@@ -255,14 +250,14 @@ def crop_to_pdf(u: float, v: float, rotate: int, s: float) -> tuple[float, float
 
 
 def test_fields_drawn_on_rotated_pages_with_an_offset_mediabox_land_where_drawn(
-    page, live_server, staff, organization
+    page, live_server, member, organization
 ) -> None:
     template = template_create_from_pdf(
         organization=organization,
         title="Rotated",
         pdf=(PDFS / "tpl-qpdf-boxes-crop-offset-rotate.pdf").read_bytes(),
     )
-    log_in(page, live_server, staff)
+    log_in(page, live_server, member)
     open_editor(page, live_server, template)
     page.click("[data-action=zoom-out]")
     page.wait_for_selector("#ed-zoom:has-text('100%')")
@@ -306,10 +301,10 @@ def test_fields_drawn_on_rotated_pages_with_an_offset_mediabox_land_where_drawn(
 
 
 def test_a_refused_save_marks_the_field_and_loses_nothing(
-    page, live_server, staff, organization
+    page, live_server, member, organization
 ) -> None:
     template = blank_template(organization)
-    log_in(page, live_server, staff)
+    log_in(page, live_server, member)
     open_editor(page, live_server, template)
     draw_field(page, 0, 60, 60, 260, 90)
     draw_field(page, 0, 60, 120, 260, 150)
@@ -333,10 +328,10 @@ def test_a_refused_save_marks_the_field_and_loses_nothing(
 
 
 def test_side_panel_sets_boxes_options_parts_format_and_style(
-    page, live_server, staff, organization
+    page, live_server, member, organization
 ) -> None:
     template = blank_template(organization)
-    log_in(page, live_server, staff)
+    log_in(page, live_server, member)
     open_editor(page, live_server, template)
 
     draw_field(page, 0, 40, 40, 340, 70)
@@ -377,10 +372,10 @@ def test_side_panel_sets_boxes_options_parts_format_and_style(
 
 
 def test_copy_paste_delete_undo_and_the_unsaved_changes_guard(
-    page, live_server, staff, organization
+    page, live_server, member, organization
 ) -> None:
     template = blank_template(organization)
-    log_in(page, live_server, staff)
+    log_in(page, live_server, member)
     open_editor(page, live_server, template)
     z = zoom(page)
     draw_field(page, 0, 60, 60, 260, 90)
@@ -411,9 +406,9 @@ def test_copy_paste_delete_undo_and_the_unsaved_changes_guard(
 
 
 def test_preview_fills_the_working_version_with_typed_data(
-    page, live_server, staff, demo_template
+    page, live_server, member, demo_template
 ) -> None:
-    log_in(page, live_server, staff)
+    log_in(page, live_server, member)
     open_editor(page, live_server, demo_template)
 
     page.click("[data-action=preview]")
@@ -436,7 +431,7 @@ def test_preview_fills_the_working_version_with_typed_data(
     assert "ada@example.org" in page_text(base64.b64decode(shown))
 
 
-def test_screenshot_of_the_w9_form(page, live_server, staff, organization) -> None:
+def test_screenshot_of_the_w9_form(page, live_server, member, organization) -> None:
     """The editor with a real-world form, a field selected and being edited, saved as
     test-artifacts/editor-irs-fw9-2018.png. With EDITOR_DOCS_SCREENSHOT=1 it also refreshes
     docs/images/editor.png (reduced to 256 colours to stay small)."""
@@ -445,7 +440,7 @@ def test_screenshot_of_the_w9_form(page, live_server, staff, organization) -> No
         title="IRS W-9 (2018)",
         pdf=(PDFS / "irs-fw9-2018.pdf").read_bytes(),
     )
-    log_in(page, live_server, staff)
+    log_in(page, live_server, member)
     open_editor(page, live_server, template)
     page.click(".ed-field.cat-boxes >> nth=0")  # the SSN: three character boxes
     panel(page, "alias").fill("ssn")

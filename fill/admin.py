@@ -1,0 +1,61 @@
+"""fill's pages in the template admin: the "Test fill" button and the visual editor's preview.
+
+Both fill a template's working version, which is fill's work; templates_app sits below fill and
+cannot import it. So fill registers these views with the template admin
+(``templates_app.admin.register_template_view``), which serves them under its own URLs, names
+and checks (staff login, CSRF, tenancy, change permission), and the change page and the editor
+find them by URL name.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.urls import reverse
+
+from core.errors import ServiceError
+from fill.services import fill_version, fill_with_example_data
+from templates_app import services as templates
+from templates_app.admin import register_template_view
+from templates_app.editor import error_response, json_body
+from templates_app.engine.describe import example_data
+from templates_app.models import PdfTemplate
+
+
+def template_test_fill(request: HttpRequest, template: PdfTemplate) -> HttpResponse:
+    """Fill the working version with generated example data and download the PDF."""
+    try:
+        pdf = fill_with_example_data(template=template)
+    except ServiceError as error:
+        messages.error(request, f"Test fill failed: {error.message}")
+        return HttpResponseRedirect(
+            reverse("admin:templates_app_pdftemplate_change", args=[template.pk])
+        )
+    response = HttpResponse(pdf, content_type="application/pdf")
+    response["Content-Disposition"] = f'attachment; filename="test-fill-{template.eid}.pdf"'
+    return response
+
+
+def editor_preview(request: HttpRequest, template: PdfTemplate) -> HttpResponse:
+    """The working version filled with ``data`` (or example data), as a PDF to look at."""
+    if request.method != "POST":
+        return JsonResponse({"name": "MethodNotAllowed", "message": "POST only."}, status=405)
+    try:
+        body = json_body(request)
+        version = templates.working_version(template)
+        data = body.get("data")
+        if data is None:
+            data = example_data(templates.version_spec(version))
+        pdf = fill_version(version=version, body={"data": data})
+    except ServiceError as error:
+        return error_response(error)
+    response = HttpResponse(pdf, content_type="application/pdf")
+    response["Content-Disposition"] = f'inline; filename="preview-{template.eid}.pdf"'
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+register_template_view(
+    route="test-fill", name="test_fill", view=template_test_fill, methods=("POST",)
+)
+register_template_view(route="editor/preview", name="editor_preview", view=editor_preview)
