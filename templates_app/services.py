@@ -137,13 +137,22 @@ def template_version_select(
 
 
 def parse_version_number(raw: str | None) -> int | None:
-    """The ``versionNumber`` query parameter; a non-integer names no version (404)."""
+    """The ``versionNumber`` query parameter (absent or empty: the default version).
+
+    A value that is not an integer is a malformed request (400 on ``versionNumber``), not a
+    missing version: only an integer can name a version, and one that names none is a 404 later.
+    """
     if raw is None or raw == "":
         return None
-    try:
-        return int(raw)
-    except ValueError:
-        raise NotFound(f"There is no version '{raw}'.") from None
+    # ASCII digits with an optional minus only: int() would also take " 3", "+3" and "1_0".
+    digits = raw.removeprefix("-")
+    if not (digits.isascii() and digits.isdigit()):
+        raise ValidationFailed.single(
+            "versionNumber",
+            "Must be an integer: a published version's number, -1 for the working version or -2"
+            " for the latest published version.",
+        )
+    return int(raw)
 
 
 def version_spec(version: TemplateVersion) -> TemplateSpec:
