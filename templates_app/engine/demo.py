@@ -24,6 +24,11 @@ from core.engine.template_spec import (
 PAGE_W, PAGE_H = 612.0, 792.0
 LABEL_COLOR = HexColor("#555566")
 BOX_COLOR = HexColor("#9AA0B4")
+LABEL_FONT, LABEL_SIZE = "Helvetica", 7
+# A label's baseline sits this far above its box: with its ascenders the label reaches about 8
+# points above the box, so anything drawn above a labelled box keeps clear of that band.
+LABEL_GAP = 3.0
+ROW_PITCH = 30.0  # page 2: 18-point rows, their labels and about 4 points of air above each
 
 
 class _Page:
@@ -39,12 +44,14 @@ class _Page:
 
     def label(self, text: str, x: float, y: float) -> None:
         self.canvas.setFillColor(LABEL_COLOR)
-        self.canvas.setFont("Helvetica", 7)
+        self.canvas.setFont(LABEL_FONT, LABEL_SIZE)
         self.canvas.drawString(x, y, text)
 
     def field(self, label: str, rect: Rect, **spec: Any) -> FieldSpec:
-        self.label(label, rect.x, rect.top + 3)
-        if spec["type"] != "radioGroup":  # the options draw their own circles
+        self.label(label, rect.x, rect.top + LABEL_GAP)
+        # Boxes, parts and radio options are drawn on their own: an outline around them as well
+        # would double their lines.
+        if spec["type"] != "radioGroup" and not spec.get("boxes") and not spec.get("parts"):
             self.box(rect)
         for extra in spec.get("boxes", ()):
             self.box(extra)
@@ -116,7 +123,7 @@ def build_demo_template() -> tuple[bytes, TemplateSpec]:
         canvas.circle(option.rect.x + 6, option.rect.y + 6, 6)
     p.field(
         "Favourite colour",
-        Rect(right + 120, 530, 102, 12),
+        Rect(right + 120, 530, 102, 14),  # as tall as the checkbox: the labels line up
         id="colour",
         alias="colour",
         type="radioGroup",
@@ -174,7 +181,7 @@ def build_demo_template() -> tuple[bytes, TemplateSpec]:
     p = _Page(canvas, 1, fields)
     descriptions, prices = [], []
     for row in range(5):
-        y = 690 - row * 24
+        y = 690 - row * ROW_PITCH
         descriptions.append(
             p.field(
                 f"Item {row + 1}",
