@@ -6,6 +6,9 @@ from typing import Any
 
 from core.engine.template_spec import ArraySpec, FieldSpec, TemplateSpec
 
+# One value per type that is valid for the type, not only accepted by the fill: a real-shaped
+# SSN (not 000, 666 or 9xx, group and serial not zero) and EIN (a prefix the IRS assigns), a phone
+# number that exists in the numbering plan (555-01xx is reserved for fiction), a real date.
 EXAMPLE_VALUES: dict[str, Any] = {
     "shortText": "Sample text",
     "longText": "A longer sample text that may wrap onto a second line of its box.",
@@ -20,7 +23,7 @@ EXAMPLE_VALUES: dict[str, Any] = {
     "dollar": 99.95,
     "integer": 42,
     "percent": 12.5,
-    "charList": "ABC123",
+    "charList": "123456",
     "textWrap": ["First line", "Second line"],
     "fullName": {"firstName": "Jane", "mi": "Q", "lastName": "Doe"},
     "usAddress": {
@@ -31,7 +34,7 @@ EXAMPLE_VALUES: dict[str, Any] = {
         "zip": "94103",
         "country": "US",
     },
-    "phone": {"num": "5551234567", "region": "US", "baseRegion": "US"},
+    "phone": {"num": "4155550132", "region": "US", "baseRegion": "US"},
 }
 
 
@@ -39,7 +42,9 @@ def example_value(field: FieldSpec, row: int | None = None) -> Any:
     if field.type == "radioGroup":
         return field.options[0].id
     if field.type == "charList" and field.max_length:
-        return "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"[: field.max_length]
+        # Digits: character boxes mostly hold numbers (an SSN or EIN split over several comb
+        # fields, as on the IRS W-9, a ZIP code, an account number), and digits suit any box.
+        return "".join(str((index + 1) % 10) for index in range(field.max_length))
     value = EXAMPLE_VALUES[field.type]
     if row is not None and field.type in ("shortText", "longText"):
         return f"{value} {row + 1}"
