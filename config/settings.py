@@ -42,6 +42,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "graphene_django",
+    "django_tasks",
+    "django_tasks_db",
     "core",
     "accounts",
     "templates_app",
@@ -191,6 +193,29 @@ GENERATE_MAX_SOURCE_BYTES = env.int("GENERATE_MAX_SOURCE_BYTES", default=10 * 1_
 GENERATE_WORKERS = env.int("GENERATE_WORKERS", default=2)
 GENERATE_WORKER_MAX_JOBS = env.int("GENERATE_WORKER_MAX_JOBS", default=200)
 GENERATE_WORKER_MEMORY_MB = env.int("GENERATE_WORKER_MEMORY_MB", default=2048)
+
+# --- Background tasks ---------------------------------------------------------------------------
+# Django's tasks API through the django-tasks backport (django.tasks from Django 6). By default a
+# task is a row in the main database that `manage.py db_worker` processes claim and run;
+# TASKS_BACKEND=immediate runs it in the process that enqueued it, right after the commit.
+# Enqueue with core.background (on commit; retries with delays).
+_TASKS_BACKENDS = {
+    "database": "django_tasks_db.DatabaseBackend",
+    "immediate": "django_tasks.backends.immediate.ImmediateBackend",
+}
+_tasks_backend = env.str("TASKS_BACKEND", default="database")
+if _tasks_backend not in _TASKS_BACKENDS:
+    raise ImproperlyConfigured(
+        f"TASKS_BACKEND must be one of {', '.join(_TASKS_BACKENDS)} (got {_tasks_backend!r})."
+    )
+TASKS = {
+    "default": {
+        "BACKEND": _TASKS_BACKENDS[_tasks_backend],
+        # Every queue a task may name (@task(queue_name=...)); enqueueing to another one fails.
+        # A worker serves the queues given by its --queue-name.
+        "QUEUES": ["default"],
+    },
+}
 
 # --- Logging ------------------------------------------------------------------------------------
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Start the service with the embedded defaults: SQLite and files under ./data, a demo
-# organization, admin user and development API key. Serves on 127.0.0.1:8000.
+# organization, admin user and development API key. Serves on 127.0.0.1:8000 (HOST, PORT) and
+# runs a background task worker beside the server; Ctrl-C (or SIGTERM) stops both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh run
@@ -27,4 +28,26 @@ Ask GraphQL about the template:
     -d '{"query":"{ cast(eid: \\"$DEMO_TEMPLATE_EID\\") { eid title fieldInfo exampleData } }"}' $base/graphql
 
 INFO
-exec python manage.py runserver "$host:$port" --noreload
+# The server and a task worker run in the background while this shell waits for either, so its
+# traps run at once: Ctrl-C (SIGINT) or SIGTERM stops both, and when one stops, so does the
+# other. The worker runs in its own session (setsid) so that Ctrl-C reaches it only once, as
+# the SIGTERM below: a second signal would interrupt the task it is running.
+pids=()
+stop() {
+  trap - INT TERM HUP
+  if [ "${#pids[@]}" -gt 0 ]; then
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    wait "${pids[@]}" 2>/dev/null || true
+  fi
+}
+trap stop EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+setsid python manage.py db_worker --queue-name '*' --no-reload &
+pids+=("$!")
+python manage.py runserver "$host:$port" --noreload &
+pids+=("$!")
+status=0
+wait -n || status=$?
+exit "$status"

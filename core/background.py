@@ -1,0 +1,95 @@
+"""Background work: enqueue tasks when the transaction commits, and retry them later.
+
+Tasks are plain functions decorated with ``django_tasks.task`` (``django.tasks.task`` from
+Django 6) in an app's ``tasks.py``; ``manage.py db_worker`` processes run them (see
+docs/configuration.md, "Background tasks"). The house rules:
+
+- Enqueue with :func:`enqueue_on_commit`: a worker never picks up a task before the rows it reads
+  are committed, and a transaction that rolls back enqueues nothing.
+- Pass ids and plain JSON values, never model instances. A task loads what it needs and is
+  idempotent: it may run more than once (a retry after a failure half-way, a task enqueued again
+  by hand, backends that deliver at least once), so it checks the state first and does nothing
+  when the work is already done.
+- django-tasks never retries a task by itself. A task that should try again later (a webhook
+  delivery, a signing step) calls :func:`retry_later`, e.g.::
+
+      @task()
+      def webhook_deliver(*, delivery_id: int, attempt: int = 1) -> None:
+          delivery = Delivery.objects.get(pk=delivery_id)
+          if delivery.delivered or send(delivery):
+              return
+          kwargs = {"delivery_id": delivery_id}
+          if retry_later(webhook_deliver, kwargs=kwargs, attempt=attempt) is None:
+              delivery_give_up(delivery=delivery)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any, ParamSpec
+
+from django.db import transaction
+from django.utils import timezone
+from django_tasks.base import Task
+from django_tasks.utils import normalize_json
+
+P = ParamSpec("P")
+
+# Seconds before each retry: six retries spread over about ten hours, then the caller gives up.
+RETRY_DELAYS: tuple[float, ...] = (10, 60, 300, 1800, 7200, 28800)
+# Each delay is stretched or shortened at random by up to this fraction, so that deliveries which
+# failed together (a receiver that was down) are not all retried in the same second.
+RETRY_JITTER = 0.1
+
+
+def enqueue_on_commit(task: Task[P, Any], /, *args: P.args, **kwargs: P.kwargs) -> None:
+    """Enqueue ``task(*args, **kwargs)`` once the current transaction commits.
+
+    Outside a transaction it is enqueued at once. The arguments are checked now: anything that
+    is not plain JSON (a model instance, a UUID, a datetime) raises ``TypeError`` here rather
+    than after the commit, when the caller could no longer do anything about it.
+    """
+    normalize_json([args, kwargs])
+    transaction.on_commit(partial(task.enqueue, *args, **kwargs))
+
+
+def retry_later(
+    task: Task[..., Any],
+    *,
+    kwargs: Mapping[str, Any],
+    attempt: int,
+    delays: Sequence[float] = RETRY_DELAYS,
+    jitter: float = RETRY_JITTER,
+    now: datetime | None = None,
+    uniform: Callable[[float, float], float] = random.uniform,
+) -> datetime | None:
+    """Enqueue ``task`` again after the delay for this attempt; ``None`` once retries run out.
+
+    ``attempt`` is the number of the attempt that just failed, counting from 1. The task is
+    enqueued with ``kwargs`` plus ``attempt=attempt + 1``, so a retried task takes a keyword
+    ``attempt: int = 1`` and passes it back here. Retry ``n`` runs ``delays[n - 1]`` seconds after
+    ``now`` (default: the current time), give or take ``jitter`` (a fraction of the delay, drawn
+    with ``uniform``, which tests replace). After ``len(delays)`` retries nothing is enqueued and
+    the result is ``None``: the caller records the final failure. Otherwise the result is the
+    time the retry becomes due.
+
+    The retry is enqueued on commit like :func:`enqueue_on_commit`: call this outside a
+    transaction that is about to roll back, or the retry is rolled back with it. With
+    ``TASKS_BACKEND=immediate`` (no deferred tasks) the retry runs at once.
+    """
+    if attempt < 1:
+        raise ValueError(f"attempt counts from 1 (got {attempt})")
+    if not 0 <= jitter < 1:
+        raise ValueError(f"jitter is a fraction in [0, 1) (got {jitter})")
+    if attempt > len(delays):
+        return None
+    delay = delays[attempt - 1]
+    seconds = uniform(delay * (1 - jitter), delay * (1 + jitter))
+    run_after = (now or timezone.now()) + timedelta(seconds=seconds)
+    if task.get_backend().supports_defer:
+        task = task.using(run_after=run_after)
+    enqueue_on_commit(task, **kwargs, attempt=attempt + 1)
+    return run_after
