@@ -14,16 +14,16 @@ from reportlab.pdfgen.canvas import Canvas
 from core.engine.fetch import FetchError, data_url_size
 from core.engine.fonts import FontFace, FontLibrary, FontNotFound
 from core.engine.images import LoadedImage
+from core.engine.pdf.draw import Look, Painter
 from core.engine.pdf.geometry import local_size
+from core.engine.pdf.text import TextSetter
 from core.engine.template_spec import FieldSpec, Rect, Style, TemplateSpec
 from fill.engine.assemble import OutputPage, Widget, assemble
 from fill.engine.errors import DataUrlsTooLarge, FillInvalid, FillLimitExceeded
 from fill.engine.formatting import PageNumbers, content_for
 from fill.engine.layout import PagePlan, Placement, plan_document
 from fill.engine.payload import DataResolver, Entry, FillRequest, Repeat, RepeatedRows, Rows, Value
-from fill.engine.render import Look, Painter
 from fill.engine.slots import Draw, slots_for
-from fill.engine.text import TextSetter
 
 DEFAULT_STYLE = Style(
     font_family="Noto Sans",

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.engine.images import LoadedImage
+from core.engine.pdf.draw import Look, Painter
 from core.engine.template_spec import FieldSpec, Rect
 from fill.engine.formatting import Content
-from fill.engine.render import Look, Painter
 
 Draw = Callable[[Painter, float, float], None]
 

@@ -1,8 +1,9 @@
-"""Drawing filled values with reportlab: the flat overlay pages and the appearance streams.
+"""Drawing into a PDF page with reportlab: text in a box (with glyph fallback), check marks,
+radio dots and images, in the local frame of a possibly rotated box.
 
 Everything is drawn in a local frame: origin at the lower-left of the box, x along the text,
-after the box's rotation. Flat output places that frame on the overlay page; interactive
-output draws it on a page of its own that becomes the widget's appearance stream.
+after the box's rotation. Fill places that frame on an overlay page (flat output) or on a page
+of its own that becomes a widget's appearance stream; signing stamps use it the same way.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from reportlab.pdfgen.canvas import Canvas
 from core.engine.fonts import FontFace
 from core.engine.images import LoadedImage
 from core.engine.pdf.geometry import local_size, rotation_matrix
+from core.engine.pdf.text import LINE_SPACING, MIN_FONT_SIZE, PADDING, Line, TextSetter
 from core.engine.template_spec import Rect
-from fill.engine.text import LINE_SPACING, MIN_FONT_SIZE, PADDING, Line, TextSetter
 
 
 @dataclass(frozen=True)
