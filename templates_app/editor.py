@@ -28,8 +28,9 @@ from django.shortcuts import render
 from django.templatetags.static import static
 from django.urls import reverse
 
+from core.engine.field_types import field_types_json
 from core.engine.fonts import BUILTIN_FAMILIES
-from core.engine.template_spec import ALIGNMENTS, FIELD_TYPES, FONT_WEIGHTS, PARTS
+from core.engine.template_spec import ALIGNMENTS, FONT_WEIGHTS
 from core.errors import ServiceError, ValidationFailed
 from templates_app import services
 from templates_app.engine.describe import example_data
@@ -90,8 +91,8 @@ def editor_page(
             "pdfjs": static("vendor/pdfjs/pdf.min.mjs"),
             "pdfjsWorker": static("vendor/pdfjs/pdf.worker.min.mjs"),
         },
-        "fieldTypes": list(FIELD_TYPES),
-        "parts": {kind: list(names) for kind, names in PARTS.items()},
+        # Names, labels, sizes and part layouts of the field types: the editor has no copy.
+        "fieldTypes": field_types_json(),
         "alignments": list(ALIGNMENTS),
         "fontWeights": list(FONT_WEIGHTS),
         "fontFamilies": sorted(BUILTIN_FAMILIES) + list(SUGGESTED_FAMILIES),

@@ -6,6 +6,9 @@ of the MediaBox), x to the right, y up, before the page's /Rotate is applied. ``
 lower-left corner of the box.
 
 The JSON form is what the database stores, what the editor edits and what ``fieldInfo`` shows.
+
+The field types (``FIELD_TYPES``, ``PARTS``, ``TEXT_TYPES``) are declared in ``field_types``,
+with what the editor needs to know of them, and re-exported here.
 """
 
 from __future__ import annotations
@@ -15,34 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.engine.colors import parse_color
+from core.engine.field_types import FIELD_TYPES as FIELD_TYPES
+from core.engine.field_types import PARTS as PARTS
+from core.engine.field_types import TEXT_TYPES as TEXT_TYPES
 
-FIELD_TYPES: tuple[str, ...] = (
-    "shortText",
-    "longText",
-    "email",
-    "ssn",
-    "ein",
-    "date",
-    "radioGroup",
-    "imageFile",
-    "checkbox",
-    "number",
-    "dollar",
-    "integer",
-    "percent",
-    "charList",
-    "textWrap",
-    "fullName",
-    "usAddress",
-    "phone",
-)
-TEXT_TYPES = frozenset({"shortText", "longText"})
-# Complex types: one box for the whole value, or separate boxes for these parts.
-PARTS: Mapping[str, tuple[str, ...]] = {
-    "fullName": ("firstName", "mi", "lastName"),
-    "usAddress": ("street1", "street2", "city", "state", "zip", "country"),
-    "phone": ("countryCode", "areaCode", "exchange", "line"),
-}
 ALIGNMENTS = ("left", "center", "right")
 FONT_WEIGHTS = ("normal", "bold", "italic", "boldItalic")
 ROTATIONS = (0, 90, 180, 270)

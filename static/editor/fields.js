@@ -1,91 +1,46 @@
-// What the editor knows about field types: names, colours, default sizes, and how a field's
-// type-specific parts (boxes, radio options, parts of complex types) are laid out.
+// What the editor knows about field types (names, colours, default sizes, parts, all from the
+// server) and how a field's type-specific parts (boxes, radio options, parts of complex types)
+// are laid out.
 
 import { boxToRect, rectToBox, splitBox, unionRect } from "./geometry.js";
 
-export const TYPE_LABELS = {
-  shortText: "Short text",
-  longText: "Long text",
-  email: "Email",
-  ssn: "SSN",
-  ein: "EIN",
-  date: "Date",
-  radioGroup: "Radio group",
-  imageFile: "Image",
-  checkbox: "Checkbox",
-  number: "Number",
-  dollar: "Dollar",
-  integer: "Integer",
-  percent: "Percent",
-  charList: "Character boxes",
-  textWrap: "Wrapped lines",
-  fullName: "Full name",
-  usAddress: "US address",
-  phone: "Phone",
-};
+// The field types as the server declares them (core/engine/field_types.py, sent in the page's
+// config): [{name, label, category, defaultSize, aliasStem, partRows}]. The editor keeps no copy:
+// a type declared there is offered, labelled, sized and split here. Set once at start-up.
+const TYPES = new Map();
 
-// One colour family per kind of value, so a page of fields reads at a glance.
-const CATEGORY = {
-  shortText: "text",
-  longText: "text",
-  email: "text",
-  ssn: "id",
-  ein: "id",
-  date: "date",
-  radioGroup: "choice",
-  checkbox: "choice",
-  imageFile: "image",
-  number: "number",
-  dollar: "number",
-  integer: "number",
-  percent: "number",
-  charList: "boxes",
-  textWrap: "boxes",
-  fullName: "complex",
-  usAddress: "complex",
-  phone: "complex",
-};
+export function defineFieldTypes(types) {
+  TYPES.clear();
+  for (const type of types) TYPES.set(type.name, type);
+}
 
+export function fieldTypeNames() {
+  return [...TYPES.keys()];
+}
+
+export function typeLabel(type) {
+  return TYPES.get(type)?.label || type;
+}
+
+// One colour family per kind of value (a .cat-* rule in editor.css), so a page of fields reads
+// at a glance.
 export function categoryOf(type) {
-  return CATEGORY[type] || "text";
+  return TYPES.get(type)?.category || "text";
 }
 
 // Default size in points of a field placed with a click instead of a drag.
-const DEFAULT_SIZE = {
-  checkbox: [12, 12],
-  radioGroup: [40, 12],
-  imageFile: [120, 60],
-  longText: [220, 48],
-  textWrap: [220, 36],
-  usAddress: [240, 54],
-  date: [90, 18],
-  number: [80, 18],
-  dollar: [80, 18],
-  integer: [60, 18],
-  percent: [60, 18],
-  ssn: [100, 18],
-  ein: [100, 18],
-};
-
 export function defaultSize(type) {
-  return DEFAULT_SIZE[type] || [160, 18];
+  return TYPES.get(type)?.defaultSize || [160, 18];
 }
 
 // The stem of default aliases: a new date field is "date1", then "date2".
-const ALIAS_STEM = {
-  shortText: "text",
-  longText: "longText",
-  radioGroup: "choice",
-  imageFile: "image",
-  dollar: "amount",
-  charList: "chars",
-  textWrap: "lines",
-  fullName: "name",
-  usAddress: "address",
-};
-
 export function aliasStem(type) {
-  return ALIAS_STEM[type] || type;
+  return TYPES.get(type)?.aliasStem || type;
+}
+
+// The parts of a complex type ({name, label, weight}), row after row; none for other types.
+export function partsOf(type) {
+  return (TYPES.get(type)?.partRows || []).flat();
 }
 
 export function newId(prefix) {
@@ -102,51 +57,6 @@ export function uniqueName(stem, taken) {
   }
 }
 
-// Widths of the parts when a complex field gets separate boxes, as [name, weight] rows.
-const PART_LAYOUT = {
-  fullName: [
-    [
-      ["firstName", 4],
-      ["mi", 1],
-      ["lastName", 4],
-    ],
-  ],
-  phone: [
-    [
-      ["countryCode", 1],
-      ["areaCode", 1.2],
-      ["exchange", 1.2],
-      ["line", 1.6],
-    ],
-  ],
-  usAddress: [
-    [["street1", 1]],
-    [["street2", 1]],
-    [
-      ["city", 4],
-      ["state", 1.2],
-      ["zip", 1.8],
-      ["country", 1.2],
-    ],
-  ],
-};
-
-export const PART_LABELS = {
-  firstName: "First name",
-  mi: "Middle initial",
-  lastName: "Last name",
-  street1: "Street",
-  street2: "Street (line 2)",
-  city: "City",
-  state: "State",
-  zip: "ZIP",
-  country: "Country",
-  countryCode: "Country code",
-  areaCode: "Area code",
-  exchange: "Exchange",
-  line: "Line",
-};
-
 // ``rect`` split into ``count`` pieces along the screen axis ``direction`` (columns / rows), so
 // that "side by side" means what the user sees, also on rotated pages. ``viewport`` is the page's
 // pdf.js viewport.
@@ -155,8 +65,10 @@ export function splitRect(viewport, rect, count, direction, weights = null) {
   return splitBox(box, count, direction, weights).map((piece) => boxToRect(viewport, piece));
 }
 
+// The boxes of a complex field's parts: its box split into the type's rows, top to bottom as
+// the page is seen, and each row into its parts by weight.
 export function partRects(viewport, type, rect) {
-  const rows = PART_LAYOUT[type];
+  const rows = TYPES.get(type).partRows;
   const box = rectToBox(viewport, rect);
   const rowBoxes = splitBox(box, rows.length, "rows");
   const parts = {};
@@ -165,10 +77,10 @@ export function partRects(viewport, type, rect) {
       rowBoxes[index],
       row.length,
       "columns",
-      row.map(([, weight]) => weight),
+      row.map((part) => part.weight),
     );
-    row.forEach(([name], cell) => {
-      parts[name] = boxToRect(viewport, cells[cell]);
+    row.forEach((part, cell) => {
+      parts[part.name] = boxToRect(viewport, cells[cell]);
     });
   });
   return parts;
@@ -221,7 +133,7 @@ export function applyType(field, type, viewport) {
   } else {
     delete field.options;
   }
-  if (!(type in PART_LAYOUT)) delete field.parts;
+  if (!partsOf(type).length) delete field.parts;
   else if (field.parts) field.parts = partRects(viewport, type, field.rect);
   if (type !== "longText") delete field.autoSize;
   if (field.format) {
@@ -267,5 +179,5 @@ export function fitToSubRects(field) {
 export function subLabel(field, kind, key) {
   if (kind === "boxes") return String(key + 1);
   if (kind === "options") return field.options[key].id;
-  return PART_LABELS[key] || key;
+  return partsOf(field.type).find((part) => part.name === key)?.label || key;
 }

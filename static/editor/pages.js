@@ -10,7 +10,7 @@ import {
   setSubRect,
   subLabel,
   subRects,
-  TYPE_LABELS,
+  typeLabel,
 } from "./fields.js";
 import {
   boxesIntersect,
@@ -298,7 +298,7 @@ export class PagesView extends EventTarget {
       height: `${box.height}px`,
     });
     const name = flags.arrayLabel || field.alias || field.id;
-    el.title = `${name} · ${TYPE_LABELS[field.type] || field.type}`;
+    el.title = `${name} · ${typeLabel(field.type)}`;
     el.replaceChildren();
     const subs = subRects(field);
     if ((!subs.length || field.type === "textWrap") && box.width >= 28) {
@@ -326,15 +326,7 @@ export class PagesView extends EventTarget {
       el.append(subEl);
     }
     if (flags.single) {
-      el.append(
-        h(
-          "div",
-          { class: "ed-field-flag" },
-          h("b", {}, name),
-          " ",
-          TYPE_LABELS[field.type] || field.type,
-        ),
-      );
+      el.append(h("div", { class: "ed-field-flag" }, h("b", {}, name), " ", typeLabel(field.type)));
     }
     if (flags.handles) el.append(...handlesFor(box));
   }

@@ -6,7 +6,7 @@
 // refreshes the values of the inputs the user is not typing in.
 
 import { clear, h, num } from "./dom.js";
-import { categoryOf, PART_LABELS, partRects, subLabel, TYPE_LABELS } from "./fields.js";
+import { categoryOf, fieldTypeNames, partRects, partsOf, subLabel, typeLabel } from "./fields.js";
 
 const DATE_PATTERNS = [
   "MM/DD/YYYY",
@@ -58,7 +58,7 @@ export class Panel {
     this.root = root;
     this.state = state;
     this.config = config;
-    this.actions = actions; // revealField, optionTool, wrapArray, toast, duplicate, remove
+    this.actions = actions; // the editor's ActionRegistry (actions.js): run(name, detail)
     this.bindings = [];
     this.key = null;
     this.filter = "";
@@ -256,7 +256,7 @@ export class Panel {
                 onclick: () => {
                   if (field) {
                     state.select([field.id]);
-                    this.actions.revealField(field.id);
+                    this.actions.run("reveal-field", { fieldId: field.id });
                   } else if (array) {
                     state.select(array.fieldIds);
                   }
@@ -359,7 +359,7 @@ export class Panel {
     const list = clear(this.fieldList);
     const byPage = new Map();
     for (const field of state.fields) {
-      const text = `${field.alias} ${field.type} ${TYPE_LABELS[field.type] || ""}`.toLowerCase();
+      const text = `${field.alias} ${field.type} ${typeLabel(field.type)}`.toLowerCase();
       if (wanted && !text.includes(wanted)) continue;
       const page = field.page || 0;
       if (!byPage.has(page)) byPage.set(page, []);
@@ -383,12 +383,12 @@ export class Panel {
               dataset: { fieldId: field.id },
               onclick: () => {
                 state.select([field.id]);
-                this.actions.revealField(field.id);
+                this.actions.run("reveal-field", { fieldId: field.id });
               },
             },
             h("span", { class: `ed-dot cat-${categoryOf(field.type)}` }),
             h("span", { class: "ed-list-alias" }, field.alias || field.id),
-            h("span", { class: "ed-list-type" }, TYPE_LABELS[field.type] || field.type),
+            h("span", { class: "ed-list-type" }, typeLabel(field.type)),
           ),
         );
       }
@@ -483,7 +483,7 @@ export class Panel {
 
   // --- one field ------------------------------------------------------------------------------
   fieldPanel(field) {
-    const { state, config } = this;
+    const { state } = this;
     const id = field.id;
     const current = () => state.field(id) || field;
     const update = (change, key) => state.updateField(id, change, { coalesce: `${key}:${id}` });
@@ -493,11 +493,7 @@ export class Panel {
       h(
         "div",
         { class: "ed-panel-head" },
-        h(
-          "span",
-          { class: `ed-chip cat-${categoryOf(field.type)}` },
-          TYPE_LABELS[field.type] || field.type,
-        ),
+        h("span", { class: `ed-chip cat-${categoryOf(field.type)}` }, typeLabel(field.type)),
         this.bind(h("div", { class: "ed-panel-title" }), () => current().alias || "(no alias)"),
         h(
           "div",
@@ -516,7 +512,7 @@ export class Panel {
     const type = this.bind(
       this.select(
         "type",
-        config.fieldTypes.map((t) => [t, TYPE_LABELS[t] || t]),
+        fieldTypeNames().map((t) => [t, typeLabel(t)]),
       ),
       () => current().type,
       (value) => state.setType(id, value),
@@ -599,7 +595,7 @@ export class Panel {
     if (field.type === "charList" || field.type === "textWrap")
       this.root.append(this.boxesSection(field));
     if (field.type === "radioGroup") this.root.append(this.optionsSection(field));
-    if (config.parts[field.type]) this.root.append(this.partsSection(field));
+    if (partsOf(field.type).length) this.root.append(this.partsSection(field));
     const format = this.formatSection(field);
     if (format) this.root.append(format);
 
@@ -628,11 +624,11 @@ export class Panel {
       h(
         "div",
         { class: "ed-actions" },
-        this.button("Duplicate", () => this.actions.duplicate(), {
+        this.button("Duplicate", () => this.actions.run("duplicate"), {
           title: "Ctrl/⌘+D",
           prop: "duplicate",
         }),
-        this.button("Delete field", () => this.actions.remove(), {
+        this.button("Delete field", () => this.actions.run("delete"), {
           kind: "ed-btn-danger",
           title: "Delete",
           prop: "delete",
@@ -717,7 +713,7 @@ export class Panel {
       h(
         "div",
         { class: "ed-inline" },
-        this.button("Draw options", () => this.actions.optionTool(id), {
+        this.button("Draw options", () => this.actions.run("draw-options", { fieldId: id }), {
           title: "Drag on the page to add an option",
           prop: "draw-options",
         }),
@@ -737,14 +733,14 @@ export class Panel {
   }
 
   partsSection(field) {
-    const { state, config } = this;
+    const { state } = this;
     const id = field.id;
     const [toggle, toggleRow] = this.checkbox("separateParts", "Separate box for each part");
-    const partsOf = (f) => partRects(state.viewport(f.page || 0), f.type, f.rect);
+    const rectsOf = (f) => partRects(state.viewport(f.page || 0), f.type, f.rect);
     this.bind(
       toggle,
       () => Boolean(state.field(id)?.parts),
-      (on) => state.setParts(id, on, partsOf),
+      (on) => state.setParts(id, on, rectsOf),
       { on: "change" },
     );
     const children = [
@@ -752,7 +748,9 @@ export class Panel {
       h(
         "small",
         { class: "ed-hint" },
-        `Parts: ${config.parts[field.type].map((p) => PART_LABELS[p] || p).join(", ")}.`,
+        `Parts: ${partsOf(field.type)
+          .map((part) => part.label)
+          .join(", ")}.`,
       ),
     ];
     if (field.parts) {
@@ -779,7 +777,7 @@ export class Panel {
             ),
           ),
         ),
-        this.button("Reset layout", () => state.setParts(id, true, partsOf)),
+        this.button("Reset layout", () => state.setParts(id, true, rectsOf)),
       );
     }
     return this.section("Parts", ...children);
@@ -882,7 +880,7 @@ export class Panel {
 
   // --- several fields -------------------------------------------------------------------------
   multiPanel(fields) {
-    const { state, config } = this;
+    const { state } = this;
     const ids = fields.map((f) => f.id);
     const types = new Set(fields.map((f) => f.type));
     const onePage = new Set(fields.map((f) => f.page || 0)).size === 1;
@@ -894,19 +892,19 @@ export class Panel {
         h(
           "div",
           { class: "ed-panel-sub" },
-          types.size === 1 ? TYPE_LABELS[[...types][0]] : "Mixed types",
+          types.size === 1 ? typeLabel([...types][0]) : "Mixed types",
         ),
       ),
     );
     const type = this.select("type", [
       ...(types.size > 1 ? [["", "Mixed"]] : []),
-      ...config.fieldTypes.map((t) => [t, TYPE_LABELS[t] || t]),
+      ...fieldTypeNames().map((t) => [t, typeLabel(t)]),
     ]);
     type.value = types.size === 1 ? [...types][0] : "";
     type.addEventListener("change", () => type.value && state.setType(ids, type.value));
     this.root.append(this.section("Type", this.row("Type of all", type)));
 
-    const wrap = this.button("Wrap in array", () => this.actions.wrapArray(), {
+    const wrap = this.button("Wrap in array", () => this.actions.run("wrap-array"), {
       kind: "ed-btn-primary",
       prop: "wrap-array",
       title: "One list value fills these fields, top to bottom",
@@ -957,8 +955,8 @@ export class Panel {
       h(
         "div",
         { class: "ed-actions" },
-        this.button("Duplicate", () => this.actions.duplicate(), { prop: "duplicate" }),
-        this.button(`Delete ${fields.length} fields`, () => this.actions.remove(), {
+        this.button("Duplicate", () => this.actions.run("duplicate"), { prop: "duplicate" }),
+        this.button(`Delete ${fields.length} fields`, () => this.actions.run("delete"), {
           kind: "ed-btn-danger",
           prop: "delete",
         }),

@@ -405,6 +405,104 @@ def test_copy_paste_delete_undo_and_the_unsaved_changes_guard(
     assert first["rect"]["width"] == pytest.approx(200 / z, abs=1)
 
 
+def field_count(page) -> int:
+    return page.locator(".ed-field").count()
+
+
+def selected(page) -> list[str]:
+    return page.evaluate("[...window.templateEditor.state.selection].sort()")
+
+
+# Which action a key runs, as the registry matches it: Mod (Ctrl or ⌘) and Alt as written,
+# Shift ignored unless written; None: the key is left to the browser.
+KEY_ACTIONS = [
+    ({"key": "V", "shiftKey": True}, "tool-select"),
+    ({"key": "v", "altKey": True}, None),
+    ({"key": "v", "ctrlKey": True}, "paste"),
+    ({"key": "r", "ctrlKey": True}, None),
+    ({"key": "n"}, "tool-draw"),
+    ({"key": "+", "shiftKey": True}, "zoom-in"),
+    ({"key": "0", "metaKey": True}, None),
+    ({"key": "Z", "ctrlKey": True, "shiftKey": True}, "redo"),
+    ({"key": "z", "metaKey": True, "altKey": True}, "undo"),
+    ({"key": "s", "ctrlKey": True, "shiftKey": True}, "save"),
+    ({"key": "ArrowLeft", "ctrlKey": True}, "move"),
+    ({"key": "ArrowLeft", "ctrlKey": True, "altKey": True, "shiftKey": True}, "resize"),
+    ({"key": "Backspace", "ctrlKey": True}, "delete"),
+    ({"key": "Escape", "altKey": True}, "cancel"),
+]
+
+
+def test_keyboard_shortcuts_run_the_actions_of_the_registry(
+    page, live_server, member, organization
+) -> None:
+    template = column_template(organization)
+    log_in(page, live_server, member)
+    open_editor(page, live_server, template)
+
+    matched = page.evaluate(
+        """(cases) => cases.map(([init]) =>
+            window.templateEditor.actions.forKey(new KeyboardEvent("keydown", init))?.name ?? null)""",
+        KEY_ACTIONS,
+    )
+    assert matched == [name for _, name in KEY_ACTIONS]
+
+    # Tools and zoom.
+    page.keyboard.press("r")
+    assert page.get_attribute("[data-action=tool-draw]", "class").endswith("is-active")
+    page.keyboard.press("Escape")
+    assert page.evaluate("window.templateEditor.view.tool") == "select"
+    page.keyboard.press("0")
+    fit = zoom(page)
+    page.keyboard.press("-")
+    smaller = zoom(page)
+    page.keyboard.press("+")
+    assert smaller < fit
+    assert zoom(page) > smaller
+    page.keyboard.press("0")
+    assert zoom(page) == fit
+
+    # Select all, clear; a nudge only with a selection; duplicate, delete, undo, redo.
+    assert page.is_disabled("[data-action=undo]")
+    page.keyboard.press("Control+a")
+    assert selected(page) == ["r1", "r2", "r3", "when"]
+    page.keyboard.press("Escape")
+    assert selected(page) == []
+    page.keyboard.press("ArrowUp")
+    assert page.is_disabled("[data-action=undo]")
+    page.click(".ed-field[data-field-id='r1']")
+    page.keyboard.press("Shift+ArrowUp")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("Control+d")
+    assert field_count(page) == 5
+    page.keyboard.press("Backspace")
+    assert field_count(page) == 4
+    page.keyboard.press("Control+z")
+    assert field_count(page) == 5
+    page.keyboard.press("Control+Shift+z")
+    assert field_count(page) == 4
+    page.keyboard.press("Control+z")
+    page.keyboard.press("Control+y")
+    assert field_count(page) == 4
+    assert page.is_disabled("[data-action=redo]")
+
+    # Typing in a box: keys are the box's, except Ctrl+S; Esc leaves the box.
+    page.click(".ed-field[data-field-id='r2']")
+    panel(page, "alias").fill("total")
+    panel(page, "alias").press("Backspace")
+    panel(page, "alias").press("v")
+    panel(page, "alias").press("Control+s")
+    page.wait_for_selector("#ed-status[data-status=saved]")
+    panel(page, "alias").press("Escape")
+    assert page.evaluate("document.activeElement === document.body")
+    assert (field_count(page), selected(page)) == (4, ["r2"])
+
+    fields = {f["id"]: f for f in working_spec(template)["fields"]}
+    assert sorted(fields) == ["r1", "r2", "r3", "when"]
+    assert fields["r2"]["alias"] == "totav"
+    assert fields["r1"]["rect"] == {"x": 99, "y": 610, "width": 200, "height": 20}
+
+
 def test_preview_fills_the_working_version_with_typed_data(
     page, live_server, member, demo_template
 ) -> None:

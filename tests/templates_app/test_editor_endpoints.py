@@ -5,11 +5,15 @@ and anonymous visitors get nothing."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
+from core.engine.field_types import TYPES
+from core.engine.template_spec import FIELD_TYPES, PARTS
 from templates_app import services
 from templates_app.models import PdfTemplate
 from tests.pdfcheck import page_text
@@ -48,10 +52,43 @@ def test_the_editor_page_loads_pdfjs_and_names_its_endpoints(
     assert config["urls"]["spec"] == url("editor_spec", fw9_template)
     assert config["urls"]["pdf"] == url("editor_pdf", fw9_template)
     assert config["urls"]["pdfjs"] == "/static/vendor/pdfjs/pdf.min.mjs"
-    assert config["fieldTypes"][0] == "shortText"
+    assert config["fieldTypes"][0]["name"] == "shortText"
     assert 'id="editor-config"' in html
     assert '<script type="module" src="/static/editor/editor.js">' in html
     assert "csrfmiddlewaretoken" in html
+
+
+def test_the_editor_page_carries_every_field_type_as_the_spec_module_declares_it(
+    member_client: Client, fw9_template
+) -> None:
+    """The editor has no copy of the field types: what the page embeds is all it knows."""
+    html = member_client.get(url("editor", fw9_template)).content.decode()
+    embedded = re.search(r'<script id="editor-config" type="application/json">(.*?)</script>', html)
+    sent = json.loads(embedded.group(1))["fieldTypes"]
+    css = (Path(__file__).parents[2] / "static" / "editor" / "editor.css").read_text()
+
+    assert [t["name"] for t in sent] == list(FIELD_TYPES)
+    for carried in sent:
+        declared = TYPES[carried["name"]]
+        assert carried == {
+            "name": declared.name,
+            "label": declared.label,
+            "category": declared.category,
+            "defaultSize": list(declared.default_size),
+            "aliasStem": declared.alias_stem or declared.name,
+            "partRows": [
+                [{"name": p.name, "label": p.label, "weight": p.weight} for p in row]
+                for row in declared.part_rows
+            ],
+        }
+        parts = [part["name"] for row in carried["partRows"] for part in row]
+        assert parts == list(PARTS.get(declared.name, ()))
+        assert f".cat-{declared.category} {{" in css, declared.category
+    assert sent[FIELD_TYPES.index("usAddress")]["partRows"][2][1] == {
+        "name": "state",
+        "label": "State",
+        "weight": 1.2,
+    }
 
 
 def test_get_returns_the_working_version(member_client: Client, fw9_template) -> None:
