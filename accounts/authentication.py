@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from accounts.identity import ApiIdentity
 from accounts.models import ApiKey
 from accounts.services import api_key_authenticate
+from accounts.usage import api_key_usage_count
 from core.errors import AuthorizationError
 
 
@@ -38,6 +39,7 @@ class ApiKeyAuthentication(BaseAuthentication):
         api_key = api_key_authenticate(raw_key=raw_key)
         if api_key is None:
             raise AuthorizationError("Not logged in: the API key is invalid or revoked.")
+        api_key_usage_count(api_key=api_key)
         return ApiIdentity(organization=api_key.organization, api_key=api_key), api_key
 
     def authenticate_header(self, request: Request) -> str:

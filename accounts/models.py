@@ -21,6 +21,12 @@ class Organization(models.Model):
     eid = EidField()
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
+    embed_origins = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Origins (https://app.example.com) allowed to embed signing and workflow pages "
+        "in an iframe; read with accounts.embedding.embed_origins().",
+    )
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="organizations"
     )
@@ -94,6 +100,23 @@ class ApiKey(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None
+
+
+class ApiKeyUsage(models.Model):
+    """How many API requests one key made on one day (UTC); one upsert per request."""
+
+    api_key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="usage")
+    day = models.DateField()
+    count = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = "API key usage"
+        constraints = [
+            models.UniqueConstraint(fields=["api_key", "day"], name="unique_api_key_usage_day")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.api_key_id} on {self.day}: {self.count}"
 
 
 class PayloadKeyPair(models.Model):
