@@ -215,9 +215,28 @@ TASKS = {
         "BACKEND": _TASKS_BACKENDS[_tasks_backend],
         # Every queue a task may name (@task(queue_name=...)); enqueueing to another one fails.
         # A worker serves the queues given by its --queue-name.
-        "QUEUES": ["default"],
+        "QUEUES": ["default", "webhooks"],
     },
 }
+
+# --- Webhooks (owned by webhooks/) -------------------------------------------------------------
+# Deliveries go through core.engine.fetch with the FETCH_ALLOW_* allowlists; see docs/webhooks.md.
+WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10.0)
+WEBHOOK_RESPONSE_EXCERPT_BYTES = env.int("WEBHOOK_RESPONSE_EXCERPT_BYTES", default=2048)
+# Seconds between attempts after the first (which runs at once): 5 s, 1 min, 5 min, 30 min, 2 h,
+# 6 h, 12 h, 24 h, each give or take 10 %; then the delivery is failed.
+WEBHOOK_RETRY_DELAYS = [
+    float(d)
+    for d in env.list(
+        "WEBHOOK_RETRY_DELAYS",
+        default=["5", "60", "300", "1800", "7200", "21600", "43200", "86400"],
+    )
+]
+# After a secret is rotated, the previous one keeps signing (a second signature) this long.
+WEBHOOK_SECRET_OVERLAP_HOURS = env.float("WEBHOOK_SECRET_OVERLAP_HOURS", default=24.0)
+# An attempt still unfinished this long after it started was abandoned by a worker that died;
+# a delivery due this long ago that no task picked up lost its task. Both are retried.
+WEBHOOK_LEASE_SECONDS = env.float("WEBHOOK_LEASE_SECONDS", default=120.0)
 
 # --- Logging ------------------------------------------------------------------------------------
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
