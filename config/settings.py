@@ -142,6 +142,8 @@ STORAGES = {
 # The spec fixes the JSON body limit of fill and generate at 1 MiB; multipart carries larger ones.
 API_JSON_BODY_LIMIT = env.int("API_JSON_BODY_LIMIT", default=1_048_576)
 API_MULTIPART_BODY_LIMIT = env.int("API_MULTIPART_BODY_LIMIT", default=50 * 1_048_576)
+# JSON nested deeper than this (arrays and objects) is a 400 before any code walks it.
+API_JSON_MAX_DEPTH = env.int("API_JSON_MAX_DEPTH", default=64)
 # GraphQL JSON bodies may carry inline base64 uploads, so they get the multipart limit.
 DATA_UPLOAD_MAX_MEMORY_SIZE = API_MULTIPART_BODY_LIMIT
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1_048_576

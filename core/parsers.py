@@ -7,6 +7,7 @@ larger payloads at multipart/form-data, where each top-level property is a separ
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
@@ -24,15 +25,73 @@ def _declared_length(request: Any) -> int:
 
 def decode_json(raw: bytes) -> Any:
     try:
-        return json.loads(raw)
+        value = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValidationFailed.single("", f"Malformed JSON body: {_describe(exc)}") from exc
+    except RecursionError:
+        raise ValidationFailed.single("", _too_deep(settings.API_JSON_MAX_DEPTH)) from None
+    check_json_value(value, max_depth=settings.API_JSON_MAX_DEPTH)
+    return value
 
 
 def _describe(exc: Exception) -> str:
     if isinstance(exc, json.JSONDecodeError):
         return f"{exc.msg} at line {exc.lineno} column {exc.colno}"
     return "the body is not UTF-8 JSON"
+
+
+def _too_deep(max_depth: int) -> str:
+    return f"The JSON is nested too deeply: at most {max_depth} levels of arrays and objects."
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def check_json_value(value: Any, *, max_depth: int, prefix: str = "") -> None:
+    """Refuse decoded JSON that no document can use, before any code walks it.
+
+    Arrays and objects nested deeper than ``max_depth`` (code that walks a value recursively, the
+    engines' and the renderer's, would run out of stack), and strings holding a lone UTF-16
+    surrogate (JSON's ``"\\ud800"`` escape decodes to one: it is not a character, and nothing
+    can encode it into a PDF). The error names the property (under ``prefix``, a multipart
+    part's name). A stack, not recursion: the nesting is the client's choice.
+    """
+    root = (prefix,) if prefix else ()
+    stack: list[tuple[Any, tuple[str, ...], int]] = [(value, root, 0)]
+    while stack:
+        item, path, depth = stack.pop()
+        if isinstance(item, str):
+            if _has_lone_surrogate(item):
+                raise ValidationFailed.single(".".join(path), _LONE_SURROGATE)
+            continue
+        children: Iterable[tuple[object, Any]]
+        if isinstance(item, dict):
+            children = item.items()
+        elif isinstance(item, list):
+            children = enumerate(item)
+        else:
+            continue
+        if depth >= max_depth:
+            raise ValidationFailed.single(prefix, _too_deep(max_depth))
+        for key, child in children:
+            if isinstance(key, str) and _has_lone_surrogate(key):
+                raise ValidationFailed.single(".".join(path), _LONE_SURROGATE_KEY)
+            if isinstance(child, str | dict | list):
+                stack.append((child, (*path, str(key)), depth + 1))
+
+
+_LONE_SURROGATE = (
+    "The text holds a lone surrogate (\\ud800-\\udfff), which is not a character: send UTF-8 "
+    "text, or surrogates only in pairs."
+)
+_LONE_SURROGATE_KEY = "A property name holds a lone surrogate (\\ud800-\\udfff)."
 
 
 class ApiJSONParser(BaseParser):
@@ -54,15 +113,19 @@ class ApiJSONParser(BaseParser):
         return decode_json(raw)
 
 
-def decode_part(value: str) -> Any:
+def decode_part(value: str, name: str = "") -> Any:
     """A multipart part is JSON-decoded where it is JSON, else kept as the string it is.
 
     To send a string that happens to look like JSON (``"2024"``), JSON-encode it.
     """
     try:
-        return json.loads(value)
+        decoded = json.loads(value)
     except ValueError:
-        return value
+        decoded = value
+    except RecursionError:
+        raise ValidationFailed.single(name, _too_deep(settings.API_JSON_MAX_DEPTH)) from None
+    check_json_value(decoded, max_depth=settings.API_JSON_MAX_DEPTH, prefix=name)
+    return decoded
 
 
 class ApiMultiPartParser(MultiPartParser):
@@ -74,5 +137,5 @@ class ApiMultiPartParser(MultiPartParser):
             raise RequestTooLarge()
         # DRF turns a malformed body into a ParseError, rendered as a 400 ValidationError.
         parsed = super().parse(stream, media_type, parser_context)
-        data = {key: decode_part(parsed.data[key]) for key in parsed.data}
+        data = {key: decode_part(parsed.data[key], key) for key in parsed.data}
         return DataAndFiles(data, parsed.files)

@@ -6,6 +6,7 @@ import logging
 
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from core.api_errors import internal_error_body
@@ -26,6 +27,9 @@ def healthz(request: HttpRequest) -> HttpResponse:
     return JsonResponse({"status": "ok", "database": "ok"})
 
 
+# Exempt from CSRF: API clients send no CSRF token, and a POST to an unknown API path must be
+# the wire shape's 404, not the CSRF failure page (there is nothing here to protect).
+@csrf_exempt
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return JsonResponse(NotFound().as_wire(), status=404)
 
