@@ -13,10 +13,26 @@ eval "$(python manage.py demo_setup)"
 host="${HOST:-127.0.0.1}"
 port="${PORT:-8000}"
 base="http://$host:$port"
+# The admin's password is printed only by the start that created the user (it is stored
+# nowhere else); later starts say how to set one.
+if [ -n "$DEMO_ADMIN_PASSWORD" ]; then
+  admin_login="user: $DEMO_ADMIN_USER  password: $DEMO_ADMIN_PASSWORD  (shown this once; change it with: .venv/bin/python manage.py changepassword $DEMO_ADMIN_USER)"
+elif [ -n "$DEMO_ADMIN_HAS_PASSWORD" ]; then
+  admin_login="user: $DEMO_ADMIN_USER  password: the one printed at the first start; forgot it? .venv/bin/python manage.py changepassword $DEMO_ADMIN_USER"
+else
+  admin_login="user: $DEMO_ADMIN_USER has no password yet: .venv/bin/python manage.py changepassword $DEMO_ADMIN_USER (or createsuperuser for another admin)"
+fi
+if [ -n "$DEMO_API_KEY_IS_NEW" ]; then
+  key_note="new; kept in $DEMO_API_KEY_FILE (owner-only) and reused at every start"
+else
+  key_note="the same as before; kept in $DEMO_API_KEY_FILE (owner-only); delete that file for a new one"
+fi
 cat <<INFO
 
-Service: $base   (admin: $base/admin/  user: $DEMO_ADMIN_USER${DEMO_ADMIN_PASSWORD:+  password: $DEMO_ADMIN_PASSWORD})
-Demo development API key (shown once; a new one is made at each start): $DEMO_API_KEY
+Service: $base
+Admin:   $base/admin/   $admin_login
+Demo development API key ($DEMO_API_KEY_RATE_LIMIT, $key_note):
+  $DEMO_API_KEY
 
 Fill the demo template (every field type) and save the PDF:
   curl -s -u '$DEMO_API_KEY:' -H 'Content-Type: application/json' -o filled.pdf -w '%{http_code}\\n' \\

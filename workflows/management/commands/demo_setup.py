@@ -1,18 +1,33 @@
-"""Create (or refresh) the demo organization, its owner, a fresh development API key and the
-demo template.
+"""Create (or refresh) the demo organization, its owner, a development API key and the demo
+template.
 
 Used by the README's run command (scripts/run.sh). Prints shell variable assignments on stdout so
 the calling script can show a working example call.
+
+The demo key survives restarts: like every key only its hash is in the database, and the key
+itself is kept in ``<DATA_DIR>/demo-api-key``, readable by its owner only (0600). Each start reads
+it from there and prints it again; a new key is made (and earlier demo keys revoked) only when the
+file is missing or its key no longer authenticates. Deleting the file is how to rotate the key.
+
+The admin's password is printed only by the start that created the user: it is not stored
+anywhere else. ``manage.py changepassword admin`` sets a new one.
 
 The demo spans every app, so it lives in the highest one, workflows: the layers (pyproject.toml)
 let it import every app below, and it will add the demo workflow and e-signature packet too.
 """
 
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
 from accounts.models import ApiKey, Organization, User
-from accounts.services import api_key_create, api_key_revoke, member_add
+from accounts.services import api_key_authenticate, api_key_create, api_key_revoke, member_add
 from core.eids import random_base62
 from templates_app.engine.demo import build_demo_template
 from templates_app.models import PdfTemplate
@@ -20,11 +35,61 @@ from templates_app.services import template_create_with_spec
 
 DEMO_SLUG = "demo"
 DEMO_KEY_NAME = "demo (run command)"
+DEMO_KEY_FILE_NAME = "demo-api-key"
 DEMO_TEMPLATE_TITLE = "Demo: every field type"
 
 
+def demo_key_path() -> Path:
+    return Path(settings.DATA_DIR) / DEMO_KEY_FILE_NAME
+
+
+def read_demo_key(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="ascii").strip() or None
+    except (FileNotFoundError, UnicodeDecodeError):
+        return None
+
+
+def write_demo_key(path: Path, raw_key: str) -> None:
+    """Write the key to ``path`` with mode 0600, replacing any earlier file whole.
+
+    The file is created 0600 (never readable by others, not even for a moment) beside the target
+    and renamed over it, so a crash leaves either the old key or the new one.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(descriptor, 0o600)  # the umask cannot widen it, an old leftover could
+        os.write(descriptor, (raw_key + "\n").encode("ascii"))
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    partial.replace(path)
+
+
+def demo_key_still_valid(raw_key: str | None, organization: Organization) -> bool:
+    if raw_key is None:
+        return False
+    api_key = api_key_authenticate(raw_key=raw_key)
+    return api_key is not None and api_key.organization_id == organization.pk
+
+
+def development_rate_limit() -> str:
+    """The rate limit of development keys in words ("2 requests/s"), as settings have it."""
+    if not settings.RATE_LIMIT_ENABLED:
+        return "no rate limit"
+    count, interval = settings.RATE_LIMIT_DEVELOPMENT, settings.RATE_LIMIT_INTERVAL_MS
+    if interval == 1000:
+        return f"{count} requests/s"
+    return f"{count} requests per {interval} ms"
+
+
 class Command(BaseCommand):
-    help = "Create the demo organization, admin user and a new development API key."
+    help = (
+        "Create the demo organization, admin user and template; keep the development API key "
+        f"in DATA_DIR/{DEMO_KEY_FILE_NAME} (a new one only when that file is missing or stale)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--admin-username", default="admin")
@@ -42,12 +107,24 @@ class Command(BaseCommand):
                 username=admin_username, email="admin@example.com", password=admin_password
             )
         member_add(organization=organization, user=admin, role="owner")
-        # One live demo key at a time: each start revokes the previous one.
-        for old in ApiKey.objects.filter(organization=organization, name=DEMO_KEY_NAME):
-            api_key_revoke(api_key=old)
-        _, raw_key = api_key_create(
-            organization=organization, kind=ApiKey.Kind.DEVELOPMENT, name=DEMO_KEY_NAME, user=admin
-        )
+
+        key_path = demo_key_path()
+        raw_key = read_demo_key(key_path)
+        key_is_new = not demo_key_still_valid(raw_key, organization)
+        if key_is_new:
+            # The previous key cannot be printed any more: revoke it, one live demo key at a time.
+            for old in ApiKey.objects.filter(
+                organization=organization, name=DEMO_KEY_NAME, revoked_at__isnull=True
+            ):
+                api_key_revoke(api_key=old)
+            _, raw_key = api_key_create(
+                organization=organization,
+                kind=ApiKey.Kind.DEVELOPMENT,
+                name=DEMO_KEY_NAME,
+                user=admin,
+            )
+            write_demo_key(key_path, raw_key)
+
         template = PdfTemplate.objects.filter(
             organization=organization, title=DEMO_TEMPLATE_TITLE
         ).first()
@@ -60,8 +137,17 @@ class Command(BaseCommand):
                 spec=spec,
                 publish=True,
             )
-        self.stdout.write(f"DEMO_ORG_EID={organization.eid}")
-        self.stdout.write(f"DEMO_TEMPLATE_EID={template.eid}")
-        self.stdout.write(f"DEMO_API_KEY={raw_key}")
-        self.stdout.write(f"DEMO_ADMIN_USER={admin_username}")
-        self.stdout.write(f"DEMO_ADMIN_PASSWORD={admin_password}")
+        values = {
+            "DEMO_ORG_EID": organization.eid,
+            "DEMO_TEMPLATE_EID": template.eid,
+            "DEMO_API_KEY": raw_key or "",
+            "DEMO_API_KEY_FILE": str(key_path),
+            "DEMO_API_KEY_IS_NEW": "1" if key_is_new else "",
+            "DEMO_ADMIN_USER": admin_username,
+            # Empty unless the user was created just now: the password is stored nowhere else.
+            "DEMO_ADMIN_PASSWORD": admin_password,
+            "DEMO_ADMIN_HAS_PASSWORD": "1" if admin.has_usable_password() else "",
+            "DEMO_API_KEY_RATE_LIMIT": development_rate_limit(),
+        }
+        for name, value in values.items():
+            self.stdout.write(f"{name}={shlex.quote(value)}")
