@@ -1,4 +1,5 @@
-"""The engines' outside-world objects, built from settings: fonts and fetch policies.
+"""The engines' outside-world objects, built from settings: fonts and fetch policies (resources,
+images, font downloads, webhook deliveries).
 
 Engines read no settings; services call these to hand them what they need. The font library is
 built once per process (per distinct configuration) because it caches cmaps and downloads.
@@ -36,6 +37,17 @@ def resource_policy(*, allowed_content_types: tuple[str, ...] = ()) -> FetchPoli
 def image_policy() -> FetchPolicy:
     """Images named by request data: image/* only, the spec's size cap, no redirects."""
     return resource_policy(allowed_content_types=("image/",))
+
+
+def webhook_policy() -> FetchPolicy:
+    """Webhook deliveries: the webhook deadline, no redirects, the response kept as an excerpt."""
+    return FetchPolicy(
+        deadline_seconds=settings.WEBHOOK_TIMEOUT_SECONDS,
+        max_bytes=settings.WEBHOOK_RESPONSE_EXCERPT_BYTES,
+        max_redirects=0,
+        user_agent="docautomation-webhooks/1",
+        **_allow(),
+    )
 
 
 def font_download_policy() -> FetchPolicy:

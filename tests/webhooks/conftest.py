@@ -1,0 +1,120 @@
+"""A local webhook receiver on 127.0.0.1, tasks run in the test's own process, and helpers."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from django_tasks_db.models import DBTaskResult
+from pytest_django.fixtures import Settings
+
+from accounts.models import Organization
+from webhooks.services import endpoint_url_set
+
+# Short delays so retries run within a test; the production schedule is tested on its own.
+TEST_DELAYS = [0.2, 0.2, 0.3, 0.3, 0.5, 0.5, 0.5, 0.5]
+
+
+@dataclass
+class Received:
+    headers: dict[str, str]
+    body: bytes
+    path: str
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@dataclass
+class Receiver:
+    """Records every POST; answers with the statuses queued in ``answers`` (then 200)."""
+
+    port: int = 0
+    requests: list[Received] = field(default_factory=list)
+    answers: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+    delay: float = 0.0
+    server: ThreadingHTTPServer | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/hook"
+
+    def start(self) -> None:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                length = int(self.headers.get("Content-Length", "0"))
+                body = self.rfile.read(length)
+                if receiver.delay:
+                    time.sleep(receiver.delay)
+                with receiver.lock:
+                    receiver.requests.append(
+                        Received({k.lower(): v for k, v in self.headers.items()}, body, self.path)
+                    )
+                    status, headers = receiver.answers.pop(0) if receiver.answers else (200, {})
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                payload = b'{"ok": true}' if status < 300 else b"receiver says no"
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+
+
+@pytest.fixture
+def receiver(settings: Settings) -> Iterator[Receiver]:
+    settings.FETCH_ALLOW_NETWORKS = ["127.0.0.0/8"]
+    settings.WEBHOOK_RETRY_DELAYS = TEST_DELAYS
+    receiver = Receiver()
+    receiver.start()
+    yield receiver
+    receiver.stop()
+
+
+@pytest.fixture
+def endpoint_org(organization: Organization, receiver: Receiver) -> Organization:
+    """The organization with the receiver as its webhook URL."""
+    endpoint_url_set(organization=organization, url=receiver.url)
+    return organization
+
+
+def run_tasks(until: Callable[[], bool], *, timeout: float = 20.0) -> None:
+    """Run due tasks in this process, as a worker would, until ``until()`` or the timeout."""
+    deadline = time.monotonic() + timeout
+    while not until():
+        if time.monotonic() > deadline:
+            pytest.fail("the tasks did not get there in time")
+        result = DBTaskResult.objects.ready().order_by("run_after", "enqueued_at").first()
+        if result is None:
+            time.sleep(0.02)
+            continue
+        result.claim("test-worker")
+        try:
+            value = result.task.call(*result.task_result.args, **result.task_result.kwargs)
+        except Exception as error:
+            result.set_failed(error)
+            raise
+        result.set_successful(value)
