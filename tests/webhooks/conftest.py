@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -40,6 +41,8 @@ class Receiver:
     requests: list[Received] = field(default_factory=list)
     answers: list[tuple[int, dict[str, str]]] = field(default_factory=list)
     delay: float = 0.0
+    # Called with the number of requests received so far, before answering (e.g. to hold one).
+    hook: Callable[[int], None] | None = None
     server: ThreadingHTTPServer | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -61,13 +64,18 @@ class Receiver:
                         Received({k.lower(): v for k, v in self.headers.items()}, body, self.path)
                     )
                     status, headers = receiver.answers.pop(0) if receiver.answers else (200, {})
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
+                    count = len(receiver.requests)
+                if receiver.hook is not None:
+                    receiver.hook(count)
                 payload = b'{"ok": true}' if status < 300 else b"receiver says no"
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                # The sender may be gone (a worker killed mid-request): nobody to answer then.
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.send_response(status)
+                    for name, value in headers.items():
+                        self.send_header(name, value)
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
 
             def log_message(self, *args: object) -> None:
                 pass
