@@ -1,8 +1,8 @@
 """PDF primitives shared by every engine that reads or writes PDFs (fill, import, signing).
 
 pikepdf (qpdf) parses, repairs and serializes; these modules add the few rules of our own:
-how a file is opened (repair, permission-only encryption), how it is saved, page geometry and
-building objects.
+how a file is opened (repair, permission-only encryption), how it is saved, page geometry,
+building objects and drawing one PDF's pages over another's.
 """
 
 from core.engine.pdf.document import (
@@ -12,6 +12,7 @@ from core.engine.pdf.document import (
     save_pdf,
 )
 from core.engine.pdf.objects import form_xobject, import_foreign, number, rect_array
+from core.engine.pdf.overlay import PageOverlays, add_overlays, media_box, overlay_pages
 from core.engine.pdf.pages import (
     INHERITABLE_PAGE_KEYS,
     PageDrawing,
@@ -22,14 +23,18 @@ from core.engine.pdf.pages import (
 __all__ = [
     "INHERITABLE_PAGE_KEYS",
     "PageDrawing",
+    "PageOverlays",
     "PdfPasswordRequired",
     "PdfUnreadable",
+    "add_overlays",
     "content_streams",
     "form_xobject",
     "import_foreign",
     "inherited",
+    "media_box",
     "number",
     "open_pdf",
+    "overlay_pages",
     "rect_array",
     "save_pdf",
 ]
