@@ -8,6 +8,7 @@ import graphene
 from accounts.schema import OrganizationFields, UserFields, resolve_current_user
 from templates_app.schema import OrganizationCasts
 from templates_app.schema import Query as TemplatesQuery
+from webhooks.schema import Mutation as WebhooksMutation
 
 
 # graphene takes the fields of the last base first: the organization's own fields lead.
@@ -29,4 +30,8 @@ class Query(TemplatesQuery, graphene.ObjectType):
     current_user = graphene.Field(User, resolver=resolve_current_user)
 
 
-schema = graphene.Schema(query=Query, auto_camelcase=True)
+class Mutation(WebhooksMutation, graphene.ObjectType):
+    pass
+
+
+schema = graphene.Schema(query=Query, mutation=Mutation, auto_camelcase=True)
