@@ -6,11 +6,24 @@ from django.http import HttpResponse
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from core.openapi import api_operation, ref
+from fill import openapi
 from fill.services import fill_template
 from templates_app.services import parse_version_number
 
 
 class FillPdfApi(APIView):
+    @api_operation(
+        operation_id="fillPdf",
+        summary="Fill a PDF template",
+        description=openapi.fill_description(),
+        tags=["fill"],
+        request=ref("FillRequest"),
+        parameters=[openapi.TEMPLATE_EID, openapi.VERSION_NUMBER],
+        success=(200, "application/pdf", "The filled PDF."),
+        errors=[400, 404, 413, 503],
+        examples=openapi.EXAMPLES,
+    )
     def post(self, request: Request, template_eid: str) -> HttpResponse:
         pdf = fill_template(
             identity=request.user,
