@@ -280,3 +280,14 @@ def test_no_placements_writes_the_base_again() -> None:
         ["BaseTwo"],
         ["BaseThree"],
     ]
+
+
+def test_a_page_without_contents_gets_the_overlay() -> None:
+    def empty(pdf: pikepdf.Pdf) -> None:
+        del pdf.pages[0].obj["/Contents"]
+
+    base = _reshape(BASE, empty)
+    out = overlay_pages(base, OVERLAY, {0: 0})
+
+    assert_sound(out, template=base)
+    assert [w.text for w in words(out)[0]] == ["OverA"]
