@@ -81,6 +81,9 @@ class _Assembler:
             [page.obj for page in self.overlay.pages] if self.overlay is not None else []
         )
         self.template_pages = [page.obj for page in self.pdf.pages]
+        # Each template page's entries as they are before any output page is made: copies are
+        # built from these, never from a first output page that already holds an overlay.
+        self.originals = [_entries(page) for page in self.template_pages]
         self.pages_node = self.pdf.make_indirect(Dictionary(Type=Name.Pages))
         self.drawing = PageDrawing(self.pdf)
         self._draw_overlay: pikepdf.Object | None = None
@@ -97,11 +100,11 @@ class _Assembler:
 
     # --- pages ----------------------------------------------------------------------------------
     def page(self, output: OutputPage, first_time: bool) -> pikepdf.Object:
-        template = self.template_pages[output.template_page]
-        # Inherited attributes are written on the page itself: the output's page tree is flat.
-        attributes = {key: inherited(template, key) for key in INHERITABLE_PAGE_KEYS}
+        original = self.originals[output.template_page]
         if first_time:
-            page = template
+            page = self.template_pages[output.template_page]
+            for key, value in original.items():
+                page[key] = value
         else:
             # A copy shares the template page's content streams and resources, but no
             # annotations or structure entries, which belong to one page only.
@@ -109,14 +112,11 @@ class _Assembler:
                 Dictionary(
                     {
                         key: value
-                        for key, value in template.items()
-                        if key not in ("/Annots", "/StructParents", "/B", "/Parent")
+                        for key, value in original.items()
+                        if key not in ("/Annots", "/StructParents", "/B")
                     }
                 )
             )
-        for key, value in attributes.items():
-            if value is not None:
-                page[key] = value
         page.Parent = self.pages_node
         if output.overlay_page is not None:
             self.add_overlay(page, output.overlay_page)
@@ -264,6 +264,17 @@ class _Assembler:
             preferences.DisplayDocTitle = True
             root.ViewerPreferences = preferences
         return save_pdf(self.pdf)
+
+
+def _entries(page: pikepdf.Object) -> dict[str, pikepdf.Object]:
+    """A page's own entries with its inherited attributes written in (the output's page tree
+    is flat), without /Parent."""
+    entries = {key: value for key, value in page.items() if key != "/Parent"}
+    for key in INHERITABLE_PAGE_KEYS:
+        value = inherited(page, key)
+        if value is not None:
+            entries[key] = value
+    return entries
 
 
 def _distinct_names(pages: list[OutputPage]) -> None:

@@ -280,6 +280,11 @@ def test_every_shape_repeats_into_a_sound_pdf(shape: str, context: FillContext) 
     for n in range(1, 4):
         assert f"Copy {n}" in texts[2 * n - 2]
         assert f"Second {n}" in texts[2 * n - 1]
+    # Each copy draws its own overlay once: no copy inherits the first copy's drawing.
+    extracted = [page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages]
+    for n in range(1, 4):
+        assert extracted[2 * n - 2].count(f"Copy {n}") == 1, extracted[2 * n - 2]
+        assert "Copy" not in extracted[2 * n - 2].replace(f"Copy {n}", "")
 
 
 def test_the_broken_base_is_really_broken_and_the_output_is_not(context: FillContext) -> None:

@@ -24,6 +24,8 @@ def import_foreign(pdf: pikepdf.Pdf, obj: pikepdf.Object) -> pikepdf.Object:
     asked, so fonts shared by many overlay pages are written once. Direct containers (a page's
     /Resources is often one) are rebuilt around the copies of what they reference.
     """
+    if not isinstance(obj, pikepdf.Object):
+        return obj  # numbers and booleans come back as plain Python values
     if obj.is_indirect:
         return pdf.copy_foreign(obj)
     if isinstance(obj, Name):
