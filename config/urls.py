@@ -12,6 +12,9 @@ graphql_view = GraphQLApi.as_view(schema=schema)
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    # Members' pages: log in, then the organization's API settings (keys, webhooks...).
+    path("accounts/", include("accounts.urls")),
+    path("settings/", include("webhooks.urls")),
     path("api/v1/", include("fill.urls")),
     path("api/v1/", include("generate.urls")),
     path("graphql", graphql_view, name="graphql"),
