@@ -22,6 +22,7 @@ from django.shortcuts import render
 from django.urls import path, reverse
 
 from accounts.models import Organization
+from accounts.staff import staff_organizations
 from core.errors import ServiceError, ValidationFailed
 from templates_app import editor, services
 from templates_app.forms import FieldRowForm, FieldRowFormSet, StyleForm, TemplateUploadForm
@@ -58,9 +59,7 @@ def register_template_view(
 
 
 def organizations_of(request: HttpRequest) -> QuerySet[Organization]:
-    if request.user.is_superuser:
-        return Organization.objects.all()
-    return Organization.objects.filter(members=request.user)
+    return staff_organizations(user=request.user)
 
 
 class VersionInline(admin.TabularInline):
@@ -98,7 +97,8 @@ class PdfTemplateAdmin(admin.ModelAdmin):
         "unpublished_changes",
         "updated_at",
     ]
-    list_filter = ["organization", "is_template"]
+    # Only the organizations of the templates the user sees are offered.
+    list_filter = [("organization", admin.RelatedOnlyFieldListFilter), "is_template"]
     search_fields = ["title", "eid"]
     readonly_fields = ["eid", "organization", "created_at", "updated_at"]
     fields = ["title", "is_template", "eid", "organization", "created_at", "updated_at"]

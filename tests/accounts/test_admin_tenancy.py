@@ -1,0 +1,679 @@
+"""The accounts admin for staff who are not superusers: every page, action, filter and lookup is
+scoped to the staff user's own organizations.
+
+Three staff users hold every permission of the accounts and templates apps: the ``owner`` of
+Acme, a plain ``member`` of Acme and an ``outsider`` (the owner of Globex). The owner manages
+Acme (keys, payload key, members); the member sees Acme and changes nothing; the outsider
+neither sees nor touches anything of Acme, and nobody reaches Globex's objects from Acme.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.contrib.messages import get_messages
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import ApiKey, Membership, Organization, PayloadKeyPair, User
+from accounts.payload_keys import payload_key_create
+from accounts.services import api_key_create, member_add
+from templates_app.services import template_create_from_pdf
+from tests.pdfcheck import blank_pdf
+
+PASSWORD = "pw-tenancy-123456789"
+ROLES = ["owner", "member", "outsider"]
+
+
+def make_staff(username: str, organization: Organization, role: str) -> User:
+    user = User.objects.create_user(username=username, password=PASSWORD, is_staff=True)
+    user.user_permissions.set(
+        Permission.objects.filter(content_type__app_label__in=["accounts", "templates_app"])
+    )
+    member_add(organization=organization, user=user, role=role)
+    return user
+
+
+@pytest.fixture
+def staff(organization: Organization, other_organization: Organization) -> dict[str, User]:
+    return {
+        "owner": make_staff("acme-owner", organization, Membership.Role.OWNER),
+        "member": make_staff("acme-member", organization, Membership.Role.MEMBER),
+        "outsider": make_staff("globex-owner", other_organization, Membership.Role.OWNER),
+    }
+
+
+def client_of(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def acme_key(organization: Organization, staff: dict[str, User]) -> ApiKey:
+    key, _ = api_key_create(organization=organization, kind=ApiKey.Kind.PRODUCTION, name="acme")
+    return key
+
+
+@pytest.fixture
+def globex_key(other_organization: Organization, staff: dict[str, User]) -> ApiKey:
+    key, _ = api_key_create(organization=other_organization, kind="production", name="globex")
+    return key
+
+
+def shown(response) -> str:
+    return " ".join(str(m) for m in get_messages(response.wsgi_request))
+
+
+def is_missing(response) -> bool:
+    """The admin's answer for an object the user may not see: the "does not exist" redirect
+    (change, delete, history) or a 404 (password change)."""
+    return response.status_code == 404 or (
+        response.status_code == 302 and response["Location"] == reverse("admin:index")
+    )
+
+
+# --- organizations -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_the_organization_list_names_only_ones_own(staff, role) -> None:
+    page = client_of(staff[role]).get(reverse("admin:accounts_organization_changelist"))
+
+    assert page.status_code == 200
+    listed = sorted(o.slug for o in page.context["cl"].result_list)
+    assert listed == (["globex"] if role == "outsider" else ["acme"])
+
+
+@pytest.mark.parametrize(
+    ("role", "expected"), [("owner", "change"), ("member", "view"), ("outsider", "missing")]
+)
+def test_the_organization_page(staff, organization, role, expected) -> None:
+    page = client_of(staff[role]).get(
+        reverse("admin:accounts_organization_change", args=[organization.pk])
+    )
+
+    if expected == "missing":
+        assert is_missing(page)
+        return
+    assert page.status_code == 200
+    assert page.context["has_change_permission"] is (expected == "change")
+    assert organization.name in page.content.decode()
+
+
+def organization_form(organization: Organization, **changes: str) -> dict[str, str]:
+    members = list(Membership.objects.filter(organization=organization).order_by("pk"))
+    data = {
+        "name": organization.name,
+        "slug": organization.slug,
+        "membership_set-TOTAL_FORMS": str(len(members)),
+        "membership_set-INITIAL_FORMS": str(len(members)),
+        "membership_set-MIN_NUM_FORMS": "0",
+        "membership_set-MAX_NUM_FORMS": "1000",
+    }
+    for index, membership in enumerate(members):
+        data[f"membership_set-{index}-id"] = str(membership.pk)
+        data[f"membership_set-{index}-organization"] = str(organization.pk)
+        data[f"membership_set-{index}-user"] = str(membership.user_id)
+        data[f"membership_set-{index}-role"] = membership.role
+    return data | changes
+
+
+@pytest.mark.parametrize(
+    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
+)
+def test_renaming_an_organization(staff, organization, role, allowed) -> None:
+    response = client_of(staff[role]).post(
+        reverse("admin:accounts_organization_change", args=[organization.pk]),
+        organization_form(organization, name="Renamed"),
+    )
+
+    organization.refresh_from_db()
+    if allowed:
+        assert response.status_code == 302, response.content.decode()[:3000]
+        assert organization.name == "Renamed"
+    else:
+        assert response.status_code in (302, 403)
+        assert response.status_code == 403 or is_missing(response)
+        assert organization.name == "Acme Inc."
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_a_membership_cannot_name_a_user_of_another_organization(staff, organization, role) -> None:
+    stranger = User.objects.create_user(username="stranger-of-globex")
+    member_add(organization=Organization.objects.get(slug="globex"), user=stranger, role="member")
+    data = organization_form(organization)
+    count = int(data["membership_set-TOTAL_FORMS"])
+    data.update(
+        {
+            "membership_set-TOTAL_FORMS": str(count + 1),
+            f"membership_set-{count}-organization": str(organization.pk),
+            f"membership_set-{count}-user": str(stranger.pk),
+            f"membership_set-{count}-role": "owner",
+        }
+    )
+
+    response = client_of(staff[role]).post(
+        reverse("admin:accounts_organization_change", args=[organization.pk]), data
+    )
+
+    assert response.status_code in (200, 302, 403)
+    assert not Membership.objects.filter(organization=organization, user=stranger).exists()
+
+
+def test_the_owner_adds_a_member_who_shares_an_organization(staff, organization) -> None:
+    colleague = User.objects.create_user(username="colleague")
+    other = Organization.objects.create(slug="acme-labs", name="Acme Labs")
+    member_add(organization=other, user=colleague, role="member")
+    member_add(organization=other, user=staff["owner"], role="owner")
+    data = organization_form(organization)
+    count = int(data["membership_set-TOTAL_FORMS"])
+    data.update(
+        {
+            "membership_set-TOTAL_FORMS": str(count + 1),
+            f"membership_set-{count}-organization": str(organization.pk),
+            f"membership_set-{count}-user": str(colleague.pk),
+            f"membership_set-{count}-role": "member",
+        }
+    )
+
+    response = client_of(staff["owner"]).post(
+        reverse("admin:accounts_organization_change", args=[organization.pk]), data
+    )
+
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert Membership.objects.get(organization=organization, user=colleague).role == "member"
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_only_superusers_add_organizations(staff, role) -> None:
+    client = client_of(staff[role])
+    page = client.get(reverse("admin:accounts_organization_add"))
+    response = client.post(
+        reverse("admin:accounts_organization_add"),
+        {"name": "Mine", "slug": "mine", "membership_set-TOTAL_FORMS": "0",
+         "membership_set-INITIAL_FORMS": "0"},
+    )  # fmt: skip
+
+    assert page.status_code == 403
+    assert response.status_code == 403
+    assert not Organization.objects.filter(slug="mine").exists()
+
+
+@pytest.mark.parametrize(
+    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
+)
+def test_deleting_an_organization(staff, organization, role, allowed) -> None:
+    client = client_of(staff[role])
+    url = reverse("admin:accounts_organization_delete", args=[organization.pk])
+    page = client.get(url)
+    response = client.post(url, {"post": "yes"})
+
+    exists = Organization.objects.filter(pk=organization.pk).exists()
+    if allowed:
+        assert page.status_code == 200
+        assert not exists
+    else:
+        assert page.status_code == 403 or is_missing(page)
+        assert response.status_code == 403 or is_missing(response)
+        assert exists
+
+
+@pytest.mark.parametrize(
+    ("role", "visible"), [("owner", True), ("member", True), ("outsider", False)]
+)
+def test_the_organization_history(staff, organization, role, visible) -> None:
+    page = client_of(staff[role]).get(
+        reverse("admin:accounts_organization_history", args=[organization.pk])
+    )
+
+    assert page.status_code == 200 if visible else is_missing(page)
+
+
+@pytest.mark.parametrize("action", ["create_development_key", "create_production_key"])
+@pytest.mark.parametrize(
+    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
+)
+def test_the_create_key_actions(staff, organization, action, role, allowed) -> None:
+    response = client_of(staff[role]).post(
+        reverse("admin:accounts_organization_changelist"),
+        {"action": action, "_selected_action": [organization.pk]},
+        follow=True,
+    )
+
+    keys = ApiKey.objects.filter(organization=organization)
+    messages = shown(response)
+    if allowed:
+        [key] = keys
+        raw = re.search(r"((?:dev|prod)_[A-Za-z0-9]{40})", messages).group(1)
+        assert key.prefix == raw[:10]
+    else:
+        assert not keys.exists()
+        assert not re.search(r"(dev|prod)_[A-Za-z0-9]{40}", messages)
+
+
+def test_a_key_made_by_an_outsider_action_cannot_exist_so_cannot_fill(
+    staff, organization, other_organization
+) -> None:
+    """The reported escalation: Globex's owner runs "Create a production API key" on Acme's row,
+    then uses the key on Acme's templates. The action does nothing, so there is no key to use."""
+    template = template_create_from_pdf(
+        organization=organization, title="Acme secret", pdf=blank_pdf(), publish=True
+    )
+    response = client_of(staff["outsider"]).post(
+        reverse("admin:accounts_organization_changelist"),
+        {"action": "create_production_key", "_selected_action": [organization.pk]},
+        follow=True,
+    )
+
+    assert not ApiKey.objects.exists()
+    assert not re.search(r"prod_[A-Za-z0-9]{40}", shown(response))
+    assert template.eid not in response.content.decode()
+
+
+def test_an_action_on_a_mixed_selection_changes_nothing(staff, organization) -> None:
+    labs = Organization.objects.create(slug="labs", name="Labs")
+    member_add(organization=labs, user=staff["member"], role=Membership.Role.OWNER)
+
+    response = client_of(staff["member"]).post(
+        reverse("admin:accounts_organization_changelist"),
+        {"action": "create_production_key", "_selected_action": [organization.pk, labs.pk]},
+        follow=True,
+    )
+
+    assert not ApiKey.objects.exists()
+    assert "acme" in shown(response)
+
+
+@pytest.mark.parametrize(
+    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
+)
+def test_the_payload_key_action(staff, organization, role, allowed) -> None:
+    response = client_of(staff[role]).post(
+        reverse("admin:accounts_organization_changelist"),
+        {"action": "create_payload_key", "_selected_action": [organization.pk]},
+        follow=True,
+    )
+
+    exists = PayloadKeyPair.objects.filter(organization=organization).exists()
+    assert exists is allowed
+    assert ("BEGIN PUBLIC KEY" in shown(response)) is allowed
+
+
+def test_the_payload_key_action_does_not_replace_another_organizations_key(
+    staff, organization, other_organization
+) -> None:
+    before = payload_key_create(organization=organization).public_pem
+
+    client_of(staff["outsider"]).post(
+        reverse("admin:accounts_organization_changelist"),
+        {"action": "create_payload_key", "_selected_action": [organization.pk]},
+    )
+
+    assert PayloadKeyPair.objects.get(organization=organization).public_pem == before
+
+
+# --- API keys --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_the_key_list_and_its_filter_name_only_ones_own(staff, acme_key, globex_key, role) -> None:
+    page = client_of(staff[role]).get(reverse("admin:accounts_apikey_changelist"))
+
+    assert page.status_code == 200
+    listed = [k.name for k in page.context["cl"].result_list]
+    assert listed == (["globex"] if role == "outsider" else ["acme"])
+    html = page.content.decode()
+    assert ("Globex Corp." in html) is (role == "outsider")
+    assert ("Acme Inc." in html) is (role != "outsider")
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_filtering_keys_by_another_organization_shows_none_of_its_keys(
+    staff, acme_key, globex_key, role
+) -> None:
+    other = globex_key if role != "outsider" else acme_key
+    page = client_of(staff[role]).get(
+        reverse("admin:accounts_apikey_changelist"),
+        {"organization__id__exact": other.organization.pk},
+    )
+
+    # With one organization to offer, the admin shows no filter and ignores the parameter.
+    assert page.status_code in (200, 302)
+    if page.status_code == 200:
+        assert other not in page.context["cl"].result_list
+        assert other.name not in page.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("role", "expected"), [("owner", "change"), ("member", "view"), ("outsider", "missing")]
+)
+def test_the_key_page(staff, acme_key, role, expected) -> None:
+    page = client_of(staff[role]).get(reverse("admin:accounts_apikey_change", args=[acme_key.pk]))
+
+    if expected == "missing":
+        assert is_missing(page)
+        return
+    assert page.status_code == 200
+    assert page.context["has_change_permission"] is (expected == "change")
+
+
+@pytest.mark.parametrize(
+    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
+)
+def test_renaming_a_key(staff, acme_key, role, allowed) -> None:
+    response = client_of(staff[role]).post(
+        reverse("admin:accounts_apikey_change", args=[acme_key.pk]),
+        {"kind": acme_key.kind, "name": "renamed", "user": ""},
+    )
+
+    acme_key.refresh_from_db()
+    assert (acme_key.name == "renamed") is allowed
+    if allowed:
+        assert response.status_code == 302, response.content.decode()[:3000]
+    else:
+        assert response.status_code == 403 or is_missing(response)
+
+
+def test_a_key_cannot_be_moved_to_another_organization_or_act_for_a_stranger(
+    staff, acme_key, other_organization
+) -> None:
+    stranger = staff["outsider"]
+    response = client_of(staff["owner"]).post(
+        reverse("admin:accounts_apikey_change", args=[acme_key.pk]),
+        {
+            "organization": other_organization.pk,
+            "kind": acme_key.kind,
+            "name": "acme",
+            "user": stranger.pk,
+        },
+    )
+
+    acme_key.refresh_from_db()
+    assert response.status_code == 200  # the form refuses the user
+    assert acme_key.organization.slug == "acme"
+    assert acme_key.user_id != stranger.pk
+
+
+def test_a_key_offers_only_the_members_of_its_organization(staff, acme_key) -> None:
+    page = client_of(staff["owner"]).get(
+        reverse("admin:accounts_apikey_change", args=[acme_key.pk])
+    )
+
+    users = page.context["adminform"].form.fields["user"].queryset
+    assert sorted(u.username for u in users) == ["acme-member", "acme-owner"]
+
+
+@pytest.mark.parametrize(
+    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
+)
+def test_the_revoke_action(staff, acme_key, role, allowed) -> None:
+    response = client_of(staff[role]).post(
+        reverse("admin:accounts_apikey_changelist"),
+        {"action": "revoke", "_selected_action": [acme_key.pk]},
+        follow=True,
+    )
+
+    acme_key.refresh_from_db()
+    assert (acme_key.revoked_at is not None) is allowed
+    assert ("Revoked 1 key" in shown(response)) is allowed
+
+
+@pytest.mark.parametrize(
+    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
+)
+def test_deleting_a_key(staff, acme_key, role, allowed) -> None:
+    response = client_of(staff[role]).post(
+        reverse("admin:accounts_apikey_delete", args=[acme_key.pk]), {"post": "yes"}
+    )
+
+    assert ApiKey.objects.filter(pk=acme_key.pk).exists() is not allowed
+    if not allowed:
+        assert response.status_code == 403 or is_missing(response)
+
+
+@pytest.mark.parametrize(
+    ("role", "visible"), [("owner", True), ("member", True), ("outsider", False)]
+)
+def test_the_key_history(staff, acme_key, role, visible) -> None:
+    page = client_of(staff[role]).get(reverse("admin:accounts_apikey_history", args=[acme_key.pk]))
+
+    assert page.status_code == 200 if visible else is_missing(page)
+
+
+# --- payload keys ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_the_payload_key_list_names_only_ones_own(staff, organization, other_organization, role):
+    payload_key_create(organization=organization)
+    payload_key_create(organization=other_organization)
+
+    page = client_of(staff[role]).get(reverse("admin:accounts_payloadkeypair_changelist"))
+
+    assert page.status_code == 200
+    listed = [p.organization.slug for p in page.context["cl"].result_list]
+    assert listed == (["globex"] if role == "outsider" else ["acme"])
+
+
+@pytest.mark.parametrize(
+    ("role", "visible", "deletable"),
+    [("owner", True, True), ("member", True, False), ("outsider", False, False)],
+)
+def test_the_payload_key_page_and_delete(staff, organization, role, visible, deletable) -> None:
+    pair = payload_key_create(organization=organization)
+    client = client_of(staff[role])
+
+    page = client.get(reverse("admin:accounts_payloadkeypair_change", args=[pair.pk]))
+    response = client.post(
+        reverse("admin:accounts_payloadkeypair_delete", args=[pair.pk]), {"post": "yes"}
+    )
+
+    assert page.status_code == 200 if visible else is_missing(page)
+    assert PayloadKeyPair.objects.filter(pk=pair.pk).exists() is not deletable
+    if not deletable:
+        assert response.status_code == 403 or is_missing(response)
+
+
+# --- users ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_the_user_list_names_only_people_of_ones_organizations(staff, role) -> None:
+    User.objects.create_superuser(username="root", password=PASSWORD)
+
+    page = client_of(staff[role]).get(reverse("admin:accounts_user_changelist"))
+
+    listed = sorted(u.username for u in page.context["cl"].result_list)
+    assert listed == (["globex-owner"] if role == "outsider" else ["acme-member", "acme-owner"])
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_the_user_autocomplete_names_only_people_of_ones_organizations(staff, role) -> None:
+    response = client_of(staff[role]).get(
+        reverse("admin:autocomplete"),
+        {"app_label": "accounts", "model_name": "membership", "field_name": "user", "term": ""},
+    )
+
+    # Only staff who may change an organization use the membership inline at all.
+    if response.status_code == 403:
+        assert role == "member"
+        return
+    assert response.status_code == 200
+    names = sorted(r["text"] for r in json.loads(response.content)["results"])
+    assert names == (["globex-owner"] if role == "outsider" else ["acme-member", "acme-owner"])
+
+
+@pytest.mark.parametrize(
+    ("role", "expected"), [("owner", "change"), ("member", "view"), ("outsider", "missing")]
+)
+def test_the_page_of_a_member(staff, role, expected) -> None:
+    target = staff["member"] if role != "member" else staff["owner"]
+    page = client_of(staff[role]).get(reverse("admin:accounts_user_change", args=[target.pk]))
+
+    if expected == "missing":
+        assert is_missing(page)
+        return
+    assert page.status_code == 200
+    assert page.context["has_change_permission"] is (expected == "change")
+
+
+@pytest.mark.parametrize(
+    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
+)
+def test_setting_a_members_password(staff, role, allowed) -> None:
+    target = staff["member"] if role != "member" else staff["owner"]
+    response = client_of(staff[role]).post(
+        reverse("admin:auth_user_password_change", args=[target.pk]),
+        {"password1": "new-Pass-98765!x", "password2": "new-Pass-98765!x"},
+    )
+
+    target.refresh_from_db()
+    assert target.check_password("new-Pass-98765!x") is allowed
+    if not allowed:
+        assert response.status_code in (403, 404)
+
+
+def test_a_member_changes_their_own_name_but_not_their_permissions(staff) -> None:
+    member = staff["member"]
+    count = member.user_permissions.count()
+    response = client_of(member).post(
+        reverse("admin:accounts_user_change", args=[member.pk]),
+        {
+            "username": member.username,
+            "first_name": "Mona",
+            "last_name": "",
+            "email": "",
+            "is_active": "on",
+            "is_staff": "on",
+            "is_superuser": "on",
+            "user_permissions": [p.pk for p in Permission.objects.all()],
+            "date_joined_0": "2020-01-01",
+            "date_joined_1": "00:00:00",
+        },
+    )
+
+    member.refresh_from_db()
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert member.first_name == "Mona"
+    assert not member.is_superuser
+    assert member.user_permissions.count() == count
+
+
+def test_the_owner_cannot_grant_permissions_or_superuser(staff) -> None:
+    member = staff["member"]
+    count = member.user_permissions.count()
+    client_of(staff["owner"]).post(
+        reverse("admin:accounts_user_change", args=[member.pk]),
+        {
+            "username": member.username,
+            "is_active": "on",
+            "is_staff": "on",
+            "is_superuser": "on",
+            "user_permissions": [p.pk for p in Permission.objects.all()],
+        },
+    )
+
+    member.refresh_from_db()
+    assert not member.is_superuser
+    assert member.user_permissions.count() == count
+
+
+def test_nobody_changes_a_superuser_or_someone_with_another_organization(
+    staff, organization, other_organization
+) -> None:
+    root = User.objects.create_superuser(username="root", password=PASSWORD)
+    member_add(organization=organization, user=root, role="member")
+    both = User.objects.create_user(username="both", password=PASSWORD)
+    member_add(organization=organization, user=both, role="member")
+    member_add(organization=other_organization, user=both, role="member")
+    client = client_of(staff["owner"])
+
+    for target in (root, both):
+        response = client.post(
+            reverse("admin:auth_user_password_change", args=[target.pk]),
+            {"password1": "new-Pass-98765!x", "password2": "new-Pass-98765!x"},
+        )
+        target.refresh_from_db()
+        assert response.status_code == 403
+        assert not target.check_password("new-Pass-98765!x")
+        page = client.get(reverse("admin:accounts_user_change", args=[target.pk]))
+        assert page.status_code == 200
+        assert page.context["has_change_permission"] is False
+
+
+@pytest.mark.parametrize(
+    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
+)
+def test_adding_a_user_makes_them_a_member_of_a_managed_organization(
+    staff, organization, role, allowed
+) -> None:
+    client = client_of(staff[role])
+    response = client.post(
+        reverse("admin:accounts_user_add"),
+        {
+            "username": "newcomer",
+            "password1": "new-Pass-98765!x",
+            "password2": "new-Pass-98765!x",
+            "usable_password": "true",
+            "organization": organization.pk,
+        },
+    )
+
+    created = User.objects.filter(username="newcomer").first()
+    if allowed:
+        assert response.status_code == 302, response.content.decode()[:3000]
+        assert Membership.objects.get(user=created).organization == organization
+        assert Membership.objects.get(user=created).role == "member"
+    else:
+        assert created is None
+
+
+@pytest.mark.parametrize(
+    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
+)
+def test_deleting_a_member(staff, role, allowed) -> None:
+    target = staff["member"] if role != "member" else staff["owner"]
+    response = client_of(staff[role]).post(
+        reverse("admin:accounts_user_delete", args=[target.pk]), {"post": "yes"}
+    )
+
+    assert User.objects.filter(pk=target.pk).exists() is not allowed
+    if not allowed:
+        assert response.status_code == 403 or is_missing(response)
+
+
+# --- the template list's organization filter -----------------------------------------------
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_the_template_list_filter_names_only_ones_organizations(
+    staff, organization, other_organization, role
+) -> None:
+    for org in (organization, other_organization):
+        template_create_from_pdf(organization=org, title=f"T {org.slug}", pdf=blank_pdf())
+
+    page = client_of(staff[role]).get(reverse("admin:templates_app_pdftemplate_changelist"))
+
+    html = page.content.decode()
+    assert ("Globex Corp." in html) is (role == "outsider")
+    assert ("Acme Inc." in html) is (role != "outsider")
+
+
+def test_superusers_still_see_and_manage_everything(staff, acme_key, globex_key) -> None:
+    root = User.objects.create_superuser(username="root", password=PASSWORD)
+    client = client_of(root)
+
+    organizations = client.get(reverse("admin:accounts_organization_changelist"))
+    keys = client.get(reverse("admin:accounts_apikey_changelist"))
+    client.post(
+        reverse("admin:accounts_apikey_changelist"),
+        {"action": "revoke", "_selected_action": [acme_key.pk, globex_key.pk]},
+    )
+
+    assert sorted(o.slug for o in organizations.context["cl"].result_list) == ["acme", "globex"]
+    assert len(keys.context["cl"].result_list) == 2
+    assert ApiKey.objects.filter(revoked_at__isnull=True).count() == 0
