@@ -6,6 +6,8 @@ every app; an app below cannot name a type composed above it."""
 import graphene
 
 from accounts.schema import OrganizationFields, UserFields, resolve_current_user
+from esign.schema import Mutation as EsignMutation
+from esign.schema import Query as EsignQuery
 from templates_app.schema import OrganizationCasts
 from templates_app.schema import Query as TemplatesQuery
 from webhooks.schema import Mutation as WebhooksMutation
@@ -26,11 +28,11 @@ class User(UserFields):
     organizations = graphene.List(graphene.NonNull(Organization), required=True)
 
 
-class Query(TemplatesQuery, graphene.ObjectType):
+class Query(EsignQuery, TemplatesQuery, graphene.ObjectType):
     current_user = graphene.Field(User, resolver=resolve_current_user)
 
 
-class Mutation(WebhooksMutation, graphene.ObjectType):
+class Mutation(EsignMutation, WebhooksMutation, graphene.ObjectType):
     pass
 
 

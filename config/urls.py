@@ -17,6 +17,7 @@ urlpatterns = [
     path("settings/", include("webhooks.urls")),
     path("api/v1/", include("fill.urls")),
     path("api/v1/", include("generate.urls")),
+    path("", include("esign.urls")),
     path("graphql", graphql_view, name="graphql"),
     path("", graphql_view, name="graphql-root"),
     # Unknown API paths answer in the wire shape even when DEBUG shows HTML pages elsewhere.

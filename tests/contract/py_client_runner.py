@@ -44,6 +44,14 @@ def main() -> None:
             pdf = anvil.generate_pdf(args["payload"])
             Path(args["out"]).write_bytes(pdf)
             result = {"bytes": len(pdf)}
+        elif command == "create_etch_packet":
+            result = anvil.create_etch_packet(json=json.dumps(args["payload"]))
+        elif command == "generate_etch_signing_url":
+            result = anvil.generate_etch_signing_url(args["signer_eid"], args["client_user_id"])
+        elif command == "download_documents":
+            data = anvil.download_documents(args["document_group_eid"])
+            Path(args["out"]).write_bytes(data)
+            result = {"bytes": len(data)}
         else:
             raise SystemExit(f"unknown command {command}")
     except Exception as exc:  # report the client's own error to the test

@@ -19,7 +19,7 @@ from reportlab.pdfgen.canvas import Canvas
 from core.engine.fonts import FontLibrary
 from core.engine.template_spec import Rect
 from esign.engine import HandwritingFontUnusable, Stamp, StampInvalid, stamp_pdf
-from tests.esign.handwriting import DEBIAN_FONT, handwriting_ttf
+from tests.esign.handwriting import FONT_NAME_PREFIX, handwriting_ttf
 from tests.pdfcheck import Word, poppler_words, render, text_in_rect, words
 from tests.pdfsound import assert_sound
 
@@ -230,7 +230,7 @@ def test_a_typed_signature_is_text_in_the_embedded_handwriting_font(
     ada = next(w for w in page_words if w.text == "Ada")
     assert ada.y1 - ada.y0 > 20  # as large as the rect allows, not a text size
     found = embedded_fonts(out)
-    handwriting_names = [name for name in found if name.startswith("DancingScript")]
+    handwriting_names = [name for name in found if name.startswith(FONT_NAME_PREFIX)]
     assert handwriting_names
     assert all(found[name] for name in handwriting_names)
     assert all(found[name] for name in found if name.startswith("NotoSans"))  # the caption
@@ -270,9 +270,11 @@ def test_characters_the_handwriting_font_lacks_fall_back_to_noto(
     assert any(name.startswith("NotoSans") for name in embedded_fonts(out))
 
 
-def test_an_unusable_handwriting_font_is_refused_only_when_needed(fonts: FontLibrary) -> None:
-    if not DEBIAN_FONT.is_file():
-        pytest.fail("the Debian package fonts-dancingscript is missing")
+def test_an_unusable_handwriting_font_is_refused_only_when_needed(
+    fonts: FontLibrary, tmp_path: Path
+) -> None:
+    unusable = tmp_path / "not-a-font.ttf"
+    unusable.write_bytes(b"OTTO" + b"\0" * 200)  # a CFF header reportlab cannot embed
     base = document(["Base"])
     rect = Rect(100, 500, 220, 50)
     with pytest.raises(HandwritingFontUnusable) as raised:
@@ -280,7 +282,7 @@ def test_an_unusable_handwriting_font_is_refused_only_when_needed(fonts: FontLib
             base,
             [Stamp(0, rect, "signature", text="Ada Lovelace")],
             fonts=fonts,
-            handwriting_font=DEBIAN_FONT,  # CFF outlines: reportlab cannot embed them
+            handwriting_font=unusable,
         )
     assert raised.value.code == "handwriting_font_unusable"
 
@@ -288,7 +290,7 @@ def test_an_unusable_handwriting_font_is_refused_only_when_needed(fonts: FontLib
         base,
         [Stamp(0, rect, "signature", image_png=signature_png())],
         fonts=fonts,
-        handwriting_font=DEBIAN_FONT,
+        handwriting_font=unusable,
     )
     assert_sound(drawn, template=base)
 

@@ -15,6 +15,19 @@ async function main () {
     result = await client.generatePDF(args.payload, args.options || {})
   } else if (command === 'requestGraphQL') {
     result = await client.requestGraphQL({ query: args.query, variables: args.variables || {} }, { dataType: 'json' })
+  } else if (command === 'createEtchPacket') {
+    // Files named in args.uploads ({fileIndex: path}) go up as multipart parts, as integrators
+    // send them with Anvil.prepareGraphQLFile.
+    const variables = args.variables
+    for (const [index, path] of Object.entries(args.uploads || {})) {
+      variables.files[Number(index)].file = Anvil.prepareGraphQLFile(fs.readFileSync(path), { filename: 'upload.pdf' })
+    }
+    result = await client.createEtchPacket({ variables })
+  } else if (command === 'generateEtchSignUrl') {
+    const { statusCode, url, errors } = await client.generateEtchSignUrl({ variables: args.variables })
+    result = { statusCode, errors, data: { url } }
+  } else if (command === 'getEtchPacket') {
+    result = await client.getEtchPacket({ variables: args.variables })
   } else if (command === 'twoFills') {
     // The client configures its throttle from the first response's rate-limit headers.
     const started = Date.now()

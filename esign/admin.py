@@ -1,0 +1,79 @@
+"""Admin for e-signature packets: read-only views of packets, their signers and audit log.
+
+Staff see only the packets of organizations they belong to; superusers see all. Packets are
+created through the API; what happened to them is shown, never edited.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from esign.models import AuditEvent, Packet, PacketDocument, Signer
+from templates_app.admin import organizations_of
+
+
+class _ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class DocumentInline(_ReadOnlyInline):
+    model = PacketDocument
+    fields = ["alias_id", "title", "filename", "source", "page_count", "current_sha256"]
+    readonly_fields = fields
+
+
+class SignerInline(_ReadOnlyInline):
+    model = Signer
+    fields = ["alias_id", "name", "email", "signer_type", "routing_order", "status", "completed_at"]
+    readonly_fields = fields
+
+
+class AuditInline(_ReadOnlyInline):
+    model = AuditEvent
+    fields = ["at", "action", "signer", "ip", "user_agent", "detail"]
+    readonly_fields = fields
+
+
+@admin.register(Packet)
+class PacketAdmin(admin.ModelAdmin):
+    list_display = ["name", "organization", "status", "is_test", "created_at", "completed_at"]
+    list_filter = ["status", "is_test"]
+    search_fields = ["name", "eid"]
+    readonly_fields = [
+        "eid",
+        "organization",
+        "name",
+        "status",
+        "is_test",
+        "webhook_url",
+        "created_at",
+        "sent_at",
+        "completed_at",
+    ]
+    fields = readonly_fields
+    inlines = [DocumentInline, SignerInline, AuditInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Packet]:
+        return (
+            super()
+            .get_queryset(request)
+            .filter(organization__in=organizations_of(request))
+            .select_related("organization")
+        )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -1,0 +1,99 @@
+"""The webhook events of e-signature, emitted through the webhooks app in the transaction of
+the change they report: documentGroupCreate, signerUpdateStatus, signerComplete,
+etchPacketComplete. Their ``data`` names packets, groups and signers by their wire fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.urls import reverse
+
+from core.graphql.scalars import iso_ms
+from esign.models import Packet, Signer
+from webhooks.services import event_emit
+
+
+def _packet(packet: Packet) -> dict[str, Any]:
+    return {
+        "eid": packet.eid,
+        "name": packet.name,
+        "status": packet.status,
+        "isTest": packet.is_test,
+        "createdAt": iso_ms(packet.created_at),
+        "completedAt": iso_ms(packet.completed_at),
+    }
+
+
+def _group(packet: Packet) -> dict[str, Any]:
+    group = packet.document_group
+    return {
+        "eid": group.eid,
+        "status": packet.status,  # the group's status follows the packet's
+        "downloadZipURL": settings.PUBLIC_BASE_URL
+        + reverse("esign-download-zip", args=[group.eid]),
+        "files": [
+            {"id": d.alias_id, "filename": d.filename, "title": d.title}
+            for d in packet.documents.all()
+        ],
+    }
+
+
+def _signer(signer: Signer) -> dict[str, Any]:
+    return {
+        "eid": signer.eid,
+        "aliasId": signer.alias_id,
+        "name": signer.name,
+        "email": signer.email,
+        "status": signer.status,
+        "routingOrder": signer.routing_order,
+        "signActionType": signer.signer_type,
+        "completedAt": iso_ms(signer.completed_at),
+    }
+
+
+def _emit(packet: Packet, action: str, data: dict[str, Any]) -> None:
+    event_emit(
+        organization=packet.organization,
+        action=action,
+        data=data,
+        webhook_url=packet.webhook_url or None,
+    )
+
+
+def document_group_created(packet: Packet) -> None:
+    _emit(
+        packet,
+        "documentGroupCreate",
+        {"etchPacket": _packet(packet), "documentGroup": _group(packet)},
+    )
+
+
+def signer_status_changed(signer: Signer) -> None:
+    packet = signer.packet
+    _emit(
+        packet,
+        "signerUpdateStatus",
+        {"signer": _signer(signer), "etchPacket": _packet(packet), "documentGroup": _group(packet)},
+    )
+
+
+def signer_completed(signer: Signer) -> None:
+    packet = signer.packet
+    _emit(
+        packet,
+        "signerComplete",
+        {"signer": _signer(signer), "etchPacket": _packet(packet), "documentGroup": _group(packet)},
+    )
+
+
+def packet_completed(packet: Packet) -> None:
+    _emit(
+        packet,
+        "etchPacketComplete",
+        {
+            "etchPacket": _packet(packet),
+            "documentGroup": _group(packet),
+            "signers": [_signer(s) for s in packet.signers.all()],
+        },
+    )

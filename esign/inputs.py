@@ -1,0 +1,365 @@
+"""The arguments of createEtchPacket, read from their wire form into plain dataclasses.
+
+Every problem names the argument it is about (``files.1.fields.0.rect``,
+``signers.0.fields.2``) and all problems are reported together, before anything is stored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.engine.problems import Problem
+from core.engine.template_spec import Rect
+from core.errors import ValidationFailed
+from core.uploads import UploadedBlob, blob_from_inline
+
+# Field types a signer fills: signatures and initials are stamped; signatureDate gets the date
+# of signing; the others take what the signer types (or ticks).
+STAMP_TYPES = frozenset({"signature", "initial"})
+SIGNER_FIELD_TYPES = frozenset(
+    {"signature", "initial", "signatureDate", "shortText", "longText", "fullName", "email"}
+    | {"date", "checkbox", "text"}
+)
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+MAX_FILES = 50
+MAX_SIGNERS = 50
+
+
+@dataclass(frozen=True)
+class SignField:
+    id: str
+    type: str
+    page: int
+    rect: Rect
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "type": self.type, "page": self.page, "rect": self.rect.to_json()}
+
+
+@dataclass(frozen=True)
+class FileInput:
+    """One file of the packet; exactly one of the sources is set."""
+
+    id: str
+    title: str
+    filename: str
+    fields: tuple[SignField, ...]
+    cast_eid: str | None = None
+    upload: UploadedBlob | None = None
+    html: str | None = None
+    css: str = ""
+    markdown_blocks: tuple[Mapping[str, Any], ...] = ()
+    font_size: int | None = None
+    text_color: str | None = None
+
+    @property
+    def source(self) -> str:
+        if self.cast_eid is not None:
+            return "template"
+        if self.upload is not None:
+            return "upload"
+        return "html" if self.html is not None else "markdown"
+
+
+@dataclass(frozen=True)
+class SignerInput:
+    alias_id: str
+    name: str
+    email: str
+    signer_type: str
+    routing_order: int
+    redirect_url: str
+    signature_mode: str
+    accept_each_field: bool
+    enable_emails: bool
+    fields: tuple[tuple[str, str], ...]  # (file id, field id)
+
+
+@dataclass(frozen=True)
+class PacketInput:
+    name: str
+    files: tuple[FileInput, ...]
+    signers: tuple[SignerInput, ...]
+    payloads: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    is_draft: bool = False
+    is_test: bool = False
+    allow_updates: bool = False
+    merge_pdfs: bool = False
+    webhook_url: str = ""
+    email_subject: str = ""
+    email_body: str = ""
+    reply_to_name: str = ""
+    reply_to_email: str = ""
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _sign_fields(raw: Any, path: str, problems: list[Problem]) -> tuple[SignField, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        problems.append(Problem(path, "Must be a list of fields."))
+        return ()
+    fields: list[SignField] = []
+    seen: set[str] = set()
+    for index, item in enumerate(raw):
+        where = f"{path}.{index}"
+        if not isinstance(item, Mapping):
+            problems.append(Problem(where, "Must be an object."))
+            continue
+        if "type" not in item and ("content" in item or "heading" in item or "table" in item):
+            continue  # a Markdown block, not a field
+        field_id, kind = _text(item.get("id")), item.get("type")
+        if not field_id:
+            problems.append(Problem(f"{where}.id", "Required"))
+        elif field_id in seen:
+            problems.append(Problem(f"{where}.id", f"Duplicate field id {field_id!r}."))
+        seen.add(field_id)
+        if kind not in SIGNER_FIELD_TYPES:
+            problems.append(
+                Problem(f"{where}.type", f"Must be one of {', '.join(sorted(SIGNER_FIELD_TYPES))}.")
+            )
+        page = item.get("pageNum", item.get("page", 0))
+        if not isinstance(page, int) or isinstance(page, bool) or page < 0:
+            problems.append(Problem(f"{where}.pageNum", "Must be a page index from 0."))
+            page = 0
+        rect = item.get("rect")
+        if not isinstance(rect, Mapping) or not all(
+            _number(rect.get(k)) for k in ("x", "y", "width", "height")
+        ):
+            problems.append(Problem(f"{where}.rect", "Must be {x, y, width, height} in points."))
+            continue
+        if rect["width"] <= 0 or rect["height"] <= 0:
+            problems.append(Problem(f"{where}.rect", "Width and height must be positive."))
+            continue
+        fields.append(
+            SignField(
+                id=field_id,
+                type=str(kind),
+                page=page,
+                rect=Rect(
+                    float(rect["x"]), float(rect["y"]), float(rect["width"]), float(rect["height"])
+                ),
+            )
+        )
+    return tuple(fields)
+
+
+def _upload(value: Any, path: str, problems: list[Problem]) -> UploadedBlob | None:
+    if isinstance(value, UploadedBlob):
+        blob = value
+    elif isinstance(value, Mapping):
+        try:
+            blob = blob_from_inline(dict(value), property=path)
+        except ValidationFailed as invalid:
+            problems.extend(Problem(f.property, f.message) for f in invalid.fields)
+            return None
+    else:
+        problems.append(Problem(path, "Must be an uploaded file."))
+        return None
+    if not blob.looks_like_pdf:
+        problems.append(Problem(path, "The file is not a PDF."))
+        return None
+    return blob
+
+
+def _file(raw: Any, index: int, problems: list[Problem]) -> FileInput | None:
+    path = f"files.{index}"
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(path, "Must be an object."))
+        return None
+    file_id = _text(raw.get("id"))
+    if not file_id:
+        problems.append(Problem(f"{path}.id", "Required"))
+    fields = _sign_fields(raw.get("fields"), f"{path}.fields", problems)
+    title = _text(raw.get("title"))
+    upload = raw.get("file") if raw.get("file") is not None else raw.get("base64File")
+    uploaded_name = upload.filename if isinstance(upload, UploadedBlob) else None
+    if isinstance(upload, Mapping):
+        uploaded_name = _text(upload.get("filename"))
+    filename = (
+        _text(raw.get("filename")) or uploaded_name or f"{title or file_id or 'document'}.pdf"
+    )
+    common: dict[str, Any] = {
+        "id": file_id,
+        "title": title,
+        "filename": filename if filename.lower().endswith(".pdf") else filename + ".pdf",
+        "fields": fields,
+        "font_size": raw.get("fontSize") if _number(raw.get("fontSize")) else None,
+        "text_color": raw.get("textColor") if isinstance(raw.get("textColor"), str) else None,
+    }
+    markup = raw.get("markup")
+    sources = [
+        name
+        for name, present in (
+            ("castEid", raw.get("castEid") is not None),
+            ("file", upload is not None),
+            ("markup", markup is not None),
+        )
+        if present
+    ]
+    if len(sources) > 1:
+        problems.append(Problem(path, f"Give one source, not {' and '.join(sources)}."))
+        return None
+    if raw.get("castEid") is not None:
+        cast_eid = _text(raw.get("castEid"))
+        if not cast_eid:
+            problems.append(Problem(f"{path}.castEid", "Must be a template eid."))
+        return FileInput(cast_eid=cast_eid, **common)
+    if upload is not None:
+        blob = _upload(upload, f"{path}.file", problems)
+        return FileInput(upload=blob, **common) if blob is not None else None
+    if markup is not None:
+        if not isinstance(markup, Mapping) or not isinstance(markup.get("html"), str):
+            problems.append(Problem(f"{path}.markup", "Must be {html, css}."))
+            return None
+        css = markup.get("css")
+        return FileInput(html=markup["html"], css=css if isinstance(css, str) else "", **common)
+    blocks = tuple(
+        item for item in raw.get("fields") or () if isinstance(item, Mapping) and "type" not in item
+    )
+    if not blocks:
+        problems.append(
+            Problem(path, "Needs a source: castEid, file (a PDF), markup or Markdown blocks.")
+        )
+        return None
+    return FileInput(markdown_blocks=blocks, **common)
+
+
+def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None:
+    path = f"signers.{index}"
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(path, "Must be an object."))
+        return None
+    name, email = _text(raw.get("name")), _text(raw.get("email"))
+    signer_type = raw.get("signerType") or "email"
+    if not name:
+        problems.append(Problem(f"{path}.name", "Required"))
+    if signer_type not in ("email", "embedded"):
+        problems.append(Problem(f"{path}.signerType", "Must be email or embedded."))
+    if signer_type == "email" and not email:
+        problems.append(Problem(f"{path}.email", "Required for an email signer."))
+    if email and not _EMAIL.match(email):
+        problems.append(Problem(f"{path}.email", "Must be an email address."))
+    order = raw.get("routingOrder", index + 1)
+    if not isinstance(order, int) or isinstance(order, bool) or order < 1:
+        problems.append(Problem(f"{path}.routingOrder", "Must be a whole number from 1."))
+        order = index + 1
+    mode = raw.get("signatureMode") or "draw"
+    if mode not in ("draw", "text"):
+        problems.append(Problem(f"{path}.signatureMode", "Must be draw or text."))
+    redirect = _text(raw.get("redirectURL"))
+    if redirect and not redirect.startswith(("https://", "http://")):
+        problems.append(Problem(f"{path}.redirectURL", "Must be an http(s) URL."))
+    fields: list[tuple[str, str]] = []
+    raw_fields = raw.get("fields") or []
+    if not isinstance(raw_fields, list):
+        problems.append(Problem(f"{path}.fields", "Must be a list of {fileId, fieldId}."))
+        raw_fields = []
+    for n, item in enumerate(raw_fields):
+        if not isinstance(item, Mapping) or not _text(item.get("fileId")):
+            problems.append(Problem(f"{path}.fields.{n}", "Must be {fileId, fieldId}."))
+            continue
+        fields.append((_text(item.get("fileId")), _text(item.get("fieldId"))))
+    enable = raw.get("enableEmails", True)
+    return SignerInput(
+        alias_id=_text(raw.get("id")) or f"signer{index + 1}",
+        name=name,
+        email=email,
+        signer_type=str(signer_type),
+        routing_order=order,
+        redirect_url=redirect,
+        signature_mode=str(mode),
+        accept_each_field=bool(raw.get("acceptEachField")),
+        # A list names the emails wanted ([] = none); a boolean switches them all.
+        enable_emails=bool(enable),
+        fields=tuple(fields),
+    )
+
+
+def _cross_check(
+    files: list[FileInput], signers: list[SignerInput], problems: list[Problem]
+) -> None:
+    by_id = {f.id: f for f in files}
+    if len(by_id) != len(files):
+        problems.append(Problem("files", "File ids must be unique."))
+    aliases = [s.alias_id for s in signers]
+    if len(set(aliases)) != len(aliases):
+        problems.append(Problem("signers", "Signer ids must be unique."))
+    taken: dict[tuple[str, str], str] = {}
+    for index, signer in enumerate(signers):
+        for n, (file_id, field_id) in enumerate(signer.fields):
+            where = f"signers.{index}.fields.{n}"
+            document = by_id.get(file_id)
+            if document is None:
+                problems.append(Problem(f"{where}.fileId", f"No file has the id {file_id!r}."))
+            elif field_id not in {f.id for f in document.fields}:
+                problems.append(
+                    Problem(f"{where}.fieldId", f"File {file_id!r} has no field {field_id!r}.")
+                )
+            elif (file_id, field_id) in taken:
+                problems.append(
+                    Problem(where, f"The field is already signer {taken[(file_id, field_id)]!r}'s.")
+                )
+            else:
+                taken[(file_id, field_id)] = signer.alias_id
+
+
+def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
+    """The createEtchPacket arguments, checked; ValidationFailed names every problem."""
+    problems: list[Problem] = []
+    raw_files = arguments.get("files") or []
+    raw_signers = arguments.get("signers") or []
+    if not raw_files:
+        problems.append(Problem("files", "Required"))
+    if len(raw_files) > MAX_FILES:
+        problems.append(Problem("files", f"At most {MAX_FILES} files."))
+    if len(raw_signers) > MAX_SIGNERS:
+        problems.append(Problem("signers", f"At most {MAX_SIGNERS} signers."))
+    files = [f for i, raw in enumerate(raw_files[:MAX_FILES]) if (f := _file(raw, i, problems))]
+    signers = [
+        s for i, raw in enumerate(raw_signers[:MAX_SIGNERS]) if (s := _signer(raw, i, problems))
+    ]
+    _cross_check(files, signers, problems)
+    data = arguments.get("data") or {}
+    payloads = data.get("payloads") if isinstance(data, Mapping) else None
+    if payloads is not None and not isinstance(payloads, Mapping):
+        problems.append(Problem("data.payloads", "Must be an object keyed by file id."))
+        payloads = None
+    for file_id in payloads or {}:
+        if file_id not in {f.id for f in files if f.cast_eid is not None}:
+            problems.append(
+                Problem(f"data.payloads.{file_id}", "No template file has this id to fill.")
+            )
+    webhook_url = _text(arguments.get("webhookURL"))
+    if webhook_url and not webhook_url.startswith(("https://", "http://")):
+        problems.append(Problem("webhookURL", "Must be an http(s) URL."))
+    reply_to = _text(arguments.get("replyToEmail"))
+    if reply_to and not _EMAIL.match(reply_to):
+        problems.append(Problem("replyToEmail", "Must be an email address."))
+    if problems:
+        raise ValidationFailed.from_problems(problems)
+    return PacketInput(
+        name=_text(arguments.get("name")) or "Signature packet",
+        files=tuple(files),
+        signers=tuple(signers),
+        payloads=payloads or {},
+        is_draft=bool(arguments.get("isDraft")),
+        is_test=bool(arguments.get("isTest")),
+        allow_updates=bool(arguments.get("allowUpdates")),
+        merge_pdfs=bool(arguments.get("mergePDFs")),
+        webhook_url=webhook_url,
+        email_subject=_text(arguments.get("signatureEmailSubject")),
+        email_body=_text(arguments.get("signatureEmailBody")),
+        reply_to_name=_text(arguments.get("replyToName")),
+        reply_to_email=reply_to,
+    )

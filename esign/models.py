@@ -1,0 +1,197 @@
+"""E-signature packets ("etch packets" on the wire): documents, signers, tokens, the audit log.
+
+A packet's documents are prepared (filled, generated or uploaded) when it is created and
+stored as PDFs; each signer's adopted signature is stamped onto them as they finish, so the
+stored PDF of a document always shows every signature given so far.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from accounts.models import Organization
+from core.fields import EidField
+from templates_app.models import TemplateVersion
+
+
+class Packet(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        SENT = "sent"
+        DELIVERED = "delivered"
+        PARTIAL = "partial"
+        DECLINED = "declined"
+        VOIDED = "voided"
+        COMPLETED = "completed"
+
+    eid = EidField()
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="packets")
+    name = models.CharField(max_length=255)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
+    is_test = models.BooleanField(default=False)
+    allow_updates = models.BooleanField(default=False)
+    merge_pdfs = models.BooleanField(default=False)
+    webhook_url = models.URLField(max_length=2000, blank=True)
+    email_subject = models.CharField(max_length=255, blank=True)
+    email_body = models.TextField(blank=True)
+    reply_to_name = models.CharField(max_length=255, blank=True)
+    reply_to_email = models.EmailField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    archived_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class DocumentGroup(models.Model):
+    """The packet's documents as one downloadable group (the wire's ``documentGroup``)."""
+
+    eid = EidField()
+    packet = models.OneToOneField(Packet, on_delete=models.CASCADE, related_name="document_group")
+    status = models.CharField(max_length=16, choices=Packet.Status.choices, default="draft")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"documents of {self.packet}"
+
+
+class PacketDocument(models.Model):
+    """One file of a packet: where it came from, its prepared PDF and its signer fields."""
+
+    class Source(models.TextChoices):
+        TEMPLATE = "template"
+        UPLOAD = "upload"
+        HTML = "html"
+        MARKDOWN = "markdown"
+
+    packet = models.ForeignKey(Packet, on_delete=models.CASCADE, related_name="documents")
+    alias_id = models.CharField(max_length=200)
+    position = models.PositiveIntegerField()
+    title = models.CharField(max_length=255, blank=True)
+    filename = models.CharField(max_length=255)
+    source = models.CharField(max_length=16, choices=Source.choices)
+    # The template version used, pinned: later edits of the template change nothing here.
+    template_version = models.ForeignKey(
+        TemplateVersion, null=True, blank=True, on_delete=models.PROTECT
+    )
+    # The PDF as prepared at creation (filled or generated), and as it stands now (with the
+    # signatures stamped so far). Both content-addressed in blob storage.
+    prepared_path = models.CharField(max_length=300)
+    prepared_sha256 = models.CharField(max_length=64)
+    current_path = models.CharField(max_length=300)
+    current_sha256 = models.CharField(max_length=64)
+    # [{id, type, page, rect: {x, y, width, height}}] in the PDF's user space, like templates.
+    fields = models.JSONField(default=list)
+    page_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["packet", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["packet", "alias_id"], name="unique_document_alias")
+        ]
+
+    def __str__(self) -> str:
+        return self.title or self.filename
+
+
+class Signer(models.Model):
+    class Status(models.TextChoices):
+        CREATED = "created"
+        SENT = "sent"
+        VIEWED = "viewed"
+        DELIVERED = "delivered"
+        SKIPPED = "skipped"
+        DECLINED = "declined"
+        VOIDED = "voided"
+        COMPLETED = "completed"
+
+    class Kind(models.TextChoices):
+        EMAIL = "email"
+        EMBEDDED = "embedded"
+
+    class Mode(models.TextChoices):
+        DRAW = "draw"
+        TEXT = "text"
+
+    eid = EidField()
+    packet = models.ForeignKey(Packet, on_delete=models.CASCADE, related_name="signers")
+    alias_id = models.CharField(max_length=200)
+    name = models.CharField(max_length=255)
+    email = models.EmailField(blank=True)
+    signer_type = models.CharField(max_length=16, choices=Kind.choices, default=Kind.EMAIL)
+    routing_order = models.PositiveIntegerField(default=1)
+    redirect_url = models.URLField(max_length=2000, blank=True)
+    signature_mode = models.CharField(max_length=8, choices=Mode.choices, default=Mode.DRAW)
+    accept_each_field = models.BooleanField(default=False)
+    enable_emails = models.BooleanField(default=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.CREATED)
+    # [{fileId, fieldId}]: the document fields this signer fills.
+    fields = models.JSONField(default=list)
+    # {"<fileId>/<fieldId>": value} for the text types the signer fills in.
+    values = models.JSONField(default=dict, blank=True)
+    # The adopted signature: a drawn PNG in blob storage, or typed text.
+    signature_path = models.CharField(max_length=300, blank=True)
+    signature_text = models.CharField(max_length=255, blank=True)
+    initials_text = models.CharField(max_length=32, blank=True)
+    decline_reason = models.TextField(blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["packet", "routing_order", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["packet", "alias_id"], name="unique_signer_alias")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} <{self.email}>"
+
+
+class SignerToken(models.Model):
+    """A signing link's secret. Only its SHA-256 is stored; it expires and can be revoked.
+
+    Embedded signers' tokens are bound to the integrator's ``client_user_id``.
+    """
+
+    signer = models.ForeignKey(Signer, on_delete=models.CASCADE, related_name="tokens")
+    token_hash = models.CharField(max_length=64, unique=True)
+    client_user_id = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"link of {self.signer} until {self.expires_at:%Y-%m-%d %H:%M}"
+
+
+class AuditEvent(models.Model):
+    """An append-only record of everything that happened to a packet, for the audit trail."""
+
+    packet = models.ForeignKey(Packet, on_delete=models.CASCADE, related_name="audit_events")
+    signer = models.ForeignKey(
+        Signer, null=True, blank=True, on_delete=models.CASCADE, related_name="audit_events"
+    )
+    action = models.CharField(max_length=64)
+    at = models.DateTimeField(auto_now_add=True)
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    user_agent = models.CharField(max_length=500, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["packet", "at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} at {self.at:%Y-%m-%d %H:%M:%S}"
+
+    def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if self.pk is not None:
+            raise ValueError("audit events are append-only")
+        super().save(*args, **kwargs)

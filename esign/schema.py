@@ -1,0 +1,278 @@
+"""GraphQL of e-signature packets, under the wire names: etchPacket, createEtchPacket,
+sendEtchPacket, generateEtchSignURL, expireSignerTokens, voidDocumentGroup, removeEtchPacket."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import graphene
+from django.conf import settings
+from django.urls import reverse
+
+from core.graphql.scalars import JSON, Upload, iso_ms
+from esign import services
+from esign.inputs import parse_packet_input
+from esign.models import DocumentGroup, Packet, Signer
+
+
+def _identity(info: Any) -> Any:
+    return info.context.identity
+
+
+class EtchSignerType(graphene.ObjectType):
+    class Meta:
+        name = "Signer"
+
+    id = graphene.ID()
+    eid = graphene.String()
+    alias_id = graphene.String()
+    routing_order = graphene.Int()
+    name = graphene.String()
+    email = graphene.String()
+    status = graphene.String()
+    sign_action_type = graphene.String()
+    completed_at = graphene.String()
+
+    @staticmethod
+    def resolve_id(signer: Signer, info: Any) -> str:
+        return signer.eid
+
+    @staticmethod
+    def resolve_sign_action_type(signer: Signer, info: Any) -> str:
+        return signer.signer_type
+
+    @staticmethod
+    def resolve_completed_at(signer: Signer, info: Any) -> str | None:
+        return iso_ms(signer.completed_at)
+
+
+class DocumentGroupType(graphene.ObjectType):
+    class Meta:
+        name = "DocumentGroup"
+
+    id = graphene.ID()
+    eid = graphene.String()
+    status = graphene.String()
+    files = JSON()
+    download_zip_url = graphene.String(name="downloadZipURL")
+    signers = graphene.List(EtchSignerType)
+
+    @staticmethod
+    def resolve_id(group: DocumentGroup, info: Any) -> str:
+        return group.eid
+
+    @staticmethod
+    def resolve_files(group: DocumentGroup, info: Any) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": document.alias_id,
+                "name": document.title or document.filename,
+                "filename": document.filename,
+                "title": document.title,
+                "type": "pdf",
+                "source": document.source,
+                "pages": document.page_count,
+            }
+            for document in group.packet.documents.all()
+        ]
+
+    @staticmethod
+    def resolve_download_zip_url(group: DocumentGroup, info: Any) -> str:
+        return settings.PUBLIC_BASE_URL + reverse("esign-download-zip", args=[group.eid])
+
+    @staticmethod
+    def resolve_signers(group: DocumentGroup, info: Any) -> list[Signer]:
+        return list(group.packet.signers.all())
+
+
+class EtchPacketType(graphene.ObjectType):
+    class Meta:
+        name = "EtchPacket"
+
+    id = graphene.ID()
+    eid = graphene.String()
+    name = graphene.String()
+    status = graphene.String()
+    is_test = graphene.Boolean()
+    allow_updates = graphene.Boolean()
+    number_remaining_signers = graphene.Int()
+    details_url = graphene.String(name="detailsURL")
+    webhook_url = graphene.String(name="webhookURL")
+    completed_at = graphene.String()
+    archived_at = graphene.String()
+    created_at = graphene.String()
+    updated_at = graphene.String()
+    document_group = graphene.Field(DocumentGroupType)
+
+    @staticmethod
+    def resolve_id(packet: Packet, info: Any) -> str:
+        return packet.eid
+
+    @staticmethod
+    def resolve_number_remaining_signers(packet: Packet, info: Any) -> int:
+        return services.remaining_signers(packet)
+
+    @staticmethod
+    def resolve_details_url(packet: Packet, info: Any) -> str:
+        return settings.PUBLIC_BASE_URL + reverse("admin:esign_packet_change", args=[packet.pk])
+
+    @staticmethod
+    def resolve_webhook_url(packet: Packet, info: Any) -> str | None:
+        return packet.webhook_url or None
+
+    @staticmethod
+    def resolve_completed_at(packet: Packet, info: Any) -> str | None:
+        return iso_ms(packet.completed_at)
+
+    @staticmethod
+    def resolve_archived_at(packet: Packet, info: Any) -> str | None:
+        return iso_ms(packet.archived_at)
+
+    @staticmethod
+    def resolve_created_at(packet: Packet, info: Any) -> str | None:
+        return iso_ms(packet.created_at)
+
+    @staticmethod
+    def resolve_updated_at(packet: Packet, info: Any) -> str | None:
+        return iso_ms(packet.updated_at)
+
+    @staticmethod
+    def resolve_document_group(packet: Packet, info: Any) -> DocumentGroup:
+        return packet.document_group
+
+
+class EtchFileInput(graphene.InputObjectType):
+    """One file of a packet: a template reference, an uploaded PDF, HTML or Markdown."""
+
+    class Meta:
+        name = "EtchFile"
+
+    id = graphene.String(required=True)
+    title = graphene.String()
+    filename = graphene.String()
+    cast_eid = graphene.String()
+    file = Upload()
+    base64_file = Upload(name="base64File")
+    fields = graphene.List(JSON)
+    font_size = graphene.Int()
+    text_color = graphene.String()
+    markup = JSON()
+
+
+def _file_arguments(files: list[Any] | None) -> list[dict[str, Any]]:
+    """The input objects back in their wire form, which esign.inputs reads."""
+    wire = {
+        "cast_eid": "castEid",
+        "base64_file": "base64File",
+        "font_size": "fontSize",
+        "text_color": "textColor",
+    }
+    return [
+        {wire.get(key, key): value for key, value in dict(item).items() if value is not None}
+        for item in files or []
+    ]
+
+
+class Query(graphene.ObjectType):
+    etch_packet = graphene.Field(EtchPacketType, eid=graphene.String(required=True))
+
+    @staticmethod
+    def resolve_etch_packet(root: Any, info: Any, eid: str) -> Packet:
+        return services.packet_get(organization=_identity(info).organization, eid=eid)
+
+
+class CreateEtchPacket(graphene.Mutation):
+    class Arguments:
+        name = graphene.String()
+        organization_eid = graphene.String()
+        files = graphene.List(graphene.NonNull(EtchFileInput))
+        is_draft = graphene.Boolean()
+        is_test = graphene.Boolean()
+        signature_email_subject = graphene.String()
+        signature_email_body = graphene.String()
+        signature_provider = graphene.String()
+        signature_page_options = JSON()
+        signers = graphene.List(graphene.NonNull(JSON))
+        data = JSON()
+        webhook_url = graphene.String(name="webhookURL")
+        reply_to_name = graphene.String()
+        reply_to_email = graphene.String()
+        enable_emails = JSON()
+        create_cast_templates_from_uploads = graphene.Boolean()
+        duplicate_casts = graphene.Boolean()
+        merge_pdfs = graphene.Boolean(name="mergePDFs")
+        allow_updates = graphene.Boolean()
+
+    Output = EtchPacketType
+
+    @staticmethod
+    def mutate(root: Any, info: Any, **arguments: Any) -> Packet:
+        identity = _identity(info)
+        organization_eid = arguments.get("organization_eid")
+        if organization_eid and organization_eid != identity.organization.eid:
+            from core.errors import NotFound
+
+            raise NotFound(f"No organization with eid '{organization_eid}'.")
+        wire = {
+            "name": arguments.get("name"),
+            "files": _file_arguments(arguments.get("files")),
+            "signers": arguments.get("signers") or [],
+            "data": arguments.get("data"),
+            "isDraft": arguments.get("is_draft"),
+            "isTest": arguments.get("is_test"),
+            "allowUpdates": arguments.get("allow_updates"),
+            "mergePDFs": arguments.get("merge_pdfs"),
+            "webhookURL": arguments.get("webhook_url"),
+            "signatureEmailSubject": arguments.get("signature_email_subject"),
+            "signatureEmailBody": arguments.get("signature_email_body"),
+            "replyToName": arguments.get("reply_to_name"),
+            "replyToEmail": arguments.get("reply_to_email"),
+        }
+        packet_input = parse_packet_input(wire)
+        return services.packet_create(identity=identity, packet_input=packet_input)
+
+
+class SendEtchPacket(graphene.Mutation):
+    class Arguments:
+        eid = graphene.String(required=True)
+
+    Output = EtchPacketType
+
+    @staticmethod
+    def mutate(root: Any, info: Any, eid: str) -> Packet:
+        packet = services.packet_get(organization=_identity(info).organization, eid=eid)
+        return services.packet_send(packet=packet)
+
+
+class Mutation(graphene.ObjectType):
+    create_etch_packet = CreateEtchPacket.Field()
+    send_etch_packet = SendEtchPacket.Field()
+    generate_etch_sign_url = graphene.String(
+        name="generateEtchSignURL",
+        signer_eid=graphene.String(required=True),
+        client_user_id=graphene.String(required=True),
+    )
+    expire_signer_tokens = graphene.Boolean(signer_eid=graphene.String(required=True))
+    void_document_group = graphene.Field(EtchPacketType, eid=graphene.String(required=True))
+    remove_etch_packet = graphene.Boolean(eid=graphene.String(required=True))
+
+    @staticmethod
+    def resolve_generate_etch_sign_url(
+        root: Any, info: Any, signer_eid: str, client_user_id: str
+    ) -> str:
+        return services.sign_url_generate(
+            identity=_identity(info), signer_eid=signer_eid, client_user_id=client_user_id
+        )
+
+    @staticmethod
+    def resolve_expire_signer_tokens(root: Any, info: Any, signer_eid: str) -> bool:
+        services.signer_tokens_expire(identity=_identity(info), signer_eid=signer_eid)
+        return True
+
+    @staticmethod
+    def resolve_void_document_group(root: Any, info: Any, eid: str) -> Packet:
+        return services.packet_void(identity=_identity(info), group_eid=eid)
+
+    @staticmethod
+    def resolve_remove_etch_packet(root: Any, info: Any, eid: str) -> bool:
+        return services.packet_remove(identity=_identity(info), eid=eid)

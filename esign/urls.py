@@ -1,0 +1,22 @@
+"""Routes of e-signature: the signer's pages (token in the link) and the documents' download."""
+
+from django.urls import path
+
+from esign import views
+from esign.api import DocumentGroupZipApi
+
+urlpatterns = [
+    path("api/etch/verify/<str:signer_eid>", views.signing_page, name="esign-verify"),
+    path(
+        "api/etch/sign/<str:signer_eid>/documents/<str:alias_id>.pdf",
+        views.signing_document,
+        name="esign-document",
+    ),
+    path("api/etch/sign/<str:signer_eid>/complete", views.signing_complete, name="esign-complete"),
+    path("api/etch/sign/<str:signer_eid>/decline", views.signing_decline, name="esign-decline"),
+    path(
+        "api/document-group/<str:group_eid>.zip",
+        DocumentGroupZipApi.as_view(),
+        name="esign-download-zip",
+    ),
+]

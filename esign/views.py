@@ -1,0 +1,246 @@
+"""The signer's side: the signing page, its documents, finishing and declining.
+
+A signing link carries its token in the query string; the page sends it back with every
+request (header ``X-Signing-Token``), so no cookie is needed, which matters inside an iframe
+where third-party cookies are blocked. Every response of these views carries a
+Content-Security-Policy ``frame-ancestors`` built from the organization's embedding origins.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.embedding import embed_origins
+from core.errors import Conflict, ValidationFailed
+from esign import services
+from esign.models import Signer
+from esign.services import Adoption, Client, SigningOutcome, SigningRefused
+
+MAX_SIGNATURE_PNG = 512 * 1024
+TOKEN_HEADER = "HTTP_X_SIGNING_TOKEN"  # noqa: S105 - a header name, not a secret
+
+
+def _client(request: HttpRequest) -> Client:
+    return Client(
+        ip=request.META.get("REMOTE_ADDR"), user_agent=request.META.get("HTTP_USER_AGENT", "")
+    )
+
+
+def _framed(response: HttpResponse, origins: list[str]) -> HttpResponse:
+    """Only the organization's embedding origins (and the service itself) may frame the page."""
+    ancestors = " ".join(["'self'", *origins])
+    response["Content-Security-Policy"] = f"frame-ancestors {ancestors}"
+    response.headers.pop("X-Frame-Options", None)
+    response["Cache-Control"] = "no-store"
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+def completion_keys(outcome: SigningOutcome, *, action: str = "signerComplete") -> dict[str, Any]:
+    """The keys posted to the parent frame and appended to the redirect URL."""
+    packet = outcome.packet
+    group = packet.document_group
+    return {
+        "action": action,
+        "signerEid": outcome.signer.eid,
+        "signerStatus": outcome.signer.status,
+        "nextSignerEid": outcome.next_signer.eid if outcome.next_signer else None,
+        "documentGroupEid": group.eid,
+        # The group's status follows the packet's (both change in the same transaction).
+        "documentGroupStatus": packet.status,
+        "etchPacketEid": packet.eid,
+    }
+
+
+def with_query(url: str, keys: dict[str, Any]) -> str:
+    parts = urlsplit(url)
+    extra = urlencode({k: v for k, v in keys.items() if v is not None})
+    query = f"{parts.query}&{extra}" if parts.query else extra
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
+
+
+@xframe_options_exempt
+def _error_page(request: HttpRequest, refused: SigningRefused) -> HttpResponse:
+    signer = refused.signer
+    origins = embed_origins(signer.packet.organization) if signer else []
+    message = {
+        "action": "signerError",
+        "errorType": refused.error_type,
+        "error": refused.error_type,
+        "message": str(refused),
+        "signerEid": signer.eid if signer else request.resolver_match.kwargs.get("signer_eid"),
+    }
+    response = render(
+        request,
+        "esign/error.html",
+        {"message": str(refused), "event": message, "origins": origins},
+        status=410 if refused.error_type == "tokenExpired" else 403,
+    )
+    return _framed(response, origins)
+
+
+def _signer_for(request: HttpRequest, signer_eid: str, token: str) -> Signer:
+    return services.signer_from_token(signer_eid=signer_eid, token=token)
+
+
+@xframe_options_exempt  # framing is governed by the CSP frame-ancestors of _framed
+@require_GET
+def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
+    token = request.GET.get("token", "")
+    try:
+        signer = _signer_for(request, signer_eid, token)
+    except SigningRefused as refused:
+        return _error_page(request, refused)
+    packet = signer.packet
+    origins = embed_origins(packet.organization)
+    services.signer_viewed(signer=signer, client=_client(request))
+    documents = [
+        {
+            "id": document.alias_id,
+            "title": document.title or document.filename,
+            "pages": document.page_count,
+            "url": reverse("esign-document", args=[signer.eid, document.alias_id]),
+        }
+        for document in packet.documents.all()
+    ]
+    waiting_for = [
+        other.name
+        for other in packet.signers.all()
+        if other.routing_order < signer.routing_order
+        and other.status not in services.FINISHED_SIGNER
+    ]
+    config = {
+        "signerEid": signer.eid,
+        "signerName": signer.name,
+        "signerStatus": signer.status,
+        "packetStatus": packet.status,
+        "signatureMode": signer.signature_mode,
+        "acceptEachField": signer.accept_each_field,
+        "canSign": services.is_signers_turn(signer),
+        "waitingFor": waiting_for,
+        "documents": documents,
+        "fields": services.signer_fields(signer),
+        "completeUrl": reverse("esign-complete", args=[signer.eid]),
+        "declineUrl": reverse("esign-decline", args=[signer.eid]),
+        "redirectUrl": signer.redirect_url,
+        "origins": origins,
+        "withinIframe": request.GET.get("withinIframe") == "true",
+        "isTest": packet.is_test,
+        "publicBaseUrl": settings.PUBLIC_BASE_URL,
+    }
+    response = render(
+        request,
+        "esign/sign.html",
+        {"signer": signer, "packet": packet, "config": config, "token": token},
+    )
+    return _framed(response, origins)
+
+
+@require_GET
+def signing_document(request: HttpRequest, signer_eid: str, alias_id: str) -> HttpResponse:
+    token = request.META.get(TOKEN_HEADER) or request.GET.get("token", "")
+    try:
+        signer = _signer_for(request, signer_eid, token)
+    except SigningRefused as refused:
+        return JsonResponse({"errorType": refused.error_type, "message": str(refused)}, status=403)
+    document = signer.packet.documents.filter(alias_id=alias_id).first()
+    if document is None:
+        return JsonResponse({"errorType": "notFound", "message": "No such document."}, status=404)
+    response = HttpResponse(services.document_pdf(document), content_type="application/pdf")
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _json_body(request: HttpRequest) -> dict[str, Any]:
+    try:
+        body = json.loads(request.body or b"{}")
+    except ValueError:
+        raise ValidationFailed.single("", "The body must be JSON.") from None
+    if not isinstance(body, dict):
+        raise ValidationFailed.single("", "The body must be a JSON object.")
+    return body
+
+
+def _adoption(body: dict[str, Any]) -> Adoption:
+    signature = body.get("signature") or {}
+    if not isinstance(signature, dict):
+        raise ValidationFailed.single("signature", "Must be {drawn} or {typed}.")
+    drawn = signature.get("drawn")
+    png = None
+    if isinstance(drawn, str) and drawn:
+        prefix = "data:image/png;base64,"
+        if not drawn.startswith(prefix):
+            raise ValidationFailed.single("signature.drawn", "Must be a PNG data URL.")
+        try:
+            png = base64.b64decode(drawn[len(prefix) :], validate=True)
+        except (binascii.Error, ValueError):
+            raise ValidationFailed.single("signature.drawn", "Not valid base64.") from None
+        if len(png) > MAX_SIGNATURE_PNG or not png.startswith(b"\x89PNG\r\n\x1a\n"):
+            raise ValidationFailed.single("signature.drawn", "Must be a PNG under 512 KB.")
+    typed = signature.get("typed")
+    initials = body.get("initials")
+    return Adoption(
+        drawn_png=png,
+        typed=typed.strip()[:255] if isinstance(typed, str) else "",
+        initials=initials.strip()[:32] if isinstance(initials, str) else "",
+    )
+
+
+def _problem_response(error: ValidationFailed | Conflict) -> JsonResponse:
+    return JsonResponse(error.as_wire(), status=error.status)
+
+
+@csrf_exempt  # authenticated by the signing token in a header, never by a cookie
+@require_POST
+def signing_complete(request: HttpRequest, signer_eid: str) -> HttpResponse:
+    try:
+        signer = _signer_for(request, signer_eid, request.META.get(TOKEN_HEADER, ""))
+    except SigningRefused as refused:
+        return JsonResponse({"errorType": refused.error_type, "message": str(refused)}, status=403)
+    try:
+        body = _json_body(request)
+        values = body.get("values") or {}
+        if not isinstance(values, dict):
+            raise ValidationFailed.single("values", "Must be an object.")
+        outcome = services.signer_complete(
+            signer=signer, adoption=_adoption(body), values=values, client=_client(request)
+        )
+    except (ValidationFailed, Conflict) as error:
+        return _problem_response(error)
+    keys = completion_keys(outcome)
+    redirect = with_query(signer.redirect_url, keys) if signer.redirect_url else None
+    return JsonResponse({"event": keys, "redirectURL": redirect})
+
+
+@csrf_exempt  # authenticated by the signing token in a header, never by a cookie
+@require_POST
+def signing_decline(request: HttpRequest, signer_eid: str) -> HttpResponse:
+    try:
+        signer = _signer_for(request, signer_eid, request.META.get(TOKEN_HEADER, ""))
+    except SigningRefused as refused:
+        return JsonResponse({"errorType": refused.error_type, "message": str(refused)}, status=403)
+    try:
+        body = _json_body(request)
+        reason = body.get("reason")
+        outcome = services.signer_decline(
+            signer=signer,
+            reason=reason if isinstance(reason, str) else "",
+            client=_client(request),
+        )
+    except (ValidationFailed, Conflict) as error:
+        return _problem_response(error)
+    keys = completion_keys(outcome, action="signerDecline")
+    redirect = with_query(signer.redirect_url, keys) if signer.redirect_url else None
+    return JsonResponse({"event": keys, "redirectURL": redirect})
