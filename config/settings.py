@@ -30,6 +30,11 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # The public origin of this service: links it hands out (signing URLs, downloads) start with it.
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000").rstrip("/")
 
+# Email (signing requests to email signers): printed to the console unless EMAIL_URL names an
+# SMTP server, e.g. smtp+tls://user:password@smtp.example.com:587.
+vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Document automation <noreply@localhost>")
+
 DATA_DIR = Path(env.str("DATA_DIR", default=str(BASE_DIR / "data")))
 DATA_DIR.mkdir(parents=True, exist_ok=True)
 
