@@ -1,0 +1,119 @@
+"""The settings page in a real browser (headless Chromium through Playwright, against the live
+server): an owner logs in, creates a production key, the key works on the API, the owner revokes
+it, and the API refuses it. Screenshots, desktop and phone, go to test-artifacts/."""
+
+from __future__ import annotations
+
+import base64
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+
+from accounts.models import ApiKey, Organization, User
+from tests.templates_app.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PASSWORD = "pw-settings-123456789"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the test's ORM calls are sync.
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+def call_api(base_url: str, raw_key: str) -> int:
+    """POST a currentUser query with the key; the HTTP status."""
+    request = urllib.request.Request(
+        base_url + "/graphql",
+        data=json.dumps({"query": "{ currentUser { eid organizations { slug } } }"}).encode(),
+        headers={
+            "Content-Type": "application/json",
+            "Authorization": "Basic " + base64.b64encode(f"{raw_key}:".encode()).decode(),
+        },
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            body = json.loads(response.read())
+            assert body["data"]["currentUser"]["organizations"] == [{"slug": "acme"}]
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_an_owner_creates_a_key_uses_it_and_revokes_it(
+    browser, live_server, organization: Organization, owner: User
+) -> None:
+    owner.set_password(PASSWORD)
+    owner.save()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on(
+        "console",
+        lambda msg: (
+            msg.type == "error"
+            and not msg.location.get("url", "").endswith("/favicon.ico")
+            and errors.append(f"{msg.text} {msg.location.get('url')}")
+        ),
+    )
+    page.set_default_timeout(15_000)
+
+    page.goto(f"{live_server.url}/settings/")
+    page.wait_for_url("**/accounts/login/?next=/settings/")
+    page.get_by_label("User name").fill("olivia")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{live_server.url}/settings/acme/")
+
+    page.get_by_label("Name (what it is for").fill("browser key")
+    page.get_by_label("Production").check()
+    page.get_by_role("button", name="Create key", exact=True).click()
+    new_key = page.locator("#new-key-value")
+    new_key.wait_for()
+    raw_key = new_key.input_value()
+    assert raw_key.startswith("prod_")
+    assert page.evaluate("document.activeElement.id") == "new-key-value"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "settings-new-key.png"), full_page=True)
+
+    assert call_api(live_server.url, raw_key) == 200
+
+    key = ApiKey.objects.get(name="browser key")
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.goto(f"{live_server.url}/settings/acme/")
+    assert raw_key not in page.content()  # shown once only
+    row = page.locator(f"tr[data-key='{key.eid}']")
+    row.get_by_role("button", name="Revoke").click()
+    page.wait_for_selector(f"tr[data-key='{key.eid}'] .badge.revoked")
+    assert "revoked: it no longer works" in page.locator(".messages").inner_text()
+
+    assert call_api(live_server.url, raw_key) == 401
+    key.refresh_from_db()
+    assert key.revoked_at is not None
+
+    # The same page on a phone: no horizontal scrolling of the page itself.
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    phone.add_cookies(context.cookies())
+    mobile = phone.new_page()
+    mobile.goto(f"{live_server.url}/settings/acme/")
+    overflow = mobile.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    mobile.screenshot(path=str(ARTIFACTS / "settings-phone.png"), full_page=True)
+    phone.close()
+    context.close()
+    assert overflow <= 0
+    assert errors == []
