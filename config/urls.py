@@ -1,10 +1,16 @@
-"""Root URLs: the REST API under /api, GraphQL at /graphql and /, the admin, health."""
+"""Root URLs: the REST API under /api and its reference, GraphQL at /graphql and / (a browser
+gets GraphiQL and the start page there), the admin, health."""
 
 from django.contrib import admin
 from django.urls import include, path, re_path
+from django.views.generic import RedirectView
+from drf_spectacular.views import SpectacularSwaggerView
 
 from config.schema import schema
+from core.graphql.explorer import graphiql_page, schema_sdl_view
 from core.graphql.views import GraphQLApi
+from core.openapi import OpenApiDocumentApi
+from core.pages import page_or_api, start_page
 from core.views import healthz, not_found
 
 graphql_view = GraphQLApi.as_view(schema=schema)
@@ -17,9 +23,19 @@ urlpatterns = [
     path("settings/", include("webhooks.urls")),
     path("api/v1/", include("fill.urls")),
     path("api/v1/", include("generate.urls")),
+    # The API reference, before the catch-all below: the OpenAPI document and Swagger UI.
+    path("api/openapi.json", OpenApiDocumentApi.as_view(), name="openapi-schema"),
+    path("api/docs", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="api-docs"),
+    path("api/docs/", RedirectView.as_view(pattern_name="api-docs")),
     path("", include("esign.urls")),
-    path("graphql", graphql_view, name="graphql"),
-    path("", graphql_view, name="graphql-root"),
+    path("graphql/schema.graphql", schema_sdl_view(schema), name="graphql-sdl"),
+    # Clients POST to both; a browser's GET gets GraphiQL (members) and the start page.
+    path(
+        "graphql",
+        page_or_api(page=graphiql_page, api=graphql_view, browsers_only=True),
+        name="graphql",
+    ),
+    path("", page_or_api(page=start_page, api=graphql_view), name="graphql-root"),
     # Unknown API paths answer in the wire shape even when DEBUG shows HTML pages elsewhere.
     re_path(r"^api/", not_found),
 ]

@@ -18,8 +18,10 @@ from typing import Any
 
 from django.conf import settings
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.renderers import OpenApiJsonRenderer2
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.views import SpectacularJSONAPIView
 
 from core.errors import (
     AuthorizationError,
@@ -339,3 +341,16 @@ def rest_endpoints_only(endpoints: list[tuple[Any, ...]]) -> list[tuple[Any, ...
         for endpoint in endpoints
         if not issubclass(getattr(endpoint[3], "cls", object), GraphQLApi)
     ]
+
+
+class OpenApiDocumentApi(SpectacularJSONAPIView):
+    """The document at /api/openapi.json, as ``application/json`` (browsers show it; the first
+    renderer is the one JsonOnlyNegotiation picks)."""
+
+    renderer_classes = [OpenApiJsonRenderer2]
+
+    @extend_schema(exclude=True)
+    def get(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+        response = super().get(request, *args, **kwargs)
+        response["Content-Disposition"] = 'inline; filename="openapi.json"'
+        return response
