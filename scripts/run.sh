@@ -29,7 +29,7 @@ else
 fi
 cat <<INFO
 
-Service: $base
+Service: $base   (start page; API reference: $base/api/docs  GraphiQL: $base/graphql)
 Admin:   $base/admin/   $admin_login
 Demo development API key ($DEMO_API_KEY_RATE_LIMIT, $key_note):
   $DEMO_API_KEY
