@@ -1,0 +1,194 @@
+"""Webhook deliveries per second to a local receiver with 1 and 4 workers, and the delay from an
+event to its first delivery attempt.
+
+    python bench/webhooks.py [--events 300] [--trickle 40] [--interval 1.0] [--database-url URL]
+
+For each worker count: start that many ``manage.py db_worker --queue-name webhooks`` processes,
+then (1) a burst: emit ``--events`` events in one transaction and time until the receiver has
+them all (deliveries/s; the event-to-first-attempt delay here is mostly waiting in the queue),
+and (2) a trickle: emit ``--trickle`` events one by one, 0.1 s apart, to idle workers (the delay
+here is the worker's poll interval plus one claim; ``--interval`` is db_worker's, 1 s by default
+as in production). Loopback only: the receiver is an http.server on 127.0.0.1 answering 200 at
+once. A temporary SQLite database unless ``--database-url`` names an empty PostgreSQL database.
+Every phase has a deadline, so the run is bounded (a few minutes at most).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PHASE_DEADLINE_SECONDS = 120.0
+
+
+class Receiver:
+    def __init__(self) -> None:
+        self.count = 0
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with receiver.lock:
+                    receiver.count += 1
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def setup(database_url: str | None) -> Path:
+    data_dir = Path(tempfile.mkdtemp(prefix="bench-webhooks-"))
+    os.environ.update(
+        {
+            "DATA_DIR": str(data_dir),
+            "DATABASE_URL": database_url or f"sqlite:///{data_dir / 'bench.sqlite3'}",
+            "DEBUG": "false",
+            "SECRET_KEY": secrets.token_urlsafe(40),
+            "LOG_LEVEL": "WARNING",
+            "TASKS_BACKEND": "database",
+            "FETCH_ALLOW_NETWORKS": "127.0.0.0/8",
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+        }
+    )
+    sys.path.insert(0, str(ROOT))
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+    return data_dir
+
+
+def start_workers(count: int, interval: float, data_dir: Path) -> list[subprocess.Popen]:
+    workers = []
+    for n in range(count):
+        command = [sys.executable, "manage.py", "db_worker", "--queue-name", "webhooks"]
+        command += ["--no-reload", "--interval", str(interval), "--worker-id", f"bench-{n}"]
+        log = (data_dir / f"worker-{n}.log").open("w")
+        workers.append(
+            subprocess.Popen(command, cwd=ROOT, env=os.environ.copy(), stdout=log, stderr=log)
+        )
+    time.sleep(4)  # Django set up in each (the first attempt's delay should not include that)
+    return workers
+
+
+def stop_workers(workers: list[subprocess.Popen]) -> None:
+    for worker in workers:
+        worker.send_signal(signal.SIGTERM)
+    for worker in workers:
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+
+
+def wait_for(receiver: Receiver, total: int) -> bool:
+    deadline = time.monotonic() + PHASE_DEADLINE_SECONDS
+    while receiver.count < total:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def first_attempt_delays(event_ids: list[int]) -> list[float]:
+    from webhooks.models import WebhookAttempt
+
+    rows = WebhookAttempt.objects.filter(number=1, delivery__event_id__in=event_ids).values_list(
+        "started_at", "delivery__event__created_at"
+    )
+    return [(started - created).total_seconds() for started, created in rows]
+
+
+def describe(delays: list[float]) -> str:
+    if not delays:
+        return "no attempts"
+    ordered = sorted(delays)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return f"median {statistics.median(ordered) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=300)
+    parser.add_argument("--trickle", type=int, default=40)
+    parser.add_argument("--interval", type=float, default=1.0)
+    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--workers", default="1,4")
+    args = parser.parse_args()
+
+    data_dir = setup(args.database_url)
+    from django.db import connection, transaction
+
+    from accounts.services import organization_create
+    from webhooks.services import endpoint_url_set, event_emit
+
+    receiver = Receiver()
+    organization = organization_create(slug="bench", name="Bench")
+    endpoint_url_set(organization=organization, url=receiver.url)
+    print(
+        f"database: {connection.vendor}; receiver {receiver.url}; "
+        f"db_worker --interval {args.interval}"
+    )
+
+    for count in (int(n) for n in args.workers.split(",")):
+        workers = start_workers(count, args.interval, data_dir)
+        try:
+            # Burst: every event committed at once, then delivered as fast as the workers go.
+            receiver.count = 0
+            started = time.monotonic()
+            with transaction.atomic():
+                burst = [
+                    event_emit(
+                        organization=organization, action="signerUpdateStatus", data={"n": n}
+                    ).pk
+                    for n in range(args.events)
+                ]
+            complete = wait_for(receiver, args.events)
+            elapsed = time.monotonic() - started
+            rate = receiver.count / elapsed
+            note = "" if complete else f" (deadline hit: {receiver.count}/{args.events})"
+            print(
+                f"{count} worker(s): burst of {args.events}: {rate:.1f} deliveries/s "
+                f"({elapsed:.2f} s){note}; event to first attempt {describe(first_attempt_delays(burst))}"
+            )
+            # Trickle: idle workers, one event at a time.
+            receiver.count = 0
+            trickle = []
+            for n in range(args.trickle):
+                trickle.append(
+                    event_emit(organization=organization, action="webhookTest", data={"n": n}).pk
+                )
+                time.sleep(0.1)
+            wait_for(receiver, args.trickle)
+            print(
+                f"{count} worker(s): trickle of {args.trickle} (0.1 s apart): event to first "
+                f"attempt {describe(first_attempt_delays(trickle))}"
+            )
+        finally:
+            stop_workers(workers)
+    receiver.server.shutdown()
+
+
+if __name__ == "__main__":
+    main()
