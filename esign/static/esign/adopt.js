@@ -1,0 +1,134 @@
+// The "Adopt your signature" dialog: draw it (pointer, touch, pen) or type it (shown in the
+// handwriting font the stamped PDF uses), plus initials when the signer has initial fields.
+// open() resolves with the adoption, or null when the signer cancels.
+
+import { SignaturePad } from "./pad.js";
+
+export function initialsOf(name) {
+  return String(name || "")
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) => word[0].toUpperCase())
+    .join("")
+    .slice(0, 3);
+}
+
+export class AdoptDialog {
+  constructor(dialog, { signatureMode, name, needsInitials }) {
+    this.dialog = dialog;
+    this.name = name;
+    this.needsInitials = needsInitials;
+    this.canDraw = signatureMode !== "text";
+    this.resolve = null;
+    this.$ = (selector) => dialog.querySelector(selector);
+    this.pad = new SignaturePad(this.$("#sg-pad"));
+    this.typed = this.$("#sg-typed");
+    this.initials = this.$("#sg-initials");
+    this.error = this.$("#sg-adopt-error");
+
+    this.$("#sg-modes").hidden = !this.canDraw;
+    this.$("#sg-initials-row").hidden = !needsInitials;
+    if (needsInitials) {
+      this.$("#sg-legal").textContent =
+        "By selecting “Adopt and sign”, I agree that this signature and these initials are " +
+        "the electronic representation of my signature and initials, for every use on these " +
+        "documents.";
+    }
+    for (const radio of dialog.querySelectorAll("input[name=mode]")) {
+      radio.addEventListener("change", () => this.showMode(radio.value));
+    }
+    this.$("#sg-pad-clear").addEventListener("click", () => this.pad.clear());
+    this.pad.addEventListener("change", () => this.setError(""));
+    this.typed.addEventListener("input", () => this.preview());
+    this.initials.addEventListener("input", () => this.preview());
+    this.$("#sg-adopt-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.submit();
+    });
+    this.$("#sg-adopt-cancel").addEventListener("click", () => this.finish(null));
+    dialog.addEventListener("cancel", (event) => {
+      event.preventDefault();
+      this.finish(null);
+    });
+  }
+
+  mode() {
+    if (!this.canDraw) return "text";
+    return this.dialog.querySelector("input[name=mode]:checked")?.value || "draw";
+  }
+
+  showMode(mode) {
+    this.dialog.dataset.mode = mode;
+    this.$("#sg-draw-panel").hidden = mode !== "draw";
+    this.$("#sg-type-panel").hidden = mode !== "text";
+    this.setError("");
+  }
+
+  preview() {
+    this.$("#sg-typed-preview").textContent = this.typed.value.trim() || "\u00a0";
+    this.$("#sg-initials-preview").textContent = this.initials.value.trim();
+  }
+
+  setError(message) {
+    this.error.textContent = message;
+    this.error.hidden = !message;
+  }
+
+  open(current) {
+    const mode = current?.mode || (this.canDraw ? "draw" : "text");
+    for (const radio of this.dialog.querySelectorAll("input[name=mode]")) {
+      radio.checked = radio.value === mode;
+    }
+    this.typed.value = current?.typed || this.name;
+    this.initials.value = current?.initials || initialsOf(this.name);
+    this.showMode(mode);
+    this.preview();
+    this.opener = document.activeElement;
+    this.dialog.showModal();
+    // The first thing to do: choose the way to sign, or type the name.
+    const first = this.canDraw
+      ? this.dialog.querySelector("input[name=mode]:checked")
+      : this.typed;
+    first?.focus();
+    return new Promise((resolve) => {
+      this.resolve = resolve;
+    });
+  }
+
+  submit() {
+    const mode = this.mode();
+    const adoption = { mode, drawn: null, typed: "", initials: "" };
+    if (mode === "draw") {
+      if (this.pad.isEmpty()) {
+        this.setError("Draw your signature in the box first, or choose Type.");
+        return;
+      }
+      adoption.drawn = this.pad.toDataURL();
+    } else {
+      adoption.typed = this.typed.value.trim();
+      if (!adoption.typed) {
+        this.setError("Type your name to sign.");
+        this.typed.focus();
+        return;
+      }
+    }
+    if (this.needsInitials) {
+      adoption.initials = this.initials.value.trim();
+      if (!adoption.initials) {
+        this.setError("Type your initials.");
+        this.initials.focus();
+        return;
+      }
+    }
+    this.finish(adoption);
+  }
+
+  finish(result) {
+    this.setError("");
+    if (this.dialog.open) this.dialog.close();
+    if (this.opener && this.opener.isConnected) this.opener.focus();
+    const resolve = this.resolve;
+    this.resolve = null;
+    if (resolve) resolve(result);
+  }
+}

@@ -1,0 +1,692 @@
+// The signing page: the documents with the signer's fields over them, a guide that walks the
+// signer through the fields one by one, the adopted signature, declining, and finishing.
+//
+// Everything the page needs comes from the json_script "signing-config" and the data
+// attributes of #signing (the token, the pdf.js URLs): no inline script, no interpolated JS.
+// Requests carry the token in the X-Signing-Token header, never a cookie.
+
+import { h } from "../editor/dom.js";
+import { AdoptDialog } from "./adopt.js";
+import { DocumentsView, loadPdfjs } from "./documents.js";
+import { goTo, postToParent } from "./embed.js";
+
+const root = document.getElementById("signing");
+const config = JSON.parse(document.getElementById("signing-config").textContent);
+const token = root.dataset.token || "";
+const $ = (selector) => document.querySelector(selector);
+
+const TYPE_LABELS = {
+  signature: "Signature",
+  initial: "Initials",
+  signatureDate: "Date signed",
+  shortText: "Text",
+  longText: "Text",
+  text: "Text",
+  fullName: "Full name",
+  email: "Email",
+  date: "Date",
+  checkbox: "Checkbox",
+};
+const PLACEHOLDERS = {
+  signature: "Sign here",
+  initial: "Initial",
+  checkbox: "",
+};
+const STAMPED = new Set(["signature", "initial"]);
+
+const keyOf = (field) => `${field.fileId}/${field.fieldId}`;
+const labelOf = (field) => TYPE_LABELS[field.type] || "Text";
+const today = () => new Date().toISOString().slice(0, 10); // the server stamps the UTC date
+const prefersReducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+// Reading order: document, page, then top to bottom and left to right as the page shows.
+function sortFields(fields, documents) {
+  const order = new Map(documents.map((doc, index) => [doc.id, index]));
+  return [...fields].sort(
+    (a, b) =>
+      (order.get(a.fileId) ?? 0) - (order.get(b.fileId) ?? 0) ||
+      a.page - b.page ||
+      Math.round(b.rect.y + b.rect.height) - Math.round(a.rect.y + a.rect.height) ||
+      a.rect.x - b.rect.x,
+  );
+}
+
+const state = {
+  fields: sortFields(config.fields || [], config.documents || []),
+  current: 0,
+  values: {},
+  accepted: new Set(),
+  adoption: null, // {mode: "draw"|"text", drawn, typed, initials}
+  errors: new Map(), // field key -> message from the server or the guide
+  busy: false,
+  controlKey: null,
+  boxes: new Map(), // field key -> its box over the page
+};
+for (const field of state.fields) {
+  if (field.type === "fullName") state.values[keyOf(field)] = config.signerName;
+  if (field.type === "checkbox") state.values[keyOf(field)] = false;
+}
+const documentTitles = new Map((config.documents || []).map((doc) => [doc.id, doc.title]));
+
+// --- what is done ---------------------------------------------------------------------------
+function isFilled(field) {
+  const adoption = state.adoption;
+  switch (field.type) {
+    case "signature":
+      return Boolean(adoption && (adoption.drawn || adoption.typed));
+    case "initial":
+      return Boolean(adoption && adoption.initials);
+    case "signatureDate":
+    case "checkbox":
+      return true;
+    default:
+      return String(state.values[keyOf(field)] ?? "").trim() !== "";
+  }
+}
+
+function isDone(field) {
+  return isFilled(field) && (!config.acceptEachField || state.accepted.has(keyOf(field)));
+}
+
+function doneCount() {
+  return state.fields.filter(isDone).length;
+}
+
+// --- the boxes over the pages ---------------------------------------------------------------
+function boxContent(field) {
+  const key = keyOf(field);
+  const adoption = state.adoption;
+  if (field.type === "signature" && isFilled(field)) {
+    return adoption.drawn
+      ? h("img", { class: "sg-ink", src: adoption.drawn, alt: "" })
+      : h("span", { class: "sg-hand" }, adoption.typed);
+  }
+  if (field.type === "initial" && isFilled(field)) {
+    return h("span", { class: "sg-hand" }, adoption.initials);
+  }
+  if (field.type === "signatureDate") return h("span", { class: "sg-value" }, today());
+  if (field.type === "checkbox") {
+    return state.values[key] ? h("span", { class: "sg-check" }, "\u2713") : null;
+  }
+  const value = String(state.values[key] ?? "");
+  if (!STAMPED.has(field.type) && value.trim()) return h("span", { class: "sg-value" }, value);
+  return h("span", { class: "sg-placeholder" }, PLACEHOLDERS[field.type] ?? labelOf(field));
+}
+
+function renderBox(field, index) {
+  const key = keyOf(field);
+  const el = state.boxes.get(key);
+  if (!el) return;
+  const done = isDone(field);
+  el.className = [
+    "sg-field",
+    `sg-type-${field.type}`,
+    index === state.current && "is-current",
+    done && "is-done",
+    state.errors.has(key) && "is-error",
+  ]
+    .filter(Boolean)
+    .join(" ");
+  el.setAttribute(
+    "aria-label",
+    `${labelOf(field)}, field ${index + 1} of ${state.fields.length}, ` +
+      (done ? "completed" : "to do"),
+  );
+  el.replaceChildren(...[boxContent(field)].filter(Boolean));
+}
+
+function renderBoxes() {
+  state.fields.forEach((field, index) => renderBox(field, index));
+}
+
+// --- the guide ------------------------------------------------------------------------------
+function where(field) {
+  const title = documentTitles.get(field.fileId) || field.fileId;
+  return `page ${field.page + 1} of “${title}”`;
+}
+
+function controlFor(field) {
+  const key = keyOf(field);
+  const head = h(
+    "p",
+    { class: "sg-control-label" },
+    h("strong", {}, labelOf(field)),
+    h("span", { class: "sg-where" }, ` on ${where(field)}`),
+  );
+  if (STAMPED.has(field.type)) {
+    const noun = field.type === "signature" ? "signature" : "initials";
+    if (!isFilled(field)) {
+      return [
+        head,
+        h(
+          "p",
+          { class: "sg-control-help" },
+          `Adopt your ${noun} once; it goes in each of your ${noun} fields.`,
+        ),
+        h(
+          "button",
+          { type: "button", class: "sg-btn sg-btn-primary", id: "sg-adopt-open", onclick: adopt },
+          field.type === "signature" ? "Adopt signature" : "Adopt initials",
+        ),
+      ];
+    }
+    const adoption = state.adoption;
+    const preview =
+      field.type === "signature" && adoption.drawn
+        ? h("img", { class: "sg-preview-ink", src: adoption.drawn, alt: "Your drawn signature" })
+        : h(
+            "span",
+            { class: "sg-preview-hand" },
+            field.type === "signature" ? adoption.typed : adoption.initials,
+          );
+    return [
+      head,
+      h(
+        "div",
+        { class: "sg-adopted" },
+        preview,
+        h(
+          "button",
+          { type: "button", class: "sg-btn sg-btn-small", id: "sg-adopt-open", onclick: adopt },
+          "Change",
+        ),
+      ),
+    ];
+  }
+  if (field.type === "signatureDate") {
+    return [
+      head,
+      h("p", { class: "sg-control-help" }, `Filled in with the date you finish: ${today()}.`),
+    ];
+  }
+  if (field.type === "checkbox") {
+    const box = h("input", {
+      type: "checkbox",
+      id: "sg-value",
+      checked: Boolean(state.values[key]),
+      onchange: (event) => setValue(field, event.target.checked),
+    });
+    return [head, h("label", { class: "sg-check-label" }, box, " Check this box (optional)")];
+  }
+  const multiline = field.type === "longText";
+  const input = h(multiline ? "textarea" : "input", {
+    id: "sg-value",
+    class: "sg-input",
+    maxlength: "1000",
+    rows: multiline ? "3" : null,
+    type: multiline ? null : { email: "email", date: "date" }[field.type] || "text",
+    autocomplete: { fullName: "name", email: "email" }[field.type] || "off",
+    required: true,
+    "aria-describedby": "sg-field-error",
+    oninput: (event) => setValue(field, event.target.value),
+    onkeydown: (event) => {
+      if (event.key === "Enter" && !multiline) {
+        event.preventDefault();
+        if (config.acceptEachField) accept();
+        else next();
+      }
+    },
+  });
+  input.value = String(state.values[key] ?? "");
+  const label = h(
+    "label",
+    { class: "sg-label", for: "sg-value" },
+    `Your ${labelOf(field).toLowerCase()}`,
+  );
+  return [head, label, input];
+}
+
+function renderGuide({ rebuild = false } = {}) {
+  const total = state.fields.length;
+  const field = state.fields[state.current];
+  const done = doneCount();
+  $("#sg-progress").textContent = total ? `Field ${state.current + 1} of ${total}` : "No fields";
+  $("#sg-count").textContent =
+    done === total
+      ? `All ${total} fields completed. Select Finish to sign.`
+      : `${done} of ${total} completed`;
+  $("#sg-bar").max = Math.max(1, total);
+  $("#sg-bar").value = done;
+  $("#sg-prev").disabled = state.busy || state.current === 0;
+  $("#sg-next").disabled = state.busy || state.current >= total - 1;
+  const accept = $("#sg-accept");
+  const needsAccept =
+    field &&
+    config.acceptEachField &&
+    !state.accepted.has(keyOf(field)) &&
+    !(STAMPED.has(field.type) && !isFilled(field));
+  accept.hidden = !needsAccept;
+  accept.disabled = state.busy;
+  if (field && (rebuild || state.controlKey !== keyOf(field))) {
+    state.controlKey = keyOf(field);
+    $("#sg-control").replaceChildren(...controlFor(field));
+  }
+  const error = field ? state.errors.get(keyOf(field)) : null;
+  $("#sg-field-error").textContent = error || "";
+  $("#sg-field-error").hidden = !error;
+  $("#sg-finish").classList.toggle("is-ready", total > 0 && done === total);
+}
+
+function announce(text) {
+  const live = $("#sg-live");
+  live.textContent = "";
+  // A new text node after a tick is announced even when the text repeats.
+  setTimeout(() => {
+    live.textContent = text;
+  }, 30);
+}
+
+function focusControl() {
+  const accept = $("#sg-accept");
+  const target = $("#sg-value") || $("#sg-adopt-open") || (!accept.hidden && accept);
+  (target || $("#sg-next")).focus({ preventScroll: true });
+}
+
+function select(index, { focus = false, announceIt = true } = {}) {
+  if (!state.fields.length) return;
+  state.current = Math.max(0, Math.min(state.fields.length - 1, index));
+  const field = state.fields[state.current];
+  renderBoxes();
+  renderGuide();
+  const box = state.boxes.get(keyOf(field));
+  box?.scrollIntoView({
+    block: "center",
+    inline: "nearest",
+    behavior: prefersReducedMotion() ? "auto" : "smooth",
+  });
+  if (announceIt) {
+    const position = `Field ${state.current + 1} of ${state.fields.length}`;
+    announce(`${position}: ${labelOf(field)} on ${where(field)}.`);
+  }
+  if (focus) focusControl();
+}
+
+function nextIncomplete(after) {
+  const total = state.fields.length;
+  for (let step = 1; step <= total; step += 1) {
+    const index = (after + step) % total;
+    if (!isDone(state.fields[index])) return index;
+  }
+  return -1;
+}
+
+// After a field is done: the next one still to do, or Finish when there is none.
+function advance() {
+  const index = nextIncomplete(state.current);
+  if (index >= 0) {
+    select(index, { focus: true });
+    return;
+  }
+  renderBoxes();
+  renderGuide({ rebuild: true });
+  announce(`All ${state.fields.length} fields are completed. Select Finish to sign.`);
+  $("#sg-finish").focus();
+}
+
+function next() {
+  if (state.current < state.fields.length - 1) select(state.current + 1, { focus: true });
+}
+
+function previous() {
+  if (state.current > 0) select(state.current - 1, { focus: true });
+}
+
+function setValue(field, value) {
+  const key = keyOf(field);
+  state.values[key] = value;
+  state.errors.delete(key);
+  renderBoxes();
+  renderGuide();
+}
+
+function accept() {
+  const field = state.fields[state.current];
+  if (!field) return;
+  if (!isFilled(field)) {
+    state.errors.set(keyOf(field), "Fill in this field first.");
+    renderBoxes();
+    renderGuide();
+    focusControl();
+    return;
+  }
+  state.accepted.add(keyOf(field));
+  state.errors.delete(keyOf(field));
+  advance();
+}
+
+let adoptDialog = null;
+
+async function adopt() {
+  const field = state.fields[state.current];
+  const adoption = await adoptDialog.open(state.adoption);
+  if (!adoption) return;
+  state.adoption = adoption;
+  for (const each of state.fields) {
+    if (STAMPED.has(each.type)) state.errors.delete(keyOf(each));
+  }
+  // Adopting in a signature or initials field signs that field; with acceptEachField the
+  // other ones still wait for their own click.
+  if (field && STAMPED.has(field.type)) state.accepted.add(keyOf(field));
+  renderBoxes();
+  renderGuide({ rebuild: true });
+  if (field && isDone(field)) advance();
+  else focusControl();
+}
+
+// --- finishing and declining ----------------------------------------------------------------
+function setBusy(busy, label = null) {
+  state.busy = busy;
+  const finish = $("#sg-finish");
+  finish.disabled = busy;
+  finish.textContent = busy && label ? label : "Finish";
+  finish.setAttribute("aria-busy", busy ? "true" : "false");
+  $("#sg-decline-open").disabled = busy;
+  renderGuide();
+}
+
+function notice(text, tone = "error") {
+  const el = $("#sg-notice");
+  el.textContent = text;
+  el.dataset.tone = tone;
+  el.hidden = !text;
+}
+
+function showResult(stateName, title, text) {
+  root.dataset.state = stateName;
+  for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close();
+  notice("");
+  $("#sg-result-title").textContent = title;
+  $("#sg-result-text").textContent = text;
+  $("#sg-result").hidden = false;
+  $("#sg-result").focus();
+}
+
+async function post(url, body) {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Signing-Token": token },
+    body: JSON.stringify(body),
+    credentials: "omit",
+    cache: "no-store",
+  });
+  let data = {};
+  try {
+    data = await response.json();
+  } catch {
+    data = {};
+  }
+  return { response, data };
+}
+
+// The link stopped working while the page was open (expired, revoked, cancelled).
+function linkRefused(data) {
+  const event = {
+    action: "signerError",
+    errorType: data.errorType || "tokenInvalid",
+    error: data.errorType || "tokenInvalid",
+    message: data.message || "This signing link cannot be used.",
+    signerEid: config.signerEid,
+  };
+  postToParent(event, { origins: config.origins, base: config.publicBaseUrl });
+  showResult("error", "This signing link cannot be used", event.message);
+}
+
+function finished(data, { stateName, title, text }) {
+  if (data.event) postToParent(data.event, { origins: config.origins, base: config.publicBaseUrl });
+  if (data.redirectURL) {
+    showResult(stateName, title, "Taking you back…");
+    goTo(data.redirectURL);
+    return;
+  }
+  showResult(stateName, title, text);
+}
+
+function signatureBody() {
+  const values = {};
+  for (const field of state.fields) {
+    if (STAMPED.has(field.type) || field.type === "signatureDate") continue;
+    const value = state.values[keyOf(field)];
+    values[keyOf(field)] = field.type === "checkbox" ? Boolean(value) : String(value ?? "").trim();
+  }
+  const body = { values };
+  const adoption = state.adoption;
+  if (adoption) {
+    body.signature =
+      adoption.mode === "draw" ? { drawn: adoption.drawn } : { typed: adoption.typed };
+    body.initials = adoption.initials || "";
+  }
+  return body;
+}
+
+function fieldForProblem(property) {
+  if (property.startsWith("signature")) return state.fields.find((f) => f.type === "signature");
+  if (property === "initials") return state.fields.find((f) => f.type === "initial");
+  return state.fields.find((f) => keyOf(f) === property);
+}
+
+async function finish() {
+  if (state.busy) return;
+  const missing = state.fields.findIndex((field) => !isDone(field));
+  if (missing >= 0) {
+    const field = state.fields[missing];
+    const left = state.fields.length - doneCount();
+    state.errors.set(
+      keyOf(field),
+      left === 1
+        ? "Complete this field to finish."
+        : `Complete this field to finish (${left} fields left).`,
+    );
+    select(missing, { focus: true });
+    return;
+  }
+  notice("");
+  setBusy(true, "Signing…");
+  let result;
+  try {
+    result = await post(config.completeUrl, signatureBody());
+  } catch {
+    setBusy(false);
+    notice("The server could not be reached. Check your connection and select Finish again.");
+    return;
+  }
+  const { response, data } = result;
+  if (response.ok) {
+    finished(data, {
+      stateName: "done",
+      title: "Done",
+      text:
+        data.event && data.event.nextSignerEid
+          ? "You signed. The next signer is asked to sign now. You can close this page."
+          : "You signed. You can close this page.",
+    });
+    return;
+  }
+  setBusy(false);
+  if (response.status === 400 && Array.isArray(data.fields)) {
+    let first = -1;
+    for (const problem of data.fields) {
+      const field = fieldForProblem(String(problem.property || ""));
+      if (!field) continue;
+      state.errors.set(keyOf(field), problem.message);
+      const index = state.fields.indexOf(field);
+      if (first < 0 || index < first) first = index;
+    }
+    if (first >= 0) select(first, { focus: true });
+    else notice(data.fields.map((p) => p.message).join(" "));
+    return;
+  }
+  if (response.status === 403) {
+    linkRefused(data);
+    return;
+  }
+  if (response.status === 409) {
+    showResult("closed", "You cannot sign now", data.message || "This request is no longer open.");
+    return;
+  }
+  notice(data.message || `Signing failed (error ${response.status}). Try again in a moment.`);
+}
+
+function setUpDecline() {
+  const dialog = $("#sg-decline");
+  const reason = $("#sg-decline-reason");
+  const error = $("#sg-decline-error");
+  let opener = null;
+  const close = () => {
+    if (dialog.open) dialog.close();
+    if (opener && opener.isConnected) opener.focus();
+  };
+  $("#sg-decline-open").addEventListener("click", () => {
+    opener = document.activeElement;
+    error.hidden = true;
+    dialog.showModal();
+    reason.focus();
+  });
+  $("#sg-decline-cancel").addEventListener("click", close);
+  reason.addEventListener("input", () => {
+    error.hidden = true;
+  });
+  dialog.addEventListener("cancel", (event) => {
+    event.preventDefault();
+    close();
+  });
+  $("#sg-decline-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const text = reason.value.trim();
+    if (!text) {
+      error.textContent = "Tell the sender why you decline.";
+      error.hidden = false;
+      reason.focus();
+      return;
+    }
+    $("#sg-decline-ok").disabled = true;
+    let result;
+    try {
+      result = await post(config.declineUrl, { reason: text });
+    } catch {
+      result = null;
+    }
+    $("#sg-decline-ok").disabled = false;
+    if (!result) {
+      error.textContent = "The server could not be reached. Try again.";
+      error.hidden = false;
+      return;
+    }
+    const { response, data } = result;
+    if (response.ok) {
+      dialog.close();
+      finished(data, {
+        stateName: "declined",
+        title: "You declined to sign",
+        text: "The sender has been told. You can close this page.",
+      });
+      return;
+    }
+    if (response.status === 403) {
+      dialog.close();
+      linkRefused(data);
+      return;
+    }
+    error.textContent = data.message || `Declining failed (error ${response.status}).`;
+    error.hidden = false;
+  });
+}
+
+// --- starting -------------------------------------------------------------------------------
+function waitingMessage() {
+  if (config.signerStatus === "completed") {
+    return "You have signed these documents. There is nothing more to do.";
+  }
+  if (config.signerStatus === "declined" || config.packetStatus === "declined") {
+    return "This request was declined. Nobody can sign these documents any more.";
+  }
+  if (config.packetStatus === "completed") return "Everybody has signed these documents.";
+  if (config.waitingFor && config.waitingFor.length) {
+    const names = new Intl.ListFormat("en", { type: "conjunction" }).format(config.waitingFor);
+    const they = config.waitingFor.length === 1 ? "they have" : "they all have";
+    return (
+      `${names} must sign first. You can read the documents now; ` +
+      `you will be able to sign once ${they} signed.`
+    );
+  }
+  return "There is nothing for you to sign right now.";
+}
+
+async function start() {
+  if (!config.canSign) {
+    root.dataset.state = "waiting";
+    notice(waitingMessage(), "info");
+  }
+  let view;
+  try {
+    const pdfjs = await loadPdfjs({ module: root.dataset.pdfjs, worker: root.dataset.pdfjsWorker });
+    view = new DocumentsView($("#sg-documents"), {
+      pdfjs,
+      token,
+      scroller: $("#sg-main"),
+    });
+    await view.open(config.documents || []);
+  } catch (error) {
+    $("#sg-loading").hidden = true;
+    if (error && error.status === 403) {
+      linkRefused({ errorType: "tokenExpired", message: "This signing link has expired." });
+      return;
+    }
+    root.dataset.state = "error";
+    notice((error && error.message) || "The documents could not be loaded.");
+    return;
+  }
+  $("#sg-loading").hidden = true;
+  if (!config.canSign) return;
+
+  for (const [index, field] of state.fields.entries()) {
+    const box = h("button", {
+      type: "button",
+      class: "sg-field",
+      tabindex: "-1", // the guide's Previous and Next reach every field from the keyboard
+      dataset: { key: keyOf(field), type: field.type },
+      onclick: () => {
+        select(index, { focus: true });
+        if (STAMPED.has(field.type) && !isFilled(field)) adopt();
+        else if (
+          config.acceptEachField &&
+          STAMPED.has(field.type) &&
+          !state.accepted.has(keyOf(field))
+        ) {
+          accept(); // with acceptEachField, a click on a signature field signs it
+        }
+      },
+    });
+    if (view.place(field, box)) state.boxes.set(keyOf(field), box);
+  }
+  adoptDialog = new AdoptDialog($("#sg-adopt"), {
+    signatureMode: config.signatureMode,
+    name: config.signerName,
+    needsInitials: state.fields.some((f) => f.type === "initial"),
+  });
+  $("#sg-prev").addEventListener("click", previous);
+  $("#sg-next").addEventListener("click", next);
+  $("#sg-accept").addEventListener("click", accept);
+  $("#sg-finish").addEventListener("click", finish);
+  setUpDecline();
+  root.dataset.state = "ready";
+  select(0, { announceIt: false });
+  keepCurrentInView();
+}
+
+// When the window changes size (a phone turned, its keyboard shown, a resized frame), the
+// pages change height: bring the current field back into view.
+function keepCurrentInView() {
+  let last = null;
+  new ResizeObserver(([entry]) => {
+    const { width, height } = entry.contentRect;
+    const changed =
+      last && (Math.abs(width - last.width) >= 1 || Math.abs(height - last.height) >= 1);
+    last = { width, height };
+    if (!changed || root.dataset.state !== "ready") return;
+    const field = state.fields[state.current];
+    const box = field && state.boxes.get(keyOf(field));
+    box?.scrollIntoView({ block: "center", inline: "nearest" });
+  }).observe($("#sg-main"));
+}
+
+start();
