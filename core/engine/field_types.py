@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import phonenumbers
+
 
 @dataclass(frozen=True)
 class Part:
@@ -120,6 +122,17 @@ _TYPES: tuple[FieldType, ...] = (
             ),
         ),
     ),
+)
+
+# The spec's phone regions: those of the +1, +44 and +52 country codes (US, CA, GB, MX and the
+# regions that share those codes, such as PR, JM, JE, IM). Fill formats numbers of these regions;
+# webforms offer them and check numbers against them.
+PHONE_COUNTRY_CODES: tuple[int, ...] = (1, 44, 52)
+PHONE_REGIONS: frozenset[str] = frozenset(
+    region
+    for code in PHONE_COUNTRY_CODES
+    for region in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(code, ())
+    if region != "001"
 )
 
 TYPES: Mapping[str, FieldType] = {t.name: t for t in _TYPES}

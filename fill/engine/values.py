@@ -10,19 +10,12 @@ from typing import Any
 
 import phonenumbers
 
+from core.engine.field_types import PHONE_REGIONS
 from core.engine.template_spec import FieldSpec
 
 TEXT_LIMIT = 20_000  # characters in one value; a page cannot show more
 NINE_DIGITS = re.compile(r"^\d{9}$")
 ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
-# The spec's phone regions: the +1, +44 and +52 country codes (US, CA, GB, MX and the regions
-# that share those codes, such as PR, JM, JE, IM).
-PHONE_REGIONS = frozenset(
-    region
-    for code in (1, 44, 52)
-    for region in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(code, ())
-    if region != "001"
-)
 NAME_PARTS = ("firstName", "mi", "lastName")
 ADDRESS_PARTS = ("street1", "street2", "city", "state", "zip", "country")
 
