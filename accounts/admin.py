@@ -17,6 +17,7 @@ from django.contrib.auth.admin import UserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from accounts.login_guard import GuardedAdminAuthenticationForm
 from accounts.models import ApiKey, Membership, Organization, PayloadKeyPair, User
 from accounts.payload_keys import payload_key_create
 from accounts.services import api_key_create, api_key_revoke, member_add
@@ -27,6 +28,9 @@ from accounts.staff import (
     staff_organizations,
     staff_users,
 )
+
+# Sign-in locks out after a few failures, per user name and per address (accounts.login_guard).
+admin.site.login_form = GuardedAdminAuthenticationForm
 
 
 def _manages(request: HttpRequest, organizations: Iterable[Organization]) -> bool:

@@ -33,7 +33,9 @@ PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000").rs
 # Email (signing requests to email signers): printed to the console unless EMAIL_URL names an
 # SMTP server, e.g. smtp+tls://user:password@smtp.example.com:587.
 vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
-DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Document automation <noreply@localhost>")
+DEFAULT_FROM_EMAIL = env.str(
+    "DEFAULT_FROM_EMAIL", default="Document automation <noreply@localhost>"
+)
 
 DATA_DIR = Path(env.str("DATA_DIR", default=str(BASE_DIR / "data")))
 DATA_DIR.mkdir(parents=True, exist_ok=True)
@@ -205,6 +207,23 @@ FONT_DOWNLOAD_MAX_BYTES = env.int("FONT_DOWNLOAD_MAX_BYTES", default=40 * 1024 *
 # Inbound payload encryption: organizations' private keys are stored encrypted with a key derived
 # from this secret (default: SECRET_KEY). Changing it makes stored private keys unreadable.
 PAYLOAD_KEY_SECRET = env.str("PAYLOAD_KEY_SECRET", default=SECRET_KEY)
+
+# --- Admin sign-in and HTTPS (accounts.login_guard) ---------------------------------------------
+# After this many failed sign-ins a user name (from any address), or an address (for any name),
+# is refused until the count, which starts at the first failure, expires.
+ADMIN_LOGIN_FAILURE_LIMIT = env.int("ADMIN_LOGIN_FAILURE_LIMIT", default=5)
+ADMIN_LOGIN_ADDRESS_FAILURE_LIMIT = env.int("ADMIN_LOGIN_ADDRESS_FAILURE_LIMIT", default=20)
+ADMIN_LOGIN_LOCKOUT_SECONDS = env.int("ADMIN_LOGIN_LOCKOUT_SECONDS", default=900)
+# Behind a reverse proxy every client has the proxy's address: trust the last X-Forwarded-For entry.
+TRUST_X_FORWARDED_FOR = env.bool("TRUST_X_FORWARDED_FOR", default=False)
+# Served over https (through a TLS-terminating proxy that sets X-Forwarded-Proto): cookies only
+# over https, HSTS, and requests the proxy marks https are https.
+if PUBLIC_BASE_URL.startswith("https://"):
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
 
 # --- Fill (owned by fill/) ----------------------------------------------------------------------
 # Caps on one fill request: a clear 400 above them instead of an unbounded document.
