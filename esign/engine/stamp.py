@@ -56,6 +56,7 @@ CAPTION_COLOR = "#444444"
 CAPTION_SIZE = 7.0
 # The caption's band at the bottom of the rect: a quarter of it, kept between these heights.
 CAPTION_BAND_MIN, CAPTION_BAND_MAX = 6.0, 10.0
+CAPTION_GAP = 2.0
 TEST_MARK_TEXT = "TEST \u2014 not legally binding"
 TEST_MARK_COLOR = "#C62828"
 TEST_MARK_ALPHA = 0.4
@@ -230,9 +231,11 @@ class _Stamper:
             band = min(CAPTION_BAND_MAX, max(CAPTION_BAND_MIN, height / 4))
             caption_look = self.look(CAPTION_SIZE, CAPTION_COLOR, "center")
             self.painter.text_line(stamp.caption, caption_look, width, band)
-        area = max(height - band, 1.0)
+        # A little air between the signature and its caption, so ink never touches the words.
+        lift = band + CAPTION_GAP if band else 0.0
+        area = max(height - lift, 1.0)
         self.canvas.saveState()
-        self.canvas.translate(0, band)
+        self.canvas.translate(0, lift)
         if image is not None:
             self.painter.image(image, width, area)
         else:
