@@ -153,6 +153,11 @@ API_JSON_BODY_LIMIT = env.int("API_JSON_BODY_LIMIT", default=1_048_576)
 API_MULTIPART_BODY_LIMIT = env.int("API_MULTIPART_BODY_LIMIT", default=50 * 1_048_576)
 # JSON nested deeper than this (arrays and objects) is a 400 before any code walks it.
 API_JSON_MAX_DEPTH = env.int("API_JSON_MAX_DEPTH", default=64)
+# GraphQL queries deeper, with more aliases or selecting more fields than this are refused
+# before they run (core.graphql.cost); introspection is not counted towards the depth.
+GRAPHQL_MAX_DEPTH = env.int("GRAPHQL_MAX_DEPTH", default=10)
+GRAPHQL_MAX_ALIASES = env.int("GRAPHQL_MAX_ALIASES", default=20)
+GRAPHQL_MAX_FIELDS = env.int("GRAPHQL_MAX_FIELDS", default=300)
 # GraphQL JSON bodies may carry inline base64 uploads, so they get the multipart limit.
 DATA_UPLOAD_MAX_MEMORY_SIZE = API_MULTIPART_BODY_LIMIT
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1_048_576
