@@ -237,6 +237,8 @@ FILL_MAX_ARRAY_LENGTH = env.int("FILL_MAX_ARRAY_LENGTH", default=10_000)
 FILL_MAX_DOCUMENTS = env.int("FILL_MAX_DOCUMENTS", default=1000)
 # The spec: data: URLs in one fill payload may total 100k (decoded bytes); more is a 413.
 FILL_MAX_DATA_URL_BYTES = env.int("FILL_MAX_DATA_URL_BYTES", default=100 * 1024)
+# One deadline for all the images named by URL in one fill; those not loaded by then are left out.
+FILL_IMAGE_DEADLINE_SECONDS = env.float("FILL_IMAGE_DEADLINE_SECONDS", default=10.0)
 
 # --- Generate (owned by generate/) --------------------------------------------------------------
 # POST /api/v1/generate-pdf renders in worker processes that are killed at the time cap.

@@ -28,6 +28,7 @@ def fill_limits() -> FillLimits:
         max_array_length=settings.FILL_MAX_ARRAY_LENGTH,
         max_documents=settings.FILL_MAX_DOCUMENTS,
         max_data_url_bytes=settings.FILL_MAX_DATA_URL_BYTES,
+        image_deadline_seconds=settings.FILL_IMAGE_DEADLINE_SECONDS,
     )
 
 

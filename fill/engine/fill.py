@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import io
+import logging
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,8 @@ from fill.engine.layout import PagePlan, Placement, plan_document
 from fill.engine.payload import DataResolver, Entry, FillRequest, Repeat, RepeatedRows, Rows, Value
 from fill.engine.slots import Draw, slots_for
 
+logger = logging.getLogger(__name__)
+
 DEFAULT_STYLE = Style(
     font_family="Noto Sans",
     font_size=10.0,
@@ -43,6 +46,8 @@ class FillLimits:
     # The spec's limit on data: URLs in one payload (decoded bytes, all of them together).
     max_data_url_bytes: int = 100 * 1024
     image_workers: int = 8
+    # One deadline for all the images of a fill (each fetch also has its own).
+    image_deadline_seconds: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -222,6 +227,38 @@ def _entry_values(value: Value) -> list[str]:
     return []
 
 
+def load_images(
+    urls: list[str],
+    load: Callable[[str], LoadedImage | None],
+    *,
+    workers: int,
+    deadline_seconds: float,
+) -> dict[str, LoadedImage | None]:
+    """Load ``urls``, ``workers`` at a time, within one deadline for all of them.
+
+    Each fetch has its own deadline too, but a payload of many slow URLs would otherwise take
+    (URLs / workers) of those. An image not loaded by the deadline is None, like any image that
+    cannot be used (the spec leaves it out); those not started yet never are. Fetches under way
+    at the deadline end on their own deadline, in the background.
+    """
+    if not urls:
+        return {}
+    pool = ThreadPoolExecutor(max_workers=min(workers, len(urls)))
+    try:
+        futures = {url: pool.submit(load, url) for url in urls}
+        done, pending = wait(futures.values(), timeout=deadline_seconds)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    if pending:
+        logger.info(
+            "images: %d of %d left out at the deadline of %g s",
+            len(pending),
+            len(urls),
+            deadline_seconds,
+        )
+    return {url: future.result() if future in done else None for url, future in futures.items()}
+
+
 def check_data_urls(documents: Iterable[Any], limit: int) -> None:
     """Refuse a payload whose ``data:`` URLs decode to more than ``limit`` bytes in total.
 
@@ -276,10 +313,12 @@ def fill_pdf(
             )
 
     filler = _Filler(spec, request, context)
-    unique = list(dict.fromkeys(urls))
-    if unique:
-        with ThreadPoolExecutor(max_workers=min(limits.image_workers, len(unique))) as pool:
-            filler.images = dict(zip(unique, pool.map(context.load_image, unique), strict=True))
+    filler.images = load_images(
+        list(dict.fromkeys(urls)),
+        context.load_image,
+        workers=limits.image_workers,
+        deadline_seconds=limits.image_deadline_seconds,
+    )
     pages: list[_Page] = []
     total_pages = sum(len(document_plans) for document_plans in plans)
     for document_plans in plans:
