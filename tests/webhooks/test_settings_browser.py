@@ -11,9 +11,12 @@ import urllib.request
 from collections.abc import Iterator
 
 import pytest
+from django.utils import timezone
 
 from accounts.models import ApiKey, Organization, User
 from tests.templates_app.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+from webhooks.models import WebhookAttempt, WebhookDelivery
+from webhooks.services import event_emit
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -54,11 +57,47 @@ def call_api(base_url: str, raw_key: str) -> int:
         return error.code
 
 
+def log_entries(organization: Organization) -> None:
+    """A delivery not sent (no URL yet) and one that failed twice then arrived."""
+    event_emit(organization=organization, action="weldCreate", data={"eid": "w"})
+    event = event_emit(
+        organization=organization,
+        action="signerComplete",
+        data={"signerEid": "s"},
+        webhook_url="https://hooks.example.com/in",
+    )
+    delivery = event.deliveries.get()
+    now = timezone.now()
+    for number, (code, outcome, error) in enumerate(
+        [
+            (503, "retry", "HTTP 503 Service Unavailable"),
+            (None, "retry", "timeout: The server did not answer in time."),
+            (200, "delivered", ""),
+        ],
+        start=1,
+    ):
+        WebhookAttempt.objects.create(
+            delivery=delivery,
+            number=number,
+            outcome=outcome,
+            status_code=code,
+            error=error,
+            duration_ms=40 * number,
+            started_at=now,
+            finished_at=now,
+            response_excerpt="ok" if code == 200 else "",
+        )
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        status="delivered", attempt_count=3, last_status_code=200, delivered_at=now
+    )
+
+
 def test_an_owner_creates_a_key_uses_it_and_revokes_it(
     browser, live_server, organization: Organization, owner: User
 ) -> None:
     owner.set_password(PASSWORD)
     owner.save()
+    log_entries(organization)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     errors: list[str] = []
@@ -103,6 +142,8 @@ def test_an_owner_creates_a_key_uses_it_and_revokes_it(
     assert "revoked: it no longer works" in page.locator(".messages").inner_text()
 
     assert call_api(live_server.url, raw_key) == 401
+    page.locator("#log details summary").first.click()
+    page.locator("#log").screenshot(path=str(ARTIFACTS / "settings-delivery-log.png"))
     key.refresh_from_db()
     assert key.revoked_at is not None
 
