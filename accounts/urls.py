@@ -3,6 +3,8 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from accounts.member_login import GuardedMemberAuthenticationForm
+
 app_name = "accounts"
 
 urlpatterns = [
@@ -10,6 +12,7 @@ urlpatterns = [
         "login/",
         auth_views.LoginView.as_view(
             template_name="accounts/login.html",
+            authentication_form=GuardedMemberAuthenticationForm,
             redirect_authenticated_user=True,
             # Members land on their organization's settings when no ?next= is given.
             next_page="/settings/",
