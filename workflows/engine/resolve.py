@@ -1,0 +1,156 @@
+"""What a submission's values amount to: checked pages, resolved payloads, the data each
+document is filled with, the names of signers, a title and the progress of the whole."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from workflows.engine.definition import (
+    DocumentDef,
+    FieldDef,
+    FieldRef,
+    WebformDef,
+    WorkflowDef,
+)
+from workflows.engine.rules import EMPTY, FieldInvalid, check_value, form_value
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The outcome of checking some fields: the normalized values of those that passed (EMPTY
+    for those left blank), and a message for each that did not."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def _optional(definition: FieldDef) -> FieldDef:
+    return FieldDef(**{**definition.__dict__, "required": False})
+
+
+def check_fields(
+    fields: tuple[FieldDef, ...], raw: Mapping[str, Any], *, enforce_required: bool = True
+) -> Checked:
+    """Check ``raw[key]`` for each of ``fields`` (absent keys are blank)."""
+    checked = Checked()
+    for definition in fields:
+        rule = definition if enforce_required else _optional(definition)
+        try:
+            checked.values[definition.key] = check_value(rule, raw.get(definition.key))
+        except FieldInvalid as invalid:
+            checked.errors[definition.key] = str(invalid)
+    return checked
+
+
+def check_form_page(
+    webform: WebformDef,
+    page: int,
+    get: Callable[[str], str | None],
+    *,
+    enforce_required: bool = True,
+) -> tuple[dict[str, Any], Checked]:
+    """The posted page of a webform: its wire values (to show again on an error) and the check."""
+    fields = webform.pages[page].fields
+    raw = {f.key: form_value(f, get) for f in fields}
+    return raw, check_fields(fields, raw, enforce_required=enforce_required)
+
+
+def check_payload(webform: WebformDef, payload: Mapping[str, Any], *, only_given: bool) -> Checked:
+    """forgeSubmit's payload: with ``only_given`` the keys present are checked as optional
+    values (a partial save); otherwise every field, required ones included. Keys that name no
+    field are ignored, as fill ignores unknown aliases."""
+    if only_given:
+        fields = tuple(f for f in webform.fields if f.key in payload)
+        return check_fields(fields, payload, enforce_required=False)
+    return check_fields(webform.fields, payload)
+
+
+def merged(stored: Mapping[str, Any], checked: Checked) -> dict[str, Any]:
+    """``stored`` updated with the values that passed; blank ones are removed."""
+    out = dict(stored)
+    for key, value in checked.values.items():
+        if value is EMPTY:
+            out.pop(key, None)
+        else:
+            out[key] = value
+    return out
+
+
+def missing_required(webform: WebformDef, payload: Mapping[str, Any]) -> Checked:
+    """Every field checked against the stored payload: what stops the webform completing."""
+    return check_fields(webform.fields, payload)
+
+
+def first_page_with_errors(webform: WebformDef, errors: Mapping[str, str]) -> int:
+    for index, page in enumerate(webform.pages):
+        if any(f.key in errors for f in page.fields):
+            return index
+    return 0
+
+
+def resolved_payload(webform: WebformDef, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The spec's ``resolvedPayload``: each field with a value, keyed by its key, as
+    ``{type, value, label}``, in the webform's order."""
+    return {
+        f.key: {"type": f.type, "value": payload[f.key], "label": f.label}
+        for f in webform.fields
+        if payload.get(f.key) is not None
+    }
+
+
+def value_of(
+    definition: WorkflowDef, payloads: Mapping[str, Mapping[str, Any]], ref: FieldRef
+) -> Any:
+    """The stored value of a field of the workflow; ``payloads`` are keyed by webform slug."""
+    return (payloads.get(ref.forge) or {}).get(ref.field)
+
+
+def document_data(
+    definition: WorkflowDef, document: DocumentDef, payloads: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
+    """The fill ``data`` of one document: each mapped alias with its field's value (fields left
+    blank are left out, so their template fields stay unfilled)."""
+    data: dict[str, Any] = {}
+    for mapping in document.mappings:
+        value = value_of(definition, payloads, mapping.source)
+        if value is not None:
+            data[mapping.alias] = value
+    return data
+
+
+def person_name(value: Any) -> str:
+    """A full name (or plain text) as one line: "Ada B Lovelace"."""
+    if isinstance(value, Mapping):
+        return " ".join(str(value[p]) for p in ("firstName", "mi", "lastName") if value.get(p))
+    return str(value or "").strip()
+
+
+def display_title(definition: WorkflowDef, payloads: Mapping[str, Mapping[str, Any]]) -> str:
+    """The submission's title: the first name or text value given, else the workflow's name."""
+    for webform in definition.webforms:
+        payload = payloads.get(webform.slug) or {}
+        for kind in ("fullName", "shortText"):
+            for f in webform.fields:
+                if f.type == kind and payload.get(f.key):
+                    title = person_name(payload[f.key])
+                    if title:
+                        return f"{definition.name}: {title}"[:255]
+    return definition.name
+
+
+def completion_percentage(
+    definition: WorkflowDef, completed: set[str], *, signed: bool = False
+) -> float:
+    """How far along a submission is, from 0 to 100: each webform completed is a step, and the
+    signing step (when there is one) is the last."""
+    steps = len(definition.webforms) + (1 if definition.signers else 0)
+    done = sum(1 for w in definition.webforms if w.slug in completed)
+    if definition.signers and signed:
+        done += 1
+    return round(100.0 * done / steps, 1) if steps else 100.0

@@ -1,0 +1,528 @@
+"""The rules a webform value must follow: one check per field type, the same on the server and in
+the browser.
+
+``check_value`` is the server's check. ``browser_rules`` gives the webform page's script
+(workflows/static/workflows/form.js) everything it needs to apply the same rules with the same
+messages: the message texts, the phone regions with their country codes, national prefixes and
+number lengths, the US state codes and the patterns. A rule changed here changes in both places.
+
+Values arrive in their wire form (what forgeSubmit's payload holds: the spec's type table) or,
+from a webform page, as the strings of its inputs (``form_value``). Either way ``check_value``
+returns the normalized value that is stored, or ``EMPTY`` when nothing was given.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from typing import Any, Final
+
+import phonenumbers
+
+from core.engine.field_types import PHONE_REGIONS
+
+EMPTY: Final = None
+MAX_TEXT = 10_000  # characters of one text value
+MAX_PART = 200  # characters of one part of a name or an address
+# An uploaded image travels to the fill engine as a data: URL, and the fill engine takes at most
+# 100k of data URLs in one payload: 72,000 bytes are 96,000 characters of base64.
+IMAGE_MAX_BYTES = 72_000
+IMAGE_MAX_DATA_URL = 100_000
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif")
+NUMBER_LIMIT = Decimal(10) ** 15
+
+TEXT_TYPES = frozenset({"shortText", "longText", "charList", "textWrap"})
+NUMBER_TYPES = frozenset({"number", "dollar", "integer", "percent"})
+NAME_PARTS = ("firstName", "mi", "lastName")
+ADDRESS_PARTS = ("street1", "street2", "city", "state", "zip", "country")
+PHONE_PARTS = ("num", "region")
+PARTS: Mapping[str, tuple[str, ...]] = {
+    "fullName": NAME_PARTS,
+    "usAddress": ADDRESS_PARTS,
+    "phone": PHONE_PARTS,
+}
+
+# Patterns are written in the dialect Python and JavaScript share.
+EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+DATE_PATTERN = r"^(\d{4})-(\d{2})-(\d{2})$"
+NUMBER_PATTERN = r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$"
+ZIP_PATTERN = r"^\d{5}(?:-\d{4})?$"
+_EMAIL = re.compile(EMAIL_PATTERN)
+_DATE = re.compile(DATE_PATTERN)
+_NUMBER = re.compile(NUMBER_PATTERN)
+_ZIP = re.compile(ZIP_PATTERN)
+_SEPARATORS = re.compile(r"[\s-]")
+_PHONE_CHARACTERS = re.compile(r"[\s().\-/]")
+
+# The states, the District of Columbia, the territories and the military "states" of USPS.
+_STATE_CODES = (
+    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ "
+    "NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY AS GU MP PR VI UM AA AE AP"
+)
+US_STATES: tuple[str, ...] = tuple(_STATE_CODES.split())
+
+REGION_NAMES: Mapping[str, str] = {
+    "US": "United States",
+    "CA": "Canada",
+    "GB": "United Kingdom",
+    "MX": "Mexico",
+    "AG": "Antigua and Barbuda",
+    "AI": "Anguilla",
+    "AS": "American Samoa",
+    "BB": "Barbados",
+    "BM": "Bermuda",
+    "BS": "Bahamas",
+    "DM": "Dominica",
+    "DO": "Dominican Republic",
+    "GD": "Grenada",
+    "GG": "Guernsey",
+    "GU": "Guam",
+    "IM": "Isle of Man",
+    "JE": "Jersey",
+    "JM": "Jamaica",
+    "KN": "Saint Kitts and Nevis",
+    "KY": "Cayman Islands",
+    "LC": "Saint Lucia",
+    "MP": "Northern Mariana Islands",
+    "MS": "Montserrat",
+    "PR": "Puerto Rico",
+    "SX": "Sint Maarten",
+    "TC": "Turks and Caicos Islands",
+    "TT": "Trinidad and Tobago",
+    "VC": "Saint Vincent and the Grenadines",
+    "VG": "British Virgin Islands",
+    "VI": "U.S. Virgin Islands",
+}
+
+# Every message a check can give. ``{min}``, ``{max}`` and ``{region}`` are filled in.
+MESSAGES: Mapping[str, str] = {
+    "required": "This field is required.",
+    "checkboxRequired": "Check this box to continue.",
+    "text": "Enter text.",
+    "tooLong": "Use at most {max} characters.",
+    "tooShort": "Use at least {min} characters.",
+    "email": "Enter an email address, like name@example.com.",
+    "ssn": "Enter the 9 digits of a social security number, like 123-45-6789.",
+    "ssnInvalid": "This is not a valid social security number.",
+    "ein": "Enter the 9 digits of an employer identification number, like 12-3456789.",
+    "einInvalid": "This is not a valid employer identification number.",
+    "date": "Enter a date as YYYY-MM-DD.",
+    "dateInvalid": "This date does not exist.",
+    "number": "Enter a number, like 1234.56.",
+    "integer": "Enter a whole number.",
+    "percent": "Enter a number from 0 to 100.",
+    "numberTooLarge": "Enter a number below 1,000,000,000,000,000.",
+    "min": "Enter a number of at least {min}.",
+    "max": "Enter a number of at most {max}.",
+    "option": "Choose one of the options.",
+    "checkbox": "Must be true or false.",
+    "image": "Upload a PNG, JPEG or GIF image of at most 72 KB.",
+    "imageUrl": "Give an http(s) URL or a data: URL of a PNG, JPEG or GIF image.",
+    "name": "Enter a first name and a last name.",
+    "nameObject": "Must be an object with firstName, mi and lastName.",
+    "middleInitial": "Use at most 5 characters for the middle initial.",
+    "part": "Use at most 200 characters in each part.",
+    "address": "Enter the street, city, state and ZIP code.",
+    "addressObject": "Must be an object with street1, street2, city, state and zip.",
+    "state": "Use the two-letter code of a US state, like CA.",
+    "zip": "Enter a 5-digit ZIP code, or ZIP+4 like 94105-1234.",
+    "phoneRegion": "Choose a region of the +1, +44 or +52 codes (US, CA, GB, MX...).",
+    "phone": "Enter a complete phone number for {region}.",
+    "phoneObject": "Must be a phone number string or {num, region, baseRegion}.",
+}
+
+
+class FieldInvalid(ValueError):
+    """A value that breaks its field's rule; ``str()`` is the message shown beside the field."""
+
+    def __init__(self, key: str, **values: Any) -> None:
+        self.key = key
+        super().__init__(MESSAGES[key].format(**values))
+
+
+# --- phones ---------------------------------------------------------------------------------
+
+
+def _phone_region_info(region: str) -> dict[str, Any]:
+    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    assert metadata is not None, region
+    assert metadata.general_desc is not None, region
+    lengths = sorted(length for length in metadata.general_desc.possible_length if length > 0)
+    return {
+        "name": REGION_NAMES.get(region, region),
+        "code": metadata.country_code,
+        "prefix": metadata.national_prefix or "",
+        "lengths": lengths,
+    }
+
+
+# US, CA, GB and MX first (the spec's named regions), then the others by name.
+PHONE_REGION_ORDER: tuple[str, ...] = ("US", "CA", "GB", "MX") + tuple(
+    sorted(PHONE_REGIONS - {"US", "CA", "GB", "MX"}, key=lambda r: REGION_NAMES.get(r, r))
+)
+PHONE_REGION_INFO: Mapping[str, Mapping[str, Any]] = {
+    region: _phone_region_info(region) for region in PHONE_REGION_ORDER
+}
+
+
+def national_number(num: str, region: str) -> str | None:
+    """The national significant number of ``num`` in ``region``, or None if it cannot be one.
+
+    The rule the page's script applies too: drop spaces, dots, dashes, slashes and brackets; a
+    leading "+" must be followed by the region's country code, which is dropped; otherwise a
+    leading national prefix ("1" in North America, "0" in the UK) is dropped when what remains
+    has a possible length. The number must then be digits of one of the region's lengths.
+    """
+    info = PHONE_REGION_INFO[region]
+    digits = _PHONE_CHARACTERS.sub("", num)
+    code, prefix, lengths = str(info["code"]), info["prefix"], info["lengths"]
+    if digits.startswith("+"):
+        if not digits.startswith("+" + code):
+            return None
+        digits = digits[1 + len(code) :]
+    elif prefix and digits.startswith(prefix) and len(digits) - len(prefix) in lengths:
+        digits = digits[len(prefix) :]
+    if not digits.isascii() or not digits.isdigit() or len(digits) not in lengths:
+        return None
+    return digits
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _text(raw: Any, limit: int = MAX_TEXT) -> str:
+    if isinstance(raw, bool) or raw is None:
+        raise FieldInvalid("text")
+    if isinstance(raw, int | float):
+        raw = str(raw)
+    if not isinstance(raw, str):
+        raise FieldInvalid("text")
+    if len(raw) > limit:
+        raise FieldInvalid("tooLong", max=limit)
+    return raw.strip()
+
+
+def _number(raw: Any, kind: str) -> Decimal:
+    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+        raise FieldInvalid("number")
+    if isinstance(raw, str):
+        text = raw.strip()
+        if kind == "dollar":
+            text = text.removeprefix("$").strip()
+        if kind == "percent":
+            text = text.removesuffix("%").strip()
+        if not _NUMBER.match(text) or not any(c.isdigit() for c in text):
+            raise FieldInvalid("number")
+        value = Decimal(text.replace(",", ""))
+    else:
+        try:
+            value = Decimal(str(raw))
+        except InvalidOperation:
+            raise FieldInvalid("number") from None
+    if not value.is_finite():
+        raise FieldInvalid("number")
+    if abs(value) >= NUMBER_LIMIT:
+        raise FieldInvalid("numberTooLarge")
+    return value
+
+
+def _shown(value: Decimal) -> str:
+    """A bound as people write it: 10, 2.5 (never 1E+1)."""
+    return format(value.normalize(), "f")
+
+
+def _as_json_number(value: Decimal, kind: str) -> int | float:
+    if kind == "integer" or value == value.to_integral_value():
+        return int(value)
+    return float(value)
+
+
+def _parts(raw: Any, parts: tuple[str, ...], object_message: str) -> dict[str, str]:
+    if not isinstance(raw, Mapping):
+        raise FieldInvalid(object_message)
+    out = {}
+    for part in parts:
+        value = raw.get(part)
+        if value is None or value == "":
+            continue
+        if not isinstance(value, str | int) or isinstance(value, bool):
+            raise FieldInvalid(object_message)
+        text = str(value).strip()
+        if len(text) > MAX_PART:
+            raise FieldInvalid("part")
+        if text:
+            out[part] = text
+    return out
+
+
+# --- the check ------------------------------------------------------------------------------
+
+
+def is_empty(raw: Any) -> bool:
+    """Nothing given: absent, null, blank text, or an object of blank parts."""
+    if raw is None:
+        return True
+    if isinstance(raw, str):
+        return not raw.strip()
+    if isinstance(raw, Mapping):
+        return all(is_empty(v) for k, v in raw.items() if k != "baseRegion" and k != "region")
+    if isinstance(raw, list):
+        return all(is_empty(v) for v in raw)
+    return False
+
+
+def check_value(field: Any, raw: Any) -> Any:
+    """The normalized value of ``raw`` for ``field`` (a ``definition.FieldDef``); ``EMPTY``
+    when nothing was given and the field is optional. FieldInvalid says what is wrong."""
+    kind = field.type
+    if kind == "checkbox":
+        if raw is None:
+            raw = False
+        if not isinstance(raw, bool):
+            raise FieldInvalid("checkbox")
+        if field.required and not raw:
+            raise FieldInvalid("checkboxRequired")
+        return raw
+    if is_empty(raw):
+        if field.required:
+            raise FieldInvalid("required")
+        return EMPTY
+    check = _CHECKS[kind]
+    return check(field, raw)
+
+
+def _check_text(field: Any, raw: Any) -> str:
+    if field.type == "textWrap" and isinstance(raw, list):
+        raw = "\n".join(_text(line) for line in raw)
+    text = _text(raw)
+    if field.max_length is not None and len(text) > field.max_length:
+        raise FieldInvalid("tooLong", max=field.max_length)
+    if field.min_length is not None and len(text) < field.min_length:
+        raise FieldInvalid("tooShort", min=field.min_length)
+    return text
+
+
+def _check_email(field: Any, raw: Any) -> str:
+    text = _text(raw, 254)
+    if not _EMAIL.match(text):
+        raise FieldInvalid("email")
+    return text
+
+
+def _nine_digits(raw: Any, kind: str) -> str:
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        raw = f"{raw:09d}"
+    digits = _SEPARATORS.sub("", _text(raw, 50))
+    if len(digits) != 9 or not digits.isascii() or not digits.isdigit():
+        raise FieldInvalid(kind)
+    return digits
+
+
+def _check_ssn(field: Any, raw: Any) -> str:
+    digits = _nine_digits(raw, "ssn")
+    # Never issued: area 000, 666 or 900-999, group 00, serial 0000.
+    if digits[:3] in ("000", "666") or digits[0] == "9" or digits[3:5] == "00":
+        raise FieldInvalid("ssnInvalid")
+    if digits[5:] == "0000":
+        raise FieldInvalid("ssnInvalid")
+    return digits
+
+
+def _check_ein(field: Any, raw: Any) -> str:
+    digits = _nine_digits(raw, "ein")
+    if digits[:2] == "00":
+        raise FieldInvalid("einInvalid")
+    return digits
+
+
+def _check_date(field: Any, raw: Any) -> str:
+    text = _text(raw, 50)
+    match = _DATE.match(text)
+    if match is None:
+        raise FieldInvalid("date")
+    try:
+        date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    except ValueError:
+        raise FieldInvalid("dateInvalid") from None
+    return text
+
+
+def _check_number(field: Any, raw: Any) -> int | float:
+    kind = field.type
+    value = _number(raw, kind)
+    if kind == "integer" and value != value.to_integral_value():
+        raise FieldInvalid("integer")
+    if kind == "percent" and not 0 <= value <= 100:
+        raise FieldInvalid("percent")
+    if field.min_value is not None and value < Decimal(str(field.min_value)):
+        raise FieldInvalid("min", min=_shown(Decimal(str(field.min_value))))
+    if field.max_value is not None and value > Decimal(str(field.max_value)):
+        raise FieldInvalid("max", max=_shown(Decimal(str(field.max_value))))
+    return _as_json_number(value, kind)
+
+
+def _check_option(field: Any, raw: Any) -> str:
+    text = _text(raw, 200)
+    if text not in {value for value, _ in field.options}:
+        raise FieldInvalid("option")
+    return text
+
+
+def _check_image(field: Any, raw: Any) -> str:
+    if not isinstance(raw, str):
+        raise FieldInvalid("imageUrl")
+    url = raw.strip()
+    if url.startswith(("http://", "https://")) and len(url) <= 2000:
+        return url
+    if url.startswith("data:"):
+        head = url[5 : url.find(",")] if "," in url else ""
+        mime = head.split(";")[0].lower()
+        if mime in IMAGE_TYPES and head.endswith(";base64") and len(url) <= IMAGE_MAX_DATA_URL:
+            return url
+        raise FieldInvalid("image")
+    raise FieldInvalid("imageUrl")
+
+
+def _check_name(field: Any, raw: Any) -> dict[str, str]:
+    if isinstance(raw, str):
+        raise FieldInvalid("nameObject")
+    parts = _parts(raw, NAME_PARTS, "nameObject")
+    if len(parts.get("mi", "")) > 5:
+        raise FieldInvalid("middleInitial")
+    if field.required and not ("firstName" in parts and "lastName" in parts):
+        raise FieldInvalid("name")
+    return parts
+
+
+def _check_address(field: Any, raw: Any) -> dict[str, str]:
+    parts = _parts(raw, ADDRESS_PARTS, "addressObject")
+    if not all(parts.get(part) for part in ("street1", "city", "state", "zip")):
+        raise FieldInvalid("address")
+    state = parts["state"].upper()
+    if state not in US_STATES:
+        raise FieldInvalid("state")
+    parts["state"] = state
+    if not _ZIP.match(parts["zip"]):
+        raise FieldInvalid("zip")
+    return parts
+
+
+def _check_phone(field: Any, raw: Any) -> dict[str, str]:
+    base: Any = field.base_region
+    region: Any = "US"
+    if isinstance(raw, str | int) and not isinstance(raw, bool):
+        num = str(raw)
+    elif isinstance(raw, Mapping):
+        given = raw.get("num")
+        region = raw.get("region") or base
+        base = raw.get("baseRegion") or base
+        if not isinstance(given, str | int) or isinstance(given, bool):
+            raise FieldInvalid("phoneObject")
+        num = str(given)
+    else:
+        raise FieldInvalid("phoneObject")
+    if not isinstance(region, str) or region.upper() not in PHONE_REGION_INFO:
+        raise FieldInvalid("phoneRegion")
+    if not isinstance(base, str) or base.upper() not in PHONE_REGION_INFO:
+        raise FieldInvalid("phoneRegion")
+    region, base = region.upper(), base.upper()
+    num = num.strip()
+    if len(num) > 40 or national_number(num, region) is None:
+        raise FieldInvalid("phone", region=PHONE_REGION_INFO[region]["name"])
+    return {"num": num, "region": region, "baseRegion": base}
+
+
+_CHECKS: Mapping[str, Callable[[Any, Any], Any]] = {
+    "shortText": _check_text,
+    "longText": _check_text,
+    "charList": _check_text,
+    "textWrap": _check_text,
+    "email": _check_email,
+    "ssn": _check_ssn,
+    "ein": _check_ein,
+    "date": _check_date,
+    "radioGroup": _check_option,
+    "imageFile": _check_image,
+    "number": _check_number,
+    "dollar": _check_number,
+    "integer": _check_number,
+    "percent": _check_number,
+    "fullName": _check_name,
+    "usAddress": _check_address,
+    "phone": _check_phone,
+}
+
+
+# --- webform inputs -------------------------------------------------------------------------
+
+
+def input_names(field: Any) -> tuple[str, ...]:
+    """The names of the page's inputs for ``field``: its key, or ``key.part`` for each part."""
+    parts = PARTS.get(field.type)
+    if parts is None:
+        return (field.key,)
+    return tuple(f"{field.key}.{part}" for part in parts)
+
+
+def form_value(field: Any, get: Callable[[str], str | None]) -> Any:
+    """The wire value of ``field`` from the strings a webform page posted (``get(name)``)."""
+    kind = field.type
+    if kind == "checkbox":
+        return get(field.key) is not None
+    parts = PARTS.get(kind)
+    if parts is None:
+        return get(field.key)
+    values = {part: get(f"{field.key}.{part}") or "" for part in parts}
+    if kind == "phone":
+        return {"num": values["num"], "region": values["region"] or field.base_region}
+    return values
+
+
+def form_strings(field: Any, value: Any) -> dict[str, str]:
+    """The strings to put back in the page's inputs for a stored or submitted ``value``."""
+    kind = field.type
+    if value is None:
+        return {}
+    if kind == "checkbox":
+        return {field.key: "on"} if value is True else {}
+    parts = PARTS.get(kind)
+    if parts is None:
+        if isinstance(value, list):
+            value = "\n".join(str(v) for v in value)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return {field.key: value if isinstance(value, str) else str(value)}
+    if isinstance(value, str) and kind == "phone":
+        return {f"{field.key}.num": value}
+    if not isinstance(value, Mapping):
+        return {}
+    return {
+        f"{field.key}.{part}": str(value[part]) for part in parts if value.get(part) is not None
+    }
+
+
+# --- for the browser ------------------------------------------------------------------------
+
+
+def browser_rules() -> dict[str, Any]:
+    """What form.js needs to apply these rules: messages, patterns, regions, states, limits."""
+    return {
+        "messages": dict(MESSAGES),
+        "patterns": {
+            "email": EMAIL_PATTERN,
+            "date": DATE_PATTERN,
+            "number": NUMBER_PATTERN,
+            "zip": ZIP_PATTERN,
+        },
+        "phoneRegions": {region: dict(info) for region, info in PHONE_REGION_INFO.items()},
+        "usStates": list(US_STATES),
+        "limits": {
+            "text": MAX_TEXT,
+            "part": MAX_PART,
+            "imageBytes": IMAGE_MAX_BYTES,
+            "imageTypes": list(IMAGE_TYPES),
+            "numberLimit": int(NUMBER_LIMIT),
+        },
+    }
