@@ -1,0 +1,643 @@
+"""Submissions of workflows ("weldData" on the wire) and of their webforms ("submission").
+
+One service changes them, ``webform_save``, for the webform pages and for forgeSubmit alike:
+it merges checked values into a webform's payload, moves the step, completes the webform, and
+when the last webform completes, fills the documents (or starts the signing step). Each of those
+changes and its webhook event are written in one transaction; the fills run before it opens.
+
+People reach a submission through its continue URL, whose token is an HMAC of the submission's
+eid (nothing secret is stored, and removing the submission kills the link).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+import zoneinfo
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.crypto import constant_time_compare, salted_hmac
+
+from accounts.identity import ApiIdentity
+from accounts.models import ApiKey, Organization
+from core.blobs import blob_read, blob_save
+from core.engine.problems import Problem
+from core.engine.template_spec import Rect
+from core.errors import Conflict, FieldError, NotFound, ValidationFailed
+from esign import services as esign
+from esign.inputs import FileInput, PacketInput, SignerInput, SignField
+from esign.models import Packet
+from fill.services import fill_version
+from templates_app.models import PdfTemplate, TemplateVersion
+from templates_app.services import template_version_select
+from webhooks.services import check_webhook_url
+from workflows import events
+from workflows.engine.definition import WebformDef, WorkflowDef, parse_definition
+from workflows.engine.resolve import (
+    Checked,
+    check_payload,
+    completion_percentage,
+    display_title,
+    document_data,
+    merged,
+    missing_required,
+    person_name,
+    value_of,
+)
+from workflows.models import Submission, SubmissionDocument, WebformSubmission, Workflow
+from workflows.services import Running, running_definition, webform_get
+
+Status = Submission.Status
+OPEN = (Status.CREATED, Status.IN_PROGRESS)
+SIGNING = (Status.READY_TO_SIGN, Status.AWAITING_SIGNATURES)
+_CONTINUE_SALT = "workflows.submission.continue"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def definition_for(submission: Submission) -> WorkflowDef:
+    """The definition the submission follows (parsed once per instance)."""
+    cached = getattr(submission, "_definition", None)
+    if cached is None:
+        cached = parse_definition(submission.definition)
+        submission._definition = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def submission_get(*, organization: Organization, eid: str) -> Submission:
+    """The organization's submission; another organization's is as absent as a missing one."""
+    try:
+        return Submission.objects.select_related("workflow__organization").get(
+            workflow__organization=organization, eid=eid
+        )
+    except Submission.DoesNotExist:
+        raise NotFound(f"No weldData with eid '{eid}'.") from None
+
+
+def payloads_of(submission: Submission) -> dict[str, dict[str, Any]]:
+    """The stored payload of each webform, keyed by webform slug."""
+    return {row.webform_slug: dict(row.payload) for row in submission.webform_submissions.all()}
+
+
+def completed_slugs(submission: Submission) -> set[str]:
+    return {
+        row.webform_slug
+        for row in submission.webform_submissions.all()
+        if row.completed_at is not None
+    }
+
+
+def submission_completion(submission: Submission) -> float:
+    return completion_percentage(
+        definition_for(submission),
+        completed_slugs(submission),
+        signed=submission.status == Status.COMPLETED,
+    )
+
+
+# --- links for people ---------------------------------------------------------------------------
+
+
+def continue_token(submission: Submission) -> str:
+    return salted_hmac(_CONTINUE_SALT, submission.eid).hexdigest()[:40]
+
+
+def continue_path(submission: Submission) -> str:
+    workflow = submission.workflow
+    return reverse(
+        "workflows-continue", args=[workflow.organization.slug, workflow.slug, submission.eid]
+    )
+
+
+def continue_link(submission: Submission, *, embedded: bool = False) -> str:
+    """The continue URL's path and query (for a page on this service)."""
+    query = {"token": continue_token(submission)}
+    if embedded:
+        query["embedded"] = "true"
+    return f"{continue_path(submission)}?{urlencode(query)}"
+
+
+def continue_url(submission: Submission, *, embedded: bool = False) -> str:
+    """Where the person resumes: the step they are on (the done page when finished)."""
+    return settings.PUBLIC_BASE_URL + continue_link(submission, embedded=embedded)
+
+
+def submission_for_link(
+    *, organization_slug: str, workflow_slug: str, eid: str, token: str
+) -> Submission:
+    """The submission a continue link opens; NotFound unless every part of it matches."""
+    submission = (
+        Submission.objects.select_related("workflow__organization")
+        .filter(
+            eid=eid,
+            workflow__slug=workflow_slug,
+            workflow__organization__slug=organization_slug,
+        )
+        .first()
+    )
+    if submission is None or not constant_time_compare(token or "", continue_token(submission)):
+        raise NotFound("This link is not valid. Ask for a new one.")
+    return submission
+
+
+# --- saving a webform ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What one save did; the webform pages tell the embedding page about it."""
+
+    submission: Submission
+    row: WebformSubmission
+    created: bool  # the submission started now
+    completed_webform: bool  # this save completed the webform
+    finished: bool  # every webform is complete now (documents filled or signing started)
+
+
+def _locked_row(submission: Submission, webform: WebformDef) -> WebformSubmission:
+    row, _ = WebformSubmission.objects.select_for_update().get_or_create(
+        submission=submission,
+        webform_eid=webform.eid,
+        defaults={
+            "webform_slug": webform.slug,
+            "webform": _webform_row(submission.workflow, webform.eid),
+        },
+    )
+    return row
+
+
+def _webform_row(workflow: Workflow, eid: str) -> Any:
+    return workflow.webforms.filter(eid=eid).first()
+
+
+def _payload_errors(checked: Checked) -> ValidationFailed:
+    return ValidationFailed(
+        FieldError(property=f"payload.{key}", message=message)
+        for key, message in checked.errors.items()
+    )
+
+
+def webform_save(
+    *,
+    workflow: Workflow,
+    webform: WebformDef,
+    checked: Checked,
+    submission: Submission | None = None,
+    running: Running | None = None,
+    row_eid: str | None = None,
+    current_step: int | None = None,
+    complete: bool = False,
+    is_test: bool = False,
+    webhook_url: str = "",
+    timezone_name: str = "",
+    embedded: bool = False,
+    identity: ApiIdentity | None = None,
+) -> Saved:
+    """Merge ``checked.values`` into the webform's payload of ``submission`` (a new submission
+    of ``running`` when None); with ``complete`` the webform completes, and the submission with
+    it when it was the last. ValidationFailed (``payload.<key>``) lists what a completion lacks;
+    Conflict when the submission can no longer change. Nothing is stored on any failure."""
+    definition = definition_for(submission) if submission else _running(running).definition
+    stored = payloads_of(submission) if submission else {}
+    payloads = {**stored, webform.slug: merged(stored.get(webform.slug, {}), checked)}
+    if complete:
+        missing = missing_required(webform, payloads[webform.slug])
+        if not missing.ok:
+            raise _payload_errors(missing)
+    done_before = completed_slugs(submission) if submission else set()
+    finishing = complete and {w.slug for w in definition.webforms} <= done_before | {webform.slug}
+    # The fills are the slow part: done before the transaction, from the values as they will be.
+    prepared = (
+        _fill(workflow, definition, payloads) if finishing and not definition.signers else None
+    )
+
+    with transaction.atomic():
+        created = submission is None
+        if submission is None:
+            running = _running(running)
+            submission = Submission.objects.create(
+                workflow=workflow,
+                definition=definition.to_json(),
+                version_number=running.version_number,
+                is_test=is_test,
+                webhook_url=webhook_url,
+                timezone=timezone_name,
+            )
+            submission._definition = definition  # type: ignore[attr-defined]
+        else:
+            submission = _locked(submission)
+            if submission.status not in OPEN:
+                raise Conflict(
+                    f"The submission is {submission.status}: its webforms can no longer change."
+                )
+            if webhook_url:
+                submission.webhook_url = webhook_url
+            if timezone_name:
+                submission.timezone = timezone_name
+        row = _locked_row(submission, webform)
+        if row_eid is not None and row.eid != row_eid:
+            raise NotFound(f"No submission with eid '{row_eid}' of this webform.")
+        row.payload = merged(row.payload, checked)
+        if current_step is not None:
+            row.current_step = current_step
+        completed_now = complete and row.completed_at is None
+        if completed_now:
+            row.completed_at = timezone.now()
+        row.save()
+        payloads = payloads_of(submission)
+        submission.display_title = display_title(definition, payloads)
+        if any(payloads.values()):
+            submission.status = Status.IN_PROGRESS
+        submission.save()
+        if created:
+            events.submission_created(submission, definition)
+        if completed_now:
+            events.webform_completed(submission, definition, row)
+        finished = complete and completed_slugs(submission) >= {w.slug for w in definition.webforms}
+        if finished:
+            _finish(submission, definition, payloads, prepared, identity, embedded=embedded)
+    return Saved(
+        submission=submission,
+        row=row,
+        created=created,
+        completed_webform=completed_now,
+        finished=finished,
+    )
+
+
+def _running(running: Running | None) -> Running:
+    assert running is not None, "a new submission needs the definition it runs"
+    return running
+
+
+def _locked(submission: Submission) -> Submission:
+    locked = Submission.objects.select_for_update().select_related("workflow__organization")
+    fresh = locked.get(pk=submission.pk)
+    fresh._definition = definition_for(submission)  # type: ignore[attr-defined]
+    return fresh
+
+
+# --- finishing: documents or signing ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Filled:
+    title: str
+    filename: str
+    version: TemplateVersion
+    pdf: bytes
+
+
+def _template_version(workflow: Workflow, eid: str, index: int) -> TemplateVersion:
+    template = PdfTemplate.objects.filter(organization=workflow.organization, eid=eid).first()
+    if template is None:
+        raise ValidationFailed.single(
+            f"documents.{index}", f"The workflow's template {eid!r} no longer exists."
+        )
+    return template_version_select(template=template, version_number=None)
+
+
+def _fill(
+    workflow: Workflow, definition: WorkflowDef, payloads: Mapping[str, Mapping[str, Any]]
+) -> list[Filled]:
+    """Each document filled from the mapped values, with the template's default version."""
+    filled = []
+    for index, document in enumerate(definition.documents):
+        version = _template_version(workflow, document.template_eid, index)
+        data = document_data(definition, document, payloads)
+        try:
+            pdf = fill_version(version=version, body={"data": data, "title": document.title})
+        except ValidationFailed as invalid:
+            raise ValidationFailed(
+                FieldError(property=f"documents.{index}.{f.property}", message=f.message)
+                for f in invalid.fields
+            ) from None
+        filled.append(Filled(document.title, document.filename, version, pdf))
+    return filled
+
+
+def _finish(
+    submission: Submission,
+    definition: WorkflowDef,
+    payloads: Mapping[str, Mapping[str, Any]],
+    prepared: list[Filled] | None,
+    identity: ApiIdentity | None,
+    *,
+    embedded: bool,
+) -> None:
+    """Every webform is complete: store the documents and complete, or start signing."""
+    if definition.signers:
+        submission.packet = _start_signing(
+            submission, definition, payloads, identity, embedded=embedded
+        )
+        submission.status = Status.READY_TO_SIGN
+        submission.save(update_fields=["packet", "status", "updated_at"])
+        return
+    if prepared is None:  # another webform completed meanwhile: fill now
+        prepared = _fill(submission.workflow, definition, payloads)
+    prefix = f"workflows/{submission.workflow.organization.eid}/{submission.eid}"
+    for position, document in enumerate(prepared):
+        path, sha = blob_save(prefix=prefix, data=document.pdf)
+        SubmissionDocument.objects.create(
+            submission=submission,
+            position=position,
+            title=document.title[:255],
+            filename=document.filename[:255],
+            template_version=document.version,
+            path=path,
+            sha256=sha,
+        )
+    _complete(submission, definition)
+
+
+def _complete(submission: Submission, definition: WorkflowDef) -> None:
+    submission.status = Status.COMPLETED
+    submission.completed_at = timezone.now()
+    submission.save(update_fields=["status", "completed_at", "updated_at"])
+    events.submission_completed(submission, definition)
+
+
+def _signing_identity(organization: Organization) -> ApiIdentity:
+    """Who starts a signing step a person reached through a webform page: the organization.
+
+    No API key is involved; packet_create reads only the organization when it fills templates
+    (the key matters for generated documents, which workflows do not make). The key is not saved.
+    """
+    return ApiIdentity(
+        organization=organization,
+        api_key=ApiKey(organization=organization, kind=ApiKey.Kind.PRODUCTION, name="workflow"),
+    )
+
+
+def _file_id(index: int) -> str:
+    return f"document{index + 1}"
+
+
+def _start_signing(
+    submission: Submission,
+    definition: WorkflowDef,
+    payloads: Mapping[str, Mapping[str, Any]],
+    identity: ApiIdentity | None,
+    *,
+    embedded: bool,
+) -> Packet:
+    files = []
+    for index, document in enumerate(definition.documents):
+        boxes = tuple(
+            SignField(id=box.id, type=box.type, page=box.page, rect=Rect(*box.rect))
+            for signer in definition.signers
+            for box in signer.boxes
+            if box.document == index
+        )
+        files.append(
+            FileInput(
+                id=_file_id(index),
+                title=document.title,
+                filename=document.filename,
+                fields=boxes,
+                cast_eid=document.template_eid,
+            )
+        )
+    problems = []
+    signers = []
+    back = continue_url(submission, embedded=embedded)
+    for signer in definition.signers:
+        name = person_name(value_of(definition, payloads, signer.name_field))
+        email = value_of(definition, payloads, signer.email_field) if signer.email_field else ""
+        if not name:
+            problems.append(
+                Problem(f"payload.{signer.name_field.field}", "A name is needed for signing.")
+            )
+        if signer.signer_type == "email" and not email:
+            field = signer.email_field.field if signer.email_field else "email"
+            problems.append(Problem(f"payload.{field}", "An email is needed for signing."))
+        signers.append(
+            SignerInput(
+                alias_id=signer.id,
+                name=name,
+                email=str(email or ""),
+                signer_type=signer.signer_type,
+                routing_order=signer.routing_order,
+                redirect_url=back if signer.signer_type == "embedded" else "",
+                signature_mode="draw",
+                accept_each_field=False,
+                enable_emails=True,
+                fields=tuple((_file_id(box.document), box.id) for box in signer.boxes),
+            )
+        )
+    if problems:
+        raise ValidationFailed.from_problems(problems)
+    packet_input = PacketInput(
+        name=(submission.display_title or definition.name)[:255],
+        files=tuple(files),
+        signers=tuple(signers),
+        payloads={
+            _file_id(index): {"data": document_data(definition, document, payloads)}
+            for index, document in enumerate(definition.documents)
+        },
+        is_test=submission.is_test,
+        webhook_url=submission.webhook_url,
+    )
+    organization = submission.workflow.organization
+    return esign.packet_create(
+        identity=identity or _signing_identity(organization), packet_input=packet_input
+    )
+
+
+_PACKET_STATUS = {
+    Packet.Status.DRAFT: Status.READY_TO_SIGN,
+    Packet.Status.SENT: Status.READY_TO_SIGN,
+    Packet.Status.DELIVERED: Status.READY_TO_SIGN,
+    Packet.Status.PARTIAL: Status.AWAITING_SIGNATURES,
+    Packet.Status.DECLINED: Status.DECLINED,
+    Packet.Status.VOIDED: Status.DECLINED,
+    Packet.Status.COMPLETED: Status.COMPLETED,
+}
+
+
+def submission_sync(submission: Submission) -> Submission:
+    """A submission in its signing step takes the state of its packet (e-signature sits below
+    workflows and cannot tell them). Completing it this way emits weldComplete, in the
+    transaction that records the completion. Called whenever a submission is looked at: the
+    signer's return to the workflow page, weldData queries and the download."""
+    if submission.status not in SIGNING or submission.packet_id is None:
+        return submission
+    packet_status = Packet.objects.filter(pk=submission.packet_id).values_list("status", flat=True)
+    target = _PACKET_STATUS.get(packet_status.first() or "", submission.status)
+    if target == submission.status:
+        return submission
+    with transaction.atomic():
+        locked = _locked(submission)
+        if locked.status not in SIGNING:
+            return locked
+        if target == Status.COMPLETED:
+            _complete(locked, definition_for(locked))
+        else:
+            locked.status = target
+            locked.save(update_fields=["status", "updated_at"])
+    return locked
+
+
+# --- forgeSubmit --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ForgeSubmitInput:
+    forge_eid: str
+    payload: Any
+    weld_data_eid: str | None = None
+    submission_eid: str | None = None
+    enforce_payload_valid_on_create: bool | None = None
+    current_step: int | None = None
+    complete: bool | None = None
+    is_test: bool | None = None
+    timezone: str | None = None
+    webhook_url: str | None = None
+    group_array_id: str | None = None
+    group_array_index: int | None = None
+    error_type: str | None = None
+
+
+def forge_submit(*, identity: ApiIdentity, submit: ForgeSubmitInput) -> WebformSubmission:
+    """forgeSubmit: start a submission (no weldDataEid or submissionEid), add a webform to one
+    (weldDataEid), or update a webform's submission (submissionEid). The payload's keys are the
+    webform's field keys; each value given is checked by its field's rule."""
+    organization = identity.organization
+    webform_row = webform_get(organization=organization, eid=submit.forge_eid)
+    workflow = webform_row.workflow
+    if not isinstance(submit.payload, Mapping):
+        raise ValidationFailed.single("payload", "Must be an object keyed by field key.")
+    if submit.group_array_id is not None or submit.group_array_index is not None:
+        raise ValidationFailed.single(
+            "groupArrayId", "The webforms of this service have no repeating groups."
+        )
+    webhook_url = check_webhook_url(submit.webhook_url) if submit.webhook_url else ""
+    timezone_name = _timezone(submit.timezone)
+    submission: Submission | None = None
+    if submit.submission_eid:
+        row = (
+            WebformSubmission.objects.select_related("submission__workflow__organization")
+            .filter(submission__workflow__organization=organization, eid=submit.submission_eid)
+            .first()
+        )
+        if row is None or row.webform_eid != submit.forge_eid:
+            raise NotFound(f"No submission with eid '{submit.submission_eid}' of this webform.")
+        submission = row.submission
+        if submit.weld_data_eid and submit.weld_data_eid != submission.eid:
+            raise ValidationFailed.single("weldDataEid", "The submission is of another weldData.")
+    elif submit.weld_data_eid:
+        submission = submission_get(organization=organization, eid=submit.weld_data_eid)
+        if submission.workflow_id != workflow.pk:
+            raise ValidationFailed.single("weldDataEid", "The weldData is of another workflow.")
+    running = None if submission else running_definition(workflow, published_only=False)
+    definition = definition_for(submission) if submission else running.definition  # type: ignore[union-attr]
+    webform = definition.webform(eid=submit.forge_eid)
+    if webform is None:
+        raise NotFound(f"The webform '{submit.forge_eid}' is not part of this weldData's version.")
+    checked = check_payload(webform, submit.payload, only_given=True)
+    creating = submit.submission_eid is None
+    if checked.errors:
+        if creating and submit.enforce_payload_valid_on_create is False:
+            checked = Checked(values=checked.values)  # what is invalid is left out
+        else:
+            raise _payload_errors(checked)
+    step = submit.current_step
+    if step is not None and not 0 <= step < len(webform.pages):
+        raise ValidationFailed.single(
+            "currentStep", f"Must be a page index from 0 to {len(webform.pages) - 1}."
+        )
+    saved = webform_save(
+        workflow=workflow,
+        webform=webform,
+        checked=checked,
+        submission=submission,
+        running=running,
+        row_eid=submit.submission_eid,
+        current_step=step,
+        complete=bool(submit.complete),
+        # A development key's submissions are always tests, as its generated PDFs are marked.
+        is_test=bool(submit.is_test) or identity.is_development,
+        webhook_url=webhook_url,
+        timezone_name=timezone_name,
+        identity=identity,
+    )
+    return saved.row
+
+
+def _timezone(name: str | None) -> str:
+    if not name:
+        return ""
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValidationFailed.single("timezone", "Must be an IANA time zone name.") from None
+    return name
+
+
+def submission_remove(*, identity: ApiIdentity, eid: str) -> bool:
+    """removeWeldData: the submission, its webform submissions and documents are deleted."""
+    submission = submission_get(organization=identity.organization, eid=eid)
+    submission.delete()
+    return True
+
+
+# --- documents ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DocumentFile:
+    title: str
+    filename: str
+    read: Any  # () -> bytes
+
+
+def submission_files(submission: Submission) -> list[DocumentFile]:
+    """The documents of a submission: filled, or as signed when it had a signing step."""
+    if submission.packet_id is not None:
+        packet = Packet.objects.get(pk=submission.packet_id)
+        return [
+            DocumentFile(d.title or d.filename, d.filename, lambda d=d: esign.document_pdf(d))
+            for d in packet.documents.all()
+        ]
+    return [
+        DocumentFile(d.title, d.filename, lambda d=d: blob_read(d.path, d.sha256))
+        for d in submission.documents.all()
+    ]
+
+
+def safe_name(name: str, default: str) -> str:
+    """``name`` fit for a file name in a zip or a Content-Disposition header."""
+    return (_UNSAFE.sub("_", name).strip(" .") or default)[:120]
+
+
+def documents_zip(submission: Submission) -> tuple[bytes, str]:
+    """The zip of a completed submission's documents, and its file name."""
+    submission = submission_sync(submission)
+    if not submission.is_complete:
+        raise Conflict(
+            f"The submission is {submission.status}: its documents can be downloaded once it is "
+            "completed."
+        )
+    buffer = io.BytesIO()
+    names: set[str] = set()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for index, document in enumerate(submission_files(submission)):
+            name = safe_name(document.filename, f"document{index + 1}.pdf")
+            if not name.lower().endswith(".pdf"):
+                name += ".pdf"
+            while name in names:
+                name = name[:-4] + "-1.pdf"
+            names.add(name)
+            archive.writestr(name, document.read())
+    title = safe_name(submission.display_title or submission.workflow.name, submission.eid)
+    return buffer.getvalue(), f"{title.replace(chr(34), '')}.zip"

@@ -1,0 +1,765 @@
+"""The webform pages people fill: /form/<organization>/<workflow>, one page of fields at a time.
+
+The pages are plain HTML forms that work without a script; workflows/static/workflows/form.js
+adds the same checks in the browser (the rules come from workflows.engine.rules) and tells an
+embedding page what happened. Every POST re-checks on the server; a refused page comes back
+with a message beside each field and everything typed still in it, never a 500.
+
+No cookie is needed, which matters in an iframe where third-party cookies are blocked: a
+submission is reached through its continue URL, whose token every form posts back. So the
+pages are exempt from CSRF (a forged post can only start a submission, which anyone may, or
+change one whose link the forger already holds). Every response carries a
+Content-Security-Policy ``frame-ancestors`` of the organization's embedding origins.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods
+
+from accounts.embedding import embed_origins
+from accounts.models import Organization
+from core.errors import Conflict, NotFound, ServiceError, ValidationFailed
+from esign import services as esign
+from esign.models import Signer
+from workflows import services, submissions
+from workflows.engine.definition import FieldDef, WebformDef, WorkflowDef
+from workflows.engine.resolve import check_form_page, first_page_with_errors
+from workflows.engine.rules import (
+    IMAGE_MAX_BYTES,
+    IMAGE_TYPES,
+    PHONE_REGION_INFO,
+    US_STATES,
+    browser_rules,
+    form_strings,
+)
+from workflows.models import Submission, Workflow
+
+Status = Submission.Status
+EMBED_FLAGS = ("embedded", "withinIframe")
+
+
+# --- responses ----------------------------------------------------------------------------------
+
+
+def _own_origin() -> str:
+    parts = urlsplit(settings.PUBLIC_BASE_URL)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _framed(response: HttpResponse, organization: Organization | None) -> HttpResponse:
+    """Only the organization's embedding origins (and the service itself) may frame the page."""
+    origins = embed_origins(organization) if organization else []
+    response["Content-Security-Policy"] = "frame-ancestors " + " ".join(["'self'", *origins])
+    response.headers.pop("X-Frame-Options", None)
+    response.xframe_options_exempt = True  # type: ignore[attr-defined]
+    response["Cache-Control"] = "no-store"
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+def _message(
+    request: HttpRequest,
+    title: str,
+    text: str,
+    *,
+    status: int,
+    organization: Organization | None = None,
+) -> HttpResponse:
+    response = render(
+        request, "workflows/message.html", {"title": title, "text": text}, status=status
+    )
+    return _framed(response, organization)
+
+
+def _embedded(request: HttpRequest) -> bool:
+    return any(
+        request.GET.get(flag) == "true" or request.POST.get(flag) == "true" for flag in EMBED_FLAGS
+    )
+
+
+# --- what a page shows --------------------------------------------------------------------------
+
+
+@dataclass
+class FieldView:
+    """One field as the template draws it."""
+
+    definition: FieldDef
+    strings: dict[str, str]
+    error: str = ""
+
+    @property
+    def key(self) -> str:
+        return self.definition.key
+
+    @property
+    def type(self) -> str:
+        return self.definition.type
+
+    @property
+    def id(self) -> str:
+        return f"f-{self.definition.key}"
+
+    @property
+    def value(self) -> str:
+        return self.strings.get(self.definition.key, "")
+
+    def part(self, name: str) -> str:
+        return self.strings.get(f"{self.definition.key}.{name}", "")
+
+    @property
+    def parts(self) -> dict[str, str]:
+        prefix = f"{self.definition.key}."
+        return {k[len(prefix) :]: v for k, v in self.strings.items() if k.startswith(prefix)}
+
+    @property
+    def checked(self) -> bool:
+        return bool(self.strings.get(self.definition.key))
+
+    @property
+    def region(self) -> str:
+        return self.part("region") or self.definition.base_region
+
+    @property
+    def image(self) -> str:
+        value = self.value
+        return value if value.startswith("data:image/") else ""
+
+
+@dataclass
+class Screen:
+    """Everything form.html needs for one page of one webform."""
+
+    workflow: Workflow
+    definition: WorkflowDef
+    webform: WebformDef
+    page_index: int
+    fields: list[FieldView]
+    submission: Submission | None = None
+    embedded: bool = False
+    preview: bool = False
+    events: list[dict[str, Any]] = field(default_factory=list)
+    form_error: str = ""
+
+    @property
+    def page(self) -> Any:
+        return self.webform.pages[self.page_index]
+
+    @property
+    def steps(self) -> list[tuple[WebformDef, int]]:
+        return list(self.definition.steps())
+
+    @property
+    def step_number(self) -> int:
+        for number, (webform, index) in enumerate(self.steps, start=1):
+            if webform.eid == self.webform.eid and index == self.page_index:
+                return number
+        return 1
+
+    @property
+    def is_last_page(self) -> bool:
+        return self.page_index == len(self.webform.pages) - 1
+
+    @property
+    def is_last_step(self) -> bool:
+        return self.step_number == len(self.steps)
+
+    @property
+    def has_back(self) -> bool:
+        return self.step_number > 1
+
+    @property
+    def multipart(self) -> bool:
+        return any(f.type == "imageFile" for f in self.fields)
+
+    @property
+    def errors(self) -> list[FieldView]:
+        return [f for f in self.fields if f.error]
+
+
+def _field_views(
+    webform: WebformDef,
+    page_index: int,
+    values: dict[str, Any],
+    errors: dict[str, str] | None = None,
+    *,
+    use_defaults: bool,
+) -> list[FieldView]:
+    views = []
+    for definition in webform.pages[page_index].fields:
+        value = values.get(definition.key)
+        if value is None and use_defaults:
+            value = definition.default
+        views.append(
+            FieldView(
+                definition=definition,
+                strings=form_strings(definition, value),
+                error=(errors or {}).get(definition.key, ""),
+            )
+        )
+    return views
+
+
+def _rules(screen: Screen) -> dict[str, Any]:
+    return {
+        **browser_rules(),
+        "fields": [f.definition.to_json() for f in screen.fields],
+    }
+
+
+def _origins(organization: Organization) -> list[str]:
+    return [_own_origin(), *embed_origins(organization)]
+
+
+def _form_action(screen: Screen) -> str:
+    if screen.preview:
+        return ""
+    query: dict[str, str] = {}
+    if screen.submission is None:
+        path = reverse(
+            "workflows-start", args=[screen.workflow.organization.slug, screen.workflow.slug]
+        )
+    else:
+        path = submissions.continue_path(screen.submission)
+        query["token"] = submissions.continue_token(screen.submission)
+    if screen.embedded:
+        query["embedded"] = "true"
+    return f"{path}?{urlencode(query)}" if query else path
+
+
+def _render_screen(request: HttpRequest, screen: Screen) -> HttpResponse:
+    organization = screen.workflow.organization
+    continue_url = (
+        submissions.continue_url(screen.submission, embedded=screen.embedded)
+        if screen.submission is not None
+        else ""
+    )
+    context = {
+        "screen": screen,
+        "organization": organization,
+        "action": _form_action(screen),
+        "continue_url": continue_url,
+        "rules": _rules(screen),
+        "config": {
+            "events": screen.events,
+            "origins": _origins(organization),
+            "continueUrl": (
+                submissions.continue_link(screen.submission, embedded=screen.embedded)
+                if screen.submission is not None
+                else ""
+            ),
+        },
+        "regions": [(code, info) for code, info in PHONE_REGION_INFO.items()],
+        "states": US_STATES,
+        "image_types": ",".join(IMAGE_TYPES),
+        "is_test": screen.submission.is_test if screen.submission else False,
+    }
+    return _framed(render(request, "workflows/form.html", context), organization)
+
+
+# --- events for the embedding page --------------------------------------------------------------
+
+
+def _event(
+    action: str, submission: Submission, webform: WebformDef | None, **extra: Any
+) -> dict[str, Any]:
+    """The keys of the spec's iframe event, for ``action``."""
+    workflow = submission.workflow
+    row = (
+        submission.webform_submissions.filter(webform_eid=webform.eid).first() if webform else None
+    )
+    event = {
+        "action": action,
+        "organizationSlug": workflow.organization.slug,
+        "organizationEid": workflow.organization.eid,
+        "weldEid": workflow.eid,
+        "weldDataEid": submission.eid,
+        "forgeEid": webform.eid if webform else None,
+        "submissionEid": row.eid if row else None,
+    }
+    event.update(extra)
+    return event
+
+
+def _last_webform(submission: Submission) -> WebformDef | None:
+    definition = submissions.definition_for(submission)
+    return definition.webforms[-1] if definition.webforms else None
+
+
+# --- where a person is --------------------------------------------------------------------------
+
+
+def _position(submission: Submission) -> tuple[WebformDef, int] | None:
+    """The first webform not complete, at its saved step; None when all are complete."""
+    definition = submissions.definition_for(submission)
+    rows = {row.webform_eid: row for row in submission.webform_submissions.all()}
+    for webform in definition.webforms:
+        row = rows.get(webform.eid)
+        if row is None or row.completed_at is None:
+            step = row.current_step if row else 0
+            return webform, min(step, len(webform.pages) - 1)
+    return None
+
+
+def _requested(
+    submission: Submission, forge: str | None, step: str | None
+) -> tuple[WebformDef, int] | None:
+    """A page asked for by ``?forge=<slug>&step=<n>``: any page before where the person is."""
+    current = _position(submission)
+    if current is None or not forge:
+        return current
+    definition = submissions.definition_for(submission)
+    order = [w.eid for w in definition.webforms]
+    webform = definition.webform(slug=forge)
+    try:
+        index = int(step or 0)
+    except ValueError:
+        return current
+    if webform is None or not 0 <= index < len(webform.pages):
+        return current
+    before = order.index(webform.eid) < order.index(current[0].eid)
+    if before or (webform.eid == current[0].eid and index <= current[1]):
+        return webform, index
+    return current
+
+
+def _previous(
+    definition: WorkflowDef, webform: WebformDef, page_index: int
+) -> tuple[WebformDef, int]:
+    steps = list(definition.steps())
+    position = next(i for i, (w, p) in enumerate(steps) if w.eid == webform.eid and p == page_index)
+    return steps[max(position - 1, 0)]
+
+
+# --- the pages ----------------------------------------------------------------------------------
+
+
+def _workflow_for(organization_slug: str, workflow_slug: str) -> Workflow:
+    workflow = (
+        Workflow.objects.select_related("organization")
+        .filter(organization__slug=organization_slug, slug=workflow_slug)
+        .first()
+    )
+    if workflow is None:
+        raise NotFound("There is no such form.")
+    return workflow
+
+
+@csrf_exempt  # see the module's docstring
+@xframe_options_exempt  # framing is governed by the CSP frame-ancestors of _framed
+@require_http_methods(["GET", "POST"])
+def start(request: HttpRequest, organization_slug: str, workflow_slug: str) -> HttpResponse:
+    """The first page; its POST starts a submission."""
+    try:
+        workflow = _workflow_for(organization_slug, workflow_slug)
+        running = services.running_definition(workflow, published_only=True)
+    except NotFound as missing:
+        return _message(request, "Form not found", missing.message, status=404)
+    definition = running.definition
+    webform = definition.webforms[0]
+    embedded = _embedded(request)
+    if request.method == "GET":
+        screen = Screen(
+            workflow=workflow,
+            definition=definition,
+            webform=webform,
+            page_index=0,
+            fields=_field_views(webform, 0, {}, use_defaults=True),
+            embedded=embedded,
+        )
+        return _render_screen(request, screen)
+    return _post_page(
+        request,
+        workflow=workflow,
+        definition=definition,
+        submission=None,
+        running=running,
+        webform=webform,
+        page_index=0,
+        embedded=embedded,
+    )
+
+
+@csrf_exempt  # see the module's docstring
+@xframe_options_exempt
+@require_http_methods(["GET", "POST"])
+def resume(
+    request: HttpRequest, organization_slug: str, workflow_slug: str, eid: str
+) -> HttpResponse:
+    """The continue URL: the page a person is on, any earlier page, or the end."""
+    token = request.GET.get("token") or request.POST.get("token") or ""
+    try:
+        submission = submissions.submission_for_link(
+            organization_slug=organization_slug, workflow_slug=workflow_slug, eid=eid, token=token
+        )
+    except NotFound as missing:
+        return _message(request, "Link not valid", missing.message, status=404)
+    submission = submissions.submission_sync(submission)
+    embedded = _embedded(request)
+    if submission.status not in submissions.OPEN:
+        events = []
+        if request.GET.get("signerEid") and submission.is_complete:
+            # Back from signing: the embedding page learns that the whole workflow is done.
+            events.append(_event("weldComplete", submission, _last_webform(submission)))
+        return _end(request, submission, embedded=embedded, events=events)
+    definition = submissions.definition_for(submission)
+    if request.method == "GET":
+        where = _requested(submission, request.GET.get("forge"), request.GET.get("step"))
+        if where is None:  # every webform complete, still being finished
+            return _end(request, submission, embedded=embedded)
+        webform, page_index = where
+        return _render_screen(request, _stored_screen(submission, webform, page_index, embedded))
+    webform = definition.webform(eid=request.POST.get("forge", ""))
+    try:
+        page_index = int(request.POST.get("page", "0"))
+    except ValueError:
+        page_index = -1
+    if webform is None or not 0 <= page_index < len(webform.pages):
+        where = _position(submission)
+        if where is None:
+            return _end(request, submission, embedded=embedded)
+        screen = _stored_screen(submission, *where, embedded)
+        screen.form_error = "That page could not be found; here is where you are."
+        return _render_screen(request, screen)
+    return _post_page(
+        request,
+        workflow=submission.workflow,
+        definition=definition,
+        submission=submission,
+        running=None,
+        webform=webform,
+        page_index=page_index,
+        embedded=embedded,
+    )
+
+
+def _stored_screen(
+    submission: Submission, webform: WebformDef, page_index: int, embedded: bool
+) -> Screen:
+    payload = submissions.payloads_of(submission).get(webform.slug, {})
+    has_row = submission.webform_submissions.filter(webform_eid=webform.eid).exists()
+    return Screen(
+        workflow=submission.workflow,
+        definition=submissions.definition_for(submission),
+        webform=webform,
+        page_index=page_index,
+        fields=_field_views(webform, page_index, payload, use_defaults=not has_row),
+        submission=submission,
+        embedded=embedded,
+    )
+
+
+def _posted(request: HttpRequest, webform: WebformDef, page_index: int) -> dict[str, str | None]:
+    """The page's inputs; an uploaded image becomes the data: URL the image field holds."""
+    values: dict[str, str | None] = {k: request.POST.get(k) for k in request.POST}
+    for definition in webform.pages[page_index].fields:
+        if definition.type != "imageFile":
+            continue
+        upload = request.FILES.get(f"{definition.key}.file")
+        if upload is None:
+            continue
+        data = upload.read(IMAGE_MAX_BYTES + 1)
+        mime = (upload.content_type or "").lower()
+        if len(data) > IMAGE_MAX_BYTES or mime not in IMAGE_TYPES or not data:
+            values[definition.key] = "data:"  # refused by the image rule, with its message
+        else:
+            values[definition.key] = f"data:{mime};base64,{base64.b64encode(data).decode()}"
+    return values
+
+
+def _post_page(
+    request: HttpRequest,
+    *,
+    workflow: Workflow,
+    definition: WorkflowDef,
+    submission: Submission | None,
+    running: services.Running | None,
+    webform: WebformDef,
+    page_index: int,
+    embedded: bool,
+) -> HttpResponse:
+    back = request.POST.get("action") == "back"
+    values = _posted(request, webform, page_index)
+    raw, checked = check_form_page(webform, page_index, values.get, enforce_required=not back)
+
+    def again(errors: dict[str, str], form_error: str = "") -> HttpResponse:
+        """The same page, as typed, with the messages."""
+        screen = Screen(
+            workflow=workflow,
+            definition=definition,
+            webform=webform,
+            page_index=page_index,
+            fields=_field_views(webform, page_index, raw, errors, use_defaults=False),
+            submission=submission,
+            embedded=embedded,
+            form_error=form_error,
+        )
+        return _render_screen(request, screen)
+
+    if not checked.ok:
+        return again(checked.errors)
+    last_page = page_index == len(webform.pages) - 1
+    complete = not back and last_page
+    # The step the person goes to: the next page, the previous one, or this last one.
+    step = max(page_index - 1, 0) if back else min(page_index + 1, len(webform.pages) - 1)
+    try:
+        saved = submissions.webform_save(
+            workflow=workflow,
+            webform=webform,
+            checked=checked,
+            submission=submission,
+            running=running,
+            current_step=step,
+            complete=complete,
+            embedded=embedded,
+        )
+    except ValidationFailed as failure:
+        return _refused(request, submission, webform, page_index, failure, again, embedded)
+    except Conflict:
+        assert submission is not None
+        return _end(request, submission, embedded=embedded)
+    submission = saved.submission
+    events = []
+    if not back:
+        page = webform.pages[page_index]
+        events.append(
+            _event("forgeSubmitPage", submission, webform, pageId=page.id, pageIndex=page_index)
+        )
+    if saved.completed_webform:
+        events.append(_event("forgeComplete", submission, webform))
+    if saved.finished:
+        if submission.is_complete:
+            events.append(_event("weldComplete", submission, webform))
+        return _end(request, submission, embedded=embedded, events=events)
+    if back:
+        target = _previous(definition, webform, page_index)
+    else:
+        target = _position(submission) or (webform, page_index)
+    screen = _stored_screen(submission, *target, embedded)
+    screen.events = events
+    return _render_screen(request, screen)
+
+
+def _refused(
+    request: HttpRequest,
+    submission: Submission | None,
+    webform: WebformDef,
+    page_index: int,
+    failure: ValidationFailed,
+    again: Any,
+    embedded: bool,
+) -> HttpResponse:
+    """A save the service refused. Missing values of this page are shown on it; of an earlier
+    page, that page is shown with them (the person skipped it); anything else (a document that
+    could not be filled) is said above the form, which keeps what was typed."""
+    by_key = {
+        f.property.removeprefix("payload."): f.message
+        for f in failure.fields
+        if f.property.startswith("payload.")
+    }
+    here = {f.key for f in webform.pages[page_index].fields}
+    if by_key and set(by_key) <= here:
+        return again(by_key)
+    if by_key and submission is not None:
+        index = first_page_with_errors(webform, by_key)
+        payload = submissions.payloads_of(submission).get(webform.slug, {})
+        screen = Screen(
+            workflow=submission.workflow,
+            definition=submissions.definition_for(submission),
+            webform=webform,
+            page_index=index,
+            fields=_field_views(webform, index, payload, by_key, use_defaults=False),
+            submission=submission,
+            embedded=embedded,
+        )
+        return _render_screen(request, screen)
+    return again(
+        by_key,
+        "Your answers could not be turned into documents, so nothing was saved yet: "
+        + failure.message
+        + " Check your answers and try again, or tell the organization that sent you here.",
+    )
+
+
+def _end(
+    request: HttpRequest,
+    submission: Submission,
+    *,
+    embedded: bool,
+    events: list[dict[str, Any]] | None = None,
+) -> HttpResponse:
+    """The last page: the documents, the way to signing, or what became of it."""
+    token = submissions.continue_token(submission)
+    documents = []
+    if submission.is_complete:
+        for index, document in enumerate(submissions.submission_files(submission)):
+            path = reverse(
+                "workflows-document",
+                args=[
+                    submission.workflow.organization.slug,
+                    submission.workflow.slug,
+                    submission.eid,
+                    index,
+                ],
+            )
+            documents.append({"title": document.title, "url": f"{path}?token={token}"})
+    sign_url, waiting_for = "", []
+    if submission.status in submissions.SIGNING and submission.packet_id:
+        signers = list(Signer.objects.filter(packet_id=submission.packet_id))
+        turn = next((s for s in signers if esign.is_signers_turn(s)), None)
+        if turn is not None and turn.signer_type == Signer.Kind.EMBEDDED:
+            url = esign.signing_url(signer=turn, token=esign.signer_token_issue(signer=turn))
+            sign_url = url + ("&withinIframe=true" if embedded else "")
+        waiting_for = [s.name for s in signers if s.status not in esign.FINISHED_SIGNER]
+    zip_path = reverse(
+        "workflows-documents-zip",
+        args=[submission.workflow.organization.slug, submission.workflow.slug, submission.eid],
+    )
+    context = {
+        "submission": submission,
+        "workflow": submission.workflow,
+        "documents": documents,
+        "zip_url": f"{zip_path}?token={token}" if documents else "",
+        "sign_url": sign_url,
+        "waiting_for": waiting_for,
+        "embedded": embedded,
+        "is_test": submission.is_test,
+        "config": {
+            "events": events or [],
+            "origins": _origins(submission.workflow.organization),
+            "continueUrl": submissions.continue_link(submission, embedded=embedded),
+            "signUrl": sign_url,
+        },
+    }
+    response = render(request, "workflows/done.html", context)
+    return _framed(response, submission.workflow.organization)
+
+
+@xframe_options_exempt
+@require_GET
+def document(
+    request: HttpRequest, organization_slug: str, workflow_slug: str, eid: str, index: str
+) -> HttpResponse:
+    """One document of a completed submission, for the person who filled it (token)."""
+    try:
+        submission = submissions.submission_for_link(
+            organization_slug=organization_slug,
+            workflow_slug=workflow_slug,
+            eid=eid,
+            token=request.GET.get("token", ""),
+        )
+    except NotFound as missing:
+        return _message(request, "Link not valid", missing.message, status=404)
+    submission = submissions.submission_sync(submission)
+    files = submissions.submission_files(submission) if submission.is_complete else []
+    number = int(index)
+    if number >= len(files):
+        return _message(
+            request,
+            "Document not found",
+            "There is no such document.",
+            status=404,
+            organization=submission.workflow.organization,
+        )
+    response = HttpResponse(files[number].read(), content_type="application/pdf")
+    filename = submissions.safe_name(files[number].filename, f"document{number + 1}.pdf")
+    response["Content-Disposition"] = f'inline; filename="{filename}"'
+    return _framed(response, submission.workflow.organization)
+
+
+@require_GET
+def documents_zip(
+    request: HttpRequest, organization_slug: str, workflow_slug: str, eid: str
+) -> HttpResponse:
+    """Every document of a completed submission as a zip, for the person who filled it."""
+    try:
+        submission = submissions.submission_for_link(
+            organization_slug=organization_slug,
+            workflow_slug=workflow_slug,
+            eid=eid,
+            token=request.GET.get("token", ""),
+        )
+        data, filename = submissions.documents_zip(submission)
+    except ServiceError as error:
+        return _message(request, "No documents", error.message, status=error.status)
+    response = HttpResponse(data, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@xframe_options_exempt
+@require_GET
+def embed_demo(request: HttpRequest, organization_slug: str, workflow_slug: str) -> HttpResponse:
+    """What an integrator's page does: frame the workflow and listen to its events."""
+    try:
+        workflow = _workflow_for(organization_slug, workflow_slug)
+    except NotFound as missing:
+        return _message(request, "Form not found", missing.message, status=404)
+    form_url = services.start_url(workflow) + "?embedded=true"
+    context = {
+        "workflow": workflow,
+        "form_url": form_url,
+        "service_origin": _own_origin(),
+        "snippet": _snippet(form_url),
+    }
+    return _framed(render(request, "workflows/embed_demo.html", context), workflow.organization)
+
+
+def _snippet(form_url: str) -> str:
+    origin = json.dumps(_own_origin())
+    return (
+        f'<iframe src="{form_url}" title="Form" style="width:100%;height:720px;border:0">'
+        '</iframe>\n<script>\nwindow.addEventListener("message", (event) => {\n'
+        f"  if (event.origin !== {origin}) return;\n"
+        "  const { action, weldDataEid, forgeEid, submissionEid } = event.data;\n"
+        "  console.log(action, weldDataEid, forgeEid, submissionEid);\n"
+        "});\n</script>"
+    )
+
+
+def preview(request: HttpRequest, workflow: Workflow) -> HttpResponse:
+    """The admin's preview of the working version: every page, checked as people's are, with
+    nothing saved. ``?forge=<slug>&page=<n>`` picks the page."""
+    definition = services.definition_of(workflow)
+    if not definition.webforms or not any(w.pages for w in definition.webforms):
+        return _message(
+            request, "Nothing to preview", "Add a webform with a page first.", status=200
+        )
+    webform = definition.webform(slug=request.GET.get("forge", "")) or definition.webforms[0]
+    if not webform.pages:
+        webform = next(w for w in definition.webforms if w.pages)
+    try:
+        page_index = min(max(int(request.GET.get("page", "0")), 0), len(webform.pages) - 1)
+    except ValueError:
+        page_index = 0
+    values: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    note = ""
+    if request.method == "POST":
+        raw, checked = check_form_page(
+            webform, page_index, _posted(request, webform, page_index).get
+        )
+        values, errors = raw, checked.errors
+        note = "" if errors else "Every field of this page passes its checks (nothing is saved)."
+    screen = Screen(
+        workflow=workflow,
+        definition=definition,
+        webform=webform,
+        page_index=page_index,
+        fields=_field_views(webform, page_index, values, errors, use_defaults=not values),
+        preview=True,
+        form_error=note,
+    )
+    return _render_screen(request, screen)
