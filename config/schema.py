@@ -1,7 +1,7 @@
 """The root GraphQL schema, composed of what each app contributes: its Query fields and its share
 of the wire types several apps add fields to (Organization: accounts' own fields, templates_app's
-``casts``). Those types, and the fields returning them, are built here, the one place that sees
-every app; an app below cannot name a type composed above it."""
+``casts``, workflows' ``welds``). Those types, and the fields returning them, are built here, the
+one place that sees every app; an app below cannot name a type composed above it."""
 
 import graphene
 
@@ -11,10 +11,13 @@ from esign.schema import Query as EsignQuery
 from templates_app.schema import OrganizationCasts
 from templates_app.schema import Query as TemplatesQuery
 from webhooks.schema import Mutation as WebhooksMutation
+from workflows.schema import Mutation as WorkflowsMutation
+from workflows.schema import OrganizationWelds
+from workflows.schema import Query as WorkflowsQuery
 
 
 # graphene takes the fields of the last base first: the organization's own fields lead.
-class Organization(OrganizationCasts, OrganizationFields):
+class Organization(OrganizationWelds, OrganizationCasts, OrganizationFields):
     class Meta:
         name = "Organization"
 
@@ -28,11 +31,11 @@ class User(UserFields):
     organizations = graphene.List(graphene.NonNull(Organization), required=True)
 
 
-class Query(EsignQuery, TemplatesQuery, graphene.ObjectType):
+class Query(WorkflowsQuery, EsignQuery, TemplatesQuery, graphene.ObjectType):
     current_user = graphene.Field(User, resolver=resolve_current_user)
 
 
-class Mutation(EsignMutation, WebhooksMutation, graphene.ObjectType):
+class Mutation(WorkflowsMutation, EsignMutation, WebhooksMutation, graphene.ObjectType):
     pass
 
 

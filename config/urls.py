@@ -28,6 +28,8 @@ urlpatterns = [
     path("api/docs", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="api-docs"),
     path("api/docs/", RedirectView.as_view(pattern_name="api-docs")),
     path("", include("esign.urls")),
+    # Webform pages (/form/<organization>/<workflow>) and workflow documents (/download/...).
+    path("", include("workflows.urls")),
     path("graphql/schema.graphql", schema_sdl_view(schema), name="graphql-sdl"),
     # Clients POST to both; a browser's GET gets GraphiQL (members) and the start page.
     path(
