@@ -1,0 +1,302 @@
+"""verify_pdf: what the signatures of a PDF say: intact, trusted, by whom, when, PAdES level.
+
+The input is anybody's file (the public verification page), so:
+
+- nothing is fetched: no OCSP, no CRL, no certificate from a URL in the file. Trust is decided
+  against the roots the caller passes (the seal's own and the configured ones) and whatever
+  validation data the file itself carries;
+- pyHanko reads the file with its limits for untrusted input, and every signature is checked on
+  its own: a malformed one is reported as not intact, the others are still checked;
+- at most ``max_signatures`` signatures are checked.
+
+A signature is *intact* when its digest matches the bytes it covers, its cryptographic
+signature is valid, and its /Contents holds nothing after the CMS object but the zero padding
+(pyHanko ignores that padding; a changed byte there would otherwise go unnoticed). It is
+*trusted* when its certificate chains to one of the roots. It *covers the whole document* when
+it covers every byte, or everything after its revision is long-term validation data (a document
+security store, document timestamps).
+
+Levels (ETSI EN 319 142-1), read from the file's structure: ``PAdES-B-B`` for an intact
+``ETSI.CAdES.detached`` signature; ``PAdES-B-T`` with a signature timestamp; ``PAdES-B-LT`` when
+the document security store also holds the signer's certificate (and revocation data, when the
+certificate names a source of it); ``PAdES-B-LTA`` when an intact document timestamp was added
+after the signature. Other signatures (``adbe.pkcs7.detached``) have no PAdES level.
+
+Pure Python (no Django).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from asn1crypto import parser
+from asn1crypto import x509 as asn1_x509
+from pyhanko.pdf_utils.reader import PdfFileReader
+from pyhanko.sign.diff_analysis import ModificationLevel
+from pyhanko.sign.fields import enumerate_sig_fields
+from pyhanko.sign.validation import (
+    EmbeddedPdfSignature,
+    validate_pdf_signature,
+    validate_pdf_timestamp,
+)
+from pyhanko.sign.validation.dss import DocumentSecurityStore, NoDSSFoundError
+from pyhanko.sign.validation.status import SignatureCoverageLevel
+from pyhanko_certvalidator import ValidationContext
+
+from core.engine.problems import InvalidInput
+
+logger = logging.getLogger(__name__)
+
+PADES_SUBFILTER = "/ETSI.CAdES.detached"
+DOCUMENT_TIMESTAMP = "/DocTimeStamp"
+MAX_SIGNATURES = 50
+
+
+class PdfNotVerifiable(InvalidInput):
+    """The file is not a PDF whose signatures can be read."""
+
+    code = "pdf_not_verifiable"
+
+
+@dataclass(frozen=True)
+class SignatureReport:
+    field_name: str
+    signer: str  # the certificate's common name (its whole subject when it has none); "" unknown
+    signed_at: datetime | None  # the signer's claimed signing time
+    intact: bool
+    trusted: bool
+    covers_whole_document: bool
+    level: str | None  # PAdES-B-B, -B-T, -B-LT, -B-LTA; None when not a PAdES signature
+    timestamp: datetime | None  # the signature timestamp's time (a TSA's), if any
+    timestamp_authority: str = ""
+    timestamp_trusted: bool = False
+    problems: tuple[str, ...] = ()  # for people: why it is not intact, trusted or whole
+
+
+@dataclass(frozen=True)
+class DocumentTimestampReport:
+    field_name: str
+    authority: str
+    at: datetime | None
+    intact: bool
+    trusted: bool
+
+
+@dataclass(frozen=True)
+class PdfVerification:
+    signatures: tuple[SignatureReport, ...] = ()
+    document_timestamps: tuple[DocumentTimestampReport, ...] = ()
+    unchecked: int = 0  # signatures beyond max_signatures
+    notes: tuple[str, ...] = field(default=())
+
+
+def verify_pdf(
+    pdf: bytes,
+    *,
+    trust_roots: Sequence[asn1_x509.Certificate],
+    max_signatures: int = MAX_SIGNATURES,
+) -> PdfVerification:
+    """Every signature and document timestamp of ``pdf``, checked against ``trust_roots``.
+
+    Raises PdfNotVerifiable when the bytes cannot be read as a PDF at all.
+    """
+    if not pdf.lstrip()[:1024].startswith(b"%PDF-") and b"%PDF-" not in pdf[:1024]:
+        raise PdfNotVerifiable.single("file", "The file is not a PDF.")
+    try:
+        reader = PdfFileReader(io.BytesIO(pdf), strict=False)
+        found = list(enumerate_sig_fields(reader, filled_status=True))
+    except Exception as error:  # noqa: BLE001 - hostile input: any parser failure means unreadable
+        logger.info("verify: unreadable PDF (%s: %s)", type(error).__name__, error)
+        raise PdfNotVerifiable.single("file", "The PDF could not be read.") from None
+
+    roots = list(trust_roots)
+    signatures: list[tuple[str, EmbeddedPdfSignature | None, str]] = []
+    for name, _value, field_ref in found[:max_signatures]:
+        try:
+            embedded = EmbeddedPdfSignature(reader, field_ref, name)
+        except Exception as error:  # noqa: BLE001 - a malformed signature is reported, not fatal
+            signatures.append(
+                (name, None, f"The signature cannot be read ({type(error).__name__}).")
+            )
+            continue
+        signatures.append((name, embedded, ""))
+
+    stamped = [
+        (embedded, _document_timestamp(name, embedded, roots))
+        for name, embedded, _ in signatures
+        if embedded is not None and embedded.sig_object_type == DOCUMENT_TIMESTAMP
+    ]
+    # The revision of the latest document timestamp that holds: signatures before it are LTA.
+    latest_timestamp_revision = max(
+        (e.signed_revision for e, report in stamped if report.intact and report.trusted),
+        default=-1,
+    )
+    dss = _dss(reader)
+    reports = [
+        _signature(name, embedded, error, roots, dss, latest_timestamp_revision)
+        for name, embedded, error in signatures
+        if embedded is None or embedded.sig_object_type != DOCUMENT_TIMESTAMP
+    ]
+    return PdfVerification(
+        signatures=tuple(reports),
+        document_timestamps=tuple(report for _, report in stamped),
+        unchecked=max(0, len(found) - max_signatures),
+    )
+
+
+@dataclass(frozen=True)
+class _Dss:
+    certificates: frozenset[bytes]  # sha256 of each certificate
+    has_revocation_data: bool
+
+
+def _dss(reader: PdfFileReader) -> _Dss | None:
+    try:
+        store = DocumentSecurityStore.read_dss(reader)
+    except NoDSSFoundError:
+        return None
+    except Exception:  # noqa: BLE001 - a broken store counts as none
+        logger.info("verify: unreadable document security store", exc_info=True)
+        return None
+    certificates = frozenset(
+        asn1_x509.Certificate.load(ref.get_object().data).sha256 for ref in store.certs.values()
+    )
+    return _Dss(certificates, bool(store.ocsps or store.crls))
+
+
+def _context(roots: Sequence[asn1_x509.Certificate]) -> ValidationContext:
+    return ValidationContext(trust_roots=list(roots), allow_fetching=False)
+
+
+def _name_of(certificate: asn1_x509.Certificate) -> str:
+    names = certificate.subject.native
+    common = names.get("common_name") if isinstance(names, dict) else None
+    if isinstance(common, list):
+        common = common[0] if common else None
+    return str(common or certificate.subject.human_friendly)
+
+
+def _padding_is_clean(embedded: EmbeddedPdfSignature) -> bool:
+    """Whether /Contents has nothing but zeros after the CMS object (the DER's own length)."""
+    content = embedded.pkcs7_content
+    _, _, _, header, contents, trailer = parser.parse(content, strict=False)
+    used = len(header) + len(contents) + len(trailer)
+    return not content[used:].strip(b"\x00")
+
+
+def _signature(
+    name: str,
+    embedded: EmbeddedPdfSignature | None,
+    read_error: str,
+    roots: Sequence[asn1_x509.Certificate],
+    dss: _Dss | None,
+    latest_timestamp_revision: int,
+) -> SignatureReport:
+    if embedded is None:
+        return SignatureReport(
+            name, "", None, False, False, False, None, None, problems=(read_error,)
+        )
+    signer = ""
+    try:
+        signer = _name_of(embedded.signer_cert)
+        status = validate_pdf_signature(embedded, _context(roots), _context(roots))
+    except Exception as error:  # noqa: BLE001 - hostile input: report, never crash
+        logger.info("verify: signature %s not checkable (%s)", name, type(error).__name__)
+        return SignatureReport(
+            name,
+            signer,
+            None,
+            False,
+            False,
+            False,
+            None,
+            None,
+            problems=(f"The signature could not be checked ({type(error).__name__}).",),
+        )
+    problems: list[str] = []
+    clean = _padding_is_clean(embedded)
+    intact = bool(status.intact and status.valid and clean)
+    if not status.intact:
+        problems.append("The document was changed after it was signed.")
+    elif not status.valid:
+        problems.append("The signature value does not match the signer's certificate.")
+    elif not clean:
+        problems.append("The signature's contents were changed after it was signed.")
+    trusted = bool(intact and status.trusted)
+    if intact and not status.trusted:
+        problems.append("The signer's certificate does not chain to a trusted root.")
+    whole = intact and (
+        status.coverage == SignatureCoverageLevel.ENTIRE_FILE
+        or (
+            status.coverage == SignatureCoverageLevel.ENTIRE_REVISION
+            and status.modification_level is not None
+            and status.modification_level <= ModificationLevel.LTA_UPDATES
+            and status.docmdp_ok is not False
+        )
+    )
+    if intact and not whole:
+        problems.append("The document was changed after it was signed (later revisions).")
+    timestamp = status.timestamp_validity
+    timestamp_ok = bool(timestamp is not None and timestamp.intact and timestamp.valid)
+    level = _level(embedded, intact, timestamp_ok, dss, latest_timestamp_revision)
+    return SignatureReport(
+        field_name=name,
+        signer=signer,
+        signed_at=status.signer_reported_dt,
+        intact=intact,
+        trusted=trusted,
+        covers_whole_document=whole,
+        level=level,
+        timestamp=timestamp.timestamp if timestamp is not None else None,
+        timestamp_authority=_name_of(timestamp.signing_cert) if timestamp is not None else "",
+        timestamp_trusted=bool(timestamp_ok and timestamp is not None and timestamp.trusted),
+        problems=tuple(problems),
+    )
+
+
+def _names_revocation_source(certificate: asn1_x509.Certificate) -> bool:
+    return bool(certificate.crl_distribution_points or certificate.ocsp_urls)
+
+
+def _level(
+    embedded: EmbeddedPdfSignature,
+    intact: bool,
+    timestamped: bool,
+    dss: _Dss | None,
+    latest_timestamp_revision: int,
+) -> str | None:
+    if str(embedded.sig_object.get("/SubFilter")) != PADES_SUBFILTER or not intact:
+        return None
+    if not timestamped:
+        return "PAdES-B-B"
+    certificate = embedded.signer_cert
+    if dss is None or certificate.sha256 not in dss.certificates:
+        return "PAdES-B-T"
+    if _names_revocation_source(certificate) and not dss.has_revocation_data:
+        return "PAdES-B-T"
+    if latest_timestamp_revision > embedded.signed_revision:
+        return "PAdES-B-LTA"
+    return "PAdES-B-LT"
+
+
+def _document_timestamp(
+    name: str, embedded: EmbeddedPdfSignature, roots: Sequence[asn1_x509.Certificate]
+) -> DocumentTimestampReport:
+    try:
+        status = validate_pdf_timestamp(embedded, _context(roots))
+        authority = _name_of(embedded.signer_cert)
+    except Exception as error:  # noqa: BLE001 - hostile input
+        logger.info("verify: document timestamp %s not checkable (%s)", name, type(error).__name__)
+        return DocumentTimestampReport(name, "", None, False, False)
+    intact = bool(status.intact and status.valid and _padding_is_clean(embedded))
+    return DocumentTimestampReport(
+        field_name=name,
+        authority=authority,
+        at=status.timestamp,
+        intact=intact,
+        trusted=bool(intact and status.trusted),
+    )

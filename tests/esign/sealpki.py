@@ -1,0 +1,271 @@
+"""A test PKI for the seal tests: a root CA, its CRL and an RFC 3161 TSA served on loopback, and
+a SoftHSM2 token holding the seal's key.
+
+Everything is made once per test process (``shared_pki()``, ``softhsm_key()``): SoftHSM2 reads its
+configuration (``SOFTHSM2_CONF``) when the PKCS#11 module is first loaded, so one process has one
+token directory, made before anything loads the module. The key is generated inside the token by
+``pkcs11-tool`` and never leaves it; the test CA issues its certificate from the public key.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from asn1crypto import keys as asn1_keys
+from asn1crypto import tsp
+from asn1crypto import x509 as asn1_x509
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from pyhanko.sign.timestamps.dummy_client import DummyTimeStamper
+from pyhanko_certvalidator.registry import SimpleCertificateStore
+
+from esign.engine.seal import Pkcs11Key
+
+SOFTHSM_MODULE = "/usr/lib/softhsm/libsofthsm2.so"
+TOKEN_LABEL = "seal-test"
+KEY_LABEL = "seal"
+USER_PIN = "4711"
+SO_PIN = "9876"
+
+
+def _name(common_name: str) -> x509.Name:
+    return x509.Name(
+        [
+            x509.NameAttribute(NameOID.COMMON_NAME, common_name),
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Seal tests"),
+        ]
+    )
+
+
+def _pem(certificate: x509.Certificate) -> bytes:
+    return certificate.public_bytes(serialization.Encoding.PEM)
+
+
+def asn1(certificate: x509.Certificate) -> asn1_x509.Certificate:
+    return asn1_x509.Certificate.load(certificate.public_bytes(serialization.Encoding.DER))
+
+
+class SealTestPki:
+    """A root CA that publishes a CRL and runs a TSA, both over HTTP on 127.0.0.1."""
+
+    def __init__(self) -> None:
+        self.now = datetime.now(UTC)
+        self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        self.certificate = (
+            x509.CertificateBuilder()
+            .subject_name(_name("Seal tests root CA"))
+            .issuer_name(_name("Seal tests root CA"))
+            .public_key(self.key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(self.now - timedelta(days=1))
+            .not_valid_after(self.now + timedelta(days=3650))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .add_extension(_usage(ca=True), critical=True)
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(self.key.public_key()), False)
+            .sign(self.key, hashes.SHA256())
+        )
+        self.ca_pem = _pem(self.certificate)
+        self.tsa_available = True
+        self.tsa_requests = 0
+        self.crl_requests = 0
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.crl_url = f"{self.base_url}/ca.crl"
+        self.tsa_url = f"{self.base_url}/tsa"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        tsa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        self.tsa_certificate = self.issue(
+            tsa_key.public_key(), "Seal tests TSA", time_stamping=True
+        )
+        self.timestamper = DummyTimeStamper(
+            tsa_cert=asn1(self.tsa_certificate),
+            tsa_key=asn1_keys.PrivateKeyInfo.load(
+                tsa_key.private_bytes(
+                    serialization.Encoding.DER,
+                    serialization.PrivateFormat.PKCS8,
+                    serialization.NoEncryption(),
+                )
+            ),
+            certs_to_embed=SimpleCertificateStore.from_certs([asn1(self.certificate)]),
+        )
+        self.crl = (
+            x509.CertificateRevocationListBuilder()
+            .issuer_name(self.certificate.subject)
+            .last_update(self.now - timedelta(minutes=5))
+            .next_update(self.now + timedelta(days=30))
+            .add_extension(x509.CRLNumber(1), critical=False)
+            .add_extension(
+                x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()), False
+            )
+            .sign(self.key, hashes.SHA256())
+            .public_bytes(serialization.Encoding.DER)
+        )
+
+    def issue(
+        self, public_key: rsa.RSAPublicKey, common_name: str, *, time_stamping: bool = False
+    ) -> x509.Certificate:
+        """A certificate for ``public_key``, with this CA's CRL as its revocation source."""
+        builder = (
+            x509.CertificateBuilder()
+            .subject_name(_name(common_name))
+            .issuer_name(self.certificate.subject)
+            .public_key(public_key)
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(self.now - timedelta(days=1))
+            .not_valid_after(self.now + timedelta(days=365))
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(_usage(ca=False), critical=True)
+            .add_extension(
+                x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()), False
+            )
+            .add_extension(
+                x509.CRLDistributionPoints(
+                    [
+                        x509.DistributionPoint(
+                            [x509.UniformResourceIdentifier(self.crl_url)], None, None, None
+                        )
+                    ]
+                ),
+                critical=False,
+            )
+        )
+        if time_stamping:
+            builder = builder.add_extension(
+                x509.ExtendedKeyUsage([ExtendedKeyUsageOID.TIME_STAMPING]), critical=True
+            )
+        return builder.sign(self.key, hashes.SHA256())
+
+    def software_seal(self) -> tuple[bytes, bytes]:
+        """(key PEM, certificate PEM) of a seal key held in memory, issued by this CA."""
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        certificate = self.issue(key.public_key(), "Seal tests software seal")
+        key_pem = key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        return key_pem, _pem(certificate)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        pki = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                pki.crl_requests += 1
+                self._answer(200, "application/pkix-crl", pki.crl)
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                pki.tsa_requests += 1
+                if not pki.tsa_available:
+                    self._answer(503, "text/plain", b"down for maintenance")
+                    return
+                request = tsp.TimeStampReq.load(body)
+                reply = pki.timestamper.request_tsa_response(request).dump()
+                self._answer(200, "application/timestamp-reply", reply)
+
+            def _answer(self, status: int, content_type: str, body: bytes) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        return Handler
+
+
+def _usage(*, ca: bool) -> x509.KeyUsage:
+    return x509.KeyUsage(
+        digital_signature=not ca,
+        content_commitment=not ca,
+        key_encipherment=False,
+        data_encipherment=False,
+        key_agreement=False,
+        key_cert_sign=ca,
+        crl_sign=ca,
+        encipher_only=False,
+        decipher_only=False,
+    )
+
+
+@functools.cache
+def shared_pki() -> SealTestPki:
+    return SealTestPki()
+
+
+def softhsm_available() -> bool:
+    return Path(SOFTHSM_MODULE).exists() and bool(
+        shutil.which("softhsm2-util") and shutil.which("pkcs11-tool")
+    )
+
+
+@functools.cache
+def softhsm_key() -> Pkcs11Key:
+    """A SoftHSM2 token of this process with the seal's key, generated in the token, and its
+    certificate and the CA's written to the token (the signer pulls the chain from there)."""
+    directory = Path(tempfile.mkdtemp(prefix="softhsm-"))
+    (directory / "tokens").mkdir()
+    config = directory / "softhsm2.conf"
+    config.write_text(
+        f"directories.tokendir = {directory / 'tokens'}\nobjectstore.backend = file\n"
+        "log.level = ERROR\nslots.removable = false\n"
+    )
+    os.environ["SOFTHSM2_CONF"] = str(config)
+
+    def run(*command: str) -> None:
+        subprocess.run(command, check=True, capture_output=True, timeout=60)
+
+    run(
+        "softhsm2-util",
+        "--init-token",
+        "--free",
+        "--label",
+        TOKEN_LABEL,
+        "--pin",
+        USER_PIN,
+        "--so-pin",
+        SO_PIN,
+    )
+    tool = ["pkcs11-tool", "--module", SOFTHSM_MODULE, "--token-label", TOKEN_LABEL]
+    tool += ["--login", "--pin", USER_PIN]
+    run(*tool, "--keypairgen", "--key-type", "rsa:2048", "--label", KEY_LABEL, "--id", "01")
+    public_der = directory / "public.der"
+    run(*tool, "--read-object", "--type", "pubkey", "--label", KEY_LABEL, "-o", str(public_der))
+    public_key = serialization.load_der_public_key(public_der.read_bytes())
+    assert isinstance(public_key, rsa.RSAPublicKey)
+    pki = shared_pki()
+    certificate = pki.issue(public_key, "Seal tests HSM seal")
+    for label, identifier, cert in (
+        (KEY_LABEL, "01", certificate),
+        ("ca", "02", pki.certificate),
+    ):
+        path = directory / f"{label}.der"
+        path.write_bytes(cert.public_bytes(serialization.Encoding.DER))
+        run(
+            *tool,
+            "--write-object",
+            str(path),
+            "--type",
+            "cert",
+            "--label",
+            label,
+            "--id",
+            identifier,
+        )
+    return Pkcs11Key(
+        module=SOFTHSM_MODULE, token_label=TOKEN_LABEL, key_label=KEY_LABEL, pin=USER_PIN
+    )
