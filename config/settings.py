@@ -292,6 +292,36 @@ WEBHOOK_SECRET_OVERLAP_HOURS = env.float("WEBHOOK_SECRET_OVERLAP_HOURS", default
 # a delivery due this long ago that no task picked up lost its task. Both are retried.
 WEBHOOK_LEASE_SECONDS = env.float("WEBHOOK_LEASE_SECONDS", default=120.0)
 
+# --- Sealing and verification (owned by esign/) ------------------------------------------------
+# Completed packets' documents are sealed with a PAdES signature (esign.sealing). The key lives in
+# an HSM reached through PKCS#11 when SEAL_PKCS11_MODULE is set; otherwise a software key and a
+# self-signed CA are made on first run in SEAL_DEV_DIR, labelled DEVELOPMENT in their subjects.
+SEAL_PKCS11_MODULE = env.str("SEAL_PKCS11_MODULE", default="")
+SEAL_PKCS11_TOKEN_LABEL = env.str("SEAL_PKCS11_TOKEN_LABEL", default="")
+SEAL_PKCS11_KEY_LABEL = env.str("SEAL_PKCS11_KEY_LABEL", default="")
+SEAL_PKCS11_CERT_LABEL = env.str("SEAL_PKCS11_CERT_LABEL", default="")
+SEAL_PKCS11_PIN = env.str("SEAL_PKCS11_PIN", default="")
+# PEM bundle of the certificates that issued the seal's (empty: the others on the token).
+SEAL_CERT_CHAIN_FILE = env.str("SEAL_CERT_CHAIN_FILE", default="")
+SEAL_DEV_DIR = Path(env.str("SEAL_DEV_DIR", default=str(DATA_DIR / "seal-dev")))
+# RFC 3161 timestamp authorities, tried in order; with any, seals are PAdES-B-LTA.
+SEAL_TSA_URLS = env.list("SEAL_TSA_URLS", default=[])
+SEAL_TSA_TIMEOUT_SECONDS = env.float("SEAL_TSA_TIMEOUT_SECONDS", default=10.0)
+# PEM bundle of further trusted roots: the TSAs' roots, earlier seal CAs (sealing and /verify).
+SEAL_TRUST_ROOTS_FILE = env.str("SEAL_TRUST_ROOTS_FILE", default="")
+# Seconds before each retry of a seal that failed (no TSA answered, the HSM was away): about five
+# days in all, each give or take 10 %; then the packet is marked failed for an operator.
+SEAL_RETRY_DELAYS = [
+    float(d)
+    for d in env.list(
+        "SEAL_RETRY_DELAYS",
+        default=["30", "120", "600", "1800", "3600", "7200", "14400", "28800", "43200"]
+        + ["86400", "86400", "86400", "86400"],
+    )
+]
+# Largest PDF the verification page and POST /api/v1/verify accept (kept in memory, never stored).
+VERIFY_MAX_BYTES = env.int("VERIFY_MAX_BYTES", default=25 * 1_048_576)
+
 # --- Logging ------------------------------------------------------------------------------------
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 LOG_FORMAT = env.str("LOG_FORMAT", default="json")  # json | text
