@@ -14,7 +14,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 
 from accounts.models import Organization
-from core.engine.field_types import FIELD_TYPES
+from core.engine.field_types import TYPES
 from core.fields import EidField
 from esign.models import Packet
 from templates_app.models import PdfTemplate, TemplateVersion
@@ -110,7 +110,7 @@ class WebformField(models.Model):
         validators=[key_validator],
         help_text="The field's name in payloads (forgeSubmit, webhooks).",
     )
-    type = models.CharField(max_length=20, choices=[(t, t) for t in FIELD_TYPES])
+    type = models.CharField(max_length=20, choices=[(t.name, t.label) for t in TYPES.values()])
     label = models.CharField(max_length=200)
     required = models.BooleanField(default=False)
     help_text = models.CharField(max_length=1000, blank=True)

@@ -499,6 +499,19 @@ def _box(raw: Any, path: str, problems: list[Problem]) -> SignBoxDef | None:
     )
 
 
+def parse_sign_boxes(
+    raw: Any, path: str = "fields"
+) -> tuple[tuple[SignBoxDef, ...], list[Problem]]:
+    """A signer's boxes (``[{id, type, document, page, rect}]``) and the problems found."""
+    problems: list[Problem] = []
+    boxes = tuple(
+        box
+        for n, item in enumerate(_list(raw, path, problems, 50))
+        if (box := _box(item, f"{path}.{n}", problems))
+    )
+    return boxes, problems
+
+
 def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerDef | None:
     path = f"signers.{index}"
     if not isinstance(raw, Mapping):
