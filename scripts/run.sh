@@ -43,6 +43,9 @@ Ask GraphQL about the template:
   curl -s -u '$DEMO_API_KEY:' -H 'Content-Type: application/json' \\
     -d '{"query":"{ cast(eid: \\"$DEMO_TEMPLATE_EID\\") { eid title fieldInfo exampleData } }"}' $base/graphql
 
+Demo workflow (two webforms that fill the demo template; embedded: $base${DEMO_WORKFLOW_PATH}/embed-demo):
+  $base$DEMO_WORKFLOW_PATH
+
 INFO
 # The server and a task worker run in the background while this shell waits for either, so its
 # traps run at once: Ctrl-C (SIGINT) or SIGTERM stops both, and when one stops, so does the

@@ -1,5 +1,5 @@
-"""Create (or refresh) the demo organization, its owner, a development API key and the demo
-template.
+"""Create (or refresh) the demo organization, its owner, a development API key, the demo
+template and the demo workflow (two webforms that fill the template; workflows.demo).
 
 Used by the README's run command (scripts/run.sh). Prints shell variable assignments on stdout so
 the calling script can show a working example call.
@@ -13,7 +13,8 @@ The admin's password is printed only by the start that created the user: it is n
 anywhere else. ``manage.py changepassword admin`` sets a new one.
 
 The demo spans every app, so it lives in the highest one, workflows: the layers (pyproject.toml)
-let it import every app below, and it will add the demo workflow and e-signature packet too.
+let it import every app below. The demo workflow is made once and published; later starts leave
+it as it is (staff may have edited it) and print its address again.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from core.eids import random_base62
 from templates_app.engine.demo import build_demo_template
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_with_spec
+from workflows.demo import demo_workflow_create
+from workflows.services import start_url
 
 DEMO_SLUG = "demo"
 DEMO_KEY_NAME = "demo (run command)"
@@ -87,7 +90,8 @@ def development_rate_limit() -> str:
 
 class Command(BaseCommand):
     help = (
-        "Create the demo organization, admin user and template; keep the development API key "
+        "Create the demo organization, admin user, template and workflow; keep the development "
+        "API key "
         f"in DATA_DIR/{DEMO_KEY_FILE_NAME} (a new one only when that file is missing or stale)."
     )
 
@@ -137,9 +141,15 @@ class Command(BaseCommand):
                 spec=spec,
                 publish=True,
             )
+        workflow = demo_workflow_create(organization=organization, template=template)
+        workflow_url = start_url(workflow)
         values = {
             "DEMO_ORG_EID": organization.eid,
             "DEMO_TEMPLATE_EID": template.eid,
+            "DEMO_WORKFLOW_EID": workflow.eid,
+            "DEMO_WORKFLOW_URL": workflow_url,
+            # The address without the origin, for a server started on another HOST or PORT.
+            "DEMO_WORKFLOW_PATH": workflow_url.removeprefix(settings.PUBLIC_BASE_URL),
             "DEMO_API_KEY": raw_key or "",
             "DEMO_API_KEY_FILE": str(key_path),
             "DEMO_API_KEY_IS_NEW": "1" if key_is_new else "",
