@@ -24,7 +24,7 @@ from django.urls import path, reverse
 from accounts.models import Organization
 from accounts.staff import staff_organizations
 from core.errors import ServiceError, ValidationFailed
-from templates_app import editor, services
+from templates_app import editor, rename, services
 from templates_app.forms import FieldRowForm, FieldRowFormSet, StyleForm, TemplateUploadForm
 from templates_app.models import PdfTemplate, TemplateVersion
 
@@ -192,6 +192,11 @@ class PdfTemplateAdmin(admin.ModelAdmin):
                 self.admin_site.admin_view(self.publish_view),
                 name="templates_app_pdftemplate_publish",
             ),
+            path(
+                "<path:object_id>/aliases/",
+                self.admin_site.admin_view(self.aliases_view),
+                name="templates_app_pdftemplate_aliases",
+            ),
         ]
         editor_urls = [
             path(
@@ -235,6 +240,15 @@ class PdfTemplateAdmin(admin.ModelAdmin):
     def editor_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         template = self._template_for_change(request, object_id)
         return editor.editor_page(
+            request, template, admin_context=self.admin_site.each_context(request)
+        )
+
+    def aliases_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Rename many fields at once (templates_app/rename.py)."""
+        if request.method not in ("GET", "POST"):
+            return HttpResponse(status=405)
+        template = self._template_for_change(request, object_id)
+        return rename.rename_page(
             request, template, admin_context=self.admin_site.each_context(request)
         )
 
@@ -316,6 +330,9 @@ class PdfTemplateAdmin(admin.ModelAdmin):
         ]
         kept_forms = [f for f in kept_forms if f.cleaned_data.get("id")]
         edited = [form.field_json(page) for form in kept_forms]
+        # The name a field had in its imported PDF is not on this form: keep it.
+        names = {f["id"]: f["name"] for f in spec["fields"] if f.get("name")}
+        edited = [{**f, "name": names[f["id"]]} if f["id"] in names else f for f in edited]
         others = [f for f in spec["fields"] if f.get("page", 0) != page]
         fields = others + edited
         remaining = {f["id"] for f in fields}
@@ -351,6 +368,7 @@ class PdfTemplateAdmin(admin.ModelAdmin):
             ("publish_url", "publish"),
             ("test_fill_url", "test_fill"),
             ("editor_url", "editor"),
+            ("aliases_url", "aliases"),
         ):
             extra_context[key] = reverse(
                 f"admin:templates_app_pdftemplate_{name}", args=[object_id]

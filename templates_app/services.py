@@ -243,3 +243,42 @@ def templates_with_default_versions(
         "versions"
     )
     return [(template, default_version_of(template.versions.all())) for template in templates]
+
+
+@transaction.atomic
+def template_rename_fields(
+    *,
+    template: PdfTemplate,
+    field_aliases: dict[str, str],
+    array_aliases: dict[str, str] | None = None,
+) -> tuple[TemplateVersion, int]:
+    """Give fields (by id) and arrays (by id) of the working version new aliases, all at once.
+
+    Ids that name nothing are ignored; an empty alias is refused like any invalid spec (400 on
+    ``fields.<n>.alias``). Returns the saved version and how many aliases changed.
+    """
+    version = TemplateVersion.objects.select_for_update().get(
+        template=template, number__isnull=True
+    )
+    spec = version.spec
+    changed = 0
+    fields = []
+    for field in spec.get("fields", []):
+        alias = field_aliases.get(field["id"])
+        if alias is not None and alias.strip() != field.get("alias", field["id"]):
+            field = {**field, "alias": alias.strip()}
+            changed += 1
+        fields.append(field)
+    arrays = []
+    for array in spec.get("arrays", []):
+        alias = (array_aliases or {}).get(array["id"])
+        if alias is not None and alias.strip() != array.get("alias", array["id"]):
+            array = {**array, "alias": alias.strip()}
+            changed += 1
+        arrays.append(array)
+    if not changed:
+        return version, 0
+    saved = template_update_working(
+        template=template, spec={**spec, "fields": fields, "arrays": arrays}
+    )
+    return saved, changed

@@ -126,6 +126,8 @@ class FieldSpec:
     page: int
     rect: Rect
     label: str = ""
+    # The field's fully qualified name in the PDF it was imported from (its alias is derived).
+    name: str = ""
     style: Style = field(default_factory=Style)
     # Type-specific formatting: date {"pattern"}; number/dollar/percent {"decimals",
     # "thousandsSeparator", "decimalSeparator", "currencySymbol"}.
@@ -154,6 +156,8 @@ class FieldSpec:
         }
         if self.label:
             out["label"] = self.label
+        if self.name:
+            out["name"] = self.name
         if style := self.style.to_json():
             out["style"] = style
         if self.format:
@@ -185,6 +189,7 @@ class FieldSpec:
             page=int(data.get("page", 0)),
             rect=Rect.from_json(data["rect"]),
             label=str(data.get("label") or ""),
+            name=str(data.get("name") or ""),
             style=Style.from_json(data.get("style")),
             format=dict(data.get("format") or {}),
             read_only=bool(data.get("readOnly", False)),

@@ -1,5 +1,9 @@
 """Import a PDF as a template: its AcroForm fields become template fields.
 
+Each field gets a usable alias (``templates_app.engine.aliases``: from its name when that is
+meaningful, else its tooltip or the label printed beside it), unique within the template; its
+full name is kept in ``name`` and the human text (tooltip or printed label) in ``label``.
+
 The stored base PDF has the interactive fields removed, so a filled document never shows the
 original widgets under (or over) the filled values. Where a widget painted its own background or
 border (/MK /BG, /BC), that paint is kept as static page content so the form still looks the same.
@@ -32,6 +36,16 @@ from core.engine.template_spec import (
     Style,
     TemplateSpec,
 )
+from templates_app.engine.aliases import (
+    ascii_words,
+    camel_case,
+    identifier_from_name,
+    identifier_from_phrase,
+    label_phrase,
+    name_parts,
+    unique_aliases,
+)
+from templates_app.engine.page_text import TextLine, labels_near, page_lines
 
 # AcroForm field flags (PDF 32000-1, tables 226, 228, 230).
 FF_MULTILINE = 1 << 12
@@ -224,11 +238,28 @@ def _field_specs(reader: PdfReader) -> list[FieldSpec]:
             if hasattr(annot, "idnum"):
                 page_of[annot.idnum] = index
 
-    specs: list[FieldSpec] = []
+    fields: list[_Field] = []
     for root in acroform.get("/Fields") or []:
         for terminal in _walk_fields(root.get_object(), "", {}):
-            specs.extend(_specs_of(terminal, page_of, start=len(specs) + 1))
+            field = _field_of(terminal, page_of)
+            if field is not None:
+                fields.append(field)
+    _name_fields(fields, reader)
+    specs: list[FieldSpec] = []
+    for field in fields:
+        specs.extend(_specs_of(field, start=len(specs) + 1))
     return specs
+
+
+@dataclass
+class _Field:
+    """A terminal field that has something to fill, placed on its pages, and its names."""
+
+    terminal: _Terminal
+    kind: str  # "radioGroup", "checkbox" or "text"
+    placed: list[tuple[DictionaryObject, int, Rect]]
+    alias: str = ""
+    label: str = ""
 
 
 def _page_index(widget: DictionaryObject, page_of: dict[int, int]) -> int | None:
@@ -238,10 +269,10 @@ def _page_index(widget: DictionaryObject, page_of: dict[int, int]) -> int | None
     return None
 
 
-def _specs_of(terminal: _Terminal, page_of: dict[int, int], start: int) -> list[FieldSpec]:
+def _field_of(terminal: _Terminal, page_of: dict[int, int]) -> _Field | None:
     kind = terminal.field_type
     if kind == "/Sig" or (kind == "/Btn" and terminal.flags & FF_PUSHBUTTON):
-        return []  # signatures and buttons carry no fill data
+        return None  # signatures and buttons carry no fill data
     placed = []
     for widget in terminal.widgets:
         page = _page_index(widget, page_of)
@@ -249,10 +280,65 @@ def _specs_of(terminal: _Terminal, page_of: dict[int, int], start: int) -> list[
             continue  # a widget on no page is invisible: nothing to fill
         placed.append((widget, page, _rect_of(widget)))
     if not placed:
-        return []
-    alias = terminal.name or f"field{start}"
+        return None
+    if kind != "/Btn":
+        return _Field(terminal=terminal, kind="text", placed=placed)
+    kind = "radioGroup" if terminal.flags & FF_RADIO else "checkbox"
+    return _Field(terminal=terminal, kind=kind, placed=placed)
 
-    if kind == "/Btn" and terminal.flags & FF_RADIO:
+
+def _name_fields(fields: list[_Field], reader: PdfReader) -> None:
+    """Give each field its alias and label (see ``aliases``): aliases unique in the template."""
+    lines: dict[int, list[TextLine]] = {}
+
+    def lines_of(page: int) -> list[TextLine]:
+        if page not in lines:
+            lines[page] = page_lines(reader.pages[page])
+        return lines[page]
+
+    # The label found for a group of fields (the same name above them), for the members of the
+    # group that have none of their own: the three comb boxes of one SSN under one caption.
+    group_labels: dict[str, tuple[str, str]] = {}
+    for number, item in enumerate(fields, start=1):
+        terminal = item.terminal
+        parts = name_parts(terminal.name)
+        tooltip = label_phrase(terminal.label) if terminal.label.strip() else None
+        item.label = terminal.label
+        alias = identifier_from_name(parts[-1]) if parts else None
+        if alias is None and tooltip is not None:
+            alias = identifier_from_phrase(tooltip)
+        if alias is None:
+            _widget, page, rect = item.placed[0]
+            if item.kind == "radioGroup":
+                rect = _union([r for _w, _p, r in item.placed])
+            group = terminal.name.rpartition(".")[0]
+            for found in labels_near(rect, lines_of(page), kind=item.kind):
+                phrase = label_phrase(found.text, last=found.side == "left")
+                named = identifier_from_phrase(phrase) if phrase else None
+                if named is not None and phrase is not None:
+                    alias, item.label = named, item.label or phrase
+                    if group:
+                        group_labels.setdefault(group, (named, phrase))
+                    break
+            else:
+                if group in group_labels:
+                    alias, phrase = group_labels[group]
+                    item.label = item.label or phrase
+        if alias is None:
+            alias = next(
+                (a for part in reversed(parts[:-1]) if (a := identifier_from_name(part))), None
+            )
+        if alias is None and parts and (words := ascii_words(parts[-1])):
+            alias = camel_case(words)
+        item.alias = alias or f"field{number}"
+    for item, alias in zip(fields, unique_aliases(f.alias for f in fields), strict=True):
+        item.alias = alias
+
+
+def _specs_of(field: _Field, start: int) -> list[FieldSpec]:
+    terminal, placed = field.terminal, field.placed
+
+    if field.kind == "radioGroup":
         options: list[RadioOption] = []
         seen: set[str] = set()
         for widget, _page, rect in placed:
@@ -266,31 +352,34 @@ def _specs_of(terminal: _Terminal, page_of: dict[int, int], start: int) -> list[
         return [
             FieldSpec(
                 id=f"f{start}",
-                alias=alias,
                 type="radioGroup",
                 page=page,
                 rect=union,
-                label=terminal.label,
                 options=tuple(options),
+                alias=field.alias,
+                label=field.label,
+                name=terminal.name,
             )
         ]
 
+    kind = terminal.field_type
     specs = []
     for offset, (widget, page, rect) in enumerate(placed):
         style, auto_size = _style_from(terminal, widget)
         # Single-line text, password, and choice fields (combo and list) take text.
         base = FieldSpec(
             id=f"f{start + offset}",
-            alias=alias,
             type="shortText",
             page=page,
             rect=rect,
-            label=terminal.label,
             style=style,
             rotation=_rotation(widget),
             auto_size=auto_size,
+            alias=field.alias,
+            label=field.label,
+            name=terminal.name,
         )
-        if kind == "/Btn":
+        if field.kind == "checkbox":
             specs.append(replace(base, type="checkbox", auto_size=False))
         elif kind == "/Tx" and terminal.flags & FF_COMB and terminal.max_length:
             boxes = _comb_boxes(rect, terminal.max_length)

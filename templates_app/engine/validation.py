@@ -99,6 +99,10 @@ def _check_field(
     alias = field.get("alias")
     if alias is not None and (not isinstance(alias, str) or not alias.strip() or len(alias) > 500):
         out.append(Problem(f"{path}.alias", "Must be a non-empty string."))
+    for key in ("label", "name"):
+        text = field.get(key)
+        if text is not None and (not isinstance(text, str) or len(text) > 2000):
+            out.append(Problem(f"{path}.{key}", "Must be a string of at most 2000 characters."))
     kind = field.get("type")
     if kind not in FIELD_TYPES:
         out.append(Problem(f"{path}.type", f"Unknown field type {kind!r}."))

@@ -71,7 +71,7 @@ def test_a_form_locked_only_by_permissions_uploads_and_fills(
     template = PdfTemplate.objects.get()
     fields = services.working_version(template).spec["fields"]
     assert [(f["alias"], f["type"]) for f in fields] == [
-        ("full_name", "shortText"),
+        ("fullName", "shortText"),
         ("agree", "checkbox"),
     ]
     [base] = stored_files(settings)
@@ -79,7 +79,7 @@ def test_a_form_locked_only_by_permissions_uploads_and_fills(
 
     filled = api_client.post(
         f"/api/v1/fill/{template.eid}.pdf",
-        data=json.dumps({"data": {"full_name": "Ada Lovelace", "agree": True}}),
+        data=json.dumps({"data": {"fullName": "Ada Lovelace", "agree": True}}),
         content_type="application/json",
     )
 

@@ -44,7 +44,7 @@ def test_import_template_opens_a_form_locked_only_by_permissions(organization, t
 
     template = PdfTemplate.objects.get()
     fields = services.working_version(template).spec["fields"]
-    assert [f["alias"] for f in fields] == ["full_name", "agree"]
+    assert [f["alias"] for f in fields] == ["fullName", "agree"]
 
 
 def test_import_template_refuses_a_form_that_needs_a_password(

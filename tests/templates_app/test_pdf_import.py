@@ -158,15 +158,16 @@ def test_font_size_alignment_and_names_come_from_the_form() -> None:
     imported = import_pdf((PDFS / "pdflib-fancy-fields.pdf").read_bytes())
     by_alias = {f.alias: f for f in imported.spec.fields}
 
-    last_name = by_alias["LastName 🛩"]
+    last_name = by_alias["lastName"]
+    assert last_name.name == "LastName 🛩"
     assert last_name.style.font_size == 12
     assert last_name.style.alignment == "right"
     assert last_name.rotation == 270
     fw9 = import_pdf((PDFS / "irs-fw9-2018.pdf").read_bytes())
     first = fw9.spec.fields[0]
-    assert first.alias == "topmostSubform[0].Page1[0].f1_1[0]"
+    assert (first.alias, first.name) == ("name", "topmostSubform[0].Page1[0].f1_1[0]")
     assert first.style.font_size == 9
-    assert fw9.spec.fields[2].alias.startswith(
+    assert fw9.spec.fields[2].name.startswith(
         "topmostSubform[0].Page1[0].FederalClassification[0].c1_1["
     )
 
@@ -219,7 +220,7 @@ def test_a_form_locked_only_by_permissions_imports_and_is_stored_decrypted(
 
     assert imported.spec == import_pdf(small_form()).spec
     assert [(f.alias, f.type, f.page, f.rect) for f in imported.spec.fields] == [
-        ("full_name", "shortText", 0, Rect(72, 680, 240, 20)),
+        ("fullName", "shortText", 0, Rect(72, 680, 240, 20)),
         ("agree", "checkbox", 0, Rect(72, 640, 14, 14)),
     ]
     stored = PdfReader(io.BytesIO(imported.pdf))
