@@ -185,6 +185,8 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Document automation API",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # 3.1: schemas are JSON Schema 2020-12 (["string", "null"] rather than "nullable").
+    "OAS_VERSION": "3.1.0",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
     "SWAGGER_UI_DIST": "SIDECAR",

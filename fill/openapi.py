@@ -52,8 +52,7 @@ _STYLE: dict[str, Schema] = {
     },
     "fontSize": {
         "type": "number",
-        "exclusiveMinimum": True,
-        "minimum": 0,
+        "exclusiveMinimum": 0,
         "maximum": MAX_FONT_SIZE,
     },
     "textColor": {"type": "string", "pattern": r"^#?[0-9A-Fa-f]{6}$"},

@@ -145,7 +145,7 @@ SCHEMAS: dict[str, Schema] = {
                 "`\\n` breaks a line).",
                 "items": {
                     "type": "array",
-                    "items": {"type": "string", "nullable": True},
+                    "items": {"type": ["string", "number", "null"]},
                 },
             },
             "firstRowHeaders": {
@@ -164,15 +164,14 @@ SCHEMAS: dict[str, Schema] = {
                 "type": "array",
                 "description": "One entry per column from the left; `{}` or `null`: no change.",
                 "items": {
-                    "type": "object",
-                    "nullable": True,
+                    "type": ["object", "null"],
                     "properties": {
                         "align": {"type": "string", "enum": list(_ALIGNS)},
                         "width": {
                             "description": 'Pixels (`120` or `"120px"`) or a percentage of '
                             'the table (`"25%"`).',
                             "oneOf": [
-                                {"type": "number", "exclusiveMinimum": True, "minimum": 0},
+                                {"type": "number", "exclusiveMinimum": 0},
                                 {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*(px|%)?\s*$"},
                             ],
                         },
