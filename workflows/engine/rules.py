@@ -172,8 +172,8 @@ def national_number(num: str, region: str) -> str | None:
 
     The rule the page's script applies too: drop spaces, dots, dashes, slashes and brackets; a
     leading "+" must be followed by the region's country code, which is dropped; otherwise a
-    leading national prefix ("1" in North America, "0" in the UK) is dropped when what remains
-    has a possible length. The number must then be digits of one of the region's lengths.
+    leading national prefix ("1" in North America, "0" in the UK; no national number starts
+    with it) is dropped. The number must then be digits of one of the region's lengths.
     """
     info = PHONE_REGION_INFO[region]
     digits = _PHONE_CHARACTERS.sub("", num)
@@ -182,7 +182,7 @@ def national_number(num: str, region: str) -> str | None:
         if not digits.startswith("+" + code):
             return None
         digits = digits[1 + len(code) :]
-    elif prefix and digits.startswith(prefix) and len(digits) - len(prefix) in lengths:
+    elif prefix and digits.startswith(prefix):
         digits = digits[len(prefix) :]
     if not digits.isascii() or not digits.isdigit() or len(digits) not in lengths:
         return None

@@ -75,7 +75,7 @@ export function nationalNumber(num, region) {
   if (digits.startsWith("+")) {
     if (!digits.startsWith("+" + code)) return null;
     digits = digits.slice(1 + code.length);
-  } else if (info.prefix && digits.startsWith(info.prefix) && info.lengths.includes(digits.length - info.prefix.length)) {
+  } else if (info.prefix && digits.startsWith(info.prefix)) {
     digits = digits.slice(info.prefix.length);
   }
   if (!/^\d+$/.test(digits) || !info.lengths.includes(digits.length)) return null;
@@ -237,6 +237,8 @@ function showSummary(failures) {
   summary.focus();
 }
 
+// Messages appear when the page is sent (never while someone moves between fields, which would
+// shift the page under the pointer), then follow the value as it is corrected.
 const touched = new Set();
 let sending = false;
 
@@ -248,16 +250,13 @@ if (form) {
   for (const field of rules.fields) {
     const box = container(field);
     if (!box) continue;
-    box.addEventListener("change", () => {
-      touched.add(field.key);
-      recheck(field);
-    });
-    box.addEventListener("focusout", (event) => {
-      if (box.contains(event.relatedTarget)) return; // still inside a field of several parts
-      touched.add(field.key);
-      recheck(field);
-    });
+    if (box.classList.contains("has-error")) touched.add(field.key); // refused by the server
     box.addEventListener("input", () => recheck(field));
+    box.addEventListener("change", (event) => {
+      if (event.target.matches("select, input[type=checkbox], input[type=radio], input[type=file]")) {
+        recheck(field);
+      }
+    });
   }
   form.addEventListener("submit", (event) => {
     if (sending) {

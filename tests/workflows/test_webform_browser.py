@@ -1,0 +1,360 @@
+"""A webform in a real browser: headless Chromium, driven by Playwright, against the live server,
+inside an iframe of a page served on another origin (the integrator's app).
+
+A two-step webform is filled: step 1 is refused in the browser, then by the server (the script
+bypassed), each time with everything typed still there; then both steps pass, the embedding page
+records forgeSubmitPage, forgeComplete and weldComplete with the ids of what was stored, and the
+zip of the documents holds the filled PDF with the typed values. Screenshots of each step go to
+test-artifacts/workflows/, at a desktop and a phone width.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import zipfile
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import pytest
+from django.test import Client
+
+from accounts.models import Organization
+from templates_app.models import PdfTemplate
+from tests.conftest import basic_auth
+from tests.pdfcheck import text_in_rect, words
+from tests.templates_app.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+from workflows.models import Submission, Webform, WebformSubmission, Workflow
+from workflows.services import workflow_import
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = ARTIFACTS / "workflows"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+EVENT_KEYS = {
+    "action",
+    "organizationSlug",
+    "organizationEid",
+    "weldEid",
+    "weldDataEid",
+    "forgeEid",
+    "submissionEid",
+}
+# Boxes of the demo template (templates_app.engine.demo), page 1, in PDF points.
+NAME = {"x": 54, "y": 690, "width": 240, "height": 18}
+EMAIL = {"x": 318, "y": 690, "width": 240, "height": 18}
+BIRTH_DATE = {"x": 318, "y": 650, "width": 110, "height": 18}
+PHONE_BOX = {"x": 448, "y": 650, "width": 110, "height": 18}
+AMOUNT = {"x": 54, "y": 570, "width": 110, "height": 18}
+
+EMBED_PAGE = b"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Integrator app</title><link rel="icon" href="data:,">
+<style>html, body { margin: 0; height: 100%; } iframe { display: block; width: 100%;
+height: 100%; border: 0; }</style></head>
+<body><script>
+window.__events = [];
+window.addEventListener("message", (event) => {
+  window.__events.push({ origin: event.origin, data: event.data });
+});
+const frame = document.createElement("iframe");
+frame.id = "workflow";
+frame.title = "Application form";
+frame.src = new URLSearchParams(location.search).get("src");
+document.body.append(frame);
+</script></body></html>
+"""
+
+
+class _Embedder(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        found = urlsplit(self.path).path == "/embed.html"
+        self.send_response(200 if found else 404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.end_headers()
+        self.wfile.write(EMBED_PAGE if found else b"not found")
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Iterator[str]:
+    """The origin of the embedding app: http://127.0.0.1:<another port>."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Embedder)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def public_base(settings: Any, live_server: Any) -> str:
+    """The pages are served on the service's public base URL, as in production."""
+    settings.PUBLIC_BASE_URL = live_server.url
+    return live_server.url
+
+
+class Tab:
+    """A browser tab with its own context; collects script errors of every frame."""
+
+    def __init__(self, browser: Any, viewport: dict[str, int]) -> None:
+        self.context = browser.new_context(viewport=viewport)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(15_000)
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on(
+            "console",
+            lambda message: message.type == "error" and self.errors.append(message.text),
+        )
+
+    def close(self) -> None:
+        self.context.close()
+        assert self.errors == []
+
+
+def shoot(tab: Tab, name: str) -> None:
+    """A full-page screenshot at the desktop width, and one at the phone width (then back)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    size = tab.page.viewport_size
+    tab.page.screenshot(path=str(SHOTS / f"{name}-desktop.png"))
+    tab.page.set_viewport_size(PHONE)
+    tab.page.wait_for_timeout(200)
+    tab.page.screenshot(path=str(SHOTS / f"{name}-phone.png"))
+    tab.page.set_viewport_size(size)
+    tab.page.wait_for_timeout(100)
+
+
+def application(organization: Organization, template: PdfTemplate) -> Workflow:
+    """One webform of two steps that fills the demo template, published."""
+    data = {
+        "slug": "application",
+        "name": "Permit application",
+        "webforms": [
+            {
+                "slug": "applicant",
+                "name": "Applicant",
+                "pages": [
+                    {
+                        "title": "Contact",
+                        "fields": [
+                            {"key": "name", "type": "fullName", "label": "Full name",
+                             "required": True},
+                            {"key": "email", "type": "email", "label": "Email", "required": True},
+                            {"key": "phone", "type": "phone", "label": "Phone", "required": True,
+                             "helpText": "We call only about this application."},
+                        ],
+                    },
+                    {
+                        "title": "Details",
+                        "fields": [
+                            {"key": "birthDate", "type": "date", "label": "Date of birth",
+                             "required": True},
+                            {"key": "amount", "type": "dollar", "label": "Fee paid",
+                             "required": True, "validation": {"min": 1, "max": 5000}},
+                            {"key": "agree", "type": "checkbox", "label": "I agree to the terms",
+                             "required": True},
+                        ],
+                    },
+                ],
+            }
+        ],
+        "documents": [
+            {
+                "template": {"eid": template.eid},
+                "title": "Permit",
+                "filename": "permit.pdf",
+                "mappings": [
+                    {"alias": key, "forge": "applicant", "field": key}
+                    for key in ("name", "email", "phone", "birthDate", "amount", "agree")
+                ],
+            }
+        ],
+    }  # fmt: skip
+    workflow, _ = workflow_import(organization=organization, data=data, publish=True)
+    return workflow
+
+
+def open_embedded(tab: Tab, embedder: str, url: str) -> Any:
+    tab.page.goto(f"{embedder}/embed.html?src={quote(url, safe='')}")
+    frame = tab.page.wait_for_selector("#workflow").content_frame()
+    frame.wait_for_selector("#wf-form[data-state=ready]")
+    return frame
+
+
+def events(tab: Tab, count: int) -> list[dict[str, Any]]:
+    tab.page.wait_for_function(f"window.__events.length >= {count}")
+    return tab.page.evaluate("window.__events")
+
+
+def typed(frame: Any) -> dict[str, str]:
+    return {
+        name: frame.input_value(f"[name='{name}']")
+        for name in ("name.firstName", "name.lastName", "email", "phone.num", "phone.region")
+    }
+
+
+def test_a_two_step_webform_in_an_iframe_of_another_origin(
+    browser, live_server, public_base, embedder, organization: Organization, demo_template,
+    api_key: str,
+) -> None:  # fmt: skip
+    organization.embed_origins = [embedder]
+    organization.save()
+    workflow = application(organization, demo_template)
+    webform = Webform.objects.get(workflow=workflow)
+    tab = Tab(browser, DESKTOP)
+    frame = open_embedded(tab, embedder, f"{public_base}/form/acme/application?embedded=true")
+    assert frame.inner_text("#wf-step") == "Step 1 of 2: Contact"
+    shoot(tab, "01-step-1")
+
+    # Step 1, refused in the browser: nothing is sent, every message is beside its field.
+    frame.fill("[name='name.firstName']", "Ada")
+    frame.fill("[name='name.lastName']", "Lovelace")
+    frame.fill("[name=email]", "ada@example")
+    frame.select_option("[name='phone.region']", "GB")
+    frame.fill("[name='phone.num']", "020 7946")
+    frame.click("#wf-next")
+    frame.wait_for_selector("#wf-summary:not([hidden])")
+    assert frame.inner_text("#f-email-error") == "Enter an email address, like name@example.com."
+    assert frame.inner_text("#f-phone-error") == "Enter a complete phone number for United Kingdom."
+    assert frame.is_hidden("#f-name-error")
+    assert "There are 2 problems" in frame.inner_text("#wf-summary")
+    assert frame.evaluate("document.activeElement.id") == "wf-summary"
+    assert frame.get_attribute("#f-email", "aria-invalid") == "true"
+    assert Submission.objects.count() == 0
+    as_typed = {
+        "name.firstName": "Ada",
+        "name.lastName": "Lovelace",
+        "email": "ada@example",
+        "phone.num": "020 7946",
+        "phone.region": "GB",
+    }
+    assert typed(frame) == as_typed
+    shoot(tab, "02-step-1-refused-in-the-browser")
+
+    # The same values past the script: the server refuses them with the same messages, and
+    # the page comes back with everything as it was typed.
+    frame.evaluate("document.getElementById('wf-form').submit()")
+    frame.wait_for_selector("#wf-form[data-state=ready]")
+    assert frame.inner_text("#f-email-error") == "Enter an email address, like name@example.com."
+    assert frame.inner_text("#f-phone-error") == "Enter a complete phone number for United Kingdom."
+    assert typed(frame) == as_typed
+    assert Submission.objects.count() == 0
+    assert tab.page.evaluate("window.__events") == []
+    shoot(tab, "03-step-1-refused-by-the-server")
+
+    # Fixed as the messages say; the message goes as soon as the field is right.
+    frame.fill("[name=email]", "ada@example.com")
+    frame.press("[name=email]", "Tab")
+    assert frame.is_hidden("#f-email-error")
+    frame.select_option("[name='phone.region']", "US")
+    frame.fill("[name='phone.num']", "(415) 555-0132")
+    frame.click("#wf-next")
+    frame.wait_for_selector("#wf-step:has-text('Step 2 of 2: Details')")
+    frame.wait_for_selector("#wf-form[data-state=ready]")
+    [submitted_page] = events(tab, 1)
+    submission = Submission.objects.get()
+    row = WebformSubmission.objects.get()
+    assert submission.status == "in-progress"
+    assert row.payload["email"] == "ada@example.com"
+    assert row.current_step == 1
+    assert submitted_page["origin"] == public_base
+    assert submitted_page["data"] == {
+        "action": "forgeSubmitPage",
+        "organizationSlug": "acme",
+        "organizationEid": organization.eid,
+        "weldEid": workflow.eid,
+        "weldDataEid": submission.eid,
+        "forgeEid": webform.eid,
+        "submissionEid": row.eid,
+        "pageId": webform.pages.order_by("position").first().eid,
+        "pageIndex": 0,
+    }
+    # The address in the frame is now the continue URL: a reload resumes here.
+    assert frame.url.startswith(f"{public_base}/form/acme/application/{submission.eid}?token=")
+    shoot(tab, "04-step-2")
+
+    # Step 2: a fee above the maximum is refused, then the right one passes.
+    frame.fill("[name=birthDate]", "1990-12-10")
+    frame.fill("[name=amount]", "9,999")
+    frame.click("#wf-next")
+    assert frame.inner_text("#f-amount-error") == "Enter a number of at most 5000."
+    assert frame.inner_text("#f-agree-error") == "Check this box to continue."
+    frame.fill("[name=amount]", "1,234.50")
+    frame.check("[name=agree]")
+    frame.click("#wf-next")
+    frame.wait_for_selector("#wf-done-title")
+    recorded = events(tab, 4)
+    assert [e["origin"] for e in recorded] == [public_base] * 4
+    assert [e["data"]["action"] for e in recorded] == [
+        "forgeSubmitPage",
+        "forgeSubmitPage",
+        "forgeComplete",
+        "weldComplete",
+    ]
+    submission.refresh_from_db()
+    assert submission.status == "completed"
+    ids = {
+        "organizationSlug": "acme",
+        "organizationEid": organization.eid,
+        "weldEid": workflow.eid,
+        "weldDataEid": submission.eid,
+        "forgeEid": webform.eid,
+        "submissionEid": row.eid,
+    }
+    assert recorded[2]["data"] == {"action": "forgeComplete", **ids}
+    assert recorded[3]["data"] == {"action": "weldComplete", **ids}
+    assert set(recorded[3]["data"]) == EVENT_KEYS
+    assert frame.inner_text("#wf-done-title") == "Thank you"
+    assert frame.inner_text("#wf-documents") == "Permit (PDF)"
+    shoot(tab, "05-done")
+    tab.close()
+
+    # The integrator downloads the documents with its key: the PDF holds what was typed.
+    response = Client(HTTP_AUTHORIZATION=basic_auth(api_key)).get(f"/download/{submission.eid}.zip")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        assert archive.namelist() == ["permit.pdf"]
+        pdf = archive.read("permit.pdf")
+    first = words(pdf)[0]
+    assert text_in_rect(first, NAME) == "Ada Lovelace"
+    assert text_in_rect(first, EMAIL) == "ada@example.com"
+    assert text_in_rect(first, PHONE_BOX) == "(415) 555-0132"
+    assert text_in_rect(first, BIRTH_DATE) == "December 10, 1990"
+    assert text_in_rect(first, AMOUNT) == "$1,234.50"
+
+
+def test_an_origin_not_allowed_cannot_frame_the_webform(
+    browser, live_server, public_base, embedder, organization: Organization, demo_template
+) -> None:
+    organization.embed_origins = ["https://app.example.com"]
+    organization.save()
+    application(organization, demo_template)
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    url = f"{public_base}/form/acme/application?embedded=true"
+    page.goto(f"{embedder}/embed.html?src={quote(url, safe='')}")
+    frame = page.wait_for_selector("#workflow").content_frame()
+    page.wait_for_timeout(500)
+    assert frame.query_selector("#wf-form") is None  # refused by frame-ancestors
+    context.close()
