@@ -48,6 +48,12 @@ def main() -> None:
             result = anvil.create_etch_packet(json=json.dumps(args["payload"]))
         elif command == "generate_etch_signing_url":
             result = anvil.generate_etch_signing_url(args["signer_eid"], args["client_user_id"])
+        elif command == "get_welds":
+            result = anvil.get_welds()
+        elif command == "get_weld":
+            result = anvil.get_weld(args["eid"])
+        elif command == "forge_submit":
+            result = anvil.forge_submit(payload=args["payload"])
         elif command == "download_documents":
             data = anvil.download_documents(args["document_group_eid"])
             Path(args["out"]).write_bytes(data)

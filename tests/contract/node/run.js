@@ -28,6 +28,10 @@ async function main () {
     result = { statusCode, errors, data: { url } }
   } else if (command === 'getEtchPacket') {
     result = await client.getEtchPacket({ variables: args.variables })
+  } else if (command === 'forgeSubmit') {
+    result = await client.forgeSubmit({ variables: args.variables })
+  } else if (command === 'removeWeldData') {
+    result = await client.removeWeldData({ variables: args.variables })
   } else if (command === 'twoFills') {
     // The client configures its throttle from the first response's rate-limit headers.
     const started = Date.now()
