@@ -12,6 +12,8 @@ from core.graphql.views import GraphQLApi
 from core.openapi import OpenApiDocumentApi
 from core.pages import page_or_api, start_page
 from core.views import healthz, not_found
+from esign.api import DocumentVerifyApi
+from esign.verify_views import verify_page
 
 graphql_view = GraphQLApi.as_view(schema=schema)
 
@@ -23,6 +25,9 @@ urlpatterns = [
     path("settings/", include("webhooks.urls")),
     path("api/v1/", include("fill.urls")),
     path("api/v1/", include("generate.urls")),
+    # Verifying a signed PDF: for programs (API key) and a public page for people.
+    path("api/v1/verify", DocumentVerifyApi.as_view(), name="pdf-verify-api"),
+    path("verify", verify_page, name="pdf-verify"),
     # The API reference, before the catch-all below: the OpenAPI document and Swagger UI.
     path("api/openapi.json", OpenApiDocumentApi.as_view(), name="openapi-schema"),
     path("api/docs", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="api-docs"),

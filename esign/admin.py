@@ -29,7 +29,15 @@ class _ReadOnlyInline(admin.TabularInline):
 
 class DocumentInline(_ReadOnlyInline):
     model = PacketDocument
-    fields = ["alias_id", "title", "filename", "source", "page_count", "current_sha256"]
+    fields = [
+        "alias_id",
+        "title",
+        "filename",
+        "source",
+        "page_count",
+        "prepared_sha256",
+        "sealed_sha256",
+    ]
     readonly_fields = fields
 
 
@@ -47,8 +55,16 @@ class AuditInline(_ReadOnlyInline):
 
 @admin.register(Packet)
 class PacketAdmin(admin.ModelAdmin):
-    list_display = ["name", "organization", "status", "is_test", "created_at", "completed_at"]
-    list_filter = ["status", "is_test"]
+    list_display = [
+        "name",
+        "organization",
+        "status",
+        "seal_status",
+        "is_test",
+        "created_at",
+        "completed_at",
+    ]
+    list_filter = ["status", "seal_status", "is_test"]
     search_fields = ["name", "eid"]
     readonly_fields = [
         "eid",
@@ -60,9 +76,24 @@ class PacketAdmin(admin.ModelAdmin):
         "created_at",
         "sent_at",
         "completed_at",
+        # Sealing (esign.sealing): pending, sealed, retrying (when) or failed (why).
+        "seal_status",
+        "sealed_at",
+        "seal_attempts",
+        "seal_retry_at",
+        "seal_error",
+        "audit_trail_sha256",
     ]
     fields = readonly_fields
     inlines = [DocumentInline, SignerInline, AuditInline]
+    actions = ["seal_again"]
+
+    @admin.action(description="Seal again now (completed packets not sealed yet)")
+    def seal_again(self, request: HttpRequest, queryset: QuerySet[Packet]) -> None:
+        from esign.sealing import packet_seal_retry
+
+        count = sum(packet_seal_retry(packet=packet) for packet in queryset)
+        self.message_user(request, f"Sealing enqueued for {count} packet(s).")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Packet]:
         return (

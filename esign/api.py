@@ -1,54 +1,186 @@
-"""GET /api/document-group/<eid>.zip: a completed packet's signed documents, for API keys."""
+"""The REST endpoints of e-signature, for API keys: the sealed documents' download and
+verification.
+
+- ``GET /api/document-group/<eid>.zip``: a completed packet's sealed PDFs and its sealed audit
+  trail (409 before completion; 503 with ``Retry-After`` while they are being sealed).
+- ``POST /api/v1/verify``: the signatures of an uploaded PDF (multipart part ``file``).
+"""
 
 from __future__ import annotations
 
-import io
-import re
-import zipfile
-
 from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.errors import Conflict, NotFound
-from esign import services
-from esign.models import DocumentGroup, Packet
+from core.api_errors import error_response
+from core.errors import ValidationFailed
+from core.openapi import RATE_LIMIT_HEADERS, error_responses, ref, register_schemas
+from esign.sealing import SealFailed, SealPending, document_group_archive
+from esign.verify import (
+    check_declared_size,
+    in_memory_upload_handlers,
+    pdf_verify,
+    verification_wire,
+)
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
+register_schemas(
+    {
+        "VerifyRequest": {
+            "type": "object",
+            "required": ["file"],
+            "properties": {"file": {"type": "string", "format": "binary"}},
+        },
+        "VerifiedSignature": {
+            "type": "object",
+            "required": [
+                "fieldName",
+                "signer",
+                "signedAt",
+                "intact",
+                "trusted",
+                "coversWholeDocument",
+                "level",
+                "timestamp",
+            ],
+            "properties": {
+                "fieldName": {"type": "string", "description": "The signature field's name."},
+                "signer": {
+                    "type": "string",
+                    "description": "Common name of the signer's certificate.",
+                },
+                "signedAt": {
+                    "type": ["string", "null"],
+                    "format": "date-time",
+                    "description": "The signing time the signer claims (signing-time attribute).",
+                },
+                "intact": {
+                    "type": "boolean",
+                    "description": "The signed bytes are unchanged and the signature is valid.",
+                },
+                "trusted": {
+                    "type": "boolean",
+                    "description": "The certificate chains to a root this service trusts.",
+                },
+                "coversWholeDocument": {
+                    "type": "boolean",
+                    "description": "Nothing but long-term validation data was added after it.",
+                },
+                "level": {
+                    "type": ["string", "null"],
+                    "enum": ["PAdES-B-B", "PAdES-B-T", "PAdES-B-LT", "PAdES-B-LTA", None],
+                    "description": "PAdES baseline level; null for a signature that is not PAdES.",
+                },
+                "timestamp": {
+                    "type": ["string", "null"],
+                    "format": "date-time",
+                    "description": "The time of the signature's RFC 3161 timestamp, if any.",
+                },
+            },
+        },
+        "Verification": {
+            "type": "object",
+            "required": ["signatures", "sealedByUs"],
+            "properties": {
+                "signatures": {"type": "array", "items": ref("VerifiedSignature")},
+                "sealedByUs": {
+                    "type": "boolean",
+                    "description": "The file is, byte for byte, a document or audit trail "
+                    "this service sealed.",
+                },
+            },
+        },
+    }
+)
 
-
-def _safe_name(name: str, default: str) -> str:
-    cleaned = _UNSAFE.sub("_", name).strip(" .") or default
-    return cleaned[:120]
+_SEAL_PENDING = OpenApiResponse(
+    response=ref("Error"),
+    description="Every signer signed and the documents are being sealed (`SealPendingError`, "
+    "with `Retry-After`), or sealing failed and the operators retry it (`SealFailedError`).",
+    examples=[
+        OpenApiExample(
+            "Being sealed",
+            value=SealPending(
+                5, "The documents are being sealed; try again in 5 seconds."
+            ).as_wire(),
+            response_only=True,
+        )
+    ],
+)
+_NOT_COMPLETED = OpenApiResponse(
+    response=ref("Error"),
+    description="The packet is not completed: some signer has not signed.",
+    examples=[
+        OpenApiExample(
+            "Not completed",
+            value={
+                "name": "ConflictError",
+                "message": "The packet is partial: its documents can be downloaded once every "
+                "signer has signed.",
+            },
+            response_only=True,
+        )
+    ],
+)
 
 
 class DocumentGroupZipApi(APIView):
-    def get(self, request: Request, group_eid: str) -> HttpResponse:
-        organization = request.user.organization
+    @extend_schema(
+        operation_id="downloadDocumentGroup",
+        summary="Download a completed packet's sealed documents",
+        description="A zip of the packet's PDFs, each sealed with the service's certificate "
+        "(PAdES), and `audit-trail.pdf`, the sealed certificate of completion. Sealing runs in "
+        "the background once the last signer signs: until it is done the answer is 503 with "
+        "`Retry-After`.",
+        tags=["esign"],
+        responses={
+            (200, "application/zip"): OpenApiResponse(
+                response=OpenApiTypes.BINARY, description="The zip."
+            ),
+            409: _NOT_COMPLETED,
+            503: _SEAL_PENDING,
+            **error_responses([401, 404, 429, 500]),
+        },
+        parameters=RATE_LIMIT_HEADERS,
+    )
+    def get(self, request: Request, group_eid: str) -> HttpResponse | Response:
         try:
-            group = DocumentGroup.objects.select_related("packet").get(
-                packet__organization=organization, eid=group_eid
+            archive = document_group_archive(
+                organization=request.user.organization, group_eid=group_eid
             )
-        except DocumentGroup.DoesNotExist:
-            raise NotFound(f"No document group with eid '{group_eid}'.") from None
-        packet = group.packet
-        if packet.status != Packet.Status.COMPLETED:
-            raise Conflict(
-                f"The packet is {packet.status}: its documents can be downloaded once every "
-                "signer has signed."
-            )
-        buffer = io.BytesIO()
-        names: set[str] = set()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            for document in packet.documents.all():
-                name = _safe_name(document.filename, f"{document.alias_id}.pdf")
-                if not name.lower().endswith(".pdf"):
-                    name += ".pdf"
-                while name in names:
-                    name = name[:-4] + "-1.pdf"
-                names.add(name)
-                archive.writestr(name, services.document_pdf(document))
-        response = HttpResponse(buffer.getvalue(), content_type="application/zip")
-        filename = _safe_name(packet.name, group.eid).replace('"', "")
-        response["Content-Disposition"] = f'attachment; filename="{filename}.zip"'
+        except SealPending as pending:
+            response = error_response(pending)
+            response["Retry-After"] = str(pending.retry_after_seconds)
+            return response
+        except SealFailed as failed:
+            return error_response(failed)
+        response = HttpResponse(archive.data, content_type="application/zip")
+        response["Content-Disposition"] = f'attachment; filename="{archive.filename}.zip"'
         return response
+
+
+class DocumentVerifyApi(APIView):
+    @extend_schema(
+        operation_id="verifyPdf",
+        summary="Verify the signatures of a PDF",
+        description="Checks every signature of the PDF in the multipart part `file`: intact, "
+        "trusted (against the service's own roots and its configured ones; nothing is "
+        "fetched), whether it covers the whole document, its PAdES level and timestamp; and "
+        "whether the file is exactly one this service sealed. The file is not kept.",
+        tags=["esign"],
+        request={"multipart/form-data": ref("VerifyRequest")},
+        responses={
+            200: OpenApiResponse(response=ref("Verification"), description="The verification."),
+            **error_responses([400, 401, 413, 415, 429, 500]),
+        },
+        parameters=RATE_LIMIT_HEADERS,
+    )
+    def post(self, request: Request) -> Response:
+        check_declared_size(request._request)
+        request._request.upload_handlers = in_memory_upload_handlers(request._request)
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise ValidationFailed.single("file", "Required")
+        return Response(verification_wire(pdf_verify(data=upload.read())))

@@ -15,6 +15,14 @@ from templates_app.models import TemplateVersion
 
 
 class Packet(models.Model):
+    class SealStatus(models.TextChoices):
+        """Where sealing the completed packet's documents stands (esign.sealing)."""
+
+        PENDING = "pending"  # completed; the seal task is queued or running
+        SEALED = "sealed"  # every document and the audit trail are sealed: downloadable
+        RETRYING = "retrying"  # an attempt failed (no TSA, HSM away): retried at seal_retry_at
+        FAILED = "failed"  # every retry failed; an operator retries from the admin
+
     class Status(models.TextChoices):
         DRAFT = "draft"
         SENT = "sent"
@@ -41,6 +49,16 @@ class Packet(models.Model):
     sent_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     archived_at = models.DateTimeField(null=True, blank=True)
+    # Sealing, once completed (blank before). The audit trail PDF is stored like the documents.
+    seal_status = models.CharField(
+        max_length=16, choices=SealStatus.choices, blank=True, default=""
+    )
+    seal_attempts = models.PositiveIntegerField(default=0)
+    seal_error = models.TextField(blank=True)
+    seal_retry_at = models.DateTimeField(null=True, blank=True)
+    sealed_at = models.DateTimeField(null=True, blank=True)
+    audit_trail_path = models.CharField(max_length=300, blank=True)
+    audit_trail_sha256 = models.CharField(max_length=64, blank=True, db_index=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -87,6 +105,9 @@ class PacketDocument(models.Model):
     prepared_sha256 = models.CharField(max_length=64)
     current_path = models.CharField(max_length=300)
     current_sha256 = models.CharField(max_length=64)
+    # The current PDF with the service's seal (a PAdES signature), once the packet is sealed.
+    sealed_path = models.CharField(max_length=300, blank=True)
+    sealed_sha256 = models.CharField(max_length=64, blank=True, db_index=True)
     # [{id, type, page, rect: {x, y, width, height}}] in the PDF's user space, like templates.
     fields = models.JSONField(default=list)
     page_count = models.PositiveIntegerField(default=0)

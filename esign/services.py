@@ -519,6 +519,9 @@ def signer_complete(
             DocumentGroup.objects.filter(packet=packet).update(status=Packet.Status.COMPLETED)
             audit(packet=packet, action="packetCompleted")
             events.packet_completed(packet)
+            from esign.sealing import packet_seal_enqueue  # sealing imports these services
+
+            packet_seal_enqueue(packet)  # the documents are sealed once, after the last stamp
             next_signer = None
         else:
             packet.status = Packet.Status.PARTIAL

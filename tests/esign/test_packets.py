@@ -14,6 +14,7 @@ from django.test import Client
 from pypdf import PdfReader
 
 from esign.models import AuditEvent, Packet, Signer
+from esign.sealing import packet_seal
 from tests.esign.conftest import (
     CREATE,
     PACKET,
@@ -88,8 +89,14 @@ def test_email_signers_get_a_link_in_routing_order(
 
 
 def test_two_signers_sign_in_order_and_the_documents_show_both(
-    create_packet, sign_url: Callable[..., str], client: Client, api_client: Client
+    create_packet,
+    sign_url: Callable[..., str],
+    client: Client,
+    api_client: Client,
+    settings,
+    tmp_path,
 ) -> None:
+    settings.SEAL_DEV_DIR = tmp_path / "seal-dev"
     packet = create_packet()
     signers = signers_of(packet)
     first, second = signers["client"]["eid"], signers["provider"]["eid"]
@@ -127,12 +134,16 @@ def test_two_signers_sign_in_order_and_the_documents_show_both(
     )
     assert f"signerEid={second}" in body["redirectURL"]
 
+    sealing = api_client.get(zip_url)  # sealed in the background (tests/esign/test_seal_*.py)
+    assert sealing.status_code == 503
+    assert sealing.json()["name"] == "SealPendingError"
+    packet_seal(packet_id=Packet.objects.get(eid=packet["eid"]).pk)
     response = api_client.get(zip_url)
     assert response.status_code == 200
     assert response["Content-Type"] == "application/zip"
     assert response["Content-Disposition"] == 'attachment; filename="Services agreement.zip"'
     archive = zipfile.ZipFile(io.BytesIO(response.content))
-    assert archive.namelist() == ["agreement.pdf"]
+    assert archive.namelist() == ["agreement.pdf", "audit-trail.pdf"]
     pdf = archive.read("agreement.pdf")
     assert_sound(pdf, template=contract_pdf())
     page_one, page_two = (" ".join(w.text for w in page) for page in words(pdf))
@@ -146,7 +157,7 @@ def test_two_signers_sign_in_order_and_the_documents_show_both(
     assert stored.status == "completed"
     actions = list(AuditEvent.objects.filter(packet=stored).values_list("action", flat=True))
     assert actions.count("signerCompleted") == 2
-    assert actions[-1] == "packetCompleted"
+    assert actions[-2:] == ["packetCompleted", "packetSealed"]
 
 
 def test_a_signer_must_fill_their_fields(create_packet, sign_url, client: Client) -> None:

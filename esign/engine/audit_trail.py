@@ -1,0 +1,415 @@
+"""draw_audit_trail: the certificate of completion of a packet, as a PDF.
+
+What it shows: the packet; each document with the SHA-256 of its PDF as prepared (before anyone
+signed) and as sealed (what the signers' download holds); each signer with their adopted
+signature (the drawn image or the typed text, as it was stamped) and every event of theirs with
+its time, IP address and user agent; then the packet's own events. The service seals this PDF
+too, so it cannot be changed without it showing.
+
+Drawn with reportlab on US Letter pages, text through core.engine.pdf's TextSetter (glyph
+fallback: any signer's name or user agent is drawn, whatever its script). A test packet's trail
+carries the same test mark as its documents. Every value arrives as text formatted by the
+caller (times included): the engine reads no clock.
+
+Pure Python (no Django).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PIL import Image
+from reportlab.lib.colors import HexColor
+from reportlab.pdfgen.canvas import Canvas
+
+from core.engine.fonts import DEFAULT_FAMILY, FontFace, FontLibrary
+from core.engine.fonts.coverage import is_usable_truetype
+from core.engine.images import LoadedImage
+from core.engine.pdf.draw import Painter
+from core.engine.pdf.text import LINE_SPACING, Line, TextSetter
+from esign.engine.stamp import stamp_pdf
+
+PAGE_WIDTH, PAGE_HEIGHT = 612.0, 792.0
+MARGIN = 54.0
+CONTENT_WIDTH = PAGE_WIDTH - 2 * MARGIN
+INK = "#1A1A1A"
+MUTED = "#5F6368"
+RULE = "#C9CDD2"
+ACCENT = "#174EA6"
+TITLE_SIZE = 18.0
+HEADING_SIZE = 12.0
+TEXT_SIZE = 9.0
+SMALL_SIZE = 7.5
+HASH_FONT = "Courier"  # a base-14 face: hashes line up, and every hex digit is in it
+SIGNATURE_BOX = (180.0, 54.0)
+MAX_SIGNATURE_PIXELS = 8_000_000
+
+
+@dataclass(frozen=True)
+class TrailEvent:
+    at: str  # formatted by the caller, e.g. "2026-03-04 05:06:07 UTC"
+    action: str  # for people: "Opened the signing link"
+    ip: str = ""
+    user_agent: str = ""
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class TrailDocument:
+    title: str
+    filename: str
+    pages: int
+    prepared_sha256: str
+    sealed_sha256: str
+
+
+@dataclass(frozen=True)
+class TrailSigner:
+    name: str
+    email: str
+    routing_order: int
+    status: str
+    completed_at: str
+    signature_png: bytes | None = field(default=None, repr=False)  # a drawn signature
+    signature_text: str = ""  # a typed one
+    events: tuple[TrailEvent, ...] = ()
+
+
+@dataclass(frozen=True)
+class AuditTrail:
+    packet_name: str
+    packet_eid: str
+    organization: str
+    status: str
+    is_test: bool
+    created_at: str
+    completed_at: str
+    generated_at: str
+    sealed_by: str  # the seal certificate's subject, for the reader
+    documents: tuple[TrailDocument, ...]
+    signers: tuple[TrailSigner, ...]
+    packet_events: tuple[TrailEvent, ...] = ()
+
+
+def draw_audit_trail(
+    trail: AuditTrail, *, fonts: FontLibrary, handwriting_font: Path | None = None
+) -> bytes:
+    """The certificate of completion of ``trail`` (PDF bytes), test-marked for test packets.
+
+    handwriting_font: the TrueType file typed signatures were stamped in (None, or a file that
+    is not usable: Noto Sans Italic).
+    """
+    # Laid out twice: the first pass counts the pages for the "page n of m" footers.
+    pages = _Layout(trail, fonts, handwriting_font, total_pages=0).draw()[1]
+    pdf, _ = _Layout(trail, fonts, handwriting_font, total_pages=pages).draw()
+    if trail.is_test:
+        pdf = stamp_pdf(pdf, [], fonts=fonts, handwriting_font=None, test_mark=True)
+    return pdf
+
+
+class _Layout:
+    def __init__(
+        self,
+        trail: AuditTrail,
+        fonts: FontLibrary,
+        handwriting_font: Path | None,
+        *,
+        total_pages: int,
+    ) -> None:
+        self.trail = trail
+        self.fonts = fonts
+        self.total_pages = total_pages
+        self.buffer = io.BytesIO()
+        self.canvas = Canvas(self.buffer, pagesize=(PAGE_WIDTH, PAGE_HEIGHT), invariant=1)
+        self.canvas.setTitle(f"Certificate of completion: {trail.packet_name}")
+        self.canvas.setSubject(f"Audit trail of packet {trail.packet_eid}")
+        self.setter = TextSetter(fonts)
+        self.painter = Painter(self.canvas, self.setter)
+        self.regular = fonts.resolve(DEFAULT_FAMILY)
+        self.bold = fonts.resolve(DEFAULT_FAMILY, bold=True)
+        self.hash_face = fonts.resolve(HASH_FONT)
+        if handwriting_font is not None and is_usable_truetype(handwriting_font):
+            self.handwriting = FontFace("Handwriting", False, False, path=handwriting_font)
+        else:
+            self.handwriting = fonts.resolve(DEFAULT_FAMILY, italic=True)
+        self.page = 1
+        self.y = PAGE_HEIGHT - MARGIN
+
+    # --- the document -----------------------------------------------------------------------------
+    def draw(self) -> tuple[bytes, int]:
+        trail = self.trail
+        self.text("Certificate of completion", self.bold, TITLE_SIZE, color=ACCENT)
+        self.space(4)
+        self.text(trail.packet_name, self.bold, HEADING_SIZE)
+        self.space(6)
+        self.pairs(
+            [
+                ("Packet", trail.packet_eid),
+                ("Organization", trail.organization),
+                ("Status", trail.status),
+                ("Created", trail.created_at),
+                ("Completed", trail.completed_at),
+                ("Sealed by", trail.sealed_by),
+                ("This record made", trail.generated_at),
+            ]
+        )
+        if trail.is_test:
+            self.space(4)
+            self.text(
+                "Test packet: its documents are marked as not legally binding.",
+                self.bold,
+                TEXT_SIZE,
+                color="#C62828",
+            )
+        self.section("Documents")
+        self.text(
+            "SHA-256 of each PDF before anyone signed, and of the sealed PDF delivered to the "
+            "signers. A file whose SHA-256 differs is not the one recorded here.",
+            self.regular,
+            SMALL_SIZE,
+            color=MUTED,
+        )
+        for document in trail.documents:
+            self.space(6)
+            self.keep(4 * TEXT_SIZE * LINE_SPACING + 12)
+            heading = document.title or document.filename
+            pages = f"{document.pages} page" + ("" if document.pages == 1 else "s")
+            self.text(f"{heading}  ({document.filename}, {pages})", self.bold, TEXT_SIZE)
+            self.hash_line("Before signing", document.prepared_sha256)
+            self.hash_line("Sealed", document.sealed_sha256)
+        self.section("Signers")
+        for signer in trail.signers:
+            self.signer(signer)
+        if trail.packet_events:
+            self.section("Packet history")
+            self.events(trail.packet_events, with_client=False)
+        self.footer()
+        self.canvas.showPage()
+        self.canvas.save()
+        return self.buffer.getvalue(), self.page
+
+    def signer(self, signer: TrailSigner) -> None:
+        self.space(8)
+        self.keep(SIGNATURE_BOX[1] + 4 * TEXT_SIZE * LINE_SPACING + 20)
+        self.text(f"{signer.name}", self.bold, HEADING_SIZE - 1)
+        details = [
+            ("Email", signer.email or "(none)"),
+            ("Routing order", str(signer.routing_order)),
+        ]
+        details += [("Status", signer.status), ("Signed", signer.completed_at or "(not signed)")]
+        self.pairs(details)
+        self.space(4)
+        self.adopted_signature(signer)
+        if signer.events:
+            self.space(4)
+            self.events(signer.events, with_client=True)
+
+    def adopted_signature(self, signer: TrailSigner) -> None:
+        width, height = SIGNATURE_BOX
+        label_width = 110.0
+        self.keep(height + 6)
+        top = self.y
+        self.draw_line(
+            self.setter.line("Adopted signature", self.regular, TEXT_SIZE),
+            MARGIN,
+            top - TEXT_SIZE,
+            TEXT_SIZE,
+            MUTED,
+        )
+        x, y = MARGIN + label_width, top - height
+        self.canvas.saveState()
+        self.canvas.setStrokeColor(HexColor(RULE))
+        self.canvas.setLineWidth(0.5)
+        self.canvas.rect(x, y, width, height, stroke=1, fill=0)
+        self.canvas.translate(x + 4, y + 4)
+        image = _signature_image(signer.signature_png) if signer.signature_png else None
+        if image is not None:
+            self.painter.image(image, width - 8, height - 8)
+        elif signer.signature_text:
+            line, size = self.setter.fit_line(
+                signer.signature_text, self.handwriting, 28.0, width - 8, height - 8, True
+            )
+            ascent, descent = self.setter.extent(self.setter.font_name(self.handwriting))
+            baseline = (height - 8 - (ascent - descent) * size) / 2 - descent * size
+            self.draw_line(line, (width - 8 - line.width) / 2, baseline, size, INK)
+        else:
+            self.draw_line(
+                self.setter.line("(none adopted)", self.regular, TEXT_SIZE),
+                4,
+                (height - 8) / 2,
+                TEXT_SIZE,
+                MUTED,
+            )
+        self.canvas.restoreState()
+        kind = "drawn" if image is not None else "typed" if signer.signature_text else ""
+        if kind:
+            self.draw_line(
+                self.setter.line(kind, self.regular, SMALL_SIZE),
+                x + width + 6,
+                y + 2,
+                SMALL_SIZE,
+                MUTED,
+            )
+        self.y = y - 4
+
+    def events(self, events: Sequence[TrailEvent], *, with_client: bool) -> None:
+        if with_client:
+            columns = [("Time (UTC)", 96.0), ("Event", 110.0), ("IP address", 78.0)]
+            columns.append(("User agent", CONTENT_WIDTH - 284.0))
+        else:
+            columns = [("Time (UTC)", 96.0), ("Event", 150.0)]
+            columns.append(("Detail", CONTENT_WIDTH - 246.0))
+        rows = []
+        for event in events:
+            action = event.action + (f" ({event.detail})" if event.detail and with_client else "")
+            if with_client:
+                rows.append([event.at, action, event.ip or "-", event.user_agent or "-"])
+            else:
+                rows.append([event.at, event.action, event.detail or ""])
+        self.table(columns, rows)
+
+    # --- primitives -----------------------------------------------------------------------------
+    def section(self, title: str) -> None:
+        self.space(14)
+        self.keep(HEADING_SIZE * 3)
+        self.text(title, self.bold, HEADING_SIZE, color=ACCENT)
+        self.canvas.saveState()
+        self.canvas.setStrokeColor(HexColor(RULE))
+        self.canvas.setLineWidth(0.6)
+        self.canvas.line(MARGIN, self.y + 1, PAGE_WIDTH - MARGIN, self.y + 1)
+        self.canvas.restoreState()
+        self.space(4)
+
+    def space(self, height: float) -> None:
+        self.y -= height
+
+    def keep(self, height: float) -> None:
+        """Start a new page unless ``height`` more points fit on this one."""
+        if self.y - height < MARGIN + 20:
+            self.new_page()
+
+    def new_page(self) -> None:
+        self.footer()
+        self.canvas.showPage()
+        self.page += 1
+        self.y = PAGE_HEIGHT - MARGIN
+
+    def footer(self) -> None:
+        trail = self.trail
+        pages = f"page {self.page} of {self.total_pages}" if self.total_pages else ""
+        text = f"Certificate of completion  |  packet {trail.packet_eid}  |  {pages}"
+        line = self.setter.line(text, self.regular, SMALL_SIZE)
+        self.draw_line(line, MARGIN, MARGIN - 24, SMALL_SIZE, MUTED)
+
+    def draw_line(self, line: Line, x: float, baseline: float, size: float, color: str) -> None:
+        text = self.canvas.beginText()
+        text.setTextOrigin(x, baseline)
+        text.setFillColor(HexColor(color))
+        for name, part in line.runs:
+            text.setFont(name, size)
+            text.textOut(part)
+        self.canvas.drawText(text)
+
+    def text(
+        self,
+        value: str,
+        face: FontFace,
+        size: float,
+        *,
+        color: str = INK,
+        x: float = MARGIN,
+        width: float = CONTENT_WIDTH,
+    ) -> None:
+        """Wrapped to ``width`` from the current position down, page breaks included."""
+        for line in self.setter.wrap(value, face, size, width + 4):  # wrap pads 2 on each side
+            self.keep(size * LINE_SPACING)
+            self.y -= size * LINE_SPACING
+            self.draw_line(line, x, self.y + size * 0.25, size, color)
+
+    def hash_line(self, label: str, digest: str) -> None:
+        self.keep(TEXT_SIZE * LINE_SPACING)
+        self.y -= TEXT_SIZE * LINE_SPACING
+        baseline = self.y + TEXT_SIZE * 0.25
+        self.draw_line(
+            self.setter.line(label, self.regular, TEXT_SIZE), MARGIN, baseline, TEXT_SIZE, MUTED
+        )
+        self.draw_line(
+            self.setter.line(digest or "-", self.hash_face, TEXT_SIZE - 0.5),
+            MARGIN + 90,
+            baseline,
+            TEXT_SIZE - 0.5,
+            INK,
+        )
+
+    def pairs(self, pairs: Sequence[tuple[str, str]]) -> None:
+        for key, value in pairs:
+            lines = self.setter.wrap(value or "-", self.regular, TEXT_SIZE, CONTENT_WIDTH - 86)
+            self.keep(len(lines) * TEXT_SIZE * LINE_SPACING)
+            top = self.y
+            label = self.setter.line(key, self.regular, TEXT_SIZE)
+            self.draw_line(
+                label, MARGIN, top - TEXT_SIZE * LINE_SPACING + TEXT_SIZE * 0.25, TEXT_SIZE, MUTED
+            )
+            for line in lines:
+                self.y -= TEXT_SIZE * LINE_SPACING
+                self.draw_line(line, MARGIN + 90, self.y + TEXT_SIZE * 0.25, TEXT_SIZE, INK)
+
+    def table(self, columns: Sequence[tuple[str, float]], rows: Sequence[Sequence[str]]) -> None:
+        size, leading = SMALL_SIZE, SMALL_SIZE * LINE_SPACING
+
+        def header() -> None:
+            self.keep(leading * 2)
+            x = MARGIN
+            self.y -= leading
+            for title, width in columns:
+                self.draw_line(
+                    self.setter.line(title, self.bold, size), x, self.y + size * 0.25, size, MUTED
+                )
+                x += width
+            self.canvas.saveState()
+            self.canvas.setStrokeColor(HexColor(RULE))
+            self.canvas.setLineWidth(0.4)
+            self.canvas.line(MARGIN, self.y - 2, PAGE_WIDTH - MARGIN, self.y - 2)
+            self.canvas.restoreState()
+            self.y -= 3
+
+        header()
+        for row in rows:
+            cells = [
+                self.setter.wrap(value, self.regular, size, width)
+                for value, (_, width) in zip(row, columns, strict=True)
+            ]
+            height = max(len(lines) for lines in cells) * leading
+            if self.y - height < MARGIN + 20:
+                self.new_page()
+                header()
+            x = MARGIN
+            for lines, (_, width) in zip(cells, columns, strict=True):
+                baseline = self.y - leading + size * 0.25
+                for line in lines:
+                    self.draw_line(line, x, baseline, size, INK)
+                    baseline -= leading
+                x += width
+            self.y -= height + 2
+
+
+def _signature_image(data: bytes) -> LoadedImage | None:
+    """The drawn signature cropped to its ink, or None when it is not a usable PNG (the trail
+    then says nothing was adopted rather than failing: the image was checked at signing)."""
+    try:
+        with Image.open(io.BytesIO(data), formats=["PNG"]) as image:
+            if image.width * image.height > MAX_SIGNATURE_PIXELS:
+                return None
+            rgba = image.convert("RGBA")
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError):
+        return None
+    ink = rgba.getchannel("A").getbbox()
+    if ink is None:
+        return None
+    cropped = rgba.crop(ink)
+    out = io.BytesIO()
+    cropped.save(out, format="PNG")
+    return LoadedImage(out.getvalue(), "PNG", cropped.width, cropped.height, "image/png")

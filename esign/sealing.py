@@ -1,0 +1,501 @@
+"""Sealing completed packets, their audit trail, and the download of what was sealed.
+
+When the last signer finishes, ``signer_complete`` marks the packet's seal pending and enqueues
+``esign.tasks.packet_seal_task`` on commit. The task (``packet_seal``) seals every document once,
+with the service's certificate (esign.engine.seal), then draws the certificate of completion
+(esign.engine.audit_trail) and seals it too, and only then marks the packet sealed: the download
+serves sealed files or nothing.
+
+Retries: when no timestamp authority answers, the HSM is away, or anything else fails, the packet
+says so (``seal_status`` retrying, ``seal_error``, ``seal_retry_at``) and the task is enqueued
+again after ``SEAL_RETRY_DELAYS``; once they run out the packet is failed and an operator retries
+it from the admin (or ``manage.py seal_packets``). Each attempt keeps the documents an earlier one
+sealed, and a document is never sealed without a timestamp when TSAs are configured.
+
+Idempotent: sealing a sealed packet does nothing; two attempts racing each store their result
+only where nothing is stored yet, so the first one wins and both agree afterwards. The network
+(TSAs, revocation data) is never used inside a database transaction.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import logging
+import os
+import re
+import secrets
+import shutil
+import zipfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from asn1crypto import x509 as asn1_x509
+from django.conf import settings
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import Organization
+from core.background import enqueue_on_commit, retry_later
+from core.blobs import blob_read, blob_save
+from core.errors import Conflict, NotFound, ServiceError
+from core.resources import font_library
+from esign.engine.audit_trail import (
+    AuditTrail,
+    TrailDocument,
+    TrailEvent,
+    TrailSigner,
+    draw_audit_trail,
+)
+from esign.engine.seal import (
+    Pkcs11Key,
+    SealCredentials,
+    SealError,
+    SealKey,
+    SealKeyUnavailable,
+    SoftwareKey,
+    TsaConfig,
+    forget_credentials,
+    load_credentials,
+    seal_pdf,
+)
+from esign.engine.seal_keys import certificates_from_pem, create_development_pki
+from esign.models import AuditEvent, DocumentGroup, Packet, PacketDocument
+from esign.services import audit, document_pdf
+from esign.stamping import HANDWRITING_FONT
+
+logger = logging.getLogger(__name__)
+
+AUDIT_TRAIL_NAME = "audit-trail.pdf"
+TIME_FORMAT = "%Y-%m-%d %H:%M:%S UTC"
+# What a client is told to wait while the first attempt runs.
+PENDING_RETRY_AFTER_SECONDS = 5
+SEALABLE = (Packet.SealStatus.PENDING, Packet.SealStatus.RETRYING, Packet.SealStatus.FAILED)
+
+# The audit events' actions, as the certificate of completion names them.
+ACTION_LABELS = {
+    "packetCreated": "Packet created",
+    "packetSent": "Packet sent",
+    "packetCompleted": "Every signer signed",
+    "packetVoided": "Packet voided",
+    "packetSealFailed": "Sealing postponed",
+    "packetSealed": "Documents sealed",
+    "signerNotified": "Asked to sign",
+    "signingUrlCreated": "Signing link created",
+    "signerViewed": "Opened the signing link",
+    "signerCompleted": "Signed",
+    "signerDeclined": "Declined",
+    "tokensExpired": "Signing links expired",
+}
+
+
+class SealPending(ServiceError):
+    """The packet is completed but its documents are still being sealed: try again shortly."""
+
+    name = "SealPendingError"
+    status = 503
+    default_message = "The documents are being sealed; try again shortly."
+
+    def __init__(self, retry_after_seconds: int, message: str | None = None) -> None:
+        self.retry_after_seconds = retry_after_seconds
+        super().__init__(message)
+
+
+class SealFailed(ServiceError):
+    """Every attempt to seal failed; the operators retry it."""
+
+    name = "SealFailedError"
+    status = 503
+    default_message = (
+        "The documents could not be sealed; the service's operators have been told and will "
+        "seal them again."
+    )
+
+
+# --- the key, the TSAs, the roots ---------------------------------------------------------------
+
+
+def seal_key() -> SealKey:
+    """The seal's key as the settings name it: an HSM token, or the development key."""
+    chain = _read_optional(settings.SEAL_CERT_CHAIN_FILE)
+    if settings.SEAL_PKCS11_MODULE:
+        return Pkcs11Key(
+            module=settings.SEAL_PKCS11_MODULE,
+            token_label=settings.SEAL_PKCS11_TOKEN_LABEL,
+            key_label=settings.SEAL_PKCS11_KEY_LABEL,
+            cert_label=settings.SEAL_PKCS11_CERT_LABEL,
+            pin=settings.SEAL_PKCS11_PIN,
+            chain_pem=chain,
+        )
+    return _development_key(Path(settings.SEAL_DEV_DIR))
+
+
+def _read_optional(path: str) -> bytes:
+    return Path(path).read_bytes() if path else b""
+
+
+DEV_KEY, DEV_CERT, DEV_CA = "seal-key.pem", "seal-cert.pem", "ca-cert.pem"
+
+
+def _development_key(directory: Path) -> SoftwareKey:
+    """The development key, made on first use: built in a directory of its own and renamed into
+    place, so that a server and a worker starting together end up with the same key."""
+    if not (directory / DEV_KEY).exists():
+        if not settings.DEBUG:
+            logger.warning(
+                "seal: no HSM is configured (SEAL_PKCS11_MODULE); creating a DEVELOPMENT seal key "
+                "in %s. Documents sealed with it are not trusted anywhere else.",
+                directory,
+            )
+        pki = create_development_pki(now=timezone.now())
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        building = directory.parent / f".{directory.name}-{secrets.token_hex(4)}"
+        building.mkdir(mode=0o700)
+        for name, data in ((DEV_KEY, pki.key_pem), (DEV_CERT, pki.cert_pem), (DEV_CA, pki.ca_pem)):
+            descriptor = os.open(building / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "wb") as file:
+                file.write(data)
+        try:
+            building.rename(directory)
+        except OSError:  # another process was first: use its key
+            shutil.rmtree(building, ignore_errors=True)
+    return SoftwareKey(
+        key_pem=(directory / DEV_KEY).read_bytes(),
+        cert_pem=(directory / DEV_CERT).read_bytes(),
+        chain_pem=(directory / DEV_CA).read_bytes(),
+    )
+
+
+def seal_credentials() -> SealCredentials:
+    return load_credentials(seal_key())
+
+
+def tsa_config() -> TsaConfig | None:
+    urls = tuple(url.strip() for url in settings.SEAL_TSA_URLS if url.strip())
+    if not urls:
+        return None
+    return TsaConfig(urls=urls, deadline_seconds=settings.SEAL_TSA_TIMEOUT_SECONDS)
+
+
+@functools.lru_cache(maxsize=4)
+def _roots_in(path: str, modified: float) -> tuple[asn1_x509.Certificate, ...]:
+    return tuple(certificates_from_pem(Path(path).read_bytes()))
+
+
+def configured_roots() -> list[asn1_x509.Certificate]:
+    """The roots of SEAL_TRUST_ROOTS_FILE (TSAs' roots, earlier seal CAs)."""
+    path = settings.SEAL_TRUST_ROOTS_FILE
+    if not path:
+        return []
+    return list(_roots_in(path, Path(path).stat().st_mtime))
+
+
+def trust_roots() -> list[asn1_x509.Certificate]:
+    """What verification trusts: the seal's own roots and the configured ones."""
+    roots = {c.sha256: c for c in [*seal_credentials().roots, *configured_roots()]}
+    return list(roots.values())
+
+
+# --- sealing ------------------------------------------------------------------------------------
+
+
+def packet_seal_enqueue(packet: Packet) -> None:
+    """Mark the completed packet's seal pending and enqueue its sealing when the transaction
+    commits (called in the transaction that completes the packet)."""
+    from esign.tasks import packet_seal_task
+
+    Packet.objects.filter(pk=packet.pk).update(
+        seal_status=Packet.SealStatus.PENDING, seal_retry_at=None
+    )
+    packet.seal_status = Packet.SealStatus.PENDING
+    enqueue_on_commit(packet_seal_task, packet_id=packet.pk)
+
+
+def packet_seal_retry(*, packet: Packet) -> bool:
+    """An operator's retry of a packet whose sealing failed (or is waiting): enqueue it now."""
+    if packet.status != Packet.Status.COMPLETED or packet.seal_status == Packet.SealStatus.SEALED:
+        return False
+    with transaction.atomic():
+        packet_seal_enqueue(packet)
+    return True
+
+
+def packet_seal(*, packet_id: int, attempt: int = 1) -> str:
+    """Seal packet ``packet_id``'s documents and audit trail; what happened, for the task result.
+
+    Safe to run again at any time: a sealed packet is left as it is.
+    """
+    packet = Packet.objects.select_related("organization").filter(pk=packet_id).first()
+    if packet is None:
+        return "gone"
+    if packet.status != Packet.Status.COMPLETED:
+        return f"not completed ({packet.status})"
+    if packet.seal_status == Packet.SealStatus.SEALED:
+        return "already sealed"
+    key = seal_key()
+    try:
+        level = _seal_everything(packet, key)
+    except SealError as error:
+        if isinstance(error, SealKeyUnavailable):
+            forget_credentials(key)  # the next attempt opens a new session
+        outcome = _record_failure(packet, attempt, error.code, str(error), error.log_detail)
+        log = logger.warning if error.kind == "unavailable" else logger.error
+        log(
+            "seal: packet %s not sealed (%s: %s); %s",
+            packet.eid,
+            error.code,
+            error.log_detail,
+            outcome,
+        )
+        return outcome
+    except Exception as error:
+        forget_credentials(key)
+        _record_failure(packet, attempt, "unexpected", "An unexpected error.", repr(error))
+        raise  # recorded as a failed task, with its traceback
+    return f"sealed ({level})"
+
+
+def _seal_everything(packet: Packet, key: SealKey) -> str:
+    credentials = load_credentials(key)
+    tsa = tsa_config()
+    roots = configured_roots()
+    reason = f"Sealed by {_service_name()} once every signer had signed"
+
+    def seal(pdf: bytes) -> bytes:
+        return seal_pdf(
+            pdf,
+            credentials=credentials,
+            signing_time=timezone.now(),
+            tsa=tsa,
+            trust_roots=roots,
+            reason=reason,
+            location=_service_name(),
+        )
+
+    prefix = f"packets/{packet.organization.eid}/{packet.eid}"
+    for document in packet.documents.all():
+        if document.sealed_sha256:
+            continue  # sealed by an earlier attempt
+        path, sha = blob_save(prefix=prefix, data=seal(document_pdf(document)))
+        PacketDocument.objects.filter(pk=document.pk, sealed_sha256="").update(
+            sealed_path=path, sealed_sha256=sha
+        )
+    trail = draw_audit_trail(
+        audit_trail_of(packet, credentials=credentials),
+        fonts=font_library(),
+        handwriting_font=HANDWRITING_FONT,
+    )
+    trail_path, trail_sha = blob_save(prefix=prefix, data=seal(trail))
+    level = "PAdES-B-LTA" if tsa is not None else "PAdES-B-B"
+    with transaction.atomic():
+        locked = Packet.objects.select_for_update().get(pk=packet.pk)
+        if locked.seal_status == Packet.SealStatus.SEALED:
+            return level  # another attempt finished first; its trail stands
+        locked.audit_trail_path, locked.audit_trail_sha256 = trail_path, trail_sha
+        locked.seal_status = Packet.SealStatus.SEALED
+        locked.sealed_at = timezone.now()
+        locked.seal_retry_at = None
+        locked.seal_error = ""
+        locked.save(
+            update_fields=[
+                "audit_trail_path",
+                "audit_trail_sha256",
+                "seal_status",
+                "sealed_at",
+                "seal_retry_at",
+                "seal_error",
+                "updated_at",
+            ]
+        )
+        audit(packet=locked, action="packetSealed", detail={"level": level})
+    return level
+
+
+def _record_failure(
+    packet: Packet, attempt: int, code: str, message: str, detail: str | None
+) -> str:
+    from esign.tasks import packet_seal_task
+
+    with transaction.atomic():
+        locked = Packet.objects.select_for_update().get(pk=packet.pk)
+        if locked.seal_status == Packet.SealStatus.SEALED:
+            return "sealed by another attempt"
+        retry_at = retry_later(
+            packet_seal_task,
+            kwargs={"packet_id": packet.pk},
+            attempt=attempt,
+            delays=settings.SEAL_RETRY_DELAYS,
+        )
+        locked.seal_attempts += 1
+        locked.seal_error = f"{code}: {message}" + (f" ({detail})" if detail else "")
+        locked.seal_error = locked.seal_error[:2000]
+        locked.seal_retry_at = retry_at
+        locked.seal_status = (
+            Packet.SealStatus.RETRYING if retry_at is not None else Packet.SealStatus.FAILED
+        )
+        locked.save(
+            update_fields=[
+                "seal_attempts",
+                "seal_error",
+                "seal_retry_at",
+                "seal_status",
+                "updated_at",
+            ]
+        )
+        audit(
+            packet=locked,
+            action="packetSealFailed",
+            detail={"attempt": attempt, "error": code, "willRetry": retry_at is not None},
+        )
+    if retry_at is None:
+        logger.error("seal: packet %s failed for good after %d attempts", packet.eid, attempt)
+        return "failed"
+    return f"retrying at {retry_at.isoformat()}"
+
+
+def _service_name() -> str:
+    return re.sub(r"^https?://", "", settings.PUBLIC_BASE_URL)
+
+
+# --- the audit trail ----------------------------------------------------------------------------
+
+
+def _when(value: datetime | None) -> str:
+    return value.astimezone(UTC).strftime(TIME_FORMAT) if value else ""
+
+
+def _event(event: AuditEvent) -> TrailEvent:
+    detail = event.detail or {}
+    text = ""
+    if event.action == "signerDeclined" and detail.get("reason"):
+        text = f"reason: {detail['reason']}"
+    elif event.action == "packetCreated" and "documents" in detail:
+        text = f"{detail['documents']} document(s)"
+    elif event.action == "packetSealFailed":
+        text = f"attempt {detail.get('attempt')}: {detail.get('error')}"
+    return TrailEvent(
+        at=_when(event.at),
+        action=ACTION_LABELS.get(event.action, event.action),
+        ip=event.ip or "",
+        user_agent=event.user_agent,
+        detail=text,
+    )
+
+
+def audit_trail_of(packet: Packet, *, credentials: SealCredentials) -> AuditTrail:
+    """What the certificate of completion shows: read from the packet's rows and stored files."""
+    events = list(packet.audit_events.all())
+    documents = [  # read again: the sealed hashes were just stored
+        TrailDocument(
+            title=document.title,
+            filename=document.filename,
+            pages=document.page_count,
+            prepared_sha256=document.prepared_sha256,
+            sealed_sha256=document.sealed_sha256,
+        )
+        for document in packet.documents.all()
+    ]
+    signers = []
+    for signer in packet.signers.all():
+        drawn = None
+        if signer.signature_path:
+            try:
+                with default_storage.open(signer.signature_path, "rb") as file:
+                    drawn = file.read()
+            except OSError:
+                logger.warning("seal: the drawn signature of signer %s is missing", signer.eid)
+        signers.append(
+            TrailSigner(
+                name=signer.name,
+                email=signer.email,
+                routing_order=signer.routing_order,
+                status=signer.status,
+                completed_at=_when(signer.completed_at),
+                signature_png=drawn,
+                signature_text=signer.signature_text if drawn is None else "",
+                events=tuple(_event(e) for e in events if e.signer_id == signer.pk),
+            )
+        )
+    return AuditTrail(
+        packet_name=packet.name,
+        packet_eid=packet.eid,
+        organization=packet.organization.name,
+        status=packet.status,
+        is_test=packet.is_test,
+        created_at=_when(packet.created_at),
+        completed_at=_when(packet.completed_at),
+        generated_at=_when(timezone.now()),
+        sealed_by=credentials.subject,
+        documents=tuple(documents),
+        signers=tuple(signers),
+        packet_events=tuple(_event(e) for e in events if e.signer_id is None),
+    )
+
+
+# --- the download -------------------------------------------------------------------------------
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
+
+
+def _safe_name(name: str, default: str) -> str:
+    cleaned = _UNSAFE.sub("_", name).strip(" .") or default
+    return cleaned[:120]
+
+
+@dataclass(frozen=True)
+class Archive:
+    filename: str  # without quotes: safe inside a double-quoted Content-Disposition
+    data: bytes
+
+
+def document_group_archive(*, organization: Organization, group_eid: str) -> Archive:
+    """The zip of a completed packet's sealed PDFs and its sealed audit trail.
+
+    Another organization's group is as absent as a missing one (NotFound); before completion
+    Conflict; completed but not sealed yet SealPending (with how long to wait), or SealFailed.
+    """
+    try:
+        group = DocumentGroup.objects.select_related("packet").get(
+            packet__organization=organization, eid=group_eid
+        )
+    except DocumentGroup.DoesNotExist:
+        raise NotFound(f"No document group with eid '{group_eid}'.") from None
+    packet = group.packet
+    if packet.status != Packet.Status.COMPLETED:
+        raise Conflict(
+            f"The packet is {packet.status}: its documents can be downloaded once every "
+            "signer has signed."
+        )
+    if packet.seal_status == Packet.SealStatus.FAILED:
+        raise SealFailed()
+    if packet.seal_status != Packet.SealStatus.SEALED:
+        wait = PENDING_RETRY_AFTER_SECONDS
+        if packet.seal_retry_at is not None:
+            wait = max(wait, int((packet.seal_retry_at - timezone.now()).total_seconds()) + 1)
+        raise SealPending(
+            wait,
+            "Every signer has signed; the documents are being sealed with the service's "
+            f"certificate. Try again in {wait} seconds.",
+        )
+    buffer = io.BytesIO()
+    names: set[str] = set()
+
+    def unique(name: str) -> str:
+        if not name.lower().endswith(".pdf"):
+            name += ".pdf"
+        while name.lower() in names:
+            name = name[:-4] + "-1.pdf"
+        names.add(name.lower())
+        return name
+
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for document in packet.documents.all():
+            name = unique(_safe_name(document.filename, f"{document.alias_id}.pdf"))
+            archive.writestr(name, blob_read(document.sealed_path, document.sealed_sha256))
+        archive.writestr(
+            unique(AUDIT_TRAIL_NAME),
+            blob_read(packet.audit_trail_path, packet.audit_trail_sha256),
+        )
+    return Archive(_safe_name(packet.name, group.eid).replace('"', ""), buffer.getvalue())

@@ -1,0 +1,108 @@
+"""The public verification page, /verify: upload a PDF, read what its signatures say.
+
+No account is needed and nothing is kept (esign.verify). The form is protected against
+cross-site posting like any other: the CSRF check runs after the upload handlers are replaced,
+because reading the token parses the body, and Django would otherwise buffer a large file to a
+temporary file on disk first.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
+from django.views.decorators.http import require_http_methods
+
+from core.errors import RequestTooLarge, ValidationFailed
+from esign.verify import (
+    Verification,
+    check_declared_size,
+    in_memory_upload_handlers,
+    limit_text,
+    pdf_verify,
+    too_large_message,
+)
+
+TEMPLATE = "esign/verify.html"
+
+
+def _time(value: datetime | None) -> str:
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC") if value else ""
+
+
+def _page(request: HttpRequest, status: int = 200, **context: Any) -> HttpResponse:
+    context.setdefault("limit", limit_text())
+    response = render(request, TEMPLATE, context, status=status)
+    response["Cache-Control"] = "no-store"
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+def _result(verification: Verification, filename: str) -> dict[str, Any]:
+    report = verification.report
+    return {
+        "filename": filename,
+        "sha256": verification.sha256,
+        "valid": verification.valid,
+        "sealed_by_us": verification.sealed_by_us,
+        "sealed_kind": verification.sealed_kind,
+        "unchecked": report.unchecked,
+        "signatures": [
+            {
+                "field_name": s.field_name,
+                "signer": s.signer or "(unknown)",
+                "signed_at": _time(s.signed_at),
+                "intact": s.intact,
+                "trusted": s.trusted,
+                "whole": s.covers_whole_document,
+                "level": s.level,
+                "timestamp": _time(s.timestamp),
+                "timestamp_authority": s.timestamp_authority,
+                "timestamp_trusted": s.timestamp_trusted,
+                "problems": s.problems,
+            }
+            for s in report.signatures
+        ],
+        "document_timestamps": [
+            {
+                "authority": t.authority or "(unknown)",
+                "at": _time(t.at),
+                "intact": t.intact,
+                "trusted": t.trusted,
+            }
+            for t in report.document_timestamps
+        ],
+    }
+
+
+@csrf_exempt  # checked by _verify, once the upload handlers are in place
+@require_http_methods(["GET", "HEAD", "POST"])
+def verify_page(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        try:
+            check_declared_size(request)
+        except RequestTooLarge:
+            return _page(request, 413, error=too_large_message())
+        request.upload_handlers = in_memory_upload_handlers(request)
+    return _verify(request)
+
+
+@csrf_protect
+def _verify(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        return _page(request)
+    upload = request.FILES.get("file")
+    if upload is None:
+        return _page(request, 400, error="Choose a PDF file to verify.")
+    filename = (upload.name or "upload.pdf")[:200]
+    try:
+        verification = pdf_verify(data=upload.read())
+    except RequestTooLarge as error:
+        return _page(request, 413, error=error.message, filename=filename)
+    except ValidationFailed as error:
+        message = error.fields[0].message if error.fields else "The file could not be read."
+        return _page(request, 400, error=message, filename=filename)
+    return _page(request, result=_result(verification, filename))
