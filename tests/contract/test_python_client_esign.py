@@ -11,7 +11,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from pyhanko.pdf_utils.reader import PdfFileReader
+from pyhanko.sign.validation import validate_pdf_signature
+from pyhanko_certvalidator import ValidationContext
 
+from esign.sealing import trust_roots
 from tests.esign.conftest import contract_pdf
 from tests.pdfcheck import words
 
@@ -65,7 +69,13 @@ def _post_json(url: str, token: str, body: dict) -> dict:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_create_sign_and_download(python_anvil, demo_template, live_server, tmp_path: Path) -> None:
+def test_create_sign_and_download(
+    python_anvil, demo_template, live_server, tmp_path: Path, settings
+) -> None:
+    # The documents are sealed by a task once the last signer finishes; here it runs right after
+    # that request's commit, so the download that follows finds them sealed.
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+    settings.SEAL_DEV_DIR = tmp_path / "seal-dev"
     created = python_anvil("create_etch_packet", payload=payload(demo_template.eid))
     assert "error" not in created, created
     packet = created["result"]["createEtchPacket"]
@@ -98,7 +108,15 @@ def test_create_sign_and_download(python_anvil, demo_template, live_server, tmp_
     )
     assert "error" not in report, report
     archive = zipfile.ZipFile(io.BytesIO(out.read_bytes()))
-    assert sorted(archive.namelist()) == ["demo.pdf", "upload.pdf"]
+    assert sorted(archive.namelist()) == ["audit-trail.pdf", "demo.pdf", "upload.pdf"]
+    roots = trust_roots()
+    for name in archive.namelist():  # each sealed with the service's certificate
+        seal = PdfFileReader(io.BytesIO(archive.read(name))).embedded_regular_signatures[0]
+        status = validate_pdf_signature(seal, ValidationContext(trust_roots=roots))
+        assert (status.intact, status.trusted, status.coverage.name) == (True, True, "ENTIRE_FILE")
+    assert "Contract packet" in " ".join(
+        w.text for page in words(archive.read("audit-trail.pdf")) for w in page
+    )
     filled = " ".join(w.text for page in words(archive.read("demo.pdf")) for w in page)
     assert "filled@example.com" in filled
     uploaded = " ".join(w.text for page in words(archive.read("upload.pdf")) for w in page)
