@@ -251,6 +251,17 @@ GENERATE_MAX_SOURCE_BYTES = env.int("GENERATE_MAX_SOURCE_BYTES", default=10 * 1_
 GENERATE_WORKERS = env.int("GENERATE_WORKERS", default=2)
 GENERATE_WORKER_MAX_JOBS = env.int("GENERATE_WORKER_MAX_JOBS", default=200)
 GENERATE_WORKER_MEMORY_MB = env.int("GENERATE_WORKER_MEMORY_MB", default=2048)
+# Fairness and memory of the render workers (generate.engine.pool): one organization renders at
+# most this many documents at once per server process, so it never holds every worker ...
+GENERATE_MAX_JOBS_PER_ORGANIZATION = env.int(
+    "GENERATE_MAX_JOBS_PER_ORGANIZATION", default=max(1, GENERATE_WORKERS - 1)
+)
+# ... at most this many requests wait for a worker (more get 503 at once) ...
+GENERATE_MAX_WAITING = env.int("GENERATE_MAX_WAITING", default=GENERATE_WORKERS)
+# ... a worker left holding more than this after a document is replaced ...
+GENERATE_WORKER_RECYCLE_MB = env.int("GENERATE_WORKER_RECYCLE_MB", default=400)
+# ... and workers run at this much lower CPU priority than the server's threads.
+GENERATE_WORKER_NICE = env.int("GENERATE_WORKER_NICE", default=10)
 
 # --- Background tasks ---------------------------------------------------------------------------
 # Django's tasks API through the django-tasks backport (django.tasks from Django 6). By default a

@@ -23,6 +23,7 @@ from core.errors import (
     NotFound,
     RateLimited,
     RequestTooLarge,
+    ServiceBusy,
     ServiceError,
     ValidationFailed,
 )
@@ -94,7 +95,7 @@ def to_service_error(exc: Exception) -> ServiceError | None:
 
 def error_response(error: ServiceError) -> Response:
     response = Response(error.as_wire(), status=error.status)
-    if isinstance(error, RateLimited):
+    if isinstance(error, RateLimited | ServiceBusy):
         # Clients parse this as an integer number of seconds (python-anvil crashes on "0.5").
         response["Retry-After"] = str(int(error.retry_after_seconds))
     if isinstance(error, AuthorizationError):

@@ -123,6 +123,10 @@ class ServiceBusy(ServiceError):
     status = 503
     default_message = "The service is busy; try again shortly."
 
+    def __init__(self, message: str | None = None, retry_after_seconds: int = 5) -> None:
+        self.retry_after_seconds = retry_after_seconds
+        super().__init__(message)
+
 
 def raise_for_engine_error(error: EngineError) -> NoReturn:
     """Raise the wire error for an engine's error, by the kind the error declares; log it.
@@ -145,7 +149,7 @@ def raise_for_engine_error(error: EngineError) -> NoReturn:
         raise UnprocessableDocument(str(error)) from None
     if error.kind == "busy":
         logger.warning("busy (%s)%s", error.code, detail)
-        raise ServiceBusy(str(error)) from None
+        raise ServiceBusy(str(error), retry_after_seconds=error.retry_after_seconds or 5) from None
     if error.kind == "unavailable":
         logger.warning("unavailable (%s)%s", error.code, detail)
         raise FontUnavailableError(str(error)) from None

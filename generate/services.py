@@ -35,7 +35,9 @@ def pdf_generate(*, identity: ApiIdentity, body: object) -> bytes:
 
     Raises ValidationFailed (400, with property paths), RequestTooLarge (413),
     UnprocessableDocument (422: page cap, time cap, memory, a document the renderer fails on),
-    FontUnavailableError or ServiceBusy (503). A render worker that dies is a 500.
+    FontUnavailableError or ServiceBusy (503, with Retry-After: every worker busy for the queue
+    timeout, the queue full, or the organization at its share of the workers). A render worker
+    that dies is a 500.
     """
     if not isinstance(body, Mapping):
         raise ValidationFailed.single("", "The request body must be a JSON object.")
@@ -64,6 +66,8 @@ def pdf_generate(*, identity: ApiIdentity, body: object) -> bytes:
             job,
             timeout=settings.GENERATE_TIMEOUT_SECONDS,
             queue_timeout=settings.GENERATE_QUEUE_TIMEOUT_SECONDS,
+            # One organization's documents never hold every render worker of this process.
+            tenant=identity.organization.eid,
         )
     except EngineError as error:
         raise_for_engine_error(error)
@@ -95,6 +99,10 @@ def render_pool() -> RenderPool:
         workers=settings.GENERATE_WORKERS,
         max_jobs=settings.GENERATE_WORKER_MAX_JOBS,
         memory_limit_bytes=settings.GENERATE_WORKER_MEMORY_MB * 1024 * 1024,
+        max_per_tenant=settings.GENERATE_MAX_JOBS_PER_ORGANIZATION,
+        max_waiting=settings.GENERATE_MAX_WAITING,
+        recycle_rss_bytes=settings.GENERATE_WORKER_RECYCLE_MB * 1024 * 1024,
+        nice=settings.GENERATE_WORKER_NICE,
     )
     key = (os.getpid(), pool_settings)
     with _pool_lock:

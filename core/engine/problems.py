@@ -29,6 +29,8 @@ class EngineError(Exception):
     kind: ClassVar[ErrorKind] = "internal"
     path: str = ""
     log_detail: str | None = None
+    # For "busy": when the caller may try again (Retry-After); None to leave it to the service.
+    retry_after_seconds: int | None = None
 
 
 @dataclass(frozen=True)

@@ -93,13 +93,19 @@ class RenderBusy(GenerateError):
     code = "render_busy"
     kind = "busy"
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, queue_full: bool = False) -> None:
         self.seconds = seconds
-        self.log_detail = f"no render worker became free within {seconds:g} seconds"
+        self.queue_full = queue_full
+        if queue_full:
+            self.log_detail = "as many requests as allowed were already waiting for a worker"
+        else:
+            self.log_detail = f"no render worker became free within {seconds:g} seconds"
+        # Long enough for a render to end, short enough for a client to retry soon.
+        self.retry_after_seconds = 5 if queue_full else max(1, min(30, round(seconds / 2)))
         super().__init__("Every PDF renderer is busy; try again shortly.")
 
     def __reduce__(self) -> tuple[type, tuple[object, ...]]:
-        return (type(self), (self.seconds,))
+        return (type(self), (self.seconds, self.queue_full))
 
 
 class RenderCrashed(GenerateError):

@@ -53,10 +53,25 @@ class PoolSettings:
     max_jobs: int = 200  # a worker is replaced after this many renders (bounds slow leaks)
     memory_limit_bytes: int = 0  # address-space limit of a worker; 0 for none
     start_timeout_seconds: float = 60.0  # a new worker must be ready within this
+    # At most this many renders of one tenant (an organization) at once; 0 for no bound. Below
+    # ``workers``, one tenant's long documents never hold every worker.
+    max_per_tenant: int = 0
+    # At most this many requests wait for a worker; more are refused at once (RenderBusy), so
+    # waiting renders never hold every server thread. None: as many as there are workers.
+    max_waiting: int | None = None
+    # A worker whose resident memory is above this after a job is replaced; 0 for never.
+    recycle_rss_bytes: int = 0
+    nice: int = 10  # added to the workers' niceness: the server's threads come first for the CPU
 
     def __post_init__(self) -> None:
         if self.workers < 1 or self.max_jobs < 1:
             raise ValueError("workers and max_jobs must be at least 1")
+        if self.max_per_tenant < 0 or (self.max_waiting is not None and self.max_waiting < 0):
+            raise ValueError("max_per_tenant and max_waiting must not be negative")
+
+    @property
+    def waiting_limit(self) -> int:
+        return self.workers if self.max_waiting is None else self.max_waiting
 
 
 @dataclass
@@ -80,16 +95,21 @@ class RenderPool:
         self._idle: list[_Worker] = []
         self._live = 0  # workers that exist: idle, busy or starting
         self._closed = False
+        self._running: dict[str | None, int] = {}  # renders under way, by tenant
+        self._waiting = 0  # requests waiting for a worker
 
-    def run(self, job: RenderJob, *, timeout: float, queue_timeout: float) -> RenderedPdf:
+    def run(
+        self, job: RenderJob, *, timeout: float, queue_timeout: float, tenant: str | None = None
+    ) -> RenderedPdf:
         """Render ``job`` in a worker; kill it if it takes longer than ``timeout`` seconds.
 
-        Waits at most ``queue_timeout`` seconds for a free worker (RenderBusy). Raises the
-        engine's own errors (PageLimitExceeded...) as the worker raised them, RenderTimeout,
-        RenderOutOfMemory, RenderFailed when the renderer raised an unexpected exception, or
-        RenderCrashed when the worker died.
+        Waits at most ``queue_timeout`` seconds for a free worker, and for ``tenant`` to be
+        under its share (RenderBusy); refuses at once when the queue is full (RenderBusy).
+        Raises the engine's own errors (PageLimitExceeded...) as the worker raised them,
+        RenderTimeout, RenderOutOfMemory, RenderFailed when the renderer raised an unexpected
+        exception, or RenderCrashed when the worker died.
         """
-        worker = self._acquire(queue_timeout)
+        worker = self._acquire(queue_timeout, tenant)
         healthy = False
         try:
             try:
@@ -111,7 +131,7 @@ class RenderPool:
             detail, where = payload
             raise RenderFailed(detail, where)
         finally:
-            self._release(worker, healthy=healthy)
+            self._release(worker, tenant, healthy=healthy and not self._too_large(worker))
 
     def close(self) -> None:
         """Stop every idle worker; busy ones stop when their render ends."""
@@ -125,31 +145,39 @@ class RenderPool:
 
     # -- workers ----------------------------------------------------------------------------------
 
-    def _acquire(self, queue_timeout: float) -> _Worker:
+    def _acquire(self, queue_timeout: float, tenant: str | None) -> _Worker:
         if os.getpid() != self._pid:
             raise RuntimeError("a RenderPool cannot be used in a forked child; make a new one")
         deadline = time.monotonic() + queue_timeout
         dead: list[_Worker] = []
+        waiting = False
         try:
             with self._condition:
                 while True:
                     if self._closed:
                         raise RuntimeError("the render pool is closed")
-                    while self._idle:
-                        worker = self._idle.pop()  # the most recently used: its caches are warm
-                        if worker.is_alive():
+                    if self._tenant_may_start(tenant):
+                        worker = self._idle_worker(dead)
+                        if worker is not None:
+                            self._running[tenant] = self._running.get(tenant, 0) + 1
                             return worker
-                        # Died while idle (the OOM killer, an operator): replace it quietly.
-                        self._live -= 1
-                        dead.append(worker)
-                    if self._live < self.settings.workers:
-                        self._live += 1
-                        break
+                        if self._live < self.settings.workers:
+                            self._live += 1
+                            self._running[tenant] = self._running.get(tenant, 0) + 1
+                            break
+                    if not waiting:
+                        if self._waiting >= self.settings.waiting_limit:
+                            raise RenderBusy(queue_timeout, queue_full=True)
+                        self._waiting += 1
+                        waiting = True
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
                         raise RenderBusy(queue_timeout)
                     self._condition.wait(remaining)
         finally:
+            if waiting:
+                with self._condition:
+                    self._waiting -= 1
             for worker in dead:
                 _stop(worker)
         try:
@@ -157,19 +185,57 @@ class RenderPool:
         except BaseException:
             with self._condition:
                 self._live -= 1
-                self._condition.notify()
+                self._finished(tenant)
+                self._condition.notify_all()
             raise
 
-    def _release(self, worker: _Worker, *, healthy: bool) -> None:
+    def _tenant_may_start(self, tenant: str | None) -> bool:
+        limit = self.settings.max_per_tenant
+        return tenant is None or limit == 0 or self._running.get(tenant, 0) < limit
+
+    def _idle_worker(self, dead: list[_Worker]) -> _Worker | None:
+        while self._idle:
+            worker = self._idle.pop()  # the most recently used: its caches are warm
+            if worker.is_alive():
+                return worker
+            # Died while idle (the OOM killer, an operator): replace it quietly.
+            self._live -= 1
+            dead.append(worker)
+        return None
+
+    def _finished(self, tenant: str | None) -> None:
+        count = self._running.get(tenant, 0) - 1
+        if count > 0:
+            self._running[tenant] = count
+        else:
+            self._running.pop(tenant, None)
+
+    def _release(self, worker: _Worker, tenant: str | None, *, healthy: bool) -> None:
         keep = healthy and worker.jobs < self.settings.max_jobs
         with self._condition:
+            self._finished(tenant)
+            # Every waiter looks again: the one whose tenant may start now takes the worker.
+            self._condition.notify_all()
             if keep and not self._closed:
                 self._idle.append(worker)
-                self._condition.notify()
                 return
             self._live -= 1
-            self._condition.notify()
         _stop(worker)
+
+    def _too_large(self, worker: _Worker) -> bool:
+        """Whether the worker is left holding more memory than a worker should keep."""
+        limit = self.settings.recycle_rss_bytes
+        if limit <= 0:
+            return False
+        rss = _resident_bytes(worker.process.pid)
+        if rss is None or rss <= limit:
+            return False
+        logger.info(
+            "render worker replaced: %d MB resident after a job (the limit is %d MB)",
+            rss // 2**20,
+            limit // 2**20,
+        )
+        return True
 
     def _start(self) -> _Worker:
         ours, theirs = socket.socketpair()
@@ -188,6 +254,7 @@ class RenderPool:
                     str(theirs.fileno()),
                     temp_dir,
                     str(self.settings.memory_limit_bytes),
+                    str(self.settings.nice),
                 ],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
@@ -225,6 +292,16 @@ class RenderPool:
         if code is not None and code < 0:
             return f"the render worker was killed by signal {-code} ({type(exc).__name__})"
         return f"the render worker exited with code {code} ({type(exc).__name__})"
+
+
+def _resident_bytes(pid: int) -> int | None:
+    """The resident memory of process ``pid`` (Linux's /proc); None where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:  # noqa: PTH123 - a /proc pseudo-file
+            resident_pages = int(statm.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return resident_pages * os.sysconf("SC_PAGE_SIZE")
 
 
 def _stop(worker: _Worker) -> None:

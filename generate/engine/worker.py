@@ -1,4 +1,4 @@
-"""A render worker process: ``python -m generate.engine.worker <fd> <temp dir> <memory limit>``.
+"""A render worker: ``python -m generate.engine.worker <fd> <temp dir> <memory limit> <nice>``.
 
 Started by `generate.engine.pool.RenderPool`; talks to it over the inherited socket ``fd`` with
 `multiprocessing.connection` messages: it answers ``("ready", None)`` once warm, then one
@@ -27,10 +27,12 @@ from generate.engine.errors import GenerateError
 from generate.engine.render import describe_failure, render_pdf, warm_up
 
 
-def worker_main(connection: Connection, temp_dir: str, memory_limit_bytes: int) -> None:
+def worker_main(
+    connection: Connection, temp_dir: str, memory_limit_bytes: int, nice: int = 0
+) -> None:
     """A worker's life: set up, warm up, then render jobs until told to stop or killed."""
     try:
-        _set_up_process(temp_dir, memory_limit_bytes)
+        _set_up_process(temp_dir, memory_limit_bytes, nice)
         font_config = FontConfiguration()
         warm_up(font_config)
     except BaseException as exc:  # reported to the parent, which logs it
@@ -74,8 +76,11 @@ def _serve(connection: Connection, font_config: FontConfiguration) -> None:
             return
 
 
-def _set_up_process(temp_dir: str, memory_limit_bytes: int) -> None:
+def _set_up_process(temp_dir: str, memory_limit_bytes: int, nice: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
+    if nice > 0:
+        # Rendering is batch work: the server's threads (fills, API calls) come first.
+        os.nice(nice)
     tempfile.tempdir = temp_dir
     os.environ["TMPDIR"] = temp_dir
     if memory_limit_bytes > 0:
@@ -104,5 +109,5 @@ def _describe(exc: BaseException) -> str:
 
 
 if __name__ == "__main__":
-    descriptor, directory, limit = sys.argv[1:4]
-    worker_main(Connection(int(descriptor)), directory, int(limit))
+    descriptor, directory, limit, niceness = sys.argv[1:5]
+    worker_main(Connection(int(descriptor)), directory, int(limit), int(niceness))

@@ -429,7 +429,7 @@ class _FailingPool:
     def __init__(self, error: Exception) -> None:
         self.error = error
 
-    def run(self, job: object, *, timeout: float, queue_timeout: float) -> object:
+    def run(self, job: object, *, timeout: float, queue_timeout: float, **_: object) -> object:
         raise self.error
 
 
