@@ -368,6 +368,12 @@ class WorkflowAdmin(admin.ModelAdmin):
         }
         return render(request, "admin/workflows/workflow/import.html", context)
 
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        # A new webform gets a first page, so its fields have somewhere to go.
+        for webform in form.instance.webforms.filter(pages__isnull=True):
+            WebformPage.objects.create(webform=webform, title="Page 1")
+
     def change_view(
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
     ):
