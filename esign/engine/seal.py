@@ -32,10 +32,11 @@ import asyncio
 import io
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 from urllib.parse import urlsplit
 
 from asn1crypto import cms, tsp
@@ -63,6 +64,7 @@ from esign.engine.errors import EsignError
 from esign.engine.seal_keys import certificates_from_pem, roots_of
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DIGEST = "sha256"
 SEAL_FIELD = "DocumentSeal"
@@ -71,6 +73,17 @@ TSA_USER_AGENT = "docautomation-seal/1"
 # and the signed attributes (content type, digest, signing time, signing certificate v2, CMS
 # algorithm protection: under 400 bytes), with ample margin.
 B_B_OVERHEAD_BYTES = 4096
+
+
+def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run``, also from a thread whose event loop is already running (there it runs in
+    a thread of its own): pyHanko's API is asynchronous, ours is not."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 # --- errors -------------------------------------------------------------------------------------
@@ -365,7 +378,7 @@ def seal_pdf(
         raise ValueError("signing_time must be aware")
     timestamper = FallbackTimeStamper(tsa) if tsa is not None else None
     try:
-        return asyncio.run(
+        return run_coroutine(
             _seal(pdf, credentials, signing_time, timestamper, trust_roots, reason, location)
         )
     except SealError:

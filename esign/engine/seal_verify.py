@@ -27,9 +27,11 @@ Pure Python (no Django).
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -104,6 +106,18 @@ def verify_pdf(
 
     Raises PdfNotVerifiable when the bytes cannot be read as a PDF at all.
     """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return _verify(pdf, trust_roots, max_signatures)
+    # pyHanko's synchronous validation runs its own event loop: not from inside another one.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(_verify, pdf, trust_roots, max_signatures).result()
+
+
+def _verify(
+    pdf: bytes, trust_roots: Sequence[asn1_x509.Certificate], max_signatures: int
+) -> PdfVerification:
     if not pdf.lstrip()[:1024].startswith(b"%PDF-") and b"%PDF-" not in pdf[:1024]:
         raise PdfNotVerifiable.single("file", "The file is not a PDF.")
     try:

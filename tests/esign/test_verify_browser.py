@@ -1,0 +1,115 @@
+"""The verification page in a real browser (headless Chromium through Playwright): upload a sealed
+document, then the same file with one byte changed, on a desktop and a phone; screenshots go to
+test-artifacts/verify/."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from esign.sealing import packet_seal
+from tests.esign.test_seal_packets import (  # noqa: F401 - fixtures shared with the seal tests
+    _development_seal,
+    complete,
+    development_dir,
+    zip_url,
+)
+from tests.esign.test_verify import changed_in_content
+from tests.templates_app.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = ARTIFACTS / "verify"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the test's ORM calls are sync.
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def files(
+    complete,  # noqa: F811 - the fixture imported above
+    api_client: Client,
+    tmp_path: Path,
+) -> dict[str, Path]:
+    """A sealed document as downloaded, and a copy with one byte changed."""
+    created, packet = complete()
+    packet_seal(packet_id=packet.pk)
+    archive = zipfile.ZipFile(io.BytesIO(api_client.get(zip_url(created)).content))
+    sealed = archive.read("agreement.pdf")
+    paths = {
+        "sealed": tmp_path / "agreement.pdf",
+        "changed": tmp_path / "changed" / "agreement.pdf",
+    }
+    paths["changed"].parent.mkdir()
+    paths["sealed"].write_bytes(sealed)
+    paths["changed"].write_bytes(changed_in_content(sealed))
+    return paths
+
+
+def test_a_sealed_pdf_and_a_one_byte_changed_copy(browser, live_server, files) -> None:
+    context = browser.new_context(viewport=DESKTOP)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    tab.on(
+        "console",
+        lambda m: (
+            m.type == "error"
+            and not m.location.get("url", "").endswith("/favicon.ico")  # the service has none
+            and errors.append(f"{m.text} {m.location.get('url')}")
+        ),
+    )
+    tab.set_default_timeout(15_000)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+
+    tab.goto(f"{live_server.url}/verify")
+    assert tab.title() == "Verify a signed PDF"
+    tab.screenshot(path=str(SHOTS / "01-verify-empty-desktop.png"), full_page=True)
+    tab.get_by_label("PDF file").set_input_files(str(files["sealed"]))
+    tab.get_by_role("button", name="Verify").click()
+    tab.wait_for_selector("#result")
+
+    assert tab.title() == "Valid: agreement.pdf | Verify a signed PDF"
+    assert tab.inner_text("#verdict").startswith("✓ Valid. Every signature is intact and trusted")
+    assert tab.inner_text("#sealed-by-us").startswith("✓ Sealed by this service.")
+    signature = tab.locator(".signature").first
+    assert "DEVELOPMENT ONLY - document automation seal" in signature.inner_text()
+    assert "PAdES-B-B" in signature.inner_text()
+    assert tab.locator("dd.yes").count() == 3
+    tab.screenshot(path=str(SHOTS / "02-verify-sealed-desktop.png"), full_page=True)
+
+    tab.set_viewport_size(PHONE)
+    tab.get_by_label("PDF file").set_input_files(str(files["changed"]))
+    tab.get_by_role("button", name="Verify").click()
+    tab.wait_for_selector("#result")
+
+    assert tab.title() == "Not valid: agreement.pdf | Verify a signed PDF"
+    verdict = tab.inner_text("#verdict")
+    assert verdict.startswith("✗ Not valid. The document was changed after it was signed.")
+    assert tab.inner_text("#sealed-by-us").startswith("✗ Not a file this service sealed.")
+    assert tab.locator("dd.no").count() == 3
+    width = tab.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"]  # nothing wider than the phone: no sideways scrolling
+    tab.screenshot(path=str(SHOTS / "03-verify-changed-phone.png"), full_page=True)
+
+    context.close()
+    assert errors == []
