@@ -2,6 +2,7 @@
 gets GraphiQL and the start page there), the admin, health."""
 
 from django.contrib import admin
+from django.contrib.staticfiles.urls import staticfiles_urlpatterns
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularSwaggerView
@@ -46,6 +47,10 @@ urlpatterns = [
     # Unknown API paths answer in the wire shape even when DEBUG shows HTML pages elsewhere.
     re_path(r"^api/", not_found),
 ]
+
+# With DEBUG on (the run command), the static files are served here; in production the proxy
+# serves collectstatic's output and this adds nothing.
+urlpatterns += staticfiles_urlpatterns()
 
 handler404 = "core.views.not_found"
 handler500 = "core.views.server_error"

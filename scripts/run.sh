@@ -65,7 +65,10 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 setsid python manage.py db_worker --queue-name '*' --no-reload &
 pids+=("$!")
-python manage.py runserver "$host:$port" --noreload &
+# The production server and its configuration (gunicorn.conf.py: threaded workers, timeouts
+# above the service's caps, no credentials in the access log); with DEBUG on, Django serves
+# the static files itself.
+gunicorn -c gunicorn.conf.py -b "$host:$port" &
 pids+=("$!")
 status=0
 wait -n || status=$?
