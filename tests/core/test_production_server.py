@@ -1,0 +1,235 @@
+"""The production server as docs/configuration.md runs it: gunicorn with gunicorn.conf.py, DEBUG
+off, on loopback, against a fresh SQLite database. What only a real server shows: the access log,
+gunicorn's own error answers, timeouts that agree with the caps, fills beside long generates."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import runpy
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import basic_auth
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow
+
+SETUP = """
+import django
+django.setup()
+from django.core.management import call_command
+call_command("migrate", verbosity=0)
+from accounts.services import api_key_create, organization_create
+from templates_app.engine.demo import build_demo_template
+from templates_app.services import template_create_with_spec
+keys = []
+for slug in ("acme", "globex"):
+    organization = organization_create(slug=slug, name=slug)
+    keys.append(api_key_create(organization=organization, kind="production")[1])
+pdf, spec = build_demo_template()
+template = template_create_with_spec(
+    organization=organization, title="Demo", pdf=pdf, spec=spec, publish=True
+)
+print(keys[0], keys[1], template.eid)
+"""
+
+SLOW_HTML = {
+    "type": "html",
+    "data": {
+        "html": "<table>"
+        + "".join(f"<tr><td>{i}</td><td>row {i}</td></tr>" for i in range(20000))
+        + "</table>"
+    },
+}
+
+
+@dataclass
+class Running:
+    port: int
+    acme_key: str
+    globex_key: str
+    template_eid: str
+    stdout: Path
+    stderr: Path
+
+    def request(
+        self, method: str, path: str, body: object = None, key: str | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
+        headers = {"Authorization": basic_auth(key)} if key else {}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        try:
+            connection.request(method, path, body=data, headers=headers)
+            response = connection.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            connection.close()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    data = tmp_path_factory.mktemp("server")
+    environment = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_"))},
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DEBUG": "false",
+        "SECRET_KEY": "s" * 50,
+        "DATA_DIR": str(data),
+        "DATABASE_URL": f"sqlite:///{data / 'db.sqlite3'}",
+        "LOG_LEVEL": "WARNING",
+        "RATE_LIMIT_PRODUCTION": "100000",
+        # Short caps, so that a document runs past them in a test's time.
+        "GENERATE_TIMEOUT_SECONDS": "3",
+        "GENERATE_QUEUE_TIMEOUT_SECONDS": "2",
+        "GENERATE_MAX_PAGES": "5000",
+    }
+    setup = subprocess.run(
+        [sys.executable, "-c", SETUP],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=True,
+    )
+    acme_key, globex_key, eid = setup.stdout.split()[-3:]
+    port = free_port()
+    stdout, stderr = data / "stdout.log", data / "stderr.log"
+    with stdout.open("wb") as out, stderr.open("wb") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "-b", f"127.0.0.1:{port}"],
+            cwd=ROOT,
+            env=environment,
+            stdout=out,
+            stderr=err,
+        )
+    running = Running(port, acme_key, globex_key, eid, stdout, stderr)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if running.request("GET", "/healthz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert process.poll() is None, stderr.read_text()
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.2)
+        yield running
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+
+
+def test_the_shipped_configuration_agrees_with_the_caps(monkeypatch) -> None:
+    monkeypatch.setenv("GENERATE_TIMEOUT_SECONDS", "60")
+    monkeypatch.setenv("GENERATE_QUEUE_TIMEOUT_SECONDS", "30")
+    monkeypatch.syspath_prepend(str(ROOT))
+    sys.modules.pop("config.settings", None)
+    try:
+        config = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    finally:
+        sys.modules.pop("config.settings", None)
+
+    assert config["worker_class"] == "config.gunicorn_worker.JsonErrorThreadWorker"
+    assert config["threads"] > 1
+    assert config["timeout"] > 60 + 30
+    assert config["graceful_timeout"] >= config["timeout"]
+    assert "%(u)s" not in config["access_log_format"]
+    assert "%(r)s" not in config["access_log_format"]  # the request line carries the query
+
+
+def test_the_access_log_names_no_credentials(server: Running) -> None:
+    status, _, _ = server.request("POST", "/api/v1/fill/nothing.pdf?token=abc", {}, server.acme_key)
+    server.request("GET", "/healthz", key=server.acme_key)
+    time.sleep(0.5)  # the access log is written after the response
+
+    log = server.stdout.read_text() + server.stderr.read_text()
+    [line] = [line for line in log.splitlines() if "/api/v1/fill/nothing.pdf" in line]
+    assert status == 404
+    assert '"POST /api/v1/fill/nothing.pdf HTTP/1.1" 404' in line
+    assert server.acme_key not in log
+    assert server.acme_key[:10] not in log
+    assert "token=abc" not in log
+
+
+def test_an_over_long_request_line_is_a_json_414(server: Running) -> None:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(b"GET /api/v1/" + b"a" * 9000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 414 ")
+    assert b"Content-Type: application/json" in head
+    assert json.loads(body) == {
+        "name": "RequestTooLarge",
+        "message": "The request line (method, path and query) is too long.",
+    }
+
+
+def test_a_document_over_the_time_cap_is_a_json_422(server: Running) -> None:
+    started = time.monotonic()
+    status, headers, body = server.request(
+        "POST", "/api/v1/generate-pdf", SLOW_HTML, server.acme_key
+    )
+
+    assert status == 422, body[:300]
+    assert headers["Content-Type"] == "application/json"
+    assert json.loads(body) == {
+        "name": "UnprocessableDocumentError",
+        "message": "The document took longer than 3 seconds to render and was stopped.",
+    }
+    assert time.monotonic() - started < 15
+
+
+def test_fills_are_answered_while_long_generates_run(server: Running) -> None:
+    generates: list[tuple[int, dict[str, str], bytes]] = []
+    threads = [
+        threading.Thread(
+            target=lambda key=key: generates.append(
+                server.request("POST", "/api/v1/generate-pdf", SLOW_HTML, key)
+            )
+        )
+        for key in (server.acme_key, server.globex_key, server.acme_key)
+    ]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.8)
+
+    latencies = []
+    for _ in range(5):
+        started = time.monotonic()
+        status, _, body = server.request(
+            "POST",
+            f"/api/v1/fill/{server.template_eid}.pdf",
+            {"data": {"title": "x"}},
+            server.globex_key,
+        )
+        latencies.append(time.monotonic() - started)
+        assert status == 200, body[:300]
+    for thread in threads:
+        thread.join()
+
+    assert max(latencies) < 2.5, latencies
+    assert sorted(status for status, _, _ in generates) in ([422, 422, 422], [422, 422, 503])
