@@ -153,6 +153,9 @@ class DocumentGroupZipApi(APIView):
         except SealPending as pending:
             response = error_response(pending)
             response["Retry-After"] = str(pending.retry_after_seconds)
+            # An expected, passing state that clients poll: not one ERROR line per poll in the
+            # log (Django's request logger reports every 5xx unless told it was dealt with).
+            response._has_been_logged = True  # type: ignore[attr-defined]
             return response
         except SealFailed as failed:
             return error_response(failed)
