@@ -65,9 +65,10 @@ class OrderedInline(admin.TabularInline):
         js = [ORDER_JS]
         css = {"all": [ORDER_CSS]}
 
-    def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
-        kwargs.setdefault("widgets", {})["position"] = HiddenInput()
-        return super().get_formset(request, obj, **kwargs)
+    def formfield_for_dbfield(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "position":
+            kwargs["widget"] = HiddenInput()
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
 
 
 # --- workflows ----------------------------------------------------------------------------------

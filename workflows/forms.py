@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -58,14 +59,14 @@ class WebformFieldForm(forms.ModelForm):
     default_text = forms.CharField(
         label="Default",
         required=False,
-        widget=forms.TextInput(attrs={"size": 14}),
+        widget=forms.TextInput(attrs={"class": "wf-w-default"}),
         help_text="As typed in the field; true/false for a checkbox; JSON for a name, address or "
         'phone ({"firstName": "Ada", "lastName": "Lovelace"}).',
     )
     options_text = forms.CharField(
         label="Options",
         required=False,
-        widget=forms.Textarea(attrs={"rows": 2, "cols": 18}),
+        widget=forms.Textarea(attrs={"rows": 2, "class": "wf-w-options"}),
         help_text="Radio groups: one option a line, value: label.",
     )
 
@@ -89,14 +90,14 @@ class WebformFieldForm(forms.ModelForm):
         ]
         widgets = {
             "position": forms.HiddenInput(),
-            "help_text": forms.TextInput(attrs={"size": 18}),
-            "label": forms.TextInput(attrs={"size": 16}),
-            "key": forms.TextInput(attrs={"size": 10}),
-            "base_region": forms.TextInput(attrs={"size": 2}),
-            "min_value": forms.NumberInput(attrs={"style": "width:6em"}),
-            "max_value": forms.NumberInput(attrs={"style": "width:6em"}),
-            "min_length": forms.NumberInput(attrs={"style": "width:5em"}),
-            "max_length": forms.NumberInput(attrs={"style": "width:5em"}),
+            "help_text": forms.TextInput(attrs={"class": "wf-w-help"}),
+            "label": forms.TextInput(attrs={"class": "wf-w-label"}),
+            "key": forms.TextInput(attrs={"class": "wf-w-key"}),
+            "base_region": forms.TextInput(attrs={"class": "wf-w-tiny"}),
+            "min_value": forms.NumberInput(attrs={"class": "wf-w-number"}),
+            "max_value": forms.NumberInput(attrs={"class": "wf-w-number"}),
+            "min_length": forms.NumberInput(attrs={"class": "wf-w-number"}),
+            "max_length": forms.NumberInput(attrs={"class": "wf-w-number"}),
         }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -104,6 +105,10 @@ class WebformFieldForm(forms.ModelForm):
         if self.instance.pk:
             self.fields["default_text"].initial = _default_text(self.instance.default)
             self.fields["options_text"].initial = _options_text(self.instance.options)
+            for name in ("min_value", "max_value"):
+                value = getattr(self.instance, name)
+                if value is not None:  # 1, not 1.000000
+                    self.initial[name] = format(value.normalize(), "f")
         self.fields["position"].required = False
 
     def _raw(self) -> dict[str, Any]:
@@ -140,7 +145,10 @@ class WebformFieldForm(forms.ModelForm):
             "required": bool(data.get("required")),
             "helpText": data.get("help_text") or "",
             "default": default,
-            "validation": {k: (str(v) if v is not None else None) for k, v in validation.items()},
+            # Decimals go as text, which the engine reads exactly; lengths are whole numbers.
+            "validation": {
+                k: (str(v) if isinstance(v, Decimal) else v) for k, v in validation.items()
+            },
             "options": options,
             "baseRegion": data.get("base_region") or "US",
         }

@@ -35,7 +35,7 @@ class Workflow(models.Model):
     slug = models.CharField(
         max_length=100,
         validators=[slug_validator],
-        help_text="The last part of the webform's address: /form/<organization>/<slug>.",
+        help_text="The last part of the public address: /form/ORGANIZATION-SLUG/WORKFLOW-SLUG.",
     )
     name = models.CharField(max_length=200)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -1,0 +1,125 @@
+"""The workflow admin in a real browser: fields are dragged into a new order (and moved with the
+keyboard's Up and Down buttons), saved, and the live preview shows them in that order; the
+mapping page offers each alias the fields that can fill it. Screenshots go to
+test-artifacts/workflows/."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Permission
+
+from accounts.models import Organization, User
+from accounts.services import member_add
+from tests.templates_app.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, PASSWORD
+from workflows.demo import demo_workflow_create
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = ARTIFACTS / "workflows"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any, live_server: Any, settings: Any) -> Iterator[Any]:
+    settings.PUBLIC_BASE_URL = live_server.url
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    tab = context.new_page()
+    tab.set_default_timeout(15_000)
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    tab.on(
+        "console",
+        lambda m: m.type == "error" and "favicon" not in m.location.get("url", "")
+        and errors.append(m.text),
+    )  # fmt: skip
+    yield tab
+    context.close()
+    assert errors == []
+
+
+def log_in(page: Any, live_server: Any, organization: Organization) -> None:
+    user = User.objects.create_user(username="builder", password=PASSWORD, is_staff=True)
+    user.user_permissions.set(
+        Permission.objects.filter(content_type__app_label__in=["workflows", "templates_app"])
+    )
+    member_add(organization=organization, user=user, role="admin")
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/")
+    page.fill("#id_username", "builder")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{live_server.url}/admin/")
+
+
+def keys_in_order(page: Any) -> list[str]:
+    return page.eval_on_selector_all(
+        "#fields-group tbody tr.form-row.has_original input[name$='-key']",
+        "inputs => inputs.map(i => i.value)",
+    )
+
+
+def test_fields_are_dragged_into_order_and_the_preview_follows(
+    page: Any, live_server: Any, organization: Organization, demo_template: Any
+) -> None:
+    workflow = demo_workflow_create(organization=organization, template=demo_template)
+    webform = workflow.webforms.get(slug="order")
+    log_in(page, live_server, organization)
+    page.goto(f"{live_server.url}/admin/workflows/workflow/{workflow.pk}/change/")
+    page.wait_for_selector("#webforms-group .wf-handle")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "admin-01-workflow.png"), full_page=True)
+
+    page.goto(f"{live_server.url}/admin/workflows/webform/{webform.pk}/change/")
+    page.wait_for_selector("#fields-group .wf-handle")
+    before = keys_in_order(page)
+    assert before == ["amount", "quantity", "discount", "colour", "comments", "agree"]
+
+    # Drag "agree" (the last row) onto the first row: it goes before it.
+    rows = page.locator("#fields-group tbody tr.form-row.has_original")
+    rows.nth(5).locator(".wf-handle").drag_to(rows.nth(0))
+    # And move "comments" up once with its button, as with the keyboard.
+    page.locator(
+        "#fields-group tr.form-row:has(input[value=comments]) button[aria-label='Move up']"
+    ).click()
+    expected = ["agree", "amount", "quantity", "discount", "comments", "colour"]
+    assert keys_in_order(page) == expected
+    page.screenshot(path=str(SHOTS / "admin-02-webform-reordered.png"), full_page=True)
+    page.click("input[name=_continue]")
+    page.wait_for_selector(".messagelist .success")
+
+    assert list(webform.fields.order_by("position").values_list("key", flat=True)) == expected
+    assert keys_in_order(page) == expected
+    preview = page.frame_locator("#wf-preview")
+    preview.locator("#wf-form[data-state=ready]").wait_for()
+    labels = preview.locator(".wf-field").evaluate_all("boxes => boxes.map(b => b.dataset.key)")
+    assert labels == expected
+    page.locator("#wf-preview").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "admin-03-live-preview.png"), full_page=True)
+
+    # The mapping page of the document: a select per template field, with compatible fields.
+    document = workflow.documents.get()
+    page.goto(
+        f"{live_server.url}/admin/workflows/workflow/{workflow.pk}/documents/{document.pk}/mapping/"
+    )
+    options = page.eval_on_selector_all(
+        "select", "selects => selects.map(s => [s.closest('tr').querySelector('th label').innerText, "
+        "Array.from(s.options).map(o => o.text)])",
+    )  # fmt: skip
+    by_alias = {label.strip(): choices for label, choices in options}
+    assert by_alias["Email"] == ["— not filled —", "Email (email, email)"]
+    assert "Favourite colour (colour, radioGroup)" in by_alias["Favourite colour"]
+    page.screenshot(path=str(SHOTS / "admin-04-mapping.png"), full_page=True)
