@@ -34,7 +34,8 @@ from core.engine.template_spec import Rect
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from esign import services as esign
 from esign.inputs import FileInput, PacketInput, SignerInput, SignField
-from esign.models import Packet
+from esign.models import DocumentGroup, Packet, PacketDocument
+from esign.sealing import document_group_archive
 from fill.services import fill_version
 from templates_app.models import PdfTemplate, TemplateVersion
 from templates_app.services import template_version_select
@@ -602,11 +603,12 @@ class DocumentFile:
 
 
 def submission_files(submission: Submission) -> list[DocumentFile]:
-    """The documents of a submission: filled, or as signed when it had a signing step."""
+    """The documents of a submission: as filled, or as signed (and sealed, once they are) when
+    it had a signing step."""
     if submission.packet_id is not None:
         packet = Packet.objects.get(pk=submission.packet_id)
         return [
-            DocumentFile(d.title or d.filename, d.filename, lambda d=d: esign.document_pdf(d))
+            DocumentFile(d.title or d.filename, d.filename, lambda d=d: _signed_pdf(d))
             for d in packet.documents.all()
         ]
     return [
@@ -615,22 +617,39 @@ def submission_files(submission: Submission) -> list[DocumentFile]:
     ]
 
 
+def _signed_pdf(document: PacketDocument) -> bytes:
+    if document.sealed_sha256:
+        return blob_read(document.sealed_path, document.sealed_sha256)
+    return esign.document_pdf(document)
+
+
 def safe_name(name: str, default: str) -> str:
     """``name`` fit for a file name in a zip or a Content-Disposition header."""
     return (_UNSAFE.sub("_", name).strip(" .") or default)[:120]
 
 
 def documents_zip(submission: Submission) -> tuple[bytes, str]:
-    """The zip of a completed submission's documents, and its file name."""
+    """The zip of a completed submission's documents, and its file name.
+
+    With a signing step, it is the signed packet's archive: the sealed PDFs and the sealed
+    audit trail (SealPending, a 503 with Retry-After, while they are being sealed)."""
     submission = submission_sync(submission)
     if not submission.is_complete:
         raise Conflict(
             f"The submission is {submission.status}: its documents can be downloaded once it is "
             "completed."
         )
+    title = safe_name(submission.display_title or submission.workflow.name, submission.eid)
+    filename = f"{title.replace(chr(34), '')}.zip"
+    if submission.packet_id is not None:
+        group = DocumentGroup.objects.get(packet_id=submission.packet_id)
+        archive = document_group_archive(
+            organization=submission.workflow.organization, group_eid=group.eid
+        )
+        return archive.data, filename
     buffer = io.BytesIO()
     names: set[str] = set()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive_file:
         for index, document in enumerate(submission_files(submission)):
             name = safe_name(document.filename, f"document{index + 1}.pdf")
             if not name.lower().endswith(".pdf"):
@@ -638,6 +657,5 @@ def documents_zip(submission: Submission) -> tuple[bytes, str]:
             while name in names:
                 name = name[:-4] + "-1.pdf"
             names.add(name)
-            archive.writestr(name, document.read())
-    title = safe_name(submission.display_title or submission.workflow.name, submission.eid)
-    return buffer.getvalue(), f"{title.replace(chr(34), '')}.zip"
+            archive_file.writestr(name, document.read())
+    return buffer.getvalue(), filename

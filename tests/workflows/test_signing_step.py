@@ -1,0 +1,198 @@
+"""A workflow with a signing step: completing the webform fills the template into an e-signature
+packet whose signer is the person who filled it (name and email from the webform); they sign
+right after, come back to the workflow page, and the submission completes with weldComplete;
+the zip is the packet's sealed archive."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from django.test import Client
+
+from accounts.models import Organization
+from esign.models import Packet, Signer
+from esign.sealing import packet_seal
+from templates_app.models import PdfTemplate
+from tests.pdfcheck import words
+from webhooks.models import WebhookEvent
+from workflows.models import Submission, Workflow
+from workflows.services import workflow_import
+
+SIGNATURE = {"x": 318, "y": 300, "width": 200, "height": 40}
+
+
+@pytest.fixture(autouse=True)
+def _development_seal(settings: Any, tmp_path: Path) -> None:
+    settings.SEAL_DEV_DIR = tmp_path / "seal-dev"
+    settings.SEAL_PKCS11_MODULE = ""
+    settings.SEAL_TSA_URLS = []
+    settings.SEAL_TRUST_ROOTS_FILE = ""
+    settings.SEAL_CERT_CHAIN_FILE = ""
+
+
+def nda(organization: Organization, template: PdfTemplate) -> Workflow:
+    workflow, _ = workflow_import(
+        organization=organization,
+        data={
+            "slug": "nda",
+            "name": "NDA",
+            "webforms": [{"slug": "you", "name": "You", "pages": [{"title": "You", "fields": [
+                {"key": "name", "type": "fullName", "label": "Name", "required": True},
+                {"key": "email", "type": "email", "label": "Email", "required": True},
+            ]}]}],
+            "documents": [{"template": {"eid": template.eid}, "title": "NDA",
+                           "filename": "nda.pdf", "mappings": [
+                {"alias": "name", "forge": "you", "field": "name"},
+                {"alias": "email", "forge": "you", "field": "email"},
+            ]}],
+            "signers": [{"id": "signer1", "nameField": {"forge": "you", "field": "name"},
+                         "emailField": {"forge": "you", "field": "email"},
+                         "signerType": "embedded", "routingOrder": 1,
+                         "fields": [{"id": "sig1", "type": "signature", "document": 0,
+                                     "page": 0, "rect": SIGNATURE}]}],
+        },
+        publish=True,
+    )  # fmt: skip
+    return workflow
+
+
+def config(response: Any) -> dict[str, Any]:
+    match = re.search(
+        r'<script id="wf-config" type="application/json">(.*?)</script>',
+        response.content.decode(),
+    )
+    assert match
+    return json.loads(match.group(1))
+
+
+def test_the_person_signs_right_after_the_webform(
+    organization: Organization, demo_template: PdfTemplate, api_client: Client
+) -> None:
+    workflow = nda(organization, demo_template)
+    client = Client()
+    done = client.post(
+        "/form/acme/nda?embedded=true",
+        {
+            "forge": workflow.webforms.get().eid,
+            "page": "0",
+            "name.firstName": "Ada",
+            "name.lastName": "Lovelace",
+            "email": "ada@example.com",
+            "embedded": "true",
+        },
+    )
+
+    submission = Submission.objects.get()
+    assert submission.status == "ready-to-sign"
+    packet = Packet.objects.get()
+    assert submission.packet == packet
+    assert (packet.status, packet.name) == ("sent", "NDA: Ada Lovelace")
+    signer = Signer.objects.get()
+    assert (signer.name, signer.email, signer.signer_type) == (
+        "Ada Lovelace",
+        "ada@example.com",
+        "embedded",
+    )
+    assert [e.action for e in WebhookEvent.objects.filter(action__startswith="w")] == ["weldCreate"]
+    assert WebhookEvent.objects.filter(action="forgeComplete").count() == 1
+    assert not WebhookEvent.objects.filter(action="weldComplete").exists()
+    html = done.content.decode()
+    assert "Your documents are ready to sign" in html
+    sign_url = config(done)["signUrl"]
+    assert sign_url.startswith(f"http://127.0.0.1:8000/api/etch/verify/{signer.eid}?token=")
+    assert sign_url.endswith("&withinIframe=true")
+    assert [e["action"] for e in config(done)["events"]] == ["forgeSubmitPage", "forgeComplete"]
+    # The document to sign is already filled with the webform's values.
+    prepared = " ".join(w.text for page in words(_current_pdf(packet)) for w in page)
+    assert "Ada Lovelace" in prepared
+
+    # The weldData says where it stands, with its signer.
+    weld_data = api_client.post(
+        "/graphql",
+        data=json.dumps({"query": f'{{ weldData(eid: "{submission.eid}") {{ status agents }} }}'}),
+        content_type="application/json",
+    ).json()["data"]["weldData"]
+    assert weld_data["status"] == "ready-to-sign"
+    assert weld_data["agents"][0]["name"] == "Ada Lovelace"
+
+    # Signing, as the signing page does it; then back to the workflow's page.
+    token = parse_qs(urlsplit(sign_url).query)["token"][0]
+    signed = client.post(
+        f"/api/etch/sign/{signer.eid}/complete",
+        data=json.dumps({"signature": {"typed": "Ada Lovelace"}}),
+        content_type="application/json",
+        HTTP_X_SIGNING_TOKEN=token,
+    )
+    assert signed.status_code == 200, signed.content
+    back = signed.json()["redirectURL"]
+    assert back.startswith(f"http://127.0.0.1:8000/form/acme/nda/{submission.eid}?token=")
+    assert "embedded=true" in back
+    returned = client.get(back.removeprefix("http://127.0.0.1:8000"))
+
+    submission.refresh_from_db()
+    assert submission.status == "completed"
+    assert "Thank you" in returned.content.decode()
+    [event] = config(returned)["events"]
+    assert event["action"] == "weldComplete"
+    assert event["weldDataEid"] == submission.eid
+    complete = WebhookEvent.objects.get(action="weldComplete").data
+    assert complete["isComplete"] is True
+    assert complete["documents"][0]["url"].endswith(f"/download/{submission.eid}.zip")
+
+    # The zip is the packet's sealed archive, once sealed.
+    pending = api_client.get(f"/download/{submission.eid}.zip")
+    assert pending.status_code == 503
+    assert pending["Retry-After"]
+    assert packet_seal(packet_id=packet.pk).startswith("sealed")
+    response = api_client.get(f"/download/{submission.eid}.zip")
+    assert response.status_code == 200
+    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    assert "nda.pdf" in archive.namelist()
+    assert len(archive.namelist()) == 2  # and the audit trail
+    text = " ".join(w.text for page in words(archive.read("nda.pdf")) for w in page)
+    assert "Ada Lovelace" in text
+    assert "ada@example.com" in text
+
+
+def _current_pdf(packet: Packet) -> bytes:
+    from esign.services import document_pdf
+
+    return document_pdf(packet.documents.get())
+
+
+def test_an_email_signer_without_an_email_stops_the_completion(
+    organization: Organization, demo_template: PdfTemplate
+) -> None:
+    workflow = nda(organization, demo_template)
+    signer = workflow.signers.get()
+    signer.signer_type = "email"
+    signer.save()
+    field = workflow.webforms.get().fields.get(key="email")
+    field.required = False
+    field.save()
+    from workflows.services import workflow_publish
+
+    workflow_publish(workflow=workflow)
+
+    response = Client().post(
+        "/form/acme/nda",
+        {
+            "forge": workflow.webforms.get().eid,
+            "page": "0",
+            "name.firstName": "Ada",
+            "name.lastName": "Lovelace",
+        },
+    )
+
+    assert response.status_code == 200
+    assert "An email is needed for signing." in response.content.decode()
+    assert 'value="Ada"' in response.content.decode()
+    assert not Packet.objects.exists()
+    assert not Submission.objects.exists()
