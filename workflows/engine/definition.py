@@ -555,9 +555,12 @@ def _cross_check(definition: WorkflowDef, problems: list[Problem]) -> None:
     for index, slug in enumerate(slugs):
         if slug and slugs.index(slug) != index:
             problems.append(Problem(f"webforms.{index}.slug", f"Another webform is {slug!r}."))
+    # A field refused above is missing from the definition: references to it are not reported
+    # again, as if the field did not exist.
+    fields_ok = not any(p.path.startswith("webforms.") for p in problems)
     for d, document in enumerate(definition.documents):
         for m, mapping in enumerate(document.mappings):
-            if definition.resolve(mapping.source) is None:
+            if fields_ok and definition.resolve(mapping.source) is None:
                 problems.append(
                     Problem(
                         f"documents.{d}.mappings.{m}",
@@ -570,10 +573,12 @@ def _cross_check(definition: WorkflowDef, problems: list[Problem]) -> None:
         if ids.index(signer.id) != index:
             problems.append(Problem(f"{path}.id", f"Another signer is {signer.id!r}."))
         name = definition.resolve(signer.name_field)
-        if name is None or name.type not in ("fullName", "shortText"):
+        if (name is None and fields_ok) or (name and name.type not in ("fullName", "shortText")):
             problems.append(Problem(f"{path}.nameField", "Must name a full name or text field."))
         email = definition.resolve(signer.email_field) if signer.email_field else None
-        if signer.email_field and (email is None or email.type != "email"):
+        if signer.email_field and (
+            (email is None and fields_ok) or (email and email.type != "email")
+        ):
             problems.append(Problem(f"{path}.emailField", "Must name an email field."))
         if signer.signer_type == "email" and signer.email_field is None:
             problems.append(Problem(f"{path}.emailField", "An email signer needs an email field."))
