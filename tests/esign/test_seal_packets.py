@@ -309,3 +309,30 @@ def test_when_the_retries_run_out_the_packet_is_failed_until_an_operator_retries
     assert seal_tasks()[-1].args_kwargs["kwargs"] == {"packet_id": packet.pk}
     assert packet_seal(packet_id=packet.pk) == "sealed (PAdES-B-LTA)"
     assert api_client.get(zip_url(created)).status_code == 200
+
+
+def test_the_admin_shows_the_seal_and_seals_again(
+    complete, django_capture_on_commit_callbacks
+) -> None:
+    from accounts.models import User
+
+    _, packet = complete()
+    Packet.objects.filter(pk=packet.pk).update(seal_status="failed", seal_error="x: broken")
+    admin = User.objects.create_superuser("root", "root@example.com", "pw-for-tests-only")
+    browser = Client()
+    browser.force_login(admin)
+
+    page = browser.get(f"/admin/esign/packet/{packet.pk}/change/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Seal status" in html
+    assert "x: broken" in html
+    with django_capture_on_commit_callbacks(execute=True):
+        done = browser.post(
+            "/admin/esign/packet/",
+            {"action": "seal_again", "_selected_action": [packet.pk]},
+            follow=True,
+        )
+    assert "Sealing enqueued for 1 packet(s)." in done.content.decode()
+    assert len(seal_tasks()) == 2  # at completion, and now
+    assert Packet.objects.get(pk=packet.pk).seal_status == "pending"
