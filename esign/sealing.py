@@ -234,11 +234,12 @@ def packet_seal(*, packet_id: int, attempt: int = 1) -> str:
         return f"not completed ({packet.status})"
     if packet.seal_status == Packet.SealStatus.SEALED:
         return "already sealed"
-    key = seal_key()
+    key: SealKey | None = None
     try:
+        key = seal_key()
         level = _seal_everything(packet, key)
     except SealError as error:
-        if isinstance(error, SealKeyUnavailable):
+        if isinstance(error, SealKeyUnavailable) and key is not None:
             forget_credentials(key)  # the next attempt opens a new session
         outcome = _record_failure(packet, attempt, error.code, str(error), error.log_detail)
         log = logger.warning if error.kind == "unavailable" else logger.error
@@ -251,7 +252,8 @@ def packet_seal(*, packet_id: int, attempt: int = 1) -> str:
         )
         return outcome
     except Exception as error:
-        forget_credentials(key)
+        if key is not None:
+            forget_credentials(key)
         _record_failure(packet, attempt, "unexpected", "An unexpected error.", repr(error))
         raise  # recorded as a failed task, with its traceback
     return f"sealed ({level})"

@@ -336,3 +336,23 @@ def test_the_admin_shows_the_seal_and_seals_again(
     assert "Sealing enqueued for 1 packet(s)." in done.content.decode()
     assert len(seal_tasks()) == 2  # at completion, and now
     assert Packet.objects.get(pk=packet.pk).seal_status == "pending"
+
+
+@pytest.mark.hsm
+@pytest.mark.skipif(not softhsm_available(), reason="SoftHSM2 is not installed")
+@pytest.mark.usefixtures("hsm_seal")
+def test_an_hsm_that_cannot_be_used_postpones_the_seal(
+    complete, settings: Any, django_capture_on_commit_callbacks
+) -> None:
+    _, packet = complete()
+    settings.SEAL_PKCS11_TOKEN_LABEL = "no-such-token"
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert packet_seal(packet_id=packet.pk).startswith("retrying at ")
+
+    packet.refresh_from_db()
+    assert packet.seal_status == "retrying"
+    assert packet.seal_error.startswith("seal_key_unavailable: ")
+    assert "no-such-token" in packet.seal_error
+    settings.SEAL_PKCS11_TOKEN_LABEL = softhsm_key().token_label
+    assert packet_seal(packet_id=packet.pk, attempt=2) == "sealed (PAdES-B-B)"
