@@ -65,7 +65,10 @@ def _framed(response: HttpResponse, organization: Organization | None) -> HttpRe
     response.headers.pop("X-Frame-Options", None)
     response.xframe_options_exempt = True  # type: ignore[attr-defined]
     response["Cache-Control"] = "no-store"
-    response["Referrer-Policy"] = "no-referrer"
+    # The continue URL's token never leaves in a Referer to another site; same-origin rather
+    # than no-referrer, with which Chromium posts "Origin: null" and CSRF checks (the admin's
+    # preview) refuse the form.
+    response["Referrer-Policy"] = "same-origin"
     return response
 
 
@@ -187,6 +190,18 @@ class Screen:
     @property
     def errors(self) -> list[FieldView]:
         return [f for f in self.fields if f.error]
+
+    @property
+    def preview_links(self) -> list[tuple[str, str, bool]]:
+        """Every page of the preview: its label, address and whether it is this one."""
+        return [
+            (
+                f"{number}. {webform.name}: {webform.pages[index].title}",
+                "?" + urlencode({"forge": webform.slug, "page": index}),
+                webform.eid == self.webform.eid and index == self.page_index,
+            )
+            for number, (webform, index) in enumerate(self.steps, start=1)
+        ]
 
 
 def _field_views(

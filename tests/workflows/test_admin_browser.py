@@ -109,6 +109,15 @@ def test_fields_are_dragged_into_order_and_the_preview_follows(
     assert labels == expected
     page.locator("#wf-preview").scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "admin-03-live-preview.png"), full_page=True)
+    # The preview checks a page on the server too (the admin's CSRF check included).
+    preview.locator("[name=amount]").fill("12")
+    preview.locator("[name=agree]").check()
+    preview.locator("#wf-next").click()
+    preview.locator("#wf-form-error").wait_for()
+    assert "Every field of this page passes its checks" in (
+        preview.locator("#wf-form-error").inner_text()
+    )
+    assert preview.locator("[name=amount]").input_value() == "12"
 
     # The mapping page of the document: a select per template field, with compatible fields.
     document = workflow.documents.get()

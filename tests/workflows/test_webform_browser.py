@@ -358,3 +358,30 @@ def test_an_origin_not_allowed_cannot_frame_the_webform(
     page.wait_for_timeout(500)
     assert frame.query_selector("#wf-form") is None  # refused by frame-ancestors
     context.close()
+
+
+def test_the_embedding_demo_page_lists_the_events(
+    browser, live_server, public_base, organization: Organization, demo_template
+) -> None:
+    from workflows.demo import demo_workflow_create
+
+    workflow = demo_workflow_create(organization=organization, template=demo_template)
+    tab = Tab(browser, DESKTOP)
+    tab.page.goto(f"{public_base}/form/acme/demo-onboarding/embed-demo")
+    frame = tab.page.wait_for_selector("#wf-demo-iframe").content_frame()
+    frame.wait_for_selector("#wf-form[data-state=ready]")
+    frame.fill("[name='name.firstName']", "Grace")
+    frame.fill("[name='name.lastName']", "Hopper")
+    frame.fill("[name=email]", "grace@example.com")
+    frame.click("#wf-next")
+    tab.page.wait_for_selector("#wf-demo-events li")
+
+    [event] = tab.page.evaluate("window.__events")
+    submission = Submission.objects.get()
+    assert event["action"] == "forgeSubmitPage"
+    assert event["weldEid"] == workflow.eid
+    assert event["weldDataEid"] == submission.eid
+    assert '"action":"forgeSubmitPage"' in tab.page.inner_text("#wf-demo-events")
+    frame.wait_for_selector("#wf-step:has-text('Step 2 of 3: Identity')")
+    shoot(tab, "06-embedding-demo")
+    tab.close()
