@@ -61,7 +61,7 @@ from esign.engine.seal import (
     load_credentials,
     seal_pdf,
 )
-from esign.engine.seal_keys import certificates_from_pem, create_development_pki
+from esign.engine.seal_keys import certificates_from_pem, create_development_pki, roots_of
 from esign.models import AuditEvent, DocumentGroup, Packet, PacketDocument
 from esign.services import audit, document_pdf
 from esign.stamping import HANDWRITING_FONT
@@ -193,8 +193,22 @@ def configured_roots() -> list[asn1_x509.Certificate]:
 
 
 def trust_roots() -> list[asn1_x509.Certificate]:
-    """What verification trusts: the seal's own roots and the configured ones."""
-    roots = {c.sha256: c for c in [*seal_credentials().roots, *configured_roots()]}
+    """What verification trusts: the seal's own roots and the configured ones.
+
+    With an HSM and SEAL_CERT_CHAIN_FILE the roots come from that file, so a web server needs
+    no session on the HSM to verify; without the file they are read from the token, and an HSM
+    that cannot be reached then leaves only the configured roots (logged).
+    """
+    key = seal_key()
+    own: list[asn1_x509.Certificate] = []
+    if isinstance(key, Pkcs11Key) and key.chain_pem:
+        own = roots_of(certificates_from_pem(key.chain_pem))
+    else:
+        try:
+            own = load_credentials(key).roots
+        except SealKeyUnavailable as error:
+            logger.warning("verify: the seal's roots are unknown (%s)", error.log_detail)
+    roots = {c.sha256: c for c in [*own, *configured_roots()]}
     return list(roots.values())
 
 

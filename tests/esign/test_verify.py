@@ -15,7 +15,8 @@ from django_tasks_db.models import DBTaskResult
 from pyhanko.pdf_utils.reader import PdfFileReader
 
 from esign.models import AuditEvent, Packet, PacketDocument
-from esign.sealing import packet_seal
+from esign.sealing import packet_seal, trust_roots
+from tests.esign.sealpki import asn1, shared_pki
 from tests.esign.test_seal_engine import three_pages
 from tests.esign.test_seal_packets import (  # noqa: F401 - fixtures shared with the seal tests
     _development_seal,
@@ -267,3 +268,20 @@ def test_the_page_refuses_a_file_over_the_limit(client: Client, settings: Any) -
 
     assert response.status_code == 413
     assert "The file is larger than the limit of 100 bytes." in response.content.decode()
+
+
+def test_verification_needs_no_hsm_session_when_the_chain_is_in_a_file(
+    settings: Any, tmp_path: Path
+) -> None:
+    pki = shared_pki()
+    chain = tmp_path / "chain.pem"
+    chain.write_bytes(pki.ca_pem)
+    settings.SEAL_PKCS11_MODULE = str(tmp_path / "no-such-module.so")
+    settings.SEAL_PKCS11_TOKEN_LABEL = "seal"
+    settings.SEAL_PKCS11_KEY_LABEL = "seal"
+    settings.SEAL_CERT_CHAIN_FILE = str(chain)
+
+    assert [c.sha256 for c in trust_roots()] == [asn1(pki.certificate).sha256]
+
+    settings.SEAL_CERT_CHAIN_FILE = ""  # the roots would come from the token, which is away
+    assert trust_roots() == []
