@@ -34,8 +34,11 @@ from tests.esign.test_seal_packets import (  # noqa: F401 - fixtures shared with
     validate,
     zip_url,
 )
-from tests.pdfcheck import words
+from tests.pdfcheck import render, words
 from tests.pdfsound import assert_sound
+from tests.templates_app.conftest import ARTIFACTS as ALL_ARTIFACTS
+
+ARTIFACTS = ALL_ARTIFACTS / "verify"
 
 
 def text_of(pdf: bytes) -> str:
@@ -92,6 +95,8 @@ def test_the_trail_records_documents_signers_and_every_event(
     assert "drawn" in text  # Charles's, as the image he drew
     assert images_on_pages(trail) == 1
     assert_sound(trail)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)  # for people to look at
+    render(trail, page=0, dpi=80).save(ARTIFACTS / "audit-trail-page-1.png")
 
 
 def trail(**overrides: Any) -> AuditTrail:
