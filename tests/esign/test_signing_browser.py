@@ -14,6 +14,7 @@ import threading
 import zipfile
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
@@ -23,6 +24,7 @@ from django.test import Client
 
 from accounts.models import Organization
 from esign.models import Packet, Signer
+from esign.sealing import packet_seal
 from tests.esign.conftest import contract_pdf, two_signer_packet
 from tests.pdfcheck import dark_pixels, render, text_in_rect, words
 from tests.templates_app.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
@@ -238,6 +240,8 @@ def test_two_signers_sign_in_order_in_an_iframe_of_another_origin(
     create_packet,
     sign_url,
     api_client: Client,
+    settings: Any,
+    tmp_path: Path,
 ) -> None:
     organization.embed_origins = [embedder]
     organization.save()
@@ -375,9 +379,14 @@ def test_two_signers_sign_in_order_in_an_iframe_of_another_origin(
     shoot(tab, "08-second-signer-redirected", phone=False)
     tab.close()
 
-    # The completed document shows both signatures inside their fields.
-    assert Packet.objects.get(eid=packet["eid"]).status == "completed"
+    # The completed document shows both signatures inside their fields, once it is sealed.
+    stored = Packet.objects.get(eid=packet["eid"])
+    assert stored.status == "completed"
     zip_url = packet["documentGroup"]["downloadZipURL"].replace(settings.PUBLIC_BASE_URL, "")
+    assert api_client.get(zip_url).status_code == 503  # being sealed
+    settings.SEAL_DEV_DIR = tmp_path / "seal-dev"  # a development key of the test's own
+    settings.SEAL_PKCS11_MODULE, settings.SEAL_TSA_URLS = "", []
+    assert packet_seal(packet_id=stored.pk).startswith("sealed")
     response = api_client.get(zip_url)
     assert response.status_code == 200
     pdf = zipfile.ZipFile(io.BytesIO(response.content)).read("agreement.pdf")
