@@ -130,7 +130,7 @@ MESSAGES: Mapping[str, str] = {
     "zip": "Enter a 5-digit ZIP code, or ZIP+4 like 94105-1234.",
     "phoneRegion": "Choose a region of the +1, +44 or +52 codes (US, CA, GB, MX...).",
     "phone": "Enter a complete phone number for {region}.",
-    "phoneObject": "Must be a phone number string or {num, region, baseRegion}.",
+    "phoneObject": "Must be a phone number string or an object with num, region and baseRegion.",
 }
 
 
