@@ -337,3 +337,11 @@ def test_what_a_submission_resolves_to() -> None:
 )
 def test_which_fields_may_fill_which(source: str, target: str, fits: bool) -> None:
     assert compatible(source, target) is fits
+
+
+def test_every_message_can_be_given() -> None:
+    from workflows.engine.rules import MESSAGES
+
+    for key in MESSAGES:
+        text = str(FieldInvalid(key, min=1, max=2, region="Mexico"))
+        assert "{" not in text, key
