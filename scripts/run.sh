@@ -46,6 +46,12 @@ Ask GraphQL about the template:
 Demo workflow (two webforms that fill the demo template; embedded: $base${DEMO_WORKFLOW_PATH}/embed-demo):
   $base$DEMO_WORKFLOW_PATH
 
+Sign the demo packet as its first (embedded) signer (a test packet; the link lasts 24 hours):
+  $base$DEMO_SIGNING_PATH
+
+Create another two-signer test packet from the demo template (GraphQL createEtchPacket):
+  curl -s -u '$DEMO_API_KEY:' -H 'Content-Type: application/json' -d @$DEMO_PACKET_REQUEST_FILE $base/graphql
+
 INFO
 # The server and a task worker run in the background while this shell waits for either, so its
 # traps run at once: Ctrl-C (SIGINT) or SIGTERM stops both, and when one stops, so does the

@@ -136,3 +136,30 @@ def test_the_rate_limit_of_the_demo_key_is_printed(db: None, settings) -> None:
     settings.RATE_LIMIT_DEVELOPMENT = 2
 
     assert run_demo_setup()["DEMO_API_KEY_RATE_LIMIT"] == "2 requests/s"
+
+
+def test_the_demo_signing_link_and_packet_request_work(db: None) -> None:
+    from esign.models import Packet
+
+    printed = run_demo_setup()
+    again = run_demo_setup()
+
+    # One open demo packet across restarts; each start prints a fresh link to its first signer.
+    assert Packet.objects.filter(name="Demo packet").count() == 1
+    assert again["DEMO_SIGNING_PATH"] != printed["DEMO_SIGNING_PATH"]
+    for variables in (printed, again):
+        page = Client().get(variables["DEMO_SIGNING_PATH"])
+        assert page.status_code == 200
+        assert b"Demo packet" in page.content
+
+    body = Path(printed["DEMO_PACKET_REQUEST_FILE"]).read_bytes()
+    created = Client(HTTP_AUTHORIZATION=basic_auth(printed["DEMO_API_KEY"])).post(
+        "/graphql", data=body, content_type="application/json"
+    )
+    packet = created.json()["data"]["createEtchPacket"]
+    assert packet["status"] == "sent"
+    signers = packet["documentGroup"]["signers"]
+    assert [(s["aliasId"], s["signActionType"]) for s in signers] == [
+        ("client", "embedded"),
+        ("provider", "email"),
+    ]

@@ -27,9 +27,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
+from accounts.identity import ApiIdentity
 from accounts.models import ApiKey, Organization, User
 from accounts.services import api_key_authenticate, api_key_create, api_key_revoke, member_add
 from core.eids import random_base62
+from esign.demo import demo_packet_request_write, demo_packet_signing_url
 from templates_app.engine.demo import build_demo_template
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_with_spec
@@ -90,7 +92,8 @@ def development_rate_limit() -> str:
 
 class Command(BaseCommand):
     help = (
-        "Create the demo organization, admin user, template and workflow; keep the development "
+        "Create the demo organization, admin user, template, workflow and signing packet; keep "
+        "the development "
         "API key "
         f"in DATA_DIR/{DEMO_KEY_FILE_NAME} (a new one only when that file is missing or stale)."
     )
@@ -143,6 +146,14 @@ class Command(BaseCommand):
             )
         workflow = demo_workflow_create(organization=organization, template=template)
         workflow_url = start_url(workflow)
+        api_key = api_key_authenticate(raw_key=raw_key or "")
+        assert api_key is not None  # made or checked just above
+        packet_request = Path(settings.DATA_DIR) / "demo-packet.json"
+        demo_packet_request_write(packet_request, template.eid)
+        signing_url = demo_packet_signing_url(
+            identity=ApiIdentity(organization=organization, api_key=api_key),
+            template_eid=template.eid,
+        )
         values = {
             "DEMO_ORG_EID": organization.eid,
             "DEMO_TEMPLATE_EID": template.eid,
@@ -151,6 +162,9 @@ class Command(BaseCommand):
             # The address without the origin, for a server started on another HOST or PORT.
             "DEMO_WORKFLOW_PATH": workflow_url.removeprefix(settings.PUBLIC_BASE_URL),
             "DEMO_API_KEY": raw_key or "",
+            "DEMO_PACKET_REQUEST_FILE": str(packet_request),
+            # Without the origin, like the workflow's, for a server on another HOST or PORT.
+            "DEMO_SIGNING_PATH": signing_url.removeprefix(settings.PUBLIC_BASE_URL),
             "DEMO_API_KEY_FILE": str(key_path),
             "DEMO_API_KEY_IS_NEW": "1" if key_is_new else "",
             "DEMO_ADMIN_USER": admin_username,
