@@ -27,7 +27,7 @@ from core.blobs import blob_read, blob_save
 from core.engine.pdf import PdfUnreadable, open_pdf, save_pdf
 from core.engine.problems import Problem
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
-from esign import events
+from esign import events, hooks
 from esign.inputs import STAMP_TYPES, FileInput, PacketInput, SignerInput
 from esign.models import AuditEvent, DocumentGroup, Packet, PacketDocument, Signer, SignerToken
 from fill.services import fill_version
@@ -519,6 +519,7 @@ def signer_complete(
             DocumentGroup.objects.filter(packet=packet).update(status=Packet.Status.COMPLETED)
             audit(packet=packet, action="packetCompleted")
             events.packet_completed(packet)
+            hooks.packet_status_changed(packet)
             from esign.sealing import packet_seal_enqueue  # sealing imports these services
 
             packet_seal_enqueue(packet)  # the documents are sealed once, after the last stamp
@@ -528,6 +529,7 @@ def signer_complete(
             packet.save(update_fields=["status", "updated_at"])
             DocumentGroup.objects.filter(packet=packet).update(status=Packet.Status.PARTIAL)
             _notify_next(packet)
+            hooks.packet_status_changed(packet)
             next_signer = _turn_signers(packet)[0]
     return SigningOutcome(signer=signer, next_signer=next_signer, packet=packet)
 
@@ -553,6 +555,7 @@ def signer_decline(*, signer: Signer, reason: str, client: Client) -> SigningOut
         )
         signer.packet = packet
         events.signer_status_changed(signer)
+        hooks.packet_status_changed(packet)
     return SigningOutcome(signer=signer, next_signer=None, packet=packet)
 
 
@@ -579,6 +582,7 @@ def packet_void(*, identity: ApiIdentity, group_eid: str) -> Packet:
             revoked_at=timezone.now()
         )
         audit(packet=packet, action="packetVoided")
+        hooks.packet_status_changed(packet)
     return packet
 
 

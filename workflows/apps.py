@@ -3,3 +3,11 @@ from django.apps import AppConfig
 
 class WorkflowsConfig(AppConfig):
     name = "workflows"
+
+    def ready(self) -> None:
+        # A workflow's signing step follows its packet at once (weldComplete is written in the
+        # transaction of the last signature), not only when the submission is next looked at.
+        from esign.hooks import on_packet_status_change
+        from workflows.submissions import packet_changed
+
+        on_packet_status_change(packet_changed)

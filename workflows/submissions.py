@@ -466,11 +466,18 @@ _PACKET_STATUS = {
 }
 
 
+def packet_changed(packet: Packet) -> None:
+    """esign's hook: the submissions whose signing step is this packet take its state now."""
+    for submission in Submission.objects.filter(packet=packet):
+        submission_sync(submission)
+
+
 def submission_sync(submission: Submission) -> Submission:
-    """A submission in its signing step takes the state of its packet (e-signature sits below
-    workflows and cannot tell them). Completing it this way emits weldComplete, in the
-    transaction that records the completion. Called whenever a submission is looked at: the
-    signer's return to the workflow page, weldData queries and the download."""
+    """A submission in its signing step takes the state of its packet. Completing it this way
+    emits weldComplete, in the transaction that records the completion. Called by esign's hook
+    when the packet changes (see packet_changed), and again whenever a submission is looked at
+    (the signer's return to the workflow page, weldData queries, the download), which changes
+    nothing when the hook already ran."""
     if submission.status not in SIGNING or submission.packet_id is None:
         return submission
     packet_status = Packet.objects.filter(pk=submission.packet_id).values_list("status", flat=True)

@@ -131,6 +131,10 @@ def test_the_person_signs_right_after_the_webform(
         HTTP_X_SIGNING_TOKEN=token,
     )
     assert signed.status_code == 200, signed.content
+    # The submission follows its packet at once: weldComplete is written in the transaction of
+    # the last signature, before anyone looks at the submission again.
+    assert Submission.objects.get(pk=submission.pk).status == "completed"
+    assert WebhookEvent.objects.filter(action="weldComplete").count() == 1
     back = signed.json()["redirectURL"]
     assert back.startswith(f"http://127.0.0.1:8000/form/acme/nda/{submission.eid}?token=")
     assert "embedded=true" in back

@@ -1,0 +1,28 @@
+"""What apps above e-signature do when a packet changes state, without esign importing them.
+
+workflows sits above esign (layers enforced by import-linter): a workflow's signing step must
+learn at once that its packet was completed, declined or voided, so that weldComplete is written
+in the same transaction as the signature that completed it. workflows registers a callback at
+start-up (its AppConfig.ready); esign calls every callback, explicitly, where the state changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from esign.models import Packet
+
+PacketCallback = Callable[[Packet], None]
+_callbacks: list[PacketCallback] = []
+
+
+def on_packet_status_change(callback: PacketCallback) -> PacketCallback:
+    """Register ``callback(packet)``, run inside the transaction of every status change."""
+    if callback not in _callbacks:
+        _callbacks.append(callback)
+    return callback
+
+
+def packet_status_changed(packet: Packet) -> None:
+    for callback in list(_callbacks):
+        callback(packet)
