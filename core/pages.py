@@ -44,14 +44,15 @@ def page_or_api(*, page: View, api: View, browsers_only: bool = False) -> View:
 
 def start_page(request: HttpRequest) -> HttpResponse:
     """What the service is and where to go next: admin, settings, API reference, GraphiQL,
-    health."""
+    verification, health."""
     context = {
         "base_url": settings.PUBLIC_BASE_URL,
         "links": [
             {
                 "href": reverse("admin:index"),
                 "title": "Admin",
-                "text": "Organizations, API keys, and PDF templates with their visual editor.",
+                "text": "PDF templates with their visual editor, workflows, signature packets "
+                "and organizations.",
             },
             {
                 "href": reverse("webhooks:index"),
@@ -69,6 +70,11 @@ def start_page(request: HttpRequest) -> HttpResponse:
                 "title": "GraphiQL",
                 "text": "Explore and run GraphQL queries (for signed-in members).",
                 "extra": {"href": reverse("graphql-sdl"), "text": "Schema (SDL)"},
+            },
+            {
+                "href": reverse("pdf-verify"),
+                "title": "Verify a signed PDF",
+                "text": "Are a PDF's signatures intact and trusted, and did this service seal it?",
             },
             {
                 "href": reverse("healthz"),

@@ -36,6 +36,7 @@ def test_get_root_is_a_start_page_without_a_login_prompt(db: None) -> None:
         "/api/openapi.json": "OpenAPI 3 (JSON)",
         "/graphql": "GraphiQL",
         "/graphql/schema.graphql": "Schema (SDL)",
+        "/verify": "Verify a signed PDF",
         "/healthz": "Health check",
     }
     assert "http://127.0.0.1:8000" in html  # the base URL to give the clients
