@@ -3,3 +3,4 @@ from django.apps import AppConfig
 
 class EsignConfig(AppConfig):
     name = "esign"
+    verbose_name = "E-signatures"

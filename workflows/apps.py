@@ -3,6 +3,7 @@ from django.apps import AppConfig
 
 class WorkflowsConfig(AppConfig):
     name = "workflows"
+    verbose_name = "Workflows"
 
     def ready(self) -> None:
         # A workflow's signing step follows its packet at once (weldComplete is written in the
