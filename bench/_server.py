@@ -53,7 +53,8 @@ def free_port() -> int:
 
 
 class Server:
-    """gunicorn serving the project on loopback, as in production (one sync worker)."""
+    """gunicorn serving the project on loopback, as in production (gunicorn.conf.py, which
+    gunicorn reads from the repository root, with one worker process)."""
 
     def __init__(self) -> None:
         self.port = free_port()
