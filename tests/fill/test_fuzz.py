@@ -1,10 +1,14 @@
-"""Random JSON thrown at the fill endpoint: never a 500."""
+"""Random JSON, and hostile bodies (tests/hostile_json.py), thrown at the fill endpoint: never a
+500."""
 
 import json
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from tests.hostile_json import Tally, hostile_body
 
 KEYS = [
     "name", "email", "ssn", "ein", "birthDate", "phone", "address", "amount", "quantity", "rate",
@@ -104,3 +108,55 @@ def test_random_bytes_never_cause_a_500(demo_template, api_client, raw) -> None:
     )
 
     assert response.status_code in (200, 400), response.content[:300]
+
+
+# --- hostile shapes: depth, lone surrogates, other and invalid encodings, many keys ----------
+
+FILL_TEMPLATES = [
+    "%s",
+    '{"data": %s}',
+    '{"title": %s, "data": {"name": {"firstName": "Ada"}}}',
+    '{"data": {"title": "x", "notes": %s}}',
+    '{"data": {"items": [%s, "second"]}}',
+    '{"data": [{"title": "one"}, {"notes": %s}]}',
+    '{"fontSize": %s, "data": {"title": "x"}}',
+    '{"data": {"name": {"firstName": %s, "lastName": "L"}}, "useInteractiveFields": true}',
+    '{"data": {"title": "x"}, "defaultReadOnly": %s}',
+]
+
+
+@pytest.fixture(scope="module")
+def fill_tally() -> Iterator[Tally]:
+    tally = Tally("fill")
+    yield tally
+    tally.close()
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
+@given(raw=hostile_body(FILL_TEMPLATES))
+def test_hostile_bodies_are_a_pdf_or_a_4xx_in_the_wire_shape(
+    demo_template, api_client, fill_tally, raw
+) -> None:
+    response = api_client.post(
+        f"/api/v1/fill/{demo_template.eid}.pdf", data=raw, content_type="application/json"
+    )
+    fill_tally.count(response.status_code)
+
+    assert response.status_code in (200, 400, 413), response.content[:300]
+    if response.status_code == 200:
+        assert response.content.startswith(b"%PDF-")
+        return
+    assert response["Content-Type"] == "application/json"
+    body = response.json()
+    assert body["name"] in ("ValidationError", "RequestTooLarge")
+    if body["name"] == "ValidationError":
+        assert all({"message", "property"} <= set(f) for f in body["fields"])

@@ -1,9 +1,11 @@
 """Random payloads thrown at the endpoint: whatever arrives, the answer is a PDF or a 4xx in the
-wire shape, never a 500."""
+wire shape, never a 500. Hostile bodies (deep, lone surrogates, other encodings, many keys) come
+from tests/hostile_json.py."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,6 +15,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import basic_auth
 from tests.generate.conftest import URL
+from tests.hostile_json import NESTED, NUMBERS, SURROGATE, Tally, hostile_body
 
 pytestmark = pytest.mark.django_db
 
@@ -295,5 +298,72 @@ def test_plausible_bodies_render_or_are_refused_cleanly(
 ) -> None:
     client = Client(HTTP_AUTHORIZATION=basic_auth(production_key))
     response = client.post(URL, data=json.dumps(body), content_type="application/json")
+
+    _check(response)
+
+
+# --- hostile shapes: depth, lone surrogates, other and invalid encodings, many keys ----------
+
+GENERATE_TEMPLATES = [
+    "%s",
+    '{"type": "markdown", "data": %s}',
+    '{"type": "markdown", "title": %s, "data": [{"content": "x"}]}',
+    '{"type": "markdown", "data": [{"label": %s, "content": "x"}]}',
+    '{"type": "markdown", "data": [{"heading": "h", "content": %s}]}',
+    '{"type": "markdown", "data": [{"table": {"rows": [["a", %s]]}}]}',
+    '{"type": "markdown", "data": [{"table": {"rows": %s}}]}',
+    '{"type": "html", "data": {"html": %s}}',
+    '{"type": "html", "data": {"html": "<p>x</p>", "css": %s}}',
+    '{"type": "markdown", "page": %s, "data": [{"content": "x"}]}',
+    '{"type": "markdown", "fontSize": %s, "data": [{"content": "x"}]}',
+    '{"type": "markdown", "logo": {"src": %s}, "data": [{"content": "x"}]}',
+]
+
+
+@pytest.fixture(scope="module")
+def generate_tally() -> Iterator[Tally]:
+    tally = Tally("generate")
+    yield tally
+    tally.close()
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
+@given(raw=hostile_body(GENERATE_TEMPLATES))
+def test_hostile_bodies_are_a_pdf_or_a_4xx_in_the_wire_shape(
+    production_key: str, generate_tally: Tally, raw: bytes
+) -> None:
+    client = Client(HTTP_AUTHORIZATION=basic_auth(production_key))
+    response = client.post(URL, data=raw, content_type="application/json")
+    generate_tally.count(response.status_code)
+
+    _check(response)
+    if response.status_code != 200:
+        assert response["Content-Type"] == "application/json"
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    name=st.sampled_from(["data", "title", "page", "logo"]),
+    value=st.one_of(NESTED, SURROGATE, NUMBERS),
+)
+def test_hostile_multipart_parts_are_a_4xx_in_the_wire_shape(
+    production_key: str, generate_tally: Tally, name: str, value: str
+) -> None:
+    client = Client(HTTP_AUTHORIZATION=basic_auth(production_key))
+    parts = {"type": "markdown", "data": json.dumps([{"content": "x"}]), name: value}
+    response = client.post(URL, data=parts)
+    generate_tally.count(response.status_code)
 
     _check(response)

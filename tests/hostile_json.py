@@ -1,0 +1,102 @@
+"""Hypothesis strategies for hostile request bodies, as raw bytes: the shapes fuzzing found 500s
+with. JSON nested thousands deep, strings with lone surrogates, bodies in other encodings or with
+invalid UTF-8, objects with tens of thousands of keys, numbers JSON allows and Python may not.
+
+``hostile_body(templates)`` puts one hostile JSON value into one of the endpoint's body
+``templates`` (each with one ``%s``) and encodes the result. ``Tally`` counts the answers, and
+writes them to test-artifacts/ for the report (cases tried, 5xx seen).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+
+def _nested(depth: int, objects: bool) -> str:
+    if objects:
+        return '{"k":' * depth + "0" + "}" * depth
+    return "[" * depth + "]" * depth
+
+
+NESTED = st.builds(_nested, st.integers(min_value=30, max_value=5000), st.booleans())
+
+# A JSON string literal with one lone surrogate escape in it. Hypothesis's text() has no
+# surrogates of its own, so the escape is never half of a pair.
+SURROGATE = st.builds(
+    lambda before, code, after: json.dumps(before)[:-1] + f"\\u{code:04x}" + json.dumps(after)[1:],
+    st.text(max_size=12),
+    st.integers(min_value=0xD800, max_value=0xDFFF),
+    st.text(max_size=12),
+)
+
+MANY_KEYS = st.builds(
+    lambda count, nested: (
+        "{" + ",".join(f'"k{i}":{"{}" if nested else i}' for i in range(count)) + "}"
+    ),
+    st.integers(min_value=1_000, max_value=40_000),
+    st.booleans(),
+)
+
+NUMBERS = st.sampled_from(
+    ["1e400", "-1e400", "1e-400", "-0", "9" * 5000, "123456789012345678901234567890", "0.1e1"]
+)
+
+NON_ASCII_TEXT = st.text(
+    alphabet=st.characters(min_codepoint=0x80, max_codepoint=0x2FFF), min_size=1, max_size=20
+).map(json.dumps)
+
+HOSTILE_VALUE = st.one_of(NESTED, SURROGATE, MANY_KEYS, NUMBERS, NON_ASCII_TEXT)
+
+ENCODINGS = st.sampled_from(
+    ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "latin-1", "cp1252"]
+)
+INVALID_BYTES = st.sampled_from(
+    [
+        b"\xff",
+        b"\xc3\x28",  # a lead byte followed by a non-continuation
+        b"\xed\xa0\x80",  # a surrogate encoded as UTF-8 (CESU-8)
+        b"\xc0\xaf",  # an overlong "/"
+        b"\xf8\x88\x80\x80\x80",  # a five-byte sequence
+        b"\x00",
+    ]
+)
+
+
+@st.composite
+def hostile_body(draw: st.DrawFn, templates: list[str]) -> bytes:
+    """One hostile value in one of ``templates``, encoded one way or another, maybe broken."""
+    text = draw(st.sampled_from(templates)) % draw(HOSTILE_VALUE)
+    encoding = draw(ENCODINGS)
+    raw = text.encode(encoding, errors="surrogatepass" if "utf" in encoding else "replace")
+    if draw(st.booleans()) and draw(st.integers(0, 3)) == 0:
+        at = draw(st.integers(min_value=0, max_value=len(raw)))
+        raw = raw[:at] + draw(INVALID_BYTES) + raw[at:]
+    return raw
+
+
+class Tally:
+    """Answers by status code, written to test-artifacts/fuzz-<name>.json when closed."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.statuses: Counter[int] = Counter()
+
+    def count(self, status: int) -> None:
+        self.statuses[status] += 1
+
+    def close(self) -> None:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        ARTIFACTS.mkdir(exist_ok=True)
+        summary = {
+            "cases": sum(self.statuses.values()),
+            "server_errors": sum(n for status, n in self.statuses.items() if status >= 500),
+            "by_status": {str(k): v for k, v in sorted(self.statuses.items())},
+        }
+        (ARTIFACTS / f"fuzz-{self.name}-{worker}.json").write_text(json.dumps(summary, indent=1))
