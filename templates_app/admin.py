@@ -7,11 +7,14 @@ one add pages to a template (fill: the test fill and the editor's preview) throu
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
@@ -25,10 +28,14 @@ from accounts.models import Organization
 from accounts.staff import staff_organizations
 from core.errors import ServiceError, ValidationFailed
 from templates_app import editor, rename, services
+from templates_app.engine.describe import example_data
 from templates_app.forms import FieldRowForm, FieldRowFormSet, StyleForm, TemplateUploadForm
 from templates_app.models import PdfTemplate, TemplateVersion
 
 _FIELD_PATH = re.compile(r"^fields\.(\d+)(?:\.(.*))?$")
+
+# The API key is never shown in the admin (only its hash is stored): the call names a placeholder.
+API_KEY_PLACEHOLDER = "YOUR_API_KEY"
 
 TemplateView = Callable[[HttpRequest, PdfTemplate], HttpResponse]
 
@@ -56,6 +63,31 @@ def register_template_view(
     Register at import of the app's ``admin`` module: the URLs are built once, after that.
     """
     _contributed_views[name] = _ContributedView(route=route, view=view, methods=methods)
+
+
+@dataclass(frozen=True)
+class ExampleCall:
+    """The working version's example data and a curl call that fills the template with it."""
+
+    data_json: str
+    curl: str
+
+
+def example_call(template: PdfTemplate) -> ExampleCall:
+    summary = services.version_summary(template)
+    data = example_data(services.version_spec(services.working_version(template)))
+    url = settings.PUBLIC_BASE_URL + reverse("fill-pdf", args=[template.eid])
+    if summary.published_number is None or summary.has_unpublished_changes:
+        # The API fills the latest published version by default; this data is the working one's.
+        url += "?versionNumber=-1"
+    body = json.dumps({"data": data}, ensure_ascii=False)
+    curl = (
+        f"curl -s -u {shlex.quote(API_KEY_PLACEHOLDER + ':')}"
+        " -H 'Content-Type: application/json' -o filled.pdf \\\n"
+        f"  -d {shlex.quote(body)} \\\n"
+        f"  {shlex.quote(url)}"
+    )
+    return ExampleCall(data_json=json.dumps(data, indent=2, ensure_ascii=False), curl=curl)
 
 
 def organizations_of(request: HttpRequest) -> QuerySet[Organization]:
@@ -373,4 +405,8 @@ class PdfTemplateAdmin(admin.ModelAdmin):
             extra_context[key] = reverse(
                 f"admin:templates_app_pdftemplate_{name}", args=[object_id]
             )
+        template = self.get_object(request, object_id)
+        if template is not None:
+            extra_context["example_call"] = example_call(template)
+            extra_context["api_key_placeholder"] = API_KEY_PLACEHOLDER
         return super().change_view(request, object_id, form_url, extra_context)

@@ -1,0 +1,68 @@
+"""The template admin's product pages in a real browser (headless Chromium, 1400 px wide), with
+screenshots under test-artifacts/admin/ to look at."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from django.urls import reverse
+
+from accounts.models import User
+from templates_app.models import PdfTemplate
+from tests.templates_app.conftest import ARTIFACTS, PASSWORD
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = ARTIFACTS / "admin"
+
+
+@pytest.fixture
+def page(browser, live_server) -> Iterator[object]:
+    """A browser tab 1400 px wide; fails the test on any script error in the page."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    tab.on(
+        "console",
+        lambda msg: (
+            msg.type == "error"
+            and not msg.location.get("url", "").endswith("/favicon.ico")
+            and errors.append(msg.text)
+        ),
+    )
+    tab.set_default_timeout(15_000)
+    yield tab
+    context.close()
+    assert errors == []
+
+
+def log_in(page, live_server, user: User) -> None:
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{live_server.url}/admin/")
+
+
+def test_the_index_and_the_template_page_with_its_example_call(
+    page, live_server, member: User, fw9_template: PdfTemplate, settings
+) -> None:
+    settings.PUBLIC_BASE_URL = live_server.url
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    log_in(page, live_server, member)
+    assert page.locator("#content-main caption a", has_text="PDF templates").count() == 1
+    page.screenshot(path=str(SHOTS / "index.png"), full_page=True)
+
+    page.goto(
+        live_server.url + reverse("admin:templates_app_pdftemplate_change", args=[fw9_template.pk])
+    )
+    page.locator("#example-call").scroll_into_view_if_needed()
+    page.click("#copy-curl")
+    page.wait_for_selector("#copy-curl:text('Copied')")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == page.locator("#example-curl").text_content()
+    assert copied.startswith("curl -s -u YOUR_API_KEY:")
+    page.screenshot(path=str(SHOTS / "template-example-call.png"), full_page=True)
