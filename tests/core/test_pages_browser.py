@@ -80,7 +80,14 @@ def test_the_start_page_reads_on_a_phone_and_a_desktop(open_page, live_server) -
         assert tab.title() == "Document automation service"
         assert no_horizontal_scroll(tab), name
         names = tab.locator("nav a.link").all_inner_texts()
-        assert names == ["Admin", "Settings", "API reference", "GraphiQL", "Health check"]
+        assert names == [
+            "Admin",
+            "Settings",
+            "API reference",
+            "GraphiQL",
+            "Verify a signed PDF",
+            "Health check",
+        ]
         for link in tab.locator("nav a").all():
             assert link.is_visible()
             box = link.bounding_box()
