@@ -2,36 +2,9 @@
 //
 // Events go to window.parent in two forms, as the published embed frames expect: the object
 // ({action: "signerComplete", signerEid, ...}) and the legacy string, a URL whose query string
-// carries the same keys. The target origin is always exact, never "*": the parent's origin as
-// the browser reports it (location.ancestorOrigins in Chromium and Safari, else the origin of
-// document.referrer), and only if the organization lists it among its embedding origins.
-// Anything else gets no message: a page we cannot name is not told how signing went.
+// carries the same keys, to the parent's exact origin (static/embed/parent.js).
 
-export function isFramed() {
-  try {
-    return window.parent !== window;
-  } catch {
-    return true;
-  }
-}
-
-// The embedding page's origin, or null when not framed or when it is not an allowed origin.
-export function parentOrigin(allowed) {
-  if (!isFramed()) return null;
-  let candidate = null;
-  const ancestors = window.location.ancestorOrigins;
-  if (ancestors && ancestors.length) {
-    candidate = ancestors[0];
-  } else if (document.referrer) {
-    try {
-      candidate = new URL(document.referrer).origin;
-    } catch {
-      candidate = null;
-    }
-  }
-  if (!candidate || candidate === "null") return null;
-  return (allowed || []).includes(candidate) ? candidate : null;
-}
+import { parentOrigin } from "../embed/parent.js";
 
 // The legacy string form: `${base}/etch-complete?action=...&signerEid=...` (null keys left out).
 export function legacyMessage(base, event) {
