@@ -22,7 +22,7 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.embedding import embed_origins
+from accounts.embedding import allow_framing_by, embed_origins
 from core.errors import Conflict, ValidationFailed
 from esign import services
 from esign.models import Signer
@@ -40,10 +40,7 @@ def _client(request: HttpRequest) -> Client:
 
 def _framed(response: HttpResponse, origins: list[str]) -> HttpResponse:
     """Only the organization's embedding origins (and the service itself) may frame the page."""
-    ancestors = " ".join(["'self'", *origins])
-    response["Content-Security-Policy"] = f"frame-ancestors {ancestors}"
-    response.headers.pop("X-Frame-Options", None)
-    response["Cache-Control"] = "no-store"
+    allow_framing_by(response, origins)
     response["Referrer-Policy"] = "no-referrer"
     return response
 

@@ -28,7 +28,7 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
-from accounts.embedding import embed_origins
+from accounts.embedding import allow_framing_by, embed_origins
 from accounts.models import Organization
 from core.errors import Conflict, NotFound, ServiceError, ValidationFailed
 from esign import services as esign
@@ -60,11 +60,7 @@ def _own_origin() -> str:
 
 def _framed(response: HttpResponse, organization: Organization | None) -> HttpResponse:
     """Only the organization's embedding origins (and the service itself) may frame the page."""
-    origins = embed_origins(organization) if organization else []
-    response["Content-Security-Policy"] = "frame-ancestors " + " ".join(["'self'", *origins])
-    response.headers.pop("X-Frame-Options", None)
-    response.xframe_options_exempt = True  # type: ignore[attr-defined]
-    response["Cache-Control"] = "no-store"
+    allow_framing_by(response, embed_origins(organization) if organization else [])
     # The continue URL's token never leaves in a Referer to another site; same-origin rather
     # than no-referrer, with which Chromium posts "Origin: null" and CSRF checks (the admin's
     # preview) refuse the form.
