@@ -16,6 +16,7 @@ from accounts.services import api_key_create, member_add, organization_create
 from templates_app.engine.demo import build_demo_template
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_with_spec
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.pdfsound import assert_sound
 
 
@@ -60,6 +61,22 @@ def _every_fill_is_sound(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
     for base, output in produced:
         assert_sound(output, template=base)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """One headless Chromium per test module (it takes a moment to start)."""
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API keeps an event loop running in this thread, which makes Django
+    # refuse ORM calls from the test itself ("async context"); the tests are synchronous.
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from esign.models import Packet, Signer
 from esign.sealing import packet_seal
 from tests.esign.conftest import contract_pdf, two_signer_packet
 from tests.pdfcheck import dark_pixels, render, text_in_rect, words
-from tests.templates_app.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+from tests.templates_app.conftest import ARTIFACTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -99,20 +99,6 @@ def embedder() -> Iterator[str]:
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless Chromium for the module."""
-    from playwright.sync_api import sync_playwright
-
-    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
-        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
 
 
 class Tab:

@@ -4,8 +4,6 @@ the template admin (and of another organization), and a headless Chromium for th
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Permission
@@ -18,17 +16,10 @@ from accounts.models import Organization, User
 from accounts.services import member_add
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_from_pdf
+from tests.browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS  # noqa: F401 - imported from here
 from tests.fixtures import PDFS
 
 PASSWORD = "pw-editor-123456789"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
 def make_staff(
@@ -102,19 +93,3 @@ def locked_form(*, user_password: str = "", algorithm: str = "AES-256") -> bytes
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    """One headless Chromium per test module (it takes a moment to start)."""
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API keeps an event loop running in this thread, which makes Django
-    # refuse ORM calls from the test itself ("async context"); the tests are synchronous.
-    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
-        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()

@@ -8,33 +8,18 @@ import base64
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 
 import pytest
 from django.utils import timezone
 
 from accounts.models import ApiKey, Organization, User
-from tests.templates_app.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+from tests.templates_app.conftest import ARTIFACTS
 from webhooks.models import WebhookAttempt, WebhookDelivery
 from webhooks.services import event_emit
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "pw-settings-123456789"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API runs an event loop in this thread; the test's ORM calls are sync.
-    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
-        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
 
 
 def call_api(base_url: str, raw_key: str) -> int:

@@ -13,25 +13,12 @@ from django.contrib.auth.models import Permission
 
 from accounts.models import Organization, User
 from accounts.services import member_add
-from tests.templates_app.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, PASSWORD
+from tests.templates_app.conftest import ARTIFACTS, PASSWORD
 from workflows.demo import demo_workflow_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SHOTS = ARTIFACTS / "workflows"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
-        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

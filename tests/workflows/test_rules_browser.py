@@ -3,30 +3,15 @@ Chromium, on a webform page that has those fields, and gives the server's messag
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from accounts.models import Organization
-from tests.templates_app.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.workflows.test_rules import CASES, FIELDS, message
 from workflows.services import workflow_import
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
-        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
 
 
 def test_form_js_gives_the_servers_message_for_every_case(

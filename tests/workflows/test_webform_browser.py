@@ -25,7 +25,7 @@ from accounts.models import Organization
 from templates_app.models import PdfTemplate
 from tests.conftest import basic_auth
 from tests.pdfcheck import text_in_rect, words
-from tests.templates_app.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+from tests.templates_app.conftest import ARTIFACTS
 from workflows.models import Submission, Webform, WebformSubmission, Workflow
 from workflows.services import workflow_import
 
@@ -91,19 +91,6 @@ def embedder() -> Iterator[str]:
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
-        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture
