@@ -593,14 +593,3 @@ def packet_remove(*, identity: ApiIdentity, eid: str) -> bool:
         raise Conflict("A completed packet is kept; it cannot be removed.")
     packet.delete()
     return True
-
-
-def pdf_page_sizes(pdf: bytes) -> list[tuple[float, float, float, float, int]]:
-    """(x0, y0, x1, y1, rotate) of each page's MediaBox, for placing fields on the page."""
-    with open_pdf(pdf) as document:
-        out = []
-        for page in document.pages:
-            box = [float(v) for v in page.mediabox]
-            rotate = int(page.obj.get("/Rotate", 0)) % 360
-            out.append((box[0], box[1], box[2], box[3], rotate))
-        return out
