@@ -27,7 +27,7 @@ from django.urls import path, reverse
 from accounts.models import Organization
 from accounts.staff import staff_organizations
 from core.errors import ServiceError, ValidationFailed
-from templates_app import editor, rename, services
+from templates_app import editor, rename, replace_pdf, services, upload_stash
 from templates_app.engine.describe import example_data
 from templates_app.forms import FieldRowForm, FieldRowFormSet, StyleForm, TemplateUploadForm
 from templates_app.models import PdfTemplate, TemplateVersion
@@ -135,7 +135,7 @@ class PdfTemplateAdmin(admin.ModelAdmin):
     readonly_fields = ["eid", "organization", "created_at", "updated_at"]
     fields = ["title", "is_template", "eid", "organization", "created_at", "updated_at"]
     inlines = [VersionInline]
-    actions = ["publish_working_versions"]
+    actions = ["publish_working_versions", "duplicate_templates"]
 
     # --- tenancy ---------------------------------------------------------------------------
     def get_queryset(self, request: HttpRequest) -> QuerySet[PdfTemplate]:
@@ -155,13 +155,13 @@ class PdfTemplateAdmin(admin.ModelAdmin):
 
         class UploadForm(TemplateUploadForm):
             def __init__(self, *args: Any, **inner: Any) -> None:
-                super().__init__(*args, organizations=organizations, **inner)
+                super().__init__(*args, organizations=organizations, user=request.user, **inner)
 
         return UploadForm
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         if obj is None:
-            return ["organization", "title", "is_template", "pdf", "publish"]
+            return ["organization", "title", "is_template", "pdf", "kept_pdf", "publish"]
         return super().get_fields(request, obj)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
@@ -182,6 +182,8 @@ class PdfTemplateAdmin(admin.ModelAdmin):
             publish=data["publish"],
             is_template=data["is_template"],
         )
+        if form.kept is not None:
+            upload_stash.discard(form.kept)
         # The admin continues with ``obj`` (messages, redirect): make it the created row.
         obj.pk, obj.eid, obj.title = created.pk, created.eid, created.title
 
@@ -202,6 +204,40 @@ class PdfTemplateAdmin(admin.ModelAdmin):
     ) -> None:
         for template in queryset:
             self._publish(request, template)
+
+    # --- duplicate --------------------------------------------------------------------------
+    @admin.action(description="Duplicate (copy the working version)", permissions=["add"])
+    def duplicate_templates(self, request: HttpRequest, queryset: QuerySet[PdfTemplate]) -> None:
+        for template in queryset:
+            self._duplicate(request, template)
+
+    def _duplicate(self, request: HttpRequest, template: PdfTemplate) -> PdfTemplate:
+        copy = services.template_duplicate(template=template)
+        messages.success(
+            request,
+            f"Copied “{template}” as “{copy.title}”: its working version, unpublished.",
+        )
+        return copy
+
+    def duplicate_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        if request.method != "POST":
+            return HttpResponse(status=405)
+        template = self._template_for_change(request, object_id)
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        copy = self._duplicate(request, template)
+        return HttpResponseRedirect(
+            reverse("admin:templates_app_pdftemplate_change", args=[copy.pk])
+        )
+
+    def replace_pdf_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Give the template a new PDF (templates_app/replace_pdf.py)."""
+        if request.method not in ("GET", "POST"):
+            return HttpResponse(status=405)
+        template = self._template_for_change(request, object_id)
+        return replace_pdf.replace_pdf_page(
+            request, template, admin_context=self.admin_site.each_context(request)
+        )
 
     def _publish(self, request: HttpRequest, template: PdfTemplate) -> None:
         try:
@@ -228,6 +264,16 @@ class PdfTemplateAdmin(admin.ModelAdmin):
                 "<path:object_id>/aliases/",
                 self.admin_site.admin_view(self.aliases_view),
                 name="templates_app_pdftemplate_aliases",
+            ),
+            path(
+                "<path:object_id>/duplicate/",
+                self.admin_site.admin_view(self.duplicate_view),
+                name="templates_app_pdftemplate_duplicate",
+            ),
+            path(
+                "<path:object_id>/replace-pdf/",
+                self.admin_site.admin_view(self.replace_pdf_view),
+                name="templates_app_pdftemplate_replace_pdf",
             ),
         ]
         editor_urls = [
@@ -401,6 +447,8 @@ class PdfTemplateAdmin(admin.ModelAdmin):
             ("test_fill_url", "test_fill"),
             ("editor_url", "editor"),
             ("aliases_url", "aliases"),
+            ("duplicate_url", "duplicate"),
+            ("replace_pdf_url", "replace_pdf"),
         ):
             extra_context[key] = reverse(
                 f"admin:templates_app_pdftemplate_{name}", args=[object_id]

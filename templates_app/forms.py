@@ -17,12 +17,23 @@ from core.resources import font_library
 from templates_app.engine.pdf_import import ImportRefused, import_pdf
 from templates_app.models import PdfTemplate
 from templates_app.services import MAX_PDF_BYTES
+from templates_app.upload_stash import StashedPdf, stash_pdf, stashed_pdf
 
 BLANK = [("", "—")]
 
 
 class TemplateUploadForm(forms.ModelForm):
-    pdf = forms.FileField(label="PDF", help_text="Its form fields become the template's fields.")
+    """Upload a PDF; its form fields become the new template's fields.
+
+    The organization is preselected when the person has only one. A PDF that passed its checks
+    is kept (templates_app.upload_stash) when another field is wrong, so it need not be chosen
+    again: the file input is then optional and a hidden field names the kept file.
+    """
+
+    pdf = forms.FileField(
+        label="PDF", required=False, help_text="Its form fields become the template's fields."
+    )
+    kept_pdf = forms.CharField(required=False, widget=forms.HiddenInput)
     publish = forms.BooleanField(
         required=False, help_text="Publish the imported fields as version 1."
     )
@@ -32,25 +43,79 @@ class TemplateUploadForm(forms.ModelForm):
         fields = ["organization", "title", "is_template"]
 
     def __init__(
-        self, *args: Any, organizations: QuerySet[Organization] | None = None, **kwargs: Any
+        self,
+        *args: Any,
+        organizations: QuerySet[Organization] | None = None,
+        user: Any = None,
+        **kwargs: Any,
     ):
         super().__init__(*args, **kwargs)
+        self.user_id = getattr(user, "pk", None)
+        self.pdf_title = ""
+        self.kept: StashedPdf | None = None  # the kept PDF this submission used
+        self._new_upload: tuple[bytes, str] | None = None
         if organizations is not None:
             self.fields["organization"].queryset = organizations
+            only = _only_organization(organizations, user)
+            if only is not None:
+                self.fields["organization"].initial = only.pk
         self.fields["title"].required = False
 
     def clean_pdf(self) -> bytes:
         upload = self.cleaned_data["pdf"]
+        if not upload:
+            return self._kept_pdf()
         if upload.size > MAX_PDF_BYTES:
             raise forms.ValidationError(f"The PDF is larger than {MAX_PDF_BYTES} bytes.")
         data = upload.read()
+        name = Path(upload.name or "").name
+        self._check(data)
+        self._new_upload = (data, name)
         # Without a title, the template is named after the file.
-        self.pdf_title = Path(upload.name or "").stem
+        self.pdf_title = Path(name).stem
+        return data
+
+    def _kept_pdf(self) -> bytes:
+        token = self.data.get(self.add_prefix("kept_pdf")) or ""
+        kept = stashed_pdf(token, user_id=self.user_id) if token and self.user_id else None
+        if kept is None:
+            raise forms.ValidationError("Choose a PDF.", code="required")
+        self.kept = kept
+        self.pdf_title = Path(kept.name).stem
+        return kept.data
+
+    @staticmethod
+    def _check(data: bytes) -> None:
         try:
             import_pdf(data)  # the same import the save runs; here only to report problems
         except ImportRefused as refused:
             raise forms.ValidationError(str(refused)) from None
-        return data
+
+    def full_clean(self) -> None:
+        super().full_clean()
+        if not self.is_bound or not self._errors or "pdf" in self._errors:
+            return
+        if self._new_upload is not None and self.user_id is not None:
+            data, name = self._new_upload
+            self.kept = stash_pdf(data=data, name=name, user_id=self.user_id)
+        if self.kept is not None:
+            self.data = self.data.copy()
+            self.data[self.add_prefix("kept_pdf")] = self.kept.token
+            kept = f"Kept: {self.kept.name}. Choose a file only to upload another one."
+            self.fields["pdf"].help_text = kept
+            self["pdf"].help_text = kept  # the bound field may have been made already
+
+
+def _only_organization(organizations: QuerySet[Organization], user: Any) -> Organization | None:
+    """The organization to preselect: the only one offered, else the only one ``user`` is a
+    member of (a superuser is offered all of them)."""
+    offered = list(organizations[:2])
+    if len(offered) == 1:
+        return offered[0]
+    if user is None or not getattr(user, "pk", None):
+        return None
+    mine = list(organizations.filter(membership__user=user)[:2])
+    return mine[0] if len(mine) == 1 else None
 
 
 class StyleRules(forms.Form):

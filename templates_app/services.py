@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,8 @@ from templates_app.engine.validation import validate_template_json
 from templates_app.models import PdfTemplate, TemplateVersion
 
 logger = logging.getLogger(__name__)
+
+_FIELD_PROBLEM = re.compile(r"^fields\.(\d+)(?:\.|$)")
 
 WORKING_VERSION = -1
 LATEST_PUBLISHED = -2
@@ -207,6 +210,84 @@ def template_publish(*, template: PdfTemplate) -> TemplateVersion:
     )
     locked.save(update_fields=["updated_at"])
     return published
+
+
+def spec_without_fields(spec: dict[str, Any], dropped_ids: set[str]) -> dict[str, Any]:
+    """``spec`` without the fields ``dropped_ids``; an array loses them too and goes when empty."""
+    fields = [f for f in spec.get("fields", []) if f["id"] not in dropped_ids]
+    arrays = []
+    for array in spec.get("arrays", []):
+        ids = [i for i in array["fieldIds"] if i not in dropped_ids]
+        if ids:
+            arrays.append({**array, "fieldIds": ids})
+    return {**spec, "fields": fields, "arrays": arrays}
+
+
+@transaction.atomic
+def template_duplicate(*, template: PdfTemplate, title: str | None = None) -> PdfTemplate:
+    """A new, unpublished template of the same organization whose working version is a copy of
+    ``template``'s working version (its PDF stored again, under the copy's own name)."""
+    source = working_version(template)
+    copy = PdfTemplate.objects.create(
+        organization=template.organization,
+        title=(title or f"{template.title} (copy)")[:255],
+        is_template=template.is_template,
+    )
+    stored_path, sha = _store_pdf(copy, version_pdf(source))
+    TemplateVersion.objects.create(
+        template=copy, number=None, pdf_path=stored_path, pdf_sha256=sha, spec=source.spec
+    )
+    return copy
+
+
+@dataclass(frozen=True)
+class PdfReplaced:
+    version: TemplateVersion
+    # The fields (as spec JSON) that no longer fit the new pages, so were left out.
+    dropped: list[dict[str, Any]]
+
+
+def template_replace_pdf(
+    *, template: PdfTemplate, pdf: bytes, keep_fields: bool = True
+) -> PdfReplaced:
+    """Give the working version a new PDF.
+
+    With ``keep_fields``, the template's fields stay where they still fit the new pages (their
+    page exists and every box of theirs lies inside it) and the others are dropped and reported;
+    without, the new PDF's own form fields replace them. Style is kept either way. A refused PDF
+    changes nothing.
+    """
+    if len(pdf) > MAX_PDF_BYTES:
+        raise ValidationFailed.single("file", f"The PDF is larger than {MAX_PDF_BYTES} bytes.")
+    try:
+        imported = import_pdf(pdf)
+    except EngineError as error:
+        raise_for_engine_error(error)
+    new = imported.spec.to_json()
+    with transaction.atomic():
+        version = TemplateVersion.objects.select_for_update().get(
+            template=template, number__isnull=True
+        )
+        old = version.spec
+        if keep_fields:
+            spec = {**old, "pages": new["pages"]}
+            # The one validator says what no longer fits: a field's problems are all under
+            # "fields.<index>", and the spec was valid on the old pages.
+            misfits = {
+                int(match.group(1))
+                for problem in validate_template_json(spec)
+                if (match := _FIELD_PROBLEM.match(problem.path))
+            }
+            dropped = [f for i, f in enumerate(old["fields"]) if i in misfits]
+            spec = spec_without_fields(spec, {f["id"] for f in dropped})
+        else:
+            spec = {**new, "style": old.get("style", {})}
+            dropped = []
+        version.pdf_path, version.pdf_sha256 = _store_pdf(template, imported.pdf)
+        version.spec = TemplateSpec.from_json(spec).to_json()
+        version.save(update_fields=["pdf_path", "pdf_sha256", "spec", "updated_at"])
+        template.save(update_fields=["updated_at"])
+    return PdfReplaced(version=version, dropped=dropped)
 
 
 @dataclass(frozen=True)
