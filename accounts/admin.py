@@ -1,4 +1,8 @@
-"""Admin for organizations, members and API keys. A new key is shown once, in a message.
+"""Admin for organizations, members and API keys.
+
+A new API key is made with a button in the "API keys" section of the organization's page, which
+answers with a page that shows the key once (it is stored only as a hash); the organization
+list's actions make keys in bulk and answer with the same page, one key per organization.
 
 Every page, action, filter and lookup is scoped by ``accounts.staff``: a staff user who is not a
 superuser sees only their organizations and what belongs to them, and changes, acts on or
@@ -10,12 +14,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import quote, unquote
 from django.contrib.auth.admin import UserAdmin
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotAllowed,
+    HttpResponseRedirect,
+)
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
 
 from accounts.login_guard import GuardedAdminAuthenticationForm
 from accounts.models import ApiKey, Membership, Organization, PayloadKeyPair, User
@@ -137,19 +152,99 @@ class AccountUserAdmin(UserAdmin):
             member_add(organization=organization, user=obj, role=Membership.Role.MEMBER)
 
 
-def _create_key(request: HttpRequest, queryset: QuerySet[Organization], kind: str) -> None:
+KEY_NAME_MAX = ApiKey._meta.get_field("name").max_length
+# The organization's page lists this many of its newest keys; the key list has them all.
+KEYS_LISTED = 20
+
+
+def _key_create(
+    request: HttpRequest, organization: Organization, kind: str, name: str = ""
+) -> tuple[ApiKey, str]:
+    """Make one key of ``organization`` for the admin user; return it with the raw key.
+
+    The one place the admin makes keys (the button and the actions). The key acts for the admin
+    user if they are a member, else for the owner (``api_key_create``). The raw key is only
+    returned: the caller shows it once and neither stores nor logs it.
+    """
+    member = request.user if organization.members.filter(pk=request.user.pk).exists() else None
+    api_key, raw_key = api_key_create(
+        organization=organization,
+        kind=kind,
+        name=(name or f"created by {request.user}")[:KEY_NAME_MAX],
+        user=member,
+    )
+    # The admin's history of the key; its text is the prefix only (ApiKey.__str__).
+    admin.site.get_model_admin(ApiKey).log_addition(request, api_key, [{"added": {}}])
+    return api_key, raw_key
+
+
+def _keys_shown_once(
+    request: HttpRequest,
+    model_admin: admin.ModelAdmin,
+    created: list[tuple[Organization, ApiKey, str]],
+) -> TemplateResponse:
+    """The page that shows new keys, this once: never a URL, a message (messages live in the
+    session or a cookie) or a log. ``admin_view`` marks it ``Cache-Control: no-store``."""
+    site = model_admin.admin_site
+
+    def change_url(organization: Organization) -> str:
+        return reverse(
+            "admin:accounts_organization_change",
+            args=[quote(organization.pk)],
+            current_app=site.name,
+        )
+
+    request.current_app = site.name
+    only = created[0][0] if len(created) == 1 else None
+    context = {
+        **site.each_context(request),
+        "title": f"New API key of {only}" if only else "New API keys",
+        "opts": model_admin.opts,
+        "original": only,
+        "change_url": change_url(only) if only else "",
+        "has_view_permission": model_admin.has_view_permission(request, only),
+        "created": [
+            {
+                "organization": organization,
+                "api_key": api_key,
+                "raw_key": raw_key,
+                "change_url": change_url(organization),
+            }
+            for organization, api_key, raw_key in created
+        ],
+    }
+    return TemplateResponse(request, "admin/accounts/organization/api_key_created.html", context)
+
+
+def _create_key(
+    request: HttpRequest,
+    model_admin: admin.ModelAdmin,
+    queryset: QuerySet[Organization],
+    kind: str,
+) -> TemplateResponse | None:
     if not _manages(request, queryset):
-        return
-    for organization in queryset:
-        member = request.user if organization.members.filter(pk=request.user.pk).exists() else None
-        _, raw_key = api_key_create(
-            organization=organization, kind=kind, name=f"created by {request.user}", user=member
-        )
-        messages.warning(
-            request,
-            f"New {kind} API key for {organization.slug}: {raw_key} "
-            "(copy it now: it is stored only as a hash and will not be shown again).",
-        )
+        return None
+    created = [
+        (organization, *_key_create(request, organization, kind)) for organization in queryset
+    ]
+    return _keys_shown_once(request, model_admin, created) if created else None
+
+
+class _KeyCreateForm(forms.Form):
+    """The organization page's "Create … key" buttons: the button sends ``kind``."""
+
+    name = forms.CharField(
+        required=False,
+        max_length=KEY_NAME_MAX,
+        error_messages={"max_length": f"A key's name has at most {KEY_NAME_MAX} characters."},
+    )
+    kind = forms.ChoiceField(
+        choices=ApiKey.Kind.choices,
+        error_messages={
+            "required": "Choose a development or a production key.",
+            "invalid_choice": "Choose a development or a production key.",
+        },
+    )
 
 
 @admin.register(Organization)
@@ -178,15 +273,92 @@ class OrganizationAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return super().has_delete_permission(request, obj) and _may_manage(request, obj)
 
+    def get_urls(self) -> list[URLPattern]:
+        # Before the default URLs, whose "<path:object_id>/" would take this one.
+        return [
+            path(
+                "<path:object_id>/api-keys/create/",
+                self.admin_site.admin_view(self.create_key_view),
+                name="accounts_organization_create_key",
+            ),
+            *super().get_urls(),
+        ]
+
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Organization | None = None,
+    ) -> HttpResponse:
+        # The "API keys" section, for those who may make keys: owners and admins.
+        if obj is not None and change and self.has_change_permission(request, obj):
+            context["api_keys"] = self._api_keys_section(request, obj)
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+    def _api_keys_section(self, request: HttpRequest, organization: Organization) -> dict:
+        keys = organization.api_keys.all()
+        key_admin = self.admin_site.get_model_admin(ApiKey)
+        may_view_keys = key_admin.has_view_or_change_permission(request)
+        changelist = reverse("admin:accounts_apikey_changelist", current_app=self.admin_site.name)
+        return {
+            "listed": keys.order_by("-created_at")[:KEYS_LISTED],
+            "count": keys.count(),
+            "create_url": reverse(
+                "admin:accounts_organization_create_key",
+                args=[quote(organization.pk)],
+                current_app=self.admin_site.name,
+            ),
+            "name_max": KEY_NAME_MAX,
+            "may_view_keys": may_view_keys,
+            "changelist_url": (
+                f"{changelist}?{urlencode({'organization__id__exact': organization.pk})}"
+                if may_view_keys
+                else ""
+            ),
+        }
+
+    def create_key_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """POST from the organization's page: make a key and show it once, on this response.
+
+        The key is in this page only: never in a URL, a message (stored in the session or a
+        cookie) or a log. ``admin_view`` marks the page ``Cache-Control: no-store``.
+        """
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        organization = self.get_object(request, unquote(object_id))
+        if organization is None:
+            raise Http404("No such organization.")
+        if not self.has_change_permission(request, organization):
+            raise PermissionDenied
+        change_url = reverse(
+            "admin:accounts_organization_change",
+            args=[quote(organization.pk)],
+            current_app=self.admin_site.name,
+        )
+        form = _KeyCreateForm(request.POST)
+        if not form.is_valid():
+            problems = " ".join(error for errors in form.errors.values() for error in errors)
+            messages.error(request, f"No key was created. {problems}")
+            return HttpResponseRedirect(f"{change_url}#api-keys")
+        api_key, raw_key = _key_create(
+            request, organization, form.cleaned_data["kind"], form.cleaned_data["name"]
+        )
+        return _keys_shown_once(request, self, [(organization, api_key, raw_key)])
+
     @admin.action(description="Create a development API key", permissions=["change"])
     def create_development_key(
         self, request: HttpRequest, queryset: QuerySet[Organization]
-    ) -> None:
-        _create_key(request, queryset, ApiKey.Kind.DEVELOPMENT)
+    ) -> TemplateResponse | None:
+        return _create_key(request, self, queryset, ApiKey.Kind.DEVELOPMENT)
 
     @admin.action(description="Create a production API key", permissions=["change"])
-    def create_production_key(self, request: HttpRequest, queryset: QuerySet[Organization]) -> None:
-        _create_key(request, queryset, ApiKey.Kind.PRODUCTION)
+    def create_production_key(
+        self, request: HttpRequest, queryset: QuerySet[Organization]
+    ) -> TemplateResponse | None:
+        return _create_key(request, self, queryset, ApiKey.Kind.PRODUCTION)
 
     @admin.action(
         description="Create (or replace) the inbound payload key pair", permissions=["change"]
@@ -260,7 +432,7 @@ class ApiKeyAdmin(_OrganizationOwnedAdmin):
     actions = ["revoke"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        # Keys are made by the organization actions, which can show the key once.
+        # Keys are made on the organization's page (or by its actions), which show the key once.
         return False
 
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any):
