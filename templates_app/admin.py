@@ -8,7 +8,6 @@ one add pages to a template (fill: the test fill and the editor's preview) throu
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,18 +20,15 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import render
 from django.urls import path, reverse
 
 from accounts.models import Organization
 from accounts.staff import staff_organizations
-from core.errors import ServiceError, ValidationFailed
-from templates_app import editor, rename, replace_pdf, services, upload_stash
+from core.errors import ServiceError
+from templates_app import editor, fields_page, rename, replace_pdf, services, upload_stash
 from templates_app.engine.describe import example_data
-from templates_app.forms import FieldRowForm, FieldRowFormSet, StyleForm, TemplateUploadForm
+from templates_app.forms import TemplateUploadForm
 from templates_app.models import PdfTemplate, TemplateVersion
-
-_FIELD_PATH = re.compile(r"^fields\.(\d+)(?:\.(.*))?$")
 
 # The API key is never shown in the admin (only its hash is stored): the call names a placeholder.
 API_KEY_PLACEHOLDER = "YOUR_API_KEY"
@@ -352,90 +348,12 @@ class PdfTemplateAdmin(admin.ModelAdmin):
         )
 
     def fields_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        """Edit the working version's document style and the fields of one page."""
+        """Edit the working version's document style and the fields of one page
+        (templates_app/fields_page.py)."""
         template = self._template_for_change(request, object_id)
-        version = services.working_version(template)
-        spec = version.spec
-        page_count = len(spec["pages"])
-        try:
-            page = int(request.GET.get("page", 0))
-        except ValueError:
-            page = 0
-        page = max(0, min(page, page_count - 1))
-        on_page = [f for f in spec["fields"] if f.get("page", 0) == page]
-
-        if request.method == "POST":
-            style_form = StyleForm(request.POST, prefix="style")
-            formset = FieldRowFormSet(request.POST, prefix="fields")
-            if (
-                style_form.is_valid()
-                and formset.is_valid()
-                and self._save_fields(request, template, spec, page, style_form, formset)
-            ):
-                url = reverse("admin:templates_app_pdftemplate_fields", args=[template.pk])
-                return HttpResponseRedirect(f"{url}?page={page}")
-        else:
-            style_form = StyleForm(initial=spec.get("style", {}), prefix="style")
-            formset = FieldRowFormSet(
-                initial=[FieldRowForm.initial_for(f) for f in on_page], prefix="fields"
-            )
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "original": template,
-            "title": f"Fields of {template.title}",
-            "style_form": style_form,
-            "formset": formset,
-            "page": page,
-            "pages": range(page_count),
-            "page_size": spec["pages"][page],
-            "arrays": spec.get("arrays", []),
-        }
-        return render(request, "admin/templates_app/pdftemplate/fields.html", context)
-
-    def _save_fields(
-        self,
-        request: HttpRequest,
-        template: PdfTemplate,
-        spec: dict[str, Any],
-        page: int,
-        style_form: StyleForm,
-        formset: Any,
-    ) -> bool:
-        kept_forms = [f for f in formset.forms if f.has_changed() or f.initial]
-        kept_forms = [
-            f for f in kept_forms if not (formset.can_delete and f.cleaned_data.get("DELETE"))
-        ]
-        kept_forms = [f for f in kept_forms if f.cleaned_data.get("id")]
-        edited = [form.field_json(page) for form in kept_forms]
-        # The name a field had in its imported PDF is not on this form: keep it.
-        names = {f["id"]: f["name"] for f in spec["fields"] if f.get("name")}
-        edited = [{**f, "name": names[f["id"]]} if f["id"] in names else f for f in edited]
-        others = [f for f in spec["fields"] if f.get("page", 0) != page]
-        fields = others + edited
-        remaining = {f["id"] for f in fields}
-        arrays = []
-        for array in spec.get("arrays", []):
-            ids = [i for i in array["fieldIds"] if i in remaining]
-            if ids:
-                arrays.append({**array, "fieldIds": ids})
-        new_spec = {**spec, "fields": fields, "arrays": arrays, "style": style_form.style_json()}
-        try:
-            services.template_update_working(template=template, spec=new_spec)
-        except ValidationFailed as failure:
-            for problem in failure.fields:
-                match = _FIELD_PATH.match(problem.property)
-                index = int(match.group(1)) - len(others) if match else -1
-                if 0 <= index < len(kept_forms):
-                    kept_forms[index].add_error(
-                        None, f"{match.group(2) or 'field'}: {problem.message}"
-                    )
-                else:
-                    style_form.add_error(None, f"{problem.property}: {problem.message}")
-            messages.error(request, "Not saved: correct the errors below.")
-            return False
-        messages.success(request, f"Saved the fields of page {page + 1}.")
-        return True
+        return fields_page.fields_page(
+            request, template, admin_context=self.admin_site.each_context(request)
+        )
 
     def change_view(
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None

@@ -9,7 +9,7 @@ import pytest
 from core.engine.problems import Problem
 from core.engine.style import parse_style
 from core.errors import ValidationFailed
-from templates_app.forms import StyleForm
+from templates_app.field_forms import StyleForm
 from templates_app.models import PdfTemplate
 from templates_app.services import (
     default_version_of,
