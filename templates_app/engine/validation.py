@@ -125,23 +125,31 @@ def _check_field(
         out.append(Problem(f"{path}.rotation", "Must be 0, 90, 180 or 270."))
 
     boxes = field.get("boxes")
+    # Every type may limit its length; only box fields tie the limit to their box count.
+    max_length = field.get("maxLength")
+    max_length_valid = max_length is None or (
+        isinstance(max_length, int) and not isinstance(max_length, bool) and max_length >= 1
+    )
+    if not max_length_valid:
+        out.append(Problem(f"{path}.maxLength", "Must be a positive integer."))
     if kind in ("charList", "textWrap"):
         if not isinstance(boxes, list) or not boxes:
             out.append(Problem(f"{path}.boxes", f"A {kind} field needs at least one box."))
         else:
             for index, box in enumerate(boxes):
                 _check_rect(box, f"{path}.boxes.{index}", page, out)
-        max_length = field.get("maxLength")
-        if max_length is not None:
-            if not isinstance(max_length, int) or max_length < 1:
-                out.append(Problem(f"{path}.maxLength", "Must be a positive integer."))
-            elif isinstance(boxes, list) and len(boxes) != max_length:
-                out.append(
-                    Problem(
-                        f"{path}.boxes",
-                        f"Box count mismatch: {len(boxes)} boxes for maxLength {max_length}.",
-                    )
+        if (
+            max_length is not None
+            and max_length_valid
+            and isinstance(boxes, list)
+            and len(boxes) != max_length
+        ):
+            out.append(
+                Problem(
+                    f"{path}.boxes",
+                    f"Box count mismatch: {len(boxes)} boxes for maxLength {max_length}.",
                 )
+            )
     elif boxes:
         out.append(Problem(f"{path}.boxes", "Only charList and textWrap fields have boxes."))
 
