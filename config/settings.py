@@ -334,6 +334,9 @@ SEAL_RETRY_DELAYS = [
 ]
 # Largest PDF the verification page and POST /api/v1/verify accept (kept in memory, never stored).
 VERIFY_MAX_BYTES = env.int("VERIFY_MAX_BYTES", default=25 * 1_048_576)
+# Verifications a client address may run on the public /verify page per minute (each one parses
+# a PDF and checks its signatures; the API's /api/v1/verify counts against the caller's key).
+VERIFY_PAGE_PER_MINUTE = env.int("VERIFY_PAGE_PER_MINUTE", default=20)
 
 # --- Logging ------------------------------------------------------------------------------------
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")

@@ -1,6 +1,8 @@
 """The public verification page, /verify: upload a PDF, read what its signatures say.
 
-No account is needed and nothing is kept (esign.verify). The form is protected against
+No account is needed and nothing is kept (esign.verify). Each client address may verify
+VERIFY_PAGE_PER_MINUTE files a minute: a check costs a PDF parse and every signature's
+cryptography, and nobody's key pays for it. The form is protected against
 cross-site posting like any other: the CSRF check runs after the upload handlers are replaced,
 because reading the token parses the body, and Django would otherwise buffer a large file to a
 temporary file on disk first.
@@ -11,11 +13,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods
 
+from accounts.login_guard import client_address
+from accounts.ratelimit import rate_limit_hit
 from core.errors import RequestTooLarge, ValidationFailed
 from esign.verify import (
     Verification,
@@ -83,12 +88,38 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
 @require_http_methods(["GET", "HEAD", "POST"])
 def verify_page(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
+        refused = _over_the_rate(request)
+        if refused is not None:
+            return refused
         try:
             check_declared_size(request)
         except RequestTooLarge:
             return _page(request, 413, error=too_large_message())
         request.upload_handlers = in_memory_upload_handlers(request)
     return _verify(request)
+
+
+def _over_the_rate(request: HttpRequest) -> HttpResponse | None:
+    """429 when this address has used its verifications of the minute; counted before any of
+    the body is read."""
+    if not settings.RATE_LIMIT_ENABLED:
+        return None
+    decision = rate_limit_hit(
+        bucket=f"verify-page:{client_address(request)}",
+        limit=settings.VERIFY_PAGE_PER_MINUTE,
+        interval_ms=60_000,
+    )
+    if decision.allowed:
+        return None
+    wait = decision.retry_after_seconds
+    response = _page(
+        request,
+        429,
+        error=f"Too many files verified from your address in the last minute. Try again in"
+        f" {wait} second{'s' if wait != 1 else ''}.",
+    )
+    response["Retry-After"] = str(wait)
+    return response
 
 
 @csrf_protect

@@ -285,3 +285,23 @@ def test_verification_needs_no_hsm_session_when_the_chain_is_in_a_file(
 
     settings.SEAL_CERT_CHAIN_FILE = ""  # the roots would come from the token, which is away
     assert trust_roots() == []
+
+
+def test_the_page_limits_verifications_per_client_address(settings: Any) -> None:
+    settings.VERIFY_PAGE_PER_MINUTE = 2
+    client = Client(REMOTE_ADDR="203.0.113.9")
+    answers = [client.post("/verify", {"file": pdf_upload()}) for _ in range(3)]
+
+    assert [a.status_code for a in answers] == [200, 200, 429]
+    refused = answers[2]
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert "Too many files verified from your address" in page_text(refused)
+    # Another address has its own count.
+    other = Client(REMOTE_ADDR="203.0.113.10").post("/verify", {"file": pdf_upload()})
+    assert other.status_code == 200
+
+
+def pdf_upload() -> io.BytesIO:
+    upload = io.BytesIO(three_pages())
+    upload.name = "document.pdf"
+    return upload
