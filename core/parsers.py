@@ -29,7 +29,7 @@ def decode_json(raw: bytes) -> Any:
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValidationFailed.single("", f"Malformed JSON body: {_describe(exc)}") from exc
     except RecursionError:
-        raise ValidationFailed.single("", _too_deep(settings.API_JSON_MAX_DEPTH)) from None
+        raise ValidationFailed.single("", too_deep(settings.API_JSON_MAX_DEPTH)) from None
     check_json_value(value, max_depth=settings.API_JSON_MAX_DEPTH)
     return value
 
@@ -40,7 +40,7 @@ def _describe(exc: Exception) -> str:
     return "the body is not UTF-8 JSON"
 
 
-def _too_deep(max_depth: int) -> str:
+def too_deep(max_depth: int) -> str:
     return f"The JSON is nested too deeply: at most {max_depth} levels of arrays and objects."
 
 
@@ -79,7 +79,7 @@ def check_json_value(value: Any, *, max_depth: int, prefix: str = "") -> None:
         else:
             continue
         if depth >= max_depth:
-            raise ValidationFailed.single(prefix, _too_deep(max_depth))
+            raise ValidationFailed.single(prefix, too_deep(max_depth))
         for key, child in children:
             if isinstance(key, str) and _has_lone_surrogate(key):
                 raise ValidationFailed.single(".".join(path), _LONE_SURROGATE_KEY)
@@ -123,7 +123,7 @@ def decode_part(value: str, name: str = "") -> Any:
     except ValueError:
         decoded = value
     except RecursionError:
-        raise ValidationFailed.single(name, _too_deep(settings.API_JSON_MAX_DEPTH)) from None
+        raise ValidationFailed.single(name, too_deep(settings.API_JSON_MAX_DEPTH)) from None
     check_json_value(decoded, max_depth=settings.API_JSON_MAX_DEPTH, prefix=name)
     return decoded
 

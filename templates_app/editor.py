@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.templatetags.static import static
@@ -32,6 +33,7 @@ from core.engine.field_types import field_types_json
 from core.engine.fonts import BUILTIN_FAMILIES
 from core.engine.template_spec import ALIGNMENTS, FONT_WEIGHTS
 from core.errors import ServiceError, ValidationFailed
+from core.parsers import check_json_value, too_deep
 from templates_app import services
 from templates_app.engine.describe import example_data
 from templates_app.models import PdfTemplate
@@ -46,11 +48,17 @@ def error_response(error: ServiceError) -> JsonResponse:
 
 
 def json_body(request: HttpRequest) -> dict[str, Any]:
-    """The request's JSON object; anything else is a ValidationFailed naming the body."""
+    """The request's JSON object; anything else is a ValidationFailed naming the body.
+
+    Nested no deeper than the API allows (core.parsers): the validator and the fill walk it.
+    """
     try:
         body = json.loads(request.body or b"{}")
     except (ValueError, UnicodeDecodeError):
         raise ValidationFailed.single("body", "The body is not valid JSON.") from None
+    except RecursionError:
+        raise ValidationFailed.single("body", too_deep(settings.API_JSON_MAX_DEPTH)) from None
+    check_json_value(body, max_depth=settings.API_JSON_MAX_DEPTH, prefix="body")
     if not isinstance(body, dict):
         raise ValidationFailed.single("body", "The body must be a JSON object.")
     return body

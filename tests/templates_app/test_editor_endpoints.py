@@ -190,6 +190,23 @@ def test_a_malformed_body_is_a_validation_error(
     assert response.json() == {"name": "ValidationError", "fields": [problem]}
 
 
+@pytest.mark.parametrize("depth", [300, 100_000])
+def test_a_body_nested_too_deep_is_a_validation_error(
+    member_client: Client, fw9_template, depth: int, settings
+) -> None:
+    body = b'{"spec": ' + b"[" * depth + b"]" * depth + b"}"
+
+    response = member_client.post(
+        url("editor_spec", fw9_template), data=body, content_type="application/json"
+    )
+
+    assert response.status_code == 400
+    [problem] = response.json()["fields"]
+    assert problem["property"].startswith("body")
+    assert "nested too deeply" in problem["message"]
+    assert services.working_version(fw9_template).spec["fields"]
+
+
 def test_saving_needs_the_csrf_token(member, fw9_template) -> None:
     client = Client(enforce_csrf_checks=True)
     client.force_login(member)
