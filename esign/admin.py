@@ -83,6 +83,8 @@ class PacketAdmin(admin.ModelAdmin):
         "seal_retry_at",
         "seal_error",
         "audit_trail_sha256",
+        "merge_pdfs",
+        "merged_sha256",
     ]
     fields = readonly_fields
     inlines = [DocumentInline, SignerInline, AuditInline]

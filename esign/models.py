@@ -59,6 +59,9 @@ class Packet(models.Model):
     sealed_at = models.DateTimeField(null=True, blank=True)
     audit_trail_path = models.CharField(max_length=300, blank=True)
     audit_trail_sha256 = models.CharField(max_length=64, blank=True, db_index=True)
+    # With merge_pdfs, every document's pages in one sealed PDF: what the download holds.
+    merged_path = models.CharField(max_length=300, blank=True)
+    merged_sha256 = models.CharField(max_length=64, blank=True, db_index=True)
 
     class Meta:
         ordering = ["-created_at"]

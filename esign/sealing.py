@@ -27,6 +27,7 @@ import re
 import secrets
 import shutil
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,6 +41,7 @@ from django.utils import timezone
 from accounts.models import Organization
 from core.background import enqueue_on_commit, retry_later
 from core.blobs import blob_read, blob_save
+from core.engine.pdf.document import concatenate
 from core.errors import Conflict, NotFound, ServiceError
 from core.resources import font_library
 from esign.engine.audit_trail import (
@@ -298,6 +300,8 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
         PacketDocument.objects.filter(pk=document.pk, sealed_sha256="").update(
             sealed_path=path, sealed_sha256=sha
         )
+    if packet.merge_pdfs:
+        _seal_merged(packet, prefix, seal)
     trail = draw_audit_trail(
         audit_trail_of(packet, credentials=credentials),
         fonts=font_library(),
@@ -327,6 +331,21 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
         )
         audit(packet=locked, action="packetSealed", detail={"level": level})
     return level
+
+
+def _seal_merged(packet: Packet, prefix: str, seal: Callable[[bytes], bytes]) -> None:
+    """mergePDFs: every document's pages, in order, in one PDF sealed like the others (each
+    document is sealed on its own too, and the audit trail names them)."""
+    documents = list(packet.documents.all())
+    if len(documents) < 2:
+        return  # one document is already one PDF
+    if Packet.objects.filter(pk=packet.pk).exclude(merged_sha256="").exists():
+        return  # merged by an earlier attempt
+    merged = concatenate([document_pdf(document) for document in documents])
+    path, sha = blob_save(prefix=prefix, data=seal(merged))
+    Packet.objects.filter(pk=packet.pk, merged_sha256="").update(
+        merged_path=path, merged_sha256=sha
+    )
 
 
 def _record_failure(
@@ -507,7 +526,10 @@ def document_group_archive(*, organization: Organization, group_eid: str) -> Arc
         return name
 
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for document in packet.documents.all():
+        if packet.merged_sha256:  # mergePDFs: the documents as one PDF, named for the packet
+            name = unique(_safe_name(packet.name, group.eid))
+            archive.writestr(name, blob_read(packet.merged_path, packet.merged_sha256))
+        for document in [] if packet.merged_sha256 else packet.documents.all():
             name = unique(_safe_name(document.filename, f"{document.alias_id}.pdf"))
             archive.writestr(name, blob_read(document.sealed_path, document.sealed_sha256))
         archive.writestr(

@@ -89,9 +89,12 @@ def pdf_verify(*, data: bytes) -> Verification:
         raise ValidationFailed.from_problems(error.problems) from None
     sha = hashlib.sha256(data).hexdigest()
     kind = ""
-    if PacketDocument.objects.filter(
-        sealed_sha256=sha, packet__seal_status=Packet.SealStatus.SEALED
-    ).exists():
+    if (
+        PacketDocument.objects.filter(
+            sealed_sha256=sha, packet__seal_status=Packet.SealStatus.SEALED
+        ).exists()
+        or Packet.objects.filter(merged_sha256=sha, seal_status=Packet.SealStatus.SEALED).exists()
+    ):
         kind = "document"
     elif Packet.objects.filter(
         audit_trail_sha256=sha, seal_status=Packet.SealStatus.SEALED

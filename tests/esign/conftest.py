@@ -16,9 +16,10 @@ from reportlab.pdfgen.canvas import Canvas
 
 CREATE = """
 mutation Create($name: String, $files: [EtchFile!], $signers: [JSON!], $isTest: Boolean,
-                $isDraft: Boolean, $data: JSON, $webhookURL: String) {
+                $isDraft: Boolean, $data: JSON, $webhookURL: String, $mergePDFs: Boolean) {
   createEtchPacket(name: $name, files: $files, signers: $signers, isTest: $isTest,
-                   isDraft: $isDraft, data: $data, webhookURL: $webhookURL) {
+                   isDraft: $isDraft, data: $data, webhookURL: $webhookURL,
+                   mergePDFs: $mergePDFs) {
     eid name status isTest allowUpdates numberRemainingSigners detailsURL webhookURL
     completedAt createdAt
     documentGroup { eid status files downloadZipURL

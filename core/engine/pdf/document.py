@@ -54,3 +54,16 @@ def save_pdf(pdf: pikepdf.Pdf) -> bytes:
         linearize=False,
     )
     return out.getvalue()
+
+
+def concatenate(documents: list[bytes]) -> bytes:
+    """One PDF with the pages of ``documents`` in order (a packet's documents merged).
+
+    Pages are copied with everything they use; document-level parts (outlines, an interactive
+    form) are not, so prepare the documents flat.
+    """
+    merged = pikepdf.new()
+    sources = [open_pdf(data) for data in documents]  # open until the save copies their objects
+    for source in sources:
+        merged.pages.extend(source.pages)
+    return save_pdf(merged)
