@@ -88,9 +88,6 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
 @require_http_methods(["GET", "HEAD", "POST"])
 def verify_page(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
-        refused = _over_the_rate(request)
-        if refused is not None:
-            return refused
         try:
             check_declared_size(request)
         except RequestTooLarge:
@@ -100,8 +97,8 @@ def verify_page(request: HttpRequest) -> HttpResponse:
 
 
 def _over_the_rate(request: HttpRequest) -> HttpResponse | None:
-    """429 when this address has used its verifications of the minute; counted before any of
-    the body is read."""
+    """429 when this address has used its verifications of the minute. Counted once the CSRF
+    check has passed: a forged cross-site post must not use up someone's allowance."""
     if not settings.RATE_LIMIT_ENABLED:
         return None
     decision = rate_limit_hit(
@@ -126,6 +123,9 @@ def _over_the_rate(request: HttpRequest) -> HttpResponse | None:
 def _verify(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         return _page(request)
+    refused = _over_the_rate(request)
+    if refused is not None:
+        return refused
     upload = request.FILES.get("file")
     if upload is None:
         return _page(request, 400, error="Choose a PDF file to verify.")

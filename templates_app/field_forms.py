@@ -83,7 +83,8 @@ class FieldRowForm(StyleRules):
     type = forms.ChoiceField(
         choices=BLANK + [(t.name, t.label) for t in TYPES.values()], label="Type"
     )
-    label = forms.CharField(required=False, label="Label")
+    # Not stripped: a label imported with a trailing space must save unchanged.
+    label = forms.CharField(required=False, label="Label", strip=False)
     x = forms.FloatField(label="X", widget=_number())
     y = forms.FloatField(label="Y", widget=_number())
     width = forms.FloatField(min_value=0.1, label="Width", widget=_number(min="0.1"))
@@ -160,6 +161,7 @@ class FieldRowForm(StyleRules):
     )
     options = forms.CharField(
         required=False,
+        strip=False,
         label="Radio options",
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="Radio group: one value per line. A new number of lines splits the box evenly.",
@@ -200,8 +202,9 @@ class FieldRowForm(StyleRules):
         }
 
     def clean_options(self) -> list[str]:
-        lines = [line.strip() for line in self.cleaned_data["options"].splitlines()]
-        values = [line for line in lines if line]
+        # Blank lines are dropped, spaces kept: an option's id is the PDF's on-state name.
+        lines = self.cleaned_data["options"].splitlines()
+        values = [line for line in lines if line.strip()]
         if len(values) > MAX_OPTIONS:
             raise forms.ValidationError(f"At most {MAX_OPTIONS} options.")
         return values

@@ -6,6 +6,10 @@ Reached only through ``PdfTemplateAdmin`` (``admin.py``), which checks staff log
 tenancy and the change permission and passes the template; nothing here looks at who asks.
 The save goes through services.template_update_working, the one validator: its problems are
 shown on the row and, where possible, on the input they concern, and nothing is saved.
+
+A page with many fields is shown ROWS_PER_FORM fields at a time ("part"), so that one form stays
+under Django's limit of inputs per request (DATA_UPLOAD_MAX_NUMBER_FIELDS, 1000): a row has
+about 23 inputs.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from templates_app.models import PdfTemplate
 
 _FIELD_PATH = re.compile(r"^fields\.(\d+)(?:\.(.*))?$")
 _STYLE_PATH = re.compile(r"^style\.(\w+)$")
+ROWS_PER_FORM = 30
 
 
 @dataclass(frozen=True)
@@ -59,12 +64,18 @@ class FieldRow:
         return ", ".join(self.form.more_set())
 
 
-def _page_choice(raw: str | None, page_count: int) -> int:
+def _index_choice(raw: str | None, count: int) -> int:
+    """A 0-based page or part number from the query string, clamped to ``count``."""
     try:
-        page = int(raw or 0)
+        index = int(raw or 0)
     except ValueError:
-        page = 0
-    return max(0, min(page, page_count - 1))
+        index = 0
+    return max(0, min(index, count - 1))
+
+
+def _url(template: PdfTemplate, page: int, part: int) -> str:
+    url = reverse("admin:templates_app_pdftemplate_fields", args=[template.pk])
+    return f"{url}?page={page}" + (f"&part={part}" if part else "")
 
 
 def fields_page(
@@ -73,8 +84,11 @@ def fields_page(
     version = services.working_version(template)
     spec = version.spec
     page_count = len(spec["pages"])
-    page = _page_choice(request.GET.get("page"), page_count)
+    page = _index_choice(request.GET.get("page"), page_count)
     on_page = [f for f in spec["fields"] if f.get("page", 0) == page]
+    part_count = max(1, -(-len(on_page) // ROWS_PER_FORM))
+    part = _index_choice(request.GET.get("part"), part_count)
+    shown = on_page[part * ROWS_PER_FORM : (part + 1) * ROWS_PER_FORM]
 
     if request.method == "POST":
         style_form = StyleForm(request.POST, prefix="style")
@@ -82,14 +96,13 @@ def fields_page(
         if (
             style_form.is_valid()
             and formset.is_valid()
-            and _save(request, template, spec, page, style_form, formset)
+            and _save(request, template, spec, page, shown, style_form, formset)
         ):
-            url = reverse("admin:templates_app_pdftemplate_fields", args=[template.pk])
-            return HttpResponseRedirect(f"{url}?page={page}")
+            return HttpResponseRedirect(_url(template, page, part))
     else:
         style_form = StyleForm(initial=spec.get("style", {}), prefix="style")
         formset = FieldRowFormSet(
-            initial=[FieldRowForm.initial_for(f) for f in on_page], prefix="fields"
+            initial=[FieldRowForm.initial_for(f) for f in shown], prefix="fields"
         )
     by_id = {f["id"]: f for f in spec["fields"]}
     context = {
@@ -103,6 +116,14 @@ def fields_page(
         "columns": [FieldRowForm.base_fields[name].label for name in FieldRowForm.PRIMARY],
         "page": page,
         "pages": range(page_count),
+        "part": part,
+        "parts": [
+            (index, index * ROWS_PER_FORM + 1, min((index + 1) * ROWS_PER_FORM, len(on_page)))
+            for index in range(part_count)
+        ]
+        if part_count > 1
+        else [],
+        "field_count": len(on_page),
         "page_size": spec["pages"][page],
         "arrays": spec.get("arrays", []),
     }
@@ -137,9 +158,12 @@ def _save(
     template: PdfTemplate,
     spec: dict[str, Any],
     page: int,
+    shown: list[dict[str, Any]],
     style_form: StyleForm,
     formset: BaseFormSet,
 ) -> bool:
+    """Save the rows of ``shown`` (the fields the form showed) and the document style; the
+    page's other fields, and the other pages', stay as they are."""
     kept_forms = [f for f in formset.forms if f.has_changed() or f.initial]
     kept_forms = [
         f for f in kept_forms if not (formset.can_delete and f.cleaned_data.get("DELETE"))
@@ -154,15 +178,12 @@ def _save(
     # The name a field had in its imported PDF is not on this form: keep it.
     names = {f["id"]: f["name"] for f in spec["fields"] if f.get("name")}
     edited = [{**f, "name": names[f["id"]]} if f["id"] in names else f for f in edited]
-    others = [f for f in spec["fields"] if f.get("page", 0) != page]
-    fields = others + edited
-    remaining = {f["id"] for f in fields}
-    arrays = []
-    for array in spec.get("arrays", []):
-        ids = [i for i in array["fieldIds"] if i in remaining]
-        if ids:
-            arrays.append({**array, "fieldIds": ids})
-    new_spec = {**spec, "fields": fields, "arrays": arrays, "style": style_form.style_json()}
+    shown_ids = {f["id"] for f in shown}
+    others = [f for f in spec["fields"] if f["id"] not in shown_ids]
+    deleted = shown_ids - {f["id"] for f in edited}
+    new_spec = services.spec_without_fields(
+        {**spec, "fields": others + edited, "style": style_form.style_json()}, deleted
+    )
     try:
         services.template_update_working(template=template, spec=new_spec)
     except ValidationFailed as failure:

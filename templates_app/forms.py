@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 from django.db.models import QuerySet
+from django.utils.html import format_html
 
 from accounts.models import Organization
 from templates_app.engine.pdf_import import ImportRefused, import_pdf
@@ -94,7 +95,10 @@ class TemplateUploadForm(forms.ModelForm):
         if self.kept is not None:
             self.data = self.data.copy()
             self.data[self.add_prefix("kept_pdf")] = self.kept.token
-            kept = f"Kept: {self.kept.name}. Choose a file only to upload another one."
+            # The admin prints help text unescaped, and a file name may hold markup.
+            kept = format_html(
+                "Kept: {}. Choose a file only to upload another one.", self.kept.name
+            )
             self.fields["pdf"].help_text = kept
             self["pdf"].help_text = kept  # the bound field may have been made already
 

@@ -23,7 +23,10 @@ from templates_app.models import PdfTemplate, TemplateVersion
 
 logger = logging.getLogger(__name__)
 
-_FIELD_PROBLEM = re.compile(r"^fields\.(\d+)(?:\.|$)")
+# A field's page or one of its boxes: what stops it fitting other pages.
+_FIELD_PLACE_PROBLEM = re.compile(
+    r"^fields\.(\d+)\.(?:page|rect|boxes\.\d+|options\.\d+\.rect|parts\.[^.]+)$"
+)
 
 WORKING_VERSION = -1
 LATEST_PUBLISHED = -2
@@ -230,7 +233,7 @@ def template_duplicate(*, template: PdfTemplate, title: str | None = None) -> Pd
     source = working_version(template)
     copy = PdfTemplate.objects.create(
         organization=template.organization,
-        title=(title or f"{template.title} (copy)")[:255],
+        title=(title or f"{template.title[:248]} (copy)")[:255],
         is_template=template.is_template,
     )
     stored_path, sha = _store_pdf(copy, version_pdf(source))
@@ -271,12 +274,12 @@ def template_replace_pdf(
         old = version.spec
         if keep_fields:
             spec = {**old, "pages": new["pages"]}
-            # The one validator says what no longer fits: a field's problems are all under
-            # "fields.<index>", and the spec was valid on the old pages.
+            # The one validator says what no longer fits: a problem with a field's page or boxes
+            # (only those: a field is not dropped for a rule that was added after it was saved).
             misfits = {
                 int(match.group(1))
                 for problem in validate_template_json(spec)
-                if (match := _FIELD_PROBLEM.match(problem.path))
+                if (match := _FIELD_PLACE_PROBLEM.match(problem.path))
             }
             dropped = [f for i, f in enumerate(old["fields"]) if i in misfits]
             spec = spec_without_fields(spec, {f["id"] for f in dropped})

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import secrets
 from dataclasses import dataclass
 
 from django.core import signing
@@ -33,9 +34,8 @@ class StashedPdf:
 def stash_pdf(*, data: bytes, name: str, user_id: int) -> StashedPdf:
     _forget_expired()
     sha = hashlib.sha256(data).hexdigest()
-    path = f"{PREFIX}/{user_id}-{sha}.pdf"  # one user's discard never removes another's
-    if not default_storage.exists(path):
-        path = default_storage.save(path, ContentFile(data))
+    # A file of its own per stash: discarding one (or its expiry) never removes another's.
+    path = default_storage.save(f"{PREFIX}/{user_id}-{secrets.token_hex(8)}.pdf", ContentFile(data))
     token = signing.dumps({"path": path, "sha": sha, "name": name, "user": user_id}, salt=_SALT)
     return StashedPdf(data=data, name=name, token=token)
 

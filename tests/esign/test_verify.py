@@ -296,6 +296,15 @@ def test_the_page_limits_verifications_per_client_address(settings: Any) -> None
     refused = answers[2]
     assert 1 <= int(refused["Retry-After"]) <= 60
     assert "Too many files verified from your address" in page_text(refused)
+    # A forged cross-site post (no CSRF token) is refused before it counts.
+    forged = Client(REMOTE_ADDR="203.0.113.11", enforce_csrf_checks=True)
+    assert [forged.post("/verify", {"file": pdf_upload()}).status_code for _ in range(3)] == [
+        403
+    ] * 3
+    assert (
+        Client(REMOTE_ADDR="203.0.113.11").post("/verify", {"file": pdf_upload()}).status_code
+        == 200
+    )
     # Another address has its own count.
     other = Client(REMOTE_ADDR="203.0.113.10").post("/verify", {"file": pdf_upload()})
     assert other.status_code == 200

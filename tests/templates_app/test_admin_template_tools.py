@@ -302,3 +302,76 @@ def test_replace_is_for_those_who_may_change_the_template(
     assert outsider_client.get(url).status_code == 404
     assert viewer.get(url).status_code == 403
     assert replace(viewer, laid_out, small_form()).status_code == 403
+
+
+# --- found in review --------------------------------------------------------------------------
+
+
+def test_a_kept_file_name_is_shown_as_text_not_markup(
+    member: User, organization: Organization, other_organization: Organization
+) -> None:
+    member_add(organization=other_organization, user=member, role="admin")
+    pdf = (PDFS / "irs-fw9-2018.pdf").read_bytes()
+    upload = SimpleUploadedFile("<img src=x onerror=alert(1)>.pdf", pdf, "application/pdf")
+
+    html = logged_in(member).post(reverse(ADD), {"pdf": upload}).content.decode()
+
+    assert "Kept: &lt;img src=x onerror=alert(1)&gt;.pdf" in html
+    assert "<img src=x" not in html
+
+
+def test_two_stashes_of_one_pdf_are_two_files(member: User, settings) -> None:
+    from templates_app.upload_stash import discard, stash_pdf, stashed_pdf
+
+    pdf = (PDFS / "irs-fw9-2018.pdf").read_bytes()
+    first = stash_pdf(data=pdf, name="a.pdf", user_id=member.pk)
+    second = stash_pdf(data=pdf, name="a.pdf", user_id=member.pk)  # another tab
+    discard(first)
+
+    kept = stashed_pdf(second.token, user_id=member.pk)
+    assert kept is not None
+    assert kept.data == pdf
+    assert stashed_pdf(first.token, user_id=member.pk) is None
+
+
+def test_replacing_keeps_a_field_whose_only_problem_is_not_its_place(
+    member_client: Client, laid_out: PdfTemplate
+) -> None:
+    # Saved before a rule existed (maxLength is now checked on every type): not a misfit.
+    version = services.working_version(laid_out)
+    version.spec["fields"][0]["maxLength"] = 0
+    version.save()
+
+    response = replace(member_client, laid_out, two_pages((612, 792), "Same size"))
+
+    assert response.status_code == 302
+    aliases = [f["alias"] for f in services.working_version(laid_out).spec["fields"]]
+    assert aliases == ["small1", "wide", "small2", "high"]
+
+
+def test_the_copy_of_a_longest_title_still_says_copy(
+    member_client: Client, fw9_template: PdfTemplate
+) -> None:
+    fw9_template.title = "T" * 255
+    fw9_template.save()
+
+    member_client.post(reverse("admin:templates_app_pdftemplate_duplicate", args=[fw9_template.pk]))
+
+    copy = PdfTemplate.objects.exclude(pk=fw9_template.pk).get()
+    assert len(copy.title) == 255
+    assert copy.title.endswith("T (copy)")
+
+
+def test_a_viewer_is_not_offered_the_tools_that_change_a_template(
+    organization: Organization, fw9_template: PdfTemplate
+) -> None:
+    viewer = logged_in(make_staff("viewer", organization, can_change=False))
+
+    page = viewer.get(
+        reverse("admin:templates_app_pdftemplate_change", args=[fw9_template.pk])
+    ).content.decode()
+
+    for name in ("duplicate", "replace_pdf", "fields", "publish", "editor"):
+        assert (
+            reverse(f"admin:templates_app_pdftemplate_{name}", args=[fw9_template.pk]) not in page
+        )

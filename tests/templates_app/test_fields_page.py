@@ -17,15 +17,18 @@ from templates_app.field_forms import part_layout
 from templates_app.models import PdfTemplate
 
 
-def fields_url(template: PdfTemplate, page: int = 0) -> str:
-    return reverse("admin:templates_app_pdftemplate_fields", args=[template.pk]) + f"?page={page}"
+def fields_url(template: PdfTemplate, page: int = 0, part: int | None = None) -> str:
+    url = reverse("admin:templates_app_pdftemplate_fields", args=[template.pk]) + f"?page={page}"
+    return url if part is None else f"{url}&part={part}"
 
 
 class Page:
     """The fields page as a browser would submit it: every input with its shown value."""
 
-    def __init__(self, client: Client, template: PdfTemplate, page: int = 0) -> None:
-        self.client, self.url = client, fields_url(template, page)
+    def __init__(
+        self, client: Client, template: PdfTemplate, page: int = 0, part: int | None = None
+    ) -> None:
+        self.client, self.url = client, fields_url(template, page, part)
         response = client.get(self.url)
         assert response.status_code == 200
         self.html = response.content.decode()
@@ -291,3 +294,71 @@ def test_part_boxes_follow_the_page_as_it_is_seen() -> None:
     turned = part_layout("fullName", {"x": 100.0, "y": 200.0, "width": 30.0, "height": 90.0}, 90)
     assert [p["y"] for p in turned.values()] == [200.0, 240.0, 250.0]
     assert all(p["x"] == 100.0 and p["width"] == 30.0 for p in turned.values())
+
+
+@pytest.fixture
+def crowded(organization) -> PdfTemplate:
+    """One letter page with 70 short text fields, f0 to f69 (a real form's busy page)."""
+    from tests.pdfcheck import blank_pdf
+
+    template = services.template_create_from_pdf(
+        organization=organization, title="Crowded", pdf=blank_pdf()
+    )
+    spec = spec_of(template)
+    spec["fields"] = [
+        {
+            "id": f"f{n}",
+            "alias": f"line{n}",
+            "type": "shortText",
+            "page": 0,
+            "rect": {"x": 20 + 290 * (n % 2), "y": 20 + 10 * (n // 2), "width": 280, "height": 9},
+        }
+        for n in range(70)
+    ]
+    services.template_update_working(template=template, spec=spec)
+    return template
+
+
+def test_a_page_with_many_fields_is_edited_thirty_at_a_time(
+    member_client: Client, crowded: PdfTemplate
+) -> None:
+    first = Page(member_client, crowded)
+    assert sorted(first.index) == sorted(f"f{n}" for n in range(30))
+    assert "1–30 of 70" in first.html
+    assert "part=2" in first.html
+
+    last = Page(member_client, crowded, part=2)
+    assert sorted(last.index) == sorted(f"f{n}" for n in range(60, 70))
+    last.set("f65", alias="renamed")
+    last.set("f61", DELETE=True)
+    assert len(last.data) < 1000  # Django's limit of inputs per request
+    response = last.post()
+
+    assert response.status_code == 302
+    assert response["Location"].endswith("?page=0&part=2")
+    fields = by_id(spec_of(crowded))
+    assert len(fields) == 69
+    assert "f61" not in fields
+    assert fields["f65"]["alias"] == "renamed"
+    assert fields["f0"]["alias"] == "line0"  # the other parts as they were
+    assert fields["f30"]["alias"] == "line30"
+
+
+def test_every_part_of_a_busy_real_page_saves(member_client: Client, organization) -> None:
+    """The CRA form's page 5 has 78 fields: saved unchanged, part by part, nothing moves."""
+    from tests.fixtures import PDFS
+
+    template = services.template_create_from_pdf(
+        organization=organization,
+        title="CRA",
+        pdf=(PDFS / "ca-cra-b300-cannabis-duty.pdf").read_bytes(),
+    )
+    before = spec_of(template)
+    on_page = [f for f in before["fields"] if f.get("page", 0) == 4]
+    assert len(on_page) == 78
+    for part in range(3):
+        page = Page(member_client, template, page=4, part=part)
+        assert len(page.data) < 1000
+        assert page.post().status_code == 302
+
+    assert by_id(spec_of(template)) == by_id(before)
