@@ -3,6 +3,9 @@
 Django's permissions say what kind of object a staff user may view or change; membership says
 whose. A staff user sees the organizations they belong to, in any role, and what belongs to
 them; they manage (change, act on, delete) only those where they are an owner or an admin.
+That is the organization itself, its accounts (members, API keys, payload keys) and its
+workflows, which publish pages and send webhooks. PDF templates are everyday work: any member
+whom Django's permissions allow edits them, as an owner does (templates_app/admin.py).
 Superusers see and manage everything. Every admin page, action, filter and lookup of a tenant's
 objects goes through these functions.
 """
