@@ -112,7 +112,8 @@ def demo_packet_signing_url(*, identity: ApiIdentity, template_eid: str) -> str:
     first = packet.signers.filter(alias_id="client").first() if packet is not None else None
     if first is None or first.status in (Signer.Status.COMPLETED, Signer.Status.DECLINED):
         packet = services.packet_create(
-            identity=identity,
+            organization=identity.organization,
+            watermark=identity.is_development,
             packet_input=parse_packet_input(demo_packet_variables(template_eid)),
         )
         first = packet.signers.get(alias_id="client")

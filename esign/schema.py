@@ -229,7 +229,11 @@ class CreateEtchPacket(graphene.Mutation):
             "replyToEmail": arguments.get("reply_to_email"),
         }
         packet_input = parse_packet_input(wire)
-        return services.packet_create(identity=identity, packet_input=packet_input)
+        return services.packet_create(
+            organization=identity.organization,
+            watermark=identity.is_development,
+            packet_input=packet_input,
+        )
 
 
 class SendEtchPacket(graphene.Mutation):

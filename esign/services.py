@@ -92,13 +92,18 @@ def _normalized_upload(data: bytes, path: str) -> bytes:
 
 
 def _prepare(
-    *, identity: ApiIdentity, file: FileInput, index: int, packet_input: PacketInput
+    *,
+    organization: Organization,
+    watermark: bool,
+    file: FileInput,
+    index: int,
+    packet_input: PacketInput,
 ) -> tuple[bytes, Any]:
     """The PDF bytes of one file and the template version used (templates only)."""
     path = f"files.{index}"
     if file.cast_eid is not None:
         try:
-            template = template_get(organization=identity.organization, eid=file.cast_eid)
+            template = template_get(organization=organization, eid=file.cast_eid)
         except NotFound:
             raise ValidationFailed.single(
                 f"{path}.castEid", f"No template with eid {file.cast_eid!r}."
@@ -129,7 +134,7 @@ def _prepare(
         if file.text_color is not None:
             body["textColor"] = file.text_color
     try:
-        return pdf_generate(identity=identity, body=body), None
+        return pdf_generate(organization=organization, watermark=watermark, body=body), None
     except ValidationFailed as invalid:
         raise _prefixed(invalid, path) from None
 
@@ -152,16 +157,22 @@ def _check_fields_fit(file: FileInput, pages: int, index: int) -> None:
         raise ValidationFailed.from_problems(problems)
 
 
-def packet_create(*, identity: ApiIdentity, packet_input: PacketInput) -> Packet:
-    """Create a packet with its documents and signers, in one transaction; send it unless it
-    is a draft. Any problem stores nothing."""
-    organization = identity.organization
+def packet_create(
+    *, organization: Organization, watermark: bool, packet_input: PacketInput
+) -> Packet:
+    """Create a packet of ``organization`` with its documents and signers, in one transaction;
+    send it unless it is a draft. Any problem stores nothing. ``watermark``: generated documents
+    carry the development mark (a development key asked)."""
     if packet_input.webhook_url:
         check_webhook_url(packet_input.webhook_url)  # refused now, not when the event fires
     prepared = []
     for index, file in enumerate(packet_input.files):
         pdf, version = _prepare(
-            identity=identity, file=file, index=index, packet_input=packet_input
+            organization=organization,
+            watermark=watermark,
+            file=file,
+            index=index,
+            packet_input=packet_input,
         )
         pages = _page_count(pdf)
         _check_fields_fit(file, pages, index)

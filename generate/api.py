@@ -25,5 +25,10 @@ class GeneratePdfApi(APIView):
         examples=openapi.EXAMPLES,
     )
     def post(self, request: Request) -> HttpResponse:
-        pdf = pdf_generate(identity=request.user, body=request.data)
+        identity = request.user
+        pdf = pdf_generate(
+            organization=identity.organization,
+            watermark=identity.is_development,
+            body=request.data,
+        )
         return HttpResponse(pdf, content_type="application/pdf")

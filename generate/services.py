@@ -11,7 +11,7 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
-from accounts.identity import ApiIdentity
+from accounts.models import Organization
 from accounts.payload_keys import payload_decrypt
 from core.engine.problems import EngineError
 from core.errors import ValidationFailed, raise_for_engine_error
@@ -30,8 +30,9 @@ logger = logging.getLogger(__name__)
 LOGO_PATH = Path(__file__).resolve().parent / "static" / "generate" / "logo.svg"
 
 
-def pdf_generate(*, identity: ApiIdentity, body: object) -> bytes:
-    """The PDF for a generate request body (JSON or multipart, already parsed).
+def pdf_generate(*, organization: Organization, watermark: bool, body: object) -> bytes:
+    """The PDF ``organization`` asked for with a generate request body (JSON or multipart,
+    already parsed); ``watermark`` for a development key's documents.
 
     Raises ValidationFailed (400, with property paths), RequestTooLarge (413),
     UnprocessableDocument (422: page cap, time cap, memory, a document the renderer fails on),
@@ -44,7 +45,7 @@ def pdf_generate(*, identity: ApiIdentity, body: object) -> bytes:
     body = dict(body)
     data = body.get("data")
     if isinstance(data, str) and data:
-        body["data"] = payload_decrypt(organization=identity.organization, text=data)
+        body["data"] = payload_decrypt(organization=organization, text=data)
 
     library = font_library()
     try:
@@ -59,7 +60,7 @@ def pdf_generate(*, identity: ApiIdentity, body: object) -> bytes:
             fetcher=document_fetcher(),
             font_css=library.css_font_faces,
             default_logo_url=LOGO_PATH.as_uri(),
-            watermark=identity.is_development,
+            watermark=watermark,
             max_pages=settings.GENERATE_MAX_PAGES,
         )
         rendered = render_pool().run(
@@ -67,7 +68,7 @@ def pdf_generate(*, identity: ApiIdentity, body: object) -> bytes:
             timeout=settings.GENERATE_TIMEOUT_SECONDS,
             queue_timeout=settings.GENERATE_QUEUE_TIMEOUT_SECONDS,
             # One organization's documents never hold every render worker of this process.
-            tenant=identity.organization.eid,
+            tenant=organization.eid,
         )
     except EngineError as error:
         raise_for_engine_error(error)

@@ -27,7 +27,7 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from accounts.identity import ApiIdentity
-from accounts.models import ApiKey, Organization
+from accounts.models import Organization
 from core.blobs import blob_read, blob_save
 from core.engine.problems import Problem
 from core.engine.template_spec import Rect
@@ -368,18 +368,6 @@ def _complete(submission: Submission, definition: WorkflowDef) -> None:
     events.submission_completed(submission, definition)
 
 
-def _signing_identity(organization: Organization) -> ApiIdentity:
-    """Who starts a signing step a person reached through a webform page: the organization.
-
-    No API key is involved; packet_create reads only the organization when it fills templates
-    (the key matters for generated documents, which workflows do not make). The key is not saved.
-    """
-    return ApiIdentity(
-        organization=organization,
-        api_key=ApiKey(organization=organization, kind=ApiKey.Kind.PRODUCTION, name="workflow"),
-    )
-
-
 def _file_id(index: int) -> str:
     return f"document{index + 1}"
 
@@ -449,9 +437,11 @@ def _start_signing(
         is_test=submission.is_test,
         webhook_url=submission.webhook_url,
     )
-    organization = submission.workflow.organization
+    # A person on a webform page acts for the organization itself: no key, no watermark.
     return esign.packet_create(
-        identity=identity or _signing_identity(organization), packet_input=packet_input
+        organization=submission.workflow.organization,
+        watermark=identity.is_development if identity is not None else False,
+        packet_input=packet_input,
     )
 
 
