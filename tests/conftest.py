@@ -16,7 +16,7 @@ from accounts.services import api_key_create, member_add, organization_create
 from templates_app.engine.demo import build_demo_template
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_with_spec
-from tests.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, watched_tab
 from tests.pdfsound import assert_sound
 
 
@@ -77,6 +77,14 @@ def browser() -> Iterator[object]:
         )
         yield chromium
         chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any, live_server: Any) -> Iterator[Any]:
+    """A desktop tab (1400 × 900) that may use the clipboard on the live server; the test fails
+    on any script error in its pages (tests.browser.watched_tab)."""
+    with watched_tab(browser, clipboard_origin=live_server.url) as tab:
+        yield tab
 
 
 @pytest.fixture

@@ -4,46 +4,18 @@ and the key works on the API. Screenshots go to test-artifacts/admin/ to be look
 
 from __future__ import annotations
 
-import base64
-import json
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
-
 import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from accounts.models import ApiKey, Membership, Organization, User
 from accounts.services import api_key_create, member_add
-from tests.browser import ARTIFACTS
+from tests.browser import ARTIFACTS, acme_key_status
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SHOTS = ARTIFACTS / "admin"
 PASSWORD = "pw-key-button-123456789"
-
-
-@pytest.fixture
-def page(browser, live_server) -> Iterator[object]:
-    """A browser tab 1400 px wide; fails the test on any script error in the page."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    tab.on(
-        "console",
-        lambda msg: (
-            msg.type == "error"
-            and not msg.location.get("url", "").endswith("/favicon.ico")
-            and errors.append(msg.text)
-        ),
-    )
-    tab.set_default_timeout(15_000)
-    yield tab
-    context.close()
-    assert errors == []
 
 
 @pytest.fixture
@@ -60,26 +32,6 @@ def log_in(page, live_server, user: User) -> None:
     page.fill("#id_password", PASSWORD)
     page.click("input[type=submit]")
     page.wait_for_url(f"{live_server.url}/admin/")
-
-
-def call_api(base_url: str, raw_key: str) -> int:
-    """POST a currentUser query with the key; the HTTP status."""
-    request = urllib.request.Request(
-        base_url + "/graphql",
-        data=json.dumps({"query": "{ currentUser { organizations { slug } } }"}).encode(),
-        headers={
-            "Content-Type": "application/json",
-            "Authorization": "Basic " + base64.b64encode(f"{raw_key}:".encode()).decode(),
-        },
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            body = json.loads(response.read())
-            assert body["data"]["currentUser"]["organizations"] == [{"slug": "acme"}]
-            return response.status
-    except urllib.error.HTTPError as error:
-        return error.code
 
 
 def no_sideways_scroll(page) -> bool:
@@ -116,7 +68,7 @@ def test_an_owner_creates_a_key_with_the_button_and_copies_it(
     assert page.get_by_text("stored only as a hash").is_visible()
     key = ApiKey.objects.get(name="reporting job")
     assert (key.kind, key.organization, key.prefix) == ("development", organization, raw_key[:10])
-    assert call_api(live_server.url, raw_key) == 200
+    assert acme_key_status(live_server.url, raw_key) == 200
 
     page.click("#copy-key")
     page.wait_for_selector("#copy-key:text('Copied')")

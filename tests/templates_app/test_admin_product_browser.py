@@ -3,8 +3,6 @@ screenshots under test-artifacts/admin/ to look at."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from django.urls import reverse
 
@@ -15,28 +13,6 @@ from tests.templates_app.conftest import ARTIFACTS, PASSWORD
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SHOTS = ARTIFACTS / "admin"
-
-
-@pytest.fixture
-def page(browser, live_server) -> Iterator[object]:
-    """A browser tab 1400 px wide; fails the test on any script error in the page."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    tab.on(
-        "console",
-        lambda msg: (
-            msg.type == "error"
-            and not msg.location.get("url", "").endswith("/favicon.ico")
-            and errors.append(msg.text)
-        ),
-    )
-    tab.set_default_timeout(15_000)
-    yield tab
-    context.close()
-    assert errors == []
 
 
 def log_in(page, live_server, user: User) -> None:

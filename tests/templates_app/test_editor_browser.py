@@ -18,6 +18,7 @@ from core.engine.template_spec import FieldSpec, PageSpec, Rect, TemplateSpec
 from templates_app import services
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_from_pdf, template_create_with_spec
+from tests.browser import watched_tab
 from tests.fixtures import PDFS
 from tests.pdfcheck import blank_pdf, page_text, text_in_rect, words
 from tests.templates_app.conftest import ARTIFACTS, PASSWORD
@@ -27,28 +28,19 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 DOCS_IMAGES = ARTIFACTS.parent / "docs" / "images"
 
 
-def unexpected(message) -> bool:
-    """A console error that is not the browser's note on an answer the editor expects: no
-    favicon, and the 400 of a refused save (the test checks what the page shows instead)."""
+def expected_console_error(message) -> bool:
+    """The browser's note on an answer the editor expects: no favicon, and the 400 of a refused
+    save (the test checks what the page shows instead)."""
     url = message.location.get("url", "")
     refused_save = "status of 400" in message.text and url.endswith("/editor/spec/")
-    return not (url.endswith("/favicon.ico") or refused_save)
+    return url.endswith("/favicon.ico") or refused_save
 
 
 @pytest.fixture
 def page(browser, live_server) -> Iterator[object]:
     """A fresh browser tab (1440×900); fails the test on any script error in the page."""
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    tab.on(
-        "console", lambda msg: msg.type == "error" and unexpected(msg) and errors.append(msg.text)
-    )
-    tab.set_default_timeout(15_000)
-    yield tab
-    context.close()
-    assert errors == []
+    with watched_tab(browser, width=1440, height=900, expected=expected_console_error) as tab:
+        yield tab
 
 
 def log_in(page, live_server, user: User) -> None:

@@ -4,8 +4,6 @@ disclosure edited and saved. Screenshots go to test-artifacts/admin/ to look at.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from django.urls import reverse
 
@@ -25,27 +23,6 @@ UNLABELLED = """() => [...document.querySelectorAll(
     + '#content-main form select, #content-main form textarea')]
   .filter((el) => !el.labels.length && !el.getAttribute('aria-label'))
   .map((el) => el.name)"""
-
-
-@pytest.fixture
-def page(browser, live_server) -> Iterator[object]:
-    """A browser tab 1400 × 900; fails the test on any script error in the page."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    tab.on(
-        "console",
-        lambda msg: (
-            msg.type == "error"
-            and not msg.location.get("url", "").endswith("/favicon.ico")
-            and errors.append(msg.text)
-        ),
-    )
-    tab.set_default_timeout(15_000)
-    yield tab
-    context.close()
-    assert errors == []
 
 
 def scroll_width(page) -> int:

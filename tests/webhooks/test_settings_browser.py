@@ -4,15 +4,11 @@ it, and the API refuses it. Screenshots, desktop and phone, go to test-artifacts
 
 from __future__ import annotations
 
-import base64
-import json
-import urllib.error
-import urllib.request
-
 import pytest
 from django.utils import timezone
 
 from accounts.models import ApiKey, Organization, User
+from tests.browser import acme_key_status
 from tests.templates_app.conftest import ARTIFACTS
 from webhooks.models import WebhookAttempt, WebhookDelivery
 from webhooks.services import event_emit
@@ -20,26 +16,6 @@ from webhooks.services import event_emit
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "pw-settings-123456789"
-
-
-def call_api(base_url: str, raw_key: str) -> int:
-    """POST a currentUser query with the key; the HTTP status."""
-    request = urllib.request.Request(
-        base_url + "/graphql",
-        data=json.dumps({"query": "{ currentUser { eid organizations { slug } } }"}).encode(),
-        headers={
-            "Content-Type": "application/json",
-            "Authorization": "Basic " + base64.b64encode(f"{raw_key}:".encode()).decode(),
-        },
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            body = json.loads(response.read())
-            assert body["data"]["currentUser"]["organizations"] == [{"slug": "acme"}]
-            return response.status
-    except urllib.error.HTTPError as error:
-        return error.code
 
 
 def log_entries(organization: Organization) -> None:
@@ -115,7 +91,7 @@ def test_an_owner_creates_a_key_uses_it_and_revokes_it(
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "settings-new-key.png"), full_page=True)
 
-    assert call_api(live_server.url, raw_key) == 200
+    assert acme_key_status(live_server.url, raw_key) == 200
 
     key = ApiKey.objects.get(name="browser key")
     page.on("dialog", lambda dialog: dialog.accept())
@@ -126,7 +102,7 @@ def test_an_owner_creates_a_key_uses_it_and_revokes_it(
     page.wait_for_selector(f"tr[data-key='{key.eid}'] .badge.revoked")
     assert "revoked: it no longer works" in page.locator(".messages").inner_text()
 
-    assert call_api(live_server.url, raw_key) == 401
+    assert acme_key_status(live_server.url, raw_key) == 401
     page.locator("#log details summary").first.click()
     page.locator("#log").screenshot(path=str(ARTIFACTS / "settings-delivery-log.png"))
     key.refresh_from_db()

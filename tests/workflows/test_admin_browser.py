@@ -13,6 +13,7 @@ from django.contrib.auth.models import Permission
 
 from accounts.models import Organization, User
 from accounts.services import member_add
+from tests.browser import watched_tab
 from tests.templates_app.conftest import ARTIFACTS, PASSWORD
 from workflows.demo import demo_workflow_create
 
@@ -24,19 +25,8 @@ SHOTS = ARTIFACTS / "workflows"
 @pytest.fixture
 def page(browser: Any, live_server: Any, settings: Any) -> Iterator[Any]:
     settings.PUBLIC_BASE_URL = live_server.url
-    context = browser.new_context(viewport={"width": 1440, "height": 1000})
-    tab = context.new_page()
-    tab.set_default_timeout(15_000)
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    tab.on(
-        "console",
-        lambda m: m.type == "error" and "favicon" not in m.location.get("url", "")
-        and errors.append(m.text),
-    )  # fmt: skip
-    yield tab
-    context.close()
-    assert errors == []
+    with watched_tab(browser, width=1440, height=1000) as tab:
+        yield tab
 
 
 def log_in(page: Any, live_server: Any, organization: Organization) -> None:
