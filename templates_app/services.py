@@ -17,7 +17,7 @@ from core.blobs import blob_delete, blob_read, blob_save
 from core.engine.problems import EngineError
 from core.engine.template_spec import TemplateSpec
 from core.errors import NotFound, ValidationFailed, raise_for_engine_error
-from templates_app.engine.pdf_import import import_pdf
+from templates_app.engine.pdf_import import ImportedTemplate, import_pdf
 from templates_app.engine.validation import validate_template_json
 from templates_app.models import PdfTemplate, TemplateVersion
 
@@ -54,6 +54,16 @@ def _store_pdf(template: PdfTemplate, data: bytes) -> tuple[str, str]:
     return blob_save(prefix=f"templates/{template.organization.eid}/{template.eid}", data=data)
 
 
+def _import(pdf: bytes) -> ImportedTemplate:
+    """``pdf``'s pages, fields and cleaned base; a PDF too large or refused is a 400 on file."""
+    if len(pdf) > MAX_PDF_BYTES:
+        raise ValidationFailed.single("file", f"The PDF is larger than {MAX_PDF_BYTES} bytes.")
+    try:
+        return import_pdf(pdf)
+    except EngineError as error:
+        raise_for_engine_error(error)
+
+
 def template_create_from_pdf(
     *,
     organization: Organization,
@@ -66,12 +76,7 @@ def template_create_from_pdf(
 
     A refused PDF (not a PDF, password-protected, XFA-only, damaged) stores nothing.
     """
-    if len(pdf) > MAX_PDF_BYTES:
-        raise ValidationFailed.single("file", f"The PDF is larger than {MAX_PDF_BYTES} bytes.")
-    try:
-        imported = import_pdf(pdf)
-    except EngineError as error:
-        raise_for_engine_error(error)
+    imported = _import(pdf)
     title = (title or "").strip() or "Untitled template"
     stored_path = None
     try:
@@ -260,12 +265,7 @@ def template_replace_pdf(
     without, the new PDF's own form fields replace them. Style is kept either way. A refused PDF
     changes nothing.
     """
-    if len(pdf) > MAX_PDF_BYTES:
-        raise ValidationFailed.single("file", f"The PDF is larger than {MAX_PDF_BYTES} bytes.")
-    try:
-        imported = import_pdf(pdf)
-    except EngineError as error:
-        raise_for_engine_error(error)
+    imported = _import(pdf)
     new = imported.spec.to_json()
     with transaction.atomic():
         version = TemplateVersion.objects.select_for_update().get(

@@ -74,3 +74,12 @@ def acme_key_status(base_url: str, raw_key: str) -> int:
             return response.status
     except urllib.error.HTTPError as error:
         return error.code
+
+
+def admin_log_in(tab: Any, live_server: Any, username: str, password: str) -> None:
+    """Sign in through the admin's login page, as a person does, and land on the admin index."""
+    tab.goto(f"{live_server.url}/admin/login/?next=/admin/")
+    tab.fill("#id_username", username)
+    tab.fill("#id_password", password)
+    tab.click("input[type=submit]")
+    tab.wait_for_url(f"{live_server.url}/admin/")

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from accounts.models import ApiKey, Membership, Organization, User
 from accounts.services import api_key_create, member_add
-from tests.browser import ARTIFACTS, acme_key_status
+from tests.browser import ARTIFACTS, acme_key_status, admin_log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -26,12 +26,8 @@ def owner(organization: Organization) -> User:
     return user
 
 
-def log_in(page, live_server, user: User) -> None:
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/")
-    page.fill("#id_username", user.username)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
+def log_in(tab, live_server, user: User) -> None:
+    admin_log_in(tab, live_server, user.username, PASSWORD)
 
 
 def no_sideways_scroll(page) -> bool:

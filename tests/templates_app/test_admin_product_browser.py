@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from accounts.models import User
 from templates_app.models import PdfTemplate
+from tests.browser import admin_log_in
 from tests.templates_app.conftest import ARTIFACTS, PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -15,12 +16,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SHOTS = ARTIFACTS / "admin"
 
 
-def log_in(page, live_server, user: User) -> None:
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/")
-    page.fill("#id_username", user.username)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
+def log_in(tab, live_server, user: User) -> None:
+    admin_log_in(tab, live_server, user.username, PASSWORD)
 
 
 def test_the_index_and_the_template_page_with_its_example_call(

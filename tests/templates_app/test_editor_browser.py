@@ -18,7 +18,7 @@ from core.engine.template_spec import FieldSpec, PageSpec, Rect, TemplateSpec
 from templates_app import services
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_from_pdf, template_create_with_spec
-from tests.browser import watched_tab
+from tests.browser import admin_log_in, watched_tab
 from tests.fixtures import PDFS
 from tests.pdfcheck import blank_pdf, page_text, text_in_rect, words
 from tests.templates_app.conftest import ARTIFACTS, PASSWORD
@@ -43,12 +43,8 @@ def page(browser, live_server) -> Iterator[object]:
         yield tab
 
 
-def log_in(page, live_server, user: User) -> None:
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/")
-    page.fill("#id_username", user.username)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
+def log_in(tab, live_server, user: User) -> None:
+    admin_log_in(tab, live_server, user.username, PASSWORD)
 
 
 def open_editor(page, live_server, template: PdfTemplate) -> None:

@@ -14,6 +14,7 @@ from django.urls import reverse
 from accounts.models import User
 from templates_app import services
 from templates_app.models import PdfTemplate
+from tests.browser import admin_log_in
 from tests.pdfcheck import text_in_rect, words
 from tests.templates_app.conftest import ARTIFACTS, PASSWORD
 
@@ -33,11 +34,7 @@ def tab(browser, live_server) -> Iterator[object]:
 
 
 def log_in(tab, live_server, user: User) -> None:
-    tab.goto(f"{live_server.url}/admin/login/?next=/admin/")
-    tab.fill("#id_username", user.username)
-    tab.fill("#id_password", PASSWORD)
-    tab.click("input[type=submit]")
-    tab.wait_for_url(f"{live_server.url}/admin/")
+    admin_log_in(tab, live_server, user.username, PASSWORD)
 
 
 def test_rename_two_fields_in_the_table_and_fill_by_the_new_aliases(

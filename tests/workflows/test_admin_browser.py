@@ -13,7 +13,7 @@ from django.contrib.auth.models import Permission
 
 from accounts.models import Organization, User
 from accounts.services import member_add
-from tests.browser import watched_tab
+from tests.browser import admin_log_in, watched_tab
 from tests.templates_app.conftest import ARTIFACTS, PASSWORD
 from workflows.demo import demo_workflow_create
 
@@ -35,11 +35,7 @@ def log_in(page: Any, live_server: Any, organization: Organization) -> None:
         Permission.objects.filter(content_type__app_label__in=["workflows", "templates_app"])
     )
     member_add(organization=organization, user=user, role="admin")
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/")
-    page.fill("#id_username", "builder")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
+    admin_log_in(page, live_server, "builder", PASSWORD)
 
 
 def keys_in_order(page: Any) -> list[str]:
