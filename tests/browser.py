@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -26,6 +29,43 @@ def _favicon(message: Any) -> bool:
     return message.location.get("url", "").endswith("/favicon.ico")
 
 
+def none_expected(message: Any) -> bool:
+    """For a tab where every console error fails the test, the favicon's included."""
+    return False
+
+
+class Tab:
+    """A browser tab of its own context that records every script error and console error of
+    every frame (but those ``expected`` says a page may log); ``close`` fails on any."""
+
+    def __init__(
+        self,
+        browser: Any,
+        viewport: dict[str, int],
+        *,
+        expected: Callable[[Any], bool] = _favicon,
+        clipboard_origin: str | None = None,
+        **context_options: Any,
+    ) -> None:
+        self.context = browser.new_context(viewport=viewport, **context_options)
+        if clipboard_origin is not None:
+            self.context.grant_permissions(
+                ["clipboard-read", "clipboard-write"], origin=clipboard_origin
+            )
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(15_000)
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on(
+            "console",
+            lambda msg: msg.type == "error" and not expected(msg) and self.errors.append(msg.text),
+        )
+
+    def close(self) -> None:
+        self.context.close()
+        assert self.errors == []
+
+
 @contextmanager
 def watched_tab(
     browser: Any,
@@ -35,24 +75,69 @@ def watched_tab(
     clipboard_origin: str | None = None,
     expected: Callable[[Any], bool] = _favicon,
 ) -> Iterator[Any]:
-    """A new tab of its own context that records every script error and console error (but
-    those ``expected`` says a page may log): the test fails on any, after its own checks."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    if clipboard_origin is not None:
-        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=clipboard_origin)
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    tab.on(
-        "console",
-        lambda msg: msg.type == "error" and not expected(msg) and errors.append(msg.text),
+    """The page of a ``Tab``; the test fails on a recorded error after its own checks."""
+    tab = Tab(
+        browser,
+        {"width": width, "height": height},
+        expected=expected,
+        clipboard_origin=clipboard_origin,
     )
-    tab.set_default_timeout(15_000)
     try:
-        yield tab
+        yield tab.page
+    except BaseException:
+        tab.context.close()
+        raise
+    tab.close()
+
+
+# An integrator's app on another origin: /embed.html?src=<url> frames the URL in #app-frame and
+# records every message the frame posts (window.__events); /done is a page to come back to.
+EMBED_PAGE = b"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Integrator app</title><link rel="icon" href="data:,">
+<style>html, body { margin: 0; height: 100%; } iframe { display: block; width: 100%;
+height: 100%; border: 0; }</style></head>
+<body><script>
+window.__events = [];
+window.addEventListener("message", (event) => {
+  window.__events.push({ origin: event.origin, data: event.data });
+});
+const frame = document.createElement("iframe");
+frame.id = "app-frame";
+frame.title = "Embedded page";
+frame.src = new URLSearchParams(location.search).get("src");
+document.body.append(frame);
+</script></body></html>
+"""
+DONE_PAGE = b"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Back</title></head>
+<body><h1>Back in the app</h1></body></html>"""
+
+
+class _IntegratorApp(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = {"/embed.html": EMBED_PAGE, "/done": DONE_PAGE}.get(urlsplit(self.path).path)
+        self.send_response(200 if body else 404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.end_headers()
+        self.wfile.write(body or b"not found")
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def integrator_app() -> Iterator[str]:
+    """Serve the integrator's app; yields its origin, http://127.0.0.1:<port>, which is never
+    the live server's."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _IntegratorApp)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
-        context.close()
-    assert errors == []
+        server.shutdown()
+        server.server_close()
 
 
 def acme_key_status(base_url: str, raw_key: str) -> int:

@@ -16,7 +16,7 @@ from accounts.services import api_key_create, member_add, organization_create
 from templates_app.engine.demo import build_demo_template
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_with_spec
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, watched_tab
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, integrator_app, watched_tab
 from tests.pdfsound import assert_sound
 
 
@@ -77,6 +77,13 @@ def browser() -> Iterator[object]:
         )
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Iterator[str]:
+    """The origin of an integrator's app that frames our pages (tests.browser.integrator_app)."""
+    with integrator_app() as origin:
+        yield origin
 
 
 @pytest.fixture

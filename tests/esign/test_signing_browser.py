@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import base64
 import io
-import threading
 import zipfile
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
@@ -25,6 +22,7 @@ from django.test import Client
 from accounts.models import Organization
 from esign.models import Packet, Signer
 from esign.sealing import packet_seal
+from tests.browser import Tab
 from tests.esign.conftest import contract_pdf, two_signer_packet
 from tests.pdfcheck import dark_pixels, render, text_in_rect, words
 from tests.templates_app.conftest import ARTIFACTS
@@ -53,74 +51,11 @@ BLANK = {"x": 72, "y": 100, "width": 200, "height": 50}
 INITIALS = {"x": 450, "y": 600, "width": 60, "height": 30}  # page 1 (index 0), the second signer
 CAPTION_BAND = 11
 
-EMBED_PAGE = b"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Integrator app</title>
-<style>html, body { margin: 0; height: 100%; } iframe { display: block; width: 100%;
-height: 100%; border: 0; }</style></head>
-<body><script>
-window.__events = [];
-window.addEventListener("message", (event) => {
-  window.__events.push({ origin: event.origin, data: event.data });
-});
-const frame = document.createElement("iframe");
-frame.id = "signing";
-frame.title = "Sign the documents";
-frame.src = new URLSearchParams(location.search).get("src");
-document.body.append(frame);
-</script></body></html>
-"""
-DONE_PAGE = b"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Back</title></head>
-<body><h1>Back in the app</h1></body></html>"""
 
-
-class _Embedder(BaseHTTPRequestHandler):
-    """The integrator's app: a page that frames the signing URL, and the page it returns to."""
-
-    def do_GET(self) -> None:
-        path = urlsplit(self.path).path
-        body = {"/embed.html": EMBED_PAGE, "/done": DONE_PAGE}.get(path)
-        self.send_response(200 if body else 404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.end_headers()
-        self.wfile.write(body or b"not found")
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def embedder() -> Iterator[str]:
-    """The origin of the embedding app: http://127.0.0.1:<port>, never the live server's."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Embedder)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
-class Tab:
-    """A browser tab with its own context; collects script errors of every frame."""
-
-    def __init__(self, browser: Any, viewport: dict[str, int], **options: Any) -> None:
-        self.context = browser.new_context(viewport=viewport, **options)
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(15_000)
-        self.errors: list[str] = []
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-        self.page.on("console", self._console)
-
-    def _console(self, message: Any) -> None:
-        # A refused request is logged by the browser as an error; the tests check what the
-        # page shows instead.
-        if message.type == "error" and "status of 4" not in message.text:
-            self.errors.append(message.text)
-
-    def close(self) -> None:
-        self.context.close()
-        assert self.errors == []
+def refused_request(message: Any) -> bool:
+    """A refused request is logged by the browser as an error; the tests check what the page
+    shows instead."""
+    return "status of 4" in message.text
 
 
 def live(url: str, live_server: Any) -> str:
@@ -130,7 +65,7 @@ def live(url: str, live_server: Any) -> str:
 def open_embedded(tab: Tab, embedder: str, url: str) -> Any:
     """Open the integrator's page framing ``url``; the signing page's Frame."""
     tab.page.goto(f"{embedder}/embed.html?src={quote(url, safe='')}")
-    frame = tab.page.wait_for_selector("#signing").content_frame()
+    frame = tab.page.wait_for_selector("#app-frame").content_frame()
     frame.wait_for_selector("#signing:not([data-state=loading])")
     return frame
 
@@ -245,7 +180,7 @@ def test_two_signers_sign_in_order_in_an_iframe_of_another_origin(
     origin = live_server.url
 
     # The second signer opens the link first: it is not their turn.
-    early = Tab(browser, DESKTOP)
+    early = Tab(browser, DESKTOP, expected=refused_request)
     frame = open_embedded(early, embedder, second_url)
     assert frame.get_attribute("#signing", "data-state") == "waiting"
     frame.wait_for_selector(".sg-page.is-rendered")
@@ -262,7 +197,7 @@ def test_two_signers_sign_in_order_in_an_iframe_of_another_origin(
     early.close()
 
     # The first signer types a signature and fills a text field.
-    tab = Tab(browser, DESKTOP)
+    tab = Tab(browser, DESKTOP, expected=refused_request)
     frame = open_embedded(tab, embedder, first_url)
     frame.wait_for_selector("#signing[data-state=ready]")
     frame.wait_for_selector(".sg-page.is-rendered")
@@ -305,7 +240,7 @@ def test_two_signers_sign_in_order_in_an_iframe_of_another_origin(
     tab.close()
 
     # The second signer, now in turn, draws: with the mouse, clears, then with a finger.
-    tab = Tab(browser, DESKTOP, has_touch=True)
+    tab = Tab(browser, DESKTOP, expected=refused_request, has_touch=True)
     frame = open_embedded(tab, embedder, second_url)
     frame.wait_for_selector("#signing[data-state=ready]")
     frame.wait_for_selector(".sg-page.is-rendered")
@@ -348,7 +283,7 @@ def test_two_signers_sign_in_order_in_an_iframe_of_another_origin(
     # (The frame's location is readable from here only once it shows the app's own page.)
     tab.page.wait_for_function(
         """() => {
-          try { return document.getElementById("signing").contentWindow.location.pathname === "/done"; }
+          try { return document.getElementById("app-frame").contentWindow.location.pathname === "/done"; }
           catch { return false; }
         }"""
     )
@@ -356,7 +291,7 @@ def test_two_signers_sign_in_order_in_an_iframe_of_another_origin(
     assert event["signerEid"] == second
     assert event["nextSignerEid"] is None
     assert event["documentGroupStatus"] == "completed"
-    done_frame = tab.page.wait_for_selector("#signing").content_frame()
+    done_frame = tab.page.wait_for_selector("#app-frame").content_frame()
     done_frame.wait_for_selector("text=Back in the app")
     redirect = parse_qs(urlsplit(done_frame.url).query)
     assert redirect["from"] == ["esign"]
@@ -403,9 +338,9 @@ def test_an_expired_link_shows_the_error_page_and_posts_signer_error(
     url = live(sign_url(first), live_server)
     graphql(EXPIRE, {"s": first})
 
-    tab = Tab(browser, DESKTOP)
+    tab = Tab(browser, DESKTOP, expected=refused_request)
     tab.page.goto(f"{embedder}/embed.html?src={quote(url, safe='')}")
-    frame = tab.page.wait_for_selector("#signing").content_frame()
+    frame = tab.page.wait_for_selector("#app-frame").content_frame()
     frame.wait_for_selector(".sg-error[data-error-type=tokenExpired]")
     event = assert_posted_pair(events(tab, 2), live_server.url, ERROR_KEYS)
     assert event == {
@@ -430,7 +365,7 @@ def test_an_origin_that_is_not_allowed_gets_no_message(
     url = live(sign_url(first), live_server)
     graphql(EXPIRE, {"s": first})
 
-    tab = Tab(browser, DESKTOP)
+    tab = Tab(browser, DESKTOP, expected=refused_request)
     tab.page.goto(live_server.url + "/api/etch/verify/x")  # a page of the service itself
     tab.page.set_content(
         f'<script>window.__events=[];addEventListener("message",e=>__events.push(e.data))</script>'
@@ -449,7 +384,14 @@ def test_declining_with_a_reason_top_level(browser, live_server, create_packet, 
     packet = create_packet(signers=variables["signers"])
     first = signers_of(packet)["client"]
 
-    tab = Tab(browser, PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
+    tab = Tab(
+        browser,
+        PHONE,
+        expected=refused_request,
+        is_mobile=True,
+        has_touch=True,
+        device_scale_factor=2,
+    )
     tab.page.goto(live(sign_url(first), live_server))
     tab.page.wait_for_selector("#signing[data-state=ready]")
     tab.page.wait_for_selector(".sg-page.is-rendered")
@@ -511,7 +453,7 @@ def test_fields_sit_where_they_are_on_a_rotated_page(
     packet = create_packet(files=variables["files"])
     first = signers_of(packet)["client"]
 
-    tab = Tab(browser, PHONE, is_mobile=True)
+    tab = Tab(browser, PHONE, expected=refused_request, is_mobile=True)
     tab.page.goto(live(sign_url(first), live_server))
     tab.page.wait_for_selector("#signing[data-state=ready]")
     box = tab.page.evaluate(

@@ -11,18 +11,16 @@ test-artifacts/workflows/, at a desktop and a phone width.
 from __future__ import annotations
 
 import io
-import threading
 import zipfile
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import pytest
 from django.test import Client
 
 from accounts.models import Organization
 from templates_app.models import PdfTemplate
+from tests.browser import Tab, none_expected
 from tests.conftest import basic_auth
 from tests.pdfcheck import text_in_rect, words
 from tests.templates_app.conftest import ARTIFACTS
@@ -50,73 +48,12 @@ BIRTH_DATE = {"x": 318, "y": 650, "width": 110, "height": 18}
 PHONE_BOX = {"x": 448, "y": 650, "width": 110, "height": 18}
 AMOUNT = {"x": 54, "y": 570, "width": 110, "height": 18}
 
-EMBED_PAGE = b"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Integrator app</title><link rel="icon" href="data:,">
-<style>html, body { margin: 0; height: 100%; } iframe { display: block; width: 100%;
-height: 100%; border: 0; }</style></head>
-<body><script>
-window.__events = [];
-window.addEventListener("message", (event) => {
-  window.__events.push({ origin: event.origin, data: event.data });
-});
-const frame = document.createElement("iframe");
-frame.id = "workflow";
-frame.title = "Application form";
-frame.src = new URLSearchParams(location.search).get("src");
-document.body.append(frame);
-</script></body></html>
-"""
-
-
-class _Embedder(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        found = urlsplit(self.path).path == "/embed.html"
-        self.send_response(200 if found else 404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.end_headers()
-        self.wfile.write(EMBED_PAGE if found else b"not found")
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def embedder() -> Iterator[str]:
-    """The origin of the embedding app: http://127.0.0.1:<another port>."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Embedder)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
 
 @pytest.fixture
 def public_base(settings: Any, live_server: Any) -> str:
     """The pages are served on the service's public base URL, as in production."""
     settings.PUBLIC_BASE_URL = live_server.url
     return live_server.url
-
-
-class Tab:
-    """A browser tab with its own context; collects script errors of every frame."""
-
-    def __init__(self, browser: Any, viewport: dict[str, int]) -> None:
-        self.context = browser.new_context(viewport=viewport)
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(15_000)
-        self.errors: list[str] = []
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-        self.page.on(
-            "console",
-            lambda message: message.type == "error" and self.errors.append(message.text),
-        )
-
-    def close(self) -> None:
-        self.context.close()
-        assert self.errors == []
 
 
 def shoot(tab: Tab, name: str) -> None:
@@ -183,7 +120,7 @@ def application(organization: Organization, template: PdfTemplate) -> Workflow:
 
 def open_embedded(tab: Tab, embedder: str, url: str) -> Any:
     tab.page.goto(f"{embedder}/embed.html?src={quote(url, safe='')}")
-    frame = tab.page.wait_for_selector("#workflow").content_frame()
+    frame = tab.page.wait_for_selector("#app-frame").content_frame()
     frame.wait_for_selector("#wf-form[data-state=ready]")
     return frame
 
@@ -208,7 +145,7 @@ def test_a_two_step_webform_in_an_iframe_of_another_origin(
     organization.save()
     workflow = application(organization, demo_template)
     webform = Webform.objects.get(workflow=workflow)
-    tab = Tab(browser, DESKTOP)
+    tab = Tab(browser, DESKTOP, expected=none_expected)
     frame = open_embedded(tab, embedder, f"{public_base}/form/acme/application?embedded=true")
     assert frame.inner_text("#wf-step") == "Step 1 of 2: Contact"
     shoot(tab, "01-step-1")
@@ -341,7 +278,7 @@ def test_an_origin_not_allowed_cannot_frame_the_webform(
     page = context.new_page()
     url = f"{public_base}/form/acme/application?embedded=true"
     page.goto(f"{embedder}/embed.html?src={quote(url, safe='')}")
-    frame = page.wait_for_selector("#workflow").content_frame()
+    frame = page.wait_for_selector("#app-frame").content_frame()
     page.wait_for_timeout(500)
     assert frame.query_selector("#wf-form") is None  # refused by frame-ancestors
     context.close()
@@ -353,7 +290,7 @@ def test_the_embedding_demo_page_lists_the_events(
     from workflows.demo import demo_workflow_create
 
     workflow = demo_workflow_create(organization=organization, template=demo_template)
-    tab = Tab(browser, DESKTOP)
+    tab = Tab(browser, DESKTOP, expected=none_expected)
     tab.page.goto(f"{public_base}/form/acme/demo-onboarding/embed-demo")
     frame = tab.page.wait_for_selector("#wf-demo-iframe").content_frame()
     frame.wait_for_selector("#wf-form[data-state=ready]")
