@@ -88,8 +88,15 @@ def _error_page(request: HttpRequest, refused: SigningRefused) -> HttpResponse:
     return _framed(response, origins)
 
 
-def _signer_for(request: HttpRequest, signer_eid: str, token: str) -> Signer:
-    return services.signer_from_token(signer_eid=signer_eid, token=token)
+def _refused(refused: SigningRefused) -> JsonResponse:
+    """What the page's scripts get when the token does not let them act (403)."""
+    return JsonResponse({"errorType": refused.error_type, "message": str(refused)}, status=403)
+
+
+def _finished(signer: Signer, keys: dict[str, Any]) -> JsonResponse:
+    """The answer to signing or declining: the event for the embedding app and where to go."""
+    redirect = with_query(signer.redirect_url, keys) if signer.redirect_url else None
+    return JsonResponse({"event": keys, "redirectURL": redirect})
 
 
 @xframe_options_exempt  # framing is governed by the CSP frame-ancestors of _framed
@@ -97,7 +104,7 @@ def _signer_for(request: HttpRequest, signer_eid: str, token: str) -> Signer:
 def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
     token = request.GET.get("token", "")
     try:
-        signer = _signer_for(request, signer_eid, token)
+        signer = services.signer_from_token(signer_eid=signer_eid, token=token)
     except SigningRefused as refused:
         return _error_page(request, refused)
     packet = signer.packet
@@ -149,9 +156,9 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
 def signing_document(request: HttpRequest, signer_eid: str, alias_id: str) -> HttpResponse:
     token = request.META.get(TOKEN_HEADER) or request.GET.get("token", "")
     try:
-        signer = _signer_for(request, signer_eid, token)
+        signer = services.signer_from_token(signer_eid=signer_eid, token=token)
     except SigningRefused as refused:
-        return JsonResponse({"errorType": refused.error_type, "message": str(refused)}, status=403)
+        return _refused(refused)
     document = signer.packet.documents.filter(alias_id=alias_id).first()
     if document is None:
         return JsonResponse({"errorType": "notFound", "message": "No such document."}, status=404)
@@ -203,9 +210,11 @@ def _problem_response(error: ValidationFailed | Conflict) -> JsonResponse:
 @require_POST
 def signing_complete(request: HttpRequest, signer_eid: str) -> HttpResponse:
     try:
-        signer = _signer_for(request, signer_eid, request.META.get(TOKEN_HEADER, ""))
+        signer = services.signer_from_token(
+            signer_eid=signer_eid, token=request.META.get(TOKEN_HEADER, "")
+        )
     except SigningRefused as refused:
-        return JsonResponse({"errorType": refused.error_type, "message": str(refused)}, status=403)
+        return _refused(refused)
     try:
         body = _json_body(request)
         values = body.get("values") or {}
@@ -216,18 +225,18 @@ def signing_complete(request: HttpRequest, signer_eid: str) -> HttpResponse:
         )
     except (ValidationFailed, Conflict) as error:
         return _problem_response(error)
-    keys = completion_keys(outcome)
-    redirect = with_query(signer.redirect_url, keys) if signer.redirect_url else None
-    return JsonResponse({"event": keys, "redirectURL": redirect})
+    return _finished(signer, completion_keys(outcome))
 
 
 @csrf_exempt  # authenticated by the signing token in a header, never by a cookie
 @require_POST
 def signing_decline(request: HttpRequest, signer_eid: str) -> HttpResponse:
     try:
-        signer = _signer_for(request, signer_eid, request.META.get(TOKEN_HEADER, ""))
+        signer = services.signer_from_token(
+            signer_eid=signer_eid, token=request.META.get(TOKEN_HEADER, "")
+        )
     except SigningRefused as refused:
-        return JsonResponse({"errorType": refused.error_type, "message": str(refused)}, status=403)
+        return _refused(refused)
     try:
         body = _json_body(request)
         reason = body.get("reason")
@@ -238,6 +247,4 @@ def signing_decline(request: HttpRequest, signer_eid: str) -> HttpResponse:
         )
     except (ValidationFailed, Conflict) as error:
         return _problem_response(error)
-    keys = completion_keys(outcome, action="signerDecline")
-    redirect = with_query(signer.redirect_url, keys) if signer.redirect_url else None
-    return JsonResponse({"event": keys, "redirectURL": redirect})
+    return _finished(signer, completion_keys(outcome, action="signerDecline"))
