@@ -99,6 +99,21 @@ def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+# Line breaks and other control characters: a value that becomes an email header (the subject
+# is built from the packet's name) or a file name must stay on one line, or it could add headers.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _line(value: Any, path: str, problems: list[Problem]) -> str:
+    """``value`` as one line of text; a control character (a line break) is a problem."""
+    text = _text(value)
+    if _CONTROL.search(text):
+        problems.append(
+            Problem(path, "Must be one line, without line breaks or control characters.")
+        )
+    return text
+
+
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -181,13 +196,16 @@ def _file(raw: Any, index: int, problems: list[Problem]) -> FileInput | None:
     if not file_id:
         problems.append(Problem(f"{path}.id", "Required"))
     fields = _sign_fields(raw.get("fields"), f"{path}.fields", problems)
-    title = _text(raw.get("title"))
-    upload = raw.get("file") if raw.get("file") is not None else raw.get("base64File")
+    title = _line(raw.get("title"), f"{path}.title", problems)
+    upload_key = "file" if raw.get("file") is not None else "base64File"
+    upload = raw.get(upload_key)
     uploaded_name = upload.filename if isinstance(upload, UploadedBlob) else None
     if isinstance(upload, Mapping):
-        uploaded_name = _text(upload.get("filename"))
+        uploaded_name = upload.get("filename")
     filename = (
-        _text(raw.get("filename")) or uploaded_name or f"{title or file_id or 'document'}.pdf"
+        _line(raw.get("filename"), f"{path}.filename", problems)
+        or _line(uploaded_name, f"{path}.{upload_key}.filename", problems)
+        or f"{title or file_id or 'document'}.pdf"
     )
     common: dict[str, Any] = {
         "id": file_id,
@@ -240,7 +258,7 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
     if not isinstance(raw, Mapping):
         problems.append(Problem(path, "Must be an object."))
         return None
-    name, email = _text(raw.get("name")), _text(raw.get("email"))
+    name, email = _line(raw.get("name"), f"{path}.name", problems), _text(raw.get("email"))
     signer_type = raw.get("signerType") or "email"
     if not name:
         problems.append(Problem(f"{path}.name", "Required"))
@@ -346,10 +364,13 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     reply_to = _text(arguments.get("replyToEmail"))
     if reply_to and not _EMAIL.match(reply_to):
         problems.append(Problem("replyToEmail", "Must be an email address."))
+    name = _line(arguments.get("name"), "name", problems)
+    email_subject = _line(arguments.get("signatureEmailSubject"), "signatureEmailSubject", problems)
+    reply_to_name = _line(arguments.get("replyToName"), "replyToName", problems)
     if problems:
         raise ValidationFailed.from_problems(problems)
     return PacketInput(
-        name=_text(arguments.get("name")) or "Signature packet",
+        name=name or "Signature packet",
         files=tuple(files),
         signers=tuple(signers),
         payloads=payloads or {},
@@ -358,8 +379,8 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
         allow_updates=bool(arguments.get("allowUpdates")),
         merge_pdfs=bool(arguments.get("mergePDFs")),
         webhook_url=webhook_url,
-        email_subject=_text(arguments.get("signatureEmailSubject")),
+        email_subject=email_subject,
         email_body=_text(arguments.get("signatureEmailBody")),
-        reply_to_name=_text(arguments.get("replyToName")),
+        reply_to_name=reply_to_name,
         reply_to_email=reply_to,
     )

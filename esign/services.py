@@ -326,7 +326,9 @@ def _notify_next(packet: Packet) -> None:
 
 def _send_signing_email(signer: Signer, url: str) -> None:
     packet = signer.packet
-    subject = packet.email_subject or f"Please sign: {packet.name}"
+    # One line whatever the name holds (a workflow's title is made of a webform's answers):
+    # a line break in a header is refused by Django's mail (BadHeaderError) after the commit.
+    subject = " ".join((packet.email_subject or f"Please sign: {packet.name}").split())
     body = (packet.email_body + "\n\n" if packet.email_body else "") + (
         f'{signer.name},\n\nYou are asked to sign "{packet.name}". Open this link to review and '
         f"sign (it expires in {int(TOKEN_TTL.total_seconds() // 3600)} hours):\n\n{url}\n"
