@@ -52,5 +52,6 @@ urlpatterns = [
 # serves collectstatic's output and this adds nothing.
 urlpatterns += staticfiles_urlpatterns()
 
+handler400 = "core.views.bad_request"
 handler404 = "core.views.not_found"
 handler500 = "core.views.server_error"

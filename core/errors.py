@@ -68,6 +68,15 @@ class ValidationFailed(ServiceError):
         return {"name": self.name, "fields": [f.as_wire() for f in self.fields]}
 
 
+class BadRequest(ServiceError):
+    """A request Django refuses before any view: a Host not in ALLOWED_HOSTS, a malformed
+    body or header (SuspiciousOperation)."""
+
+    name = "BadRequestError"
+    status = 400
+    default_message = "Bad request."
+
+
 class AuthorizationError(ServiceError):
     name = "AuthorizationError"
     status = 401

@@ -6,11 +6,12 @@ import logging
 
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from core.api_errors import internal_error_body
-from core.errors import NotFound
+from core.errors import BadRequest, NotFound
 
 logger = logging.getLogger("core.health")
 
@@ -32,6 +33,22 @@ def healthz(request: HttpRequest) -> HttpResponse:
 @csrf_exempt
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return JsonResponse(NotFound().as_wire(), status=404)
+
+
+def _is_api(request: HttpRequest) -> bool:
+    """A request to the API: its paths, and what clients POST to ``/`` and ``/graphql``."""
+    path = request.path_info
+    return path.startswith("/api/") or (path in ("/", "/graphql") and request.method != "GET")
+
+
+# Django answers a request it refuses before any view (a Host header that is not in
+# ALLOWED_HOSTS, a SuspiciousOperation) with this 400: the API's clients get the wire shape,
+# people Django's HTML page.
+@csrf_exempt
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse(BadRequest().as_wire(), status=400)
+    return defaults.bad_request(request, exception)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -39,3 +39,22 @@ def test_unexpected_errors_are_a_500_that_echoes_nothing(api_client: Client, cap
     assert "hunter2" not in response.content.decode()
     assert "unhandled Boom" in caplog.text
     assert "hunter2" not in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("get", "/api/v1/x"), ("post", "/api/v1/fill/abc.pdf"), ("post", "/graphql"), ("post", "/")],
+)
+def test_a_host_not_allowed_is_a_json_400_on_api_paths(db: None, method: str, path: str) -> None:
+    response = getattr(Client(), method)(path, HTTP_HOST="evil.example.com")
+
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {"name": "BadRequestError", "message": "Bad request."}
+
+
+def test_a_host_not_allowed_is_an_html_400_on_pages(db: None) -> None:
+    response = Client().get("/verify", HTTP_HOST="evil.example.com")
+
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("text/html")
