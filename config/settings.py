@@ -4,6 +4,7 @@ Every variable has a safe development default and is documented in docs/configur
 There are no per-environment settings modules: production differs only by its environment.
 """
 
+import os
 from pathlib import Path
 
 import environ
@@ -33,12 +34,29 @@ PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000").rs
 # Email (signing requests to email signers): printed to the console unless EMAIL_URL names an
 # SMTP server, e.g. smtp+tls://user:password@smtp.example.com:587.
 vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
+if not DEBUG and EMAIL_BACKEND == "django.core.mail.backends.console.EmailBackend":  # noqa: F821
+    # Printed emails would put live signing links (their tokens) in the server's log.
+    EMAIL_BACKEND = "core.mail.RedactedConsoleEmailBackend"
 DEFAULT_FROM_EMAIL = env.str(
     "DEFAULT_FROM_EMAIL", default="Document automation <noreply@localhost>"
 )
 
 DATA_DIR = Path(env.str("DATA_DIR", default=str(BASE_DIR / "data")))
-DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _owner_only(path: Path, mode: int) -> None:
+    """Take group and other access away from ``path`` if this user owns it: the data directory
+    holds the database, the stored documents and the development signing key."""
+    status = path.stat()
+    if status.st_uid == os.geteuid() and status.st_mode & 0o077:
+        path.chmod(mode)
+
+
+DATA_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
+_owner_only(DATA_DIR, 0o700)
+# Files and folders the storage writes (documents, uploads) are the service's alone too.
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -108,6 +126,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     )
+    _sqlite_file = Path(DATABASES["default"]["NAME"])
+    if DATABASES["default"]["NAME"] != ":memory:" and _sqlite_file.parent.is_dir():
+        # Made here, readable by its owner only, before SQLite makes it with the umask's mode
+        # (its -wal and -shm files take the database file's mode).
+        os.close(os.open(_sqlite_file, os.O_CREAT | os.O_WRONLY, 0o600))
+        _owner_only(_sqlite_file, 0o600)
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -214,6 +238,10 @@ FONT_DOWNLOAD_MAX_BYTES = env.int("FONT_DOWNLOAD_MAX_BYTES", default=40 * 1024 *
 # Inbound payload encryption: organizations' private keys are stored encrypted with a key derived
 # from this secret (default: SECRET_KEY). Changing it makes stored private keys unreadable.
 PAYLOAD_KEY_SECRET = env.str("PAYLOAD_KEY_SECRET", default=SECRET_KEY)
+# Secrets the service must read back to use (webhook signing secrets and tokens) are stored
+# encrypted with the first of these keys, and read with any of them: to rotate, put a new key
+# first and keep the old one after it (core.fields.EncryptedTextField). Default: SECRET_KEY.
+FIELD_ENCRYPTION_KEYS = env.list("FIELD_ENCRYPTION_KEYS", default=[SECRET_KEY])
 
 # --- Admin sign-in and HTTPS (accounts.login_guard) ---------------------------------------------
 # After this many failed sign-ins a user name (from any address), or an address (for any name),

@@ -1,5 +1,13 @@
 """Model fields shared by every app."""
 
+import base64
+import hashlib
+from collections.abc import Iterable
+from typing import Any
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import models
 
 from core.eids import EID_LENGTH, new_eid
@@ -14,3 +22,61 @@ class EidField(models.CharField):
         kwargs.setdefault("editable", False)
         kwargs.setdefault("default", new_eid)
         super().__init__(*args, **kwargs)
+
+
+# A stored value that starts with this is ciphertext; anything else is a row written before the
+# field was encrypted, read as it is until it is saved again (the migration re-saves them all).
+ENCRYPTED_PREFIX = "fernet:"
+
+
+def _fernet() -> MultiFernet:
+    """One Fernet key per FIELD_ENCRYPTION_KEYS entry: the first encrypts, every one decrypts
+    (so a key can be rotated by putting the new one first)."""
+    keys = [key for key in settings.FIELD_ENCRYPTION_KEYS if key]
+    return MultiFernet(
+        [
+            Fernet(base64.urlsafe_b64encode(hashlib.sha256(b"field:" + key.encode()).digest()))
+            for key in keys
+        ]
+    )
+
+
+class EncryptedTextField(models.TextField):
+    """Text that is encrypted in the database (Fernet: AES-128-CBC with an HMAC) and plain in
+    Python. For shared secrets the service must read back to use (webhook signing secrets and
+    tokens); a value the service only compares is hashed instead (API keys, signing tokens).
+    It cannot be searched or filtered on."""
+
+    def from_db_value(self, value: str | None, expression: Any, connection: Any) -> str | None:
+        if value is None or not value.startswith(ENCRYPTED_PREFIX):
+            return value
+        try:
+            return _fernet().decrypt(value[len(ENCRYPTED_PREFIX) :].encode()).decode()
+        except InvalidToken:
+            raise ImproperlyConfigured(
+                f"A value of {self.model.__name__}.{self.name} does not open with any key of"
+                " FIELD_ENCRYPTION_KEYS (was the key changed?)."
+            ) from None
+
+    def get_prep_value(self, value: Any) -> Any:
+        value = super().get_prep_value(value)
+        if value is None:
+            return value
+        return ENCRYPTED_PREFIX + _fernet().encrypt(value.encode()).decode()
+
+
+def encrypted_fields_resave(models_to_check: Iterable[type[models.Model]]) -> int:
+    """Write every encrypted field of these models again: rows stored in plain text before
+    (or with an older key of FIELD_ENCRYPTION_KEYS) are encrypted with the first key.
+    Returns the number of rows written."""
+    written = 0
+    for model in models_to_check:
+        names = [f.name for f in model._meta.concrete_fields if isinstance(f, EncryptedTextField)]
+        if not names:
+            continue
+        for row in model._base_manager.all().iterator():
+            model._base_manager.filter(pk=row.pk).update(
+                **{name: getattr(row, name) for name in names}
+            )
+            written += 1
+    return written

@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.db import models
 
 from accounts.models import Organization
-from core.fields import EidField
+from core.fields import EidField, EncryptedTextField
 
 
 class WebhookEndpoint(models.Model):
@@ -22,9 +22,7 @@ class WebhookEndpoint(models.Model):
         Organization, on_delete=models.CASCADE, related_name="webhook_endpoint"
     )
     url = models.URLField(max_length=2000, blank=True)
-    token = models.CharField(
-        max_length=64, help_text="Sent in every body as `token`; receivers compare it."
-    )
+    token = EncryptedTextField(help_text="Sent in every body as `token`; receivers compare it.")
     public_key_pem = models.TextField(
         blank=True,
         help_text="The integrator's RSA public key (SPKI PEM): when set, `data` is sent encrypted.",
@@ -55,8 +53,8 @@ class WebhookSecret(models.Model):
     organization = models.ForeignKey(
         Organization, on_delete=models.CASCADE, related_name="webhook_secrets"
     )
-    # Stored as it is: signing needs the key itself (like SECRET_KEY, it is a shared secret).
-    secret = models.CharField(max_length=120)
+    # Signing needs the key itself (a shared secret, not a hash): stored encrypted.
+    secret = EncryptedTextField()
     created_at = models.DateTimeField()
     expires_at = models.DateTimeField(null=True, blank=True)
 
