@@ -2,36 +2,20 @@
 
 WeasyPrint has no way to stop a layout half-way, and a thread cannot be killed, so a document
 that runs past the time cap would keep a server thread (and its memory) busy for as long as it
-likes. Here each render is sent to a worker process; when the deadline passes the worker gets
-SIGKILL and the caller gets `RenderTimeout`. Nothing is left running.
+likes. Here each render is sent to a worker process (`core.engine.process_pool`); when the
+deadline passes the worker gets SIGKILL and the caller gets `RenderTimeout`. Nothing is left
+running.
 
 The workers are long-lived (until ``max_jobs`` renders, or a kill) and warm: fontconfig and Pango
 are loaded once per worker, and the font configuration is reused by documents that add no
-``@font-face`` fonts, so a render costs about what plain WeasyPrint costs. A worker is a fresh
-interpreter (``python -m generate.engine.worker``) talking over a socket pair: it shares no
-locks, sockets or database connections with a threaded server process, carries no Django, and,
-unlike multiprocessing's spawn, never re-runs the server's main module. Each worker may be given
-an address-space limit, so a document that needs too much memory fails alone
+``@font-face`` fonts, so a render costs about what plain WeasyPrint costs. Each worker may be
+given an address-space limit, so a document that needs too much memory fails alone
 (`RenderOutOfMemory`).
-
-A pool belongs to one process; after a fork (a pre-forking server), the child makes its own.
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import tempfile
-import threading
-import time
-from dataclasses import dataclass
-from multiprocessing.connection import Connection
-
+from core.engine.process_pool import PoolErrors, PoolSettings, ProcessPool
 from generate.engine.errors import (
     RenderBusy,
     RenderCrashed,
@@ -41,275 +25,27 @@ from generate.engine.errors import (
 )
 from generate.engine.job import RenderedPdf, RenderJob
 
-logger = logging.getLogger(__name__)
+__all__ = ["WORKER_MODULE", "PoolSettings", "RenderPool"]
 
 # The worker's module, next to this one (whatever the package is called).
 WORKER_MODULE = __name__.rsplit(".", 1)[0] + ".worker"
 
-
-@dataclass(frozen=True)
-class PoolSettings:
-    workers: int = 2  # at most this many renders at once in this process
-    max_jobs: int = 200  # a worker is replaced after this many renders (bounds slow leaks)
-    memory_limit_bytes: int = 0  # address-space limit of a worker; 0 for none
-    start_timeout_seconds: float = 60.0  # a new worker must be ready within this
-    # At most this many renders of one tenant (an organization) at once; 0 for no bound. Below
-    # ``workers``, one tenant's long documents never hold every worker.
-    max_per_tenant: int = 0
-    # At most this many requests wait for a worker; more are refused at once (RenderBusy), so
-    # waiting renders never hold every server thread. None: as many as there are workers.
-    max_waiting: int | None = None
-    # A worker whose resident memory is above this after a job is replaced; 0 for never.
-    recycle_rss_bytes: int = 0
-    nice: int = 10  # added to the workers' niceness: the server's threads come first for the CPU
-
-    def __post_init__(self) -> None:
-        if self.workers < 1 or self.max_jobs < 1:
-            raise ValueError("workers and max_jobs must be at least 1")
-        if self.max_per_tenant < 0 or (self.max_waiting is not None and self.max_waiting < 0):
-            raise ValueError("max_per_tenant and max_waiting must not be negative")
-
-    @property
-    def waiting_limit(self) -> int:
-        return self.workers if self.max_waiting is None else self.max_waiting
+RENDER_ERRORS = PoolErrors(
+    busy=lambda seconds, queue_full: RenderBusy(seconds, queue_full=queue_full),
+    timeout=RenderTimeout,
+    out_of_memory=RenderOutOfMemory,
+    crashed=RenderCrashed,
+    failed=RenderFailed,
+)
 
 
-@dataclass
-class _Worker:
-    process: subprocess.Popen[bytes]
-    connection: Connection
-    temp_dir: str
-    jobs: int = 0
+class RenderPool(ProcessPool[RenderJob, RenderedPdf]):
+    """Runs `RenderJob`s in render workers, at most ``settings.workers`` at a time.
 
-    def is_alive(self) -> bool:
-        return self.process.poll() is None
-
-
-class RenderPool:
-    """Runs `RenderJob`s in worker processes, at most ``settings.workers`` at a time."""
+    ``run`` raises the engine's own errors (PageLimitExceeded...) as the worker raised them,
+    RenderBusy, RenderTimeout, RenderOutOfMemory, RenderFailed when the renderer raised an
+    unexpected exception, or RenderCrashed when the worker died.
+    """
 
     def __init__(self, settings: PoolSettings) -> None:
-        self.settings = settings
-        self._pid = os.getpid()
-        self._condition = threading.Condition()
-        self._idle: list[_Worker] = []
-        self._live = 0  # workers that exist: idle, busy or starting
-        self._closed = False
-        self._running: dict[str | None, int] = {}  # renders under way, by tenant
-        self._waiting = 0  # requests waiting for a worker
-
-    def run(
-        self, job: RenderJob, *, timeout: float, queue_timeout: float, tenant: str | None = None
-    ) -> RenderedPdf:
-        """Render ``job`` in a worker; kill it if it takes longer than ``timeout`` seconds.
-
-        Waits at most ``queue_timeout`` seconds for a free worker, and for ``tenant`` to be
-        under its share (RenderBusy); refuses at once when the queue is full (RenderBusy).
-        Raises the engine's own errors (PageLimitExceeded...) as the worker raised them,
-        RenderTimeout, RenderOutOfMemory, RenderFailed when the renderer raised an unexpected
-        exception, or RenderCrashed when the worker died.
-        """
-        worker = self._acquire(queue_timeout, tenant)
-        healthy = False
-        try:
-            try:
-                worker.connection.send(job)
-                if not worker.connection.poll(timeout):
-                    raise RenderTimeout(timeout)
-                status, payload = worker.connection.recv()
-            except (EOFError, OSError) as exc:
-                raise RenderCrashed(self._death_detail(worker, exc)) from None
-            worker.jobs += 1
-            if status == "ok":
-                healthy = True
-                return payload
-            if status == "error":
-                healthy = True
-                raise payload
-            if status == "memory":
-                raise RenderOutOfMemory(self.settings.memory_limit_bytes)
-            detail, where = payload
-            raise RenderFailed(detail, where)
-        finally:
-            self._release(worker, tenant, healthy=healthy and not self._too_large(worker))
-
-    def close(self) -> None:
-        """Stop every idle worker; busy ones stop when their render ends."""
-        with self._condition:
-            self._closed = True
-            idle, self._idle = self._idle, []
-            self._live -= len(idle)
-            self._condition.notify_all()
-        for worker in idle:
-            _stop(worker)
-
-    # -- workers ----------------------------------------------------------------------------------
-
-    def _acquire(self, queue_timeout: float, tenant: str | None) -> _Worker:
-        if os.getpid() != self._pid:
-            raise RuntimeError("a RenderPool cannot be used in a forked child; make a new one")
-        deadline = time.monotonic() + queue_timeout
-        dead: list[_Worker] = []
-        waiting = False
-        try:
-            with self._condition:
-                while True:
-                    if self._closed:
-                        raise RuntimeError("the render pool is closed")
-                    if self._tenant_may_start(tenant):
-                        worker = self._idle_worker(dead)
-                        if worker is not None:
-                            self._running[tenant] = self._running.get(tenant, 0) + 1
-                            return worker
-                        if self._live < self.settings.workers:
-                            self._live += 1
-                            self._running[tenant] = self._running.get(tenant, 0) + 1
-                            break
-                    if not waiting:
-                        if self._waiting >= self.settings.waiting_limit:
-                            raise RenderBusy(queue_timeout, queue_full=True)
-                        self._waiting += 1
-                        waiting = True
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        raise RenderBusy(queue_timeout)
-                    self._condition.wait(remaining)
-        finally:
-            if waiting:
-                with self._condition:
-                    self._waiting -= 1
-            for worker in dead:
-                _stop(worker)
-        try:
-            return self._start()
-        except BaseException:
-            with self._condition:
-                self._live -= 1
-                self._finished(tenant)
-                self._condition.notify_all()
-            raise
-
-    def _tenant_may_start(self, tenant: str | None) -> bool:
-        limit = self.settings.max_per_tenant
-        return tenant is None or limit == 0 or self._running.get(tenant, 0) < limit
-
-    def _idle_worker(self, dead: list[_Worker]) -> _Worker | None:
-        while self._idle:
-            worker = self._idle.pop()  # the most recently used: its caches are warm
-            if worker.is_alive():
-                return worker
-            # Died while idle (the OOM killer, an operator): replace it quietly.
-            self._live -= 1
-            dead.append(worker)
-        return None
-
-    def _finished(self, tenant: str | None) -> None:
-        count = self._running.get(tenant, 0) - 1
-        if count > 0:
-            self._running[tenant] = count
-        else:
-            self._running.pop(tenant, None)
-
-    def _release(self, worker: _Worker, tenant: str | None, *, healthy: bool) -> None:
-        keep = healthy and worker.jobs < self.settings.max_jobs
-        with self._condition:
-            self._finished(tenant)
-            # Every waiter looks again: the one whose tenant may start now takes the worker.
-            self._condition.notify_all()
-            if keep and not self._closed:
-                self._idle.append(worker)
-                return
-            self._live -= 1
-        _stop(worker)
-
-    def _too_large(self, worker: _Worker) -> bool:
-        """Whether the worker is left holding more memory than a worker should keep."""
-        limit = self.settings.recycle_rss_bytes
-        if limit <= 0:
-            return False
-        rss = _resident_bytes(worker.process.pid)
-        if rss is None or rss <= limit:
-            return False
-        logger.info(
-            "render worker replaced: %d MB resident after a job (the limit is %d MB)",
-            rss // 2**20,
-            limit // 2**20,
-        )
-        return True
-
-    def _start(self) -> _Worker:
-        ours, theirs = socket.socketpair()
-        # WeasyPrint writes @font-face fonts to temporary folders; a killed worker cannot clean
-        # up, so each gets a folder of its own that is removed when the worker stops.
-        temp_dir = tempfile.mkdtemp(prefix="generate-worker-")
-        environment = dict(os.environ)
-        # The worker imports what this process imports, from the same places.
-        environment["PYTHONPATH"] = os.pathsep.join(path for path in sys.path if path)
-        try:
-            process = subprocess.Popen(  # noqa: S603 - a fixed command: this interpreter, our module
-                [
-                    sys.executable,
-                    "-m",
-                    WORKER_MODULE,
-                    str(theirs.fileno()),
-                    temp_dir,
-                    str(self.settings.memory_limit_bytes),
-                    str(self.settings.nice),
-                ],
-                pass_fds=(theirs.fileno(),),
-                stdin=subprocess.DEVNULL,
-                env=environment,
-                # Out of the server's process group: Ctrl-C in its terminal is for the server,
-                # which stops its workers itself.
-                start_new_session=True,
-            )
-        except BaseException:
-            ours.close()
-            shutil.rmtree(temp_dir, ignore_errors=True)
-            raise
-        finally:
-            theirs.close()
-        worker = _Worker(process=process, connection=Connection(ours.detach()), temp_dir=temp_dir)
-        try:
-            if not worker.connection.poll(self.settings.start_timeout_seconds):
-                raise RenderCrashed("the render worker did not start in time")
-            status, detail = worker.connection.recv()
-            if status != "ready":
-                raise RenderCrashed(f"the render worker failed to start: {detail}")
-        except (EOFError, OSError) as exc:
-            _stop(worker)
-            raise RenderCrashed(self._death_detail(worker, exc)) from None
-        except BaseException:
-            _stop(worker)
-            raise
-        return worker
-
-    @staticmethod
-    def _death_detail(worker: _Worker, exc: BaseException) -> str:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            worker.process.wait(1)
-        code = worker.process.returncode
-        if code is not None and code < 0:
-            return f"the render worker was killed by signal {-code} ({type(exc).__name__})"
-        return f"the render worker exited with code {code} ({type(exc).__name__})"
-
-
-def _resident_bytes(pid: int) -> int | None:
-    """The resident memory of process ``pid`` (Linux's /proc); None where it cannot be read."""
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as statm:  # noqa: PTH123 - a /proc pseudo-file
-            resident_pages = int(statm.read().split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-    return resident_pages * os.sysconf("SC_PAGE_SIZE")
-
-
-def _stop(worker: _Worker) -> None:
-    """Kill a worker (it holds nothing worth a graceful exit) and remove its temporary files."""
-    with contextlib.suppress(Exception):
-        worker.connection.close()
-    if worker.is_alive():
-        worker.process.kill()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        worker.process.wait(5)
-    shutil.rmtree(worker.temp_dir, ignore_errors=True)
+        super().__init__(settings, worker_module=WORKER_MODULE, errors=RENDER_ERRORS, name="render")

@@ -1,0 +1,333 @@
+"""Worker processes that can be killed on a deadline: untrusted or unbounded work (rendering a
+document, verifying an uploaded PDF) runs outside the server process, within time and memory.
+
+Python cannot stop a thread, and a parser or layout engine has no way to stop half-way, so a job
+that runs past its time cap would keep a server thread (and its memory) busy for as long as it
+likes. Here each job is sent to a worker process; when the deadline passes the worker gets
+SIGKILL and the caller gets the pool's timeout error. Nothing is left running.
+
+The workers are long-lived (until ``max_jobs`` jobs, or a kill) and warm: what a worker loads
+once (fontconfig and Pango, pyHanko) serves every job. A worker is a fresh interpreter
+(``python -m <worker module>``, see `core.engine.process_worker`) talking over a socket pair: it
+shares no locks, sockets or database connections with a threaded server process, carries no
+Django, and, unlike multiprocessing's spawn, never re-runs the server's main module. Each worker
+may be given an address-space limit, so a job that needs too much memory fails alone.
+
+`ProcessPool` knows no job type: it is given the worker's module and `PoolErrors`, the errors
+of its engine (generate's `RenderPool`, esign's verify pool), and passes jobs and results by
+pickle. A pool belongs to one process; after a fork (a pre-forking server), the child makes its
+own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Generic, TypeVar
+
+logger = logging.getLogger(__name__)
+
+JobT = TypeVar("JobT")
+ResultT = TypeVar("ResultT")
+
+
+@dataclass(frozen=True)
+class PoolErrors:
+    """How a pool's engine names each way a job can fail to give a result."""
+
+    # No worker within the queue timeout (seconds), or the queue full (True): a 503.
+    busy: Callable[[float, bool], Exception]
+    timeout: Callable[[float], Exception]  # the job ran past its deadline (seconds)
+    out_of_memory: Callable[[int], Exception]  # the worker hit its address-space limit (bytes)
+    crashed: Callable[[str], Exception]  # the worker died or did not start (detail, for logs)
+    # The job raised an unexpected exception: (detail for logs, where in the input, or None).
+    failed: Callable[[str, str | None], Exception]
+
+
+@dataclass(frozen=True)
+class PoolSettings:
+    workers: int = 2  # at most this many jobs at once in this process
+    max_jobs: int = 200  # a worker is replaced after this many jobs (bounds slow leaks)
+    memory_limit_bytes: int = 0  # address-space limit of a worker; 0 for none
+    start_timeout_seconds: float = 60.0  # a new worker must be ready within this
+    # At most this many jobs of one tenant (an organization) at once; 0 for no bound. Below
+    # ``workers``, one tenant's long jobs never hold every worker.
+    max_per_tenant: int = 0
+    # At most this many requests wait for a worker; more are refused at once (busy), so
+    # waiting jobs never hold every server thread. None: as many as there are workers.
+    max_waiting: int | None = None
+    # A worker whose resident memory is above this after a job is replaced; 0 for never.
+    recycle_rss_bytes: int = 0
+    nice: int = 10  # added to the workers' niceness: the server's threads come first for the CPU
+
+    def __post_init__(self) -> None:
+        if self.workers < 1 or self.max_jobs < 1:
+            raise ValueError("workers and max_jobs must be at least 1")
+        if self.max_per_tenant < 0 or (self.max_waiting is not None and self.max_waiting < 0):
+            raise ValueError("max_per_tenant and max_waiting must not be negative")
+
+    @property
+    def waiting_limit(self) -> int:
+        return self.workers if self.max_waiting is None else self.max_waiting
+
+
+@dataclass
+class _Worker:
+    process: subprocess.Popen[bytes]
+    connection: Connection
+    temp_dir: str
+    jobs: int = 0
+
+    def is_alive(self) -> bool:
+        return self.process.poll() is None
+
+
+class ProcessPool(Generic[JobT, ResultT]):
+    """Runs jobs in worker processes of ``worker_module``, at most ``settings.workers`` at a
+    time. ``name`` names the workers in logs, errors and temporary folders ("render")."""
+
+    def __init__(
+        self, settings: PoolSettings, *, worker_module: str, errors: PoolErrors, name: str
+    ) -> None:
+        self.settings = settings
+        self.worker_module = worker_module
+        self.errors = errors
+        self.name = name
+        self._pid = os.getpid()
+        self._condition = threading.Condition()
+        self._idle: list[_Worker] = []
+        self._live = 0  # workers that exist: idle, busy or starting
+        self._closed = False
+        self._running: dict[str | None, int] = {}  # jobs under way, by tenant
+        self._waiting = 0  # requests waiting for a worker
+
+    def run(
+        self, job: JobT, *, timeout: float, queue_timeout: float, tenant: str | None = None
+    ) -> ResultT:
+        """Run ``job`` in a worker; kill it if it takes longer than ``timeout`` seconds.
+
+        Waits at most ``queue_timeout`` seconds for a free worker, and for ``tenant`` to be
+        under its share (busy); refuses at once when the queue is full (busy). Raises the
+        engine's own errors as the worker raised them, or the pool's errors: timeout,
+        out_of_memory, failed when the job raised an unexpected exception, crashed when the
+        worker died.
+        """
+        worker = self._acquire(queue_timeout, tenant)
+        healthy = False
+        try:
+            try:
+                worker.connection.send(job)
+                if not worker.connection.poll(timeout):
+                    raise self.errors.timeout(timeout)
+                status, payload = worker.connection.recv()
+            except (EOFError, OSError) as exc:
+                raise self.errors.crashed(self._death_detail(worker, exc)) from None
+            except MemoryError:
+                # The worker's answer is larger than this process may hold: the job's to blame.
+                raise self.errors.out_of_memory(self.settings.memory_limit_bytes) from None
+            worker.jobs += 1
+            if status == "ok":
+                healthy = True
+                result: ResultT = payload
+                return result
+            if status == "error":
+                healthy = True
+                raise payload
+            if status == "memory":
+                raise self.errors.out_of_memory(self.settings.memory_limit_bytes)
+            detail, where = payload
+            raise self.errors.failed(detail, where)
+        finally:
+            self._release(worker, tenant, healthy=healthy and not self._too_large(worker))
+
+    def close(self) -> None:
+        """Stop every idle worker; busy ones stop when their job ends."""
+        with self._condition:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._live -= len(idle)
+            self._condition.notify_all()
+        for worker in idle:
+            _stop(worker)
+
+    # -- workers ----------------------------------------------------------------------------------
+
+    def _acquire(self, queue_timeout: float, tenant: str | None) -> _Worker:
+        if os.getpid() != self._pid:
+            raise RuntimeError(f"a {self.name} pool cannot be used in a forked child: make another")
+        deadline = time.monotonic() + queue_timeout
+        dead: list[_Worker] = []
+        waiting = False
+        try:
+            with self._condition:
+                while True:
+                    if self._closed:
+                        raise RuntimeError(f"the {self.name} pool is closed")
+                    if self._tenant_may_start(tenant):
+                        worker = self._idle_worker(dead)
+                        if worker is not None:
+                            self._running[tenant] = self._running.get(tenant, 0) + 1
+                            return worker
+                        if self._live < self.settings.workers:
+                            self._live += 1
+                            self._running[tenant] = self._running.get(tenant, 0) + 1
+                            break
+                    if not waiting:
+                        if self._waiting >= self.settings.waiting_limit:
+                            raise self.errors.busy(queue_timeout, True)
+                        self._waiting += 1
+                        waiting = True
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise self.errors.busy(queue_timeout, False)
+                    self._condition.wait(remaining)
+        finally:
+            if waiting:
+                with self._condition:
+                    self._waiting -= 1
+            for worker in dead:
+                _stop(worker)
+        try:
+            return self._start()
+        except BaseException:
+            with self._condition:
+                self._live -= 1
+                self._finished(tenant)
+                self._condition.notify_all()
+            raise
+
+    def _tenant_may_start(self, tenant: str | None) -> bool:
+        limit = self.settings.max_per_tenant
+        return tenant is None or limit == 0 or self._running.get(tenant, 0) < limit
+
+    def _idle_worker(self, dead: list[_Worker]) -> _Worker | None:
+        while self._idle:
+            worker = self._idle.pop()  # the most recently used: its caches are warm
+            if worker.is_alive():
+                return worker
+            # Died while idle (the OOM killer, an operator): replace it quietly.
+            self._live -= 1
+            dead.append(worker)
+        return None
+
+    def _finished(self, tenant: str | None) -> None:
+        count = self._running.get(tenant, 0) - 1
+        if count > 0:
+            self._running[tenant] = count
+        else:
+            self._running.pop(tenant, None)
+
+    def _release(self, worker: _Worker, tenant: str | None, *, healthy: bool) -> None:
+        keep = healthy and worker.jobs < self.settings.max_jobs
+        with self._condition:
+            self._finished(tenant)
+            # Every waiter looks again: the one whose tenant may start now takes the worker.
+            self._condition.notify_all()
+            if keep and not self._closed:
+                self._idle.append(worker)
+                return
+            self._live -= 1
+        _stop(worker)
+
+    def _too_large(self, worker: _Worker) -> bool:
+        """Whether the worker is left holding more memory than a worker should keep."""
+        limit = self.settings.recycle_rss_bytes
+        if limit <= 0:
+            return False
+        rss = _resident_bytes(worker.process.pid)
+        if rss is None or rss <= limit:
+            return False
+        logger.info(
+            "%s worker replaced: %d MB resident after a job (the limit is %d MB)",
+            self.name,
+            rss // 2**20,
+            limit // 2**20,
+        )
+        return True
+
+    def _start(self) -> _Worker:
+        ours, theirs = socket.socketpair()
+        # A worker's temporary files (WeasyPrint's @font-face fonts...) go to a folder of its
+        # own, removed when the worker stops: a killed worker cannot clean up.
+        temp_dir = tempfile.mkdtemp(prefix=f"{self.name}-worker-")
+        environment = dict(os.environ)
+        # The worker imports what this process imports, from the same places.
+        environment["PYTHONPATH"] = os.pathsep.join(path for path in sys.path if path)
+        try:
+            process = subprocess.Popen(  # noqa: S603 - a fixed command: this interpreter, our module
+                [
+                    sys.executable,
+                    "-m",
+                    self.worker_module,
+                    str(theirs.fileno()),
+                    temp_dir,
+                    str(self.settings.memory_limit_bytes),
+                    str(self.settings.nice),
+                ],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                env=environment,
+                # Out of the server's process group: Ctrl-C in its terminal is for the server,
+                # which stops its workers itself.
+                start_new_session=True,
+            )
+        except BaseException:
+            ours.close()
+            shutil.rmtree(temp_dir, ignore_errors=True)
+            raise
+        finally:
+            theirs.close()
+        worker = _Worker(process=process, connection=Connection(ours.detach()), temp_dir=temp_dir)
+        try:
+            if not worker.connection.poll(self.settings.start_timeout_seconds):
+                raise self.errors.crashed(f"the {self.name} worker did not start in time")
+            status, detail = worker.connection.recv()
+            if status != "ready":
+                raise self.errors.crashed(f"the {self.name} worker failed to start: {detail}")
+        except (EOFError, OSError) as exc:
+            _stop(worker)
+            raise self.errors.crashed(self._death_detail(worker, exc)) from None
+        except BaseException:
+            _stop(worker)
+            raise
+        return worker
+
+    def _death_detail(self, worker: _Worker, exc: BaseException) -> str:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            worker.process.wait(1)
+        code = worker.process.returncode
+        if code is not None and code < 0:
+            return f"the {self.name} worker was killed by signal {-code} ({type(exc).__name__})"
+        return f"the {self.name} worker exited with code {code} ({type(exc).__name__})"
+
+
+def _resident_bytes(pid: int) -> int | None:
+    """The resident memory of process ``pid`` (Linux's /proc); None where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:  # noqa: PTH123 - a /proc pseudo-file
+            resident_pages = int(statm.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return resident_pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def _stop(worker: _Worker) -> None:
+    """Kill a worker (it holds nothing worth a graceful exit) and remove its temporary files."""
+    with contextlib.suppress(Exception):
+        worker.connection.close()
+    if worker.is_alive():
+        worker.process.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        worker.process.wait(5)
+    shutil.rmtree(worker.temp_dir, ignore_errors=True)
