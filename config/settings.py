@@ -365,6 +365,21 @@ VERIFY_MAX_BYTES = env.int("VERIFY_MAX_BYTES", default=25 * 1_048_576)
 # Verifications a client address may run on the public /verify page per minute (each one parses
 # a PDF and checks its signatures; the API's /api/v1/verify counts against the caller's key).
 VERIFY_PAGE_PER_MINUTE = env.int("VERIFY_PAGE_PER_MINUTE", default=20)
+# Structural limits, checked on the raw bytes before anything is parsed (a 422 above them):
+# one signature's /Contents (DER bytes), revisions, indirect objects, signatures in the file.
+VERIFY_MAX_SIGNATURE_CONTENTS_BYTES = env.int(
+    "VERIFY_MAX_SIGNATURE_CONTENTS_BYTES", default=1_048_576
+)
+VERIFY_MAX_REVISIONS = env.int("VERIFY_MAX_REVISIONS", default=100)
+VERIFY_MAX_OBJECTS = env.int("VERIFY_MAX_OBJECTS", default=200_000)
+VERIFY_MAX_SIGNATURES = env.int("VERIFY_MAX_SIGNATURES", default=200)
+# Verification runs in worker processes (esign.engine.verify_pool), never in the web process:
+# at most VERIFY_WORKERS at once per server process, each within an address-space limit and a
+# deadline (a 422 past either); a request waits VERIFY_QUEUE_TIMEOUT_SECONDS for a worker (503).
+VERIFY_WORKERS = env.int("VERIFY_WORKERS", default=2)
+VERIFY_WORKER_MEMORY_MB = env.int("VERIFY_WORKER_MEMORY_MB", default=512)
+VERIFY_TIMEOUT_SECONDS = env.float("VERIFY_TIMEOUT_SECONDS", default=30.0)
+VERIFY_QUEUE_TIMEOUT_SECONDS = env.float("VERIFY_QUEUE_TIMEOUT_SECONDS", default=10.0)
 
 # --- Logging ------------------------------------------------------------------------------------
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")

@@ -171,12 +171,18 @@ class DocumentVerifyApi(APIView):
         description="Checks every signature of the PDF in the multipart part `file`: intact, "
         "trusted (against the service's own roots and its configured ones; nothing is "
         "fetched), whether it covers the whole document, its PAdES level and timestamp; and "
-        "whether the file is exactly one this service sealed. The file is not kept.",
+        "whether the file is exactly one this service sealed. The file is not kept. A file "
+        "over a verification limit (the size of a signature's contents, revisions, objects, "
+        "signatures; the verifier's memory or time) is a 422 ValidationError on `file`.",
         tags=["esign"],
         request={"multipart/form-data": ref("VerifyRequest")},
         responses={
             200: OpenApiResponse(response=ref("Verification"), description="The verification."),
-            **error_responses([400, 401, 413, 415, 429, 500]),
+            **error_responses([400, 401, 413, 415, 429, 500, 503]),
+            422: OpenApiResponse(
+                response=ref("ValidationError"),
+                description="The file is over a verification limit.",
+            ),
         },
         parameters=RATE_LIMIT_HEADERS,
     )

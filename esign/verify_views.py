@@ -1,6 +1,8 @@
 """The public verification page, /verify: upload a PDF, read what its signatures say.
 
-No account is needed and nothing is kept (esign.verify). Each client address may verify
+No account is needed and nothing is kept (esign.verify); a file over a limit (its size, its
+structure, the verify worker's memory or time) is refused with the API's statuses (413, 422),
+and with every verify worker busy the page answers 503. Each client address may verify
 VERIFY_PAGE_PER_MINUTE files a minute: a check costs a PDF parse and every signature's
 cryptography, and nobody's key pays for it. The form is protected against
 cross-site posting like any other: the CSRF check runs after the upload handlers are replaced,
@@ -21,7 +23,7 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.login_guard import client_address
 from accounts.ratelimit import rate_limit_hit
-from core.errors import RequestTooLarge, ValidationFailed
+from core.errors import RequestTooLarge, ServiceBusy, ValidationFailed
 from esign.verify import (
     Verification,
     check_declared_size,
@@ -134,7 +136,11 @@ def _verify(request: HttpRequest) -> HttpResponse:
         verification = pdf_verify(data=upload.read())
     except RequestTooLarge as error:
         return _page(request, 413, error=error.message, filename=filename)
-    except ValidationFailed as error:
+    except ValidationFailed as error:  # 400 unreadable, 422 over a limit
         message = error.fields[0].message if error.fields else "The file could not be read."
-        return _page(request, 400, error=message, filename=filename)
+        return _page(request, error.status, error=message, filename=filename)
+    except ServiceBusy as error:
+        response = _page(request, 503, error=error.message, filename=filename)
+        response["Retry-After"] = str(error.retry_after_seconds)
+        return response
     return _page(request, result=_result(verification, filename))

@@ -7,7 +7,14 @@ The input is anybody's file (the public verification page), so:
   validation data the file itself carries;
 - pyHanko reads the file with its limits for untrusted input, and every signature is checked on
   its own: a malformed one is reported as not intact, the others are still checked;
-- at most ``max_signatures`` signatures are checked.
+- at most ``max_signatures`` signatures are checked;
+- before any parse, `check_pdf_limits` scans the raw bytes and refuses (`PdfOverLimit`) what
+  would make pyHanko's parse unbounded: signature contents over a size (pyHanko reads a hex
+  string digit by digit into Python objects: 12 MB of digits took 1 to 2 GB), too many
+  revisions, objects or signatures. What hides in compressed object streams escapes the scan;
+  the caller runs verify_pdf in a worker process with memory and time limits
+  (esign.engine.verify_pool) for that. A MemoryError is never reported as an unreadable file:
+  it propagates, for the worker to report.
 
 A signature is *intact* when its digest matches the bytes it covers, its cryptographic
 signature is valid, and its /Contents holds nothing after the CMS object but the zero padding
@@ -30,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -49,7 +57,7 @@ from pyhanko.sign.validation.dss import DocumentSecurityStore, NoDSSFoundError
 from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
 
-from core.engine.problems import InvalidInput
+from core.engine.problems import EngineError, InvalidInput, Problem
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +70,91 @@ class PdfNotVerifiable(InvalidInput):
     """The file is not a PDF whose signatures can be read."""
 
     code = "pdf_not_verifiable"
+
+
+class PdfTooComplex(EngineError):
+    """The file is beyond what one verification may spend (a 422 on ``file``, not a 400: the
+    file may be a fine PDF)."""
+
+    code = "pdf_too_complex"
+    kind = "unprocessable"
+    path = "file"
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        self.problems = [Problem(self.path, message)]
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (type(self), (self.message,))
+
+
+class PdfOverLimit(PdfTooComplex):
+    """The raw bytes are over a structural limit (`check_pdf_limits`); nothing was parsed."""
+
+    code = "pdf_over_limit"
+
+
+@dataclass(frozen=True)
+class VerifyLimits:
+    """What one verification may parse. The defaults are far above real signed files: a
+    PAdES-B-LTA signature's CMS object (certificates, timestamp, revocation data) is some tens of
+    KB, a document a few revisions per signer."""
+
+    max_signature_contents_bytes: int = 1_048_576  # DER bytes: half the hex digits
+    max_revisions: int = 100  # incremental updates (startxref keywords)
+    max_objects: int = 200_000  # indirect objects (object headers, the trailers' /Size)
+    max_signatures: int = 200  # signatures and document timestamps (/ByteRange arrays)
+
+
+_BYTE_RANGE = re.compile(rb"/ByteRange\s*\[\s*(\d{1,12})\s+(\d{1,12})\s+(\d{1,12})\s+(\d{1,12})")
+_OBJECT_HEADER = re.compile(rb"\d\s+obj\b")
+_TRAILER_SIZE = re.compile(rb"/Size\s+(\d{1,12})")
+
+
+def check_pdf_limits(pdf: bytes, limits: VerifyLimits) -> None:
+    """Refuse ``pdf`` (PdfOverLimit on ``file``) when its raw bytes are over ``limits``.
+
+    Scans only, with regular expressions over the bytes (a 25 MB file in well under a second
+    and no copy of it): no PDF parse. A signature's /Contents is the gap between the two ranges
+    of its /ByteRange; a /ByteRange that lies is caught by the longest hexadecimal string,
+    which pyHanko would parse just the same.
+    """
+    limit = limits.max_signature_contents_bytes
+    signatures = 0
+    for match in _BYTE_RANGE.finditer(pdf):
+        signatures += 1
+        first_start, first_length, second_start, _ = (int(g) for g in match.groups())
+        gap = second_start - (first_start + first_length)
+        contents = max(0, gap - 2) // 2  # hex digits between < and >, two to a byte
+        if contents > limit:
+            _refuse(f"A signature's contents are {_size(contents)}; the limit is {_size(limit)}.")
+    if signatures > limits.max_signatures:
+        _refuse(f"The file has {signatures} signatures; the limit is {limits.max_signatures}.")
+    # Whitespace may sit between the digits; pyHanko reads it all the same.
+    if re.search(rb"<[0-9A-Fa-f\s]{%d}" % (2 * limit + 1), pdf):
+        _refuse(
+            f"The file holds a string longer than a signature's contents may be ({_size(limit)})."
+        )
+    revisions = pdf.count(b"startxref")
+    if revisions > limits.max_revisions:
+        _refuse(f"The file has {revisions} revisions; the limit is {limits.max_revisions}.")
+    objects = sum(1 for _ in _OBJECT_HEADER.finditer(pdf))
+    declared = max((int(m.group(1)) for m in _TRAILER_SIZE.finditer(pdf)), default=0)
+    if max(objects, declared) > limits.max_objects:
+        _refuse(
+            f"The file has {max(objects, declared)} objects; the limit is {limits.max_objects}."
+        )
+
+
+def _refuse(message: str) -> None:
+    raise PdfOverLimit(message)
+
+
+def _size(count: int) -> str:
+    if count >= 1_048_576:
+        return f"{count / 1_048_576:.1f}".removesuffix(".0") + " MB"
+    return f"{count:,} bytes"
 
 
 @dataclass(frozen=True)
@@ -123,6 +216,8 @@ def _verify(
     try:
         reader = PdfFileReader(io.BytesIO(pdf), strict=False)
         found = list(enumerate_sig_fields(reader, filled_status=True))
+    except MemoryError:
+        raise
     except Exception as error:  # noqa: BLE001 - hostile input: any parser failure means unreadable
         logger.info("verify: unreadable PDF (%s: %s)", type(error).__name__, error)
         raise PdfNotVerifiable.single("file", "The PDF could not be read.") from None
@@ -132,6 +227,8 @@ def _verify(
     for name, _value, field_ref in found[:max_signatures]:
         try:
             embedded = EmbeddedPdfSignature(reader, field_ref, name)
+        except MemoryError:
+            raise
         except Exception as error:  # noqa: BLE001 - a malformed signature is reported, not fatal
             signatures.append(
                 (name, None, f"The signature cannot be read ({type(error).__name__}).")
@@ -173,6 +270,8 @@ def _dss(reader: PdfFileReader) -> _Dss | None:
         store = DocumentSecurityStore.read_dss(reader)
     except NoDSSFoundError:
         return None
+    except MemoryError:
+        raise
     except Exception:  # noqa: BLE001 - a broken store counts as none
         logger.info("verify: unreadable document security store", exc_info=True)
         return None
@@ -218,6 +317,8 @@ def _signature(
     try:
         signer = _name_of(embedded.signer_cert)
         status = validate_pdf_signature(embedded, _context(roots), _context(roots))
+    except MemoryError:
+        raise
     except Exception as error:  # noqa: BLE001 - hostile input: report, never crash
         logger.info("verify: signature %s not checkable (%s)", name, type(error).__name__)
         return SignatureReport(
@@ -303,6 +404,8 @@ def _document_timestamp(
     try:
         status = validate_pdf_timestamp(embedded, _context(roots))
         authority = _name_of(embedded.signer_cert)
+    except MemoryError:
+        raise
     except Exception as error:  # noqa: BLE001 - hostile input
         logger.info("verify: document timestamp %s not checkable (%s)", name, type(error).__name__)
         return DocumentTimestampReport(name, "", None, False, False)

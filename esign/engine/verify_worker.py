@@ -1,0 +1,48 @@
+"""A verify worker: ``python -m esign.engine.verify_worker <fd> <temp dir> <memory limit> <nice>``.
+
+Started by `esign.engine.verify_pool.VerifyPool`; the protocol and the process set-up are
+`core.engine.process_worker`'s. Results: ``("ok", PdfVerification)``, ``("error",
+PdfNotVerifiable)``, ``("memory", None)`` or ``("crash", (detail, None))``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+
+from asn1crypto import x509 as asn1_x509
+
+from core.engine import process_worker
+from esign.engine.seal_verify import PdfNotVerifiable, PdfVerification, verify_pdf
+from esign.engine.verify_pool import VerifyJob
+
+
+def worker_main(
+    connection: Connection, temp_dir: str, memory_limit_bytes: int, nice: int = 0
+) -> None:
+    process_worker.worker_main(
+        connection,
+        temp_dir,
+        memory_limit_bytes,
+        nice,
+        start=_start,
+        expected=(PdfNotVerifiable,),
+        log_name="verify-worker",
+    )
+
+
+def _verify(job: VerifyJob) -> PdfVerification:
+    roots = [asn1_x509.Certificate.load(der) for der in job.trust_roots]
+    return verify_pdf(job.pdf, trust_roots=roots, max_signatures=job.max_signatures)
+
+
+def _start() -> Callable[[VerifyJob], PdfVerification]:
+    # The engine logs why a signature could not be checked at INFO; hostile files are common
+    # here and the server's log is not the place for each.
+    logging.getLogger("pyhanko").setLevel(logging.ERROR)
+    return _verify
+
+
+if __name__ == "__main__":
+    worker_main(*process_worker.arguments())
