@@ -6,20 +6,22 @@ list's actions make keys in bulk and answer with the same page, one key per orga
 
 Every page, action, filter and lookup is scoped by ``accounts.staff``: a staff user who is not a
 superuser sees only their organizations and what belongs to them, and changes, acts on or
-deletes only what belongs to organizations they own or administer. Permission fields (staff,
-superuser, groups, permissions) are a superuser's to set.
+deletes only what belongs to organizations they own or administer (``accounts.staff_admin``,
+which the other apps' admins use too). Permission fields (staff, superuser, groups,
+permissions) are a superuser's to set, and so are groups, which belong to no organization:
+only superusers see them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import quote, unquote
-from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import (
@@ -38,25 +40,14 @@ from accounts.payload_keys import payload_key_create
 from accounts.services import api_key_create, api_key_revoke, member_add
 from accounts.staff import (
     staff_managed_organizations,
-    staff_manages,
     staff_may_change_user,
     staff_organizations,
     staff_users,
 )
+from accounts.staff_admin import OrganizationOwnedAdmin, manages, may_manage
 
 # Sign-in locks out after a few failures, per user name and per address (accounts.login_guard).
 admin.site.login_form = GuardedAdminAuthenticationForm
-
-
-def _manages(request: HttpRequest, organizations: Iterable[Organization]) -> bool:
-    """True if the user manages all of ``organizations``; else say which not, and False."""
-    organizations = list(organizations)
-    if staff_manages(user=request.user, organization_ids={o.pk for o in organizations}):
-        return True
-    managed = set(staff_managed_organizations(user=request.user).values_list("pk", flat=True))
-    refused = ", ".join(sorted(o.slug for o in organizations if o.pk not in managed))
-    messages.error(request, f"Nothing was done: only an owner or admin of {refused} may do that.")
-    return False
 
 
 class MembershipInline(admin.TabularInline):
@@ -66,13 +57,13 @@ class MembershipInline(admin.TabularInline):
 
     # ``obj`` is the organization the inline is shown on.
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return super().has_add_permission(request, obj) and _may_manage(request, obj)
+        return super().has_add_permission(request, obj) and may_manage(request, obj)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return super().has_change_permission(request, obj) and _may_manage(request, obj)
+        return super().has_change_permission(request, obj) and may_manage(request, obj)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return super().has_delete_permission(request, obj) and _may_manage(request, obj)
+        return super().has_delete_permission(request, obj) and may_manage(request, obj)
 
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         if db_field.name == "user":
@@ -82,17 +73,34 @@ class MembershipInline(admin.TabularInline):
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
-def _may_manage(request: HttpRequest, organization: Organization | None) -> bool:
-    if organization is None:
-        return True
-    return staff_manages(user=request.user, organization_ids={organization.pk})
-
-
 class _StaffUserCreationForm(UserAdmin.add_form):  # type: ignore[name-defined, misc]
     """A new user made by a staff user who is not a superuser joins one of their organizations
     as a member: nobody can make accounts that belong to no one they manage."""
 
     organization = forms.ModelChoiceField(queryset=Organization.objects.none())
+
+
+class SuperuserGroupAdmin(GroupAdmin):
+    """Groups grant permissions to people of every organization: a superuser's to see and set."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_superuser
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return request.user.is_superuser
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_superuser
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return request.user.is_superuser
+
+
+admin.site.unregister(Group)
+admin.site.register(Group, SuperuserGroupAdmin)
 
 
 @admin.register(User)
@@ -103,6 +111,12 @@ class AccountUserAdmin(UserAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[User]:
         return super().get_queryset(request).filter(pk__in=staff_users(user=request.user))
+
+    def get_list_filter(self, request: HttpRequest) -> Any:
+        filters = super().get_list_filter(request)
+        if request.user.is_superuser:
+            return filters
+        return [f for f in filters if f != "groups"]  # groups are a superuser's (above)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         if not super().has_add_permission(request):
@@ -222,7 +236,7 @@ def _create_key(
     queryset: QuerySet[Organization],
     kind: str,
 ) -> TemplateResponse | None:
-    if not _manages(request, queryset):
+    if not manages(request, queryset):
         return None
     created = [
         (organization, *_key_create(request, organization, kind)) for organization in queryset
@@ -268,10 +282,10 @@ class OrganizationAdmin(admin.ModelAdmin):
         return request.user.is_superuser and super().has_add_permission(request)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return super().has_change_permission(request, obj) and _may_manage(request, obj)
+        return super().has_change_permission(request, obj) and may_manage(request, obj)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return super().has_delete_permission(request, obj) and _may_manage(request, obj)
+        return super().has_delete_permission(request, obj) and may_manage(request, obj)
 
     def get_urls(self) -> list[URLPattern]:
         # Before the default URLs, whose "<path:object_id>/" would take this one.
@@ -364,7 +378,7 @@ class OrganizationAdmin(admin.ModelAdmin):
         description="Create (or replace) the inbound payload key pair", permissions=["change"]
     )
     def create_payload_key(self, request: HttpRequest, queryset: QuerySet[Organization]) -> None:
-        if not _manages(request, queryset):
+        if not manages(request, queryset):
             return
         for organization in queryset:
             pair = payload_key_create(organization=organization)
@@ -374,30 +388,8 @@ class OrganizationAdmin(admin.ModelAdmin):
             )
 
 
-class _OrganizationOwnedAdmin(admin.ModelAdmin):
-    """An admin of rows that belong to an organization (``organization`` foreign key)."""
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet:
-        return (
-            super()
-            .get_queryset(request)
-            .select_related("organization")
-            .filter(organization__in=staff_organizations(user=request.user).values("pk"))
-        )
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        if not super().has_change_permission(request, obj):
-            return False
-        return obj is None or _may_manage(request, obj.organization)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        if not super().has_delete_permission(request, obj):
-            return False
-        return obj is None or _may_manage(request, obj.organization)
-
-
 @admin.register(PayloadKeyPair)
-class PayloadKeyPairAdmin(_OrganizationOwnedAdmin):
+class PayloadKeyPairAdmin(OrganizationOwnedAdmin):
     list_display = ["organization", "created_at"]
     readonly_fields = ["organization", "public_pem", "created_at"]
     fields = readonly_fields
@@ -407,7 +399,7 @@ class PayloadKeyPairAdmin(_OrganizationOwnedAdmin):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(_OrganizationOwnedAdmin):
+class ApiKeyAdmin(OrganizationOwnedAdmin):
     list_display = [
         "prefix",
         "organization",
@@ -447,7 +439,7 @@ class ApiKeyAdmin(_OrganizationOwnedAdmin):
     @admin.action(description="Revoke the selected keys", permissions=["change"])
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
         keys = list(queryset)
-        if not _manages(request, {key.organization for key in keys}):
+        if not manages(request, {key.organization for key in keys}):
             return
         for api_key in keys:
             api_key_revoke(api_key=api_key)

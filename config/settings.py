@@ -381,6 +381,15 @@ VERIFY_WORKER_MEMORY_MB = env.int("VERIFY_WORKER_MEMORY_MB", default=512)
 VERIFY_TIMEOUT_SECONDS = env.float("VERIFY_TIMEOUT_SECONDS", default=30.0)
 VERIFY_QUEUE_TIMEOUT_SECONDS = env.float("VERIFY_QUEUE_TIMEOUT_SECONDS", default=10.0)
 
+# --- Public writes: signing and webform pages (owned by esign/ and workflows/) -----------------
+# A signer's finish (POST /api/etch/sign/<eid>/complete, JSON): the whole body, refused (413)
+# before it is read; the drawn signature (a PNG, sent as a data URL); each typed value, in
+# characters, by its field's type (text and long text; a name; an email; a date).
+SIGNING_BODY_MAX_BYTES = env.int("SIGNING_BODY_MAX_BYTES", default=2 * 1_048_576)
+SIGNING_SIGNATURE_MAX_BYTES = env.int("SIGNING_SIGNATURE_MAX_BYTES", default=512 * 1024)
+SIGNING_TEXT_MAX_CHARS = env.int("SIGNING_TEXT_MAX_CHARS", default=1000)
+SIGNING_NAME_MAX_CHARS = env.int("SIGNING_NAME_MAX_CHARS", default=255)
+
 # --- Logging ------------------------------------------------------------------------------------
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 LOG_FORMAT = env.str("LOG_FORMAT", default="json")  # json | text

@@ -1,31 +1,67 @@
-"""Admin for webhooks: endpoints, events and their deliveries with every attempt; resend."""
+"""Admin for webhooks: endpoints, events and their deliveries with every attempt; resend.
+
+Scoped like every admin of an organization's rows (``accounts.staff_admin``): a staff user who
+is not a superuser sees the endpoints, events and deliveries of their organizations, and only
+an owner or admin of the organization changes its endpoint, resends its deliveries or deletes
+them. As on the settings page, the others see the first characters of the endpoint's token.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from accounts.staff_admin import OrganizationOwnedAdmin, manages, may_manage
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
 from webhooks.services import delivery_resend
 
+# The token's characters shown to those who do not manage the organization (settings page too).
+TOKEN_SHOWN = 4
+
 
 @admin.register(WebhookEndpoint)
-class WebhookEndpointAdmin(admin.ModelAdmin):
+class WebhookEndpointAdmin(OrganizationOwnedAdmin):
     list_display = ["organization", "url", "disabled_at", "updated_at"]
     list_select_related = ["organization"]
     search_fields = ["organization__slug", "url"]
-    readonly_fields = ["organization", "token", "created_at", "updated_at"]
+    readonly_fields = ["organization", "token", "token_start", "created_at", "updated_at"]
     fields = ["organization", "url", "token", "public_key_pem", "disabled_at", "created_at"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # made on first use, with a token
 
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        fields = list(super().get_fields(request, obj))
+        if obj is None or may_manage(request, obj.organization):
+            return fields
+        return ["token_start" if name == "token" else name for name in fields]
 
-class WebhookAttemptInline(admin.TabularInline):
-    model = WebhookAttempt
+    @admin.display(description="token")
+    def token_start(self, endpoint: WebhookEndpoint) -> str:
+        return f"{endpoint.token[:TOKEN_SHOWN]}…"
+
+
+class _ReadOnlyInline(admin.TabularInline):
+    """Rows shown on their parent's page, never changed there: the parent's scope is theirs."""
+
     extra = 0
     can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class WebhookAttemptInline(_ReadOnlyInline):
+    model = WebhookAttempt
     fields = [
         "number",
         "outcome",
@@ -38,12 +74,9 @@ class WebhookAttemptInline(admin.TabularInline):
     ]
     readonly_fields = fields
 
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(admin.ModelAdmin):
+class WebhookDeliveryAdmin(OrganizationOwnedAdmin):
     list_display = [
         "eid",
         "organization",
@@ -82,32 +115,29 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    # "view": a delivery is never changed, only sent again; who may is checked by ``manages``.
     @admin.action(description="Resend the selected deliveries' events", permissions=["view"])
     def resend(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
-        count = 0
-        for delivery in queryset.select_related("event", "organization"):
+        deliveries = list(queryset.select_related("event", "organization"))
+        if not manages(request, {delivery.organization for delivery in deliveries}):
+            return
+        for delivery in deliveries:
             delivery_resend(delivery=delivery, requested_by=f"{request.user} (admin)")
-            count += 1
-        messages.success(request, f"Resent {count} event(s); see the new deliveries.")
+        messages.success(request, f"Resent {len(deliveries)} event(s); see the new deliveries.")
 
 
-class WebhookDeliveryInline(admin.TabularInline):
+class WebhookDeliveryInline(_ReadOnlyInline):
     model = WebhookDelivery
-    extra = 0
-    can_delete = False
     fields = ["eid", "url", "status", "attempt_count", "last_status_code", "created_at"]
     readonly_fields = fields
     show_change_link = True
 
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
 
 @admin.register(WebhookEvent)
-class WebhookEventAdmin(admin.ModelAdmin):
+class WebhookEventAdmin(OrganizationOwnedAdmin):
     list_display = ["eid", "organization", "action", "created_at"]
     list_filter = ["action"]
     list_select_related = ["organization"]
@@ -119,5 +149,5 @@ class WebhookEventAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

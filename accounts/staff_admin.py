@@ -1,0 +1,69 @@
+"""The admin's scoping by organization, for every app's admin of an organization's rows.
+
+``accounts.staff`` says which organizations a staff user sees and manages; this module applies
+it to admin pages: ``OrganizationOwnedAdmin`` for rows with an ``organization`` foreign key,
+``may_manage`` for a permission check on one organization and ``manages`` for an action on
+several, which says which organizations refused it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from accounts.models import Organization
+from accounts.staff import staff_managed_organizations, staff_manages, staff_organizations
+
+
+def may_manage(request: HttpRequest, organization: Organization | None) -> bool:
+    """True if the user manages ``organization`` (or there is none yet: an add page)."""
+    if organization is None:
+        return True
+    return staff_manages(user=request.user, organization_ids={organization.pk})
+
+
+def manages(request: HttpRequest, organizations: Iterable[Organization]) -> bool:
+    """True if the user manages all of ``organizations``; else say which not, and False."""
+    organizations = list(organizations)
+    if staff_manages(user=request.user, organization_ids={o.pk for o in organizations}):
+        return True
+    managed = set(staff_managed_organizations(user=request.user).values_list("pk", flat=True))
+    refused = ", ".join(sorted({o.slug for o in organizations if o.pk not in managed}))
+    messages.error(request, f"Nothing was done: only an owner or admin of {refused} may do that.")
+    return False
+
+
+class OrganizationOwnedAdmin(admin.ModelAdmin):
+    """An admin of rows that belong to an organization (``organization`` foreign key).
+
+    Its pages, lookups and actions see the rows of the user's organizations (``get_queryset``);
+    change and delete need an owner or admin of the row's organization; a form offers only the
+    organizations the user manages. An action that changes something checks ``manages`` too.
+    """
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("organization")
+            .filter(organization__in=staff_organizations(user=request.user).values("pk"))
+        )
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if not super().has_change_permission(request, obj):
+            return False
+        return obj is None or may_manage(request, obj.organization)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if not super().has_delete_permission(request, obj):
+            return False
+        return obj is None or may_manage(request, obj.organization)
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.related_model is Organization:
+            kwargs["queryset"] = staff_managed_organizations(user=request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)

@@ -1,0 +1,375 @@
+"""Every registered ModelAdmin, walked as a staff user of another organization.
+
+The outsider is the owner of Globex, holds every model permission and is not a superuser; each
+object is Acme's. For each model in ``admin.site._registry`` the outsider opens the list, the
+change, delete and history pages, posts the change form (as the admin renders it to a superuser),
+posts every action and the delete confirmation, opens the add page, every extra page of the admin
+that takes an object id, and every autocomplete of the model's relations. None of it may show
+Acme's object or anything in it, and none of it may change anything in the database.
+
+A model registered later needs a factory in ``FACTORIES`` (else its test fails), and with it a
+rule: rows of an organization are seen by its members (``accounts.staff``); users are seen by the
+members of their organizations; organizations by their members; task results and groups, which
+belong to no organization, by superusers only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.apps import apps
+from django.contrib import admin
+from django.contrib.auth.models import Group, Permission
+from django.contrib.sessions.models import Session
+from django.db import models
+from django.forms import ModelChoiceField
+from django.urls import URLPattern, reverse
+from django.utils.html import escape
+from django_tasks_db.models import DBTaskResult
+
+from accounts.models import ApiKey, Membership, Organization, PayloadKeyPair, User
+from accounts.payload_keys import payload_key_create
+from accounts.services import api_key_create, member_add
+from esign.models import Packet
+from templates_app.models import PdfTemplate
+from templates_app.services import template_create_from_pdf
+from tests.accounts.test_admin_tenancy import PASSWORD, client_of, is_missing
+from tests.pdfcheck import blank_pdf
+from tests.workflows.test_admin import form_data
+from webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
+from webhooks.services import endpoint_url_set, event_emit
+from webhooks.tasks import webhook_deliver
+from workflows.models import Submission, Webform, Workflow
+
+# The outsider's own webhook URL, which the change form must not give Acme's endpoint.
+OUTSIDER_URL = "https://globex.example/hook"
+# Models that belong to no organization: only superusers see them.
+SUPERUSER_ONLY = {DBTaskResult, Group}
+
+
+class Tenant:
+    """Acme's objects, one of each model, made on demand, and the strings they must not leak."""
+
+    def __init__(self, organization: Organization) -> None:
+        self.organization = organization
+        self.objects: dict[type[models.Model], models.Model] = {}
+        self.secrets: set[str] = set()
+
+    def get(self, model: type[models.Model]) -> Any:
+        if model not in self.objects:
+            if model not in FACTORIES:
+                pytest.fail(
+                    f"{model._meta.label} is registered in the admin but has no factory in "
+                    "tests/test_admin_every_modeladmin.py: add one, and scope its admin."
+                )
+            obj = FACTORIES[model](self)
+            self.objects[model] = obj
+            self.secrets.add(str(obj))
+            if getattr(obj, "eid", ""):
+                self.secrets.add(obj.eid)
+        return self.objects[model]
+
+
+def _user(tenant: Tenant) -> User:
+    user = User.objects.create_user(username="acme-secret-member", email="secret@acme.test")
+    member_add(organization=tenant.organization, user=user, role=Membership.Role.MEMBER)
+    return user
+
+
+def _group(tenant: Tenant) -> Group:
+    group = Group.objects.create(name="acme-secret-group")
+    group.user_set.add(tenant.get(User))
+    return group
+
+
+def _api_key(tenant: Tenant) -> ApiKey:
+    key, raw = api_key_create(
+        organization=tenant.organization, kind=ApiKey.Kind.PRODUCTION, name="acme-secret-key"
+    )
+    tenant.secrets.update({raw, "acme-secret-key"})
+    return key
+
+
+def _payload_key(tenant: Tenant) -> PayloadKeyPair:
+    pair = payload_key_create(organization=tenant.organization)
+    tenant.secrets.add(pair.public_pem.splitlines()[1])
+    return pair
+
+
+def _template(tenant: Tenant) -> PdfTemplate:
+    return template_create_from_pdf(
+        organization=tenant.organization, title="acme-secret-template", pdf=blank_pdf()
+    )
+
+
+def _packet(tenant: Tenant) -> Packet:
+    # Completed and not sealed: the "seal again" action would enqueue it.
+    return Packet.objects.create(
+        organization=tenant.organization, name="acme-secret-packet", status="completed"
+    )
+
+
+def _workflow(tenant: Tenant) -> Workflow:
+    return Workflow.objects.create(
+        organization=tenant.organization, name="acme-secret-workflow", slug="acme-workflow"
+    )
+
+
+def _webform(tenant: Tenant) -> Webform:
+    return Webform.objects.create(
+        workflow=tenant.get(Workflow), name="acme-secret-webform", slug="acme-webform"
+    )
+
+
+def _submission(tenant: Tenant) -> Submission:
+    return Submission.objects.create(
+        workflow=tenant.get(Workflow), definition={}, display_title="acme-secret-submission"
+    )
+
+
+def _endpoint(tenant: Tenant) -> WebhookEndpoint:
+    endpoint = endpoint_url_set(
+        organization=tenant.organization, url="https://acme.example/secret-hook"
+    )
+    tenant.secrets.update({endpoint.url, endpoint.token})
+    return endpoint
+
+
+def _event(tenant: Tenant) -> WebhookEvent:
+    tenant.get(WebhookEndpoint)
+    event = event_emit(
+        organization=tenant.organization,
+        action=WebhookEvent.Action.FORGE_COMPLETE,
+        data={"answers": {"ssn": "acme-secret-answer"}},
+    )
+    tenant.secrets.add("acme-secret-answer")
+    return event
+
+
+def _delivery(tenant: Tenant) -> WebhookDelivery:
+    return tenant.get(WebhookEvent).deliveries.get()
+
+
+def _task_result(tenant: Tenant) -> DBTaskResult:
+    result = webhook_deliver.enqueue(delivery_id=tenant.get(WebhookDelivery).pk)
+    return DBTaskResult.objects.get(pk=result.id)
+
+
+FACTORIES: dict[type[models.Model], Callable[[Tenant], Any]] = {
+    User: _user,
+    Group: _group,
+    Organization: lambda tenant: tenant.organization,
+    ApiKey: _api_key,
+    PayloadKeyPair: _payload_key,
+    PdfTemplate: _template,
+    Packet: _packet,
+    Workflow: _workflow,
+    Webform: _webform,
+    Submission: _submission,
+    WebhookEndpoint: _endpoint,
+    WebhookEvent: _event,
+    WebhookDelivery: _delivery,
+    DBTaskResult: _task_result,
+}
+
+REGISTERED = sorted(admin.site._registry, key=lambda model: model._meta.label)
+
+
+def snapshot() -> dict[str, list[dict[str, Any]]]:
+    """Every row of every table but the sessions: what an outsider's request may not change."""
+    return {
+        model._meta.label: list(model._default_manager.order_by("pk").values())
+        for model in apps.get_models()
+        if model is not Session
+    }
+
+
+def body(response: Any) -> str:
+    if getattr(response, "streaming", False):
+        return b"".join(response.streaming_content).decode(errors="replace")
+    return response.content.decode(errors="replace")
+
+
+def refused(response: Any) -> bool:
+    """Forbidden, not found, the wrong method, or the admin's "does not exist" redirect."""
+    return response.status_code in (403, 404, 405) or is_missing(response)
+
+
+def url_name(model: type[models.Model], view: str) -> str:
+    return f"admin:{model._meta.app_label}_{model._meta.model_name}_{view}"
+
+
+def object_urls(model_admin: admin.ModelAdmin, pk: Any) -> list[str]:
+    """The admin's own pages of one object beyond change, delete and history (``get_urls``)."""
+    standard = {f"{model_admin.opts.app_label}_{model_admin.opts.model_name}_{view}"
+                for view in ("change", "delete", "history")}  # fmt: skip
+    urls = []
+    for pattern in model_admin.get_urls():
+        if not isinstance(pattern, URLPattern) or not pattern.name or pattern.name in standard:
+            continue
+        converters = getattr(pattern.pattern, "converters", {})
+        ids = [name for name in converters if name in ("object_id", "id")]
+        if not ids:
+            continue
+        kwargs = {name: (str(pk) if name in ids else "1") for name in converters}
+        urls.append(reverse(f"admin:{pattern.name}", kwargs=kwargs))
+    return urls
+
+
+@pytest.fixture
+def outsider(other_organization: Organization) -> User:
+    user = User.objects.create_user(username="globex-owner", password=PASSWORD, is_staff=True)
+    user.user_permissions.set(Permission.objects.all())
+    member_add(organization=other_organization, user=user, role=Membership.Role.OWNER)
+    return user
+
+
+def test_every_registered_model_has_a_factory() -> None:
+    missing = [m._meta.label for m in REGISTERED if m not in FACTORIES]
+    assert missing == [], f"admin models without a factory (and so untested): {missing}"
+
+
+@pytest.mark.parametrize("model", REGISTERED, ids=lambda model: model._meta.label)
+def test_an_outsider_reaches_nothing_of_another_organization(
+    model: type[models.Model], organization: Organization, outsider: User
+) -> None:
+    tenant = Tenant(organization)
+    obj = tenant.get(model)
+    model_admin = admin.site._registry[model]
+    pk = obj.pk
+    change_url = reverse(url_name(model, "change"), args=[pk])
+    delete_url = reverse(url_name(model, "delete"), args=[pk])
+    history_url = reverse(url_name(model, "history"), args=[pk])
+    changelist_url = reverse(url_name(model, "changelist"))
+
+    # A superuser sees the object, so the pages below are real; their form is what is posted.
+    root = client_of(User.objects.create_superuser(username="root", password=PASSWORD))
+    assert pk in [o.pk for o in root.get(changelist_url).context["cl"].result_list]
+    form_page = root.get(change_url)
+    assert form_page.status_code == 200
+    change_data = form_data(form_page, f"{model._meta.model_name}_form")
+    assert change_data, "the superuser's change page has no form to post"
+    for name, value in change_data.items():
+        if value.startswith(("http://", "https://")):
+            change_data[name] = OUTSIDER_URL  # the redirection that was reported
+    # Acme's objects of every model the relations of this one point to (for the autocomplete).
+    relations = [
+        field
+        for field in model._meta.get_fields()
+        if field.is_relation and field.concrete and field.related_model in admin.site._registry
+    ]
+    for field in relations:
+        if field.related_model in FACTORIES:
+            tenant.get(field.related_model)
+
+    client = client_of(outsider)
+    # Every hole found, not only the first: the test lists them all.
+    problems: list[str] = []
+    state = snapshot()
+
+    def expect(condition: bool, problem: str) -> None:
+        if not condition:
+            problems.append(problem)
+
+    def check(response: Any, what: str, *, echoed: str = "") -> None:
+        nonlocal state
+        text = body(response).replace(escape(echoed) if echoed else "\0", "")
+        leaked = sorted(s for s in tenant.secrets if s in text or escape(s) in text)
+        expect(not leaked, f"{what} shows Acme's {leaked}")
+        now = snapshot()
+        expect(now == state, f"{what} changed the database")
+        state = now
+
+    # The list.
+    listing = client.get(changelist_url)
+    check(listing, "the list")
+    expected = 403 if model in SUPERUSER_ONLY else 200
+    expect(listing.status_code == expected, f"the list answered {listing.status_code}")
+    if listing.status_code == 200:
+        expect(pk not in [o.pk for o in listing.context["cl"].result_list], "the list has it")
+    # A search for it: the page repeats the words searched for, and must show nothing else.
+    words = str(getattr(obj, "eid", "") or obj)
+    found = client.get(changelist_url, {"q": words})
+    check(found, "a search", echoed=words)
+    if found.status_code == 200:
+        expect(pk not in [o.pk for o in found.context["cl"].result_list], "a search finds it")
+
+    # The object's pages, and posting its change form.
+    for what, request in [
+        ("the change page", lambda: client.get(change_url)),
+        ("posting the change form", lambda: client.post(change_url, change_data)),
+        ("the history", lambda: client.get(history_url)),
+        ("the delete page", lambda: client.get(delete_url)),
+    ]:
+        response = request()
+        check(response, what)
+        expect(refused(response), f"{what} answered {response.status_code}")
+
+    # Every action, on the object selected, confirmed as the delete action asks. An action
+    # that deleted it ends the walk.
+    actions = sorted(name for _, name, _ in model_admin._get_base_actions())
+    for action in sorted(actions, key=lambda name: name == "delete_selected"):
+        for data in ({}, {"post": "yes"}):
+            response = client.post(
+                changelist_url,
+                {"action": action, "_selected_action": [pk], "index": "0", **data},
+                follow=True,
+            )
+            check(response, f"the action {action}")
+            if not model._default_manager.filter(pk=pk).exists():
+                pytest.fail("\n".join([*problems, f"the action {action} deleted it"]))
+
+    # The admin's other pages of one object (publish, preview, export, create a key …).
+    for url in object_urls(model_admin, pk):
+        for method in (client.get, client.post):
+            response = method(url)
+            check(response, f"{method.__name__.upper()} {url}")
+            expect(refused(response), f"{url} answered {response.status_code}")
+
+    # The add page offers none of Acme's objects (nor Acme) in any choice.
+    adding = client.get(reverse(url_name(model, "add")))
+    check(adding, "the add page")
+    if adding.status_code == 200:
+        forms = [adding.context["adminform"].form]
+        for inline in adding.context["inline_admin_formsets"]:
+            forms += [*inline.formset.forms, inline.formset.empty_form]
+        for form in forms:
+            for name, field in form.fields.items():
+                if not isinstance(field, ModelChoiceField):
+                    continue
+                theirs = tenant.objects.get(field.queryset.model)
+                if field.queryset.model is Organization:
+                    theirs = organization
+                if theirs is not None:
+                    offered = field.queryset.filter(pk=theirs.pk).exists()
+                    expect(not offered, f"the add page offers Acme's {theirs} as {name}")
+    else:
+        expect(adding.status_code == 403, f"the add page answered {adding.status_code}")
+
+    # Autocompletes of this model's relations list only what the outsider sees.
+    for field in relations:
+        response = client.get(
+            reverse("admin:autocomplete"),
+            {
+                "app_label": model._meta.app_label,
+                "model_name": model._meta.model_name,
+                "field_name": field.name,
+                "term": "",
+            },
+        )
+        check(response, f"the autocomplete of {field.name}")
+        theirs = tenant.objects.get(field.related_model)
+        if response.status_code == 200 and theirs is not None:
+            ids = [r["id"] for r in response.json()["results"]]
+            expect(str(theirs.pk) not in ids, f"the autocomplete of {field.name} offers it")
+
+    # Last, as it would end the walk: posting the delete confirmation.
+    response = client.post(delete_url, {"post": "yes"})
+    check(response, "posting the delete confirmation")
+    expect(refused(response), f"posting the delete confirmation answered {response.status_code}")
+    expect(model._default_manager.filter(pk=pk).exists(), "it was deleted")
+
+    if problems:
+        pytest.fail("\n".join(problems))
