@@ -23,12 +23,12 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.embedding import allow_framing_by, embed_origins
-from core.errors import Conflict, ValidationFailed
+from core.errors import Conflict, RequestTooLarge, ServiceError, ValidationFailed
+from core.uploads import check_declared_size, size_text
 from esign import services
 from esign.models import Signer
 from esign.services import Adoption, Client, SigningOutcome, SigningRefused
 
-MAX_SIGNATURE_PNG = 512 * 1024
 TOKEN_HEADER = "HTTP_X_SIGNING_TOKEN"  # noqa: S105 - a header name, not a secret
 
 
@@ -168,6 +168,13 @@ def signing_document(request: HttpRequest, signer_eid: str, alias_id: str) -> Ht
 
 
 def _json_body(request: HttpRequest) -> dict[str, Any]:
+    """The signer's JSON, within SIGNING_BODY_MAX_BYTES: a larger Content-Length is refused
+    before the body is read (the stream Django reads never goes past Content-Length)."""
+    limit = settings.SIGNING_BODY_MAX_BYTES
+    message = f"The request is larger than the limit of {size_text(limit)}."
+    check_declared_size(request, limit=limit, message=message)
+    if len(request.body) > limit:
+        raise RequestTooLarge(message)
     try:
         body = json.loads(request.body or b"{}")
     except ValueError:
@@ -191,8 +198,11 @@ def _adoption(body: dict[str, Any]) -> Adoption:
             png = base64.b64decode(drawn[len(prefix) :], validate=True)
         except (binascii.Error, ValueError):
             raise ValidationFailed.single("signature.drawn", "Not valid base64.") from None
-        if len(png) > MAX_SIGNATURE_PNG or not png.startswith(b"\x89PNG\r\n\x1a\n"):
-            raise ValidationFailed.single("signature.drawn", "Must be a PNG under 512 KB.")
+        limit = settings.SIGNING_SIGNATURE_MAX_BYTES
+        if len(png) > limit or not png.startswith(b"\x89PNG\r\n\x1a\n"):
+            raise ValidationFailed.single(
+                "signature.drawn", f"Must be a PNG of at most {size_text(limit)}."
+            )
     typed = signature.get("typed")
     initials = body.get("initials")
     return Adoption(
@@ -202,7 +212,7 @@ def _adoption(body: dict[str, Any]) -> Adoption:
     )
 
 
-def _problem_response(error: ValidationFailed | Conflict) -> JsonResponse:
+def _problem_response(error: ServiceError) -> JsonResponse:
     return JsonResponse(error.as_wire(), status=error.status)
 
 
@@ -223,7 +233,7 @@ def signing_complete(request: HttpRequest, signer_eid: str) -> HttpResponse:
         outcome = services.signer_complete(
             signer=signer, adoption=_adoption(body), values=values, client=_client(request)
         )
-    except (ValidationFailed, Conflict) as error:
+    except (ValidationFailed, Conflict, RequestTooLarge) as error:
         return _problem_response(error)
     return _finished(signer, completion_keys(outcome))
 
@@ -245,6 +255,6 @@ def signing_decline(request: HttpRequest, signer_eid: str) -> HttpResponse:
             reason=reason if isinstance(reason, str) else "",
             client=_client(request),
         )
-    except (ValidationFailed, Conflict) as error:
+    except (ValidationFailed, Conflict, RequestTooLarge) as error:
         return _problem_response(error)
     return _finished(signer, completion_keys(outcome, action="signerDecline"))
