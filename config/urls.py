@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.contrib.staticfiles.urls import staticfiles_urlpatterns
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from config.schema import schema
 from core.graphql.explorer import graphiql_page, schema_sdl_view
@@ -31,7 +31,9 @@ urlpatterns = [
     path("verify", verify_page, name="pdf-verify"),
     # The API reference, before the catch-all below: the OpenAPI document and Swagger UI.
     path("api/openapi.json", OpenApiDocumentApi.as_view(), name="openapi-schema"),
-    path("api/docs", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="api-docs"),
+    path(
+        "api/docs", SpectacularSwaggerSplitView.as_view(url_name="openapi-schema"), name="api-docs"
+    ),
     path("api/docs/", RedirectView.as_view(pattern_name="api-docs")),
     path("", include("esign.urls")),
     # Webform pages (/form/<organization>/<workflow>) and workflow documents (/download/...).

@@ -25,6 +25,15 @@ CHROMIUM_ARGS = [
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 
 
+# Logs every Content-Security-Policy violation of a page as a console error ("CSP violation:
+# script-src-elem inline"), which the tabs below record; Chromium's own message may not say it.
+CSP_REPORTER = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI || "inline"}`);
+});
+"""
+
+
 def _favicon(message: Any) -> bool:
     return message.location.get("url", "").endswith("/favicon.ico")
 
@@ -52,6 +61,8 @@ class Tab:
             self.context.grant_permissions(
                 ["clipboard-read", "clipboard-write"], origin=clipboard_origin
             )
+        # A script the Content-Security-Policy blocks is an error of the page, named as such.
+        self.context.add_init_script(CSP_REPORTER)
         self.page = self.context.new_page()
         self.page.set_default_timeout(15_000)
         self.errors: list[str] = []
@@ -63,7 +74,7 @@ class Tab:
 
     def close(self) -> None:
         self.context.close()
-        assert self.errors == []
+        assert self.errors == [], self.errors
 
 
 @contextmanager

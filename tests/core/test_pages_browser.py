@@ -11,6 +11,7 @@ import pytest
 
 from accounts.models import ApiKey, Organization
 from accounts.services import api_key_create
+from tests.browser import CSP_REPORTER
 from tests.templates_app.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, PASSWORD, make_staff
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -55,9 +56,14 @@ def open_page(chromium, live_server):
                 route.abort()
 
         context.route("**/*", only_local)
+        context.add_init_script(CSP_REPORTER)
         tab = context.new_page()
         tab.set_default_timeout(15_000)
         tab.on("pageerror", lambda error: errors.append(str(error)))
+        tab.on(
+            "console",
+            lambda msg: msg.text.startswith("CSP violation") and errors.append(msg.text),
+        )
         return tab
 
     yield make
