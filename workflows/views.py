@@ -10,6 +10,12 @@ submission is reached through its continue URL, whose token every form posts bac
 pages are exempt from CSRF (a forged post can only start a submission, which anyone may, or
 change one whose link the forger already holds). Every response carries a
 Content-Security-Policy ``frame-ancestors`` of the organization's embedding origins.
+
+A page's post is public, so its size is capped before any of it is read (``_read_post``):
+WEBFORM_FIELDS_MAX_BYTES plus WEBFORM_IMAGE_UPLOAD_MAX_BYTES for each image field a page of the
+workflow has, by Content-Length (413 unread); uploads are kept in memory (never a temporary file)
+and a file growing past WEBFORM_IMAGE_UPLOAD_MAX_BYTES stops the reading (413 too). A page
+refused for its values answers 400, with the same page, the messages and its error summary.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_exempt
@@ -30,7 +37,13 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.embedding import allow_framing_by, embed_origins
 from accounts.models import Organization
-from core.errors import Conflict, NotFound, ServiceError, ValidationFailed
+from core.errors import Conflict, NotFound, RequestTooLarge, ServiceError, ValidationFailed
+from core.uploads import (
+    check_declared_size,
+    in_memory_upload_handlers,
+    size_text,
+    upload_exceeded,
+)
 from esign import services as esign
 from esign.models import Signer
 from workflows import services, submissions
@@ -83,9 +96,14 @@ def _message(
 
 
 def _embedded(request: HttpRequest) -> bool:
-    return any(
-        request.GET.get(flag) == "true" or request.POST.get(flag) == "true" for flag in EMBED_FLAGS
+    return _embedded_by_address(request) or any(
+        request.POST.get(flag) == "true" for flag in EMBED_FLAGS
     )
+
+
+def _embedded_by_address(request: HttpRequest) -> bool:
+    """The flag in the address alone, for an answer given before the body is read."""
+    return any(request.GET.get(flag) == "true" for flag in EMBED_FLAGS)
 
 
 # --- what a page shows --------------------------------------------------------------------------
@@ -380,9 +398,9 @@ def start(request: HttpRequest, organization_slug: str, workflow_slug: str) -> H
         return _message(request, "Form not found", missing.message, status=404)
     definition = running.definition
     webform = definition.webforms[0]
-    embedded = _embedded(request)
-    if request.method == "GET":
-        screen = Screen(
+
+    def first_page(embedded: bool) -> Screen:
+        return Screen(
             workflow=workflow,
             definition=definition,
             webform=webform,
@@ -390,7 +408,14 @@ def start(request: HttpRequest, organization_slug: str, workflow_slug: str) -> H
             fields=_field_views(webform, 0, {}, use_defaults=True),
             embedded=embedded,
         )
-        return _render_screen(request, screen)
+
+    if request.method == "POST":
+        problem = _read_post(request, definition)
+        if problem is not None:
+            return _unread(request, first_page(_embedded_by_address(request)), *problem)
+    embedded = _embedded(request)
+    if request.method == "GET":
+        return _render_screen(request, first_page(embedded))
     return _post_page(
         request,
         workflow=workflow,
@@ -410,6 +435,10 @@ def resume(
     request: HttpRequest, organization_slug: str, workflow_slug: str, eid: str
 ) -> HttpResponse:
     """The continue URL: the page a person is on, any earlier page, or the end."""
+    if request.method == "POST":
+        refused = _read_resumed_post(request, organization_slug, workflow_slug, eid)
+        if refused is not None:
+            return refused
     token = request.GET.get("token") or request.POST.get("token") or ""
     try:
         submission = submissions.submission_for_link(
@@ -472,8 +501,87 @@ def _stored_screen(
     )
 
 
+def _post_cap(definition: WorkflowDef) -> int:
+    """The largest post a page of ``definition`` may send: its fields, plus one image file for
+    each image field of the page that has the most."""
+    images = max(
+        (
+            sum(1 for f in page.fields if f.type == "imageFile")
+            for webform in definition.webforms
+            for page in webform.pages
+        ),
+        default=0,
+    )
+    return settings.WEBFORM_FIELDS_MAX_BYTES + images * settings.WEBFORM_IMAGE_UPLOAD_MAX_BYTES
+
+
+def _read_post(request: HttpRequest, definition: WorkflowDef | None) -> tuple[int, str] | None:
+    """Read a page's post within its cap; the status and message of a refusal, else None.
+    Runs before anything reads ``request.POST`` (the body is parsed once, on first use)."""
+    limit = _post_cap(definition) if definition is not None else settings.WEBFORM_FIELDS_MAX_BYTES
+    too_large = (
+        f"What was sent is larger than this form takes ({size_text(limit)} in all, "
+        f"{size_text(settings.WEBFORM_IMAGE_UPLOAD_MAX_BYTES)} for an image), so nothing was "
+        "saved. Choose a smaller image and send the page again."
+    )
+    try:
+        check_declared_size(request, limit=limit, message=too_large)
+    except RequestTooLarge as error:
+        return error.status, error.message
+    request.upload_handlers = in_memory_upload_handlers(
+        request, file_limit=settings.WEBFORM_IMAGE_UPLOAD_MAX_BYTES
+    )
+    try:
+        if upload_exceeded(request):
+            return RequestTooLarge.status, too_large
+    except MultiPartParserError:
+        return ValidationFailed.status, "The page could not be read. Send it again."
+    return None
+
+
+def _read_resumed_post(
+    request: HttpRequest, organization_slug: str, workflow_slug: str, eid: str
+) -> HttpResponse | None:
+    """``_read_post`` for a continue URL: capped by the submission's own version when the link
+    in the address is valid (the pages' forms always post to it), else by the fields alone."""
+    try:
+        submission = submissions.submission_for_link(
+            organization_slug=organization_slug,
+            workflow_slug=workflow_slug,
+            eid=eid,
+            token=request.GET.get("token", ""),
+        )
+    except NotFound:
+        submission = None
+    definition = submissions.definition_for(submission) if submission else None
+    problem = _read_post(request, definition)
+    if problem is None:
+        return None
+    if submission is None or submission.status not in submissions.OPEN:
+        return _message(request, "Not sent", problem[1], status=problem[0])
+    where = _position(submission)
+    embedded = _embedded_by_address(request)
+    if where is None:
+        return _end(request, submission, embedded=embedded)
+    return _unread(request, _stored_screen(submission, *where, embedded), *problem)
+
+
+def _unread(request: HttpRequest, screen: Screen, status: int, message: str) -> HttpResponse:
+    """A post refused unread: the page again (nothing of the post can be shown), the message
+    beside each image field of the page (the likely cause) and in its summary, or above it."""
+    images = [f for f in screen.fields if f.type == "imageFile"]
+    for view in images:
+        view.error = message
+    if not images:
+        screen.form_error = message
+    response = _render_screen(request, screen)
+    response.status_code = status
+    return response
+
+
 def _posted(request: HttpRequest, webform: WebformDef, page_index: int) -> dict[str, str | None]:
-    """The page's inputs; an uploaded image becomes the data: URL the image field holds."""
+    """The page's inputs; an uploaded image becomes the data: URL the image field holds (its
+    bytes are checked by the image rule to be the image its type claims)."""
     values: dict[str, str | None] = {k: request.POST.get(k) for k in request.POST}
     for definition in webform.pages[page_index].fields:
         if definition.type != "imageFile":
@@ -517,7 +625,9 @@ def _post_page(
             embedded=embedded,
             form_error=form_error,
         )
-        return _render_screen(request, screen)
+        response = _render_screen(request, screen)
+        response.status_code = ValidationFailed.status
+        return response
 
     if not checked.ok:
         return again(checked.errors)
@@ -595,7 +705,9 @@ def _refused(
             submission=submission,
             embedded=embedded,
         )
-        return _render_screen(request, screen)
+        response = _render_screen(request, screen)
+        response.status_code = ValidationFailed.status
+        return response
     return again(
         by_key,
         "Your answers could not be turned into documents, so nothing was saved yet: "

@@ -77,6 +77,17 @@ def load_image(
     return _raster(fetched.data, max_pixels=max_pixels, formats=formats)
 
 
+def image_from_bytes(
+    data: bytes,
+    *,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+    formats: tuple[str, ...] = DEFAULT_IMAGE_FORMATS,
+) -> LoadedImage | None:
+    """Bytes given in a request (an upload, a data: URL's payload) checked as fetched ones are:
+    an image of one of ``formats`` that decodes; None if not (SVG never)."""
+    return _raster(data, max_pixels=max_pixels, formats=formats)
+
+
 def _svg(data: bytes, *, allow_svg: bool) -> LoadedImage | None:
     if not allow_svg:
         logger.info("Image not loaded: SVG is not accepted here")

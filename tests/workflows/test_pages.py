@@ -108,7 +108,7 @@ def test_a_refused_page_keeps_what_was_typed(demo_workflow: Workflow) -> None:
 
     response = Client().post(START, typed)
 
-    assert response.status_code == 200
+    assert response.status_code == 400
     html = response.content.decode()
     assert "There are 3 problems" in html
     assert '<p class="wf-error" id="f-email-error">Enter an email address' in html

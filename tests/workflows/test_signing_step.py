@@ -195,7 +195,7 @@ def test_an_email_signer_without_an_email_stops_the_completion(
         },
     )
 
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert "An email is needed for signing." in response.content.decode()
     assert 'value="Ada"' in response.content.decode()
     assert not Packet.objects.exists()

@@ -14,7 +14,13 @@ from workflows.engine.definition import (
     WebformDef,
     WorkflowDef,
 )
-from workflows.engine.rules import EMPTY, FieldInvalid, check_value, form_value
+from workflows.engine.rules import (
+    EMPTY,
+    FieldInvalid,
+    check_form_value,
+    check_value,
+    form_value,
+)
 
 
 @dataclass(frozen=True)
@@ -35,14 +41,18 @@ def _optional(definition: FieldDef) -> FieldDef:
 
 
 def check_fields(
-    fields: tuple[FieldDef, ...], raw: Mapping[str, Any], *, enforce_required: bool = True
+    fields: tuple[FieldDef, ...],
+    raw: Mapping[str, Any],
+    *,
+    enforce_required: bool = True,
+    check: Callable[[FieldDef, Any], Any] = check_value,
 ) -> Checked:
     """Check ``raw[key]`` for each of ``fields`` (absent keys are blank)."""
     checked = Checked()
     for definition in fields:
         rule = definition if enforce_required else _optional(definition)
         try:
-            checked.values[definition.key] = check_value(rule, raw.get(definition.key))
+            checked.values[definition.key] = check(rule, raw.get(definition.key))
         except FieldInvalid as invalid:
             checked.errors[definition.key] = str(invalid)
     return checked
@@ -55,10 +65,11 @@ def check_form_page(
     *,
     enforce_required: bool = True,
 ) -> tuple[dict[str, Any], Checked]:
-    """The posted page of a webform: its wire values (to show again on an error) and the check."""
+    """The posted page of a webform: its wire values (to show again on an error) and the check,
+    with the page's own rules (``check_form_value``: an image only as an uploaded file)."""
     fields = webform.pages[page].fields
     raw = {f.key: form_value(f, get) for f in fields}
-    return raw, check_fields(fields, raw, enforce_required=enforce_required)
+    return raw, check_fields(fields, raw, enforce_required=enforce_required, check=check_form_value)
 
 
 def check_payload(webform: WebformDef, payload: Mapping[str, Any], *, only_given: bool) -> Checked:

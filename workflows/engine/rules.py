@@ -13,6 +13,8 @@ returns the normalized value that is stored, or ``EMPTY`` when nothing was given
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Callable, Mapping
 from datetime import date
@@ -22,6 +24,7 @@ from typing import Any, Final
 import phonenumbers
 
 from core.engine.field_types import PHONE_REGIONS
+from core.engine.images import image_from_bytes
 
 EMPTY: Final = None
 MAX_TEXT = 10_000  # characters of one text value
@@ -31,6 +34,8 @@ MAX_PART = 200  # characters of one part of a name or an address
 IMAGE_MAX_BYTES = 72_000
 IMAGE_MAX_DATA_URL = 100_000
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif")
+# The image format each type must be: bytes that claim to be an image are checked to be one.
+IMAGE_FORMATS: Mapping[str, str] = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF"}
 NUMBER_LIMIT = Decimal(10) ** 15
 
 TEXT_TYPES = frozenset({"shortText", "longText", "charList", "textWrap"})
@@ -120,6 +125,8 @@ MESSAGES: Mapping[str, str] = {
     "checkbox": "Must be true or false.",
     "image": "Upload a PNG, JPEG or GIF image of at most 72 KB.",
     "imageUrl": "Give an http(s) URL or a data: URL of a PNG, JPEG or GIF image.",
+    "imageUpload": "Upload the image as a file; a link to an image is not accepted here.",
+    "imageBytes": "This file is not a readable image of the type it claims (PNG, JPEG or GIF).",
     "name": "Enter a first name and a last name.",
     "nameObject": "Must be an object with firstName, mi and lastName.",
     "middleInitial": "Use at most 5 characters for the middle initial.",
@@ -293,6 +300,17 @@ def check_value(field: Any, raw: Any) -> Any:
     return check(field, raw)
 
 
+def check_form_value(field: Any, raw: Any) -> Any:
+    """``check_value`` for a value posted by a public webform page, where an image is only ever
+    an uploaded file (or the data: URL an earlier upload became), never a link: a URL given
+    there would make the service fetch whatever an anonymous visitor names."""
+    if field.type == "imageFile" and isinstance(raw, str):
+        given = raw.strip()
+        if given and not given.startswith("data:"):
+            raise FieldInvalid("imageUpload")
+    return check_value(field, raw)
+
+
 def _check_text(field: Any, raw: Any) -> str:
     if field.type == "textWrap" and isinstance(raw, list):
         raw = "\n".join(_text(line) for line in raw)
@@ -379,10 +397,21 @@ def _check_image(field: Any, raw: Any) -> str:
     if url.startswith("data:"):
         head = url[5 : url.find(",")] if "," in url else ""
         mime = head.split(";")[0].lower()
-        if mime in IMAGE_TYPES and head.endswith(";base64") and len(url) <= IMAGE_MAX_DATA_URL:
-            return url
-        raise FieldInvalid("image")
+        if mime not in IMAGE_TYPES or not head.endswith(";base64") or len(url) > IMAGE_MAX_DATA_URL:
+            raise FieldInvalid("image")
+        _check_image_bytes(url[len(head) + 6 :], mime)
+        return url
     raise FieldInvalid("imageUrl")
+
+
+def _check_image_bytes(encoded: str, mime: str) -> None:
+    """The data: URL's bytes are an image of the type it names (not HTML labelled image/png)."""
+    try:
+        data = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise FieldInvalid("imageBytes") from None
+    if image_from_bytes(data, formats=(IMAGE_FORMATS[mime],)) is None:
+        raise FieldInvalid("imageBytes")
 
 
 def _check_name(field: Any, raw: Any) -> dict[str, str]:
