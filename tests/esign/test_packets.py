@@ -283,7 +283,10 @@ def test_signing_pages_may_be_framed_only_by_the_organization(
 
     page = client.get(url.replace("http://127.0.0.1:8000", ""))
 
-    assert page["Content-Security-Policy"] == "frame-ancestors 'self' https://app.example.com"
+    assert page["Content-Security-Policy"] == (
+        "frame-ancestors 'self' https://app.example.com; script-src 'self'; object-src 'none';"
+        " base-uri 'self'"
+    )
     assert "X-Frame-Options" not in page
 
 

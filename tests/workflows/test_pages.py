@@ -70,7 +70,10 @@ def test_the_first_page(demo_workflow: Workflow, organization: Organization) -> 
     response = Client().get(START)
 
     assert response.status_code == 200
-    assert response["Content-Security-Policy"] == "frame-ancestors 'self' https://app.example.com"
+    assert response["Content-Security-Policy"] == (
+        "frame-ancestors 'self' https://app.example.com; script-src 'self'; object-src 'none';"
+        " base-uri 'self'"
+    )
     assert "X-Frame-Options" not in response
     assert response["Cache-Control"] == "no-store"
     html = response.content.decode()
