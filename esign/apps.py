@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class EsignConfig(AppConfig):
     name = "esign"
     verbose_name = "E-signatures"
+
+    def ready(self) -> None:
+        from esign import checks  # noqa: F401 - registers the seal key's check

@@ -20,13 +20,11 @@ only where nothing is stored yet, so the first one wins and both agree afterward
 from __future__ import annotations
 
 import functools
-import io
 import logging
 import os
 import re
 import secrets
 import shutil
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -41,10 +39,12 @@ from django.utils import timezone
 from accounts.models import Organization
 from core.background import enqueue_on_commit, retry_later
 from core.blobs import blob_read, blob_save
+from core.engine.archive import PdfZip, safe_filename
 from core.engine.pdf.document import concatenate
 from core.errors import Conflict, NotFound, ServiceError
 from core.resources import font_library
 from esign.engine.audit_trail import (
+    TIME_FORMAT,
     AuditTrail,
     TrailDocument,
     TrailEvent,
@@ -52,6 +52,7 @@ from esign.engine.audit_trail import (
     draw_audit_trail,
 )
 from esign.engine.seal import (
+    FallbackTimeStamper,
     Pkcs11Key,
     SealCredentials,
     SealError,
@@ -64,6 +65,7 @@ from esign.engine.seal import (
     seal_pdf,
 )
 from esign.engine.seal_keys import certificates_from_pem, create_development_pki, roots_of
+from esign.engine.seal_verify import verify_pdf
 from esign.models import AuditEvent, DocumentGroup, Packet, PacketDocument
 from esign.services import audit, document_pdf
 from esign.stamping import HANDWRITING_FONT
@@ -71,7 +73,6 @@ from esign.stamping import HANDWRITING_FONT
 logger = logging.getLogger(__name__)
 
 AUDIT_TRAIL_NAME = "audit-trail.pdf"
-TIME_FORMAT = "%Y-%m-%d %H:%M:%S UTC"
 # What a client is told to wait while the first attempt runs.
 PENDING_RETRY_AFTER_SECONDS = 5
 SEALABLE = (Packet.SealStatus.PENDING, Packet.SealStatus.RETRYING, Packet.SealStatus.FAILED)
@@ -278,19 +279,24 @@ def packet_seal(*, packet_id: int, attempt: int = 1) -> str:
 def _seal_everything(packet: Packet, key: SealKey) -> str:
     credentials = load_credentials(key)
     tsa = tsa_config()
+    # One for the whole attempt: a TSA that failed is not asked again until the next attempt.
+    timestamper = FallbackTimeStamper(tsa) if tsa is not None else None
     roots = configured_roots()
     reason = f"Sealed by {_service_name()} once every signer had signed"
+    levels: list[str] = []
 
     def seal(pdf: bytes) -> bytes:
-        return seal_pdf(
+        sealed = seal_pdf(
             pdf,
             credentials=credentials,
             signing_time=timezone.now(),
-            tsa=tsa,
+            tsa=timestamper,
             trust_roots=roots,
             reason=reason,
             location=_service_name(),
         )
+        levels.append(_level_of(sealed, [*credentials.roots, *roots]))
+        return sealed
 
     prefix = f"packets/{packet.organization.eid}/{packet.eid}"
     for document in packet.documents.all():
@@ -308,7 +314,9 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
         handwriting_font=HANDWRITING_FONT,
     )
     trail_path, trail_sha = blob_save(prefix=prefix, data=seal(trail))
-    level = "PAdES-B-LTA" if tsa is not None else "PAdES-B-B"
+    # What the files really reach, read back from them (the weakest of this attempt's), never
+    # what was asked for.
+    level = min(levels, key=PADES_LEVELS.index)
     with transaction.atomic():
         locked = Packet.objects.select_for_update().get(pk=packet.pk)
         if locked.seal_status == Packet.SealStatus.SEALED:
@@ -330,6 +338,18 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
             ]
         )
         audit(packet=locked, action="packetSealed", detail={"level": level})
+    return level
+
+
+PADES_LEVELS = ["unknown", "PAdES-B-B", "PAdES-B-T", "PAdES-B-LT", "PAdES-B-LTA"]
+
+
+def _level_of(sealed: bytes, roots: list[asn1_x509.Certificate]) -> str:
+    """The PAdES level of the seal (the file's last signature), as verification reads it."""
+    signatures = verify_pdf(sealed, trust_roots=roots).signatures
+    level = signatures[-1].level if signatures else None
+    if level is None or level not in PADES_LEVELS:
+        return "unknown"
     return level
 
 
@@ -461,7 +481,7 @@ def audit_trail_of(packet: Packet, *, credentials: SealCredentials) -> AuditTrai
         is_test=packet.is_test,
         created_at=_when(packet.created_at),
         completed_at=_when(packet.completed_at),
-        generated_at=_when(timezone.now()),
+        generated_at=timezone.now(),
         sealed_by=credentials.subject,
         documents=tuple(documents),
         signers=tuple(signers),
@@ -470,13 +490,6 @@ def audit_trail_of(packet: Packet, *, credentials: SealCredentials) -> AuditTrai
 
 
 # --- the download -------------------------------------------------------------------------------
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
-
-
-def _safe_name(name: str, default: str) -> str:
-    cleaned = _UNSAFE.sub("_", name).strip(" .") or default
-    return cleaned[:120]
 
 
 @dataclass(frozen=True)
@@ -514,26 +527,18 @@ def document_group_archive(*, organization: Organization, group_eid: str) -> Arc
             "Every signer has signed; the documents are being sealed with the service's "
             f"certificate. Try again in {wait} seconds.",
         )
-    buffer = io.BytesIO()
-    names: set[str] = set()
-
-    def unique(name: str) -> str:
-        if not name.lower().endswith(".pdf"):
-            name += ".pdf"
-        while name.lower() in names:
-            name = name[:-4] + "-1.pdf"
-        names.add(name.lower())
-        return name
-
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        if packet.merged_sha256:  # mergePDFs: the documents as one PDF, named for the packet
-            name = unique(_safe_name(packet.name, group.eid))
-            archive.writestr(name, blob_read(packet.merged_path, packet.merged_sha256))
-        for document in [] if packet.merged_sha256 else packet.documents.all():
-            name = unique(_safe_name(document.filename, f"{document.alias_id}.pdf"))
-            archive.writestr(name, blob_read(document.sealed_path, document.sealed_sha256))
-        archive.writestr(
-            unique(AUDIT_TRAIL_NAME),
-            blob_read(packet.audit_trail_path, packet.audit_trail_sha256),
+    archive = PdfZip(when=packet.sealed_at or timezone.now(), reserved=[AUDIT_TRAIL_NAME])
+    if packet.merged_sha256:  # mergePDFs: the documents as one PDF, named for the packet
+        archive.add(
+            packet.name, blob_read(packet.merged_path, packet.merged_sha256), default=group.eid
         )
-    return Archive(_safe_name(packet.name, group.eid).replace('"', ""), buffer.getvalue())
+    for document in [] if packet.merged_sha256 else packet.documents.all():
+        archive.add(
+            document.filename,
+            blob_read(document.sealed_path, document.sealed_sha256),
+            default=f"{document.alias_id}.pdf",
+        )
+    archive.add_reserved(
+        AUDIT_TRAIL_NAME, blob_read(packet.audit_trail_path, packet.audit_trail_sha256)
+    )
+    return Archive(safe_filename(packet.name, group.eid), archive.finish())

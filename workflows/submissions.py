@@ -11,9 +11,6 @@ eid (nothing secret is stored, and removing the submission kills the link).
 
 from __future__ import annotations
 
-import io
-import re
-import zipfile
 import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,6 +26,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from accounts.identity import ApiIdentity
 from accounts.models import Organization
 from core.blobs import blob_read, blob_save
+from core.engine.archive import PdfZip, safe_filename
 from core.engine.problems import Problem
 from core.engine.template_spec import Rect
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
@@ -60,7 +58,6 @@ Status = Submission.Status
 OPEN = (Status.CREATED, Status.IN_PROGRESS)
 SIGNING = (Status.READY_TO_SIGN, Status.AWAITING_SIGNATURES)
 _CONTINUE_SALT = "workflows.submission.continue"
-_UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
 
 
 # --- reading ------------------------------------------------------------------------------------
@@ -620,11 +617,6 @@ def _signed_pdf(document: PacketDocument) -> bytes:
     return esign.document_pdf(document)
 
 
-def safe_name(name: str, default: str) -> str:
-    """``name`` fit for a file name in a zip or a Content-Disposition header."""
-    return (_UNSAFE.sub("_", name).strip(" .") or default)[:120]
-
-
 def documents_zip(submission: Submission) -> tuple[bytes, str]:
     """The zip of a completed submission's documents, and its file name.
 
@@ -636,23 +628,15 @@ def documents_zip(submission: Submission) -> tuple[bytes, str]:
             f"The submission is {submission.status}: its documents can be downloaded once it is "
             "completed."
         )
-    title = safe_name(submission.display_title or submission.workflow.name, submission.eid)
-    filename = f"{title.replace(chr(34), '')}.zip"
+    title = safe_filename(submission.display_title or submission.workflow.name, submission.eid)
+    filename = f"{title}.zip"
     if submission.packet_id is not None:
         group = DocumentGroup.objects.get(packet_id=submission.packet_id)
         archive = document_group_archive(
             organization=submission.workflow.organization, group_eid=group.eid
         )
         return archive.data, filename
-    buffer = io.BytesIO()
-    names: set[str] = set()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive_file:
-        for index, document in enumerate(submission_files(submission)):
-            name = safe_name(document.filename, f"document{index + 1}.pdf")
-            if not name.lower().endswith(".pdf"):
-                name += ".pdf"
-            while name in names:
-                name = name[:-4] + "-1.pdf"
-            names.add(name)
-            archive_file.writestr(name, document.read())
-    return buffer.getvalue(), filename
+    archive = PdfZip(when=submission.completed_at or timezone.now())
+    for index, document in enumerate(submission_files(submission)):
+        archive.add(document.filename, document.read(), default=f"document{index + 1}.pdf")
+    return archive.finish(), filename

@@ -37,6 +37,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.embedding import allow_framing_by, embed_origins
 from accounts.models import Organization
+from core.engine.archive import safe_filename
 from core.errors import Conflict, NotFound, RequestTooLarge, ServiceError, ValidationFailed
 from core.uploads import (
     check_declared_size,
@@ -797,7 +798,7 @@ def document(
             organization=submission.workflow.organization,
         )
     response = HttpResponse(files[number].read(), content_type="application/pdf")
-    filename = submissions.safe_name(files[number].filename, f"document{number + 1}.pdf")
+    filename = safe_filename(files[number].filename, f"document{number + 1}.pdf")
     response["Content-Disposition"] = f'inline; filename="{filename}"'
     return _framed(response, submission.workflow.organization)
 

@@ -9,7 +9,8 @@ too, so it cannot be changed without it showing.
 Drawn with reportlab on US Letter pages, text through core.engine.pdf's TextSetter (glyph
 fallback: any signer's name or user agent is drawn, whatever its script). A test packet's trail
 carries the same test mark as its documents. Every value arrives as text formatted by the
-caller (times included): the engine reads no clock.
+caller (times included), but for the time the record was made, which is also the PDF's creation
+date: the engine reads no clock. The PDF's author is the service that sealed it.
 
 Pure Python (no Django).
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from PIL import Image
@@ -33,6 +35,7 @@ from core.engine.pdf.text import LINE_SPACING, Line, TextSetter
 from esign.engine.stamp import stamp_pdf
 
 PAGE_WIDTH, PAGE_HEIGHT = 612.0, 792.0
+TIME_FORMAT = "%Y-%m-%d %H:%M:%S UTC"
 MARGIN = 54.0
 CONTENT_WIDTH = PAGE_WIDTH - 2 * MARGIN
 INK = "#1A1A1A"
@@ -87,7 +90,7 @@ class AuditTrail:
     is_test: bool
     created_at: str
     completed_at: str
-    generated_at: str
+    generated_at: datetime  # aware: when this record was made (also the PDF's CreationDate)
     sealed_by: str  # the seal certificate's subject, for the reader
     documents: tuple[TrailDocument, ...]
     signers: tuple[TrailSigner, ...]
@@ -126,6 +129,10 @@ class _Layout:
         self.canvas = Canvas(self.buffer, pagesize=(PAGE_WIDTH, PAGE_HEIGHT), invariant=1)
         self.canvas.setTitle(f"Certificate of completion: {trail.packet_name}")
         self.canvas.setSubject(f"Audit trail of packet {trail.packet_eid}")
+        self.canvas.setAuthor(trail.sealed_by)
+        # invariant=1 keeps the file's ids stable; its dates are this record's, not 2000-01-01.
+        made = trail.generated_at.astimezone(UTC).strftime("D:%Y%m%d%H%M%S+00'00'")
+        self.canvas.setDateFormatter(lambda *_: made)
         self.setter = TextSetter(fonts)
         self.painter = Painter(self.canvas, self.setter)
         self.regular = fonts.resolve(DEFAULT_FAMILY)
@@ -153,7 +160,7 @@ class _Layout:
                 ("Created", trail.created_at),
                 ("Completed", trail.completed_at),
                 ("Sealed by", trail.sealed_by),
-                ("This record made", trail.generated_at),
+                ("This record made", trail.generated_at.astimezone(UTC).strftime(TIME_FORMAT)),
             ]
         )
         if trail.is_test:

@@ -5,7 +5,8 @@ rewrites the whole file, so a signature made before it would break. The seal is 
 signature by the service's certificate, ``/SubFilter /ETSI.CAdES.detached``, SHA-256:
 
 - without a timestamp authority: PAdES-B-B. The signing time is the claimed ``signing_time``
-  attribute only (the caller's clock), which is all a deployment without a TSA can offer.
+  only (the caller's clock), written as the signature dictionary's ``/M`` (PAdES forbids the
+  CMS signing-time attribute), which is all a deployment without a TSA can offer.
 - with timestamp authorities (``TsaConfig``, tried in the order given): an RFC 3161 signature
   timestamp (PAdES-B-T), the validation data of the seal's and the TSA's chains in the document
   security store (B-LT) and a document timestamp over it all (B-LTA). If no TSA answers, nothing
@@ -69,10 +70,19 @@ T = TypeVar("T")
 DIGEST = "sha256"
 SEAL_FIELD = "DocumentSeal"
 TSA_USER_AGENT = "docautomation-seal/1"
-# Room in a B-B seal's /Contents beyond its certificates: the signature (512 bytes up to RSA 4096)
-# and the signed attributes (content type, digest, signing time, signing certificate v2, CMS
-# algorithm protection: under 400 bytes), with ample margin.
+# Room in a seal's /Contents beyond its certificates: the signature (512 bytes up to RSA 4096)
+# and the signed attributes (content type, message digest, signing time, signing certificate v2:
+# under 400 bytes), with ample margin.
 B_B_OVERHEAD_BYTES = 4096
+# Room for the signature timestamp token of a B-T (and up) seal: its TSTInfo, the TSA's
+# signature and the certificates the TSA embeds. Reserved without asking the TSA for a sample
+# token first (pyHanko's estimate), so each timestamp costs one request.
+TIMESTAMP_TOKEN_BYTES = 32 * 1024
+# The weakest keys a seal may use: RSA of at least 2048 bits (what the spec asks), or EC on a
+# NIST curve of at least 256 bits; the EdDSA curves are stronger still.
+MIN_RSA_BITS = 2048
+EC_CURVES = frozenset({"secp256r1", "secp384r1", "secp521r1"})
+EDDSA = frozenset({"ed25519", "ed448"})
 
 
 def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
@@ -111,7 +121,14 @@ class SealKeyUnavailable(SealError):
     """The seal's key cannot be used now: the PKCS#11 module, token, PIN, key or certificate."""
 
     code = "seal_key_unavailable"
-    kind = "unavailable"
+    kind: ClassVar[ErrorKind] = "unavailable"
+
+
+class SealKeyTooWeak(SealKeyUnavailable):
+    """The seal's key is weaker than a seal may use: an operator must configure another."""
+
+    code = "seal_key_too_weak"
+    kind: ClassVar[ErrorKind] = "internal"
 
 
 class ValidationDataUnavailable(SealError):
@@ -170,6 +187,27 @@ class SealCredentials:
         return roots_of([self.certificate, *self.chain])
 
 
+def check_key_strength(certificate: asn1_x509.Certificate) -> None:
+    """Refuse a seal certificate whose key is weaker than RSA 2048 or EC P-256
+    (SealKeyTooWeak, which says what the key is)."""
+    public_key = certificate.public_key
+    algorithm = public_key.algorithm
+    if algorithm == "rsa" and public_key.bit_size >= MIN_RSA_BITS:
+        return
+    if algorithm == "ec" and public_key.curve[1] in EC_CURVES:
+        return
+    if algorithm in EDDSA:
+        return
+    what = f"RSA of {public_key.bit_size} bits" if algorithm == "rsa" else algorithm.upper()
+    if algorithm == "ec":
+        what = f"EC on the curve {public_key.curve[1]}"
+    raise SealKeyTooWeak(
+        f"The seal's key is {what}: a seal needs RSA of at least {MIN_RSA_BITS} bits or EC on"
+        " P-256, P-384 or P-521. Configure a stronger key.",
+        log_detail=f"seal certificate {certificate.subject.human_friendly}: {what}",
+    )
+
+
 _credentials: dict[SealKey, SealCredentials] = {}
 _credentials_lock = threading.Lock()
 
@@ -183,14 +221,25 @@ def load_credentials(key: SealKey) -> SealCredentials:
     with _credentials_lock:
         loaded = _credentials.get(key)
         if loaded is None:
-            loaded = _credentials[key] = _load(key)
+            loaded = _load(key)
+            try:
+                check_key_strength(loaded.certificate)
+            except SealKeyUnavailable:
+                _close(key, loaded)
+                raise
+            _credentials[key] = loaded
         return loaded
 
 
 def forget_credentials(key: SealKey) -> None:
     with _credentials_lock:
         loaded = _credentials.pop(key, None)
-    if loaded is not None and isinstance(key, Pkcs11Key):
+    if loaded is not None:
+        _close(key, loaded)
+
+
+def _close(key: SealKey, loaded: SealCredentials) -> None:
+    if isinstance(key, Pkcs11Key):
         session = getattr(loaded.signer, "pkcs11_session", None)
         try:
             if session is not None:
@@ -299,13 +348,22 @@ class TsaConfig:
 
 class FallbackTimeStamper(TimeStamper):
     """pyHanko's TimeStamper over a list of TSAs: each request goes to the first that answers
-    with a valid token (status granted, our nonce, our digest); every failure is remembered."""
+    with a valid token (status granted, our nonce, our digest); every failure is remembered.
+
+    One is meant to serve one sealing attempt (every document of a packet): a TSA that failed
+    (timed out, refused, answered nonsense) is not asked again by it, so a hanging TSA costs
+    one timeout per attempt, not one per timestamp. Each timestamp is one request: the last
+    token stands in for pyHanko's sample token (used to size a document timestamp and to find
+    the TSA's certificates for the validation data), which would otherwise cost a request.
+    """
 
     def __init__(self, config: TsaConfig) -> None:
         super().__init__(include_nonce=True)
         self.config = config
         self.policy = config.policy
         self.failures: list[str] = []
+        self.failed_urls: set[str] = set()
+        self.requests = 0
 
     def _post(self, url: str, request: bytes) -> tsp.TimeStampResp:
         response = post(
@@ -325,16 +383,22 @@ class FallbackTimeStamper(TimeStamper):
 
     async def async_timestamp(self, message_digest: bytes, md_algorithm: str) -> cms.ContentInfo:
         for url in self.config.urls:
+            if url in self.failed_urls:
+                continue
             nonce, request = self.request_cms(message_digest, md_algorithm)
+            self.requests += 1
             try:
                 response = await asyncio.to_thread(self._post, url, request.dump())
                 token = handle_tsp_response(response, nonce)
                 self._check_imprint(token, message_digest)
             except (FetchError, TimestampRequestError, ValueError, TypeError) as error:
                 # ValueError and TypeError: asn1crypto on a body that is not a TimeStampResp.
+                self.failed_urls.add(url)
                 self.failures.append(f"{_safe_url(url)}: {type(error).__name__}: {error}")
                 logger.warning("timestamp authority %s failed: %s", _safe_url(url), error)
                 continue
+            # The sample token of later size estimates and TSA validation paths.
+            self._register_dummy(md_algorithm, token)
             return token
         raise TimestampUnavailable(
             "No timestamp authority answered; the document is sealed once one does.",
@@ -362,21 +426,25 @@ def seal_pdf(
     *,
     credentials: SealCredentials,
     signing_time: datetime,
-    tsa: TsaConfig | None = None,
+    tsa: TsaConfig | FallbackTimeStamper | None = None,
     trust_roots: Sequence[asn1_x509.Certificate] = (),
     reason: str = "",
     location: str = "",
 ) -> bytes:
     """``pdf`` with the seal appended as an incremental update (the original bytes unchanged).
 
-    signing_time: aware; the claimed signing time (the only time of a B-B seal). With ``tsa``
-    the result is PAdES-B-LTA: ``trust_roots`` (besides the seal's own roots) are the roots the
-    TSAs' certificates chain to. Raises TimestampUnavailable, ValidationDataUnavailable,
+    signing_time: aware; the claimed signing time (the only time of a B-B seal: the
+    signature's ``/M``). With ``tsa`` (the TSAs, or the ``FallbackTimeStamper`` of a sealing
+    attempt that seals several documents, which remembers the TSAs that failed) the result is
+    PAdES-B-LTA: ``trust_roots`` (besides the seal's own roots) are the roots the TSAs'
+    certificates chain to. Raises TimestampUnavailable, ValidationDataUnavailable,
     SealKeyUnavailable or SealError.
     """
     if signing_time.tzinfo is None:
         raise ValueError("signing_time must be aware")
-    timestamper = FallbackTimeStamper(tsa) if tsa is not None else None
+    if isinstance(tsa, TsaConfig):
+        tsa = FallbackTimeStamper(tsa)
+    timestamper = tsa
     try:
         return run_coroutine(
             _seal(pdf, credentials, signing_time, timestamper, trust_roots, reason, location)
@@ -429,7 +497,9 @@ async def _seal(
             trust_roots=list(roots.values()),
             other_certs=list(credentials.chain),
             allow_fetching=True,
-            revocation_mode="soft-fail",
+            # A CRL or OCSP responder that cannot be reached fails the attempt (it is retried
+            # later): the seal must carry the revocation data its level promises.
+            revocation_mode="hard-fail",
         )
     meta = signers.PdfSignatureMetadata(
         field_name=SEAL_FIELD,
@@ -447,18 +517,27 @@ async def _seal(
         # pyHanko's sign_pdf, step by step, so that the claimed signing time is the caller's.
         session = signer.init_signing_session(writer)
         session.system_time = signing_time
-        validation = await session.perform_presign_validation(writer)
-        if long_term:
-            reserved = await session.estimate_signature_container_size(validation, tight=False)
+        if timestamper is not None and not timestamper._dummy_response_cache:
+            # Before this attempt's first timestamp, pyHanko would ask the TSA for a sample
+            # token to find its certificates; they are found in the real token instead, whose
+            # validation data joins the document security store with the document timestamp.
+            session.timestamper = None
+            validation = await session.perform_presign_validation(writer)
+            session.timestamper = timestamper
         else:
-            # pyHanko would estimate by building and signing a dummy CMS object: as costly as the
-            # real one. Without a timestamp the CMS object is the certificates, the signature and a
-            # few attributes, so a reservation from the certificates' sizes is exact enough.
-            # Counted in hexadecimal digits, as /Contents holds it.
-            embedded = {
-                c.sha256: c for c in [credentials.certificate, *credentials.signer.cert_registry]
-            }
-            reserved = 2 * (sum(len(c.dump()) for c in embedded.values()) + B_B_OVERHEAD_BYTES)
+            validation = await session.perform_presign_validation(writer)
+        # pyHanko would estimate by building and signing a dummy CMS object (and, with a TSA,
+        # by asking for a sample token): as costly as the real ones. The CMS object is the
+        # certificates, the signature, a few attributes and, with a TSA, the timestamp token,
+        # so a reservation from their sizes is exact enough. Counted in hexadecimal digits, as
+        # /Contents holds it.
+        embedded = {
+            c.sha256: c for c in [credentials.certificate, *credentials.signer.cert_registry]
+        }
+        reserved_bytes = sum(len(c.dump()) for c in embedded.values()) + B_B_OVERHEAD_BYTES
+        if long_term:
+            reserved_bytes += TIMESTAMP_TOKEN_BYTES
+        reserved = 2 * reserved_bytes
         document = session.prepare_tbs_document(validation_info=validation, bytes_reserved=reserved)
         prepared, output = document.digest_tbs_document()
         attributes: dict[str, Any] = {"signing_time": signing_time}

@@ -99,18 +99,34 @@ class SealTestPki:
             ),
             certs_to_embed=SimpleCertificateStore.from_certs([asn1(self.certificate)]),
         )
-        self.crl = (
+        self.crl_available = True
+        self.revoked: list[x509.Certificate] = []
+        self.crl = self._crl()
+
+    def _crl(self) -> bytes:
+        builder = (
             x509.CertificateRevocationListBuilder()
             .issuer_name(self.certificate.subject)
             .last_update(self.now - timedelta(minutes=5))
             .next_update(self.now + timedelta(days=30))
-            .add_extension(x509.CRLNumber(1), critical=False)
+            .add_extension(x509.CRLNumber(1 + len(self.revoked)), critical=False)
             .add_extension(
                 x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()), False
             )
-            .sign(self.key, hashes.SHA256())
-            .public_bytes(serialization.Encoding.DER)
         )
+        for certificate in self.revoked:
+            builder = builder.add_revoked_certificate(
+                x509.RevokedCertificateBuilder()
+                .serial_number(certificate.serial_number)
+                .revocation_date(self.now - timedelta(minutes=1))
+                .build()
+            )
+        return builder.sign(self.key, hashes.SHA256()).public_bytes(serialization.Encoding.DER)
+
+    def revoke(self, certificate: x509.Certificate) -> None:
+        """Publish a CRL that revokes ``certificate`` (from a minute ago)."""
+        self.revoked.append(certificate)
+        self.crl = self._crl()
 
     def issue(
         self, public_key: rsa.RSAPublicKey, common_name: str, *, time_stamping: bool = False
@@ -146,9 +162,9 @@ class SealTestPki:
             )
         return builder.sign(self.key, hashes.SHA256())
 
-    def software_seal(self) -> tuple[bytes, bytes]:
+    def software_seal(self, *, key_size: int = 2048) -> tuple[bytes, bytes]:
         """(key PEM, certificate PEM) of a seal key held in memory, issued by this CA."""
-        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        key = rsa.generate_private_key(public_exponent=65537, key_size=key_size)
         certificate = self.issue(key.public_key(), "Seal tests software seal")
         key_pem = key.private_bytes(
             serialization.Encoding.PEM,
@@ -163,6 +179,9 @@ class SealTestPki:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
                 pki.crl_requests += 1
+                if not pki.crl_available:
+                    self._answer(503, "text/plain", b"down for maintenance")
+                    return
                 self._answer(200, "application/pkix-crl", pki.crl)
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's name

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import io
 import zipfile
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +25,8 @@ from esign.engine.audit_trail import (
 )
 from esign.models import Packet
 from esign.sealing import packet_seal, trust_roots
-from tests.esign.conftest import drawn_signature_png
-from tests.esign.test_seal_packets import (  # noqa: F401 - fixtures shared with the seal tests
-    USER_AGENT,
-    _development_seal,
-    complete,
-    development_dir,
-    validate,
-    zip_url,
-)
+from tests.esign.conftest import USER_AGENT, drawn_signature_png
+from tests.esign.test_seal_packets import validate, zip_url
 from tests.pdfcheck import render, words
 from tests.pdfsound import assert_sound
 from tests.templates_app.conftest import ARTIFACTS as ALL_ARTIFACTS
@@ -108,7 +101,7 @@ def trail(**overrides: Any) -> AuditTrail:
         "is_test": False,
         "created_at": "2026-03-04 05:00:00 UTC",
         "completed_at": "2026-03-04 05:10:00 UTC",
-        "generated_at": "2026-03-04 05:10:01 UTC",
+        "generated_at": datetime(2026, 3, 4, 5, 10, 1, tzinfo=UTC),
         "sealed_by": "Common Name: Test seal",
         "documents": (TrailDocument("Agreement", "agreement.pdf", 2, "a" * 64, "b" * 64),),
         "signers": (
@@ -161,3 +154,14 @@ def test_a_test_packets_trail_is_marked_and_a_broken_image_is_not_fatal() -> Non
     assert "TEST" in text
     assert "(none adopted)" in text
     assert images_on_pages(pdf) == 0
+
+
+def test_the_trail_pdf_is_dated_when_it_was_made_and_names_its_author() -> None:
+    pdf = draw_audit_trail(trail(), fonts=font_library())
+
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        info = document.docinfo
+        assert str(info["/CreationDate"]) == "D:20260304051001+00'00'"
+        assert str(info["/ModDate"]) == "D:20260304051001+00'00'"
+        assert str(info["/Author"]) == "Common Name: Test seal"
+    assert "2026-03-04 05:10:01 UTC" in text_of(pdf)

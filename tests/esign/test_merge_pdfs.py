@@ -15,13 +15,7 @@ from pypdf import PdfReader
 from esign.sealing import packet_seal, trust_roots
 from tests.esign.conftest import two_signer_packet
 from tests.esign.test_seal_engine import three_pages
-from tests.esign.test_seal_packets import (  # noqa: F401 - fixtures shared with the seal tests
-    _development_seal,
-    complete,
-    development_dir,
-    validate,
-    zip_url,
-)
+from tests.esign.test_seal_packets import validate, zip_url
 from tests.pdfsound import assert_sound
 
 pytestmark = pytest.mark.django_db

@@ -4,11 +4,9 @@ another organization's key."""
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import io
 import zipfile
-from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -26,70 +24,11 @@ from esign.engine.seal_keys import DEVELOPMENT_SEAL_NAME
 from esign.models import AuditEvent, Packet
 from esign.sealing import packet_seal, packet_seal_retry, trust_roots
 from esign.services import document_pdf
-from tests.esign.conftest import drawn_signature_png, sign, token_of
 from tests.esign.sealpki import asn1, shared_pki, softhsm_available, softhsm_key
 from tests.esign.test_seal_engine import lta_validation
 from tests.pdfcheck import words
 
 pytestmark = pytest.mark.django_db
-
-DRAWN = "data:image/png;base64," + base64.b64encode(drawn_signature_png()).decode()
-USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) SealTest/1.0"
-
-
-@pytest.fixture(scope="session")
-def development_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One development key for the session: made once, like on a server's first run."""
-    return tmp_path_factory.mktemp("seal") / "seal-dev"
-
-
-@pytest.fixture(autouse=True)
-def _development_seal(settings: Any, development_dir: Path) -> None:
-    settings.SEAL_DEV_DIR = development_dir
-    settings.SEAL_PKCS11_MODULE = ""
-    settings.SEAL_TSA_URLS = []
-    settings.SEAL_TRUST_ROOTS_FILE = ""
-    settings.SEAL_CERT_CHAIN_FILE = ""
-
-
-@pytest.fixture
-def hsm_seal(settings: Any) -> None:
-    key = softhsm_key()
-    settings.SEAL_PKCS11_MODULE = key.module
-    settings.SEAL_PKCS11_TOKEN_LABEL = key.token_label
-    settings.SEAL_PKCS11_KEY_LABEL = key.key_label
-    settings.SEAL_PKCS11_PIN = key.pin
-
-
-@pytest.fixture
-def complete(
-    create_packet: Callable[..., dict[str, Any]],
-    sign_url: Callable[..., str],
-    django_capture_on_commit_callbacks: Callable[..., Any],
-) -> Callable[..., tuple[dict[str, Any], Packet]]:
-    """Create the two-signer packet and have both sign (the client opens the page first)."""
-
-    def run(**overrides: Any) -> tuple[dict[str, Any], Packet]:
-        packet = create_packet(**overrides)
-        signers = {s["aliasId"]: s["eid"] for s in packet["documentGroup"]["signers"]}
-        bodies = {
-            "client": {
-                "signature": {"typed": "Ada Lovelace"},
-                "values": {"agreement/title1": "Chief Analyst"},
-            },
-            "provider": {"signature": {"drawn": DRAWN}},
-        }
-        for alias, address in (("client", "203.0.113.9"), ("provider", "2001:db8::7")):
-            browser = Client(HTTP_USER_AGENT=USER_AGENT, REMOTE_ADDR=address)
-            token = token_of(sign_url(signers[alias]))
-            opened = browser.get(f"/api/etch/verify/{signers[alias]}?token={token}")
-            assert opened.status_code == 200
-            with django_capture_on_commit_callbacks(execute=True):
-                done = sign(browser, signers[alias], token, bodies[alias])
-            assert done.status_code == 200, done.content
-        return packet, Packet.objects.get(eid=packet["eid"])
-
-    return run
 
 
 def zip_url(packet: dict[str, Any]) -> str:

@@ -21,13 +21,7 @@ from tests.core.test_tasks import (  # noqa: F401 - fixtures shared with the tas
     start_worker,
     wait_until,
 )
-from tests.esign.test_seal_packets import (  # noqa: F401 - fixtures shared with the seal tests
-    _development_seal,
-    complete,
-    development_dir,
-    validate,
-    zip_url,
-)
+from tests.esign.test_seal_packets import validate, zip_url
 
 
 @pytest.mark.slow

@@ -18,12 +18,7 @@ from esign.models import AuditEvent, Packet, PacketDocument
 from esign.sealing import packet_seal, trust_roots
 from tests.esign.sealpki import asn1, shared_pki
 from tests.esign.test_seal_engine import three_pages
-from tests.esign.test_seal_packets import (  # noqa: F401 - fixtures shared with the seal tests
-    _development_seal,
-    complete,
-    development_dir,
-    zip_url,
-)
+from tests.esign.test_seal_packets import zip_url
 
 pytestmark = pytest.mark.django_db
 

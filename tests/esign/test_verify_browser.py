@@ -12,16 +12,15 @@ import pytest
 from django.test import Client
 
 from esign.sealing import packet_seal
-from tests.esign.test_seal_packets import (  # noqa: F401 - fixtures shared with the seal tests
-    _development_seal,
-    complete,
-    development_dir,
-    zip_url,
-)
+from tests.esign.test_seal_packets import zip_url
 from tests.esign.test_verify import changed_in_content
 from tests.templates_app.conftest import ARTIFACTS
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.usefixtures("development_seal"),
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+]
 
 SHOTS = ARTIFACTS / "verify"
 DESKTOP = {"width": 1280, "height": 900}
