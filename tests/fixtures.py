@@ -21,3 +21,11 @@ FILLABLE_PDFS = [
     "qpdf-field-types.pdf",
 ]
 PLAIN_PDFS = ["tpl-qpdf-boxes-crop-offset-rotate.pdf", "tpl-weasyprint-invoice-a4.pdf"]
+
+# Real-world PDFs kept with the tests (tests/data/pdfs/SOURCES.md): forms with signature fields.
+LOCAL_PDFS = Path(__file__).resolve().parent / "data" / "pdfs"
+SIGNATURE_FORMS = {
+    # file: (full name, page, [x0, y0, x1, y1]) of its one /Sig field
+    "pdflib-sample-form-sig.pdf": ("EMPLOYEE SIGNATURE", 0, (338.593, 83.52, 579.037, 102.24)),
+    "pdflib-with-signature.pdf": ("Signature1", 0, (149.236, 533.79, 486.697, 653.237)),
+}

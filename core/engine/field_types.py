@@ -4,6 +4,10 @@ complex types the parts it may be split into and how they are laid out.
 ``template_spec`` re-exports the names and parts (``FIELD_TYPES``, ``PARTS``) for validation;
 the visual editor receives ``field_types_json()`` in its page, so a type declared here is
 offered, labelled, sized and split by the editor with no change to its script.
+
+Two kinds of types: those that take a value in fill data and webforms (``FIELD_TYPES``), and
+the signer types (``SIGNER_TYPES``: signature, initial, signatureDate, signerName), which mark
+where a signer signs. Fill never draws them; createEtchPacket assigns them to signers by id.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ class FieldType:
     # Complex types: the parts, as rows of the field's box from top to bottom (as the page is
     # seen), each row split into its parts from left to right by weight.
     part_rows: tuple[tuple[Part, ...], ...] = ()
+    # A signer type: filled by a signer in an e-signature packet, never by fill data.
+    signer: bool = False
 
     @property
     def parts(self) -> tuple[str, ...]:
@@ -56,6 +62,7 @@ class FieldType:
                 [{"name": p.name, "label": p.label, "weight": p.weight} for p in row]
                 for row in self.part_rows
             ],
+            "signer": self.signer,
         }
 
 
@@ -124,6 +131,18 @@ _TYPES: tuple[FieldType, ...] = (
     ),
 )
 
+# Where a signer signs, initials, dates and names: the types of the hosted API's e-signature fields
+# (signature, initial, signatureDate); the signer's name is ``signerName`` in a template, since
+# ``fullName`` there is a value of fill data (the packet's field type for it is ``fullName``).
+_SIGNER_TYPES: tuple[FieldType, ...] = (
+    FieldType("signature", "Signature", category="signer", default_size=(180, 36), signer=True),
+    FieldType("initial", "Initials", category="signer", default_size=(48, 28), signer=True),
+    FieldType(
+        "signatureDate", "Date signed", category="signer", default_size=(90, 18), signer=True
+    ),
+    FieldType("signerName", "Signer name", category="signer", signer=True),
+)
+
 # The spec's phone regions: those of the +1, +44 and +52 country codes (US, CA, GB, MX and the
 # regions that share those codes, such as PR, JM, JE, IM). Fill formats numbers of these regions;
 # webforms offer them and check numbers against them.
@@ -135,8 +154,12 @@ PHONE_REGIONS: frozenset[str] = frozenset(
     if region != "001"
 )
 
-TYPES: Mapping[str, FieldType] = {t.name: t for t in _TYPES}
-FIELD_TYPES: tuple[str, ...] = tuple(TYPES)
+TYPES: Mapping[str, FieldType] = {t.name: t for t in (*_TYPES, *_SIGNER_TYPES)}
+# The types that take a value in fill data (and webform fields).
+FIELD_TYPES: tuple[str, ...] = tuple(t.name for t in _TYPES)
+# The types a signer fills in a packet; a template may hold both kinds.
+SIGNER_TYPES: tuple[str, ...] = tuple(t.name for t in _SIGNER_TYPES)
+TEMPLATE_FIELD_TYPES: tuple[str, ...] = FIELD_TYPES + SIGNER_TYPES
 TEXT_TYPES = frozenset({"shortText", "longText"})
 # Complex types: one box for the whole value, or separate boxes for these parts.
 PARTS: Mapping[str, tuple[str, ...]] = {t.name: t.parts for t in _TYPES if t.part_rows}
@@ -144,4 +167,4 @@ PARTS: Mapping[str, tuple[str, ...]] = {t.name: t.parts for t in _TYPES if t.par
 
 def field_types_json() -> list[dict[str, Any]]:
     """Every type in the editor's JSON form, in the order the editor offers them."""
-    return [t.to_json() for t in _TYPES]
+    return [t.to_json() for t in (*_TYPES, *_SIGNER_TYPES)]

@@ -7,8 +7,8 @@ lower-left corner of the box.
 
 The JSON form is what the database stores, what the editor edits and what ``fieldInfo`` shows.
 
-The field types (``FIELD_TYPES``, ``PARTS``, ``TEXT_TYPES``) are declared in ``field_types``,
-with what the editor needs to know of them, and re-exported here.
+The field types (``FIELD_TYPES``, ``SIGNER_TYPES``, ``PARTS``, ``TEXT_TYPES``) are declared in
+``field_types``, with what the editor needs to know of them, and re-exported here.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from typing import Any
 from core.engine.colors import parse_color
 from core.engine.field_types import FIELD_TYPES as FIELD_TYPES
 from core.engine.field_types import PARTS as PARTS
+from core.engine.field_types import SIGNER_TYPES as SIGNER_TYPES
+from core.engine.field_types import TEMPLATE_FIELD_TYPES as TEMPLATE_FIELD_TYPES
 from core.engine.field_types import TEXT_TYPES as TEXT_TYPES
 
 ALIGNMENTS = ("left", "center", "right")
@@ -145,6 +147,11 @@ class FieldSpec:
     @property
     def part_rects(self) -> dict[str, Rect]:
         return dict(self.parts)
+
+    @property
+    def is_signer(self) -> bool:
+        """Signed in a packet (signature, initial, signatureDate, signerName), never filled."""
+        return self.type in SIGNER_TYPES
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

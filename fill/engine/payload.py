@@ -1,6 +1,8 @@
 """The fill request body: options at the root, and ``data`` checked against the template.
 
 Data rules of the spec: unknown keys are ignored; absent or null values leave fields unfilled;
+a value for a signer field (signature, initial, signatureDate, signerName: signed in a packet,
+never filled) is refused;
 every value must have the shape of its field's type; a plain value may be wrapped as
 ``{value, <style>, readOnly}``; array elements may be wrapped as ``{data, <style>}``; an array
 for a non-array field repeats its page once per element; an array of arrays for an array field
@@ -140,8 +142,12 @@ class DataResolver:
         self.font_problem = font_problem
         members = {fid for array in spec.arrays for fid in array.field_ids}
         self.loose: dict[str, list[FieldSpec]] = {}
+        # Aliases of signer fields: a signer fills them in a packet; fill data may not.
+        self.signed: set[str] = set()
         for field in spec.fields:
-            if field.id not in members:
+            if field.is_signer:
+                self.signed.add(field.alias)
+            elif field.id not in members:
                 self.loose.setdefault(field.alias, []).append(field)
         by_id = {field.id: field for field in spec.fields}
         self.arrays = {array.alias: by_id[array.field_ids[0]] for array in spec.arrays}
@@ -157,6 +163,11 @@ class DataResolver:
                 value = self._array(self.arrays[key], raw, path, problems)
             elif key in self.loose:
                 value = self._loose(self.loose[key], raw, path, problems)
+            elif key in self.signed:
+                problems.append(
+                    Problem(path, "A signer field: it is signed in a packet, not filled.")
+                )
+                continue
             else:
                 continue  # a key with no matching field is ignored
             if value is not None:

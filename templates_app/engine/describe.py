@@ -61,12 +61,13 @@ def array_of(spec: TemplateSpec) -> dict[str, tuple[ArraySpec, int]]:
 
 
 def example_data(spec: TemplateSpec) -> dict[str, Any]:
-    """A valid fill payload's ``data``: every alias with a value of its type, arrays with two."""
+    """A valid fill payload's ``data``: every alias with a value of its type, arrays with two.
+    Signer fields take no value (a signer fills them in a packet)."""
     by_id = {f.id: f for f in spec.fields}
     members = array_of(spec)
     data: dict[str, Any] = {}
     for field in spec.fields:
-        if field.id not in members:
+        if field.id not in members and not field.is_signer:
             data.setdefault(field.alias, example_value(field))
     for array in spec.arrays:
         first = by_id[array.field_ids[0]]

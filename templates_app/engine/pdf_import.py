@@ -1,5 +1,8 @@
 """Import a PDF as a template: its AcroForm fields become template fields.
 
+Signature fields (/FT /Sig) become ``signature`` fields, at their widgets' rects: a signer signs
+them in a packet (createEtchPacket assigns them by id); fill never draws them.
+
 Each field gets a usable alias (``templates_app.engine.aliases``: from its name when that is
 meaningful, else its tooltip or the label printed beside it), unique within the template; its
 full name is kept in ``name`` and the human text (tooltip or printed label) in ``label``.
@@ -256,7 +259,7 @@ class _Field:
     """A terminal field that has something to fill, placed on its pages, and its names."""
 
     terminal: _Terminal
-    kind: str  # "radioGroup", "checkbox" or "text"
+    kind: str  # "radioGroup", "checkbox", "signature" or "text"
     placed: list[tuple[DictionaryObject, int, Rect]]
     alias: str = ""
     label: str = ""
@@ -271,8 +274,8 @@ def _page_index(widget: DictionaryObject, page_of: dict[int, int]) -> int | None
 
 def _field_of(terminal: _Terminal, page_of: dict[int, int]) -> _Field | None:
     kind = terminal.field_type
-    if kind == "/Sig" or (kind == "/Btn" and terminal.flags & FF_PUSHBUTTON):
-        return None  # signatures and buttons carry no fill data
+    if kind == "/Btn" and terminal.flags & FF_PUSHBUTTON:
+        return None  # buttons carry no data
     placed = []
     for widget in terminal.widgets:
         page = _page_index(widget, page_of)
@@ -281,6 +284,8 @@ def _field_of(terminal: _Terminal, page_of: dict[int, int]) -> _Field | None:
         placed.append((widget, page, _rect_of(widget)))
     if not placed:
         return None
+    if kind == "/Sig":
+        return _Field(terminal=terminal, kind="signature", placed=placed)
     if kind != "/Btn":
         return _Field(terminal=terminal, kind="text", placed=placed)
     kind = "radioGroup" if terminal.flags & FF_RADIO else "checkbox"
@@ -307,6 +312,8 @@ def _name_fields(fields: list[_Field], reader: PdfReader) -> None:
         alias = identifier_from_name(parts[-1]) if parts else None
         if alias is None and tooltip is not None:
             alias = identifier_from_phrase(tooltip)
+        if alias is None and item.kind == "signature":
+            alias = "signature"  # Acrobat's "Signature1": what is printed near is no better
         if alias is None:
             _widget, page, rect = item.placed[0]
             if item.kind == "radioGroup":
@@ -379,7 +386,10 @@ def _specs_of(field: _Field, start: int) -> list[FieldSpec]:
             label=field.label,
             name=terminal.name,
         )
-        if field.kind == "checkbox":
+        if field.kind == "signature":
+            # Signed in a packet, stamped at the rect: no text style of the form applies.
+            specs.append(replace(base, type="signature", style=Style(), auto_size=False))
+        elif field.kind == "checkbox":
             specs.append(replace(base, type="checkbox", auto_size=False))
         elif kind == "/Tx" and terminal.flags & FF_COMB and terminal.max_length:
             boxes = _comb_boxes(rect, terminal.max_length)

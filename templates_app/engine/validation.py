@@ -14,9 +14,10 @@ from typing import Any
 from core.engine.problems import Problem
 from core.engine.style import FontCheck, parse_style
 from core.engine.template_spec import (
-    FIELD_TYPES,
     PARTS,
     ROTATIONS,
+    SIGNER_TYPES,
+    TEMPLATE_FIELD_TYPES,
 )
 
 # Rects may overhang the MediaBox by this much (points): widgets drawn by hand often do.
@@ -104,7 +105,7 @@ def _check_field(
         if text is not None and (not isinstance(text, str) or len(text) > 2000):
             out.append(Problem(f"{path}.{key}", "Must be a string of at most 2000 characters."))
     kind = field.get("type")
-    if kind not in FIELD_TYPES:
+    if kind not in TEMPLATE_FIELD_TYPES:
         out.append(Problem(f"{path}.type", f"Unknown field type {kind!r}."))
         return
     page_index = field.get("page", 0)
@@ -266,6 +267,14 @@ def _check_arrays(arrays: Any, fields: list[Any], out: list[Problem]) -> None:
                     Problem(f"{path}.fieldIds", f"Field {field_id!r} is already in another array.")
                 )
             member_of[field_id] = str(array_id)
+            if field.get("type") in SIGNER_TYPES:
+                out.append(
+                    Problem(
+                        f"{path}.fieldIds",
+                        f"Field {field_id!r} is signed in a packet: only filled fields make "
+                        "arrays.",
+                    )
+                )
             types.add(field.get("type"))
             pages.add(field.get("page", 0))
         if len(types) > 1:

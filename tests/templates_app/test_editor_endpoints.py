@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 
 from core.engine.field_types import TYPES
-from core.engine.template_spec import FIELD_TYPES, PARTS
+from core.engine.template_spec import FIELD_TYPES, PARTS, TEMPLATE_FIELD_TYPES
 from templates_app import services
 from templates_app.models import PdfTemplate
 from tests.pdfcheck import page_text
@@ -67,7 +67,7 @@ def test_the_editor_page_carries_every_field_type_as_the_spec_module_declares_it
     sent = json.loads(embedded.group(1))["fieldTypes"]
     css = (Path(__file__).parents[2] / "static" / "editor" / "editor.css").read_text()
 
-    assert [t["name"] for t in sent] == list(FIELD_TYPES)
+    assert [t["name"] for t in sent] == list(TEMPLATE_FIELD_TYPES)
     for carried in sent:
         declared = TYPES[carried["name"]]
         assert carried == {
@@ -80,6 +80,7 @@ def test_the_editor_page_carries_every_field_type_as_the_spec_module_declares_it
                 [{"name": p.name, "label": p.label, "weight": p.weight} for p in row]
                 for row in declared.part_rows
             ],
+            "signer": declared.signer,
         }
         parts = [part["name"] for row in carried["partRows"] for part in row]
         assert parts == list(PARTS.get(declared.name, ()))
