@@ -7,12 +7,12 @@ Every problem names the argument it is about (``files.1.fields.0.rect``,
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.engine.problems import Problem
-from core.engine.template_spec import Rect
+from core.engine.template_spec import FieldSpec, Rect
 from core.errors import ValidationFailed
 from core.uploads import UploadedBlob, blob_from_inline
 
@@ -23,6 +23,15 @@ SIGNER_FIELD_TYPES = frozenset(
     {"signature", "initial", "signatureDate", "shortText", "longText", "fullName", "email"}
     | {"date", "checkbox", "text"}
 )
+# A template's signer fields as fields of a packet's document: the same types, but the signer's
+# name, ``signerName`` in a template (where ``fullName`` is a value of fill data), is the packet's
+# ``fullName`` (the signing page offers the signer's name in it).
+TEMPLATE_SIGNER_TYPES = {
+    "signature": "signature",
+    "initial": "initial",
+    "signatureDate": "signatureDate",
+    "signerName": "fullName",
+}
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 MAX_FILES = 50
 MAX_SIGNERS = 50
@@ -305,8 +314,15 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
 
 
 def _cross_check(
-    files: list[FileInput], signers: list[SignerInput], problems: list[Problem]
+    files: list[FileInput],
+    signers: list[SignerInput],
+    problems: list[Problem],
+    *,
+    templates_read: bool = False,
 ) -> None:
+    """Files and signers that agree: unique ids, each signer field on a file that has it, no
+    field given to two signers. Until ``templates_read``, a template file's fields are only those
+    given in ``files`` (its template's signer fields are added when it is read)."""
     by_id = {f.id: f for f in files}
     if len(by_id) != len(files):
         problems.append(Problem("files", "File ids must be unique."))
@@ -321,9 +337,20 @@ def _cross_check(
             if document is None:
                 problems.append(Problem(f"{where}.fileId", f"No file has the id {file_id!r}."))
             elif field_id not in {f.id for f in document.fields}:
-                problems.append(
-                    Problem(f"{where}.fieldId", f"File {file_id!r} has no field {field_id!r}.")
-                )
+                if document.cast_eid is None:
+                    problems.append(
+                        Problem(f"{where}.fieldId", f"File {file_id!r} has no field {field_id!r}.")
+                    )
+                elif templates_read:
+                    problems.append(
+                        Problem(
+                            f"{where}.fieldId",
+                            f"File {file_id!r} has no field {field_id!r} for a signer: give the "
+                            "id of one of its template's signature, initial, signatureDate or "
+                            "signerName fields, or a field of its own.",
+                        )
+                    )
+                # else: one of its template's fields, perhaps (checked when the template is read)
             elif (file_id, field_id) in taken:
                 problems.append(
                     Problem(where, f"The field is already signer {taken[(file_id, field_id)]!r}'s.")
@@ -384,3 +411,38 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
         reply_to_name=reply_to_name,
         reply_to_email=reply_to,
     )
+
+
+def with_template_fields(
+    file: FileInput, template_fields: Iterable[FieldSpec], index: int
+) -> FileInput:
+    """``file`` (from ``castEid``) with its template's signer fields after its own fields, by the
+    template's field ids; an id given in ``files[].fields`` too is refused."""
+    own = {f.id: n for n, f in enumerate(file.fields)}
+    added: list[SignField] = []
+    problems: list[Problem] = []
+    for spec in template_fields:
+        kind = TEMPLATE_SIGNER_TYPES.get(spec.type)
+        if kind is None:
+            continue
+        if spec.id in own:
+            problems.append(
+                Problem(
+                    f"files.{index}.fields.{own[spec.id]}.id",
+                    f"The template has a field {spec.id!r} already: use another id.",
+                )
+            )
+            continue
+        added.append(SignField(id=spec.id, type=kind, page=spec.page, rect=spec.rect))
+    if problems:
+        raise ValidationFailed.from_problems(problems)
+    return replace(file, fields=(*file.fields, *added))
+
+
+def check_signer_fields(files: list[FileInput], signers: Iterable[SignerInput]) -> None:
+    """Once every template file carries its template's fields: each signer's ``fieldId`` names
+    a field of its file (ValidationFailed names ``signers.N.fields.M.fieldId``)."""
+    problems: list[Problem] = []
+    _cross_check(files, list(signers), problems, templates_read=True)
+    if problems:
+        raise ValidationFailed.from_problems(problems)

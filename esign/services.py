@@ -28,11 +28,23 @@ from core.engine.pdf import PdfUnreadable, open_pdf, save_pdf
 from core.engine.problems import Problem
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from esign import events, hooks
-from esign.inputs import STAMP_TYPES, FileInput, PacketInput, SignerInput
+from esign.inputs import (
+    STAMP_TYPES,
+    FileInput,
+    PacketInput,
+    SignerInput,
+    check_signer_fields,
+    with_template_fields,
+)
 from esign.models import AuditEvent, DocumentGroup, Packet, PacketDocument, Signer, SignerToken
 from fill.services import fill_version
 from generate.services import pdf_generate
-from templates_app.services import template_get, template_version_select, version_pdf
+from templates_app.services import (
+    template_get,
+    template_version_select,
+    version_pdf,
+    version_spec,
+)
 from webhooks.services import check_webhook_url
 
 logger = logging.getLogger(__name__)
@@ -139,6 +151,21 @@ def _prepare(
         raise _prefixed(invalid, path) from None
 
 
+def _template_fields(file: FileInput, version: Any, pages: int, index: int) -> FileInput:
+    """A template file with its template's signer fields (signature, initial, signatureDate,
+    signerName), which the signers' ``fieldId`` name. They sit on the template's pages, so a
+    payload that repeats pages (the document no longer has the template's pages) is refused."""
+    spec = version_spec(version)
+    signed = [field for field in spec.fields if field.is_signer]
+    if signed and pages != len(spec.pages):
+        raise ValidationFailed.single(
+            f"data.payloads.{file.id}",
+            f"The template has signer fields on its {len(spec.pages)} page(s): a payload that "
+            f"repeats pages ({pages} here) cannot be signed.",
+        )
+    return with_template_fields(file, signed, index)
+
+
 def _prefixed(invalid: ValidationFailed, prefix: str) -> ValidationFailed:
     """The same problems, named as arguments of createEtchPacket."""
     return ValidationFailed(
@@ -175,8 +202,11 @@ def packet_create(
             packet_input=packet_input,
         )
         pages = _page_count(pdf)
+        if version is not None:
+            file = _template_fields(file, version, pages, index)
         _check_fields_fit(file, pages, index)
         prepared.append((file, pdf, version, pages))
+    check_signer_fields([file for file, *_ in prepared], packet_input.signers)
 
     with transaction.atomic():
         packet = Packet.objects.create(
