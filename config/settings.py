@@ -296,7 +296,7 @@ GENERATE_WORKER_NICE = env.int("GENERATE_WORKER_NICE", default=10)
 # Django's tasks API through the django-tasks backport (django.tasks from Django 6). By default a
 # task is a row in the main database that `manage.py db_worker` processes claim and run;
 # TASKS_BACKEND=immediate runs it in the process that enqueued it, right after the commit.
-# Enqueue with core.background (on commit; retries with delays).
+# Enqueue with core.background (in the transaction; retries with delays).
 _TASKS_BACKENDS = {
     "database": "django_tasks_db.DatabaseBackend",
     "immediate": "django_tasks.backends.immediate.ImmediateBackend",
@@ -314,6 +314,9 @@ TASKS = {
         "QUEUES": ["default", "webhooks"],
     },
 }
+# `manage.py worker` runs the sweeps for lost work (core.sweeps: a seal or a delivery whose task
+# a killed worker left RUNNING) when it starts and then every this many seconds.
+TASKS_SWEEP_SECONDS = env.float("TASKS_SWEEP_SECONDS", default=15.0)
 
 # --- Webhooks (owned by webhooks/) -------------------------------------------------------------
 # Deliveries go through core.engine.fetch with the FETCH_ALLOW_* allowlists; see docs/webhooks.md.
@@ -361,6 +364,9 @@ SEAL_RETRY_DELAYS = [
         + ["86400", "86400", "86400", "86400"],
     )
 ]
+# A seal task still running this long after it started was lost with its worker (killed): the
+# sweep marks it failed and enqueues the packet's sealing again. Longer than any real attempt.
+SEAL_LEASE_SECONDS = env.float("SEAL_LEASE_SECONDS", default=300.0)
 # Largest PDF the verification page and POST /api/v1/verify accept (kept in memory, never stored).
 VERIFY_MAX_BYTES = env.int("VERIFY_MAX_BYTES", default=25 * 1_048_576)
 # Verifications a client address may run on the public /verify page per minute (each one parses

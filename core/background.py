@@ -4,8 +4,16 @@ Tasks are plain functions decorated with ``django_tasks.task`` (``django.tasks.t
 Django 6) in an app's ``tasks.py``; ``manage.py db_worker`` processes run them (see
 docs/configuration.md, "Background tasks"). The house rules:
 
-- Enqueue with :func:`enqueue_on_commit`: a worker never picks up a task before the rows it reads
-  are committed, and a transaction that rolls back enqueues nothing.
+- Enqueue with :func:`enqueue_in_transaction`, inside the transaction that makes the work due
+  (a real outbox). With the database task backend the task's row is written in that transaction:
+  it commits with the rows the task reads (a worker never sees one without the other) and rolls
+  back with them, and a process that dies right after the commit has lost nothing. With another
+  backend (``TASKS_BACKEND=immediate``) the task is enqueued once the transaction commits, as
+  :func:`enqueue_on_commit` does; that one is for work that may be lost (nothing sweeps it up).
+- Work that is due and has no task (a worker killed in the middle of it leaves its task
+  ``RUNNING`` for good) is found by a sweep (:mod:`core.sweeps`) that the worker
+  (``manage.py worker``, :mod:`core.worker`) runs every ``TASKS_SWEEP_SECONDS``, and enqueued
+  again. Every enqueue here wakes idle workers when its transaction commits (:mod:`core.wakeup`).
 - Pass ids and plain JSON values, never model instances. A task loads what it needs and is
   idempotent: it may run more than once (a retry after a failure half-way, a task enqueued again
   by hand, backends that deliver at least once), so it checks the state first and does nothing
@@ -31,10 +39,14 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, ParamSpec
 
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, router, transaction
 from django.utils import timezone
 from django_tasks.base import Task
 from django_tasks.utils import normalize_json
+from django_tasks_db.backend import DatabaseBackend
+from django_tasks_db.models import DBTaskResult
+
+from core.wakeup import workers_wake
 
 P = ParamSpec("P")
 
@@ -53,7 +65,36 @@ def enqueue_on_commit(task: Task[P, Any], /, *args: P.args, **kwargs: P.kwargs) 
     than after the commit, when the caller could no longer do anything about it.
     """
     normalize_json([args, kwargs])
-    transaction.on_commit(partial(task.enqueue, *args, **kwargs))
+    transaction.on_commit(partial(_enqueue_and_wake, task, *args, **kwargs))
+
+
+def _enqueue_and_wake(task: Task[P, Any], /, *args: P.args, **kwargs: P.kwargs) -> None:
+    task.enqueue(*args, **kwargs)
+    if isinstance(task.get_backend(), DatabaseBackend):
+        workers_wake(using=router.db_for_write(DBTaskResult))  # no transaction: at once
+
+
+def enqueue_in_transaction(task: Task[P, Any], /, *args: P.args, **kwargs: P.kwargs) -> None:
+    """Enqueue ``task(*args, **kwargs)`` as part of the current transaction (an outbox).
+
+    With the database task backend on the default database (where the rows are), the task's row
+    is written now, inside the caller's transaction: it becomes visible to workers when that
+    commits, and disappears if it rolls back. Idle workers are woken at the commit (``NOTIFY`` on
+    PostgreSQL, sent in the transaction; a datagram to the local workers on SQLite). With any
+    other backend (``immediate``: the task runs where it is enqueued) the task is enqueued once
+    the transaction commits, like :func:`enqueue_on_commit`. Outside a transaction it is
+    enqueued at once.
+
+    The arguments are checked now: anything that is not plain JSON raises ``TypeError`` here.
+    """
+    normalize_json([args, kwargs])
+    using = router.db_for_write(DBTaskResult)
+    if not isinstance(task.get_backend(), DatabaseBackend) or using != DEFAULT_DB_ALIAS:
+        # Not in the caller's transaction (the rows live in the default database): after it.
+        transaction.on_commit(partial(_enqueue_and_wake, task, *args, **kwargs))
+        return
+    task.enqueue(*args, **kwargs)
+    workers_wake(using=using)
 
 
 def retry_later(
@@ -76,9 +117,9 @@ def retry_later(
     the result is ``None``: the caller records the final failure. Otherwise the result is the
     time the retry becomes due.
 
-    The retry is enqueued on commit like :func:`enqueue_on_commit`: call this outside a
-    transaction that is about to roll back, or the retry is rolled back with it. With
-    ``TASKS_BACKEND=immediate`` (no deferred tasks) the retry runs at once.
+    The retry is enqueued in the current transaction (:func:`enqueue_in_transaction`): call
+    this in the transaction that records the failure, so that both commit or neither does. With
+    ``TASKS_BACKEND=immediate`` (no deferred tasks) the retry runs at once, after the commit.
     """
     if attempt < 1:
         raise ValueError(f"attempt counts from 1 (got {attempt})")
@@ -91,5 +132,5 @@ def retry_later(
     run_after = (now or timezone.now()) + timedelta(seconds=seconds)
     if task.get_backend().supports_defer:
         task = task.using(run_after=run_after)
-    enqueue_on_commit(task, **kwargs, attempt=attempt + 1)
+    enqueue_in_transaction(task, **kwargs, attempt=attempt + 1)
     return run_after

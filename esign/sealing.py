@@ -1,7 +1,8 @@
 """Sealing completed packets, their audit trail, and the download of what was sealed.
 
 When the last signer finishes, ``signer_complete`` marks the packet's seal pending and enqueues
-``esign.tasks.packet_seal_task`` on commit. The task (``packet_seal``) seals every document once,
+``esign.tasks.packet_seal_task`` in that transaction (a sweep, ``esign.sweeps``, enqueues it again
+if a worker dies with it). The task (``packet_seal``) seals every document once,
 with the service's certificate (esign.engine.seal), then draws the certificate of completion
 (esign.engine.audit_trail) and seals it too, and only then marks the packet sealed: the download
 serves sealed files or nothing.
@@ -37,7 +38,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Organization
-from core.background import enqueue_on_commit, retry_later
+from core.background import enqueue_in_transaction, retry_later
 from core.blobs import blob_read, blob_save
 from core.engine.archive import PdfZip, safe_filename
 from core.engine.pdf.document import concatenate
@@ -219,15 +220,17 @@ def trust_roots() -> list[asn1_x509.Certificate]:
 
 
 def packet_seal_enqueue(packet: Packet) -> None:
-    """Mark the completed packet's seal pending and enqueue its sealing when the transaction
-    commits (called in the transaction that completes the packet)."""
+    """Mark the completed packet's seal pending and enqueue its sealing, in the transaction that
+    completes the packet: the task's row commits with the packet or not at all (an outbox), so a
+    process that dies right after the commit still has the packet sealed. A task lost later (a
+    worker killed while sealing) is enqueued again by the sweep (``esign.sweeps``)."""
     from esign.tasks import packet_seal_task
 
     Packet.objects.filter(pk=packet.pk).update(
         seal_status=Packet.SealStatus.PENDING, seal_retry_at=None
     )
     packet.seal_status = Packet.SealStatus.PENDING
-    enqueue_on_commit(packet_seal_task, packet_id=packet.pk)
+    enqueue_in_transaction(packet_seal_task, packet_id=packet.pk)
 
 
 def packet_seal_retry(*, packet: Packet) -> bool:

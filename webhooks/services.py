@@ -1,14 +1,16 @@
 """Webhooks: settings, emitting events, delivering them, resending, and recovering lost work.
 
 Other apps call :func:`event_emit` inside the transaction that changes the state the event
-reports; the delivery task runs after the commit (``webhooks.tasks.webhook_deliver``). Delivery
-is at least once: receivers deduplicate by ``webhook-id``.
+reports; the delivery task (``webhooks.tasks.webhook_deliver``) is enqueued in that transaction,
+so it commits with the event or not at all, and runs after the commit. Delivery is at least
+once: receivers deduplicate by ``webhook-id``.
 
 One delivery attempt is three steps, so that no database transaction is open during the HTTP
 call: claim (count the attempt, log it as in progress, take a lease), POST through the outbound
 guard, finish (log the answer; delivered, retry later or failed). A worker that dies between the
 first and the last step leaves the claim behind; :func:`deliveries_recover` finds claims whose
 lease ran out and retries them, and due deliveries whose task was lost, and re-enqueues them.
+Task workers (``manage.py worker``) run it every ``TASKS_SWEEP_SECONDS`` (``webhooks.sweeps``).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Organization
-from core.background import enqueue_on_commit, retry_later
+from core.background import enqueue_in_transaction, retry_later
 from core.eids import random_base62
 from core.engine.fetch import FetchError, PostResponse, post
 from core.engine.payload_crypto import encrypt_payload
@@ -189,7 +191,7 @@ def event_emit(
     webhook_url: str | None = None,
     requested_by: str = "",
 ) -> WebhookEvent:
-    """Record an event and, when a URL is in force, deliver it once the transaction commits.
+    """Record an event and, when a URL is in force, enqueue its delivery in the transaction.
 
     Call it inside the transaction that makes the change it reports: if that rolls back, there
     was no event. ``webhook_url`` (the object's own URL) takes precedence over the
@@ -225,7 +227,7 @@ def _delivery_start(*, event: WebhookEvent, requested_by: str) -> WebhookDeliver
         return delivery
     delivery.next_attempt_at = timezone.now()
     delivery.save()
-    enqueue_on_commit(webhook_deliver, delivery_id=delivery.pk)
+    enqueue_in_transaction(webhook_deliver, delivery_id=delivery.pk)
     return delivery
 
 
@@ -491,7 +493,7 @@ def deliveries_recover(*, now: datetime | None = None) -> Recovered:
                 _fail(delivery)
             else:
                 delivery.next_attempt_at = now
-                enqueue_on_commit(
+                enqueue_in_transaction(
                     webhook_deliver, delivery_id=pk, attempt=delivery.attempt_count + 1
                 )
             delivery.save()
@@ -507,7 +509,11 @@ def deliveries_recover(*, now: datetime | None = None) -> Recovered:
             # Due again from now: the next sweep leaves it alone while this task waits its turn.
             delivery.next_attempt_at = now
             delivery.save(update_fields=["next_attempt_at", "updated_at"])
-            enqueue_on_commit(webhook_deliver, delivery_id=pk, attempt=delivery.attempt_count + 1)
+            if _task_waiting(pk):
+                continue  # not lost: waiting in a long queue
+            enqueue_in_transaction(
+                webhook_deliver, delivery_id=pk, attempt=delivery.attempt_count + 1
+            )
             requeued += 1
     tasks_failed = 0
     stuck = DBTaskResult.objects.filter(
@@ -529,14 +535,10 @@ def deliveries_recover(*, now: datetime | None = None) -> Recovered:
     return Recovered(abandoned=abandoned, requeued=requeued, tasks_failed=tasks_failed)
 
 
-_last_recovery = 0.0
-
-
-def deliveries_recover_if_due() -> Recovered | None:
-    """:func:`deliveries_recover`, at most once per half lease in this process (the delivery
-    task calls it after each attempt, so a running worker also cleans up after a dead one)."""
-    global _last_recovery  # noqa: PLW0603 - a per-process throttle
-    if time.monotonic() - _last_recovery < settings.WEBHOOK_LEASE_SECONDS / 2:
-        return None
-    _last_recovery = time.monotonic()
-    return deliveries_recover()
+def _task_waiting(delivery_id: int) -> bool:
+    """Whether a task for the delivery is still waiting to run (ready, not yet claimed)."""
+    return DBTaskResult.objects.filter(
+        status=TaskResultStatus.READY,
+        task_path=webhook_deliver.module_path,
+        args_kwargs__kwargs__delivery_id=delivery_id,
+    ).exists()

@@ -9,12 +9,10 @@ from django_tasks import task
 def webhook_deliver(*, delivery_id: int, attempt: int = 1) -> str:
     """Attempt ``attempt`` of delivery ``delivery_id``; schedules its own retry when it fails.
 
-    Idempotent (see ``webhooks.services.delivery_attempt``). After the attempt, this worker also
-    retries what a dead worker left behind, at most once per half lease.
+    Idempotent (see ``webhooks.services.delivery_attempt``). What a dead worker left behind is
+    retried by the worker's sweep (``webhooks.sweeps``), not here.
     """
     # Imported here: the services enqueue this task, so they import this module.
-    from webhooks.services import deliveries_recover_if_due, delivery_attempt
+    from webhooks.services import delivery_attempt
 
-    outcome = delivery_attempt(delivery_id=delivery_id, attempt=attempt)
-    deliveries_recover_if_due()
-    return outcome
+    return delivery_attempt(delivery_id=delivery_id, attempt=attempt)

@@ -1,0 +1,89 @@
+"""The sweep: find work that is due and has no task that will do it, and enqueue it again.
+
+Tasks are enqueued in the transaction that makes their work due (``core.background``), so a task
+is never lost between a commit and its enqueue. It can still be lost while it runs: a worker
+killed in the middle of a task (SIGKILL, a crash, the machine) leaves its result ``RUNNING`` for
+good, and nothing runs it again. Each app that owns such work registers a sweep function that
+finds it (from its own rows: a packet completed and not sealed, a delivery whose lease ran out)
+and enqueues its task again; tasks are idempotent, so a duplicate does no harm.
+
+Register a sweep in the app's ``sweeps.py`` (imported by :func:`sweeps_run`, like ``admin.py``)::
+
+    from core.sweeps import sweep
+
+    @sweep("esign.seals")
+    def seals_sweep(*, now: datetime) -> int:
+        ...  # enqueue what is due and has no live task; return how many
+
+A sweep takes the keyword ``now`` and returns the number of things it enqueued again (or
+repaired); it must be safe to run at any time, in several processes at once (lock the rows it
+changes with ``select_for_update(skip_locked=True)`` and check them again under the lock), and
+quick when there is nothing to do. ``manage.py worker`` runs every sweep when it starts and then
+every ``TASKS_SWEEP_SECONDS``; ``manage.py sweep`` runs them once. A sweep that raises is logged
+and does not stop the others.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from typing import Protocol
+
+from django.utils import timezone
+from django.utils.module_loading import autodiscover_modules
+
+logger = logging.getLogger(__name__)
+
+
+class WorkerLost(Exception):
+    """Recorded by a sweep on a task result that a worker left running when it died."""
+
+
+class SweepFunction(Protocol):
+    def __call__(self, *, now: datetime) -> int: ...
+
+
+_sweeps: dict[str, SweepFunction] = {}
+_discovered = False
+
+
+def sweep_register(name: str, function: SweepFunction) -> None:
+    """Register ``function`` as the sweep called ``name`` (``"<app>.<what>"``); registering a
+    name again replaces its function (a module imported twice)."""
+    _sweeps[name] = function
+
+
+def sweep(name: str) -> Callable[[SweepFunction], SweepFunction]:
+    """Decorator form of :func:`sweep_register`."""
+
+    def register(function: SweepFunction) -> SweepFunction:
+        sweep_register(name, function)
+        return function
+
+    return register
+
+
+def sweeps_registered() -> dict[str, SweepFunction]:
+    """Every registered sweep by name, after importing each installed app's ``sweeps`` module."""
+    global _discovered  # noqa: PLW0603 - imported once per process
+    if not _discovered:
+        autodiscover_modules("sweeps")
+        _discovered = True
+    return dict(sorted(_sweeps.items()))
+
+
+def sweeps_run(*, now: datetime | None = None) -> dict[str, int | None]:
+    """Run every sweep once; what each did (None: it raised, and that was logged)."""
+    now = now or timezone.now()
+    done: dict[str, int | None] = {}
+    for name, function in sweeps_registered().items():
+        try:
+            done[name] = function(now=now)
+        except Exception:
+            logger.exception("Sweep %s failed", name)
+            done[name] = None
+    found = {name: count for name, count in done.items() if count}
+    if found:
+        logger.warning("Sweep enqueued lost work again: %s", found)
+    return done

@@ -1,0 +1,65 @@
+"""The sweep for seals whose task was lost (core.sweeps): a packet completed and not yet sealed,
+due now, with no task that will seal it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django_tasks import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
+
+from core.background import enqueue_in_transaction
+from core.sweeps import WorkerLost, sweep
+from esign.models import Packet
+from esign.tasks import packet_seal_task
+
+SWEEP_BATCH = 1000
+
+
+def _tasks_of(packet_ids: list[int]) -> QuerySet[DBTaskResult]:
+    return DBTaskResult.objects.filter(
+        task_path=packet_seal_task.module_path, args_kwargs__kwargs__packet_id__in=packet_ids
+    )
+
+
+@sweep("esign.seals")
+def seals_sweep(*, now: datetime) -> int:
+    """Enqueue the sealing of every packet that is due (pending, or retrying and past its retry
+    time) and has no live task: none ready, none running for less than ``SEAL_LEASE_SECONDS``.
+    A task running longer was lost with its worker: it is marked failed. Returns how many
+    packets were enqueued again."""
+    started_before = now - timedelta(seconds=settings.SEAL_LEASE_SECONDS)
+    due = Packet.objects.filter(
+        status=Packet.Status.COMPLETED,
+        seal_status__in=[Packet.SealStatus.PENDING, Packet.SealStatus.RETRYING],
+    ).filter(Q(seal_retry_at__isnull=True) | Q(seal_retry_at__lte=now))
+    packet_ids = list(due.order_by("pk").values_list("pk", flat=True)[:SWEEP_BATCH])
+    if not packet_ids:
+        return 0
+    for result in _tasks_of(packet_ids).filter(
+        status=TaskResultStatus.RUNNING, started_at__lt=started_before
+    ):
+        result.set_failed(WorkerLost("The worker stopped while running this task."))
+    live = Q(status=TaskResultStatus.READY) | Q(
+        status=TaskResultStatus.RUNNING, started_at__gte=started_before
+    )
+    covered = {
+        row["kwargs"]["packet_id"]
+        for row in _tasks_of(packet_ids).filter(live).values_list("args_kwargs", flat=True)
+    }
+    enqueued = 0
+    for packet_id in packet_ids:
+        if packet_id in covered:
+            continue
+        with transaction.atomic():
+            packet = due.select_for_update(skip_locked=True).filter(pk=packet_id).first()
+            if packet is None or _tasks_of([packet_id]).filter(live).exists():
+                continue  # sealed or being sealed meanwhile, or another sweep has it
+            enqueue_in_transaction(
+                packet_seal_task, packet_id=packet_id, attempt=packet.seal_attempts + 1
+            )
+            enqueued += 1
+    return enqueued
