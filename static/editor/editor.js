@@ -9,7 +9,7 @@
 import { ActionRegistry, EDITOR_ACTIONS } from "./actions.js";
 import { Api } from "./api.js";
 import { h, num } from "./dom.js";
-import { defineFieldTypes, fieldTypeNames, typeLabel } from "./fields.js";
+import { defineFieldTypes, fieldTypeNames, isSignerType, typeLabel } from "./fields.js";
 import { PagesView } from "./pages.js";
 import { Panel } from "./panel.js";
 import { Preview } from "./preview.js";
@@ -106,8 +106,17 @@ function wireInputs(state, view, pageCount) {
   title.addEventListener("input", () => state.setTitle(title.value));
 
   const newType = $("#ed-new-type");
-  for (const type of fieldTypeNames())
-    newType.append(h("option", { value: type }, typeLabel(type)));
+  // Two groups: the types filled from data, and those a signer signs in a packet.
+  const names = fieldTypeNames();
+  for (const [label, signer] of [
+    ["Filled from data", false],
+    ["Signed in a packet", true],
+  ]) {
+    const options = names
+      .filter((type) => isSignerType(type) === signer)
+      .map((type) => h("option", { value: type }, typeLabel(type)));
+    if (options.length) newType.append(h("optgroup", { label }, options));
+  }
   newType.value = view.newType;
   newType.addEventListener("change", () => {
     view.newType = newType.value;

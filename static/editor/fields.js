@@ -5,7 +5,7 @@
 import { boxToRect, rectToBox, splitBox, unionRect } from "./geometry.js";
 
 // The field types as the server declares them (core/engine/field_types.py, sent in the page's
-// config): [{name, label, category, defaultSize, aliasStem, partRows}]. The editor keeps no copy:
+// config): [{name, label, category, defaultSize, aliasStem, partRows, signer}]. The editor keeps no copy:
 // a type declared there is offered, labelled, sized and split here. Set once at start-up.
 const TYPES = new Map();
 
@@ -20,6 +20,12 @@ export function fieldTypeNames() {
 
 export function typeLabel(type) {
   return TYPES.get(type)?.label || type;
+}
+
+// A signer type (signature, initials, date signed, signer name): signed in a packet, never
+// filled; the toolbar offers these apart.
+export function isSignerType(type) {
+  return Boolean(TYPES.get(type)?.signer);
 }
 
 // One colour family per kind of value (a .cat-* rule in editor.css), so a page of fields reads

@@ -6,7 +6,15 @@
 // refreshes the values of the inputs the user is not typing in.
 
 import { clear, h, num } from "./dom.js";
-import { categoryOf, fieldTypeNames, partRects, partsOf, subLabel, typeLabel } from "./fields.js";
+import {
+  categoryOf,
+  fieldTypeNames,
+  isSignerType,
+  partRects,
+  partsOf,
+  subLabel,
+  typeLabel,
+} from "./fields.js";
 
 const DATE_PATTERNS = [
   "MM/DD/YYYY",
@@ -538,17 +546,16 @@ export class Panel {
         }, "readOnly"),
       { on: "change" },
     );
+    // A signer field is signed in a packet: no fill value, style or read-only setting.
+    const signer = isSignerType(field.type);
+    let aliasHint = "The key of this field's value in the fill data.";
+    if (member) aliasHint = "Filled from the array's alias; this name labels the row.";
+    if (signer) aliasHint = "Signed in a packet: a signer gets it by this field's id.";
     const general = [
-      this.row(
-        "Alias",
-        alias,
-        member
-          ? "Filled from the array's alias; this name labels the row."
-          : "The key of this field's value in the fill data.",
-      ),
+      this.row("Alias", alias, aliasHint),
       this.row("Type", type, member ? "Changes every field of the array." : null),
       this.row("Label", label),
-      readOnly,
+      ...(signer ? [] : [readOnly]),
     ];
     if (field.type === "longText") {
       const [autoBox, auto] = this.checkbox("autoSize", "Shrink text until it fits");
@@ -614,9 +621,10 @@ export class Panel {
         }, "rotation"),
       { on: "change" },
     );
-    this.root.append(
-      this.section("Style", this.styleControls(field), this.row("Text rotation", rotation)),
-    );
+    if (!signer)
+      this.root.append(
+        this.section("Style", this.styleControls(field), this.row("Text rotation", rotation)),
+      );
 
     if (member) this.root.append(this.arraySection(member));
 

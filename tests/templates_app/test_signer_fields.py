@@ -19,6 +19,7 @@ from templates_app.services import template_create_from_pdf
 from tests.fixtures import LOCAL_PDFS, SIGNATURE_FORMS
 from tests.pdfcheck import fields, text_in_rect, words
 from tests.pdfsound import assert_sound
+from tests.templates_app.test_fields_page import Page, field_of
 
 SAMPLE_FORM = "pdflib-sample-form-sig.pdf"
 
@@ -182,3 +183,27 @@ def test_fill_refuses_a_value_for_a_signer_field_and_ignores_null(
         }
     assert ignored.status_code == 200
     assert "Oslo" in " ".join(w.text for w in words(ignored.content)[0])
+
+
+def test_the_admin_fields_page_adds_an_initials_field_and_keeps_the_signature(
+    member_client: Client, organization
+) -> None:
+    template = signature_template(organization)
+    page = Page(member_client, template)
+    assert '<option value="initial">Initials</option>' in page.html
+    new = page.new_row
+    page.data.update(
+        {
+            f"fields-{new}-id": "init1",
+            f"fields-{new}-type": "initial",
+            f"fields-{new}-x": "300",
+            f"fields-{new}-y": "60",
+            f"fields-{new}-width": "48",
+            f"fields-{new}-height": "28",
+        }
+    )
+
+    assert page.post().status_code == 302
+    assert field_of(template, "init1")["type"] == "initial"
+    assert field_of(template, "f11")["type"] == "signature"
+    assert field_of(template, "f11")["rect"]["x"] == 338.593
