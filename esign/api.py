@@ -78,11 +78,115 @@ register_schemas(
                     "format": "date-time",
                     "description": "The time of the signature's RFC 3161 timestamp, if any.",
                 },
+                "timestampAuthority": {
+                    "type": ["string", "null"],
+                    "description": "Common name of the signature timestamp's authority.",
+                },
+                "revoked": {
+                    "type": "boolean",
+                    "description": "Revocation data in the file (its document security store or "
+                    "the signature's own) revokes the signer's certificate.",
+                },
+                "trustedAt": {
+                    "type": ["string", "null"],
+                    "format": "date-time",
+                    "description": "When trust was decided at a past time, the time the "
+                    "signature's trusted timestamp proves (for a certificate expired or revoked "
+                    "since); null when decided at the current time.",
+                },
+                "development": {
+                    "type": "boolean",
+                    "description": "Sealed with this installation's development key: trusted "
+                    "here only.",
+                },
+                "problems": {
+                    "type": "array",
+                    "items": ref("VerifyProblem"),
+                    "description": "What is wrong with this signature.",
+                },
+            },
+        },
+        "VerifyProblem": {
+            "type": "object",
+            "required": ["code", "message"],
+            "properties": {
+                "code": {
+                    "type": "string",
+                    "description": "Stable code: not_signed, not_intact, "
+                    "signature_value_invalid, signature_contents_changed, signature_unreadable, "
+                    "changed_content, changed_annotations, changed_form, changed_metadata, "
+                    "appended_bytes, changes_unknown, timestamp_not_intact, "
+                    "document_timestamp_not_intact, not_trusted, revoked, "
+                    "document_timestamp_not_trusted, development_seal, unchecked_signatures.",
+                },
+                "message": {"type": "string", "description": "The problem, in words."},
+                "fieldName": {
+                    "type": ["string", "null"],
+                    "description": "The signature or document timestamp it is about, if one.",
+                },
+            },
+        },
+        "VerifiedDocumentTimestamp": {
+            "type": "object",
+            "required": [
+                "fieldName",
+                "authority",
+                "at",
+                "intact",
+                "trusted",
+                "coversWholeDocument",
+                "covers",
+            ],
+            "properties": {
+                "fieldName": {"type": "string"},
+                "authority": {"type": "string", "description": "Common name of the TSA."},
+                "at": {"type": ["string", "null"], "format": "date-time"},
+                "intact": {
+                    "type": "boolean",
+                    "description": "The bytes it covers (the file up to it: signatures, "
+                    "validation data) are unchanged and its signature is valid.",
+                },
+                "trusted": {
+                    "type": "boolean",
+                    "description": "Its authority's certificate chains to a trusted root.",
+                },
+                "coversWholeDocument": {
+                    "type": "boolean",
+                    "description": "Nothing but long-term validation data was added after it.",
+                },
+                "covers": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "The field names of the signatures it covers.",
+                },
+            },
+        },
+        "VerifiedSigner": {
+            "type": "object",
+            "required": ["name", "signedAt", "source"],
+            "properties": {
+                "name": {"type": "string"},
+                "signedAt": {"type": ["string", "null"], "format": "date-time"},
+                "source": {
+                    "type": "string",
+                    "enum": ["audit_trail", "signature"],
+                    "description": "`audit_trail`: a signer of the packet this file belongs to "
+                    "(by its SHA-256); `signature`: the name in a signature's certificate.",
+                },
             },
         },
         "Verification": {
             "type": "object",
-            "required": ["signatures", "sealedByUs"],
+            "required": [
+                "signatures",
+                "sealedByUs",
+                "verdict",
+                "problems",
+                "documentTimestamps",
+                "signers",
+                "knownAs",
+                "sha256",
+            ],
             "properties": {
                 "signatures": {"type": "array", "items": ref("VerifiedSignature")},
                 "sealedByUs": {
@@ -90,6 +194,46 @@ register_schemas(
                     "description": "The file is, byte for byte, a document or audit trail "
                     "this service sealed.",
                 },
+                "verdict": {
+                    "type": "string",
+                    "enum": ["valid", "valid_development", "untrusted", "changed", "not_signed"],
+                    "description": "The one answer: `valid` (every signature and document "
+                    "timestamp intact and trusted, nothing but validation data added after "
+                    "them); `valid_development` (the same, sealed with this installation's "
+                    "development key, trusted nowhere else); `untrusted` (intact and unchanged, "
+                    "but a signer or timestamp authority is not trusted, or was revoked); "
+                    "`changed` (changed after signing: a signature or document timestamp not "
+                    "intact, or anything else added after a signature); `not_signed`.",
+                },
+                "problems": {
+                    "type": "array",
+                    "items": ref("VerifyProblem"),
+                    "description": "Everything the verdict rests on that is not right.",
+                },
+                "documentTimestamps": {
+                    "type": "array",
+                    "items": ref("VerifiedDocumentTimestamp"),
+                },
+                "signers": {
+                    "type": "array",
+                    "items": ref("VerifiedSigner"),
+                    "description": "Who signed: the packet's signers when the file is one of "
+                    "its documents, otherwise the intact signatures' certificate names.",
+                },
+                "knownAs": {
+                    "type": ["string", "null"],
+                    "enum": [
+                        "sealed_document",
+                        "sealed_audit_trail",
+                        "document_before_seal",
+                        "document_before_signing",
+                        None,
+                    ],
+                    "description": "What this service knows the file as, by its SHA-256: a "
+                    "sealed document or audit trail, a document as it was before its seal "
+                    "(the seal removed), or as it was prepared for signing.",
+                },
+                "sha256": {"type": "string", "description": "The file's SHA-256, in hex."},
             },
         },
     }
@@ -168,10 +312,13 @@ class DocumentVerifyApi(APIView):
     @extend_schema(
         operation_id="verifyPdf",
         summary="Verify the signatures of a PDF",
-        description="Checks every signature of the PDF in the multipart part `file`: intact, "
-        "trusted (against the service's own roots and its configured ones; nothing is "
-        "fetched), whether it covers the whole document, its PAdES level and timestamp; and "
-        "whether the file is exactly one this service sealed. The file is not kept. A file "
+        description="Checks every signature and document timestamp of the PDF in the "
+        "multipart part `file`: intact, trusted (against the service's own roots and its "
+        "configured ones, with the revocation data the file carries, at the time its "
+        "timestamps prove; nothing is fetched), whether anything but validation data was "
+        "added after it, its PAdES level and timestamp; whether the file is exactly one this "
+        "service sealed; and one `verdict` with the `problems` it rests on and the `signers`. "
+        "The file is not kept. A file "
         "over a verification limit (the size of a signature's contents, revisions, objects, "
         "signatures; the verifier's memory or time) is a 422 ValidationError on `file`.",
         tags=["esign"],

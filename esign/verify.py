@@ -18,6 +18,7 @@ import logging
 import os
 import threading
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -28,8 +29,11 @@ from core import uploads
 from core.engine.process_pool import PoolSettings
 from core.errors import RequestTooLarge, ServiceBusy, ValidationFailed
 from core.graphql.scalars import iso_ms
+from esign.engine.seal import SealKeyUnavailable, SoftwareKey, load_credentials
 from esign.engine.seal_verify import (
     MAX_SIGNATURES,
+    NOT_SIGNED,
+    VALID,
     PdfNotVerifiable,
     PdfTooComplex,
     PdfVerification,
@@ -37,8 +41,8 @@ from esign.engine.seal_verify import (
     check_pdf_limits,
 )
 from esign.engine.verify_pool import VerifyBusy, VerifyCrashed, VerifyJob, VerifyPool
-from esign.models import Packet, PacketDocument
-from esign.sealing import trust_roots
+from esign.models import Packet, PacketDocument, Signer
+from esign.sealing import seal_key, trust_roots
 
 logger = logging.getLogger(__name__)
 
@@ -76,20 +80,73 @@ def limit_text() -> str:
     return uploads.size_text(settings.VERIFY_MAX_BYTES)
 
 
+# The verdicts of ``POST /api/v1/verify`` (``verdict``): the engine's, and VALID_DEVELOPMENT for a
+# file this installation sealed with its development key (trusted here, nowhere else).
+VALID_DEVELOPMENT = "valid_development"
+DEVELOPMENT_SEAL = "development_seal"
+UNCHECKED_SIGNATURES = "unchecked_signatures"
+
+# What a file's SHA-256 says it is (``knownAs``).
+SEALED_DOCUMENT = "sealed_document"
+SEALED_AUDIT_TRAIL = "sealed_audit_trail"
+DOCUMENT_BEFORE_SEAL = "document_before_seal"
+DOCUMENT_BEFORE_SIGNING = "document_before_signing"
+
+
+@dataclass(frozen=True)
+class VerifiedSigner:
+    name: str
+    signed_at: datetime | None
+    source: str  # "audit_trail" (the packet's signers) or "signature" (a certificate's name)
+
+
 @dataclass(frozen=True)
 class Verification:
     report: PdfVerification
     sha256: str
     sealed_by_us: bool
     sealed_kind: str  # "document", "audit trail" or "" when not ours
+    known_as: str = ""  # SEALED_DOCUMENT, ..., DOCUMENT_BEFORE_SIGNING, or ""
+    development: frozenset[str] = frozenset()  # field names sealed with the development key
+    signers: tuple[VerifiedSigner, ...] = ()
+
+    @property
+    def verdict(self) -> str:
+        verdict = self.report.verdict
+        if verdict == VALID and self.development:
+            return VALID_DEVELOPMENT
+        return verdict
 
     @property
     def valid(self) -> bool:
-        """Every signature intact, trusted and covering the whole document, and at least one."""
-        signatures = self.report.signatures
-        return bool(signatures) and all(
-            s.intact and s.trusted and s.covers_whole_document for s in signatures
-        )
+        """Every signature intact, trusted and covering the whole document, every document
+        timestamp intact and trusted, and at least one signature."""
+        return self.verdict in (VALID, VALID_DEVELOPMENT)
+
+    @property
+    def problems(self) -> list[tuple[str, str, str]]:
+        """(code, message, field name) of everything wrong, for the API and the page."""
+        found = [(f.code, f.message, name) for name, f in self.report.findings]
+        if self.report.verdict == NOT_SIGNED:
+            found.insert(0, (NOT_SIGNED, "The file has no signature.", ""))
+        for name in sorted(self.development):
+            found.append(
+                (
+                    DEVELOPMENT_SEAL,
+                    "Sealed with this installation's development key: trusted here only, and "
+                    "nowhere else.",
+                    name,
+                )
+            )
+        if self.report.unchecked:
+            found.append(
+                (
+                    UNCHECKED_SIGNATURES,
+                    f"{self.report.unchecked} more signatures were not checked.",
+                    "",
+                )
+            )
+        return found
 
 
 def pdf_verify(*, data: bytes) -> Verification:
@@ -124,19 +181,78 @@ def pdf_verify(*, data: bytes) -> Verification:
         logger.warning("verify busy: %s", error.log_detail)
         raise ServiceBusy(str(error), retry_after_seconds=error.retry_after_seconds or 5) from None
     sha = hashlib.sha256(data).hexdigest()
-    kind = ""
-    if (
-        PacketDocument.objects.filter(
-            sealed_sha256=sha, packet__seal_status=Packet.SealStatus.SEALED
-        ).exists()
-        or Packet.objects.filter(merged_sha256=sha, seal_status=Packet.SealStatus.SEALED).exists()
+    known_as, packet = _known_file(sha)
+    kind = {SEALED_DOCUMENT: "document", SEALED_AUDIT_TRAIL: "audit trail"}.get(known_as, "")
+    development = _development_signatures(report)
+    return Verification(
+        report=report,
+        sha256=sha,
+        sealed_by_us=bool(kind),
+        sealed_kind=kind,
+        known_as=known_as,
+        development=development,
+        signers=_signers(report, packet if known_as != DOCUMENT_BEFORE_SIGNING else None),
+    )
+
+
+def _known_file(sha: str) -> tuple[str, Packet | None]:
+    """What this service knows the file as, by its SHA-256, and its packet. Only the sealed
+    hashes are indexed; the others are looked up only when no sealed file matched."""
+    sealed = Packet.SealStatus.SEALED
+    document = (
+        PacketDocument.objects.filter(sealed_sha256=sha, packet__seal_status=sealed)
+        .select_related("packet")
+        .first()
+    )
+    if document is not None:
+        return SEALED_DOCUMENT, document.packet
+    packet = Packet.objects.filter(merged_sha256=sha, seal_status=sealed).first()
+    if packet is not None:
+        return SEALED_DOCUMENT, packet
+    packet = Packet.objects.filter(audit_trail_sha256=sha, seal_status=sealed).first()
+    if packet is not None:
+        return SEALED_AUDIT_TRAIL, packet
+    document = PacketDocument.objects.filter(current_sha256=sha).select_related("packet").first()
+    if document is not None and (
+        document.packet.seal_status == sealed or document.current_sha256 != document.prepared_sha256
     ):
-        kind = "document"
-    elif Packet.objects.filter(
-        audit_trail_sha256=sha, seal_status=Packet.SealStatus.SEALED
-    ).exists():
-        kind = "audit trail"
-    return Verification(report=report, sha256=sha, sealed_by_us=bool(kind), sealed_kind=kind)
+        return DOCUMENT_BEFORE_SEAL, document.packet
+    document = PacketDocument.objects.filter(prepared_sha256=sha).select_related("packet").first()
+    if document is not None:
+        return DOCUMENT_BEFORE_SIGNING, document.packet
+    return "", None
+
+
+def _development_signatures(report: PdfVerification) -> frozenset[str]:
+    """The trusted signatures made with this installation's development seal key (only the
+    development key is a software key here)."""
+    key = seal_key()
+    if not isinstance(key, SoftwareKey):
+        return frozenset()
+    try:
+        certificate = load_credentials(key).certificate.sha256.hex()
+    except SealKeyUnavailable:
+        return frozenset()
+    return frozenset(
+        s.field_name for s in report.signatures if s.trusted and s.certificate_sha256 == certificate
+    )
+
+
+def _signers(report: PdfVerification, packet: Packet | None) -> tuple[VerifiedSigner, ...]:
+    """Who signed: a packet's signers who signed, from its audit trail, when the file is one of
+    its documents; otherwise the names of the intact signatures' certificates."""
+    if packet is not None:
+        return tuple(
+            VerifiedSigner(signer.name, signer.completed_at, "audit_trail")
+            for signer in packet.signers.filter(status=Signer.Status.COMPLETED).order_by(
+                "completed_at", "routing_order", "id"
+            )
+        )
+    return tuple(
+        VerifiedSigner(s.signer or "(unknown)", s.timestamp or s.signed_at, "signature")
+        for s in report.signatures
+        if s.intact
+    )
 
 
 def verify_limits() -> VerifyLimits:
@@ -175,7 +291,9 @@ def verify_pool() -> VerifyPool:
 
 
 def verification_wire(verification: Verification) -> dict[str, Any]:
-    """The JSON of ``POST /api/v1/verify``."""
+    """The JSON of ``POST /api/v1/verify``: the fields of before (``signatures``,
+    ``sealedByUs``) first, then the verdict and what it rests on."""
+    development = verification.development
     return {
         "signatures": [
             {
@@ -187,8 +305,36 @@ def verification_wire(verification: Verification) -> dict[str, Any]:
                 "coversWholeDocument": s.covers_whole_document,
                 "level": s.level,
                 "timestamp": iso_ms(s.timestamp),
+                "timestampAuthority": s.timestamp_authority or None,
+                "revoked": s.revoked,
+                "trustedAt": iso_ms(s.trusted_at),
+                "development": s.field_name in development,
+                "problems": [{"code": f.code, "message": f.message} for f in s.findings],
             }
             for s in verification.report.signatures
         ],
         "sealedByUs": verification.sealed_by_us,
+        "verdict": verification.verdict,
+        "problems": [
+            {"code": code, "message": message, "fieldName": name or None}
+            for code, message, name in verification.problems
+        ],
+        "documentTimestamps": [
+            {
+                "fieldName": t.field_name,
+                "authority": t.authority,
+                "at": iso_ms(t.at),
+                "intact": t.intact,
+                "trusted": t.trusted,
+                "coversWholeDocument": t.covers_whole_document,
+                "covers": list(t.covers),
+            }
+            for t in verification.report.document_timestamps
+        ],
+        "signers": [
+            {"name": s.name, "signedAt": iso_ms(s.signed_at), "source": s.source}
+            for s in verification.signers
+        ],
+        "knownAs": verification.known_as or None,
+        "sha256": verification.sha256,
     }

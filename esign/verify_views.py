@@ -24,7 +24,12 @@ from django.views.decorators.http import require_http_methods
 from accounts.login_guard import client_address
 from accounts.ratelimit import rate_limit_hit
 from core.errors import RequestTooLarge, ServiceBusy, ValidationFailed
+from esign.engine.seal_verify import CHANGED, NOT_SIGNED, UNTRUSTED, VALID
 from esign.verify import (
+    DEVELOPMENT_SEAL,
+    SEALED_AUDIT_TRAIL,
+    SEALED_DOCUMENT,
+    VALID_DEVELOPMENT,
     Verification,
     check_declared_size,
     in_memory_upload_handlers,
@@ -49,15 +54,69 @@ def _page(request: HttpRequest, status: int = 200, **context: Any) -> HttpRespon
     return response
 
 
+# The page's headline for each verdict: its title word, its tone (colour and mark only repeat
+# the words) and what it means for someone who is not a PDF expert.
+VERDICTS: dict[str, tuple[str, str, str]] = {
+    VALID: (
+        "Valid",
+        "good",
+        "Every signature is intact and trusted, and nothing was changed after it.",
+    ),
+    VALID_DEVELOPMENT: (
+        "Valid, with a development seal",
+        "warn",
+        "Sealed by this installation with its development key: intact, and nothing was changed "
+        "after it, but that key is trusted here only, not by any other service or PDF reader. "
+        "It is not a production seal.",
+    ),
+    UNTRUSTED: (
+        "Intact, but not from a trusted signer",
+        "warn",
+        "Nothing was changed after it was signed, but this service does not trust the signer's "
+        "certificate, so it cannot say who really signed it.",
+    ),
+    CHANGED: (
+        "Changed after signing",
+        "bad",
+        "The file is not as it was signed: do not rely on it.",
+    ),
+    NOT_SIGNED: ("Not signed", "bad", "This PDF has no signature: nothing proves who made it."),
+}
+KNOWN_AS = {
+    SEALED_DOCUMENT: "a document",
+    SEALED_AUDIT_TRAIL: "an audit trail",
+}
+
+
 def _result(verification: Verification, filename: str) -> dict[str, Any]:
     report = verification.report
+    verdict = verification.verdict
+    title, tone, meaning = VERDICTS[verdict]
+    if verdict == VALID and verification.sealed_by_us:
+        title = "Valid: sealed by this service"
+    seen: set[str] = set()
+    problems = []
+    for code, message, _name in verification.problems:
+        if message not in seen and code != DEVELOPMENT_SEAL:
+            seen.add(message)
+            problems.append(message)
     return {
         "filename": filename,
         "sha256": verification.sha256,
         "valid": verification.valid,
+        "verdict": verdict,
+        "verdict_title": title,
+        "verdict_tone": tone,
+        "verdict_meaning": meaning,
+        "problems": problems,
         "sealed_by_us": verification.sealed_by_us,
-        "sealed_kind": verification.sealed_kind,
+        "sealed_kind": KNOWN_AS.get(verification.known_as, ""),
+        "known_as": verification.known_as,
         "unchecked": report.unchecked,
+        "signers": [
+            {"name": s.name, "signed_at": _time(s.signed_at), "source": s.source}
+            for s in verification.signers
+        ],
         "signatures": [
             {
                 "field_name": s.field_name,
@@ -65,6 +124,9 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
                 "signed_at": _time(s.signed_at),
                 "intact": s.intact,
                 "trusted": s.trusted,
+                "revoked": s.revoked,
+                "development": s.field_name in verification.development,
+                "trusted_at": _time(s.trusted_at),
                 "whole": s.covers_whole_document,
                 "level": s.level,
                 "timestamp": _time(s.timestamp),
@@ -80,6 +142,9 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
                 "at": _time(t.at),
                 "intact": t.intact,
                 "trusted": t.trusted,
+                "whole": t.covers_whole_document,
+                "covers": ", ".join(t.covers),
+                "problems": t.problems,
             }
             for t in report.document_timestamps
         ],

@@ -101,6 +101,7 @@ class SealTestPki:
         )
         self.crl_available = True
         self.revoked: list[x509.Certificate] = []
+        self.revocation_dates: dict[int, datetime] = {}
         self.crl = self._crl()
 
     def _crl(self) -> bytes:
@@ -118,14 +119,21 @@ class SealTestPki:
             builder = builder.add_revoked_certificate(
                 x509.RevokedCertificateBuilder()
                 .serial_number(certificate.serial_number)
-                .revocation_date(self.now - timedelta(minutes=1))
+                .revocation_date(
+                    self.revocation_dates.get(
+                        certificate.serial_number, self.now - timedelta(minutes=1)
+                    )
+                )
                 .build()
             )
         return builder.sign(self.key, hashes.SHA256()).public_bytes(serialization.Encoding.DER)
 
-    def revoke(self, certificate: x509.Certificate) -> None:
-        """Publish a CRL that revokes ``certificate`` (from a minute ago)."""
+    def revoke(self, certificate: x509.Certificate, *, at: datetime | None = None) -> None:
+        """Publish a CRL that revokes ``certificate``, from ``at`` (a minute before the PKI was
+        made by default: before anything it issued signed)."""
         self.revoked.append(certificate)
+        if at is not None:
+            self.revocation_dates[certificate.serial_number] = at
         self.crl = self._crl()
 
     def issue(

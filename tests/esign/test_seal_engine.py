@@ -307,9 +307,8 @@ def test_a_revision_added_after_the_seal_is_reported(development) -> None:
 
     assert signature.intact is True  # what it signed is still there, unchanged
     assert signature.covers_whole_document is False
-    assert signature.problems == (
-        "The document was changed after it was signed (later revisions).",
-    )
+    assert signature.problems == ("The document's content was changed after it was signed.",)
+    assert [f.code for f in signature.findings] == ["changed_content"]
 
 
 def test_a_seal_by_another_ca_is_intact_but_not_trusted(development) -> None:

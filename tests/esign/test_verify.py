@@ -72,12 +72,21 @@ def test_a_sealed_document_is_intact_trusted_and_ours(sealed, api_client: Client
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json"
     body = response.json()
-    assert list(body) == ["signatures", "sealedByUs"]
+    assert list(body)[:2] == ["signatures", "sealedByUs"]  # the fields of before come first
     assert body["sealedByUs"] is True
+    # The development key's seal: valid here, and said to be trusted here only.
+    assert body["verdict"] == "valid_development"
+    assert body["knownAs"] == "sealed_document"
     (signature,) = body["signatures"]
-    assert list(signature) == SIGNATURE_KEYS
+    assert list(signature)[:8] == SIGNATURE_KEYS
+    assert signature["development"] is True
+    assert [p["code"] for p in body["problems"]] == ["development_seal"]
+    assert [(s["name"], s["source"]) for s in body["signers"]] == [
+        ("Ada Lovelace", "audit_trail"),
+        ("Charles Babbage", "audit_trail"),
+    ]
     seal = PdfFileReader(io.BytesIO(sealed["agreement.pdf"])).embedded_regular_signatures[0]
-    assert signature == {
+    assert {key: signature[key] for key in SIGNATURE_KEYS} == {
         "fieldName": "DocumentSeal",
         "signer": "DEVELOPMENT ONLY - document automation seal (not trusted)",
         "signedAt": signature["signedAt"],
@@ -111,7 +120,19 @@ def test_one_changed_byte_is_detected(sealed, api_client: Client) -> None:
 def test_an_unsigned_pdf_has_no_signatures(api_client: Client) -> None:
     response = post_file(api_client, three_pages())
 
-    assert response.json() == {"signatures": [], "sealedByUs": False}
+    body = response.json()
+    assert body == {
+        "signatures": [],
+        "sealedByUs": False,
+        "verdict": "not_signed",
+        "problems": [
+            {"code": "not_signed", "message": "The file has no signature.", "fieldName": None}
+        ],
+        "documentTimestamps": [],
+        "signers": [],
+        "knownAs": None,
+        "sha256": body["sha256"],
+    }
 
 
 @pytest.mark.parametrize(
@@ -230,11 +251,13 @@ def test_the_page_shows_a_valid_sealed_document(sealed) -> None:
 
     assert response.status_code == 200
     html = page_text(response)
-    assert "<strong>Valid.</strong> Every signature is intact and trusted" in html
+    assert "<strong>Valid, with a development seal.</strong> Sealed by this installation" in html
     assert "Sealed by this service.</strong> This exact file is a document" in html
     assert "DEVELOPMENT ONLY - document automation seal (not trusted)" in html
     assert "PAdES-B-B" in html
-    assert "<title>Valid: agreement.pdf | Verify a signed PDF</title>" in html
+    assert (
+        "<title>Valid, with a development seal: agreement.pdf | Verify a signed PDF</title>" in html
+    )
 
 
 def test_the_page_shows_a_changed_document_and_a_non_pdf(sealed, client: Client) -> None:
@@ -246,9 +269,8 @@ def test_the_page_shows_a_changed_document_and_a_non_pdf(sealed, client: Client)
     not_valid = page_text(client.post("/verify", {"file": changed}))
     refused = client.post("/verify", {"file": image})
 
-    assert "<strong>Not valid.</strong> The document was changed after it was signed." in (
-        not_valid
-    )
+    assert "<strong>Changed after signing.</strong> The file is not as it was signed" in (not_valid)
+    assert "<li>The document was changed after it was signed.</li>" in not_valid
     assert "Not a file this service sealed.</strong>" in not_valid
     assert refused.status_code == 400
     assert "picture.gif: </strong>The file is not a PDF." in page_text(refused)
