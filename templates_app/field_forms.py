@@ -20,7 +20,7 @@ from typing import Any
 
 from django import forms
 
-from core.engine.field_types import PARTS, TYPES
+from core.engine.field_types import PARTS, TEMPLATE_TYPES
 from core.engine.problems import Problem
 from core.engine.style import parse_style
 from core.engine.template_spec import ALIGNMENTS, FONT_WEIGHTS, ROTATIONS, STYLE_KEYS
@@ -81,7 +81,7 @@ class FieldRowForm(StyleRules):
     # A blank first choice: the empty row for a new field stays unchanged (and is skipped)
     # unless a type is chosen.
     type = forms.ChoiceField(
-        choices=BLANK + [(t.name, t.label) for t in TYPES.values()], label="Type"
+        choices=BLANK + [(t.name, t.label) for t in TEMPLATE_TYPES.values()], label="Type"
     )
     # Not stripped: a label imported with a trailing space must save unchanged.
     label = forms.CharField(required=False, label="Label", strip=False)
@@ -302,7 +302,7 @@ class FieldRowForm(StyleRules):
 def part_layout(kind: str, rect: Mapping[str, float], rotate: int = 0) -> dict[str, Any]:
     """The boxes of a complex field's parts: its box split into the type's rows, top to bottom
     as the page is seen, and each row into its parts by weight (as the editor lays them out)."""
-    rows = TYPES[kind].part_rows
+    rows = TEMPLATE_TYPES[kind].part_rows
     parts: dict[str, Any] = {}
     for row, row_rect in zip(rows, _split(rect, [1.0] * len(rows), "rows", rotate), strict=True):
         cells = _split(row_rect, [part.weight for part in row], "columns", rotate)

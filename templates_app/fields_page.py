@@ -24,7 +24,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 
-from core.engine.field_types import TYPES
+from core.engine.field_types import TEMPLATE_TYPES
 from core.errors import ValidationFailed
 from templates_app import services
 from templates_app.field_forms import FieldRowForm, FieldRowFormSet, StyleForm
@@ -135,7 +135,7 @@ def _rows(formset: BaseFormSet, by_id: dict[str, dict[str, Any]]) -> list[FieldR
     existing = formset.initial_form_count()
     for index, form in enumerate(formset.forms):
         stored = by_id.get(str(form["id"].value() or ""), {}) if index < existing else {}
-        kind = TYPES.get(stored.get("type", ""))
+        kind = TEMPLATE_TYPES.get(stored.get("type", ""))
         parts = [
             part.label
             for row in (kind.part_rows if kind else ())

@@ -18,7 +18,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 
-from core.engine.field_types import TYPES
+from core.engine.field_types import TEMPLATE_TYPES
 from core.errors import ValidationFailed
 from templates_app import services
 from templates_app.models import PdfTemplate
@@ -90,7 +90,11 @@ def rename_page(
         {
             "id": field["id"],
             "alias": submitted.get(field["id"], field.get("alias") or field["id"]),
-            "type": TYPES[field["type"]].label if field["type"] in TYPES else field["type"],
+            "type": (
+                TEMPLATE_TYPES[field["type"]].label
+                if field["type"] in TEMPLATE_TYPES
+                else field["type"]
+            ),
             "page": field.get("page", 0) + 1,
             "label": field.get("label", ""),
             "name": field.get("name", ""),

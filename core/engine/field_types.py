@@ -154,9 +154,11 @@ PHONE_REGIONS: frozenset[str] = frozenset(
     if region != "001"
 )
 
-TYPES: Mapping[str, FieldType] = {t.name: t for t in (*_TYPES, *_SIGNER_TYPES)}
-# The types that take a value in fill data (and webform fields).
-FIELD_TYPES: tuple[str, ...] = tuple(t.name for t in _TYPES)
+# The types that take a value in fill data (and webform fields: workflows' choices).
+TYPES: Mapping[str, FieldType] = {t.name: t for t in _TYPES}
+FIELD_TYPES: tuple[str, ...] = tuple(TYPES)
+# Every type a template field may have: the filled ones and the signer types.
+TEMPLATE_TYPES: Mapping[str, FieldType] = {t.name: t for t in (*_TYPES, *_SIGNER_TYPES)}
 # The types a signer fills in a packet; a template may hold both kinds.
 SIGNER_TYPES: tuple[str, ...] = tuple(t.name for t in _SIGNER_TYPES)
 TEMPLATE_FIELD_TYPES: tuple[str, ...] = FIELD_TYPES + SIGNER_TYPES

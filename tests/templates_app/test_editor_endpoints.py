@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from core.engine.field_types import TYPES
+from core.engine.field_types import TEMPLATE_TYPES
 from core.engine.template_spec import FIELD_TYPES, PARTS, TEMPLATE_FIELD_TYPES
 from templates_app import services
 from templates_app.models import PdfTemplate
@@ -69,7 +69,7 @@ def test_the_editor_page_carries_every_field_type_as_the_spec_module_declares_it
 
     assert [t["name"] for t in sent] == list(TEMPLATE_FIELD_TYPES)
     for carried in sent:
-        declared = TYPES[carried["name"]]
+        declared = TEMPLATE_TYPES[carried["name"]]
         assert carried == {
             "name": declared.name,
             "label": declared.label,
