@@ -163,7 +163,7 @@ register_schemas(
         },
         "VerifiedSigner": {
             "type": "object",
-            "required": ["name", "signedAt", "source"],
+            "required": ["name", "signedAt", "source", "verified"],
             "properties": {
                 "name": {"type": "string"},
                 "signedAt": {"type": ["string", "null"], "format": "date-time"},
@@ -172,6 +172,11 @@ register_schemas(
                     "enum": ["audit_trail", "signature"],
                     "description": "`audit_trail`: a signer of the packet this file belongs to "
                     "(by its SHA-256); `signature`: the name in a signature's certificate.",
+                },
+                "verified": {
+                    "type": "boolean",
+                    "description": "From this service's records, or from a trusted "
+                    "signature's certificate; false: a name an untrusted certificate claims.",
                 },
             },
         },

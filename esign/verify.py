@@ -98,6 +98,7 @@ class VerifiedSigner:
     name: str
     signed_at: datetime | None
     source: str  # "audit_trail" (the packet's signers) or "signature" (a certificate's name)
+    verified: bool  # from this service's records, or a trusted signature's certificate
 
 
 @dataclass(frozen=True)
@@ -243,13 +244,15 @@ def _signers(report: PdfVerification, packet: Packet | None) -> tuple[VerifiedSi
     its documents; otherwise the names of the intact signatures' certificates."""
     if packet is not None:
         return tuple(
-            VerifiedSigner(signer.name, signer.completed_at, "audit_trail")
+            VerifiedSigner(signer.name, signer.completed_at, "audit_trail", verified=True)
             for signer in packet.signers.filter(status=Signer.Status.COMPLETED).order_by(
                 "completed_at", "routing_order", "id"
             )
         )
     return tuple(
-        VerifiedSigner(s.signer or "(unknown)", s.timestamp or s.signed_at, "signature")
+        VerifiedSigner(
+            s.signer or "(unknown)", s.timestamp or s.signed_at, "signature", verified=s.trusted
+        )
         for s in report.signatures
         if s.intact
     )
@@ -332,7 +335,12 @@ def verification_wire(verification: Verification) -> dict[str, Any]:
             for t in verification.report.document_timestamps
         ],
         "signers": [
-            {"name": s.name, "signedAt": iso_ms(s.signed_at), "source": s.source}
+            {
+                "name": s.name,
+                "signedAt": iso_ms(s.signed_at),
+                "source": s.source,
+                "verified": s.verified,
+            }
             for s in verification.signers
         ],
         "knownAs": verification.known_as or None,

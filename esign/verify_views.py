@@ -72,8 +72,9 @@ VERDICTS: dict[str, tuple[str, str, str]] = {
     UNTRUSTED: (
         "Intact, but not from a trusted signer",
         "warn",
-        "Nothing was changed after it was signed, but this service does not trust the signer's "
-        "certificate, so it cannot say who really signed it.",
+        "Nothing was changed after it was signed, but the signer's certificate is not one this "
+        "service can trust (from an unknown authority, expired or revoked): the name in it "
+        "does not prove who signed.",
     ),
     CHANGED: (
         "Changed after signing",
@@ -97,7 +98,8 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
     seen: set[str] = set()
     problems = []
     for code, message, _name in verification.problems:
-        if message not in seen and code != DEVELOPMENT_SEAL:
+        # The headline says these already.
+        if message not in seen and code not in (DEVELOPMENT_SEAL, NOT_SIGNED):
             seen.add(message)
             problems.append(message)
     return {
@@ -114,7 +116,12 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
         "known_as": verification.known_as,
         "unchecked": report.unchecked,
         "signers": [
-            {"name": s.name, "signed_at": _time(s.signed_at), "source": s.source}
+            {
+                "name": s.name,
+                "signed_at": _time(s.signed_at),
+                "source": s.source,
+                "verified": s.verified,
+            }
             for s in verification.signers
         ],
         "signatures": [

@@ -276,6 +276,7 @@ def test_the_api_says_valid_for_an_intact_b_lta_seal(
             "name": "Seal tests software seal",
             "signedAt": body["signatures"][0]["timestamp"],
             "source": "signature",
+            "verified": True,
         }
     ]
     assert body["signatures"][0]["level"] == "PAdES-B-LTA"

@@ -71,13 +71,14 @@ def test_a_sealed_pdf_and_a_one_byte_changed_copy(browser, live_server, files) -
     tab.get_by_role("button", name="Verify").click()
     tab.wait_for_selector("#result")
 
-    assert tab.title() == "Valid: agreement.pdf | Verify a signed PDF"
-    assert tab.inner_text("#verdict").startswith("✓ Valid. Every signature is intact and trusted")
+    assert tab.title() == "Valid, with a development seal: agreement.pdf | Verify a signed PDF"
+    assert tab.inner_text("#verdict").startswith("! Valid, with a development seal.")
     assert tab.inner_text("#sealed-by-us").startswith("✓ Sealed by this service.")
     signature = tab.locator(".signature").first
     assert "DEVELOPMENT ONLY - document automation seal" in signature.inner_text()
     assert "PAdES-B-B" in signature.inner_text()
-    assert tab.locator("dd.yes").count() == 3
+    assert tab.locator("dd.yes").count() == 2  # intact, whole; trusted here only (dd.warn)
+    assert tab.locator("dd.warn").count() == 1
     tab.screenshot(path=str(SHOTS / "02-verify-sealed-desktop.png"), full_page=True)
 
     tab.set_viewport_size(PHONE)
@@ -85,9 +86,10 @@ def test_a_sealed_pdf_and_a_one_byte_changed_copy(browser, live_server, files) -
     tab.get_by_role("button", name="Verify").click()
     tab.wait_for_selector("#result")
 
-    assert tab.title() == "Not valid: agreement.pdf | Verify a signed PDF"
+    assert tab.title() == "Changed after signing: agreement.pdf | Verify a signed PDF"
     verdict = tab.inner_text("#verdict")
-    assert verdict.startswith("✗ Not valid. The document was changed after it was signed.")
+    assert verdict.startswith("✗ Changed after signing. The file is not as it was signed")
+    assert "The document was changed after it was signed." in verdict
     assert tab.inner_text("#sealed-by-us").startswith("✗ Not a file this service sealed.")
     assert tab.locator("dd.no").count() == 3
     width = tab.evaluate("document.documentElement.scrollWidth")
