@@ -356,6 +356,14 @@ SEAL_TSA_TIMEOUT_SECONDS = env.float("SEAL_TSA_TIMEOUT_SECONDS", default=10.0)
 SEAL_TRUST_ROOTS_FILE = env.str("SEAL_TRUST_ROOTS_FILE", default="")
 # Seconds before each retry of a seal that failed (no TSA answered, the HSM was away): about five
 # days in all, each give or take 10 %; then the packet is marked failed for an operator.
+# Seconds before each retry of a signing email the mail server refused (then it is failed, and
+# the packet's audit trail says so): about a day in all.
+SIGNER_EMAIL_RETRY_DELAYS = [
+    float(value)
+    for value in env.list(
+        "SIGNER_EMAIL_RETRY_DELAYS", default=["30", "300", "1800", "7200", "43200"]
+    )
+]
 SEAL_RETRY_DELAYS = [
     float(d)
     for d in env.list(

@@ -6,13 +6,16 @@ created through the API; what happened to them is shown, never edited.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from core.errors import ServiceError
 from esign.models import AuditEvent, Packet, PacketDocument, Signer
+from esign.services import packet_delete
 from templates_app.admin import organizations_of
 
 
@@ -25,6 +28,26 @@ class _ReadOnlyInline(admin.TabularInline):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # A completed packet is kept (its sealed documents are someone's evidence).
+        if obj is not None and obj.status == Packet.Status.COMPLETED:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def delete_model(self, request: HttpRequest, obj: Packet) -> None:
+        self.delete_queryset(request, [obj])
+
+    def delete_queryset(self, request: HttpRequest, queryset: Iterable[Packet]) -> None:
+        # The service's rules, not a bare DELETE: voided first (the signers' events), refused
+        # for a workflow's signing step, the stored files removed after the commit.
+        for packet in queryset:
+            try:
+                packet_delete(packet=packet)
+            except ServiceError as error:
+                self.message_user(
+                    request, f"{packet.name} was not deleted: {error.message}", messages.ERROR
+                )
 
 
 class DocumentInline(_ReadOnlyInline):

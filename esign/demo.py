@@ -10,9 +10,10 @@ from typing import Any
 from django.db import transaction
 
 from accounts.identity import ApiIdentity
-from esign import services
+from esign import lifecycle, services
 from esign.inputs import parse_packet_input
 from esign.models import Packet, Signer
+from esign.tokens import signer_token_issue, signing_url
 
 DEMO_PACKET_NAME = "Demo packet"
 
@@ -104,7 +105,7 @@ def demo_packet_signing_url(*, identity: ApiIdentity, template_eid: str) -> str:
         Packet.objects.filter(
             organization=identity.organization,
             name=DEMO_PACKET_NAME,
-            status__in=services.OPEN_PACKET,
+            status__in=lifecycle.OPEN_PACKET,
         )
         .order_by("-created_at")
         .first()
@@ -117,6 +118,4 @@ def demo_packet_signing_url(*, identity: ApiIdentity, template_eid: str) -> str:
             packet_input=parse_packet_input(demo_packet_variables(template_eid)),
         )
         first = packet.signers.get(alias_id="client")
-    return services.signing_url(
-        signer=first, token=services.signer_token_issue(signer=first, client_user_id="demo")
-    )
+    return signing_url(signer=first, token=signer_token_issue(signer=first, client_user_id="demo"))

@@ -26,3 +26,20 @@ def on_packet_status_change(callback: PacketCallback) -> PacketCallback:
 def packet_status_changed(packet: Packet) -> None:
     for callback in list(_callbacks):
         callback(packet)
+
+
+# Callbacks asked before a packet is removed (inside the transaction, the packet locked): one
+# that raises (a Conflict) refuses the removal.
+_removing: list[PacketCallback] = []
+
+
+def on_packet_removing(callback: PacketCallback) -> PacketCallback:
+    """Register ``callback(packet)``, run before a packet is removed; it may refuse by raising."""
+    if callback not in _removing:
+        _removing.append(callback)
+    return callback
+
+
+def packet_removing(packet: Packet) -> None:
+    for callback in list(_removing):
+        callback(packet)

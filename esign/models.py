@@ -8,29 +8,53 @@ stored PDF of a document always shows every signature given so far.
 from __future__ import annotations
 
 from django.db import models
+from django.utils import timezone
 
 from accounts.models import Organization
 from core.fields import EidField
 from templates_app.models import TemplateVersion
 
 
+class PacketStatus(models.TextChoices):
+    DRAFT = "draft"
+    SENT = "sent"
+    DELIVERED = "delivered"
+    PARTIAL = "partial"
+    DECLINED = "declined"
+    VOIDED = "voided"
+    COMPLETED = "completed"
+
+
+class PacketSealStatus(models.TextChoices):
+    """Where sealing the completed packet's documents stands (esign.sealing)."""
+
+    PENDING = "pending"  # completed; the seal task is queued or running
+    SEALED = "sealed"  # every document and the audit trail are sealed: downloadable
+    RETRYING = "retrying"  # an attempt failed (no TSA, HSM away): retried at seal_retry_at
+    FAILED = "failed"  # every retry failed; an operator retries from the admin
+
+
+class SignerStatus(models.TextChoices):
+    CREATED = "created"
+    SENT = "sent"
+    VIEWED = "viewed"
+    DELIVERED = "delivered"
+    SKIPPED = "skipped"
+    DECLINED = "declined"
+    VOIDED = "voided"
+    COMPLETED = "completed"
+
+
+class SignerEmailStatus(models.TextChoices):
+    PENDING = "pending"
+    SENT = "sent"
+    FAILED = "failed"  # every retry failed
+    CANCELLED = "cancelled"  # no longer due: the signer finished or the packet ended
+
+
 class Packet(models.Model):
-    class SealStatus(models.TextChoices):
-        """Where sealing the completed packet's documents stands (esign.sealing)."""
-
-        PENDING = "pending"  # completed; the seal task is queued or running
-        SEALED = "sealed"  # every document and the audit trail are sealed: downloadable
-        RETRYING = "retrying"  # an attempt failed (no TSA, HSM away): retried at seal_retry_at
-        FAILED = "failed"  # every retry failed; an operator retries from the admin
-
-    class Status(models.TextChoices):
-        DRAFT = "draft"
-        SENT = "sent"
-        DELIVERED = "delivered"
-        PARTIAL = "partial"
-        DECLINED = "declined"
-        VOIDED = "voided"
-        COMPLETED = "completed"
+    SealStatus = PacketSealStatus
+    Status = PacketStatus
 
     eid = EidField()
     organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="packets")
@@ -48,7 +72,6 @@ class Packet(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     sent_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
-    archived_at = models.DateTimeField(null=True, blank=True)
     # Sealing, once completed (blank before). The audit trail PDF is stored like the documents.
     seal_status = models.CharField(
         max_length=16, choices=SealStatus.choices, blank=True, default=""
@@ -65,6 +88,15 @@ class Packet(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=PacketStatus.values), name="packet_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(seal_status__in=["", *PacketSealStatus.values]),
+                name="packet_seal_status_valid",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -126,15 +158,7 @@ class PacketDocument(models.Model):
 
 
 class Signer(models.Model):
-    class Status(models.TextChoices):
-        CREATED = "created"
-        SENT = "sent"
-        VIEWED = "viewed"
-        DELIVERED = "delivered"
-        SKIPPED = "skipped"
-        DECLINED = "declined"
-        VOIDED = "voided"
-        COMPLETED = "completed"
+    Status = SignerStatus
 
     class Kind(models.TextChoices):
         EMAIL = "email"
@@ -172,11 +196,49 @@ class Signer(models.Model):
     class Meta:
         ordering = ["packet", "routing_order", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["packet", "alias_id"], name="unique_signer_alias")
+            models.UniqueConstraint(fields=["packet", "alias_id"], name="unique_signer_alias"),
+            models.CheckConstraint(
+                condition=models.Q(status__in=SignerStatus.values), name="signer_status_valid"
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.name} <{self.email}>"
+
+
+class SignerEmail(models.Model):
+    """An email to a signer, written in the transaction that decides it is due (the outbox) and
+    sent by a task (esign.emails): a send that fails is retried, one that is lost is found again
+    by the worker's sweep, and each send is in the audit trail."""
+
+    Status = SignerEmailStatus
+
+    class Kind(models.TextChoices):
+        SIGNING = "signing"  # your turn: a link to sign
+
+    signer = models.ForeignKey(Signer, on_delete=models.CASCADE, related_name="emails")
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.SIGNING)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    # When the next attempt is due (now when queued, the retry's time after a failure).
+    due_at = models.DateTimeField(default=timezone.now)
+    # Set while an attempt is sending; an attempt whose lease ran out was lost (a killed worker).
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "due_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=SignerEmailStatus.values),
+                name="signer_email_status_valid",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} email to signer {self.signer_id}: {self.status}"
 
 
 class SignerToken(models.Model):

@@ -10,9 +10,10 @@ from django.conf import settings
 from django.urls import reverse
 
 from core.graphql.scalars import JSON, Upload, iso_ms
-from esign import services
+from esign import services, tokens
 from esign.inputs import parse_packet_input
 from esign.models import DocumentGroup, Packet, Signer
+from esign.routing import packet_send
 
 
 def _identity(info: Any) -> Any:
@@ -126,7 +127,7 @@ class EtchPacketType(graphene.ObjectType):
 
     @staticmethod
     def resolve_archived_at(packet: Packet, info: Any) -> str | None:
-        return iso_ms(packet.archived_at)
+        return None  # packets are not archived here (kept until removed); the clients ask for it
 
     @staticmethod
     def resolve_created_at(packet: Packet, info: Any) -> str | None:
@@ -245,7 +246,7 @@ class SendEtchPacket(graphene.Mutation):
     @staticmethod
     def mutate(root: Any, info: Any, eid: str) -> Packet:
         packet = services.packet_get(organization=_identity(info).organization, eid=eid)
-        return services.packet_send(packet=packet)
+        return packet_send(packet=packet)
 
 
 class Mutation(graphene.ObjectType):
@@ -264,13 +265,13 @@ class Mutation(graphene.ObjectType):
     def resolve_generate_etch_sign_url(
         root: Any, info: Any, signer_eid: str, client_user_id: str
     ) -> str:
-        return services.sign_url_generate(
+        return tokens.sign_url_generate(
             identity=_identity(info), signer_eid=signer_eid, client_user_id=client_user_id
         )
 
     @staticmethod
     def resolve_expire_signer_tokens(root: Any, info: Any, signer_eid: str) -> bool:
-        services.signer_tokens_expire(identity=_identity(info), signer_eid=signer_eid)
+        tokens.signer_tokens_expire(identity=_identity(info), signer_eid=signer_eid)
         return True
 
     @staticmethod

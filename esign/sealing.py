@@ -44,6 +44,8 @@ from core.engine.archive import PdfZip, safe_filename
 from core.engine.pdf.document import concatenate
 from core.errors import Conflict, NotFound, ServiceError
 from core.resources import font_library
+from esign.audit import AuditAction, action_label, audit
+from esign.documents import document_pdf
 from esign.engine.audit_trail import (
     TIME_FORMAT,
     AuditTrail,
@@ -68,7 +70,6 @@ from esign.engine.seal import (
 from esign.engine.seal_keys import certificates_from_pem, create_development_pki, roots_of
 from esign.engine.seal_verify import verify_pdf
 from esign.models import AuditEvent, DocumentGroup, Packet, PacketDocument
-from esign.services import audit, document_pdf
 from esign.stamping import HANDWRITING_FONT
 
 logger = logging.getLogger(__name__)
@@ -77,22 +78,6 @@ AUDIT_TRAIL_NAME = "audit-trail.pdf"
 # What a client is told to wait while the first attempt runs.
 PENDING_RETRY_AFTER_SECONDS = 5
 SEALABLE = (Packet.SealStatus.PENDING, Packet.SealStatus.RETRYING, Packet.SealStatus.FAILED)
-
-# The audit events' actions, as the certificate of completion names them.
-ACTION_LABELS = {
-    "packetCreated": "Packet created",
-    "packetSent": "Packet sent",
-    "packetCompleted": "Every signer signed",
-    "packetVoided": "Packet voided",
-    "packetSealFailed": "Sealing postponed",
-    "packetSealed": "Documents sealed",
-    "signerNotified": "Asked to sign",
-    "signingUrlCreated": "Signing link created",
-    "signerViewed": "Opened the signing link",
-    "signerCompleted": "Signed",
-    "signerDeclined": "Declined",
-    "tokensExpired": "Signing links expired",
-}
 
 
 class SealPending(ServiceError):
@@ -340,7 +325,7 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
                 "updated_at",
             ]
         )
-        audit(packet=locked, action="packetSealed", detail={"level": level})
+        audit(packet=locked, action=AuditAction.PACKET_SEALED, detail={"level": level})
     return level
 
 
@@ -404,7 +389,7 @@ def _record_failure(
         )
         audit(
             packet=locked,
-            action="packetSealFailed",
+            action=AuditAction.PACKET_SEAL_FAILED,
             detail={"attempt": attempt, "error": code, "willRetry": retry_at is not None},
         )
     if retry_at is None:
@@ -435,7 +420,7 @@ def _event(event: AuditEvent) -> TrailEvent:
         text = f"attempt {detail.get('attempt')}: {detail.get('error')}"
     return TrailEvent(
         at=_when(event.at),
-        action=ACTION_LABELS.get(event.action, event.action),
+        action=action_label(event.action),
         ip=event.ip or "",
         user_agent=event.user_agent,
         detail=text,

@@ -1,4 +1,5 @@
-"""The sealing task: seal a completed packet's documents and audit trail (esign.sealing)."""
+"""E-signature tasks: sealing a completed packet (esign.sealing), emailing a signer
+(esign.emails)."""
 
 from __future__ import annotations
 
@@ -15,3 +16,11 @@ def packet_seal_task(*, packet_id: int, attempt: int = 1) -> str:
     from esign.sealing import packet_seal
 
     return packet_seal(packet_id=packet_id, attempt=attempt)
+
+
+@task()
+def signer_email_task(*, email_id: int, attempt: int = 1) -> str:
+    """Attempt ``attempt`` at sending a signer's email (esign.emails); retries itself."""
+    from esign.emails import signer_email_send  # esign.emails enqueues this task
+
+    return signer_email_send(email_id=email_id, attempt=attempt)

@@ -25,9 +25,14 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.embedding import allow_framing_by, embed_origins
 from core.errors import Conflict, RequestTooLarge, ServiceError, ValidationFailed
 from core.uploads import check_declared_size, size_text
-from esign import services
+from esign import lifecycle
+from esign.audit import Client
+from esign.documents import document_pdf
 from esign.models import Signer
-from esign.services import Adoption, Client, SigningOutcome, SigningRefused
+from esign.routing import is_signers_turn
+from esign.signer_fields import Adoption, signer_fields
+from esign.signing import SigningOutcome, signer_complete, signer_decline, signer_viewed
+from esign.tokens import SigningRefused, signer_from_token
 
 TOKEN_HEADER = "HTTP_X_SIGNING_TOKEN"  # noqa: S105 - a header name, not a secret
 
@@ -104,12 +109,12 @@ def _finished(signer: Signer, keys: dict[str, Any]) -> JsonResponse:
 def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
     token = request.GET.get("token", "")
     try:
-        signer = services.signer_from_token(signer_eid=signer_eid, token=token)
+        signer = signer_from_token(signer_eid=signer_eid, token=token)
     except SigningRefused as refused:
         return _error_page(request, refused)
     packet = signer.packet
     origins = embed_origins(packet.organization)
-    services.signer_viewed(signer=signer, client=_client(request))
+    signer_viewed(signer=signer, client=_client(request))
     documents = [
         {
             "id": document.alias_id,
@@ -123,7 +128,7 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
         other.name
         for other in packet.signers.all()
         if other.routing_order < signer.routing_order
-        and other.status not in services.FINISHED_SIGNER
+        and other.status not in lifecycle.FINISHED_SIGNER
     ]
     config = {
         "signerEid": signer.eid,
@@ -132,10 +137,10 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
         "packetStatus": packet.status,
         "signatureMode": signer.signature_mode,
         "acceptEachField": signer.accept_each_field,
-        "canSign": services.is_signers_turn(signer),
+        "canSign": is_signers_turn(signer),
         "waitingFor": waiting_for,
         "documents": documents,
-        "fields": services.signer_fields(signer),
+        "fields": signer_fields(signer),
         "completeUrl": reverse("esign-complete", args=[signer.eid]),
         "declineUrl": reverse("esign-decline", args=[signer.eid]),
         "redirectUrl": signer.redirect_url,
@@ -156,13 +161,13 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
 def signing_document(request: HttpRequest, signer_eid: str, alias_id: str) -> HttpResponse:
     token = request.META.get(TOKEN_HEADER) or request.GET.get("token", "")
     try:
-        signer = services.signer_from_token(signer_eid=signer_eid, token=token)
+        signer = signer_from_token(signer_eid=signer_eid, token=token)
     except SigningRefused as refused:
         return _refused(refused)
     document = signer.packet.documents.filter(alias_id=alias_id).first()
     if document is None:
         return JsonResponse({"errorType": "notFound", "message": "No such document."}, status=404)
-    response = HttpResponse(services.document_pdf(document), content_type="application/pdf")
+    response = HttpResponse(document_pdf(document), content_type="application/pdf")
     response["Cache-Control"] = "no-store"
     return response
 
@@ -220,9 +225,7 @@ def _problem_response(error: ServiceError) -> JsonResponse:
 @require_POST
 def signing_complete(request: HttpRequest, signer_eid: str) -> HttpResponse:
     try:
-        signer = services.signer_from_token(
-            signer_eid=signer_eid, token=request.META.get(TOKEN_HEADER, "")
-        )
+        signer = signer_from_token(signer_eid=signer_eid, token=request.META.get(TOKEN_HEADER, ""))
     except SigningRefused as refused:
         return _refused(refused)
     try:
@@ -230,7 +233,7 @@ def signing_complete(request: HttpRequest, signer_eid: str) -> HttpResponse:
         values = body.get("values") or {}
         if not isinstance(values, dict):
             raise ValidationFailed.single("values", "Must be an object.")
-        outcome = services.signer_complete(
+        outcome = signer_complete(
             signer=signer, adoption=_adoption(body), values=values, client=_client(request)
         )
     except (ValidationFailed, Conflict, RequestTooLarge) as error:
@@ -242,15 +245,13 @@ def signing_complete(request: HttpRequest, signer_eid: str) -> HttpResponse:
 @require_POST
 def signing_decline(request: HttpRequest, signer_eid: str) -> HttpResponse:
     try:
-        signer = services.signer_from_token(
-            signer_eid=signer_eid, token=request.META.get(TOKEN_HEADER, "")
-        )
+        signer = signer_from_token(signer_eid=signer_eid, token=request.META.get(TOKEN_HEADER, ""))
     except SigningRefused as refused:
         return _refused(refused)
     try:
         body = _json_body(request)
         reason = body.get("reason")
-        outcome = services.signer_decline(
+        outcome = signer_decline(
             signer=signer,
             reason=reason if isinstance(reason, str) else "",
             client=_client(request),

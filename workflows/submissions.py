@@ -31,6 +31,7 @@ from core.engine.problems import Problem
 from core.engine.template_spec import Rect
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from esign import services as esign
+from esign.documents import document_pdf
 from esign.inputs import FileInput, PacketInput, SignerInput, SignField
 from esign.models import DocumentGroup, Packet, PacketDocument
 from esign.sealing import document_group_archive
@@ -459,6 +460,17 @@ def packet_changed(packet: Packet) -> None:
         submission_sync(submission)
 
 
+def packet_removing(packet: Packet) -> None:
+    """esign's hook: a packet that is a submission's signing step is not removed from under it
+    (void it instead: the submission then ends as declined)."""
+    owner = Submission.objects.filter(packet=packet).first()
+    if owner is not None:
+        raise Conflict(
+            f"The packet is the signing step of workflow submission '{owner.eid}': void it "
+            "(voidDocumentGroup) instead of removing it."
+        )
+
+
 def submission_sync(submission: Submission) -> Submission:
     """A submission in its signing step takes the state of its packet. Completing it this way
     emits weldComplete, in the transaction that records the completion. Called by esign's hook
@@ -614,7 +626,7 @@ def submission_files(submission: Submission) -> list[DocumentFile]:
 def _signed_pdf(document: PacketDocument) -> bytes:
     if document.sealed_sha256:
         return blob_read(document.sealed_path, document.sealed_sha256)
-    return esign.document_pdf(document)
+    return document_pdf(document)
 
 
 def documents_zip(submission: Submission) -> tuple[bytes, str]:

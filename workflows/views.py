@@ -45,8 +45,10 @@ from core.uploads import (
     size_text,
     upload_exceeded,
 )
-from esign import services as esign
+from esign import lifecycle
 from esign.models import Signer
+from esign.routing import is_signers_turn
+from esign.tokens import signer_token_issue, signing_url
 from workflows import services, submissions
 from workflows.engine.definition import FieldDef, WebformDef, WorkflowDef
 from workflows.engine.resolve import check_form_page, first_page_with_errors
@@ -742,11 +744,11 @@ def _end(
     sign_url, waiting_for = "", []
     if submission.status in submissions.SIGNING and submission.packet_id:
         signers = list(Signer.objects.filter(packet_id=submission.packet_id))
-        turn = next((s for s in signers if esign.is_signers_turn(s)), None)
+        turn = next((s for s in signers if is_signers_turn(s)), None)
         if turn is not None and turn.signer_type == Signer.Kind.EMBEDDED:
-            url = esign.signing_url(signer=turn, token=esign.signer_token_issue(signer=turn))
+            url = signing_url(signer=turn, token=signer_token_issue(signer=turn))
             sign_url = url + ("&withinIframe=true" if embedded else "")
-        waiting_for = [s.name for s in signers if s.status not in esign.FINISHED_SIGNER]
+        waiting_for = [s.name for s in signers if s.status not in lifecycle.FINISHED_SIGNER]
     zip_path = reverse(
         "workflows-documents-zip",
         args=[submission.workflow.organization.slug, submission.workflow.slug, submission.eid],

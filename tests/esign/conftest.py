@@ -253,3 +253,17 @@ def complete(
         return packet, Packet.objects.get(eid=packet["eid"])
 
     return run
+
+
+def send_queued_emails() -> list[str]:
+    """Run what the worker runs for every signing email queued (esign.emails): each pending
+    outbox row, once. Returns each attempt's outcome."""
+    from esign.emails import signer_email_send
+    from esign.models import SignerEmail
+
+    return [
+        signer_email_send(email_id=email_id)
+        for email_id in SignerEmail.objects.filter(status=SignerEmail.Status.PENDING)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    ]

@@ -15,7 +15,7 @@ from django.core import mail
 from django.test import Client
 
 from esign.models import Packet
-from tests.esign.conftest import CREATE, sign, token_of, two_signer_packet
+from tests.esign.conftest import CREATE, send_queued_emails, sign, token_of, two_signer_packet
 
 # createEtchPacket with the arguments that become email headers declared too.
 CREATE_WITH_EMAIL = CREATE.replace(
@@ -98,6 +98,7 @@ def test_a_title_made_of_answers_still_gives_a_one_line_subject(
         )
 
     assert answer.status_code == 200, answer.content
+    assert send_queued_emails() == ["sent"]
     assert [m.to for m in mail.outbox] == [["charles@example.com"]]
     assert mail.outbox[0].subject == "Please sign: Hello Bcc: x@example.com"
     headers = mail.outbox[0].message().as_string().split("\n\n")[0]

@@ -20,6 +20,7 @@ from tests.esign.conftest import (
     PACKET,
     contract_pdf,
     drawn_signature_png,
+    send_queued_emails,
     sign,
     token_of,
     two_signer_packet,
@@ -73,6 +74,8 @@ def test_email_signers_get_a_link_in_routing_order(
     with django_capture_on_commit_callbacks(execute=True):
         packet = create_packet(signers=variables["signers"])
 
+    assert mail.outbox == []  # queued, not sent inside the request
+    assert send_queued_emails() == ["sent"]
     assert [m.to for m in mail.outbox] == [["ada@example.com"]]
     link = next(line for line in mail.outbox[0].body.splitlines() if "/api/etch/verify/" in line)
     client_eid = signers_of(packet)["client"]["eid"]
@@ -85,6 +88,7 @@ def test_email_signers_get_a_link_in_routing_order(
             {"signature": {"typed": "Ada Lovelace"}, "values": {"agreement/title1": "CTO"}},
         )
     assert response.status_code == 200, response.content
+    assert send_queued_emails() == ["sent"]
     assert [m.to for m in mail.outbox] == [["ada@example.com"], ["charles@example.com"]]
 
 
@@ -221,7 +225,7 @@ def test_a_template_is_filled_from_the_payloads(create_packet, demo_template, ap
     stored = Packet.objects.get(eid=packet["eid"])
     document = stored.documents.get(alias_id="demo")
     assert document.template_version is not None
-    from esign.services import document_pdf
+    from esign.documents import document_pdf
 
     assert "ada@example.com" in " ".join(w.text for w in words(document_pdf(document))[0])
 
@@ -311,7 +315,7 @@ def test_a_declined_packet_stops(create_packet, sign_url, client: Client) -> Non
 @pytest.mark.parametrize("is_test", [True, False])
 def test_test_packets_carry_a_visible_mark(create_packet, is_test: bool) -> None:
     packet = create_packet(isTest=is_test)
-    from esign.services import document_pdf
+    from esign.documents import document_pdf
 
     document = Packet.objects.get(eid=packet["eid"]).documents.get()
     text = " ".join(w.text for page in words(document_pdf(document)) for w in page)

@@ -166,7 +166,7 @@ def test_the_person_signs_right_after_the_webform(
 
 
 def _current_pdf(packet: Packet) -> bytes:
-    from esign.services import document_pdf
+    from esign.documents import document_pdf
 
     return document_pdf(packet.documents.get())
 

@@ -1,0 +1,142 @@
+"""The life of a packet and its signers: which status may follow which, and the one way to
+change one.
+
+Every status change of a packet or a signer goes through :func:`packet_move` or
+:func:`signer_move`, inside the transaction that makes it (the caller holds the packet's row
+lock). Each checks the move against its table below (a move the table does not allow is a
+Conflict, and nothing is written), stamps the time the status carries, keeps the document
+group's status with the packet's, writes the audit entry, emits the webhook event and tells the
+apps above (``esign.hooks``). The tables are the whole story; the database's CHECK constraints
+keep the columns to these values.
+
+The statuses (the compatible API's strings):
+
+- packet: ``draft`` (made with isDraft, nobody told) → ``sent`` (the first routing group may
+  sign) → ``delivered`` (a signer has the request: their email was handed to the mail server, or
+  they opened their link) → ``partial`` (someone signed) → ``completed`` (everyone signed).
+  ``declined`` (a signer refused) and ``voided`` (the sender cancelled) end it early.
+- signer: ``created`` (not their turn yet) → ``sent`` (their turn: an email is on its way, or an
+  embedded link may be made) → ``delivered`` (their email was handed to the mail server) →
+  ``viewed`` (they opened the link) → ``completed``. ``declined`` (they refused), ``voided``
+  (the packet was voided before they finished) and ``skipped`` (another signer declined, so
+  their turn never comes) end it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.utils import timezone
+
+from core.errors import Conflict
+from esign import events, hooks
+from esign.audit import Client, audit
+from esign.models import DocumentGroup, Packet, Signer
+
+P, S = Packet.Status, Signer.Status
+
+PACKET_MOVES: Mapping[str, frozenset[str]] = {
+    P.DRAFT: frozenset({P.SENT, P.VOIDED}),
+    P.SENT: frozenset({P.DELIVERED, P.PARTIAL, P.COMPLETED, P.DECLINED, P.VOIDED}),
+    P.DELIVERED: frozenset({P.PARTIAL, P.COMPLETED, P.DECLINED, P.VOIDED}),
+    P.PARTIAL: frozenset({P.COMPLETED, P.DECLINED, P.VOIDED}),
+    P.COMPLETED: frozenset(),
+    P.DECLINED: frozenset(),
+    P.VOIDED: frozenset(),
+}
+SIGNER_MOVES: Mapping[str, frozenset[str]] = {
+    S.CREATED: frozenset({S.SENT, S.SKIPPED, S.VOIDED}),
+    S.SENT: frozenset({S.DELIVERED, S.VIEWED, S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED}),
+    S.DELIVERED: frozenset({S.VIEWED, S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED}),
+    S.VIEWED: frozenset({S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED}),
+    S.COMPLETED: frozenset(),
+    S.DECLINED: frozenset(),
+    S.SKIPPED: frozenset(),
+    S.VOIDED: frozenset(),
+}
+OPEN_PACKET = frozenset({P.SENT, P.DELIVERED, P.PARTIAL})
+FINISHED_SIGNER = frozenset({S.COMPLETED, S.SKIPPED})
+ENDED_SIGNER = frozenset(s for s, moves in SIGNER_MOVES.items() if not moves)
+
+# The audit action of each packet status reached (signers' moves name their own).
+_PACKET_ACTIONS = {
+    P.SENT: "packetSent",
+    P.DELIVERED: "packetDelivered",
+    P.PARTIAL: "packetPartiallySigned",
+    P.COMPLETED: "packetCompleted",
+    P.DECLINED: "packetDeclined",
+    P.VOIDED: "packetVoided",
+}
+_SIGNER_ACTIONS = {
+    S.SENT: "signerNotified",
+    S.DELIVERED: "signerEmailDelivered",
+    S.VIEWED: "signerViewed",
+    S.COMPLETED: "signerCompleted",
+    S.DECLINED: "signerDeclined",
+    S.SKIPPED: "signerSkipped",
+    S.VOIDED: "signerVoided",
+}
+
+
+def packet_may_move(packet: Packet, to: str) -> bool:
+    return to in PACKET_MOVES[packet.status]
+
+
+def signer_may_move(signer: Signer, to: str) -> bool:
+    return to in SIGNER_MOVES[signer.status]
+
+
+def packet_move(
+    packet: Packet, to: str, *, detail: dict[str, Any] | None = None, client: Client | None = None
+) -> None:
+    """Move the (locked) packet to ``to``: status, its time, the group, audit, event, hooks."""
+    if not packet_may_move(packet, to):
+        raise Conflict(f"The packet is {packet.status}; it cannot become {to}.")
+    now = timezone.now()
+    packet.status = to
+    fields = ["status", "updated_at"]
+    if to == P.SENT:
+        packet.sent_at = now
+        fields.append("sent_at")
+    elif to == P.COMPLETED:
+        packet.completed_at = now
+        fields.append("completed_at")
+    packet.save(update_fields=fields)
+    DocumentGroup.objects.filter(packet=packet).update(status=to, updated_at=now)
+    audit(packet=packet, action=_PACKET_ACTIONS[to], client=client, detail=detail)
+    if to == P.COMPLETED:
+        events.packet_completed(packet)
+    hooks.packet_status_changed(packet)
+
+
+def signer_move(
+    signer: Signer,
+    to: str,
+    *,
+    client: Client | None = None,
+    detail: dict[str, Any] | None = None,
+    fields: tuple[str, ...] = (),
+) -> None:
+    """Move the signer (of a locked packet) to ``to``, saving ``fields`` with it; writes the
+    audit entry and the webhook event (signerComplete for a signature, else signerUpdateStatus).
+    """
+    if not signer_may_move(signer, to):
+        raise Conflict(f"The signer is {signer.status}; they cannot become {to}.")
+    signer.status = to
+    update = ["status", "updated_at", *fields]
+    if to == S.COMPLETED:
+        signer.completed_at = signer.completed_at or timezone.now()
+        update.append("completed_at")
+    signer.save(update_fields=list(dict.fromkeys(update)))
+    audit(
+        packet=signer.packet,
+        signer=signer,
+        action=_SIGNER_ACTIONS[to],
+        client=client,
+        detail=detail,
+    )
+    if to == S.COMPLETED:
+        events.signer_completed(signer)
+    else:
+        events.signer_status_changed(signer)

@@ -1,0 +1,86 @@
+"""A signer's fields and what they adopt: the fields assigned to them across the packet's
+documents, the signature and initials they adopt, and the checks of the values they type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from core.engine.problems import Problem
+from core.errors import ValidationFailed
+from esign.inputs import STAMP_TYPES
+from esign.models import Signer
+
+
+@dataclass(frozen=True)
+class Adoption:
+    """What a signer adopted: a drawn signature (PNG) or typed text, and initials."""
+
+    drawn_png: bytes | None = None
+    typed: str = ""
+    initials: str = ""
+
+
+def signer_fields(signer: Signer) -> list[dict[str, Any]]:
+    """The signer's fields with their documents: [{fileId, fieldId, type, page, rect, ...}]."""
+    documents = {d.alias_id: d for d in signer.packet.documents.all()}
+    out = []
+    for ref in signer.fields:
+        document = documents.get(ref["fileId"])
+        if document is None:
+            continue
+        for field in document.fields:
+            if field["id"] == ref["fieldId"]:
+                out.append({"fileId": document.alias_id, "fieldId": field["id"], **field})
+    return out
+
+
+# The longest value a signer may type, by field type; the others are SIGNING_TEXT_MAX_CHARS.
+_EMAIL_MAX_CHARS = 254  # RFC 5321's longest address
+_DATE_MAX_CHARS = 32  # any spelling of a date
+
+
+def _value_cap(kind: str) -> int:
+    if kind == "email":
+        return _EMAIL_MAX_CHARS
+    if kind == "date":
+        return _DATE_MAX_CHARS
+    if kind == "fullName":
+        return int(settings.SIGNING_NAME_MAX_CHARS)
+    return int(settings.SIGNING_TEXT_MAX_CHARS)
+
+
+def check_values(signer: Signer, adoption: Adoption, values: dict[str, Any]) -> None:
+    """Only the signer's own typed fields are taken (what is kept on the signer is bounded by
+    them), each within the length of its type; a checkbox is true or false."""
+    problems = []
+    typed: set[str] = set()
+    for field in signer_fields(signer):
+        key = f"{field['fileId']}/{field['fieldId']}"
+        if field["type"] in STAMP_TYPES:
+            if field["type"] == "signature" and not (adoption.drawn_png or adoption.typed):
+                problems.append(Problem("signature", "Adopt a signature first."))
+            if field["type"] == "initial" and not (adoption.initials or adoption.typed):
+                problems.append(Problem("initials", "Adopt your initials first."))
+        elif field["type"] == "checkbox":
+            typed.add(key)
+            if key in values and not isinstance(values[key], bool):
+                problems.append(Problem(key, "Must be true or false."))
+        elif field["type"] != "signatureDate":
+            typed.add(key)
+            value = values.get(key)
+            cap = _value_cap(field["type"])
+            if not isinstance(value, str) or not value.strip():
+                problems.append(Problem(key, "Required"))
+            elif len(value) > cap:
+                problems.append(Problem(key, f"At most {cap} characters."))
+    # A key is echoed back in its property, so a long one is cut (the body's cap bounds them all).
+    problems += [
+        Problem(f"values.{key[:200]}", "Not a field this signer fills in.")
+        for key in sorted(set(values) - typed)
+    ]
+    if problems:
+        unique = {(p.path, p.message): p for p in problems}
+        raise ValidationFailed.from_problems(unique.values())

@@ -1,0 +1,113 @@
+"""Signing links: a secret token per link (only its SHA-256 is stored), which expires and can be
+revoked, and the signer it opens."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.identity import ApiIdentity
+from accounts.models import Organization
+from core.errors import Conflict, NotFound, ValidationFailed
+from esign.audit import AuditAction, audit
+from esign.models import Packet, Signer, SignerToken
+
+TOKEN_TTL = timedelta(hours=24)
+
+
+def signer_get(*, organization: Organization, eid: str) -> Signer:
+    """The organization's signer; another organization's is as absent as a missing one."""
+    try:
+        return Signer.objects.select_related("packet").get(
+            packet__organization=organization, eid=eid
+        )
+    except Signer.DoesNotExist:
+        raise NotFound(f"No signer with eid '{eid}'.") from None
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def signer_token_issue(*, signer: Signer, client_user_id: str = "") -> str:
+    """A new link secret for ``signer``, valid for TOKEN_TTL (the caller audits why)."""
+    token = secrets.token_urlsafe(32)
+    SignerToken.objects.create(
+        signer=signer,
+        token_hash=_hash(token),
+        client_user_id=client_user_id[:255],
+        expires_at=timezone.now() + TOKEN_TTL,
+    )
+    return token
+
+
+def signing_url(*, signer: Signer, token: str) -> str:
+    path = reverse("esign-verify", args=[signer.eid])
+    return f"{settings.PUBLIC_BASE_URL}{path}?token={token}"
+
+
+def sign_url_generate(*, identity: ApiIdentity, signer_eid: str, client_user_id: str) -> str:
+    """generateEtchSignURL: a signing URL for an embedded signer (``client_user_id`` is kept
+    with the link for the integrator's records)."""
+    signer = signer_get(organization=identity.organization, eid=signer_eid)
+    if signer.signer_type != Signer.Kind.EMBEDDED:
+        raise ValidationFailed.single(
+            "signerEid", "Signing URLs are made for embedded signers; email signers get an email."
+        )
+    if not client_user_id.strip():
+        raise ValidationFailed.single("clientUserId", "Required")
+    if signer.packet.status == Packet.Status.DRAFT:
+        raise Conflict("The packet is a draft: send it first.")
+    with transaction.atomic():
+        token = signer_token_issue(signer=signer, client_user_id=client_user_id)
+        audit(packet=signer.packet, signer=signer, action=AuditAction.SIGNING_URL_CREATED)
+    return signing_url(signer=signer, token=token)
+
+
+def signer_tokens_revoke(*, signer: Signer) -> int:
+    """Every open link of ``signer`` stops working now (in the caller's transaction)."""
+    return SignerToken.objects.filter(signer=signer, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+
+
+def signer_tokens_expire(*, identity: ApiIdentity, signer_eid: str) -> int:
+    """expireSignerTokens: every open link of the signer stops working now."""
+    signer = signer_get(organization=identity.organization, eid=signer_eid)
+    with transaction.atomic():
+        count = signer_tokens_revoke(signer=signer)
+        audit(packet=signer.packet, signer=signer, action=AuditAction.TOKENS_EXPIRED)
+    return count
+
+
+class SigningRefused(Exception):
+    """A signing link that cannot be used; ``error_type`` is the wire's errorType."""
+
+    def __init__(self, error_type: str, message: str, signer: Signer | None = None) -> None:
+        self.error_type = error_type
+        self.signer = signer
+        super().__init__(message)
+
+
+def signer_from_token(*, signer_eid: str, token: str, now: datetime | None = None) -> Signer:
+    """The signer a link opens: the token must be this signer's, unexpired and not revoked."""
+    now = now or timezone.now()
+    row = (
+        SignerToken.objects.select_related("signer__packet__organization")
+        .filter(token_hash=_hash(token or ""))
+        .first()
+    )
+    if row is None or row.signer.eid != signer_eid:
+        raise SigningRefused("tokenInvalid", "This signing link is not valid.")
+    signer = row.signer
+    if signer.packet.status == Packet.Status.VOIDED or signer.status == Signer.Status.VOIDED:
+        raise SigningRefused("notFound", "This signature request was cancelled.", signer)
+    if row.revoked_at is not None or row.expires_at <= now:
+        raise SigningRefused("tokenExpired", "This signing link has expired.", signer)
+    return signer
