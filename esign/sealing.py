@@ -486,19 +486,10 @@ class Archive:
     data: bytes
 
 
-def document_group_archive(*, organization: Organization, group_eid: str) -> Archive:
-    """The zip of a completed packet's sealed PDFs and its sealed audit trail.
-
-    Another organization's group is as absent as a missing one (NotFound); before completion
-    Conflict; completed but not sealed yet SealPending (with how long to wait), or SealFailed.
-    """
-    try:
-        group = DocumentGroup.objects.select_related("packet").get(
-            packet__organization=organization, eid=group_eid
-        )
-    except DocumentGroup.DoesNotExist:
-        raise NotFound(f"No document group with eid '{group_eid}'.") from None
-    packet = group.packet
+def check_sealed(packet: Packet) -> None:
+    """The one rule of every download of a packet's documents: sealed, or nothing. Before
+    completion Conflict; completed but not sealed yet SealPending (with how long to wait), or
+    SealFailed."""
     if packet.status != Packet.Status.COMPLETED:
         raise Conflict(
             f"The packet is {packet.status}: its documents can be downloaded once every "
@@ -515,6 +506,22 @@ def document_group_archive(*, organization: Organization, group_eid: str) -> Arc
             "Every signer has signed; the documents are being sealed with the service's "
             f"certificate. Try again in {wait} seconds.",
         )
+
+
+def document_group_archive(*, organization: Organization, group_eid: str) -> Archive:
+    """The zip of a completed packet's sealed PDFs and its sealed audit trail.
+
+    Another organization's group is as absent as a missing one (NotFound); before completion
+    Conflict; completed but not sealed yet SealPending (with how long to wait), or SealFailed.
+    """
+    try:
+        group = DocumentGroup.objects.select_related("packet").get(
+            packet__organization=organization, eid=group_eid
+        )
+    except DocumentGroup.DoesNotExist:
+        raise NotFound(f"No document group with eid '{group_eid}'.") from None
+    packet = group.packet
+    check_sealed(packet)
     archive = PdfZip(when=packet.sealed_at or timezone.now(), reserved=[AUDIT_TRAIL_NAME])
     if packet.merged_sha256:  # mergePDFs: the documents as one PDF, named for the packet
         archive.add(

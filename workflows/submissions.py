@@ -31,10 +31,9 @@ from core.engine.problems import Problem
 from core.engine.template_spec import Rect
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from esign import services as esign
-from esign.documents import document_pdf
 from esign.inputs import FileInput, PacketInput, SignerInput, SignField
 from esign.models import DocumentGroup, Packet, PacketDocument
-from esign.sealing import document_group_archive
+from esign.sealing import check_sealed, document_group_archive
 from fill.services import fill_version
 from templates_app.models import PdfTemplate, TemplateVersion
 from templates_app.services import template_version_select
@@ -624,9 +623,9 @@ def submission_files(submission: Submission) -> list[DocumentFile]:
 
 
 def _signed_pdf(document: PacketDocument) -> bytes:
-    if document.sealed_sha256:
-        return blob_read(document.sealed_path, document.sealed_sha256)
-    return document_pdf(document)
+    """A signed document: sealed, or nothing (SealPending, SealFailed), as the zip."""
+    check_sealed(document.packet)
+    return blob_read(document.sealed_path, document.sealed_sha256)
 
 
 def documents_zip(submission: Submission) -> tuple[bytes, str]:

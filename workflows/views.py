@@ -48,6 +48,7 @@ from core.uploads import (
 from esign import lifecycle
 from esign.models import Signer
 from esign.routing import is_signers_turn
+from esign.sealing import SealPending
 from esign.tokens import signer_token_issue, signing_url
 from workflows import services, submissions
 from workflows.engine.definition import FieldDef, WebformDef, WorkflowDef
@@ -799,7 +800,11 @@ def document(
             status=404,
             organization=submission.workflow.organization,
         )
-    response = HttpResponse(files[number].read(), content_type="application/pdf")
+    try:
+        data = files[number].read()
+    except ServiceError as error:  # signed, not sealed yet: sealed or nothing, as the zip
+        return _no_documents(request, error)
+    response = HttpResponse(data, content_type="application/pdf")
     filename = safe_filename(files[number].filename, f"document{number + 1}.pdf")
     response["Content-Disposition"] = f'inline; filename="{filename}"'
     return _framed(response, submission.workflow.organization)
@@ -819,9 +824,17 @@ def documents_zip(
         )
         data, filename = submissions.documents_zip(submission)
     except ServiceError as error:
-        return _message(request, "No documents", error.message, status=error.status)
+        return _no_documents(request, error)
     response = HttpResponse(data, content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _no_documents(request: HttpRequest, error: ServiceError) -> HttpResponse:
+    """Why there is nothing to download yet; while sealing, when to come back."""
+    response = _message(request, "No documents", error.message, status=error.status)
+    if isinstance(error, SealPending):
+        response["Retry-After"] = str(error.retry_after_seconds)
     return response
 
 

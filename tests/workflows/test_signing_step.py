@@ -5,6 +5,7 @@ the zip is the packet's sealed archive."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -150,11 +151,21 @@ def test_the_person_signs_right_after_the_webform(
     assert complete["isComplete"] is True
     assert complete["documents"][0]["url"].endswith(f"/download/{submission.eid}.zip")
 
-    # The zip is the packet's sealed archive, once sealed.
+    # The zip is the packet's sealed archive, once sealed; so is each document's own link
+    # (sealed or nothing: before, it served the unsealed PDF).
     pending = api_client.get(f"/download/{submission.eid}.zip")
     assert pending.status_code == 503
     assert pending["Retry-After"]
+    token = parse_qs(urlsplit(back).query)["token"][0]
+    one = f"/form/acme/nda/{submission.eid}/documents/0.pdf?token={token}"
+    early = client.get(one)
+    assert early.status_code == 503
+    assert early["Retry-After"]
+    assert early["Content-Type"].startswith("text/html")
     assert packet_seal(packet_id=packet.pk).startswith("sealed")
+    sealed = client.get(one)
+    assert sealed.status_code == 200
+    assert hashlib.sha256(sealed.content).hexdigest() == packet.documents.get().sealed_sha256
     response = api_client.get(f"/download/{submission.eid}.zip")
     assert response.status_code == 200
     archive = zipfile.ZipFile(io.BytesIO(response.content))
