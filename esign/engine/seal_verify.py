@@ -440,18 +440,22 @@ def _embedded_revocation_data(embedded: EmbeddedPdfSignature) -> tuple[list[byte
 
 
 def _appended_bytes(pdf: bytes, reader: PdfFileReader) -> int:
-    """How many bytes follow the end of the last revision (its %%EOF) that are not
-    whitespace: an unsigned tail that no signature and no document timestamp covers."""
+    """How many bytes follow the end of the file's last revision (the %%EOF after the xref
+    section that ends furthest into the file: in a linearized file the newest section is near
+    the start) that are not whitespace: a tail no signature and no document timestamp covers,
+    whatever it holds (another %%EOF included)."""
+    xref_end = 0
     try:
-        last = reader.xrefs.total_revisions - 1
-        xref_end = reader.xrefs.get_xref_container_info(last).end_location
+        xrefs = reader.xrefs
+        for revision in range(xrefs.total_revisions):
+            end = xrefs.get_xref_container_info(revision).end_location
+            if isinstance(end, int):
+                xref_end = max(xref_end, end)
     except MemoryError:
         raise
-    except Exception:  # noqa: BLE001 - without the last revision's bounds: the last %%EOF
+    except Exception:  # noqa: BLE001 - without the revisions' bounds: from the last %%EOF
         xref_end = 0
-    end = pdf.find(b"%%EOF", xref_end or 0)
-    if end < 0:
-        end = pdf.rfind(b"%%EOF")
+    end = pdf.find(b"%%EOF", xref_end) if xref_end else pdf.rfind(b"%%EOF")
     if end < 0:
         return 0
     return len(pdf[end + len(b"%%EOF") :].strip(b"\x00\t\n\x0c\r "))
@@ -568,7 +572,19 @@ class _Checker:
             info = self.reader.get_object(reference.reference, revision=revision)
         if not isinstance(info, generic.DictionaryObject):
             return {"": repr(info)}
-        return {str(key): repr(info[key]) for key in info if key not in ("/ModDate", "/Producer")}
+        values: dict[str, str] = {}
+        for key in info:
+            if key in ("/ModDate", "/Producer"):
+                continue
+            value = info.raw_get(key)
+            if isinstance(value, generic.IndirectObject):  # its value as of ``revision``
+                value = (
+                    value.get_object()
+                    if revision is None
+                    else self.reader.get_object(value.reference, revision=revision)
+                )
+            values[str(key)] = repr(value)
+        return values
 
     def signature(
         self,

@@ -12,16 +12,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pikepdf
 import pytest
 from django.test import Client
+from pyhanko.pdf_utils import generic
+from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 
-from esign.engine.seal import SoftwareKey, load_credentials, seal_pdf
+from esign.engine.seal import SoftwareKey, TsaConfig, load_credentials, seal_pdf
 from esign.engine.seal_keys import certificates_from_pem, create_development_pki
 from esign.engine.seal_verify import verify_pdf
 from esign.models import PacketDocument
 from esign.sealing import packet_seal
 from tests.esign import verify_files as files
-from tests.esign.sealpki import asn1, shared_pki
+from tests.esign.sealpki import asn1, shared_pki, softhsm_available, softhsm_key
 from tests.esign.test_seal_engine import three_pages
 from tests.esign.test_seal_packets import zip_url
 
@@ -62,6 +65,26 @@ def test_an_intact_b_lta_seal_is_valid_with_its_document_timestamp(lta: bytes) -
     assert said.summary.startswith("INTACT:TRUSTED,TIMESTAMP_TOKEN<INTACT:TRUSTED>")
     assert said.document_timestamps == ("INTACT:TRUSTED",)
     assert said.lta == "OK"
+
+
+@pytest.mark.hsm
+@pytest.mark.skipif(not softhsm_available(), reason="SoftHSM2 and pkcs11-tool are not installed")
+def test_an_hsm_b_lta_seal_is_valid_and_a_changed_dss_byte_is_a_change() -> None:
+    """The audit's second configuration: the key in SoftHSM2, the local CA's CRL, its TSA."""
+    pki = shared_pki()
+    roots = [asn1(pki.certificate)]
+    sealed = seal_pdf(
+        three_pages(),
+        credentials=load_credentials(softhsm_key()),
+        signing_time=datetime.now(UTC),
+        tsa=TsaConfig(urls=(pki.tsa_url,)),
+    )
+    changed = files.changed_byte_in_dss(sealed)
+
+    assert verify_pdf(sealed, trust_roots=roots).verdict == "valid"
+    assert verify_pdf(changed, trust_roots=roots).verdict == "changed"
+    assert files.pyhanko_says(sealed, roots).lta == "OK"
+    assert files.pyhanko_says(changed, roots).document_timestamps == ("INVALID",)
 
 
 def test_a_changed_byte_under_the_document_timestamp_is_a_change(lta: bytes) -> None:
@@ -414,3 +437,51 @@ def test_a_removed_seal_is_not_signed_and_named_as_our_document(
 
 def body_sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def test_an_indirect_title_rewritten_after_the_seal_is_a_change(development) -> None:
+    """The /Info check compares values as of the signed revision: a /Title that is an indirect
+    object, rewritten later, is caught too."""
+    _, roots = development
+    pki = create_development_pki(now=datetime.now(UTC))
+    key = SoftwareKey(pki.key_pem, pki.cert_pem, pki.ca_pem)
+    writer = IncrementalPdfFileWriter(io.BytesIO(three_pages()))
+    title = writer.add_object(generic.pdf_string("The original title"))
+    info_ref = writer.prev.trailer.raw_get("/Info")
+    info = generic.DictionaryObject(dict(writer.prev.trailer["/Info"]))
+    info["/Title"] = title
+    writer.objects[(info_ref.generation, info_ref.idnum)] = info
+    writer.mark_update(info_ref)
+    before = io.BytesIO()
+    writer.write(before)
+    sealed = seal_pdf(before.getvalue(), credentials=load_credentials(key), signing_time=files.NOW)
+    roots = certificates_from_pem(pki.ca_pem)
+    writer = IncrementalPdfFileWriter(io.BytesIO(sealed))
+    writer.mark_update(title)
+    writer.objects[(title.generation, title.idnum)] = generic.pdf_string("Another title")
+    after = io.BytesIO()
+    writer.write(after)
+
+    assert verify_pdf(sealed, trust_roots=roots).verdict == "valid"
+    report = verify_pdf(after.getvalue(), trust_roots=roots)
+    assert report.verdict == "changed"
+    # pyHanko counts the rewritten string object as a change of content; /Info names it.
+    assert "changed_metadata" in [f.code for f in report.signatures[0].findings]
+
+
+def test_a_sealed_linearized_file_has_no_appended_bytes(development, tmp_path: Path) -> None:
+    """In a linearized file the newest xref section is near the start: the tail is measured
+    from the section that ends furthest into the file."""
+    pki = create_development_pki(now=datetime.now(UTC))
+    key = SoftwareKey(pki.key_pem, pki.cert_pem, pki.ca_pem)
+    linearized = io.BytesIO()
+    with pikepdf.open(io.BytesIO(three_pages())) as pdf:
+        pdf.save(linearized, linearize=True)
+    sealed = seal_pdf(
+        linearized.getvalue(), credentials=load_credentials(key), signing_time=files.NOW
+    )
+
+    report = verify_pdf(sealed, trust_roots=certificates_from_pem(pki.ca_pem))
+
+    assert report.appended_bytes == 0
+    assert report.verdict == "valid"
