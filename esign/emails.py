@@ -20,7 +20,7 @@ from django.core.mail import BadHeaderError, send_mail
 from django.db import transaction
 from django.utils import timezone
 
-from core.background import enqueue_on_commit, retry_later
+from core.background import enqueue_in_transaction, retry_later
 from esign import lifecycle
 from esign.audit import AuditAction, audit
 from esign.models import Packet, Signer, SignerEmail
@@ -44,7 +44,7 @@ def signer_email_queue(*, signer: Signer) -> SignerEmail | None:
 def _enqueue(email_id: int, attempt: int = 1) -> None:
     from esign.tasks import signer_email_task  # the task module names this service
 
-    enqueue_on_commit(signer_email_task, email_id=email_id, attempt=attempt)
+    enqueue_in_transaction(signer_email_task, email_id=email_id, attempt=attempt)
 
 
 def _message(signer: Signer, url: str) -> tuple[str, str]:
@@ -148,8 +148,9 @@ def _failed(email: SignerEmail, attempt: int, error: str) -> str:
 
 
 def signer_emails_recover(*, now: datetime | None = None) -> int:
-    """The worker's sweep: pending emails due for a while whose task was lost (a claim whose
-    lease ran out, a queued task that never ran) are enqueued again. Returns how many."""
+    """The worker's sweep (esign.sweeps): pending emails due for a while whose task was lost (a
+    claim whose lease ran out, a queued task that never ran) are enqueued again. Returns how
+    many."""
     now = now or timezone.now()
     lost = (
         SignerEmail.objects.filter(status=SignerEmail.Status.PENDING, due_at__lt=now - LEASE)

@@ -1,5 +1,6 @@
-"""The sweep for seals whose task was lost (core.sweeps): a packet completed and not yet sealed,
-due now, with no task that will seal it."""
+"""The sweeps of e-signature (core.sweeps): seals whose task was lost (a packet completed and
+not yet sealed, due now, with no task that will seal it), and signers' emails whose task was
+lost (esign.emails)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from django_tasks_db.models import DBTaskResult
 
 from core.background import enqueue_in_transaction
 from core.sweeps import WorkerLost, sweep
+from esign.emails import signer_emails_recover
 from esign.models import Packet
 from esign.tasks import packet_seal_task
 
@@ -63,3 +65,9 @@ def seals_sweep(*, now: datetime) -> int:
             )
             enqueued += 1
     return enqueued
+
+
+@sweep("esign.emails")
+def emails_sweep(*, now: datetime) -> int:
+    """Enqueue again the signers' emails whose task was lost; returns how many."""
+    return signer_emails_recover(now=now)
