@@ -21,13 +21,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def prepare_environment() -> Path:
-    """Point settings at a fresh temporary data directory and set Django up on it."""
+def prepare_environment(database_url: str | None = None) -> Path:
+    """Point settings at a fresh temporary data directory (and a SQLite database in it, unless
+    ``database_url`` names another, empty one) and set Django up on it."""
     data_dir = Path(tempfile.mkdtemp(prefix="bench-"))
     os.environ.update(
         {
             "DATA_DIR": str(data_dir),
-            "DATABASE_URL": f"sqlite:///{data_dir / 'bench.sqlite3'}",
+            "DATABASE_URL": database_url or f"sqlite:///{data_dir / 'bench.sqlite3'}",
             "DEBUG": "false",
             "SECRET_KEY": secrets.token_urlsafe(40),
             "LOG_LEVEL": "WARNING",

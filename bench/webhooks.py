@@ -1,14 +1,17 @@
 """Webhook deliveries per second to a local receiver with 1 and 4 workers, and the delay from an
-event to its first delivery attempt.
+event to its first delivery attempt and to its arrival at the receiver.
 
     python bench/webhooks.py [--events 300] [--trickle 40] [--interval 1.0] [--database-url URL]
+                             [--workers 1,4] [--commands db_worker,worker]
 
-For each worker count: start that many ``manage.py db_worker --queue-name webhooks`` processes,
-then (1) a burst: emit ``--events`` events in one transaction and time until the receiver has
-them all (deliveries/s; the event-to-first-attempt delay here is mostly waiting in the queue),
-and (2) a trickle: emit ``--trickle`` events one by one, 0.1 s apart, to idle workers (the delay
-here is the worker's poll interval plus one claim; ``--interval`` is db_worker's, 1 s by default
-as in production). Loopback only: the receiver is an http.server on 127.0.0.1 answering 200 at
+For each worker command (``db_worker``: django-tasks-db's, polling every ``--interval`` seconds,
+as the run command used to start it; ``worker``: this project's, woken when a task is enqueued,
+as the run command starts it now) and worker count: start that many ``manage.py <command>
+--queue-name webhooks`` processes, then (1) a burst: emit ``--events`` events in one transaction
+and time until the receiver has them all (deliveries/s; the event-to-first-attempt delay here is
+mostly waiting in the queue), and (2) a trickle: emit ``--trickle`` events one by one, 0.1 s
+apart, to idle workers (the delay here is the wait for the worker, a poll or a wake-up, plus one
+claim). Loopback only: the receiver is an http.server on 127.0.0.1 answering 200 at
 once. A temporary SQLite database unless ``--database-url`` names an empty PostgreSQL database.
 Every phase has a deadline, so the run is bounded (a few minutes at most).
 """
@@ -35,6 +38,7 @@ PHASE_DEADLINE_SECONDS = 120.0
 class Receiver:
     def __init__(self) -> None:
         self.count = 0
+        self.arrived: dict[str, float] = {}  # webhook-id: time.time() of its first arrival
         self.lock = threading.Lock()
         receiver = self
 
@@ -43,6 +47,7 @@ class Receiver:
                 self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 with receiver.lock:
                     receiver.count += 1
+                    receiver.arrived.setdefault(self.headers["webhook-id"], time.time())
                 self.send_response(200)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -79,12 +84,16 @@ def setup(database_url: str | None) -> Path:
     return data_dir
 
 
-def start_workers(count: int, interval: float, data_dir: Path) -> list[subprocess.Popen]:
+def start_workers(
+    command_name: str, count: int, interval: float, data_dir: Path
+) -> list[subprocess.Popen]:
     workers = []
     for n in range(count):
-        command = [sys.executable, "manage.py", "db_worker", "--queue-name", "webhooks"]
-        command += ["--no-reload", "--interval", str(interval), "--worker-id", f"bench-{n}"]
-        log = (data_dir / f"worker-{n}.log").open("w")
+        command = [sys.executable, "manage.py", command_name, "--queue-name", "webhooks"]
+        command += ["--no-reload", "--worker-id", f"bench-{n}"]
+        if command_name == "db_worker":
+            command += ["--interval", str(interval)]
+        log = (data_dir / f"worker-{command_name}-{n}.log").open("w")
         workers.append(
             subprocess.Popen(command, cwd=ROOT, env=os.environ.copy(), stdout=log, stderr=log)
         )
@@ -120,6 +129,17 @@ def first_attempt_delays(event_ids: list[int]) -> list[float]:
     return [(started - created).total_seconds() for started, created in rows]
 
 
+def arrival_delays(receiver: Receiver, event_ids: list[int]) -> list[float]:
+    from webhooks.models import WebhookEvent
+
+    delays = []
+    for event in WebhookEvent.objects.filter(pk__in=event_ids):
+        arrived = receiver.arrived.get(f"msg_{event.eid}")
+        if arrived is not None:
+            delays.append(arrived - event.created_at.timestamp())
+    return delays
+
+
 def describe(delays: list[float]) -> str:
     if not delays:
         return "no attempts"
@@ -135,6 +155,7 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=1.0)
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--workers", default="1,4")
+    parser.add_argument("--commands", default="db_worker,worker")
     args = parser.parse_args()
 
     data_dir = setup(args.database_url)
@@ -148,11 +169,13 @@ def main() -> None:
     endpoint_url_set(organization=organization, url=receiver.url)
     print(
         f"database: {connection.vendor}; receiver {receiver.url}; "
-        f"db_worker --interval {args.interval}"
+        f"db_worker --interval {args.interval}; worker with its defaults"
     )
 
-    for count in (int(n) for n in args.workers.split(",")):
-        workers = start_workers(count, args.interval, data_dir)
+    runs = [(c, int(n)) for c in args.commands.split(",") for n in args.workers.split(",")]
+    for command_name, count in runs:
+        workers = start_workers(command_name, count, args.interval, data_dir)
+        label = f"{count} {command_name}(s)"
         try:
             # Burst: every event committed at once, then delivered as fast as the workers go.
             receiver.count = 0
@@ -169,8 +192,9 @@ def main() -> None:
             rate = receiver.count / elapsed
             note = "" if complete else f" (deadline hit: {receiver.count}/{args.events})"
             print(
-                f"{count} worker(s): burst of {args.events}: {rate:.1f} deliveries/s "
-                f"({elapsed:.2f} s){note}; event to first attempt {describe(first_attempt_delays(burst))}"
+                f"{label}: burst of {args.events}: {rate:.1f} deliveries/s "
+                f"({elapsed:.2f} s){note}; event to first attempt "
+                f"{describe(first_attempt_delays(burst))}"
             )
             # Trickle: idle workers, one event at a time.
             receiver.count = 0
@@ -182,8 +206,9 @@ def main() -> None:
                 time.sleep(0.1)
             wait_for(receiver, args.trickle)
             print(
-                f"{count} worker(s): trickle of {args.trickle} (0.1 s apart): event to first "
-                f"attempt {describe(first_attempt_delays(trickle))}"
+                f"{label}: trickle of {args.trickle} (0.1 s apart): event to first attempt "
+                f"{describe(first_attempt_delays(trickle))}; to its arrival "
+                f"{describe(arrival_delays(receiver, trickle))}"
             )
         finally:
             stop_workers(workers)

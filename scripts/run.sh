@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Start the service with the embedded defaults: SQLite and files under ./data, a demo
 # organization, admin user and development API key. Serves on 127.0.0.1:8000 (HOST, PORT) and
-# runs a background task worker beside the server; Ctrl-C (or SIGTERM) stops both.
+# runs a background task worker (manage.py worker) beside the server; Ctrl-C (or SIGTERM) stops
+# both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh run
@@ -56,7 +57,9 @@ INFO
 # The server and a task worker run in the background while this shell waits for either, so its
 # traps run at once: Ctrl-C (SIGINT) or SIGTERM stops both, and when one stops, so does the
 # other. The worker runs in its own session (setsid) so that Ctrl-C reaches it only once, as
-# the SIGTERM below: a second signal would interrupt the task it is running.
+# the SIGTERM below: a second signal would interrupt the task it is running. `manage.py worker`
+# is db_worker woken as soon as a task is enqueued, which also sweeps for work whose task was
+# lost (a worker killed in the middle of it) every TASKS_SWEEP_SECONDS.
 pids=()
 stop() {
   trap - INT TERM HUP
@@ -69,7 +72,7 @@ trap stop EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
-setsid python manage.py db_worker --queue-name '*' --no-reload &
+setsid python manage.py worker --queue-name '*' --no-reload &
 pids+=("$!")
 # The production server and its configuration (gunicorn.conf.py: threaded workers, timeouts
 # above the service's caps, no credentials in the access log); with DEBUG on, Django serves

@@ -14,7 +14,8 @@ class Command(BaseCommand):
     help = (
         "Retry webhook attempts abandoned by a worker that died (their lease, "
         "WEBHOOK_LEASE_SECONDS, ran out) and re-enqueue due deliveries whose task was lost. "
-        "Run it before starting workers and, with --every, beside them."
+        "`manage.py worker` does this by itself every TASKS_SWEEP_SECONDS; this is for workers "
+        "started as `manage.py db_worker`, or by hand."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
