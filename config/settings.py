@@ -358,6 +358,8 @@ SEAL_TRUST_ROOTS_FILE = env.str("SEAL_TRUST_ROOTS_FILE", default="")
 # days in all, each give or take 10 %; then the packet is marked failed for an operator.
 # Seconds before each retry of a signing email the mail server refused (then it is failed, and
 # the packet's audit trail says so): about a day in all.
+# Days a webform's continue link works (each link handed out counts from when it was made).
+WORKFLOW_CONTINUE_LINK_DAYS = env.int("WORKFLOW_CONTINUE_LINK_DAYS", default=30)
 SIGNER_EMAIL_RETRY_DELAYS = [
     float(value)
     for value in env.list(

@@ -14,7 +14,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from core.errors import ServiceError
+from esign.emails import signer_email_resend
 from esign.models import AuditEvent, Packet, PacketDocument, Signer
+from esign.routing import turn_signers
 from esign.services import packet_delete
 from templates_app.admin import organizations_of
 
@@ -111,7 +113,7 @@ class PacketAdmin(admin.ModelAdmin):
     ]
     fields = readonly_fields
     inlines = [DocumentInline, SignerInline, AuditInline]
-    actions = ["seal_again"]
+    actions = ["seal_again", "resend_signing_emails"]
 
     @admin.action(description="Seal again now (completed packets not sealed yet)")
     def seal_again(self, request: HttpRequest, queryset: QuerySet[Packet]) -> None:
@@ -119,6 +121,14 @@ class PacketAdmin(admin.ModelAdmin):
 
         count = sum(packet_seal_retry(packet=packet) for packet in queryset)
         self.message_user(request, f"Sealing enqueued for {count} packet(s).")
+
+    @admin.action(description="Email a new link to the signers whose turn it is")
+    def resend_signing_emails(self, request: HttpRequest, queryset: QuerySet[Packet]) -> None:
+        sent = 0
+        for packet in queryset:
+            for signer in turn_signers(packet):
+                sent += signer_email_resend(signer=signer, requested_by=f"{request.user} (admin)")
+        self.message_user(request, f"A new link is on its way to {sent} signer(s).")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Packet]:
         return (

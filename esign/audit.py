@@ -25,6 +25,7 @@ class AuditAction(models.TextChoices):
     PACKET_SEAL_FAILED = "packetSealFailed", "Sealing postponed"
     PACKET_SEALED = "packetSealed", "Documents sealed"
     SIGNER_NOTIFIED = "signerNotified", "Asked to sign"
+    SIGNER_EMAIL_REQUESTED = "signerEmailRequested", "A new signing link was asked for"
     SIGNER_EMAIL_SENT = "signerEmailSent", "Signing email sent"
     SIGNER_EMAIL_FAILED = "signerEmailFailed", "Signing email could not be sent"
     SIGNER_EMAIL_DELIVERED = "signerEmailDelivered", "Signing email handed to the mail server"

@@ -32,13 +32,75 @@ logger = logging.getLogger(__name__)
 LEASE = timedelta(minutes=2)
 
 
-def signer_email_queue(*, signer: Signer) -> SignerEmail | None:
-    """Queue the signing email of ``signer`` (in the caller's transaction), if they get one."""
-    if not (signer.signer_type == Signer.Kind.EMAIL and signer.enable_emails and signer.email):
+# A signer may be sent one email of a kind at a time: another is queued only once it went out.
+WAITING_FOR_LINK = (Signer.Status.SENT, Signer.Status.DELIVERED, Signer.Status.VIEWED)
+
+
+def gets_emails(signer: Signer) -> bool:
+    return signer.signer_type == Signer.Kind.EMAIL and signer.enable_emails and bool(signer.email)
+
+
+def signer_email_queue(
+    *, signer: Signer, kind: str = SignerEmail.Kind.SIGNING
+) -> SignerEmail | None:
+    """Queue an email of ``kind`` to ``signer`` (in the caller's transaction), if they get
+    emails and none of that kind is waiting already."""
+    if not gets_emails(signer):
         return None
-    email = SignerEmail.objects.create(signer=signer)
+    waiting = SignerEmail.objects.filter(
+        signer=signer, kind=kind, status=SignerEmail.Status.PENDING
+    )
+    if waiting.exists():
+        return None
+    email = SignerEmail.objects.create(signer=signer, kind=kind)
     _enqueue(email.pk)
     return email
+
+
+def signer_email_resend(*, signer: Signer, requested_by: str) -> bool:
+    """A new link by email for a signer whose turn it is (asked for by the sender through the
+    API or the admin, or by the signer on the expired-link page); audited. False when they do
+    not get emails, it is not their turn, or one is already on its way."""
+    with transaction.atomic():
+        packet = Packet.objects.select_for_update().get(pk=signer.packet_id)
+        signer = Signer.objects.get(pk=signer.pk)
+        signer.packet = packet
+        if packet.status not in lifecycle.OPEN_PACKET or signer.status not in WAITING_FOR_LINK:
+            return False
+        email = signer_email_queue(signer=signer, kind=SignerEmail.Kind.RESEND)
+        if email is None:
+            return False
+        audit(
+            packet=packet,
+            signer=signer,
+            action=AuditAction.SIGNER_EMAIL_REQUESTED,
+            detail={"requestedBy": requested_by[:200]},
+        )
+    return True
+
+
+def signer_reminders_queue(*, now: datetime | None = None) -> int:
+    """The worker's sweep: email signers of open packets with ``reminder_days`` who have not
+    signed get a reminder once their last email is that many days old. Returns how many."""
+    now = now or timezone.now()
+    queued = 0
+    packets = Packet.objects.filter(
+        status__in=lifecycle.OPEN_PACKET, reminder_days__isnull=False, reminder_days__gt=0
+    )
+    for packet in packets:
+        due_before = now - timedelta(days=packet.reminder_days or 0)
+        for signer in packet.signers.filter(status__in=WAITING_FOR_LINK):
+            signer.packet = packet
+            last = signer.emails.exclude(status=SignerEmail.Status.CANCELLED).order_by("-pk")
+            newest = last.first()
+            if newest is None or newest.status == SignerEmail.Status.PENDING:
+                continue  # never emailed (embedded, or emails off), or one is on its way
+            if (newest.sent_at or newest.created_at) > due_before:
+                continue
+            with transaction.atomic():
+                if signer_email_queue(signer=signer, kind=SignerEmail.Kind.REMINDER):
+                    queued += 1
+    return queued
 
 
 def _enqueue(email_id: int, attempt: int = 1) -> None:
@@ -47,14 +109,26 @@ def _enqueue(email_id: int, attempt: int = 1) -> None:
     enqueue_in_transaction(signer_email_task, email_id=email_id, attempt=attempt)
 
 
-def _message(signer: Signer, url: str) -> tuple[str, str]:
+_OPENINGS = {
+    SignerEmail.Kind.SIGNING: "You are asked to sign",
+    SignerEmail.Kind.RESEND: "Here is a new link to sign",
+    SignerEmail.Kind.REMINDER: "A reminder: you are still asked to sign",
+}
+
+
+def _message(email: SignerEmail, url: str) -> tuple[str, str]:
+    signer = email.signer
     packet = signer.packet
+    subject = packet.email_subject or f"Please sign: {packet.name}"
+    if email.kind == SignerEmail.Kind.REMINDER:
+        subject = f"Reminder: {subject}"
     # One line whatever the name holds (a workflow's title is made of a webform's answers):
     # a line break in a header is refused by Django's mail (BadHeaderError).
-    subject = " ".join((packet.email_subject or f"Please sign: {packet.name}").split())
+    subject = " ".join(subject.split())
+    hours = int(TOKEN_TTL.total_seconds() // 3600)
     body = (packet.email_body + "\n\n" if packet.email_body else "") + (
-        f'{signer.name},\n\nYou are asked to sign "{packet.name}". Open this link to review and '
-        f"sign (it expires in {int(TOKEN_TTL.total_seconds() // 3600)} hours):\n\n{url}\n"
+        f'{signer.name},\n\n{_OPENINGS[email.kind]} "{packet.name}". Open this link to review '
+        f"and sign (it expires in {hours} hours):\n\n{url}\n"
     )
     return subject, body
 
@@ -73,7 +147,7 @@ def _claim(email_id: int, now: datetime) -> tuple[SignerEmail, str] | None:
         if email.claimed_until is not None and email.claimed_until > now:
             return None  # another attempt is sending it
         signer = email.signer
-        if signer.status not in (Signer.Status.SENT, Signer.Status.DELIVERED) or (
+        if signer.status not in WAITING_FOR_LINK or (
             signer.packet.status not in lifecycle.OPEN_PACKET
         ):
             email.status = SignerEmail.Status.CANCELLED
@@ -93,7 +167,7 @@ def signer_email_send(*, email_id: int, attempt: int = 1) -> str:
         return "not due"
     email, url = claimed
     signer = email.signer
-    subject, body = _message(signer, url)
+    subject, body = _message(email, url)
     try:
         send_mail(subject, body, None, [signer.email], fail_silently=False)
     except (OSError, BadHeaderError) as error:
@@ -107,7 +181,12 @@ def signer_email_send(*, email_id: int, attempt: int = 1) -> str:
         email.save(update_fields=["status", "sent_at", "claimed_until"])
         signer = Signer.objects.select_for_update().get(pk=signer.pk)
         signer.packet = packet
-        audit(packet=packet, signer=signer, action=AuditAction.SIGNER_EMAIL_SENT)
+        audit(
+            packet=packet,
+            signer=signer,
+            action=AuditAction.SIGNER_EMAIL_SENT,
+            detail={"kind": email.kind},
+        )
         if lifecycle.signer_may_move(signer, Signer.Status.DELIVERED):
             lifecycle.signer_move(signer, Signer.Status.DELIVERED)
         if packet.status == Packet.Status.SENT:

@@ -102,6 +102,10 @@ class PacketInput:
     email_body: str = ""
     reply_to_name: str = ""
     reply_to_email: str = ""
+    reminder_days: int | None = None
+
+
+MAX_REMINDER_DAYS = 365
 
 
 def _text(value: Any) -> str:
@@ -391,6 +395,15 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     reply_to = _text(arguments.get("replyToEmail"))
     if reply_to and not _EMAIL.match(reply_to):
         problems.append(Problem("replyToEmail", "Must be an email address."))
+    reminder_days = arguments.get("reminderDays")
+    if reminder_days is not None and (
+        not isinstance(reminder_days, int)
+        or isinstance(reminder_days, bool)
+        or not 1 <= reminder_days <= MAX_REMINDER_DAYS
+    ):
+        problems.append(
+            Problem("reminderDays", f"Must be a whole number from 1 to {MAX_REMINDER_DAYS}.")
+        )
     name = _line(arguments.get("name"), "name", problems)
     email_subject = _line(arguments.get("signatureEmailSubject"), "signatureEmailSubject", problems)
     reply_to_name = _line(arguments.get("replyToName"), "replyToName", problems)
@@ -410,6 +423,7 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
         email_body=_text(arguments.get("signatureEmailBody")),
         reply_to_name=reply_to_name,
         reply_to_email=reply_to,
+        reminder_days=reminder_days,
     )
 
 

@@ -11,7 +11,7 @@ from django.db import models
 from django.utils import timezone
 
 from accounts.models import Organization
-from core.fields import EidField
+from core.fields import EidField, EncryptedTextField
 from templates_app.models import TemplateVersion
 
 
@@ -45,6 +45,12 @@ class SignerStatus(models.TextChoices):
     COMPLETED = "completed"
 
 
+class SignerEmailKind(models.TextChoices):
+    SIGNING = "signing"  # their turn started: a link to sign
+    RESEND = "resend"  # asked for again: by the sender (API, admin) or the signer (expired link)
+    REMINDER = "reminder"  # the packet's reminders: still waiting for them
+
+
 class SignerEmailStatus(models.TextChoices):
     PENDING = "pending"
     SENT = "sent"
@@ -72,6 +78,8 @@ class Packet(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     sent_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+    # Email signers who have not signed are reminded every this many days (null: never).
+    reminder_days = models.PositiveSmallIntegerField(null=True, blank=True)
     # Sealing, once completed (blank before). The audit trail PDF is stored like the documents.
     seal_status = models.CharField(
         max_length=16, choices=SealStatus.choices, blank=True, default=""
@@ -137,9 +145,9 @@ class PacketDocument(models.Model):
     # The PDF as prepared at creation (filled or generated), and as it stands now (with the
     # signatures stamped so far). Both content-addressed in blob storage.
     prepared_path = models.CharField(max_length=300)
-    prepared_sha256 = models.CharField(max_length=64)
+    prepared_sha256 = models.CharField(max_length=64, db_index=True)  # /verify looks them up
     current_path = models.CharField(max_length=300)
-    current_sha256 = models.CharField(max_length=64)
+    current_sha256 = models.CharField(max_length=64, db_index=True)  # /verify looks them up
     # The current PDF with the service's seal (a PAdES signature), once the packet is sealed.
     sealed_path = models.CharField(max_length=300, blank=True)
     sealed_sha256 = models.CharField(max_length=64, blank=True, db_index=True)
@@ -213,9 +221,7 @@ class SignerEmail(models.Model):
 
     Status = SignerEmailStatus
 
-    class Kind(models.TextChoices):
-        SIGNING = "signing"  # your turn: a link to sign
-
+    Kind = SignerEmailKind
     signer = models.ForeignKey(Signer, on_delete=models.CASCADE, related_name="emails")
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.SIGNING)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
@@ -244,11 +250,15 @@ class SignerEmail(models.Model):
 class SignerToken(models.Model):
     """A signing link's secret. Only its SHA-256 is stored; it expires and can be revoked.
 
-    Embedded signers' tokens are bound to the integrator's ``client_user_id``.
+    An embedded signer's token keeps the integrator's ``client_user_id`` for the record (it is
+    not checked when the link is opened).
     """
 
     signer = models.ForeignKey(Signer, on_delete=models.CASCADE, related_name="tokens")
     token_hash = models.CharField(max_length=64, unique=True)
+    # The token itself, encrypted, for the links the service shows again while they last (a
+    # workflow's done page); blank for links handed out once (the API's, emailed ones).
+    secret = EncryptedTextField(blank=True)
     client_user_id = models.CharField(max_length=255, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()

@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from core.graphql.scalars import JSON, Upload, iso_ms
 from esign import services, tokens
+from esign.emails import signer_email_resend
 from esign.inputs import parse_packet_input
 from esign.models import DocumentGroup, Packet, Signer
 from esign.routing import packet_send
@@ -203,6 +204,10 @@ class CreateEtchPacket(graphene.Mutation):
         duplicate_casts = graphene.Boolean()
         merge_pdfs = graphene.Boolean(name="mergePDFs")
         allow_updates = graphene.Boolean()
+        reminder_days = graphene.Int(
+            description="Extension: email signers who have not signed a reminder every this "
+            "many days (1-365), until they sign or the packet ends."
+        )
 
     Output = EtchPacketType
 
@@ -228,6 +233,7 @@ class CreateEtchPacket(graphene.Mutation):
             "signatureEmailBody": arguments.get("signature_email_body"),
             "replyToName": arguments.get("reply_to_name"),
             "replyToEmail": arguments.get("reply_to_email"),
+            "reminderDays": arguments.get("reminder_days"),
         }
         packet_input = parse_packet_input(wire)
         return services.packet_create(
@@ -260,6 +266,11 @@ class Mutation(graphene.ObjectType):
     expire_signer_tokens = graphene.Boolean(signer_eid=graphene.String(required=True))
     void_document_group = graphene.Field(EtchPacketType, eid=graphene.String(required=True))
     remove_etch_packet = graphene.Boolean(eid=graphene.String(required=True))
+    resend_etch_signer_email = graphene.Boolean(
+        signer_eid=graphene.String(required=True),
+        description="Extension: email a new signing link to an email signer whose turn it is. "
+        "False when they do not get emails, it is not their turn, or one is on its way.",
+    )
 
     @staticmethod
     def resolve_generate_etch_sign_url(
@@ -273,6 +284,12 @@ class Mutation(graphene.ObjectType):
     def resolve_expire_signer_tokens(root: Any, info: Any, signer_eid: str) -> bool:
         tokens.signer_tokens_expire(identity=_identity(info), signer_eid=signer_eid)
         return True
+
+    @staticmethod
+    def resolve_resend_etch_signer_email(root: Any, info: Any, signer_eid: str) -> bool:
+        identity = _identity(info)
+        signer = tokens.signer_get(organization=identity.organization, eid=signer_eid)
+        return signer_email_resend(signer=signer, requested_by=f"API key {identity.api_key.prefix}")
 
     @staticmethod
     def resolve_void_document_group(root: Any, info: Any, eid: str) -> Packet:

@@ -213,6 +213,7 @@ def packet_create(
                 email_body=packet_input.email_body,
                 reply_to_name=packet_input.reply_to_name[:255],
                 reply_to_email=packet_input.reply_to_email,
+                reminder_days=packet_input.reminder_days,
             )
             DocumentGroup.objects.create(packet=packet)
             for position, ((file, _pdf, version, pages), paths) in enumerate(

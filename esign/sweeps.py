@@ -14,7 +14,7 @@ from django_tasks_db.models import DBTaskResult
 
 from core.background import enqueue_in_transaction
 from core.sweeps import WorkerLost, sweep
-from esign.emails import signer_emails_recover
+from esign.emails import signer_emails_recover, signer_reminders_queue
 from esign.models import Packet
 from esign.tasks import packet_seal_task
 
@@ -71,3 +71,9 @@ def seals_sweep(*, now: datetime) -> int:
 def emails_sweep(*, now: datetime) -> int:
     """Enqueue again the signers' emails whose task was lost; returns how many."""
     return signer_emails_recover(now=now)
+
+
+@sweep("esign.reminders")
+def reminders_sweep(*, now: datetime) -> int:
+    """Queue the reminders due (packets with reminder_days); returns how many."""
+    return signer_reminders_queue(now=now)

@@ -19,6 +19,8 @@ from esign.audit import AuditAction, audit
 from esign.models import Packet, Signer, SignerToken
 
 TOKEN_TTL = timedelta(hours=24)
+# A link kept for showing again is reused only while it lasts at least this much longer.
+REUSE_MARGIN = timedelta(hours=1)
 
 
 def signer_get(*, organization: Organization, eid: str) -> Signer:
@@ -45,6 +47,28 @@ def signer_token_issue(*, signer: Signer, client_user_id: str = "") -> str:
         expires_at=timezone.now() + TOKEN_TTL,
     )
     return token
+
+
+def signer_link(*, signer: Signer, reason: str) -> str:
+    """The signing URL the service shows a signer again and again (a workflow's done page): the
+    newest link it keeps that lasts at least another REUSE_MARGIN, else a new one, audited with
+    ``reason``. Called on an explicit step (the page that hands the link out), never per view of
+    a page that merely lists it."""
+    now = timezone.now()
+    kept = (
+        SignerToken.objects.filter(
+            signer=signer, revoked_at__isnull=True, expires_at__gt=now + REUSE_MARGIN
+        )
+        .exclude(secret="")
+        .order_by("-expires_at")
+        .first()
+    )
+    if kept is not None:
+        return signing_url(signer=signer, token=kept.secret)
+    token = signer_token_issue(signer=signer)
+    SignerToken.objects.filter(token_hash=_hash(token)).update(secret=token)
+    audit(packet=signer.packet, signer=signer, action=reason)
+    return signing_url(signer=signer, token=token)
 
 
 def signing_url(*, signer: Signer, token: str) -> str:
@@ -93,6 +117,18 @@ class SigningRefused(Exception):
         self.error_type = error_type
         self.signer = signer
         super().__init__(message)
+
+
+def signer_of_expired_link(*, signer_eid: str, token: str) -> Signer | None:
+    """The signer whose link ``token`` was, when it expired on its own (not revoked, not
+    voided): the expired-link page may send them a new one."""
+    row = SignerToken.objects.select_related("signer__packet").filter(token_hash=_hash(token or ""))
+    token_row = row.first()
+    if token_row is None or token_row.signer.eid != signer_eid or token_row.revoked_at is not None:
+        return None
+    if token_row.expires_at > timezone.now():
+        return None
+    return token_row.signer
 
 
 def signer_from_token(*, signer_eid: str, token: str, now: datetime | None = None) -> Signer:

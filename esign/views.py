@@ -23,18 +23,22 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.embedding import allow_framing_by, embed_origins
+from accounts.ratelimit import rate_limit_hit
 from core.errors import Conflict, RequestTooLarge, ServiceError, ValidationFailed
 from core.uploads import check_declared_size, size_text
 from esign import lifecycle
 from esign.audit import Client
 from esign.documents import document_pdf
+from esign.emails import WAITING_FOR_LINK, gets_emails, signer_email_resend
 from esign.models import Signer
 from esign.routing import is_signers_turn
 from esign.signer_fields import Adoption, signer_fields
 from esign.signing import SigningOutcome, signer_complete, signer_decline, signer_viewed
-from esign.tokens import SigningRefused, signer_from_token
+from esign.tokens import SigningRefused, signer_from_token, signer_of_expired_link
 
 TOKEN_HEADER = "HTTP_X_SIGNING_TOKEN"  # noqa: S105 - a header name, not a secret
+# How many new links a signer may ask for from the expired-link page in an hour.
+NEW_LINK_PER_HOUR = 3
 
 
 def _client(request: HttpRequest) -> Client:
@@ -84,13 +88,63 @@ def _error_page(request: HttpRequest, refused: SigningRefused) -> HttpResponse:
         "message": str(refused),
         "signerEid": signer.eid if signer else request.resolver_match.kwargs.get("signer_eid"),
     }
+    token = request.GET.get("token", "")
+    renewable = refused.error_type == "tokenExpired" and _renewable(signer, token)
     response = render(
         request,
         "esign/error.html",
-        {"message": str(refused), "event": message, "origins": origins},
+        {
+            "message": str(refused),
+            "event": message,
+            "origins": origins,
+            "new_link_url": reverse("esign-new-link", args=[signer.eid]) if renewable else "",
+            "token": token if renewable else "",
+        },
         status=410 if refused.error_type == "tokenExpired" else 403,
     )
     return _framed(response, origins)
+
+
+def _renewable(signer: Signer | None, token: str) -> bool:
+    """Whether the expired-link page offers "Email me a new link": the link expired on its own
+    and its signer, an email signer whose turn it is, gets emails."""
+    if signer is None:
+        return False
+    expired = signer_of_expired_link(signer_eid=signer.eid, token=token)
+    return expired is not None and gets_emails(expired) and expired.status in WAITING_FOR_LINK
+
+
+@csrf_exempt  # the expired link's token is the credential; a forged post cannot know it
+@xframe_options_exempt
+@require_POST
+def signing_new_link(request: HttpRequest, signer_eid: str) -> HttpResponse:
+    """The expired-link page's "Email me a new link": a new link to the signer's own address
+    (never to one given here), at most NEW_LINK_PER_HOUR an hour for a signer."""
+    token = request.POST.get("token", "")
+    signer = signer_of_expired_link(signer_eid=signer_eid, token=token)
+    if signer is None or not _renewable(signer, token):
+        return render(
+            request, "esign/new_link.html", {"sent": False, "reason": "unknown"}, status=404
+        )
+    origins = embed_origins(signer.packet.organization)
+    decision = rate_limit_hit(
+        bucket=f"esign-new-link:{signer.eid}", limit=NEW_LINK_PER_HOUR, interval_ms=3_600_000
+    )
+    if settings.RATE_LIMIT_ENABLED and not decision.allowed:
+        response = render(
+            request, "esign/new_link.html", {"sent": False, "reason": "often"}, status=429
+        )
+        response["Retry-After"] = str(decision.retry_after_seconds)
+        return _framed(response, origins)
+    sent = signer_email_resend(signer=signer, requested_by="the signer (expired link)")
+    context = {"sent": sent, "reason": "" if sent else "on its way", "to": _masked(signer.email)}
+    return _framed(render(request, "esign/new_link.html", context), origins)
+
+
+def _masked(email: str) -> str:
+    """a***@example.com: enough for the signer to recognize their address."""
+    local, _, domain = email.partition("@")
+    return f"{local[:1]}***@{domain}"
 
 
 def _refused(refused: SigningRefused) -> JsonResponse:

@@ -38,6 +38,7 @@ from workflows.models import (
     WorkflowSigner,
     WorkflowVersion,
 )
+from workflows.submissions import submission_links_rotate
 
 ORDER_JS = "workflows/admin-order.js"
 ORDER_CSS = "workflows/admin-order.css"
@@ -498,6 +499,20 @@ class SubmissionAdmin(admin.ModelAdmin):
     ]
     readonly_fields = fields
     inlines = [WebformSubmissionInline]
+    actions = ["end_continue_links"]
+
+    @admin.action(description="End the continue links handed out so far", permissions=["view"])
+    def end_continue_links(self, request: HttpRequest, queryset: QuerySet[Submission]) -> None:
+        submissions = list(queryset)
+        organizations = {s.workflow.organization_id for s in submissions}
+        if not staff_manages(user=request.user, organization_ids=organizations):
+            self.message_user(
+                request, "Nothing was done: only an owner or admin may do that.", messages.ERROR
+            )
+            return
+        for submission in submissions:
+            submission_links_rotate(submission=submission)
+        self.message_user(request, f"Ended the continue links of {len(submissions)} submission(s).")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Submission]:
         queryset = super().get_queryset(request).select_related("workflow__organization")

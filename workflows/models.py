@@ -10,6 +10,8 @@ a submission under way.
 
 from __future__ import annotations
 
+import secrets
+
 from django.core.validators import RegexValidator
 from django.db import models
 
@@ -202,6 +204,10 @@ class WorkflowSigner(models.Model):
         return self.alias_id
 
 
+def new_link_secret() -> str:
+    return secrets.token_hex(16)
+
+
 class Submission(models.Model):
     """A run of a workflow by one person ("weldData" on the wire)."""
 
@@ -230,6 +236,8 @@ class Submission(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+    # Part of every continue link's MAC: a new one ends the links handed out so far.
+    link_secret = models.CharField(max_length=64, default=new_link_secret)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
@@ -51,7 +52,13 @@ from workflows.engine.resolve import (
     person_name,
     value_of,
 )
-from workflows.models import Submission, SubmissionDocument, WebformSubmission, Workflow
+from workflows.models import (
+    Submission,
+    SubmissionDocument,
+    WebformSubmission,
+    Workflow,
+    new_link_secret,
+)
 from workflows.services import Running, running_definition, webform_get
 
 Status = Submission.Status
@@ -106,8 +113,35 @@ def submission_completion(submission: Submission) -> float:
 # --- links for people ---------------------------------------------------------------------------
 
 
-def continue_token(submission: Submission) -> str:
-    return salted_hmac(_CONTINUE_SALT, submission.eid).hexdigest()[:40]
+def continue_token(submission: Submission, *, now: datetime | None = None) -> str:
+    """The secret of a continue link: when it expires, and a MAC of the submission, its link
+    secret (rotating it ends every link given so far) and that time. Valid for
+    WORKFLOW_CONTINUE_LINK_DAYS."""
+    now = now or timezone.now()
+    expires = int((now + timedelta(days=settings.WORKFLOW_CONTINUE_LINK_DAYS)).timestamp())
+    return f"{expires:x}.{_continue_mac(submission, expires)}"
+
+
+def _continue_mac(submission: Submission, expires: int) -> str:
+    value = f"{submission.eid}:{submission.link_secret}:{expires}"
+    return salted_hmac(_CONTINUE_SALT, value).hexdigest()[:40]
+
+
+def _continue_token_valid(submission: Submission, token: str) -> bool:
+    expiry, _, mac = (token or "").partition(".")
+    try:
+        expires = int(expiry, 16)
+    except ValueError:
+        return False
+    if not constant_time_compare(mac, _continue_mac(submission, expires)):
+        return False
+    return expires > timezone.now().timestamp()
+
+
+def submission_links_rotate(*, submission: Submission) -> None:
+    """End every continue link of ``submission`` handed out so far (new ones work)."""
+    submission.link_secret = new_link_secret()
+    submission.save(update_fields=["link_secret", "updated_at"])
 
 
 def continue_path(submission: Submission) -> str:
@@ -143,8 +177,8 @@ def submission_for_link(
         )
         .first()
     )
-    if submission is None or not constant_time_compare(token or "", continue_token(submission)):
-        raise NotFound("This link is not valid. Ask for a new one.")
+    if submission is None or not _continue_token_valid(submission, token):
+        raise NotFound("This link is not valid or has expired. Ask for a new one.")
     return submission
 
 

@@ -46,10 +46,11 @@ from core.uploads import (
     upload_exceeded,
 )
 from esign import lifecycle
+from esign.audit import AuditAction
 from esign.models import Signer
 from esign.routing import is_signers_turn
 from esign.sealing import SealPending
-from esign.tokens import signer_token_issue, signing_url
+from esign.tokens import signer_link
 from workflows import services, submissions
 from workflows.engine.definition import FieldDef, WebformDef, WorkflowDef
 from workflows.engine.resolve import check_form_page, first_page_with_errors
@@ -747,7 +748,9 @@ def _end(
         signers = list(Signer.objects.filter(packet_id=submission.packet_id))
         turn = next((s for s in signers if is_signers_turn(s)), None)
         if turn is not None and turn.signer_type == Signer.Kind.EMBEDDED:
-            url = signing_url(signer=turn, token=signer_token_issue(signer=turn))
+            # The same link while it lasts (a reload, the back button), a new one once it does
+            # not: issued by esign, audited, and never one per page view.
+            url = signer_link(signer=turn, reason=AuditAction.SIGNING_URL_CREATED)
             sign_url = url + ("&withinIframe=true" if embedded else "")
         waiting_for = [s.name for s in signers if s.status not in lifecycle.FINISHED_SIGNER]
     zip_path = reverse(
