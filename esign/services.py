@@ -10,6 +10,7 @@ esign.routing; signing links, through esign.tokens; emails, through esign.emails
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.files.storage import default_storage
@@ -164,15 +165,34 @@ def _check_fields_fit(file: FileInput, pages: int, index: int) -> None:
         raise ValidationFailed.from_problems(problems)
 
 
-def packet_create(
+@dataclass
+class PreparedPacket:
+    """A packet's documents made and stored, nothing written to the database yet: the slow
+    part of creating a packet, done before any transaction (:func:`packet_prepare`)."""
+
+    organization: Organization
+    packet_input: PacketInput
+    eid: str
+    # (file with its template's signer fields, template version, pages, the stored PDFs:
+    # prepared path and hash, current path and hash)
+    documents: list[tuple[FileInput, Any, int, tuple[str, str, str, str]]]
+
+    def discard(self) -> None:
+        """Delete the stored PDFs (the packet was not written after all)."""
+        for *_, paths in self.documents:
+            for path in {paths[0], paths[2]}:
+                blob_delete(path)
+
+
+def packet_prepare(
     *, organization: Organization, watermark: bool, packet_input: PacketInput
-) -> Packet:
-    """Create a packet of ``organization`` with its documents and signers, in one transaction;
-    send it unless it is a draft. Any problem stores nothing. ``watermark``: generated documents
-    carry the development mark (a development key asked)."""
+) -> PreparedPacket:
+    """Fill, generate or read every file of the packet, check them, and store their PDFs (and a
+    test packet's marked copies). ValidationFailed names every problem; nothing is stored then.
+    ``watermark``: generated documents carry the development mark (a development key asked)."""
     if packet_input.webhook_url:
         check_webhook_url(packet_input.webhook_url)  # refused now, not when the event fires
-    prepared = []
+    made = []
     for index, file in enumerate(packet_input.files):
         pdf, version = _prepare(
             organization=organization,
@@ -185,72 +205,87 @@ def packet_create(
         if version is not None:
             file = _template_fields(file, version, pages, index)
         _check_fields_fit(file, pages, index)
-        prepared.append((file, pdf, version, pages))
-    check_signer_fields([file for file, *_ in prepared], packet_input.signers)
-
-    # The PDFs are stored before the transaction (storage is slow, and may be a network away);
-    # if it fails they are deleted again.
-    eid = new_eid()
-    prefix = f"packets/{organization.eid}/{eid}"
-    stored: list[tuple[str, str, str, str]] = []
+        made.append((file, pdf, version, pages))
+    check_signer_fields([file for file, *_ in made], packet_input.signers)
+    prepared = PreparedPacket(organization, packet_input, new_eid(), [])
+    prefix = f"packets/{organization.eid}/{prepared.eid}"
     try:
-        for _file, pdf, _version, _pages in prepared:
+        for file, pdf, version, pages in made:
             prepared_path, prepared_sha = blob_save(prefix=prefix, data=pdf)
             current_path, current_sha = prepared_path, prepared_sha
             if packet_input.is_test:  # a visible mark on every page, from the start
                 current_path, current_sha = blob_save(prefix=prefix, data=test_mark(pdf))
-            stored.append((prepared_path, prepared_sha, current_path, current_sha))
-        with transaction.atomic():
-            packet = Packet.objects.create(
-                eid=eid,
-                organization=organization,
-                name=packet_input.name[:255],
-                is_test=packet_input.is_test,
-                allow_updates=packet_input.allow_updates,
-                merge_pdfs=packet_input.merge_pdfs,
-                webhook_url=packet_input.webhook_url,
-                email_subject=packet_input.email_subject[:255],
-                email_body=packet_input.email_body,
-                reply_to_name=packet_input.reply_to_name[:255],
-                reply_to_email=packet_input.reply_to_email,
-                reminder_days=packet_input.reminder_days,
-            )
-            DocumentGroup.objects.create(packet=packet)
-            for position, ((file, _pdf, version, pages), paths) in enumerate(
-                zip(prepared, stored, strict=True)
-            ):
-                PacketDocument.objects.create(
-                    packet=packet,
-                    alias_id=file.id,
-                    position=position,
-                    title=file.title[:255],
-                    filename=file.filename[:255],
-                    source=file.source,
-                    template_version=version,
-                    prepared_path=paths[0],
-                    prepared_sha256=paths[1],
-                    current_path=paths[2],
-                    current_sha256=paths[3],
-                    fields=[field.to_json() for field in file.fields],
-                    page_count=pages,
-                )
-            for signer in packet_input.signers:
-                _create_signer(packet, signer)
-            audit(
-                packet=packet,
-                action=AuditAction.PACKET_CREATED,
-                detail={"documents": len(prepared)},
-            )
-            events.document_group_created(packet)
-            if not packet_input.is_draft:
-                packet_send(packet=packet)
+            paths = (prepared_path, prepared_sha, current_path, current_sha)
+            prepared.documents.append((file, version, pages, paths))
     except BaseException:
-        for paths in stored:
-            for path in {paths[0], paths[2]}:
-                blob_delete(path)
+        prepared.discard()
         raise
+    return prepared
+
+
+def packet_store(prepared: PreparedPacket) -> Packet:
+    """Write the prepared packet with its documents and signers (in the caller's transaction,
+    or one of its own) and send it unless it is a draft. Quick: no PDF work."""
+    packet_input = prepared.packet_input
+    with transaction.atomic():
+        packet = Packet.objects.create(
+            eid=prepared.eid,
+            organization=prepared.organization,
+            name=packet_input.name[:255],
+            is_test=packet_input.is_test,
+            allow_updates=packet_input.allow_updates,
+            merge_pdfs=packet_input.merge_pdfs,
+            webhook_url=packet_input.webhook_url,
+            email_subject=packet_input.email_subject[:255],
+            email_body=packet_input.email_body,
+            reply_to_name=packet_input.reply_to_name[:255],
+            reply_to_email=packet_input.reply_to_email,
+            reminder_days=packet_input.reminder_days,
+        )
+        DocumentGroup.objects.create(packet=packet)
+        for position, (file, version, pages, paths) in enumerate(prepared.documents):
+            PacketDocument.objects.create(
+                packet=packet,
+                alias_id=file.id,
+                position=position,
+                title=file.title[:255],
+                filename=file.filename[:255],
+                source=file.source,
+                template_version=version,
+                prepared_path=paths[0],
+                prepared_sha256=paths[1],
+                current_path=paths[2],
+                current_sha256=paths[3],
+                fields=[field.to_json() for field in file.fields],
+                page_count=pages,
+            )
+        for signer in packet_input.signers:
+            _create_signer(packet, signer)
+        audit(
+            packet=packet,
+            action=AuditAction.PACKET_CREATED,
+            detail={"documents": len(prepared.documents)},
+        )
+        events.document_group_created(packet)
+        if not packet_input.is_draft:
+            packet_send(packet=packet)
     packet.refresh_from_db()
     return packet
+
+
+def packet_create(
+    *, organization: Organization, watermark: bool, packet_input: PacketInput
+) -> Packet:
+    """Create a packet of ``organization`` with its documents and signers: the documents made
+    and stored first, then one short transaction. Any problem stores nothing."""
+    prepared = packet_prepare(
+        organization=organization, watermark=watermark, packet_input=packet_input
+    )
+    try:
+        return packet_store(prepared)
+    except BaseException:
+        prepared.discard()
+        raise
 
 
 def _create_signer(packet: Packet, signer: SignerInput) -> Signer:

@@ -204,6 +204,15 @@ class WorkflowSigner(models.Model):
         return self.alias_id
 
 
+class SubmissionStatus(models.TextChoices):
+    CREATED = "created"
+    IN_PROGRESS = "in-progress"
+    READY_TO_SIGN = "ready-to-sign"
+    AWAITING_SIGNATURES = "awaiting-signatures"
+    DECLINED = "declined"
+    COMPLETED = "completed"
+
+
 def new_link_secret() -> str:
     return secrets.token_hex(16)
 
@@ -211,13 +220,7 @@ def new_link_secret() -> str:
 class Submission(models.Model):
     """A run of a workflow by one person ("weldData" on the wire)."""
 
-    class Status(models.TextChoices):
-        CREATED = "created"
-        IN_PROGRESS = "in-progress"
-        READY_TO_SIGN = "ready-to-sign"
-        AWAITING_SIGNATURES = "awaiting-signatures"
-        DECLINED = "declined"
-        COMPLETED = "completed"
+    Status = SubmissionStatus
 
     eid = EidField()
     workflow = models.ForeignKey(Workflow, on_delete=models.CASCADE, related_name="submissions")
@@ -241,6 +244,12 @@ class Submission(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=SubmissionStatus.values),
+                name="submission_status_valid",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.display_title or self.eid

@@ -52,6 +52,7 @@ from workflows.engine.resolve import (
     person_name,
     value_of,
 )
+from workflows.lifecycle import submission_move
 from workflows.models import (
     Submission,
     SubmissionDocument,
@@ -248,56 +249,120 @@ def webform_save(
             raise _payload_errors(missing)
     done_before = completed_slugs(submission) if submission else set()
     finishing = complete and {w.slug for w in definition.webforms} <= done_before | {webform.slug}
+    created = submission is None
+    if submission is None:  # made now (its eid names the signing step's links), saved below
+        submission = Submission(
+            workflow=workflow,
+            definition=definition.to_json(),
+            version_number=_running(running).version_number,
+            is_test=is_test,
+            webhook_url=webhook_url,
+            timezone=timezone_name,
+        )
+        submission._definition = definition  # type: ignore[attr-defined]
     # The fills are the slow part: done before the transaction, from the values as they will be.
     prepared = (
         _fill(workflow, definition, payloads) if finishing and not definition.signers else None
     )
+    signing = (
+        _signing_prepare(submission, definition, payloads, identity, embedded=embedded)
+        if finishing and definition.signers
+        else None
+    )
+    try:
+        return _save(
+            submission,
+            definition,
+            webform,
+            checked,
+            created=created,
+            row_eid=row_eid,
+            current_step=current_step,
+            complete=complete,
+            webhook_url=webhook_url,
+            timezone_name=timezone_name,
+            prepared=prepared,
+            signing=signing,
+            identity=identity,
+            embedded=embedded,
+        )
+    except BaseException:
+        if signing is not None:
+            signing.discard()
+        raise
 
-    with transaction.atomic():
-        created = submission is None
-        if submission is None:
-            running = _running(running)
-            submission = Submission.objects.create(
-                workflow=workflow,
-                definition=definition.to_json(),
-                version_number=running.version_number,
-                is_test=is_test,
-                webhook_url=webhook_url,
-                timezone=timezone_name,
-            )
-            submission._definition = definition  # type: ignore[attr-defined]
-        else:
-            submission = _locked(submission)
-            if submission.status not in OPEN:
-                raise Conflict(
-                    f"The submission is {submission.status}: its webforms can no longer change."
+
+def _save(
+    submission: Submission,
+    definition: WorkflowDef,
+    webform: WebformDef,
+    checked: Checked,
+    *,
+    created: bool,
+    row_eid: str | None,
+    current_step: int | None,
+    complete: bool,
+    webhook_url: str,
+    timezone_name: str,
+    prepared: list[Filled] | None,
+    signing: esign.PreparedPacket | None,
+    identity: ApiIdentity | None,
+    embedded: bool,
+) -> Saved:
+    """webform_save's transaction: quick, every document already made."""
+    made = None
+    try:
+        with transaction.atomic():
+            if created:
+                submission.save()
+            else:
+                submission = _locked(submission)
+                if submission.status not in OPEN:
+                    raise Conflict(
+                        f"The submission is {submission.status}: its webforms can no longer change."
+                    )
+                if webhook_url:
+                    submission.webhook_url = webhook_url
+                if timezone_name:
+                    submission.timezone = timezone_name
+            row = _locked_row(submission, webform)
+            if row_eid is not None and row.eid != row_eid:
+                raise NotFound(f"No submission with eid '{row_eid}' of this webform.")
+            row.payload = merged(row.payload, checked)
+            if current_step is not None:
+                row.current_step = current_step
+            completed_now = complete and row.completed_at is None
+            if completed_now:
+                row.completed_at = timezone.now()
+            row.save()
+            payloads = payloads_of(submission)
+            submission.display_title = display_title(definition, payloads)
+            if any(payloads.values()) and submission.status == Status.CREATED:
+                submission_move(submission, Status.IN_PROGRESS, save=False)
+            submission.save()
+            if created:
+                events.submission_created(submission, definition)
+            if completed_now:
+                events.webform_completed(submission, definition, row)
+            finished = complete and completed_slugs(submission) >= {
+                w.slug for w in definition.webforms
+            }
+            if finished:
+                made = _finish(
+                    submission,
+                    definition,
+                    payloads,
+                    prepared,
+                    signing,
+                    identity,
+                    embedded=embedded,
                 )
-            if webhook_url:
-                submission.webhook_url = webhook_url
-            if timezone_name:
-                submission.timezone = timezone_name
-        row = _locked_row(submission, webform)
-        if row_eid is not None and row.eid != row_eid:
-            raise NotFound(f"No submission with eid '{row_eid}' of this webform.")
-        row.payload = merged(row.payload, checked)
-        if current_step is not None:
-            row.current_step = current_step
-        completed_now = complete and row.completed_at is None
-        if completed_now:
-            row.completed_at = timezone.now()
-        row.save()
-        payloads = payloads_of(submission)
-        submission.display_title = display_title(definition, payloads)
-        if any(payloads.values()):
-            submission.status = Status.IN_PROGRESS
-        submission.save()
-        if created:
-            events.submission_created(submission, definition)
-        if completed_now:
-            events.webform_completed(submission, definition, row)
-        finished = complete and completed_slugs(submission) >= {w.slug for w in definition.webforms}
-        if finished:
-            _finish(submission, definition, payloads, prepared, identity, embedded=embedded)
+    except BaseException:
+        if made is not None:
+            made.discard()
+        raise
+    if signing is not None and not finished:
+        signing.discard()  # made for a completion another save got to first
     return Saved(
         submission=submission,
         row=row,
@@ -363,18 +428,25 @@ def _finish(
     definition: WorkflowDef,
     payloads: Mapping[str, Mapping[str, Any]],
     prepared: list[Filled] | None,
+    signing: esign.PreparedPacket | None,
     identity: ApiIdentity | None,
     *,
     embedded: bool,
-) -> None:
-    """Every webform is complete: store the documents and complete, or start signing."""
+) -> esign.PreparedPacket | None:
+    """Every webform is complete: store the documents and complete, or start signing. The
+    documents are made before the transaction; ``prepared`` and ``signing`` are None only when
+    another webform's save completed the workflow meanwhile, and then they are made now.
+    Returns the signing documents made here (the caller discards them if the transaction
+    fails)."""
+    made = None
     if definition.signers:
-        submission.packet = _start_signing(
-            submission, definition, payloads, identity, embedded=embedded
-        )
-        submission.status = Status.READY_TO_SIGN
-        submission.save(update_fields=["packet", "status", "updated_at"])
-        return
+        if signing is None:
+            signing = made = _signing_prepare(
+                submission, definition, payloads, identity, embedded=embedded
+            )
+        submission.packet = esign.packet_store(signing)
+        submission_move(submission, Status.READY_TO_SIGN, fields=("packet",))
+        return made
     if prepared is None:  # another webform completed meanwhile: fill now
         prepared = _fill(submission.workflow, definition, payloads)
     prefix = f"workflows/{submission.workflow.organization.eid}/{submission.eid}"
@@ -390,12 +462,12 @@ def _finish(
             sha256=sha,
         )
     _complete(submission, definition)
+    return None
 
 
 def _complete(submission: Submission, definition: WorkflowDef) -> None:
-    submission.status = Status.COMPLETED
     submission.completed_at = timezone.now()
-    submission.save(update_fields=["status", "completed_at", "updated_at"])
+    submission_move(submission, Status.COMPLETED, fields=("completed_at",))
     events.submission_completed(submission, definition)
 
 
@@ -403,14 +475,16 @@ def _file_id(index: int) -> str:
     return f"document{index + 1}"
 
 
-def _start_signing(
+def _signing_input(
     submission: Submission,
     definition: WorkflowDef,
     payloads: Mapping[str, Mapping[str, Any]],
-    identity: ApiIdentity | None,
     *,
     embedded: bool,
-) -> Packet:
+) -> PacketInput:
+    """The signing step's packet: the documents filled from the answers, the signers named by
+    them, each back to the submission's page when done. ValidationFailed when an answer a
+    signer needs is missing."""
     files = []
     for index, document in enumerate(definition.documents):
         boxes = tuple(
@@ -457,8 +531,8 @@ def _start_signing(
         )
     if problems:
         raise ValidationFailed.from_problems(problems)
-    packet_input = PacketInput(
-        name=(submission.display_title or definition.name)[:255],
+    return PacketInput(
+        name=(display_title(definition, payloads) or definition.name)[:255],
         files=tuple(files),
         signers=tuple(signers),
         payloads={
@@ -468,11 +542,22 @@ def _start_signing(
         is_test=submission.is_test,
         webhook_url=submission.webhook_url,
     )
+
+
+def _signing_prepare(
+    submission: Submission,
+    definition: WorkflowDef,
+    payloads: Mapping[str, Mapping[str, Any]],
+    identity: ApiIdentity | None,
+    *,
+    embedded: bool,
+) -> esign.PreparedPacket:
+    """The signing step's documents made and stored (slow: before any transaction)."""
     # A person on a webform page acts for the organization itself: no key, no watermark.
-    return esign.packet_create(
+    return esign.packet_prepare(
         organization=submission.workflow.organization,
         watermark=identity.is_development if identity is not None else False,
-        packet_input=packet_input,
+        packet_input=_signing_input(submission, definition, payloads, embedded=embedded),
     )
 
 
@@ -523,8 +608,7 @@ def submission_sync(submission: Submission) -> Submission:
         if target == Status.COMPLETED:
             _complete(locked, definition_for(locked))
         else:
-            locked.status = target
-            locked.save(update_fields=["status", "updated_at"])
+            submission_move(locked, target)
     return locked
 
 
