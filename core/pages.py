@@ -45,8 +45,12 @@ def page_or_api(*, page: View, api: View, browsers_only: bool = False) -> View:
 def start_page(request: HttpRequest) -> HttpResponse:
     """What the service is and where to go next: admin, settings, API reference, GraphiQL,
     verification, health."""
+    # The address links are built from; a page opened at another one says so, since the links
+    # the service hands out (signing, downloads, webhooks) would not lead back here.
+    opened_at = request.build_absolute_uri("/").rstrip("/")
     context = {
         "base_url": settings.PUBLIC_BASE_URL,
+        "opened_at": opened_at if opened_at != settings.PUBLIC_BASE_URL else "",
         "links": [
             {
                 "href": reverse("admin:index"),

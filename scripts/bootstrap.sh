@@ -83,6 +83,8 @@ if [ "$mode" = "test" ]; then
     npm ci --prefix "$node_dir" --no-audit --no-fund --loglevel=error >&2
     echo "$lock_sum" > "$node_dir/node_modules/.lock.sha256"
   fi
-else
+elif [ "$(cat .venv/.requirements.sha256 2>/dev/null)" != \
+     "$(cat requirements-dev.txt requirements.txt | sha256sum | cut -d' ' -f1)" ]; then
+  # A current test install (requirements-dev.txt includes requirements.txt) serves runs too.
   install_venv .venv requirements.txt
 fi

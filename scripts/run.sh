@@ -8,12 +8,26 @@ cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh run
 export PATH="$PWD/.venv/bin:$PATH"
 
+host="${HOST:-127.0.0.1}"
+port="${PORT:-8000}"
+# Every link the service hands out (signing URLs, emails, downloads, webhook bodies, the embed
+# demo's frame, the seal's /Location) starts with PUBLIC_BASE_URL. Unless it is set (behind a
+# proxy, or for other machines to reach this one), it is the address the server listens on;
+# a wildcard address is reached as 127.0.0.1 (::1) from this machine.
+if [ -z "${PUBLIC_BASE_URL:-}" ]; then
+  case "$host" in
+    0.0.0.0 | "") link_host=127.0.0.1 ;;
+    :: | "[::]") link_host="[::1]" ;;
+    *:*) link_host="[${host#[}"; link_host="${link_host%]}]" ;;
+    *) link_host="$host" ;;
+  esac
+  export PUBLIC_BASE_URL="http://$link_host:$port"
+fi
+base="${PUBLIC_BASE_URL%/}"
+
 python manage.py migrate --noinput -v0
 eval "$(python manage.py demo_setup)"
 
-host="${HOST:-127.0.0.1}"
-port="${PORT:-8000}"
-base="http://$host:$port"
 # The admin's password is printed only by the start that created the user (it is stored
 # nowhere else); later starts say how to set one.
 if [ -n "$DEMO_ADMIN_PASSWORD" ]; then

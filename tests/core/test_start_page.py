@@ -100,3 +100,21 @@ def test_get_root_with_an_api_key_is_still_the_api(api_client: Client) -> None:
 
     assert response.status_code == 200
     assert response.json() == {"graphql": "POST a JSON body {query, variables} here."}
+
+
+def test_the_start_page_says_when_it_was_opened_at_another_address(db: None, settings) -> None:
+    settings.PUBLIC_BASE_URL = "https://pdf.example.com"
+
+    html = Client().get("/").content.decode()
+
+    assert (
+        '<p class="base-url"><span>Base URL</span> <code>https://pdf.example.com</code></p>' in html
+    )
+    assert "This page was opened at <code>http://testserver</code>" in html
+    assert "<code>PUBLIC_BASE_URL</code>" in html
+
+
+def test_the_start_page_has_no_note_at_its_own_address(db: None, settings) -> None:
+    settings.PUBLIC_BASE_URL = "http://testserver"
+
+    assert "was opened at" not in Client().get("/").content.decode()
