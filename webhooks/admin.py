@@ -10,20 +10,35 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from accounts.staff_admin import OrganizationOwnedAdmin, manages, may_manage
+from core.errors import ValidationFailed
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
-from webhooks.services import delivery_resend
+from webhooks.services import check_webhook_url, delivery_resend
 
 # The token's characters shown to those who do not manage the organization (settings page too).
 TOKEN_SHOWN = 4
 
 
+class WebhookEndpointForm(forms.ModelForm):
+    def clean_url(self) -> str:
+        """Refused here as on the settings page: a URL deliveries could never reach."""
+        url = self.cleaned_data.get("url") or ""
+        if not url:
+            return url
+        try:
+            return check_webhook_url(url, property="url")
+        except ValidationFailed as failure:
+            raise forms.ValidationError(" ".join(f.message for f in failure.fields)) from None
+
+
 @admin.register(WebhookEndpoint)
 class WebhookEndpointAdmin(OrganizationOwnedAdmin):
+    form = WebhookEndpointForm
     list_display = ["organization", "url", "disabled_at", "updated_at"]
     list_select_related = ["organization"]
     search_fields = ["organization__slug", "url"]

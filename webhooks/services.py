@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -37,7 +38,7 @@ from django_tasks_db.models import DBTaskResult
 from accounts.models import Organization
 from core.background import enqueue_in_transaction, retry_later
 from core.eids import random_base62
-from core.engine.fetch import FetchError, PostResponse, post
+from core.engine.fetch import FetchError, PostResponse, check_address, post
 from core.engine.payload_crypto import encrypt_payload
 from core.errors import NotFound, ValidationFailed
 from core.resources import webhook_policy
@@ -76,8 +77,29 @@ def endpoint_get(*, organization: Organization) -> WebhookEndpoint:
 
 
 def check_webhook_url(url: str, *, property: str = "webhookURL") -> str:
-    """``url`` stripped if it is an http(s) URL; a 400 on ``property`` otherwise. Whether the
-    address may be reached is decided at delivery time, by the outbound guard."""
+    """``url`` stripped if it is an http(s) URL that deliveries may reach; a 400 on ``property``
+    otherwise. Call it where a URL is set (never inside a transaction: it may resolve the host
+    name): a URL the outbound guard would refuse at every delivery (a private or loopback
+    address) is refused here, with the setting that would allow it."""
+    url = _webhook_url_form(url, property=property)
+    try:
+        check_address(url, webhook_policy())
+    except FetchError as error:
+        if error.code != "address_not_allowed":
+            raise ValidationFailed.single(property, error.message) from None
+        host = urlsplit(url).hostname or ""
+        raise ValidationFailed.single(
+            property,
+            f"{host} is a private, loopback or otherwise non-public address, and webhooks are "
+            "only sent to public ones. To allow it (a receiver on this machine or your "
+            f"intranet), add {host} to the FETCH_ALLOW_HOSTS setting (or its network to "
+            "FETCH_ALLOW_NETWORKS) and restart the service.",
+        ) from None
+    return url
+
+
+def _webhook_url_form(url: str, *, property: str = "webhookURL") -> str:
+    """``url`` stripped if it is an http(s) URL; a 400 on ``property`` otherwise."""
     url = url.strip()
     try:
         _url_validator(url)
@@ -88,13 +110,14 @@ def check_webhook_url(url: str, *, property: str = "webhookURL") -> str:
     return url
 
 
-@transaction.atomic
 def endpoint_url_set(*, organization: Organization, url: str) -> WebhookEndpoint:
     """Set (or with "" clear) the organization's URL; saving it re-enables a disabled endpoint."""
-    endpoint = endpoint_get(organization=organization)
-    endpoint.url = check_webhook_url(url, property="url") if url.strip() else ""
-    endpoint.disabled_at = None
-    endpoint.save(update_fields=["url", "disabled_at", "updated_at"])
+    checked = check_webhook_url(url, property="url") if url.strip() else ""  # before the writes
+    with transaction.atomic():
+        endpoint = endpoint_get(organization=organization)
+        endpoint.url = checked
+        endpoint.disabled_at = None
+        endpoint.save(update_fields=["url", "disabled_at", "updated_at"])
     return endpoint
 
 
@@ -201,7 +224,9 @@ def event_emit(
     if action not in ACTIONS:
         raise ValueError(f"unknown webhook action {action!r}")
     json.dumps(data)  # plain JSON only: a TypeError here, not in the worker
-    url = check_webhook_url(webhook_url) if webhook_url else ""
+    # The form only: the address was checked when the URL was set (check_webhook_url), and the
+    # guard checks it again at delivery; no DNS lookup in the caller's transaction.
+    url = _webhook_url_form(webhook_url) if webhook_url else ""
     with transaction.atomic():
         event = WebhookEvent.objects.create(
             organization=organization, action=action, data=data, webhook_url=url

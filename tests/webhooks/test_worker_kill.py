@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.db import transaction
@@ -86,7 +87,9 @@ def test_killing_the_worker_mid_batch_loses_no_event(
     organization: Organization,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    settings: Any,
 ) -> None:
+    settings.FETCH_ALLOW_NETWORKS = ["127.0.0.0/8"]  # here too: the URL is checked when set
     held, release = threading.Event(), threading.Event()
 
     def hold(count: int) -> None:

@@ -30,7 +30,14 @@ Pure Python: no Django here (enforced by import-linter); callers turn settings i
 `FetchPolicy`.
 """
 
-from core.engine.fetch.client import Fetched, PostResponse, decode_data_url, fetch, post
+from core.engine.fetch.client import (
+    Fetched,
+    PostResponse,
+    check_address,
+    decode_data_url,
+    fetch,
+    post,
+)
 from core.engine.fetch.data_url import data_url_size
 from core.engine.fetch.errors import FetchError, FetchErrorCode
 from core.engine.fetch.guard import MAX_URL_LENGTH, Resolver, is_public_address
@@ -44,6 +51,7 @@ __all__ = [
     "Fetched",
     "PostResponse",
     "Resolver",
+    "check_address",
     "data_url_size",
     "decode_data_url",
     "fetch",

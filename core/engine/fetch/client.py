@@ -19,8 +19,14 @@ from urllib.parse import urljoin
 
 from core.engine.fetch.connection import exchange, read_capped
 from core.engine.fetch.data_url import is_data_url, parse_data_url
-from core.engine.fetch.errors import logger, refuse
-from core.engine.fetch.guard import Resolver, Target, system_resolve
+from core.engine.fetch.errors import FetchError, logger, refuse
+from core.engine.fetch.guard import (
+    Resolver,
+    Target,
+    checked_addresses,
+    parse_http_url,
+    system_resolve,
+)
 from core.engine.fetch.policy import FetchPolicy
 
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -80,6 +86,28 @@ def fetch(url: str, policy: FetchPolicy, *, resolve: Resolver | None = None) -> 
             )
         return fetched
     return _fetch_http(url, policy, resolve or system_resolve, deadline)
+
+
+def check_address(url: str, policy: FetchPolicy, *, resolve: Resolver | None = None) -> None:
+    """Refuse now, with the `FetchError` a request would get, an http(s) URL that the guard would
+    refuse whenever it is used: a bad URL or scheme, or a host that resolves to an address
+    `policy` does not allow (private, loopback...). Connects to nothing.
+
+    For checking a URL when it is saved (a webhook URL), so that the refusal is seen by whoever
+    typed it rather than logged at every delivery. A name that does not resolve (yet), or not
+    within the deadline, passes: it may resolve by the time it is used, and then the guard
+    checks it again.
+    """
+    if not isinstance(url, str):
+        raise refuse("invalid_url", "URL is a %s, not a string", type(url).__name__)
+    deadline = time.monotonic() + policy.deadline_seconds
+    target = parse_http_url(url)
+    try:
+        checked_addresses(target, policy, resolve or system_resolve, deadline)
+    except FetchError as error:
+        if error.code in ("dns_failed", "timeout"):
+            return
+        raise
 
 
 def decode_data_url(url: str, *, max_bytes: int) -> Fetched:
