@@ -97,25 +97,38 @@ def demo_packet_request_write(path: Path, template_eid: str) -> None:
 
 
 @transaction.atomic
-def demo_packet_signing_url(*, identity: ApiIdentity, template_eid: str) -> str:
-    """A signing URL of the first signer of the demo packet, made once and kept while it is
-    open (a new one after it was signed, declined or voided). A new link at every call: tokens
-    are stored hashed, so an earlier link cannot be shown again."""
+def demo_packet_signing_url(
+    *, identity: ApiIdentity, template_eid: str, packet_eid: str = ""
+) -> tuple[str, str]:
+    """A signing URL of the first signer of the demo packet, and that packet's eid.
+
+    The demo packet is the one whose eid the caller kept (``packet_eid``): found by that stable
+    id, never by its name, which any packet made from the printed request shares. It is kept
+    while it is open; a new one is made when there is none yet, or it was signed, declined or
+    voided (the caller keeps the new eid). A new link at every call: tokens are stored hashed,
+    so an earlier link cannot be shown again."""
     packet = (
         Packet.objects.filter(
-            organization=identity.organization,
-            name=DEMO_PACKET_NAME,
-            status__in=lifecycle.OPEN_PACKET,
-        )
-        .order_by("-created_at")
-        .first()
+            organization=identity.organization, eid=packet_eid, status__in=lifecycle.OPEN_PACKET
+        ).first()
+        if packet_eid
+        else None
     )
     first = packet.signers.filter(alias_id="client").first() if packet is not None else None
-    if first is None or first.status in (Signer.Status.COMPLETED, Signer.Status.DECLINED):
+    if (
+        packet is None
+        or first is None
+        or first.status
+        in (
+            Signer.Status.COMPLETED,
+            Signer.Status.DECLINED,
+        )
+    ):
         packet = services.packet_create(
             organization=identity.organization,
             watermark=identity.is_development,
             packet_input=parse_packet_input(demo_packet_variables(template_eid)),
         )
         first = packet.signers.get(alias_id="client")
-    return signing_url(signer=first, token=signer_token_issue(signer=first, client_user_id="demo"))
+    token = signer_token_issue(signer=first, client_user_id="demo")
+    return signing_url(signer=first, token=token), packet.eid

@@ -15,6 +15,7 @@ from django.test import Client
 from accounts.models import ApiKey
 from core.engine.template_spec import FIELD_TYPES
 from templates_app import services
+from templates_app.engine.demo import build_demo_template
 from templates_app.models import PdfTemplate
 from tests.conftest import basic_auth
 
@@ -163,3 +164,37 @@ def test_the_demo_signing_link_and_packet_request_work(db: None) -> None:
         ("client", "embedded"),
         ("provider", "email"),
     ]
+
+
+def test_the_demo_is_found_by_its_eids_not_by_name(db: None, settings) -> None:
+    """A packet made with the printed request is also named "Demo packet", and anyone may title
+    a template like the demo's: the next start still links to the demo's own objects."""
+    from esign.models import Packet, Signer
+
+    first = run_demo_setup()
+    demo_packet = Packet.objects.get(name="Demo packet")
+    created = Client(HTTP_AUTHORIZATION=basic_auth(first["DEMO_API_KEY"])).post(
+        "/graphql",
+        data=Path(first["DEMO_PACKET_REQUEST_FILE"]).read_bytes(),
+        content_type="application/json",
+    )
+    users_packet = created.json()["data"]["createEtchPacket"]["eid"]
+    pdf, spec = build_demo_template()
+    services.template_create_with_spec(
+        organization=PdfTemplate.objects.get(eid=first["DEMO_TEMPLATE_EID"]).organization,
+        title="Demo: every field type",
+        pdf=pdf,
+        spec=spec,
+        publish=True,
+    )
+
+    again = run_demo_setup()
+
+    assert again["DEMO_TEMPLATE_EID"] == first["DEMO_TEMPLATE_EID"]
+    signer_eid = again["DEMO_SIGNING_PATH"].split("?")[0].rstrip("/").rsplit("/", 1)[-1]
+    signer = Signer.objects.select_related("packet").get(eid=signer_eid)
+    assert signer.packet == demo_packet
+    assert signer.packet.eid != users_packet
+    assert Packet.objects.filter(name="Demo packet").count() == 2
+    kept = json.loads((settings.DATA_DIR / "demo-objects.json").read_text())
+    assert kept == {"packet": demo_packet.eid, "template": first["DEMO_TEMPLATE_EID"]}

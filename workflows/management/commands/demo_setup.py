@@ -12,6 +12,10 @@ file is missing or its key no longer authenticates. Deleting the file is how to 
 The admin's password is printed only by the start that created the user: it is not stored
 anywhere else. ``manage.py changepassword admin`` sets a new one.
 
+The demo's template and packet are found again by their eids, kept in
+``<DATA_DIR>/demo-objects.json`` (never by title or name: the printed request makes packets of the
+same name, and anyone may title a template alike). A missing or stale entry makes a new object.
+
 The demo spans every app, so it lives in the highest one, workflows: the layers (pyproject.toml)
 let it import every app below. The demo workflow is made once and published; later starts leave
 it as it is (staff may have edited it) and print its address again.
@@ -19,6 +23,7 @@ it as it is (staff may have edited it) and print its address again.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 from pathlib import Path
@@ -42,6 +47,7 @@ DEMO_SLUG = "demo"
 DEMO_KEY_NAME = "demo (run command)"
 DEMO_KEY_FILE_NAME = "demo-api-key"
 DEMO_TEMPLATE_TITLE = "Demo: every field type"
+DEMO_OBJECTS_FILE_NAME = "demo-objects.json"
 
 
 def demo_key_path() -> Path:
@@ -70,6 +76,24 @@ def write_demo_key(path: Path, raw_key: str) -> None:
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
+    partial.replace(path)
+
+
+def read_demo_objects(path: Path) -> dict[str, str]:
+    """The eids of the demo's objects by role ("template", "packet"); {} when unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, UnicodeDecodeError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def write_demo_objects(path: Path, eids: dict[str, str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(json.dumps(eids, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     partial.replace(path)
 
 
@@ -132,9 +156,13 @@ class Command(BaseCommand):
             )
             write_demo_key(key_path, raw_key)
 
-        template = PdfTemplate.objects.filter(
-            organization=organization, title=DEMO_TEMPLATE_TITLE
-        ).first()
+        objects_path = Path(settings.DATA_DIR) / DEMO_OBJECTS_FILE_NAME
+        kept = read_demo_objects(objects_path)
+        template = (
+            PdfTemplate.objects.filter(organization=organization, eid=kept["template"]).first()
+            if kept.get("template")
+            else None
+        )
         if template is None:
             pdf, spec = build_demo_template()
             template = template_create_with_spec(
@@ -150,10 +178,14 @@ class Command(BaseCommand):
         assert api_key is not None  # made or checked just above
         packet_request = Path(settings.DATA_DIR) / "demo-packet.json"
         demo_packet_request_write(packet_request, template.eid)
-        signing_url = demo_packet_signing_url(
+        signing_url, packet_eid = demo_packet_signing_url(
             identity=ApiIdentity(organization=organization, api_key=api_key),
             template_eid=template.eid,
+            packet_eid=kept.get("packet", ""),
         )
+        demo_objects = {"template": template.eid, "packet": packet_eid}
+        if demo_objects != kept:
+            write_demo_objects(objects_path, demo_objects)
         values = {
             "DEMO_ORG_EID": organization.eid,
             "DEMO_TEMPLATE_EID": template.eid,
