@@ -171,6 +171,27 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# Every stored file (template PDFs, produced and sealed documents, signatures, kept uploads)
+# goes through Django's storage API: files under MEDIA_ROOT by default, or an S3-compatible
+# bucket (AWS S3, MinIO, ...) shared by every web and worker process when S3_BUCKET is set
+# (django-storages; credentials from boto3's usual sources: AWS_ACCESS_KEY_ID and
+# AWS_SECRET_ACCESS_KEY, a profile, an instance role).
+S3_BUCKET = env.str("S3_BUCKET", default="")
+if S3_BUCKET:
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": S3_BUCKET,
+            "endpoint_url": env.str("S3_ENDPOINT_URL", default="") or None,
+            "region_name": env.str("S3_REGION", default="") or None,
+            "location": env.str("S3_PREFIX", default=""),
+            "addressing_style": env.str("S3_ADDRESSING_STYLE", default="") or None,
+            # Names are chosen by the service (content hashes, random names): never replace.
+            "file_overwrite": False,
+            # Private objects; the service serves every download itself.
+            "default_acl": None,
+        },
+    }
 
 # --- API edge -----------------------------------------------------------------------------------
 # The spec fixes the JSON body limit of fill and generate at 1 MiB; multipart carries larger ones.

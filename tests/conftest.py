@@ -18,6 +18,7 @@ from templates_app.models import PdfTemplate
 from templates_app.services import template_create_with_spec
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, integrator_app, watched_tab
 from tests.pdfsound import assert_sound
+from tests.s3server import s3_server, s3_storage  # noqa: F401 - fixtures for every test
 
 
 def basic_auth(raw_key: str, *, with_colon: bool = True) -> str:
