@@ -1,8 +1,9 @@
 """Runs the published python-anvil client against our service, as an integrator would.
 
 Executed by the contract tests with the interpreter of .venv-clients (the client's graphql-core
-cannot share a process with graphene). Only the base URL is changed: the REST host and the
-GraphQL endpoint. Usage: py_client_runner.py <base_url> <api_key> <command> [json-args]
+cannot share a process with graphene). Only the base URL is changed, with the lines of
+docs/clients.md as an integrator copies them (test_client_setup.py keeps the two equal).
+Usage: py_client_runner.py <base_url> <api_key> <command> [json-args]
 Prints one JSON document: {"result": ...} or {"error": "...", "type": "..."}; binary results
 (PDF bytes) are written to the path given in the arguments as "out".
 """
@@ -13,20 +14,18 @@ from pathlib import Path
 
 from python_anvil import constants
 from python_anvil.api import Anvil
-from python_anvil.api_resources import requests as anvil_requests
-
-
-def client(base_url: str, api_key: str) -> Anvil:
-    for request_class in (anvil_requests.RestRequest, anvil_requests.PlainRequest):
-        request_class.API_HOST = base_url
-    constants.VALID_HOSTS[:] = [base_url]
-    return Anvil(api_key=api_key, endpoint_url=f"{base_url}/graphql")
+from python_anvil.api_resources.requests import PlainRequest, RestRequest
 
 
 def main() -> None:
-    base_url, api_key, command = sys.argv[1:4]
+    BASE_URL, API_KEY, command = sys.argv[1:4]  # the names docs/clients.md uses
     args = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {}
-    anvil = client(base_url, api_key)
+    # docs/clients.md, python-anvil: begin
+    RestRequest.API_HOST = BASE_URL  # fill_pdf, generate_pdf: {BASE_URL}/api/v1/...
+    PlainRequest.API_HOST = BASE_URL  # download_documents: {BASE_URL}/api/document-group/...
+    constants.VALID_HOSTS.append(BASE_URL)  # request_fully_qualified(): URLs the service hands out
+    anvil = Anvil(api_key=API_KEY, endpoint_url=f"{BASE_URL}/graphql")  # every GraphQL call
+    # docs/clients.md, python-anvil: end
     try:
         if command == "current_user":
             result = anvil.get_current_user()

@@ -1,13 +1,17 @@
 // Runs the published @anvilco/anvil client against our service, as an integrator would.
-// Only the base URL changes. Usage: node run.js <baseURL> <apiKey> <command> [json-args]
+// Only the base URL changes, with the lines of docs/clients.md (test_client_setup.py keeps the
+// two equal). Usage: node run.js <baseURL> <apiKey> <command> [json-args]
 // Prints one JSON line: {statusCode, errors, bytes?, data?}; binary results go to args.out.
 const fs = require('fs')
 const Anvil = require('@anvilco/anvil')
 
 async function main () {
-  const [baseURL, apiKey, command, rawArgs] = process.argv.slice(2)
+  const [BASE_URL, API_KEY, command, rawArgs] = process.argv.slice(2)
   const args = rawArgs ? JSON.parse(rawArgs) : {}
-  const client = new Anvil({ apiKey, baseURL })
+  // docs/clients.md, @anvilco/anvil: begin
+  const anvil = new Anvil({ apiKey: API_KEY, baseURL: BASE_URL })
+  // docs/clients.md, @anvilco/anvil: end
+  const client = anvil
   let result
   if (command === 'fillPDF') {
     result = await client.fillPDF(args.templateId, args.payload, args.options || {})
