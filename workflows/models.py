@@ -273,6 +273,10 @@ class WebformSubmission(models.Model):
     webform_slug = models.CharField(max_length=100)
     # Normalized values keyed by field key (workflows.engine.rules.check_value).
     payload = models.JSONField(default=dict)
+    # What was typed on a page left by Back that did not pass its check: the page's input
+    # strings keyed by field key. Shown again on that page, never stored as a value, filled into
+    # a document or sent; the next Next of the page checks it (and clears it).
+    draft = models.JSONField(default=dict, blank=True)
     current_step = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

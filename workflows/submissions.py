@@ -235,11 +235,16 @@ def webform_save(
     timezone_name: str = "",
     embedded: bool = False,
     identity: ApiIdentity | None = None,
+    page_keys: tuple[str, ...] = (),
+    draft: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Saved:
     """Merge ``checked.values`` into the webform's payload of ``submission`` (a new submission
     of ``running`` when None); with ``complete`` the webform completes, and the submission with
     it when it was the last. ValidationFailed (``payload.<key>``) lists what a completion lacks;
-    Conflict when the submission can no longer change. Nothing is stored on any failure."""
+    Conflict when the submission can no longer change. Nothing is stored on any failure.
+
+    A webform page names its fields (``page_keys``): what was kept typed on them (the row's
+    draft) is replaced by ``draft``, the strings of the values Back left unchecked."""
     definition = definition_for(submission) if submission else _running(running).definition
     stored = payloads_of(submission) if submission else {}
     payloads = {**stored, webform.slug: merged(stored.get(webform.slug, {}), checked)}
@@ -285,6 +290,8 @@ def webform_save(
             signing=signing,
             identity=identity,
             embedded=embedded,
+            page_keys=page_keys,
+            draft=draft or {},
         )
     except BaseException:
         if signing is not None:
@@ -308,6 +315,8 @@ def _save(
     signing: esign.PreparedPacket | None,
     identity: ApiIdentity | None,
     embedded: bool,
+    page_keys: tuple[str, ...],
+    draft: Mapping[str, Mapping[str, str]],
 ) -> Saved:
     """webform_save's transaction: quick, every document already made."""
     made = None
@@ -329,6 +338,9 @@ def _save(
             if row_eid is not None and row.eid != row_eid:
                 raise NotFound(f"No submission with eid '{row_eid}' of this webform.")
             row.payload = merged(row.payload, checked)
+            if page_keys or draft:
+                kept = {k: v for k, v in row.draft.items() if k not in page_keys}
+                row.draft = {**kept, **{k: dict(v) for k, v in draft.items()}}
             if current_step is not None:
                 row.current_step = current_step
             completed_now = complete and row.completed_at is None

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -53,14 +54,18 @@ from esign.sealing import SealPending
 from esign.tokens import signer_link
 from workflows import services, submissions
 from workflows.engine.definition import FieldDef, WebformDef, WorkflowDef
-from workflows.engine.resolve import check_form_page, first_page_with_errors
+from workflows.engine.photos import fit_image
+from workflows.engine.resolve import Checked, check_form_page, first_page_with_errors
 from workflows.engine.rules import (
     IMAGE_MAX_BYTES,
     IMAGE_TYPES,
+    IMAGE_UPLOAD_REFUSED,
+    IMAGE_UPLOAD_UNREADABLE,
     PHONE_REGION_INFO,
     US_STATES,
     browser_rules,
     form_strings,
+    invalid_parts,
 )
 from workflows.models import Submission, Workflow
 
@@ -155,6 +160,11 @@ class FieldView:
         return self.part("region") or self.definition.base_region
 
     @property
+    def invalid_parts(self) -> tuple[str, ...]:
+        """The parts the error is about (the others, optional ones included, stay unmarked)."""
+        return invalid_parts(self.definition, self.parts, self.error)
+
+    @property
     def image(self) -> str:
         value = self.value
         return value if value.startswith("data:image/") else ""
@@ -230,16 +240,20 @@ def _field_views(
     errors: dict[str, str] | None = None,
     *,
     use_defaults: bool,
+    drafts: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[FieldView]:
+    """The page's fields with ``values``; a field with a draft (typed, then left by Back
+    unchecked) shows it instead."""
     views = []
     for definition in webform.pages[page_index].fields:
         value = values.get(definition.key)
         if value is None and use_defaults:
             value = definition.default
+        draft = (drafts or {}).get(definition.key)
         views.append(
             FieldView(
                 definition=definition,
-                strings=form_strings(definition, value),
+                strings=dict(draft) if draft is not None else form_strings(definition, value),
                 error=(errors or {}).get(definition.key, ""),
             )
         )
@@ -247,10 +261,9 @@ def _field_views(
 
 
 def _rules(screen: Screen) -> dict[str, Any]:
-    return {
-        **browser_rules(),
-        "fields": [f.definition.to_json() for f in screen.fields],
-    }
+    rules = browser_rules()
+    rules["limits"]["imageUploadBytes"] = settings.WEBFORM_IMAGE_UPLOAD_MAX_BYTES
+    return {**rules, "fields": [f.definition.to_json() for f in screen.fields]}
 
 
 def _origins(organization: Organization) -> list[str]:
@@ -493,14 +506,20 @@ def resume(
 def _stored_screen(
     submission: Submission, webform: WebformDef, page_index: int, embedded: bool
 ) -> Screen:
-    payload = submissions.payloads_of(submission).get(webform.slug, {})
-    has_row = submission.webform_submissions.filter(webform_eid=webform.eid).exists()
+    row = submission.webform_submissions.filter(webform_eid=webform.eid).first()
+    payload = dict(row.payload) if row else {}
     return Screen(
         workflow=submission.workflow,
         definition=submissions.definition_for(submission),
         webform=webform,
         page_index=page_index,
-        fields=_field_views(webform, page_index, payload, use_defaults=not has_row),
+        fields=_field_views(
+            webform,
+            page_index,
+            payload,
+            use_defaults=row is None,
+            drafts=row.draft if row else None,
+        ),
         submission=submission,
         embedded=embedded,
     )
@@ -594,12 +613,18 @@ def _posted(request: HttpRequest, webform: WebformDef, page_index: int) -> dict[
         upload = request.FILES.get(f"{definition.key}.file")
         if upload is None:
             continue
-        data = upload.read(IMAGE_MAX_BYTES + 1)
         mime = (upload.content_type or "").lower()
-        if len(data) > IMAGE_MAX_BYTES or mime not in IMAGE_TYPES or not data:
-            values[definition.key] = "data:"  # refused by the image rule, with its message
+        if mime not in IMAGE_TYPES:
+            values[definition.key] = IMAGE_UPLOAD_REFUSED  # the image rule says why
+            continue
+        # A phone's photo is made small enough here (the page's script did it already where
+        # it could); the reading stopped at WEBFORM_IMAGE_UPLOAD_MAX_BYTES (_read_post).
+        fitted = fit_image(upload.read(), mime, max_bytes=IMAGE_MAX_BYTES)
+        if fitted is None:
+            values[definition.key] = IMAGE_UPLOAD_UNREADABLE
         else:
-            values[definition.key] = f"data:{mime};base64,{base64.b64encode(data).decode()}"
+            encoded = base64.b64encode(fitted.data).decode()
+            values[definition.key] = f"data:{fitted.mime};base64,{encoded}"
     return values
 
 
@@ -617,6 +642,15 @@ def _post_page(
     back = request.POST.get("action") == "back"
     values = _posted(request, webform, page_index)
     raw, checked = check_form_page(webform, page_index, values.get, enforce_required=not back)
+    page_fields = webform.pages[page_index].fields
+    draft: dict[str, dict[str, str]] = {}
+    if back:
+        # Back never blocks: what passes is saved, what does not yet is kept as typed (the
+        # row's draft) and shown again, without a message, when the person returns.
+        draft = {
+            f.key: form_strings(f, raw.get(f.key)) for f in page_fields if f.key in checked.errors
+        }
+        checked = Checked(values=checked.values)
 
     def again(errors: dict[str, str], form_error: str = "") -> HttpResponse:
         """The same page, as typed, with the messages."""
@@ -650,6 +684,8 @@ def _post_page(
             current_step=step,
             complete=complete,
             embedded=embedded,
+            page_keys=tuple(f.key for f in page_fields),
+            draft=draft,
         )
     except ValidationFailed as failure:
         return _refused(request, submission, webform, page_index, failure, again, embedded)

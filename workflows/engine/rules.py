@@ -33,6 +33,11 @@ MAX_PART = 200  # characters of one part of a name or an address
 # 100k of data URLs in one payload: 72,000 bytes are 96,000 characters of base64.
 IMAGE_MAX_BYTES = 72_000
 IMAGE_MAX_DATA_URL = 100_000
+# A webform page takes photos as phones take them (the spec's 10 MB) and makes them smaller
+# (workflows.engine.photos); what it could not read as the image it claims to be, or of a type
+# it does not take, it posts on as these markers, for the rule to say why.
+IMAGE_UPLOAD_REFUSED = "data:"
+IMAGE_UPLOAD_UNREADABLE = "data:,unreadable"
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif")
 # The image format each type must be: bytes that claim to be an image are checked to be one.
 IMAGE_FORMATS: Mapping[str, str] = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF"}
@@ -123,7 +128,8 @@ MESSAGES: Mapping[str, str] = {
     "max": "Enter a number of at most {max}.",
     "option": "Choose one of the options.",
     "checkbox": "Must be true or false.",
-    "image": "Upload a PNG, JPEG or GIF image of at most 72 KB.",
+    "image": "Upload a PNG, JPEG or GIF image of at most 10 MB.",
+    "imageDataUrl": "A data: URL may hold at most 72 KB of image; give an http(s) URL instead.",
     "imageUrl": "Give an http(s) URL or a data: URL of a PNG, JPEG or GIF image.",
     "imageUpload": "Upload the image as a file; a link to an image is not accepted here.",
     "imageBytes": "This file is not a readable image of the type it claims (PNG, JPEG or GIF).",
@@ -308,6 +314,8 @@ def check_form_value(field: Any, raw: Any) -> Any:
         given = raw.strip()
         if given and not given.startswith("data:"):
             raise FieldInvalid("imageUpload")
+        if given == IMAGE_UPLOAD_UNREADABLE:
+            raise FieldInvalid("imageBytes")
     return check_value(field, raw)
 
 
@@ -397,8 +405,10 @@ def _check_image(field: Any, raw: Any) -> str:
     if url.startswith("data:"):
         head = url[5 : url.find(",")] if "," in url else ""
         mime = head.split(";")[0].lower()
-        if mime not in IMAGE_TYPES or not head.endswith(";base64") or len(url) > IMAGE_MAX_DATA_URL:
+        if mime not in IMAGE_TYPES or not head.endswith(";base64"):
             raise FieldInvalid("image")
+        if len(url) > IMAGE_MAX_DATA_URL:
+            raise FieldInvalid("imageDataUrl")
         _check_image_bytes(url[len(head) + 6 :], mime)
         return url
     raise FieldInvalid("imageUrl")
@@ -530,6 +540,37 @@ def form_strings(field: Any, value: Any) -> dict[str, str]:
     return {
         f"{field.key}.{part}": str(value[part]) for part in parts if value.get(part) is not None
     }
+
+
+def invalid_parts(field: Any, raw: Any, message: str) -> tuple[str, ...]:
+    """The parts of a name, address or phone that ``message`` is about: only those are marked
+    invalid (an optional middle initial or apartment never is, unless it is what is wrong).
+    form.js's ``invalidParts`` is the same."""
+    kind = field.type
+    parts = PARTS.get(kind)
+    if not parts or not message:
+        return ()
+    given = raw if isinstance(raw, Mapping) else {}
+
+    def blank(part: str) -> bool:
+        return not str(given.get(part) or "").strip()
+
+    if message == MESSAGES["part"]:
+        return tuple(p for p in parts if len(str(given.get(p) or "").strip()) > MAX_PART)
+    needed: tuple[str, ...]
+    if kind == "fullName":
+        if message == MESSAGES["middleInitial"]:
+            return ("mi",)
+        needed = ("firstName", "lastName")
+    elif kind == "usAddress":
+        if message == MESSAGES["state"]:
+            return ("state",)
+        if message == MESSAGES["zip"]:
+            return ("zip",)
+        needed = ("street1", "city", "state", "zip")
+    else:
+        return ("region",) if message == MESSAGES["phoneRegion"] else ("num",)
+    return tuple(p for p in needed if blank(p)) or needed
 
 
 # --- for the browser ------------------------------------------------------------------------

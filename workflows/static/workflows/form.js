@@ -194,12 +194,90 @@ function imageMessage(field) {
     const kept = input(field.key)?.value;
     return field.required && !kept ? M.required : "";
   }
-  const ok = rules.limits.imageTypes.includes(file.type) && file.size > 0 && file.size <= rules.limits.imageBytes;
+  const ok = rules.limits.imageTypes.includes(file.type) && file.size > 0 && file.size <= rules.limits.imageUploadBytes;
   return ok ? "" : M.image;
+}
+
+// A phone's photo is made small enough before it is sent, where the browser can (the server
+// does the same for every other one: workflows/engine/photos.py).
+const SIDES = [1600, 1280, 1024, 800, 640, 480, 360, 240];
+const QUALITIES = [0.82, 0.7, 0.58];
+let scaling = 0;
+
+async function smaller(file) {
+  const bitmap = await createImageBitmap(file); // turned upright by its EXIF orientation
+  const canvas = document.createElement("canvas");
+  for (const side of SIDES) {
+    const scale = Math.min(1, side / Math.max(bitmap.width, bitmap.height));
+    canvas.width = Math.max(1, Math.round(bitmap.width * scale));
+    canvas.height = Math.max(1, Math.round(bitmap.height * scale));
+    const context = canvas.getContext("2d");
+    context.fillStyle = "#fff";
+    context.fillRect(0, 0, canvas.width, canvas.height);
+    context.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+    for (const quality of QUALITIES) {
+      const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", quality));
+      if (blob && blob.size <= rules.limits.imageBytes) {
+        const name = file.name.replace(/\.[^.]*$/, "") + ".jpg";
+        return new File([blob], name, { type: "image/jpeg" });
+      }
+    }
+  }
+  return null;
+}
+
+async function fitChosen(field) {
+  const element = input(`${field.key}.file`);
+  const file = element?.files?.[0];
+  const note = document.getElementById(`f-${field.key}-note`);
+  if (!file || file.size <= rules.limits.imageBytes || imageMessage(field)) return;
+  if (typeof createImageBitmap !== "function" || typeof DataTransfer !== "function") return;
+  scaling += 1;
+  form.dataset.state = "scaling";
+  try {
+    const fitted = await smaller(file);
+    if (fitted) {
+      const transfer = new DataTransfer();
+      transfer.items.add(fitted);
+      element.files = transfer.files;
+      if (note) {
+        note.textContent = `Made smaller to send: ${Math.round(file.size / 1024)} KB to ${Math.round(fitted.size / 1024)} KB.`;
+        note.hidden = false;
+      }
+    }
+  } catch {
+    // not an image this browser can draw: sent as it is, and the server says what it is
+  } finally {
+    scaling -= 1;
+    if (!scaling) form.dataset.state = "ready";
+  }
 }
 
 function container(field) {
   return form.querySelector(`.wf-field[data-key="${CSS.escape(field.key)}"]`);
+}
+
+// The parts of a name, address or phone a message is about (workflows.engine.rules.invalid_parts):
+// an optional middle initial or apartment is never marked unless it is what is wrong.
+export function invalidParts(field, raw, message) {
+  const names = PARTS[field.type];
+  if (!names || !message) return [];
+  const given = raw && typeof raw === "object" ? raw : {};
+  const blank = (part) => !String(given[part] ?? "").trim();
+  if (message === M.part) return names.filter((p) => length(String(given[p] ?? "").trim()) > rules.limits.part);
+  let needed;
+  if (field.type === "fullName") {
+    if (message === M.middleInitial) return ["mi"];
+    needed = ["firstName", "lastName"];
+  } else if (field.type === "usAddress") {
+    if (message === M.state) return ["state"];
+    if (message === M.zip) return ["zip"];
+    needed = ["street1", "city", "state", "zip"];
+  } else {
+    return message === M.phoneRegion ? ["region"] : ["num"];
+  }
+  const missing = needed.filter(blank);
+  return missing.length ? missing : needed;
 }
 
 function show(field, message) {
@@ -208,8 +286,11 @@ function show(field, message) {
   box.classList.toggle("has-error", Boolean(message));
   error.textContent = message;
   error.hidden = !message;
+  const names = PARTS[field.type];
+  const marked = names ? new Set(invalidParts(field, rawValue(field), message).map((p) => `${field.key}.${p}`)) : null;
   for (const element of box.querySelectorAll("input:not([type=hidden]), select, textarea")) {
-    if (message) element.setAttribute("aria-invalid", "true");
+    const invalid = Boolean(message) && (!marked || marked.has(element.name));
+    if (invalid) element.setAttribute("aria-invalid", "true");
     else element.removeAttribute("aria-invalid");
   }
 }
@@ -253,6 +334,7 @@ if (form) {
     if (box.classList.contains("has-error")) touched.add(field.key); // refused by the server
     box.addEventListener("input", () => recheck(field));
     box.addEventListener("change", (event) => {
+      if (event.target.matches("input[type=file]")) fitChosen(field);
       if (event.target.matches("select, input[type=checkbox], input[type=radio], input[type=file]")) {
         recheck(field);
       }
@@ -263,10 +345,26 @@ if (form) {
       event.preventDefault();
       return;
     }
-    const back = event.submitter?.value === "back";
+    if (scaling) {
+      // A photo is being made smaller: the page is sent once it is.
+      event.preventDefault();
+      const submitter = event.submitter;
+      const wait = setInterval(() => {
+        if (scaling) return;
+        clearInterval(wait);
+        form.requestSubmit(submitter);
+      }, 50);
+      return;
+    }
+    if (event.submitter?.value === "back") {
+      // Back never blocks: what is typed is sent as it is, kept, and checked on the way forward.
+      sending = true;
+      form.dataset.state = "sending";
+      return;
+    }
     const failures = [];
     for (const field of rules.fields) {
-      const message = check(field, rawValue(field), !back);
+      const message = check(field, rawValue(field));
       touched.add(field.key);
       show(field, message);
       if (message) failures.push([field, message]);
