@@ -36,7 +36,7 @@ def demo_definition(template: PdfTemplate) -> dict[str, Any]:
                             {"key": "name", "type": "fullName", "label": "Full name",
                              "required": True},
                             {"key": "email", "type": "email", "label": "Email", "required": True,
-                             "helpText": "We send a copy of the documents here."},
+                             "helpText": "Only to reach you about this order."},
                             {"key": "phone", "type": "phone", "label": "Phone"},
                         ],
                     },

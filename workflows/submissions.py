@@ -27,7 +27,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from accounts.identity import ApiIdentity
 from accounts.models import Organization
 from core.blobs import blob_read, blob_save
-from core.engine.archive import PdfZip, safe_filename
+from core.engine.archive import PdfZip, clean_filename
 from core.engine.problems import Problem
 from core.engine.template_spec import Rect
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
@@ -758,6 +758,15 @@ def _signed_pdf(document: PacketDocument) -> bytes:
     return blob_read(document.sealed_path, document.sealed_sha256)
 
 
+def download_name(submission: Submission) -> str:
+    """The zip's name: "Demo onboarding - Ada Lovelace" for the title "Demo: onboarding: Ada
+    Lovelace" (the workflow's name, then whose it is)."""
+    name = definition_for(submission).name or submission.workflow.name
+    person = submission.display_title.removeprefix(f"{name}:").strip()
+    title = f"{name} - {person}" if person and person != name else name
+    return clean_filename(title, submission.eid)
+
+
 def documents_zip(submission: Submission) -> tuple[bytes, str]:
     """The zip of a completed submission's documents, and its file name.
 
@@ -769,8 +778,7 @@ def documents_zip(submission: Submission) -> tuple[bytes, str]:
             f"The submission is {submission.status}: its documents can be downloaded once it is "
             "completed."
         )
-    title = safe_filename(submission.display_title or submission.workflow.name, submission.eid)
-    filename = f"{title}.zip"
+    filename = f"{download_name(submission)}.zip"
     if submission.packet_id is not None:
         group = DocumentGroup.objects.get(packet_id=submission.packet_id)
         archive = document_group_archive(

@@ -55,7 +55,7 @@ from esign.tokens import signer_link
 from workflows import services, submissions
 from workflows.engine.definition import FieldDef, WebformDef, WorkflowDef
 from workflows.engine.photos import fit_image
-from workflows.engine.resolve import Checked, check_form_page, first_page_with_errors
+from workflows.engine.resolve import Checked, answers, check_form_page, first_page_with_errors
 from workflows.engine.rules import (
     IMAGE_MAX_BYTES,
     IMAGE_TYPES,
@@ -797,6 +797,9 @@ def _end(
         "submission": submission,
         "workflow": submission.workflow,
         "documents": documents,
+        "answers": answers(
+            submissions.definition_for(submission), submissions.payloads_of(submission)
+        ),
         "zip_url": f"{zip_path}?token={token}" if documents else "",
         "sign_url": sign_url,
         "waiting_for": waiting_for,

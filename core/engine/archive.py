@@ -25,6 +25,12 @@ def safe_filename(name: str, default: str) -> str:
     return (_UNSAFE.sub("_", name).strip(" .") or default)[:NAME_LIMIT]
 
 
+def clean_filename(name: str, default: str) -> str:
+    """``name`` as people like to read a file name: what ``safe_filename`` would replace is
+    dropped instead (``Demo: onboarding`` -> ``Demo onboarding``) and spaces collapsed."""
+    return safe_filename(" ".join(_UNSAFE.sub(" ", name).split()), default)
+
+
 class PdfZip:
     """A zip being built of PDFs; each name is made safe and unique (``name-2.pdf``...).
 

@@ -185,7 +185,7 @@ def test_completing_every_webform_fills_the_documents_and_emits_weld_complete(
     response = api_client.get(f"/download/{weld_data_eid}.zip")
     assert response.status_code == 200
     assert response["Content-Disposition"] == (
-        'attachment; filename="Demo_ onboarding_ Ada B Lovelace.zip"'
+        'attachment; filename="Demo onboarding - Ada B Lovelace.zip"'
     )
     archive = zipfile.ZipFile(io.BytesIO(response.content))
     assert archive.namelist() == ["demo-form.pdf"]

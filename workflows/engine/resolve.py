@@ -165,3 +165,49 @@ def completion_percentage(
     if definition.signers and signed:
         done += 1
     return round(100.0 * done / steps, 1) if steps else 100.0
+
+
+def answer_text(field: FieldDef, value: Any) -> str:
+    """A stored value as one line for people to read back (the summary of the last page)."""
+    if value is None:
+        return ""
+    if field.type == "checkbox":
+        return "Yes" if value else "No"
+    if field.type == "fullName":
+        return person_name(value)
+    if field.type == "usAddress" and isinstance(value, Mapping):
+        street = ", ".join(str(value[p]) for p in ("street1", "street2") if value.get(p))
+        place = " ".join(str(value[p]) for p in ("state", "zip") if value.get(p))
+        return ", ".join(part for part in (street, str(value.get("city") or ""), place) if part)
+    if field.type == "phone" and isinstance(value, Mapping):
+        return str(value.get("num") or "")
+    if field.type == "radioGroup":
+        return dict(field.options).get(str(value), str(value))
+    if field.type == "imageFile":
+        return "An image"
+    if field.type == "ssn":  # never the whole number on a page a shared screen may show
+        return f"•••-••-{str(value)[-4:]}"
+    if field.type == "dollar":
+        return f"${value:,.2f}" if isinstance(value, int | float) else str(value)
+    if field.type == "percent":
+        return f"{value}%"
+    if isinstance(value, list):
+        return " / ".join(str(v) for v in value)
+    return str(value)
+
+
+def answers(
+    definition: WorkflowDef, payloads: Mapping[str, Mapping[str, Any]]
+) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Each webform's name and its answers given, ``(label, text)``, in the webforms' order."""
+    out = []
+    for webform in definition.webforms:
+        payload = payloads.get(webform.slug) or {}
+        given = [
+            (f.label, answer_text(f, payload[f.key]))
+            for f in webform.fields
+            if payload.get(f.key) is not None
+        ]
+        if given:
+            out.append((webform.name, given))
+    return out
