@@ -25,7 +25,9 @@ service's own limits, read from the same environment as the application (config/
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
+from typing import Any
 
 from config import settings as app
 
@@ -58,5 +60,19 @@ accesslog = "-"
 access_log_format = (
     '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(B)s %(M)sms "%(a)s" %({x-request-id}o)s'
 )
+# Prometheus metrics (config.metrics): every server process writes its values into one folder,
+# and a scrape answered by any of them sums them all. A fresh folder per server start unless
+# PROMETHEUS_MULTIPROC_DIR names one (which must then be emptied before each start).
+if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="docautomation-metrics-")
+
+
+def child_exit(server: object, worker: Any) -> None:
+    """A server process that ended no longer counts in the live gauges (the render pool)."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
+
+
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")

@@ -7,12 +7,13 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
+from config.metrics import metrics
 from config.schema import schema
 from core.graphql.explorer import graphiql_page, schema_sdl_view
 from core.graphql.views import GraphQLApi
 from core.openapi import OpenApiDocumentApi
 from core.pages import page_or_api, start_page
-from core.views import healthz, not_found
+from core.views import healthz, not_found, readyz
 from esign.api import DocumentVerifyApi
 from esign.verify_views import verify_page
 
@@ -21,6 +22,10 @@ graphql_view = GraphQLApi.as_view(schema=schema)
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    # For load balancers and orchestrators (the database and the storage answer), and for
+    # Prometheus (METRICS_TOKEN): operators' endpoints, not the API.
+    path("readyz", readyz, name="readyz"),
+    path("metrics", metrics, name="metrics"),
     # Members' pages: log in, then the organization's API settings (keys, webhooks...).
     path("accounts/", include("accounts.urls")),
     path("settings/", include("webhooks.urls")),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
@@ -26,6 +28,35 @@ def healthz(request: HttpRequest) -> HttpResponse:
         logger.exception("health check: database unreachable")
         return JsonResponse({"status": "unavailable", "database": "error"}, status=503)
     return JsonResponse({"status": "ok", "database": "ok"})
+
+
+READY_PROBE = "readyz/probe"
+
+
+@require_GET
+def readyz(request: HttpRequest) -> HttpResponse:
+    """Ready to serve: the database answers and the storage (a local folder or the bucket) reads
+    and writes. A probe file is written once, then only looked for."""
+    checks = {"database": "ok", "storage": "ok"}
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except DatabaseError:
+        logger.exception("readiness: database unreachable")
+        checks["database"] = "error"
+    try:
+        if not default_storage.exists(READY_PROBE):
+            default_storage.save(READY_PROBE, ContentFile(b"ready\n"))
+        if not default_storage.exists(READY_PROBE):
+            raise OSError("the storage does not keep what it is given")
+    except Exception:  # any backend's error (OSError, botocore's): not ready, and logged
+        logger.exception("readiness: storage unusable")
+        checks["storage"] = "error"
+    ready = all(value == "ok" for value in checks.values())
+    return JsonResponse(
+        {"status": "ok" if ready else "unavailable", **checks}, status=200 if ready else 503
+    )
 
 
 # Exempt from CSRF: API clients send no CSRF token, and a POST to an unknown API path must be

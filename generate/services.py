@@ -14,6 +14,7 @@ from django.utils import timezone
 from accounts.models import Organization
 from accounts.payload_keys import payload_decrypt
 from core.engine.problems import EngineError
+from core.engine.process_pool import PoolStats
 from core.errors import ValidationFailed, raise_for_engine_error
 from core.resources import font_library, resource_policy
 from generate.engine import (
@@ -115,3 +116,12 @@ def render_pool() -> RenderPool:
     if previous is not None and previous[0][0] == os.getpid():
         previous[1].close()
     return current
+
+
+def render_pool_stats() -> PoolStats | None:
+    """What this process's render pool is doing; None before its first generate."""
+    with _pool_lock:
+        current = _pool
+    if current is None or current[0][0] != os.getpid():
+        return None
+    return current[1].stats()

@@ -82,6 +82,16 @@ class PoolSettings:
         return self.workers if self.max_waiting is None else self.max_waiting
 
 
+@dataclass(frozen=True)
+class PoolStats:
+    """What a pool is doing now, for an operator's metrics."""
+
+    workers: int  # worker processes alive or starting
+    busy: int  # jobs under way
+    waiting: int  # requests waiting for a worker
+    resident_bytes: int  # resident memory of the workers that are alive (Linux)
+
+
 @dataclass
 class _Worker:
     process: subprocess.Popen[bytes]
@@ -111,6 +121,7 @@ class ProcessPool(Generic[JobT, ResultT]):
         self._closed = False
         self._running: dict[str | None, int] = {}  # jobs under way, by tenant
         self._waiting = 0  # requests waiting for a worker
+        self._busy: dict[int, _Worker] = {}  # workers running a job, by process id
 
     def run(
         self, job: JobT, *, timeout: float, queue_timeout: float, tenant: str | None = None
@@ -124,6 +135,8 @@ class ProcessPool(Generic[JobT, ResultT]):
         worker died.
         """
         worker = self._acquire(queue_timeout, tenant)
+        with self._condition:
+            self._busy[worker.process.pid] = worker
         healthy = False
         try:
             try:
@@ -150,6 +163,13 @@ class ProcessPool(Generic[JobT, ResultT]):
             raise self.errors.failed(detail, where)
         finally:
             self._release(worker, tenant, healthy=healthy and not self._too_large(worker))
+
+    def stats(self) -> PoolStats:
+        with self._condition:
+            workers = [*self._idle, *self._busy.values()]
+            live, busy, waiting = self._live, len(self._busy), self._waiting
+        resident = sum(_resident_bytes(w.process.pid) or 0 for w in workers if w.is_alive())
+        return PoolStats(workers=live, busy=busy, waiting=waiting, resident_bytes=resident)
 
     def close(self) -> None:
         """Stop every idle worker; busy ones stop when their job ends."""
@@ -231,6 +251,7 @@ class ProcessPool(Generic[JobT, ResultT]):
     def _release(self, worker: _Worker, tenant: str | None, *, healthy: bool) -> None:
         keep = healthy and worker.jobs < self.settings.max_jobs
         with self._condition:
+            self._busy.pop(worker.process.pid, None)
             self._finished(tenant)
             # Every waiter looks again: the one whose tenant may start now takes the worker.
             self._condition.notify_all()
