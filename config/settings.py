@@ -82,6 +82,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so that request latency per route counts every other middleware too.
+    "config.metrics.MetricsMiddleware",
     "core.middleware.RequestIdMiddleware",
     "core.middleware.RateLimitHeadersMiddleware",
     "core.middleware.ContentSecurityPolicyMiddleware",
@@ -434,6 +436,11 @@ SIGNING_NAME_MAX_CHARS = env.int("SIGNING_NAME_MAX_CHARS", default=255)
 # field's own limit (72 KB, workflows.engine.rules), with a message beside the field.
 WEBFORM_FIELDS_MAX_BYTES = env.int("WEBFORM_FIELDS_MAX_BYTES", default=2 * 1_048_576)
 WEBFORM_IMAGE_UPLOAD_MAX_BYTES = env.int("WEBFORM_IMAGE_UPLOAD_MAX_BYTES", default=10 * 1_048_576)
+
+# --- Operators' endpoints (config.metrics) -------------------------------------------------------
+# Prometheus metrics at /metrics answer only "Authorization: Bearer <METRICS_TOKEN>"; off (404)
+# while it is empty.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 
 # --- Logging ------------------------------------------------------------------------------------
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
