@@ -14,173 +14,64 @@ from __future__ import annotations
 import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlencode
 
-from django.conf import settings
 from django.db import transaction
-from django.urls import reverse
 from django.utils import timezone
-from django.utils.crypto import constant_time_compare, salted_hmac
 
 from accounts.identity import ApiIdentity
-from accounts.models import Organization
-from core.blobs import blob_read, blob_save
+from core.blobs import blob_read
 from core.engine.archive import PdfZip, clean_filename
-from core.engine.problems import Problem
-from core.engine.template_spec import Rect
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from esign import services as esign
-from esign.inputs import FileInput, PacketInput, SignerInput, SignField
 from esign.models import DocumentGroup, Packet, PacketDocument
 from esign.sealing import check_sealed, document_group_archive
-from fill.services import fill_version
-from templates_app.models import PdfTemplate, TemplateVersion
-from templates_app.services import template_version_select
 from webhooks.services import check_webhook_url
 from workflows import events
-from workflows.engine.definition import WebformDef, WorkflowDef, parse_definition
+from workflows.engine.definition import WebformDef, WorkflowDef
 from workflows.engine.resolve import (
     Checked,
     check_payload,
-    completion_percentage,
     display_title,
-    document_data,
     merged,
     missing_required,
-    person_name,
-    value_of,
 )
 from workflows.lifecycle import submission_move
 from workflows.models import (
     Submission,
-    SubmissionDocument,
     WebformSubmission,
     Workflow,
-    new_link_secret,
 )
 from workflows.services import Running, running_definition, webform_get
-
-Status = Submission.Status
-OPEN = (Status.CREATED, Status.IN_PROGRESS)
-SIGNING = (Status.READY_TO_SIGN, Status.AWAITING_SIGNATURES)
-_CONTINUE_SALT = "workflows.submission.continue"
-
+from workflows.submission_finish import (
+    Filled,
+    fill_documents,
+    finish_documents,
+    signing_prepare_documents,
+)
+from workflows.submission_finish import packet_changed as packet_changed
+from workflows.submission_finish import packet_removing as packet_removing
+from workflows.submission_finish import submission_sync as submission_sync
+from workflows.submission_links import continue_link as continue_link
+from workflows.submission_links import continue_path as continue_path
+from workflows.submission_links import continue_token as continue_token
+from workflows.submission_links import continue_url as continue_url
+from workflows.submission_links import submission_for_link as submission_for_link
+from workflows.submission_links import submission_links_rotate as submission_links_rotate
+from workflows.submission_reads import OPEN as OPEN
+from workflows.submission_reads import SIGNING as SIGNING
+from workflows.submission_reads import Status as Status
+from workflows.submission_reads import completed_slugs as completed_slugs
+from workflows.submission_reads import definition_for as definition_for
+from workflows.submission_reads import locked_submission
+from workflows.submission_reads import payloads_of as payloads_of
+from workflows.submission_reads import submission_completion as submission_completion
+from workflows.submission_reads import submission_get as submission_get
 
 # --- reading ------------------------------------------------------------------------------------
 
 
-def definition_for(submission: Submission) -> WorkflowDef:
-    """The definition the submission follows (parsed once per instance)."""
-    cached = getattr(submission, "_definition", None)
-    if cached is None:
-        cached = parse_definition(submission.definition)
-        submission._definition = cached  # type: ignore[attr-defined]
-    return cached
-
-
-def submission_get(*, organization: Organization, eid: str) -> Submission:
-    """The organization's submission; another organization's is as absent as a missing one."""
-    try:
-        return Submission.objects.select_related("workflow__organization").get(
-            workflow__organization=organization, eid=eid
-        )
-    except Submission.DoesNotExist:
-        raise NotFound(f"No weldData with eid '{eid}'.") from None
-
-
-def payloads_of(submission: Submission) -> dict[str, dict[str, Any]]:
-    """The stored payload of each webform, keyed by webform slug."""
-    return {row.webform_slug: dict(row.payload) for row in submission.webform_submissions.all()}
-
-
-def completed_slugs(submission: Submission) -> set[str]:
-    return {
-        row.webform_slug
-        for row in submission.webform_submissions.all()
-        if row.completed_at is not None
-    }
-
-
-def submission_completion(submission: Submission) -> float:
-    return completion_percentage(
-        definition_for(submission),
-        completed_slugs(submission),
-        signed=submission.status == Status.COMPLETED,
-    )
-
-
 # --- links for people ---------------------------------------------------------------------------
-
-
-def continue_token(submission: Submission, *, now: datetime | None = None) -> str:
-    """The secret of a continue link: when it expires, and a MAC of the submission, its link
-    secret (rotating it ends every link given so far) and that time. Valid for
-    WORKFLOW_CONTINUE_LINK_DAYS."""
-    now = now or timezone.now()
-    expires = int((now + timedelta(days=settings.WORKFLOW_CONTINUE_LINK_DAYS)).timestamp())
-    return f"{expires:x}.{_continue_mac(submission, expires)}"
-
-
-def _continue_mac(submission: Submission, expires: int) -> str:
-    value = f"{submission.eid}:{submission.link_secret}:{expires}"
-    return salted_hmac(_CONTINUE_SALT, value).hexdigest()[:40]
-
-
-def _continue_token_valid(submission: Submission, token: str) -> bool:
-    expiry, _, mac = (token or "").partition(".")
-    try:
-        expires = int(expiry, 16)
-    except ValueError:
-        return False
-    if not constant_time_compare(mac, _continue_mac(submission, expires)):
-        return False
-    return expires > timezone.now().timestamp()
-
-
-def submission_links_rotate(*, submission: Submission) -> None:
-    """End every continue link of ``submission`` handed out so far (new ones work)."""
-    submission.link_secret = new_link_secret()
-    submission.save(update_fields=["link_secret", "updated_at"])
-
-
-def continue_path(submission: Submission) -> str:
-    workflow = submission.workflow
-    return reverse(
-        "workflows-continue", args=[workflow.organization.slug, workflow.slug, submission.eid]
-    )
-
-
-def continue_link(submission: Submission, *, embedded: bool = False) -> str:
-    """The continue URL's path and query (for a page on this service)."""
-    query = {"token": continue_token(submission)}
-    if embedded:
-        query["embedded"] = "true"
-    return f"{continue_path(submission)}?{urlencode(query)}"
-
-
-def continue_url(submission: Submission, *, embedded: bool = False) -> str:
-    """Where the person resumes: the step they are on (the done page when finished)."""
-    return settings.PUBLIC_BASE_URL + continue_link(submission, embedded=embedded)
-
-
-def submission_for_link(
-    *, organization_slug: str, workflow_slug: str, eid: str, token: str
-) -> Submission:
-    """The submission a continue link opens; NotFound unless every part of it matches."""
-    submission = (
-        Submission.objects.select_related("workflow__organization")
-        .filter(
-            eid=eid,
-            workflow__slug=workflow_slug,
-            workflow__organization__slug=organization_slug,
-        )
-        .first()
-    )
-    if submission is None or not _continue_token_valid(submission, token):
-        raise NotFound("This link is not valid or has expired. Ask for a new one.")
-    return submission
 
 
 # --- saving a webform ---------------------------------------------------------------------------
@@ -267,10 +158,12 @@ def webform_save(
         submission._definition = definition  # type: ignore[attr-defined]
     # The fills are the slow part: done before the transaction, from the values as they will be.
     prepared = (
-        _fill(workflow, definition, payloads) if finishing and not definition.signers else None
+        fill_documents(workflow, definition, payloads)
+        if finishing and not definition.signers
+        else None
     )
     signing = (
-        _signing_prepare(submission, definition, payloads, identity, embedded=embedded)
+        signing_prepare_documents(submission, definition, payloads, identity, embedded=embedded)
         if finishing and definition.signers
         else None
     )
@@ -325,7 +218,7 @@ def _save(
             if created:
                 submission.save()
             else:
-                submission = _locked(submission)
+                submission = locked_submission(submission)
                 if submission.status not in OPEN:
                     raise Conflict(
                         f"The submission is {submission.status}: its webforms can no longer change."
@@ -360,7 +253,7 @@ def _save(
                 w.slug for w in definition.webforms
             }
             if finished:
-                made = _finish(
+                made = finish_documents(
                     submission,
                     definition,
                     payloads,
@@ -389,239 +282,7 @@ def _running(running: Running | None) -> Running:
     return running
 
 
-def _locked(submission: Submission) -> Submission:
-    locked = Submission.objects.select_for_update().select_related("workflow__organization")
-    fresh = locked.get(pk=submission.pk)
-    fresh._definition = definition_for(submission)  # type: ignore[attr-defined]
-    return fresh
-
-
 # --- finishing: documents or signing ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Filled:
-    title: str
-    filename: str
-    version: TemplateVersion
-    pdf: bytes
-
-
-def _template_version(workflow: Workflow, eid: str, index: int) -> TemplateVersion:
-    template = PdfTemplate.objects.filter(organization=workflow.organization, eid=eid).first()
-    if template is None:
-        raise ValidationFailed.single(
-            f"documents.{index}", f"The workflow's template {eid!r} no longer exists."
-        )
-    return template_version_select(template=template, version_number=None)
-
-
-def _fill(
-    workflow: Workflow, definition: WorkflowDef, payloads: Mapping[str, Mapping[str, Any]]
-) -> list[Filled]:
-    """Each document filled from the mapped values, with the template's default version."""
-    filled = []
-    for index, document in enumerate(definition.documents):
-        version = _template_version(workflow, document.template_eid, index)
-        data = document_data(definition, document, payloads)
-        try:
-            pdf = fill_version(version=version, body={"data": data, "title": document.title})
-        except ValidationFailed as invalid:
-            raise ValidationFailed(
-                FieldError(property=f"documents.{index}.{f.property}", message=f.message)
-                for f in invalid.fields
-            ) from None
-        filled.append(Filled(document.title, document.filename, version, pdf))
-    return filled
-
-
-def _finish(
-    submission: Submission,
-    definition: WorkflowDef,
-    payloads: Mapping[str, Mapping[str, Any]],
-    prepared: list[Filled] | None,
-    signing: esign.PreparedPacket | None,
-    identity: ApiIdentity | None,
-    *,
-    embedded: bool,
-) -> esign.PreparedPacket | None:
-    """Every webform is complete: store the documents and complete, or start signing. The
-    documents are made before the transaction; ``prepared`` and ``signing`` are None only when
-    another webform's save completed the workflow meanwhile, and then they are made now.
-    Returns the signing documents made here (the caller discards them if the transaction
-    fails)."""
-    made = None
-    if definition.signers:
-        if signing is None:
-            signing = made = _signing_prepare(
-                submission, definition, payloads, identity, embedded=embedded
-            )
-        submission.packet = esign.packet_store(signing)
-        submission_move(submission, Status.READY_TO_SIGN, fields=("packet",))
-        return made
-    if prepared is None:  # another webform completed meanwhile: fill now
-        prepared = _fill(submission.workflow, definition, payloads)
-    prefix = f"workflows/{submission.workflow.organization.eid}/{submission.eid}"
-    for position, document in enumerate(prepared):
-        path, sha = blob_save(prefix=prefix, data=document.pdf)
-        SubmissionDocument.objects.create(
-            submission=submission,
-            position=position,
-            title=document.title[:255],
-            filename=document.filename[:255],
-            template_version=document.version,
-            path=path,
-            sha256=sha,
-        )
-    _complete(submission, definition)
-    return None
-
-
-def _complete(submission: Submission, definition: WorkflowDef) -> None:
-    submission.completed_at = timezone.now()
-    submission_move(submission, Status.COMPLETED, fields=("completed_at",))
-    events.submission_completed(submission, definition)
-
-
-def _file_id(index: int) -> str:
-    return f"document{index + 1}"
-
-
-def _signing_input(
-    submission: Submission,
-    definition: WorkflowDef,
-    payloads: Mapping[str, Mapping[str, Any]],
-    *,
-    embedded: bool,
-) -> PacketInput:
-    """The signing step's packet: the documents filled from the answers, the signers named by
-    them, each back to the submission's page when done. ValidationFailed when an answer a
-    signer needs is missing."""
-    files = []
-    for index, document in enumerate(definition.documents):
-        boxes = tuple(
-            SignField(id=box.id, type=box.type, page=box.page, rect=Rect(*box.rect))
-            for signer in definition.signers
-            for box in signer.boxes
-            if box.document == index
-        )
-        files.append(
-            FileInput(
-                id=_file_id(index),
-                title=document.title,
-                filename=document.filename,
-                fields=boxes,
-                cast_eid=document.template_eid,
-            )
-        )
-    problems = []
-    signers = []
-    back = continue_url(submission, embedded=embedded)
-    for signer in definition.signers:
-        name = person_name(value_of(definition, payloads, signer.name_field))
-        email = value_of(definition, payloads, signer.email_field) if signer.email_field else ""
-        if not name:
-            problems.append(
-                Problem(f"payload.{signer.name_field.field}", "A name is needed for signing.")
-            )
-        if signer.signer_type == "email" and not email:
-            field = signer.email_field.field if signer.email_field else "email"
-            problems.append(Problem(f"payload.{field}", "An email is needed for signing."))
-        signers.append(
-            SignerInput(
-                alias_id=signer.id,
-                name=name,
-                email=str(email or ""),
-                signer_type=signer.signer_type,
-                routing_order=signer.routing_order,
-                redirect_url=back if signer.signer_type == "embedded" else "",
-                signature_mode="draw",
-                accept_each_field=False,
-                enable_emails=True,
-                fields=tuple((_file_id(box.document), box.id) for box in signer.boxes),
-            )
-        )
-    if problems:
-        raise ValidationFailed.from_problems(problems)
-    return PacketInput(
-        name=(display_title(definition, payloads) or definition.name)[:255],
-        files=tuple(files),
-        signers=tuple(signers),
-        payloads={
-            _file_id(index): {"data": document_data(definition, document, payloads)}
-            for index, document in enumerate(definition.documents)
-        },
-        is_test=submission.is_test,
-        webhook_url=submission.webhook_url,
-    )
-
-
-def _signing_prepare(
-    submission: Submission,
-    definition: WorkflowDef,
-    payloads: Mapping[str, Mapping[str, Any]],
-    identity: ApiIdentity | None,
-    *,
-    embedded: bool,
-) -> esign.PreparedPacket:
-    """The signing step's documents made and stored (slow: before any transaction)."""
-    # A person on a webform page acts for the organization itself: no key, no watermark.
-    return esign.packet_prepare(
-        organization=submission.workflow.organization,
-        watermark=identity.is_development if identity is not None else False,
-        packet_input=_signing_input(submission, definition, payloads, embedded=embedded),
-    )
-
-
-_PACKET_STATUS = {
-    Packet.Status.DRAFT: Status.READY_TO_SIGN,
-    Packet.Status.SENT: Status.READY_TO_SIGN,
-    Packet.Status.DELIVERED: Status.READY_TO_SIGN,
-    Packet.Status.PARTIAL: Status.AWAITING_SIGNATURES,
-    Packet.Status.DECLINED: Status.DECLINED,
-    Packet.Status.VOIDED: Status.DECLINED,
-    Packet.Status.COMPLETED: Status.COMPLETED,
-}
-
-
-def packet_changed(packet: Packet) -> None:
-    """esign's hook: the submissions whose signing step is this packet take its state now."""
-    for submission in Submission.objects.filter(packet=packet):
-        submission_sync(submission)
-
-
-def packet_removing(packet: Packet) -> None:
-    """esign's hook: a packet that is a submission's signing step is not removed from under it
-    (void it instead: the submission then ends as declined)."""
-    owner = Submission.objects.filter(packet=packet).first()
-    if owner is not None:
-        raise Conflict(
-            f"The packet is the signing step of workflow submission '{owner.eid}': void it "
-            "(voidDocumentGroup) instead of removing it."
-        )
-
-
-def submission_sync(submission: Submission) -> Submission:
-    """A submission in its signing step takes the state of its packet. Completing it this way
-    emits weldComplete, in the transaction that records the completion. Called by esign's hook
-    when the packet changes (see packet_changed), and again whenever a submission is looked at
-    (the signer's return to the workflow page, weldData queries, the download), which changes
-    nothing when the hook already ran."""
-    if submission.status not in SIGNING or submission.packet_id is None:
-        return submission
-    packet_status = Packet.objects.filter(pk=submission.packet_id).values_list("status", flat=True)
-    target = _PACKET_STATUS.get(packet_status.first() or "", submission.status)
-    if target == submission.status:
-        return submission
-    with transaction.atomic():
-        locked = _locked(submission)
-        if locked.status not in SIGNING:
-            return locked
-        if target == Status.COMPLETED:
-            _complete(locked, definition_for(locked))
-        else:
-            submission_move(locked, target)
-    return locked
 
 
 # --- forgeSubmit --------------------------------------------------------------------------------

@@ -1,0 +1,91 @@
+"""What a webform page posts: read within its size cap (never to a temporary file), and its
+inputs, an uploaded image made small enough for its field (workflows.engine.photos)."""
+
+from __future__ import annotations
+
+import base64
+
+from django.conf import settings
+from django.http import HttpRequest
+from django.http.multipartparser import MultiPartParserError
+
+from core.errors import RequestTooLarge, ValidationFailed
+from core.uploads import (
+    check_declared_size,
+    in_memory_upload_handlers,
+    size_text,
+    upload_exceeded,
+)
+from workflows.engine.definition import WebformDef, WorkflowDef
+from workflows.engine.photos import fit_image
+from workflows.engine.rules import (
+    IMAGE_MAX_BYTES,
+    IMAGE_TYPES,
+    IMAGE_UPLOAD_REFUSED,
+    IMAGE_UPLOAD_UNREADABLE,
+)
+
+
+def post_cap(definition: WorkflowDef) -> int:
+    """The largest post a page of ``definition`` may send: its fields, plus one image file for
+    each image field of the page that has the most."""
+    images = max(
+        (
+            sum(1 for f in page.fields if f.type == "imageFile")
+            for webform in definition.webforms
+            for page in webform.pages
+        ),
+        default=0,
+    )
+    return settings.WEBFORM_FIELDS_MAX_BYTES + images * settings.WEBFORM_IMAGE_UPLOAD_MAX_BYTES
+
+
+def read_post(request: HttpRequest, definition: WorkflowDef | None) -> tuple[int, str] | None:
+    """Read a page's post within its cap; the status and message of a refusal, else None.
+    Runs before anything reads ``request.POST`` (the body is parsed once, on first use)."""
+    limit = post_cap(definition) if definition is not None else settings.WEBFORM_FIELDS_MAX_BYTES
+    too_large = (
+        f"What was sent is larger than this form takes ({size_text(limit)} in all, "
+        f"{size_text(settings.WEBFORM_IMAGE_UPLOAD_MAX_BYTES)} for an image), so nothing was "
+        "saved. Choose a smaller image and send the page again."
+    )
+    try:
+        check_declared_size(request, limit=limit, message=too_large)
+    except RequestTooLarge as error:
+        return error.status, error.message
+    request.upload_handlers = in_memory_upload_handlers(
+        request, file_limit=settings.WEBFORM_IMAGE_UPLOAD_MAX_BYTES
+    )
+    try:
+        if upload_exceeded(request):
+            return RequestTooLarge.status, too_large
+    except MultiPartParserError:
+        return ValidationFailed.status, "The page could not be read. Send it again."
+    return None
+
+
+def posted_values(
+    request: HttpRequest, webform: WebformDef, page_index: int
+) -> dict[str, str | None]:
+    """The page's inputs; an uploaded image becomes the data: URL the image field holds (its
+    bytes are checked by the image rule to be the image its type claims)."""
+    values: dict[str, str | None] = {k: request.POST.get(k) for k in request.POST}
+    for definition in webform.pages[page_index].fields:
+        if definition.type != "imageFile":
+            continue
+        upload = request.FILES.get(f"{definition.key}.file")
+        if upload is None:
+            continue
+        mime = (upload.content_type or "").lower()
+        if mime not in IMAGE_TYPES:
+            values[definition.key] = IMAGE_UPLOAD_REFUSED  # the image rule says why
+            continue
+        # A phone's photo is made small enough here (the page's script did it already where
+        # it could); the reading stopped at WEBFORM_IMAGE_UPLOAD_MAX_BYTES (read_post).
+        fitted = fit_image(upload.read(), mime, max_bytes=IMAGE_MAX_BYTES)
+        if fitted is None:
+            values[definition.key] = IMAGE_UPLOAD_UNREADABLE
+        else:
+            encoded = base64.b64encode(fitted.data).decode()
+            values[definition.key] = f"data:{fitted.mime};base64,{encoded}"
+    return values

@@ -1,0 +1,435 @@
+"""What a webform page shows, and where a person is: the field and screen classes the views draw,
+the events for an embedding page and the last page. See workflows/views.py for the pages."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+
+from accounts.embedding import allow_framing_by, embed_origins
+from accounts.models import Organization
+from esign import lifecycle
+from esign.audit import AuditAction
+from esign.models import Signer
+from esign.routing import is_signers_turn
+from esign.tokens import signer_link
+from workflows import submissions
+from workflows.engine.definition import FieldDef, WebformDef, WorkflowDef
+from workflows.engine.resolve import answers
+from workflows.engine.rules import (
+    IMAGE_TYPES,
+    PHONE_REGION_INFO,
+    US_STATES,
+    browser_rules,
+    form_strings,
+    invalid_parts,
+)
+from workflows.models import Submission, Workflow
+
+EMBED_FLAGS = ("embedded", "withinIframe")
+
+
+def own_origin() -> str:
+    parts = urlsplit(settings.PUBLIC_BASE_URL)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def framed(response: HttpResponse, organization: Organization | None) -> HttpResponse:
+    """Only the organization's embedding origins (and the service itself) may frame the page."""
+    allow_framing_by(response, embed_origins(organization) if organization else [])
+    # The continue URL's token never leaves in a Referer to another site; same-origin rather
+    # than no-referrer, with which Chromium posts "Origin: null" and CSRF checks (the admin's
+    # preview) refuse the form.
+    response["Referrer-Policy"] = "same-origin"
+    return response
+
+
+def message_page(
+    request: HttpRequest,
+    title: str,
+    text: str,
+    *,
+    status: int,
+    organization: Organization | None = None,
+) -> HttpResponse:
+    response = render(
+        request, "workflows/message.html", {"title": title, "text": text}, status=status
+    )
+    return framed(response, organization)
+
+
+def is_embedded(request: HttpRequest) -> bool:
+    return is_embedded_by_address(request) or any(
+        request.POST.get(flag) == "true" for flag in EMBED_FLAGS
+    )
+
+
+def is_embedded_by_address(request: HttpRequest) -> bool:
+    """The flag in the address alone, for an answer given before the body is read."""
+    return any(request.GET.get(flag) == "true" for flag in EMBED_FLAGS)
+
+
+@dataclass
+class FieldView:
+    """One field as the template draws it."""
+
+    definition: FieldDef
+    strings: dict[str, str]
+    error: str = ""
+
+    @property
+    def key(self) -> str:
+        return self.definition.key
+
+    @property
+    def type(self) -> str:
+        return self.definition.type
+
+    @property
+    def id(self) -> str:
+        return f"f-{self.definition.key}"
+
+    @property
+    def value(self) -> str:
+        return self.strings.get(self.definition.key, "")
+
+    def part(self, name: str) -> str:
+        return self.strings.get(f"{self.definition.key}.{name}", "")
+
+    @property
+    def parts(self) -> dict[str, str]:
+        prefix = f"{self.definition.key}."
+        return {k[len(prefix) :]: v for k, v in self.strings.items() if k.startswith(prefix)}
+
+    @property
+    def checked(self) -> bool:
+        return bool(self.strings.get(self.definition.key))
+
+    @property
+    def region(self) -> str:
+        return self.part("region") or self.definition.base_region
+
+    @property
+    def invalid_parts(self) -> tuple[str, ...]:
+        """The parts the error is about (the others, optional ones included, stay unmarked)."""
+        return invalid_parts(self.definition, self.parts, self.error)
+
+    @property
+    def image(self) -> str:
+        value = self.value
+        return value if value.startswith("data:image/") else ""
+
+
+@dataclass
+class Screen:
+    """Everything form.html needs for one page of one webform."""
+
+    workflow: Workflow
+    definition: WorkflowDef
+    webform: WebformDef
+    page_index: int
+    fields: list[FieldView]
+    submission: Submission | None = None
+    embedded: bool = False
+    preview: bool = False
+    events: list[dict[str, Any]] = field(default_factory=list)
+    form_error: str = ""
+
+    @property
+    def page(self) -> Any:
+        return self.webform.pages[self.page_index]
+
+    @property
+    def steps(self) -> list[tuple[WebformDef, int]]:
+        return list(self.definition.steps())
+
+    @property
+    def step_number(self) -> int:
+        for number, (webform, index) in enumerate(self.steps, start=1):
+            if webform.eid == self.webform.eid and index == self.page_index:
+                return number
+        return 1
+
+    @property
+    def is_last_page(self) -> bool:
+        return self.page_index == len(self.webform.pages) - 1
+
+    @property
+    def is_last_step(self) -> bool:
+        return self.step_number == len(self.steps)
+
+    @property
+    def has_back(self) -> bool:
+        return self.step_number > 1
+
+    @property
+    def multipart(self) -> bool:
+        return any(f.type == "imageFile" for f in self.fields)
+
+    @property
+    def errors(self) -> list[FieldView]:
+        return [f for f in self.fields if f.error]
+
+    @property
+    def preview_links(self) -> list[tuple[str, str, bool]]:
+        """Every page of the preview: its label, address and whether it is this one."""
+        return [
+            (
+                f"{number}. {webform.name}: {webform.pages[index].title}",
+                "?" + urlencode({"forge": webform.slug, "page": index}),
+                webform.eid == self.webform.eid and index == self.page_index,
+            )
+            for number, (webform, index) in enumerate(self.steps, start=1)
+        ]
+
+
+def field_views(
+    webform: WebformDef,
+    page_index: int,
+    values: dict[str, Any],
+    errors: dict[str, str] | None = None,
+    *,
+    use_defaults: bool,
+    drafts: Mapping[str, Mapping[str, str]] | None = None,
+) -> list[FieldView]:
+    """The page's fields with ``values``; a field with a draft (typed, then left by Back
+    unchecked) shows it instead."""
+    views = []
+    for definition in webform.pages[page_index].fields:
+        value = values.get(definition.key)
+        if value is None and use_defaults:
+            value = definition.default
+        draft = (drafts or {}).get(definition.key)
+        views.append(
+            FieldView(
+                definition=definition,
+                strings=dict(draft) if draft is not None else form_strings(definition, value),
+                error=(errors or {}).get(definition.key, ""),
+            )
+        )
+    return views
+
+
+def page_rules(screen: Screen) -> dict[str, Any]:
+    rules = browser_rules()
+    rules["limits"]["imageUploadBytes"] = settings.WEBFORM_IMAGE_UPLOAD_MAX_BYTES
+    return {**rules, "fields": [f.definition.to_json() for f in screen.fields]}
+
+
+def event_origins(organization: Organization) -> list[str]:
+    return [own_origin(), *embed_origins(organization)]
+
+
+def form_action(screen: Screen) -> str:
+    if screen.preview:
+        return ""
+    query: dict[str, str] = {}
+    if screen.submission is None:
+        path = reverse(
+            "workflows-start", args=[screen.workflow.organization.slug, screen.workflow.slug]
+        )
+    else:
+        path = submissions.continue_path(screen.submission)
+        query["token"] = submissions.continue_token(screen.submission)
+    if screen.embedded:
+        query["embedded"] = "true"
+    return f"{path}?{urlencode(query)}" if query else path
+
+
+def render_screen(request: HttpRequest, screen: Screen) -> HttpResponse:
+    organization = screen.workflow.organization
+    continue_url = (
+        submissions.continue_url(screen.submission, embedded=screen.embedded)
+        if screen.submission is not None
+        else ""
+    )
+    context = {
+        "screen": screen,
+        "organization": organization,
+        "action": form_action(screen),
+        "continue_url": continue_url,
+        "rules": page_rules(screen),
+        "config": {
+            "events": screen.events,
+            "origins": event_origins(organization),
+            "continueUrl": (
+                submissions.continue_link(screen.submission, embedded=screen.embedded)
+                if screen.submission is not None
+                else ""
+            ),
+        },
+        "regions": [(code, info) for code, info in PHONE_REGION_INFO.items()],
+        "states": US_STATES,
+        "image_types": ",".join(IMAGE_TYPES),
+        "is_test": screen.submission.is_test if screen.submission else False,
+    }
+    return framed(render(request, "workflows/form.html", context), organization)
+
+
+def embed_event(
+    action: str, submission: Submission, webform: WebformDef | None, **extra: Any
+) -> dict[str, Any]:
+    """The keys of the spec's iframe event, for ``action``."""
+    workflow = submission.workflow
+    row = (
+        submission.webform_submissions.filter(webform_eid=webform.eid).first() if webform else None
+    )
+    event = {
+        "action": action,
+        "organizationSlug": workflow.organization.slug,
+        "organizationEid": workflow.organization.eid,
+        "weldEid": workflow.eid,
+        "weldDataEid": submission.eid,
+        "forgeEid": webform.eid if webform else None,
+        "submissionEid": row.eid if row else None,
+    }
+    event.update(extra)
+    return event
+
+
+def last_webform(submission: Submission) -> WebformDef | None:
+    definition = submissions.definition_for(submission)
+    return definition.webforms[-1] if definition.webforms else None
+
+
+def position_of(submission: Submission) -> tuple[WebformDef, int] | None:
+    """The first webform not complete, at its saved step; None when all are complete."""
+    definition = submissions.definition_for(submission)
+    rows = {row.webform_eid: row for row in submission.webform_submissions.all()}
+    for webform in definition.webforms:
+        row = rows.get(webform.eid)
+        if row is None or row.completed_at is None:
+            step = row.current_step if row else 0
+            return webform, min(step, len(webform.pages) - 1)
+    return None
+
+
+def requested_page(
+    submission: Submission, forge: str | None, step: str | None
+) -> tuple[WebformDef, int] | None:
+    """A page asked for by ``?forge=<slug>&step=<n>``: any page before where the person is."""
+    current = position_of(submission)
+    if current is None or not forge:
+        return current
+    definition = submissions.definition_for(submission)
+    order = [w.eid for w in definition.webforms]
+    webform = definition.webform(slug=forge)
+    try:
+        index = int(step or 0)
+    except ValueError:
+        return current
+    if webform is None or not 0 <= index < len(webform.pages):
+        return current
+    before = order.index(webform.eid) < order.index(current[0].eid)
+    if before or (webform.eid == current[0].eid and index <= current[1]):
+        return webform, index
+    return current
+
+
+def previous_page(
+    definition: WorkflowDef, webform: WebformDef, page_index: int
+) -> tuple[WebformDef, int]:
+    steps = list(definition.steps())
+    position = next(i for i, (w, p) in enumerate(steps) if w.eid == webform.eid and p == page_index)
+    return steps[max(position - 1, 0)]
+
+
+def stored_screen(
+    submission: Submission, webform: WebformDef, page_index: int, embedded: bool
+) -> Screen:
+    row = submission.webform_submissions.filter(webform_eid=webform.eid).first()
+    payload = dict(row.payload) if row else {}
+    return Screen(
+        workflow=submission.workflow,
+        definition=submissions.definition_for(submission),
+        webform=webform,
+        page_index=page_index,
+        fields=field_views(
+            webform,
+            page_index,
+            payload,
+            use_defaults=row is None,
+            drafts=row.draft if row else None,
+        ),
+        submission=submission,
+        embedded=embedded,
+    )
+
+
+def unread_page(request: HttpRequest, screen: Screen, status: int, message: str) -> HttpResponse:
+    """A post refused unread: the page again (nothing of the post can be shown), the message
+    beside each image field of the page (the likely cause) and in its summary, or above it."""
+    images = [f for f in screen.fields if f.type == "imageFile"]
+    for view in images:
+        view.error = message
+    if not images:
+        screen.form_error = message
+    response = render_screen(request, screen)
+    response.status_code = status
+    return response
+
+
+def end_page(
+    request: HttpRequest,
+    submission: Submission,
+    *,
+    embedded: bool,
+    events: list[dict[str, Any]] | None = None,
+) -> HttpResponse:
+    """The last page: the documents, the way to signing, or what became of it."""
+    token = submissions.continue_token(submission)
+    documents = []
+    if submission.is_complete:
+        for index, document in enumerate(submissions.submission_files(submission)):
+            path = reverse(
+                "workflows-document",
+                args=[
+                    submission.workflow.organization.slug,
+                    submission.workflow.slug,
+                    submission.eid,
+                    index,
+                ],
+            )
+            documents.append({"title": document.title, "url": f"{path}?token={token}"})
+    sign_url, waiting_for = "", []
+    if submission.status in submissions.SIGNING and submission.packet_id:
+        signers = list(Signer.objects.filter(packet_id=submission.packet_id))
+        turn = next((s for s in signers if is_signers_turn(s)), None)
+        if turn is not None and turn.signer_type == Signer.Kind.EMBEDDED:
+            # The same link while it lasts (a reload, the back button), a new one once it does
+            # not: issued by esign, audited, and never one per page view.
+            url = signer_link(signer=turn, reason=AuditAction.SIGNING_URL_CREATED)
+            sign_url = url + ("&withinIframe=true" if embedded else "")
+        waiting_for = [s.name for s in signers if s.status not in lifecycle.FINISHED_SIGNER]
+    zip_path = reverse(
+        "workflows-documents-zip",
+        args=[submission.workflow.organization.slug, submission.workflow.slug, submission.eid],
+    )
+    context = {
+        "submission": submission,
+        "workflow": submission.workflow,
+        "documents": documents,
+        "answers": answers(
+            submissions.definition_for(submission), submissions.payloads_of(submission)
+        ),
+        "zip_url": f"{zip_path}?token={token}" if documents else "",
+        "sign_url": sign_url,
+        "waiting_for": waiting_for,
+        "embedded": embedded,
+        "is_test": submission.is_test,
+        "config": {
+            "events": events or [],
+            "origins": event_origins(submission.workflow.organization),
+            "continueUrl": submissions.continue_link(submission, embedded=embedded),
+            "signUrl": sign_url,
+        },
+    }
+    response = render(request, "workflows/done.html", context)
+    return framed(response, submission.workflow.organization)

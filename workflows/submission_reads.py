@@ -1,0 +1,71 @@
+"""Reading submissions: the definition one follows, its payloads and progress, and the row
+locked for a change. Shared by saving (workflows.submissions), finishing and the links."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accounts.models import Organization
+from core.errors import NotFound
+from workflows.engine.definition import WorkflowDef, parse_definition
+from workflows.engine.resolve import (
+    completion_percentage,
+)
+from workflows.models import (
+    Submission,
+)
+
+Status = Submission.Status
+
+
+OPEN = (Status.CREATED, Status.IN_PROGRESS)
+
+
+SIGNING = (Status.READY_TO_SIGN, Status.AWAITING_SIGNATURES)
+
+
+def definition_for(submission: Submission) -> WorkflowDef:
+    """The definition the submission follows (parsed once per instance)."""
+    cached = getattr(submission, "_definition", None)
+    if cached is None:
+        cached = parse_definition(submission.definition)
+        submission._definition = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def submission_get(*, organization: Organization, eid: str) -> Submission:
+    """The organization's submission; another organization's is as absent as a missing one."""
+    try:
+        return Submission.objects.select_related("workflow__organization").get(
+            workflow__organization=organization, eid=eid
+        )
+    except Submission.DoesNotExist:
+        raise NotFound(f"No weldData with eid '{eid}'.") from None
+
+
+def payloads_of(submission: Submission) -> dict[str, dict[str, Any]]:
+    """The stored payload of each webform, keyed by webform slug."""
+    return {row.webform_slug: dict(row.payload) for row in submission.webform_submissions.all()}
+
+
+def completed_slugs(submission: Submission) -> set[str]:
+    return {
+        row.webform_slug
+        for row in submission.webform_submissions.all()
+        if row.completed_at is not None
+    }
+
+
+def submission_completion(submission: Submission) -> float:
+    return completion_percentage(
+        definition_for(submission),
+        completed_slugs(submission),
+        signed=submission.status == Status.COMPLETED,
+    )
+
+
+def locked_submission(submission: Submission) -> Submission:
+    locked = Submission.objects.select_for_update().select_related("workflow__organization")
+    fresh = locked.get(pk=submission.pk)
+    fresh._definition = definition_for(submission)  # type: ignore[attr-defined]
+    return fresh
