@@ -31,9 +31,11 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # The public origin of this service: links it hands out (signing URLs, downloads) start with it.
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000").rstrip("/")
 
-# Email (signing requests to email signers): printed to the console unless EMAIL_URL names an
-# SMTP server, e.g. smtp+tls://user:password@smtp.example.com:587.
-vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
+# Email (signing requests to email signers): sent by the SMTP server EMAIL_URL names, e.g.
+# smtp+tls://user:password@smtp.example.com:587. Without one: with DEBUG on, kept in the database
+# and read in the admin (dbmail://, core.mail.DatabaseEmailBackend); with DEBUG off, printed.
+environ.Env.EMAIL_SCHEMES["dbmail"] = "core.mail.DatabaseEmailBackend"
+vars().update(env.email_url("EMAIL_URL", default="dbmail://" if DEBUG else "consolemail://"))
 if not DEBUG and EMAIL_BACKEND == "django.core.mail.backends.console.EmailBackend":  # noqa: F821
     # Printed emails would put live signing links (their tokens) in the server's log.
     EMAIL_BACKEND = "core.mail.RedactedConsoleEmailBackend"

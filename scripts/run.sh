@@ -68,6 +68,17 @@ Create another two-signer test packet from the demo template (GraphQL createEtch
   curl -s -u '$DEMO_API_KEY:' -H 'Content-Type: application/json' -d @$DEMO_PACKET_REQUEST_FILE $base/graphql
 
 INFO
+# Where emails (an email signer's signing link) can be read: kept in the database in development.
+if [ -n "$DEMO_EMAILS_PATH" ]; then
+  cat <<INFO
+Emails are kept, not sent (development): read them, with their links, in the admin:
+  $base$DEMO_EMAILS_PATH   (EMAIL_URL=smtp://... sends them; see docs/configuration.md)
+
+INFO
+else
+  echo "Emails go where EMAIL_URL says (printed here when it is consolemail://; see docs/configuration.md)."
+  echo
+fi
 # The server and a task worker run in the background while this shell waits for either, so its
 # traps run at once: Ctrl-C (SIGINT) or SIGTERM stops both, and when one stops, so does the
 # other. The worker runs in its own session (setsid) so that Ctrl-C reaches it only once, as

@@ -31,11 +31,13 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
+from django.urls import reverse
 
 from accounts.identity import ApiIdentity
 from accounts.models import ApiKey, Organization, User
 from accounts.services import api_key_authenticate, api_key_create, api_key_revoke, member_add
 from core.eids import random_base62
+from core.mail import DATABASE_BACKEND
 from esign.demo import demo_packet_request_write, demo_packet_signing_url
 from templates_app.engine.demo import build_demo_template
 from templates_app.models import PdfTemplate
@@ -204,6 +206,13 @@ class Command(BaseCommand):
             "DEMO_ADMIN_PASSWORD": admin_password,
             "DEMO_ADMIN_HAS_PASSWORD": "1" if admin.has_usable_password() else "",
             "DEMO_API_KEY_RATE_LIMIT": development_rate_limit(),
+            # Where emails are read when they are kept rather than sent (core.mail); empty when
+            # they go to an SMTP server or the console.
+            "DEMO_EMAILS_PATH": (
+                reverse("admin:core_sentemail_changelist")
+                if settings.EMAIL_BACKEND == DATABASE_BACKEND
+                else ""
+            ),
         }
         for name, value in values.items():
             self.stdout.write(f"{name}={shlex.quote(value)}")
