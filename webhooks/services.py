@@ -59,6 +59,7 @@ TOKEN_LENGTH = 32
 MIN_PUBLIC_KEY_BITS = 2048
 MAX_PUBLIC_KEY_PEM = 10_000
 RETRY_AFTER_MAX_SECONDS = 86_400.0
+NO_URL_REASON = "No webhook URL is set."
 _url_validator = URLValidator(schemes=["http", "https"])
 
 Status = WebhookDelivery.Status
@@ -246,7 +247,7 @@ def _delivery_start(*, event: WebhookEvent, requested_by: str) -> WebhookDeliver
         delivery.last_error = (
             "The webhook URL answered 410 Gone and was disabled; save it again to re-enable it."
             if endpoint.url
-            else "No webhook URL is set."
+            else NO_URL_REASON
         )
         delivery.save()
         return delivery

@@ -15,7 +15,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import Prefetch
+from django.db.models import OuterRef, Prefetch, Subquery
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -31,6 +31,7 @@ from accounts.usage import api_key_usage
 from core.errors import NotFound, ValidationFailed
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
 from webhooks.services import (
+    NO_URL_REASON,
     deliveries_filter,
     delivery_get,
     delivery_resend,
@@ -44,7 +45,7 @@ from webhooks.services import (
 )
 
 CHANGE_ROLES = frozenset({Membership.Role.OWNER, Membership.Role.ADMIN})
-LOG_PAGE_SIZE = 25
+LOG_PAGE_SIZE = 20
 USAGE_DAYS = 14
 MAX_KEY_UPLOAD_BYTES = 10_000
 
@@ -116,7 +117,24 @@ def _render(
         action=filters["action"],
         search=filters["q"],
     ).prefetch_related(Prefetch("attempts", queryset=WebhookAttempt.objects.order_by("number")))
+    # Whether a delivery is its event's first (a test someone sent) or a later one (resent).
+    first_of_event = WebhookDelivery.objects.filter(event=OuterRef("event")).order_by("id")
+    deliveries = deliveries.annotate(first_id=Subquery(first_of_event.values("id")[:1]))
     log = Paginator(deliveries, LOG_PAGE_SIZE).get_page(request.GET.get("page"))
+    for delivery in log:
+        delivery.origin = _origin(delivery)
+        # "No webhook URL is set." on every row says less than the one note above the log.
+        delivery.note = (
+            ""
+            if delivery.status == WebhookDelivery.Status.DELIVERED
+            or (not endpoint.is_active and delivery.last_error == NO_URL_REASON)
+            else delivery.last_error
+        )
+        # Resending goes to the event's own URL or the organization's: offered only when one
+        # is in force, and not while the delivery is still being tried.
+        delivery.resendable = delivery.status != WebhookDelivery.Status.PENDING and bool(
+            delivery.event.webhook_url or endpoint.is_active
+        )
     days, usage = api_key_usage(organization_id=organization.pk, days=USAGE_DAYS)
     context: dict[str, Any] = {
         "organization": organization,
@@ -144,6 +162,17 @@ def _render(
     if new_key is not None:
         response["Cache-Control"] = "no-store"
     return response
+
+
+def _origin(delivery: Any) -> str:
+    """Who asked for a delivery, in words: "" for an event's own delivery."""
+    if not delivery.requested_by:
+        return ""
+    if delivery.pk != delivery.first_id:
+        return f"Resent by {delivery.requested_by}"
+    if delivery.event.action == WebhookEvent.Action.WEBHOOK_TEST:
+        return f"Test sent by {delivery.requested_by}"
+    return f"Sent by {delivery.requested_by}"
 
 
 def changes(view: Any) -> Any:
