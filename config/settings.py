@@ -385,6 +385,9 @@ SEAL_TRUST_ROOTS_FILE = env.str("SEAL_TRUST_ROOTS_FILE", default="")
 # the packet's audit trail says so): about a day in all.
 # Days a webform's continue link works (each link handed out counts from when it was made).
 WORKFLOW_CONTINUE_LINK_DAYS = env.int("WORKFLOW_CONTINUE_LINK_DAYS", default=30)
+# Seconds a signing email's send may take before the worker's sweep counts it lost (its worker
+# was killed) and sends it again.
+SIGNER_EMAIL_LEASE_SECONDS = env.float("SIGNER_EMAIL_LEASE_SECONDS", default=120.0)
 SIGNER_EMAIL_RETRY_DELAYS = [
     float(value)
     for value in env.list(

@@ -28,8 +28,10 @@ from esign.tokens import TOKEN_TTL, signer_token_issue, signing_url
 
 logger = logging.getLogger(__name__)
 
-# How long a send may take before its claim counts as lost (a killed worker).
-LEASE = timedelta(minutes=2)
+
+def _lease() -> timedelta:
+    """How long a send may take before its claim counts as lost (a killed worker)."""
+    return timedelta(seconds=settings.SIGNER_EMAIL_LEASE_SECONDS)
 
 
 # A signer may be sent one email of a kind at a time: another is queued only once it went out.
@@ -154,7 +156,7 @@ def _claim(email_id: int, now: datetime) -> tuple[SignerEmail, str] | None:
             email.save(update_fields=["status"])
             return None
         email.attempts += 1
-        email.claimed_until = now + LEASE
+        email.claimed_until = now + _lease()
         email.save(update_fields=["attempts", "claimed_until"])
         url = signing_url(signer=signer, token=signer_token_issue(signer=signer))
     return email, url
@@ -232,7 +234,7 @@ def signer_emails_recover(*, now: datetime | None = None) -> int:
     many."""
     now = now or timezone.now()
     lost = (
-        SignerEmail.objects.filter(status=SignerEmail.Status.PENDING, due_at__lt=now - LEASE)
+        SignerEmail.objects.filter(status=SignerEmail.Status.PENDING, due_at__lt=now - _lease())
         .exclude(claimed_until__gt=now)
         .values_list("pk", flat=True)
     )

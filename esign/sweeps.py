@@ -16,7 +16,7 @@ from core.background import enqueue_in_transaction
 from core.sweeps import WorkerLost, sweep
 from esign.emails import signer_emails_recover, signer_reminders_queue
 from esign.models import Packet
-from esign.tasks import packet_seal_task
+from esign.tasks import packet_seal_task, signer_email_task
 
 SWEEP_BATCH = 1000
 
@@ -69,7 +69,15 @@ def seals_sweep(*, now: datetime) -> int:
 
 @sweep("esign.emails")
 def emails_sweep(*, now: datetime) -> int:
-    """Enqueue again the signers' emails whose task was lost; returns how many."""
+    """Enqueue again the signers' emails whose task was lost; returns how many. An email task
+    still running after the lease was lost with its worker: it is marked failed."""
+    started_before = now - timedelta(seconds=settings.SIGNER_EMAIL_LEASE_SECONDS)
+    for result in DBTaskResult.objects.filter(
+        task_path=signer_email_task.module_path,
+        status=TaskResultStatus.RUNNING,
+        started_at__lt=started_before,
+    ):
+        result.set_failed(WorkerLost("The worker stopped while running this task."))
     return signer_emails_recover(now=now)
 
 

@@ -179,9 +179,9 @@ def test_the_sweep_sends_an_email_whose_task_was_lost(
 def lifecycle_lease():
     from datetime import timedelta
 
-    from esign.emails import LEASE
+    from django.conf import settings
 
-    return LEASE + timedelta(seconds=1)
+    return timedelta(seconds=settings.SIGNER_EMAIL_LEASE_SECONDS + 1)
 
 
 def test_voiding_ends_it_once_with_an_event_per_signer(create_packet, api_client) -> None:
