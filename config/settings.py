@@ -90,6 +90,8 @@ MIDDLEWARE = [
     "core.middleware.RateLimitHeadersMiddleware",
     "core.middleware.ContentSecurityPolicyMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # The static files, compressed and cached for good under their hashed names (STORAGES).
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -173,7 +175,9 @@ BLOB_CACHE_MB = env.int("BLOB_CACHE_MB", default=64)
 MEDIA_URL = "media/"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    # collectstatic (the run command runs it) writes each file under a hashed name, gzipped
+    # beside it; WhiteNoise serves them with a year's cache lifetime (core/staticstorage.py).
+    "staticfiles": {"BACKEND": "core.staticstorage.HashedStaticFilesStorage"},
 }
 # Every stored file (template PDFs, produced and sealed documents, signatures, kept uploads)
 # goes through Django's storage API: files under MEDIA_ROOT by default, or an S3-compatible

@@ -12,6 +12,11 @@ urlpatterns = [
         views.signing_document,
         name="esign-document",
     ),
+    path(
+        "api/etch/sign/<str:signer_eid>/documents/<str:alias_id>/pages/<int:page>.webp",
+        views.signing_page_image,
+        name="esign-page-image",
+    ),
     path("api/etch/sign/<str:signer_eid>/complete", views.signing_complete, name="esign-complete"),
     path("api/etch/sign/<str:signer_eid>/decline", views.signing_decline, name="esign-decline"),
     path("api/etch/sign/<str:signer_eid>/new-link", views.signing_new_link, name="esign-new-link"),

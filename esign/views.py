@@ -30,7 +30,9 @@ from esign import lifecycle
 from esign.audit import Client
 from esign.documents import document_pdf
 from esign.emails import WAITING_FOR_LINK, gets_emails, signer_email_resend
-from esign.models import Signer
+from esign.engine.errors import PageUnavailable
+from esign.engine.pages import PAGE_WIDTHS, page_boxes, page_width, render_page
+from esign.models import PacketDocument, Signer
 from esign.routing import is_signers_turn
 from esign.signer_fields import Adoption, signer_fields
 from esign.signing import SigningOutcome, signer_complete, signer_decline, signer_viewed
@@ -169,15 +171,7 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
     packet = signer.packet
     origins = embed_origins(packet.organization)
     signer_viewed(signer=signer, client=_client(request))
-    documents = [
-        {
-            "id": document.alias_id,
-            "title": document.title or document.filename,
-            "pages": document.page_count,
-            "url": reverse("esign-document", args=[signer.eid, document.alias_id]),
-        }
-        for document in packet.documents.all()
-    ]
+    documents = [_shown_document(signer, document, token) for document in packet.documents.all()]
     waiting_for = [
         other.name
         for other in packet.signers.all()
@@ -193,7 +187,15 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
         "acceptEachField": signer.accept_each_field,
         "canSign": is_signers_turn(signer),
         "waitingFor": waiting_for,
-        "documents": documents,
+        "documents": [
+            {
+                "id": document["id"],
+                "title": document["title"],
+                "url": document["url"],
+                "pages": [{"view": p["view"], "rotate": p["rotate"]} for p in document["pages"]],
+            }
+            for document in documents
+        ],
         "fields": signer_fields(signer),
         "completeUrl": reverse("esign-complete", args=[signer.eid]),
         "declineUrl": reverse("esign-decline", args=[signer.eid]),
@@ -206,9 +208,50 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
     response = render(
         request,
         "esign/sign.html",
-        {"signer": signer, "packet": packet, "config": config, "token": token},
+        {
+            "signer": signer,
+            "packet": packet,
+            "config": config,
+            "token": token,
+            "documents": documents,
+        },
     )
     return _framed(response, origins)
+
+
+def _shown_document(signer: Signer, document: PacketDocument, token: str) -> dict[str, Any]:
+    """A document as the signing page shows it: its pages as pictures drawn on the server, in
+    the widths of PAGE_WIDTHS (the browser picks one by the column's width on its screen), and
+    each page's box for placing the fields over it. The pictures' URLs carry the link's token
+    (an <img> sends no header) and the document's version, so a browser may keep them."""
+    title = document.title or document.filename
+    boxes = page_boxes(document_pdf(document))
+    pages = []
+    for index, box in enumerate(boxes):
+        url = reverse("esign-page-image", args=[signer.eid, document.alias_id, index])
+
+        def src(width: int, url: str = url) -> str:
+            query = urlencode({"w": width, "v": document.current_sha256[:16], "token": token})
+            return f"{url}?{query}"
+
+        pages.append(
+            {
+                "index": index,
+                "number": index + 1,
+                "label": f"{title}, page {index + 1} of {len(boxes)}",
+                "ratio": f"{box.width:g} / {box.height:g}",
+                "src": src(800),
+                "srcset": ", ".join(f"{src(width)} {width}w" for width in PAGE_WIDTHS),
+                "view": list(box.view),
+                "rotate": box.rotate,
+            }
+        )
+    return {
+        "id": document.alias_id,
+        "title": title,
+        "url": reverse("esign-document", args=[signer.eid, document.alias_id]),
+        "pages": pages,
+    }
 
 
 @require_GET
@@ -223,6 +266,31 @@ def signing_document(request: HttpRequest, signer_eid: str, alias_id: str) -> Ht
         return JsonResponse({"errorType": "notFound", "message": "No such document."}, status=404)
     response = HttpResponse(document_pdf(document), content_type="application/pdf")
     response["Cache-Control"] = "no-store"
+    return response
+
+
+@require_GET
+def signing_page_image(
+    request: HttpRequest, signer_eid: str, alias_id: str, page: int
+) -> HttpResponse:
+    """A page of a document as a picture (WebP), ``w`` pixels wide (rounded up to one of
+    PAGE_WIDTHS), for the signer whose link ``token`` is."""
+    token = request.META.get(TOKEN_HEADER) or request.GET.get("token", "")
+    try:
+        signer = signer_from_token(signer_eid=signer_eid, token=token)
+    except SigningRefused as refused:
+        return _refused(refused)
+    document = signer.packet.documents.filter(alias_id=alias_id).first()
+    try:
+        width = page_width(int(request.GET.get("w", "800")))
+        if document is None:
+            raise PageUnavailable("No such document.")
+        image = render_page(document_pdf(document), index=page, width=width)
+    except (ValueError, PageUnavailable):
+        return JsonResponse({"errorType": "notFound", "message": "No such page."}, status=404)
+    response = HttpResponse(image, content_type="image/webp")
+    # The URL names the document's version: a page signed since has another URL.
+    response["Cache-Control"] = "private, max-age=86400"
     return response
 
 

@@ -26,6 +26,17 @@ fi
 base="${PUBLIC_BASE_URL%/}"
 
 python manage.py migrate --noinput -v0
+# The static files under hashed names, compressed (core/staticstorage.py), which the server
+# serves itself (WhiteNoise) with a year's cache lifetime. Collected again only when a static
+# file or the pinned packages (which bring the admin's) changed since the last time.
+static_root="$(DJANGO_SETTINGS_MODULE=config.settings python -c 'import django; django.setup(); from django.conf import settings; print(settings.STATIC_ROOT)' 2>/dev/null | tail -1 || true)"
+static_sum="$( (cat requirements.txt; find . -path ./data -prune -o -path './.venv*' -prune -o \
+  -path ./tests -prune -o -path '*/static/*' -type f -print0 | sort -z | xargs -0 sha256sum) |
+  sha256sum | cut -d' ' -f1)"
+if [ -z "$static_root" ] || [ "$(cat "$static_root/.sources.sha256" 2>/dev/null)" != "$static_sum" ]; then
+  python manage.py collectstatic --noinput -v0
+  if [ -n "$static_root" ]; then echo "$static_sum" > "$static_root/.sources.sha256"; fi
+fi
 eval "$(python manage.py demo_setup)"
 
 # The admin's password is printed only by the start that created the user (it is stored
@@ -100,8 +111,8 @@ trap 'exit 129' HUP
 setsid python manage.py worker --queue-name '*' --no-reload &
 pids+=("$!")
 # The production server and its configuration (gunicorn.conf.py: threaded workers, timeouts
-# above the service's caps, no credentials in the access log); with DEBUG on, Django serves
-# the static files itself.
+# above the service's caps, no credentials in the access log); it serves the static files
+# itself (WhiteNoise), compressed and cached for good.
 gunicorn -c gunicorn.conf.py -b "$host:$port" &
 pids+=("$!")
 status=0

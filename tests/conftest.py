@@ -21,6 +21,19 @@ from tests.pdfsound import assert_sound
 from tests.s3server import s3_server, s3_storage  # noqa: F401 - fixtures for every test
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Static files by their plain names, from the apps' and the project's static directories:
+    the tests run no collectstatic (tests/core/test_static_files.py checks the hashed storage)."""
+    from django.conf import settings
+
+    # WhiteNoise serves nothing in the tests (no STATIC_ROOT): the live server does.
+    config.addinivalue_line("filterwarnings", "ignore:No directory at:UserWarning")
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+
+
 def basic_auth(raw_key: str, *, with_colon: bool = True) -> str:
     credentials = f"{raw_key}:" if with_colon else raw_key
     return "Basic " + base64.b64encode(credentials.encode()).decode()

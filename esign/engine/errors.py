@@ -21,3 +21,9 @@ class HandwritingFontUnusable(EsignError):
     """The configured handwriting font is not a TrueType-outline file: a deployment mistake."""
 
     code = "handwriting_font_unusable"
+
+
+class PageUnavailable(EsignError):
+    """A page that cannot be drawn: the document has no such page, or cannot be read."""
+
+    code = "page_unavailable"

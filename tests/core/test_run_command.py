@@ -157,3 +157,23 @@ def test_the_run_command_says_where_emails_are_read(started: tuple[int, str]) ->
 
     assert "Emails are kept, not sent (development)" in printed
     assert f"http://127.0.0.1:{port}/admin/core/sentemail/" in printed
+
+
+def test_the_signing_page_is_served_with_hashed_compressed_cached_files(
+    started: tuple[int, str],
+) -> None:
+    port, printed = started
+    base = f"http://127.0.0.1:{port}"
+    signing = re.search(r"(\S+/api/etch/verify/\S+)", printed)[1]  # type: ignore[index]
+    status, page = get(signing)
+    assert status == 200
+    html = page.decode()
+    assert "pdf.worker" not in html  # the pages are pictures: no PDF reader
+    script = re.search(r'src="(/static/esign/sign\.[0-9a-f]{12}\.js)"', html)[1]  # type: ignore[index]
+    request = urllib.request.Request(base + script, headers={"Accept-Encoding": "br, gzip"})  # noqa: S310
+    with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
+        assert response.headers["Content-Encoding"] == "br"
+        assert response.headers["Cache-Control"] == "max-age=315360000, public, immutable"
+    picture = re.search(r'src="(/api/etch/sign/[^"]+\.webp[^"]*)"', html)[1].replace("&amp;", "&")  # type: ignore[index]
+    status, image = get(base + picture)
+    assert (status, image[:4], image[8:12]) == (200, b"RIFF", b"WEBP")

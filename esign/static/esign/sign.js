@@ -2,12 +2,12 @@
 // signer through the fields one by one, the adopted signature, declining, and finishing.
 //
 // Everything the page needs comes from the json_script "signing-config" and the data
-// attributes of #signing (the token, the pdf.js URLs): no inline script, no interpolated JS.
+// attributes of #signing (the token): no inline script, no interpolated JS.
 // Requests carry the token in the X-Signing-Token header, never a cookie.
 
 import { h } from "../editor/dom.js";
 import { AdoptDialog } from "./adopt.js";
-import { DocumentsView, loadPdfjs } from "./documents.js";
+import { DocumentsView } from "./documents.js";
 import { goTo, postToParent } from "./embed.js";
 
 const root = document.getElementById("signing");
@@ -616,26 +616,7 @@ async function start() {
     root.dataset.state = "waiting";
     notice(waitingMessage(), "info");
   }
-  let view;
-  try {
-    const pdfjs = await loadPdfjs({ module: root.dataset.pdfjs, worker: root.dataset.pdfjsWorker });
-    view = new DocumentsView($("#sg-documents"), {
-      pdfjs,
-      token,
-      scroller: $("#sg-main"),
-    });
-    await view.open(config.documents || []);
-  } catch (error) {
-    $("#sg-loading").hidden = true;
-    if (error && error.status === 403) {
-      linkRefused({ errorType: "tokenExpired", message: "This signing link has expired." });
-      return;
-    }
-    root.dataset.state = "error";
-    notice((error && error.message) || "The documents could not be loaded.");
-    return;
-  }
-  $("#sg-loading").hidden = true;
+  const view = new DocumentsView($("#sg-documents"), config.documents || []);
   if (!config.canSign) return;
 
   for (const [index, field] of state.fields.entries()) {

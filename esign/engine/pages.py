@@ -1,0 +1,96 @@
+"""The pages of a document as pictures, for the signing page: drawn here with pdfium (the
+reader Chrome uses), so that a signer's phone downloads one small image per page instead of a
+PDF reader and the whole PDF.
+
+``page_boxes`` gives what the page needs to put the signer's fields over each picture: the
+page's visible box in PDF points (its crop box, as pdf.js' ``page.view``) and its /Rotate.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from dataclasses import dataclass
+
+import pypdfium2
+
+from esign.engine.errors import PageUnavailable
+
+# pdfium is not thread-safe: one call into it at a time per process (the web server has threads).
+_PDFIUM = threading.Lock()
+# The widths pictures are drawn at, in pixels: the page asks for the smallest one at least as
+# wide as its column on the screen (CSS pixels times the device pixel ratio).
+PAGE_WIDTHS = (480, 800, 1200, 1760)
+WEBP_QUALITY = 82
+
+
+@dataclass(frozen=True)
+class PageBox:
+    """A page as shown: ``view`` is [x0, y0, x1, y1] in PDF points of its unrotated user space,
+    ``rotate`` its /Rotate (0, 90, 180, 270); ``width`` and ``height`` are as shown (turned)."""
+
+    view: tuple[float, float, float, float]
+    rotate: int
+    width: float
+    height: float
+
+
+def page_boxes(pdf: bytes) -> list[PageBox]:
+    """Every page's box, in order."""
+    with _PDFIUM:
+        document = _open(pdf)
+        try:
+            boxes = []
+            for index in range(len(document)):
+                page = document[index]
+                x0, y0, x1, y1 = page.get_cropbox()
+                rotate = page.get_rotation() % 360
+                width, height = abs(x1 - x0), abs(y1 - y0)
+                if rotate in (90, 270):
+                    width, height = height, width
+                boxes.append(
+                    PageBox(
+                        view=(round(x0, 3), round(y0, 3), round(x1, 3), round(y1, 3)),
+                        rotate=rotate,
+                        width=round(width, 3),
+                        height=round(height, 3),
+                    )
+                )
+                page.close()
+            return boxes
+        finally:
+            document.close()
+
+
+def page_width(requested: int) -> int:
+    """The drawn width for a page shown ``requested`` pixels wide."""
+    for width in PAGE_WIDTHS:
+        if width >= requested:
+            return width
+    return PAGE_WIDTHS[-1]
+
+
+def render_page(pdf: bytes, *, index: int, width: int) -> bytes:
+    """Page ``index`` (from 0) drawn ``width`` pixels wide, turned as shown, as a WebP image."""
+    with _PDFIUM:
+        document = _open(pdf)
+        try:
+            if not 0 <= index < len(document):
+                raise PageUnavailable(f"The document has no page {index + 1}.")
+            page = document[index]
+            shown_width = page.get_width()  # points, after /Rotate
+            bitmap = page.render(scale=width / shown_width, may_draw_forms=True)
+            image = bitmap.to_pil()
+            page.close()
+        finally:
+            document.close()
+    out = io.BytesIO()
+    image.convert("RGB").save(out, format="WEBP", quality=WEBP_QUALITY, method=4)
+    return out.getvalue()
+
+
+def _open(pdf: bytes) -> pypdfium2.PdfDocument:
+    try:
+        return pypdfium2.PdfDocument(pdf)
+    except pypdfium2.PdfiumError as error:
+        raise PageUnavailable(f"The PDF cannot be read: {error}") from None
