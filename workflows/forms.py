@@ -27,6 +27,8 @@ _PROPERTY = {
     "default": "default_text",
     "options": "options_text",
     "baseRegion": "base_region",
+    "showWhen": "show_when",
+    "showWhen.field": "show_when",
     "validation.min": "min_value",
     "validation.max": "max_value",
     "validation.minLength": "min_length",
@@ -86,6 +88,7 @@ class WebformFieldForm(forms.ModelForm):
             "min_length",
             "max_length",
             "base_region",
+            "show_when",
             "position",
         ]
         widgets = {
@@ -94,6 +97,7 @@ class WebformFieldForm(forms.ModelForm):
             "label": forms.TextInput(attrs={"class": "wf-w-label"}),
             "key": forms.TextInput(attrs={"class": "wf-w-key"}),
             "base_region": forms.TextInput(attrs={"class": "wf-w-tiny"}),
+            "show_when": forms.TextInput(attrs={"class": "wf-w-key"}),
             "min_value": forms.NumberInput(attrs={"class": "wf-w-number"}),
             "max_value": forms.NumberInput(attrs={"class": "wf-w-number"}),
             "min_length": forms.NumberInput(attrs={"class": "wf-w-number"}),
@@ -151,6 +155,9 @@ class WebformFieldForm(forms.ModelForm):
             },
             "options": options,
             "baseRegion": data.get("base_region") or "US",
+            "showWhen": (
+                {"field": data["show_when"], "hasValue": True} if data.get("show_when") else None
+            ),
         }
 
     def clean(self) -> dict[str, Any]:

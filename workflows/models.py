@@ -129,6 +129,11 @@ class WebformField(models.Model):
         default="US",
         help_text="Phone fields: numbers of this region are shown without the country code.",
     )
+    show_when = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="Show only when the earlier field of this key has a value (blank: always).",
+    )
     position = models.PositiveIntegerField(default=0)
 
     class Meta:

@@ -118,6 +118,7 @@ def field_def(row: WebformField) -> FieldDef:
         max_length=row.max_length,
         options=options,
         base_region=row.base_region or "US",
+        show_when=row.show_when,
     )
 
 
@@ -501,6 +502,7 @@ def field_columns(field: FieldDef) -> dict[str, Any]:
         "max_length": field.max_length,
         "options": [{"value": v, "label": label} for v, label in field.options],
         "base_region": field.base_region,
+        "show_when": field.show_when,
     }
 
 

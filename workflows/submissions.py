@@ -33,6 +33,7 @@ from workflows.engine.resolve import (
     Checked,
     check_payload,
     display_title,
+    drop_hidden,
     merged,
     missing_required,
 )
@@ -138,7 +139,10 @@ def webform_save(
     draft) is replaced by ``draft``, the strings of the values Back left unchecked."""
     definition = definition_for(submission) if submission else _running(running).definition
     stored = payloads_of(submission) if submission else {}
-    payloads = {**stored, webform.slug: merged(stored.get(webform.slug, {}), checked)}
+    payloads = {
+        **stored,
+        webform.slug: drop_hidden(webform, merged(stored.get(webform.slug, {}), checked)),
+    }
     if complete:
         missing = missing_required(webform, payloads[webform.slug])
         if not missing.ok:
@@ -230,7 +234,7 @@ def _save(
             row = _locked_row(submission, webform)
             if row_eid is not None and row.eid != row_eid:
                 raise NotFound(f"No submission with eid '{row_eid}' of this webform.")
-            row.payload = merged(row.payload, checked)
+            row.payload = drop_hidden(webform, merged(row.payload, checked))
             if page_keys or draft:
                 kept = {k: v for k, v in row.draft.items() if k not in page_keys}
                 row.draft = {**kept, **{k: dict(v) for k, v in draft.items()}}
@@ -341,7 +345,8 @@ def forge_submit(*, identity: ApiIdentity, submit: ForgeSubmitInput) -> WebformS
     webform = definition.webform(eid=submit.forge_eid)
     if webform is None:
         raise NotFound(f"The webform '{submit.forge_eid}' is not part of this weldData's version.")
-    checked = check_payload(webform, submit.payload, only_given=True)
+    known = payloads_of(submission).get(webform.slug, {}) if submission else {}
+    checked = check_payload(webform, submit.payload, only_given=True, known=known)
     creating = submit.submission_eid is None
     if checked.errors:
         if creating and submit.enforce_payload_valid_on_create is False:

@@ -227,7 +227,10 @@ def _post_page(
 ) -> HttpResponse:
     back = request.POST.get("action") == "back"
     values = posted_values(request, webform, page_index)
-    raw, checked = check_form_page(webform, page_index, values.get, enforce_required=not back)
+    known = submissions.payloads_of(submission).get(webform.slug, {}) if submission else {}
+    raw, checked = check_form_page(
+        webform, page_index, values.get, enforce_required=not back, known=known
+    )
     page_fields = webform.pages[page_index].fields
     draft: dict[str, dict[str, str]] = {}
     if back:

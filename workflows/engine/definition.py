@@ -42,6 +42,10 @@ class FieldDef:
     max_length: int | None = None
     options: tuple[tuple[str, str], ...] = ()  # (value, label) of a radioGroup
     base_region: str = "US"  # phone: numbers of this region are shown without country code
+    # The key of an earlier field of the webform: this field is shown only when that one has a
+    # value (``showWhen: {field, hasValue: true}``); hidden, it is not required and its value is
+    # dropped (workflows.engine.resolve).
+    show_when: str = ""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -67,6 +71,8 @@ class FieldDef:
             out["options"] = [{"value": v, "label": label} for v, label in self.options]
         if self.type == "phone":
             out["baseRegion"] = self.base_region
+        if self.show_when:
+            out["showWhen"] = {"field": self.show_when, "hasValue": True}
         return out
 
 
@@ -333,6 +339,7 @@ def parse_field(raw: Any, path: str, problems: list[Problem]) -> FieldDef | None
     if not isinstance(base_region, str) or base_region.upper() not in PHONE_REGIONS:
         problems.append(Problem(f"{path}.baseRegion", "Must be a region of +1, +44 or +52."))
         base_region = "US"
+    show_when = _show_when(raw.get("showWhen"), f"{path}.showWhen", problems)
     if len(problems) > before:
         return None
     field = FieldDef(
@@ -347,6 +354,7 @@ def parse_field(raw: Any, path: str, problems: list[Problem]) -> FieldDef | None
         max_length=max_length,
         options=tuple(options),
         base_region=base_region.upper(),
+        show_when=show_when,
     )
     default = raw.get("default")
     if default is not None:
@@ -359,6 +367,22 @@ def parse_field(raw: Any, path: str, problems: list[Problem]) -> FieldDef | None
         if normalized is not EMPTY:
             field = FieldDef(**{**field.__dict__, "default": normalized})
     return field
+
+
+def _show_when(raw: Any, path: str, problems: list[Problem]) -> str:
+    """The key a ``showWhen`` names ("" when there is none): ``{field: <key>, hasValue: true}``,
+    the one condition there is (whether that key names an earlier field is checked by the
+    webform)."""
+    if raw is None:
+        return ""
+    if not isinstance(raw, Mapping) or raw.get("hasValue") is not True:
+        problems.append(Problem(path, "Must be {field: <key>, hasValue: true}."))
+        return ""
+    key = raw.get("field")
+    if not isinstance(key, str) or not KEY.match(key):
+        problems.append(Problem(f"{path}.field", "Must be the key of an earlier field."))
+        return ""
+    return key
 
 
 def _optional(field: FieldDef) -> FieldDef:
@@ -408,6 +432,13 @@ def _webform(raw: Any, path: str, problems: list[Problem]) -> WebformDef | None:
             if field.key in keys:
                 problems.append(
                     Problem(f"{at}.fields.{n}.key", f"Another field has the key {field.key!r}.")
+                )
+            if field.show_when and field.show_when not in keys:
+                problems.append(
+                    Problem(
+                        f"{at}.fields.{n}.showWhen.field",
+                        f"No earlier field has the key {field.show_when!r}.",
+                    )
                 )
             keys.add(field.key)
             fields.append(field)

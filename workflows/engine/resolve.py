@@ -20,6 +20,7 @@ from workflows.engine.rules import (
     check_form_value,
     check_value,
     form_value,
+    has_value,
 )
 
 
@@ -46,16 +47,47 @@ def check_fields(
     *,
     enforce_required: bool = True,
     check: Callable[[FieldDef, Any], Any] = check_value,
+    known: Mapping[str, Any] | None = None,
 ) -> Checked:
-    """Check ``raw[key]`` for each of ``fields`` (absent keys are blank)."""
+    """Check ``raw[key]`` for each of ``fields`` (absent keys are blank). A field whose
+    ``showWhen`` field has no value (among those checked before it, else in ``known``: the
+    stored payload) is hidden: not required, and its value is dropped (EMPTY)."""
     checked = Checked()
+    seen = dict(known or {})
     for definition in fields:
+        if definition.show_when and not has_value(seen.get(definition.show_when)):
+            checked.values[definition.key] = EMPTY
+            seen.pop(definition.key, None)
+            continue
         rule = definition if enforce_required else _optional(definition)
         try:
-            checked.values[definition.key] = check(rule, raw.get(definition.key))
+            value = check(rule, raw.get(definition.key))
         except FieldInvalid as invalid:
             checked.errors[definition.key] = str(invalid)
+            seen.pop(definition.key, None)
+            continue
+        checked.values[definition.key] = value
+        seen[definition.key] = value
     return checked
+
+
+def hidden_keys(webform: WebformDef, payload: Mapping[str, Any]) -> set[str]:
+    """The keys of the webform's fields that ``payload`` hides (their showWhen field has no
+    value, or is itself hidden)."""
+    hidden: set[str] = set()
+    for definition in webform.fields:
+        if definition.show_when and (
+            definition.show_when in hidden or not has_value(payload.get(definition.show_when))
+        ):
+            hidden.add(definition.key)
+    return hidden
+
+
+def drop_hidden(webform: WebformDef, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """``payload`` without the values of the fields it hides: a value given while its field was
+    shown goes when the answer that showed it is cleared."""
+    hidden = hidden_keys(webform, payload)
+    return {key: value for key, value in payload.items() if key not in hidden}
 
 
 def check_form_page(
@@ -64,22 +96,33 @@ def check_form_page(
     get: Callable[[str], str | None],
     *,
     enforce_required: bool = True,
+    known: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], Checked]:
     """The posted page of a webform: its wire values (to show again on an error) and the check,
-    with the page's own rules (``check_form_value``: an image only as an uploaded file)."""
+    with the page's own rules (``check_form_value``: an image only as an uploaded file).
+    ``known`` is what the webform holds so far (for the showWhen of earlier pages' fields)."""
     fields = webform.pages[page].fields
     raw = {f.key: form_value(f, get) for f in fields}
-    return raw, check_fields(fields, raw, enforce_required=enforce_required, check=check_form_value)
+    return raw, check_fields(
+        fields, raw, enforce_required=enforce_required, check=check_form_value, known=known
+    )
 
 
-def check_payload(webform: WebformDef, payload: Mapping[str, Any], *, only_given: bool) -> Checked:
+def check_payload(
+    webform: WebformDef,
+    payload: Mapping[str, Any],
+    *,
+    only_given: bool,
+    known: Mapping[str, Any] | None = None,
+) -> Checked:
     """forgeSubmit's payload: with ``only_given`` the keys present are checked as optional
     values (a partial save); otherwise every field, required ones included. Keys that name no
-    field are ignored, as fill ignores unknown aliases."""
+    field are ignored, as fill ignores unknown aliases. ``known`` is the stored payload (what a
+    showWhen not in ``payload`` looks at)."""
     if only_given:
         fields = tuple(f for f in webform.fields if f.key in payload)
-        return check_fields(fields, payload, enforce_required=False)
-    return check_fields(webform.fields, payload)
+        return check_fields(fields, payload, enforce_required=False, known=known)
+    return check_fields(webform.fields, payload, known=known)
 
 
 def merged(stored: Mapping[str, Any], checked: Checked) -> dict[str, Any]:
@@ -94,8 +137,9 @@ def merged(stored: Mapping[str, Any], checked: Checked) -> dict[str, Any]:
 
 
 def missing_required(webform: WebformDef, payload: Mapping[str, Any]) -> Checked:
-    """Every field checked against the stored payload: what stops the webform completing."""
-    return check_fields(webform.fields, payload)
+    """Every field checked against the stored payload: what stops the webform completing (a
+    hidden field never does)."""
+    return check_fields(webform.fields, payload, known=payload)
 
 
 def first_page_with_errors(webform: WebformDef, errors: Mapping[str, str]) -> int:

@@ -286,6 +286,12 @@ def is_empty(raw: Any) -> bool:
     return False
 
 
+def has_value(value: Any) -> bool:
+    """Whether a value counts as given for a ``showWhen`` condition: anything but blank, and a
+    checkbox only when ticked. form.js's ``hasValue`` is the same."""
+    return value is not False and not is_empty(value)
+
+
 def check_value(field: Any, raw: Any) -> Any:
     """The normalized value of ``raw`` for ``field`` (a ``definition.FieldDef``); ``EMPTY``
     when nothing was given and the field is optional. FieldInvalid says what is wrong."""
