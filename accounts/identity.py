@@ -25,3 +25,22 @@ class ApiIdentity:
     @property
     def is_development(self) -> bool:
         return self.api_key.kind == ApiKey.Kind.DEVELOPMENT
+
+
+@dataclass(frozen=True)
+class MemberIdentity:
+    """A signed-in member in GraphiQL, running queries with their session as one of their
+    organizations (``accounts.member_graphql``): no API key, and no mutations (those need a key).
+    Looks like an ``ApiIdentity`` to the query resolvers."""
+
+    organization: Organization
+    member: User
+
+    api_key = None
+    is_authenticated = True
+    is_anonymous = False
+    is_development = True
+
+    @property
+    def user(self) -> User:
+        return self.member

@@ -7,6 +7,7 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
+from accounts.member_graphql import MemberGraphQLApi
 from config.metrics import metrics
 from config.schema import schema
 from core.graphql.explorer import graphiql_page, schema_sdl_view
@@ -44,6 +45,8 @@ urlpatterns = [
     # Webform pages (/form/<organization>/<workflow>) and workflow documents (/download/...).
     path("", include("workflows.urls")),
     path("graphql/schema.graphql", schema_sdl_view(schema), name="graphql-sdl"),
+    # GraphiQL's queries with a member's session (no API key): accounts/member_graphql.py.
+    path("graphql/member", MemberGraphQLApi.as_view(schema=schema), name="graphql-member"),
     # Clients POST to both; a browser's GET gets GraphiQL (members) and the start page.
     path(
         "graphql",

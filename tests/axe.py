@@ -22,18 +22,22 @@ def _source() -> str:
     return AXE_JS.read_text()
 
 
-def axe_violations(tab: Any, *, exclude: list[str] | None = None) -> list[dict[str, Any]]:
-    """The violations axe finds on the tab's page: ``[{"id", "impact", "nodes": [target...]}]``."""
+def axe_violations(
+    tab: Any, *, include: list[str] | None = None, exclude: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """The violations axe finds on the tab's page (or the parts ``include`` selects):
+    ``[{"id", "impact", "help", "nodes": [target...]}]``."""
     tab.evaluate(_source())
     result = tab.evaluate(
-        """async ([tags, exclude]) => {
-          const found = await axe.run({ exclude: exclude.map((s) => [s]) },
-                                      { runOnly: { type: "tag", values: tags } });
+        """async ([tags, include, exclude]) => {
+          const context = { exclude: exclude.map((s) => [s]) };
+          if (include.length) context.include = include.map((s) => [s]);
+          const found = await axe.run(context, { runOnly: { type: "tag", values: tags } });
           return found.violations.map((v) => ({
             id: v.id, impact: v.impact, help: v.help,
             nodes: v.nodes.map((n) => n.target.join(" ")),
           }));
         }""",
-        [TAGS, exclude or []],
+        [TAGS, include or [], exclude or []],
     )
     return list(result)

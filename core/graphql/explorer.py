@@ -2,10 +2,12 @@
 /graphql/schema.graphql.
 
 GraphiQL and React are served from static/vendor/graphiql (the files graphene-django would load
-from a CDN, byte for byte: no network at run time). Its queries go to POST /graphql like any
-client's, with an API key the member pastes into the page: the endpoint authenticates API keys
-only, so GraphiQL shows exactly what a client with that key gets. The key stays in the browser
-tab (sessionStorage) and is never sent with cookies.
+from a CDN, byte for byte: no network at run time). Without an API key, its queries run with
+the member's session as the organization chosen in the bar (POST /graphql/member,
+accounts/member_graphql.py: queries only, CSRF-checked). With an API key pasted into the page
+they go to POST /graphql like any client's, so GraphiQL shows exactly what a client with that
+key gets, mutations included. The key stays in the browser tab (sessionStorage) and is never
+sent with cookies.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ from typing import Any
 
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-DEFAULT_QUERY = """# Runs with the API key above, as a client would.
+DEFAULT_QUERY = """# Runs as the organization named above: with your session (queries only) or,
+# once you paste an API key, as that key's organization (mutations too), as a client would.
 {
   currentUser {
     name
@@ -51,8 +55,15 @@ def graphiql_page(request: HttpRequest) -> HttpResponse:
         return redirect_to_login(request.get_full_path(), reverse("accounts:login"))
     if not is_member(request.user):
         return render(request, "core/graphiql_refused.html", status=403)
+    organizations = [
+        {"slug": slug, "name": name}
+        for slug, name in request.user.organizations.order_by("name").values_list("slug", "name")
+    ]
     config = {
         "endpoint": reverse("graphql"),
+        "memberEndpoint": reverse("graphql-member"),
+        "organizations": organizations,
+        "csrfToken": get_token(request),
         "sdl": reverse("graphql-sdl"),
         "defaultQuery": DEFAULT_QUERY,
     }

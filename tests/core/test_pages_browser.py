@@ -10,7 +10,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from accounts.models import ApiKey, Organization
-from accounts.services import api_key_create
+from accounts.services import api_key_create, member_add
+from tests.axe import axe_violations
 from tests.browser import CSP_REPORTER
 from tests.templates_app.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, PASSWORD, make_staff
 
@@ -138,7 +139,9 @@ def test_graphiql_runs_a_query_with_the_members_api_key(
     tab.click("button[type=submit]")
     tab.wait_for_url(live_server.url + "/graphql")
     tab.wait_for_selector(".graphiql-container")
-    assert tab.locator("#gq-key-state").inner_text() == "Paste an API key to run queries."
+    assert tab.locator("#gq-key-state").inner_text() == (
+        "Queries run as Acme Inc. with your session; mutations need an API key."
+    )
 
     tab.fill("#gq-api-key", raw_key)
     tab.press("#gq-api-key", "Enter")
@@ -147,5 +150,64 @@ def test_graphiql_runs_a_query_with_the_members_api_key(
     result.locator("text=Acme Inc.").wait_for()
 
     assert '"currentUser"' in result.inner_text()
+    assert tab.locator("#gq-key-state").inner_text() == (
+        "Queries and mutations run as this API key's organization."
+    )
+    assert tab.locator("#gq-org").is_disabled()
     ARTIFACTS.mkdir(exist_ok=True)
     tab.screenshot(path=str(ARTIFACTS / "graphiql.png"))
+
+
+def test_graphiql_runs_queries_with_the_members_session(
+    chromium, live_server, organization: Organization, other_organization: Organization
+) -> None:
+    """No key pasted: no 401 and no AuthorizationError; queries run as the organization chosen
+    in the bar, which says so; a mutation says to paste a key."""
+    member = make_staff("explorer", organization)
+    member_add(organization=other_organization, user=member, role="member")
+    statuses: list[int] = []
+    console_errors: list[str] = []
+    for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+        context = chromium.new_context(viewport=viewport)
+        context.add_init_script(CSP_REPORTER)
+        tab = context.new_page()
+        tab.set_default_timeout(15_000)
+        tab.on("response", lambda response: statuses.append(response.status))
+        tab.on(
+            "console",
+            lambda msg: (
+                msg.type == "error"
+                and not msg.location.get("url", "").endswith("/favicon.ico")
+                and console_errors.append(f"{msg.text} {msg.location.get('url')}")
+            ),
+        )
+        tab.goto(live_server.url + "/graphql")
+        tab.fill("#id_username", member.username)
+        tab.fill("#id_password", PASSWORD)
+        tab.click("button[type=submit]")
+        tab.wait_for_url(live_server.url + "/graphql")
+        tab.wait_for_selector(".graphiql-container")
+        state = tab.locator("#gq-key-state")
+        assert state.inner_text() == (
+            "Queries run as Acme Inc. with your session; mutations need an API key."
+        )
+        assert axe_violations(tab, include=[".gq-bar"]) == []
+
+        tab.click(".graphiql-execute-button")
+        result = tab.locator(".result-window")
+        result.locator("text=acme").first.wait_for()
+        assert "AuthorizationError" not in result.inner_text()
+        if name == "desktop":
+            tab.select_option("#gq-org", "globex")
+            assert "Globex" in state.inner_text()
+            tab.wait_for_timeout(300)  # GraphiQL takes the new fetcher
+            tab.click(".graphiql-execute-button")
+            result.locator("text=globex").first.wait_for()
+            assert '"acme"' not in result.inner_text()
+            ARTIFACTS.mkdir(exist_ok=True)
+            tab.screenshot(path=str(ARTIFACTS / "graphiql-session.png"))
+        else:
+            tab.screenshot(path=str(ARTIFACTS / "graphiql-session-phone.png"))
+        context.close()
+    assert 401 not in statuses
+    assert console_errors == []

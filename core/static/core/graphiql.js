@@ -1,18 +1,22 @@
-// GraphiQL at GET /graphql: queries go to POST /graphql with the API key typed into the bar
-// (HTTP Basic, the key as user name), exactly as a client sends them; never with cookies.
-// A new key gives GraphiQL a new fetcher, so it loads the schema again with that key.
+// GraphiQL at GET /graphql. Without an API key, queries run with the member's session as the
+// organization chosen in the bar (POST /graphql/member, CSRF token from the page; queries only).
+// With an API key typed into the bar, everything goes to POST /graphql with the key (HTTP Basic,
+// the key as user name), exactly as a client sends it; never with cookies. Either change gives
+// GraphiQL a new fetcher, so it loads the schema again as that caller.
 (function () {
   "use strict";
   const config = JSON.parse(document.getElementById("graphiql-config").textContent);
   const keyInput = document.getElementById("gq-api-key");
   const keyState = document.getElementById("gq-key-state");
+  const orgSelect = document.getElementById("gq-org");
   const root = document.getElementById("graphiql");
   const STORAGE = "graphiql.apiKey";
+  const ORG_STORAGE = "graphiql.organization";
 
-  function fetcherFor(key) {
+  function keyFetcher(key) {
     return async function fetcher(params, options) {
       const headers = { "Content-Type": "application/json", Accept: "application/json" };
-      if (key) headers.Authorization = "Basic " + btoa(key + ":");
+      headers.Authorization = "Basic " + btoa(key + ":");
       Object.assign(headers, (options && options.headers) || {});
       const response = await fetch(config.endpoint, {
         method: "POST",
@@ -24,16 +28,68 @@
     };
   }
 
-  let shownKey = null;
+  function sessionFetcher(slug) {
+    const url = config.memberEndpoint + "?organization=" + encodeURIComponent(slug);
+    return async function fetcher(params, options) {
+      const headers = {
+        "Content-Type": "application/json",
+        Accept: "application/json",
+        "X-CSRFToken": config.csrfToken,
+      };
+      Object.assign(headers, (options && options.headers) || {});
+      const response = await fetch(url, {
+        method: "POST",
+        headers: headers,
+        body: JSON.stringify(params),
+        credentials: "same-origin",
+      });
+      return response.json();
+    };
+  }
+
+  for (const organization of config.organizations) {
+    const option = document.createElement("option");
+    option.value = organization.slug;
+    option.textContent = organization.name;
+    orgSelect.appendChild(option);
+  }
+  const keptOrg = sessionStorage.getItem(ORG_STORAGE);
+  if (keptOrg && config.organizations.some((o) => o.slug === keptOrg)) orgSelect.value = keptOrg;
+
+  function orgName() {
+    const chosen = orgSelect.options[orgSelect.selectedIndex];
+    return chosen ? chosen.textContent : "";
+  }
+
+  let shown = null;
   function show() {
     const key = keyInput.value.trim();
-    keyState.textContent = key ? "" : "Paste an API key to run queries.";
-    if (key === shownKey) return;
-    shownKey = key;
+    const slug = orgSelect.value;
+    let fetcher = null;
+    orgSelect.disabled = Boolean(key) || !config.organizations.length;
+    if (key) {
+      keyState.textContent = "Queries and mutations run as this API key's organization.";
+      fetcher = keyFetcher(key);
+    } else if (slug) {
+      keyState.textContent =
+        "Queries run as " + orgName() + " with your session; mutations need an API key.";
+      fetcher = sessionFetcher(slug);
+    } else {
+      keyState.textContent = "Paste an API key to run queries.";
+    }
+    const caller = key ? "key:" + key : "org:" + slug;
+    if (caller === shown) return;
+    shown = caller;
     sessionStorage.setItem(STORAGE, key);
+    sessionStorage.setItem(ORG_STORAGE, slug);
+    if (!fetcher) {
+      ReactDOM.unmountComponentAtNode(root);
+      root.textContent = "No organization to run queries as: paste an API key above.";
+      return;
+    }
     ReactDOM.render(
       React.createElement(GraphiQL, {
-        fetcher: fetcherFor(key),
+        fetcher: fetcher,
         defaultQuery: config.defaultQuery,
         isHeadersEditorEnabled: true,
       }),
@@ -46,6 +102,7 @@
   keyInput.addEventListener("keydown", function (event) {
     if (event.key === "Enter") show();
   });
+  orgSelect.addEventListener("change", show);
   root.textContent = "";
   show();
 })();
