@@ -22,13 +22,14 @@ from esign.routing import is_signers_turn
 from esign.tokens import signer_link
 from workflows import submissions
 from workflows.engine.definition import FieldDef, WebformDef, WorkflowDef
-from workflows.engine.resolve import answers
+from workflows.engine.resolve import answers, drop_hidden
 from workflows.engine.rules import (
     IMAGE_TYPES,
     PHONE_REGION_INFO,
     US_STATES,
     browser_rules,
     form_strings,
+    has_value,
     invalid_parts,
 )
 from workflows.models import Submission, Workflow
@@ -220,7 +221,22 @@ def field_views(
 def page_rules(screen: Screen) -> dict[str, Any]:
     rules = browser_rules()
     rules["limits"]["imageUploadBytes"] = settings.WEBFORM_IMAGE_UPLOAD_MAX_BYTES
-    return {**rules, "fields": [f.definition.to_json() for f in screen.fields]}
+    on_page = {f.definition.key for f in screen.fields}
+    earlier = {f.definition.show_when for f in screen.fields} - on_page - {""}
+    stored = (
+        drop_hidden(
+            screen.webform, submissions.payloads_of(screen.submission).get(screen.webform.slug, {})
+        )
+        if screen.submission is not None and earlier
+        else {}
+    )
+    return {
+        **rules,
+        "fields": [f.definition.to_json() for f in screen.fields],
+        # Whether each field of an earlier page that a showWhen names has a value (what form.js
+        # cannot read from the page); a field hidden by its own condition has none.
+        "earlier": {key: has_value(stored.get(key)) for key in sorted(earlier)},
+    }
 
 
 def event_origins(organization: Organization) -> list[str]:

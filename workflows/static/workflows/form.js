@@ -253,6 +253,35 @@ async function fitChosen(field) {
   }
 }
 
+// Whether a value counts as given for a showWhen (workflows.engine.rules.has_value).
+export function hasValue(raw) {
+  return raw !== false && !isEmpty(raw);
+}
+
+// Whether ``field`` is shown: its showWhen field (before it on this page, or on an earlier
+// page: ``rules.earlier``) has a value (workflows.engine.resolve.check_fields). A hidden field
+// is not checked, and the server drops its value.
+export function isShown(field, fields = rules.fields, earlier = rules.earlier, read = givenValue) {
+  const key = field.showWhen?.field;
+  if (!key) return true;
+  const source = fields.find((f) => f.key === key);
+  if (!source) return Boolean(earlier?.[key]);
+  return isShown(source, fields, earlier, read) && hasValue(read(source));
+}
+
+// The value a showWhen looks at: an image field's is its file (chosen now, or kept).
+function givenValue(field) {
+  if (field.type !== "imageFile") return rawValue(field);
+  return input(`${field.key}.file`)?.files?.length ? "file" : input(field.key)?.value || null;
+}
+
+function showConditional() {
+  for (const field of rules.fields) {
+    const box = container(field);
+    if (box && field.showWhen) box.hidden = !isShown(field);
+  }
+}
+
 function container(field) {
   return form.querySelector(`.wf-field[data-key="${CSS.escape(field.key)}"]`);
 }
@@ -332,12 +361,16 @@ if (form) {
     const box = container(field);
     if (!box) continue;
     if (box.classList.contains("has-error")) touched.add(field.key); // refused by the server
-    box.addEventListener("input", () => recheck(field));
+    box.addEventListener("input", () => {
+      recheck(field);
+      showConditional();
+    });
     box.addEventListener("change", (event) => {
       if (event.target.matches("input[type=file]")) fitChosen(field);
       if (event.target.matches("select, input[type=checkbox], input[type=radio], input[type=file]")) {
         recheck(field);
       }
+      showConditional();
     });
   }
   form.addEventListener("submit", (event) => {
@@ -364,6 +397,7 @@ if (form) {
     }
     const failures = [];
     for (const field of rules.fields) {
+      if (!isShown(field)) continue; // hidden: not required, dropped by the server
       const message = check(field, rawValue(field));
       touched.add(field.key);
       show(field, message);
@@ -377,6 +411,7 @@ if (form) {
     sending = true;
     form.dataset.state = "sending";
   });
+  showConditional();
   form.dataset.state = "ready";
   if (!summary.hidden) summary.focus();
 }
