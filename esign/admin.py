@@ -11,13 +11,17 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
 
 from core.errors import ServiceError
+from esign.audit import action_label
 from esign.emails import signer_email_resend
 from esign.models import AuditEvent, Packet, PacketDocument, Signer
 from esign.routing import turn_signers
-from esign.services import packet_delete
+from esign.sealing import document_group_archive
+from esign.services import packet_delete, packet_void_now
 from templates_app.admin import organizations_of
 
 
@@ -60,10 +64,23 @@ class DocumentInline(_ReadOnlyInline):
         "filename",
         "source",
         "page_count",
-        "prepared_sha256",
-        "sealed_sha256",
+        "prepared_hash",
+        "sealed_hash",
     ]
     readonly_fields = fields
+
+    @admin.display(description="prepared SHA-256")
+    def prepared_hash(self, obj: PacketDocument) -> str:
+        return _short_hash(obj.prepared_sha256)
+
+    @admin.display(description="sealed SHA-256")
+    def sealed_hash(self, obj: PacketDocument) -> str:
+        return _short_hash(obj.sealed_sha256)
+
+
+def _short_hash(value: str) -> str:
+    """The first 16 hex digits (the whole one in the tooltip): the table fits 1366 px."""
+    return format_html('<span title="{}">{}…</span>', value, value[:16]) if value else "-"
 
 
 class SignerInline(_ReadOnlyInline):
@@ -74,8 +91,19 @@ class SignerInline(_ReadOnlyInline):
 
 class AuditInline(_ReadOnlyInline):
     model = AuditEvent
-    fields = ["at", "action", "signer", "ip", "user_agent", "detail"]
+    fields = ["at", "what", "signer", "ip", "browser", "detail"]
     readonly_fields = fields
+
+    @admin.display(description="what happened")
+    def what(self, obj: AuditEvent) -> str:
+        return format_html('<span title="{}">{}</span>', obj.action, action_label(obj.action))
+
+    @admin.display(description="user agent")
+    def browser(self, obj: AuditEvent) -> str:
+        agent = obj.user_agent or ""
+        if len(agent) <= 48:
+            return agent or "-"
+        return format_html('<span title="{}">{}…</span>', agent, agent[:48])
 
 
 @admin.register(Packet)
@@ -96,6 +124,7 @@ class PacketAdmin(admin.ModelAdmin):
         "organization",
         "name",
         "status",
+        "download",
         "is_test",
         "webhook_url",
         "created_at",
@@ -113,7 +142,50 @@ class PacketAdmin(admin.ModelAdmin):
     ]
     fields = readonly_fields
     inlines = [DocumentInline, SignerInline, AuditInline]
-    actions = ["seal_again", "resend_signing_emails"]
+    actions = ["seal_again", "resend_signing_emails", "void"]
+
+    @admin.display(description="signed documents")
+    def download(self, obj: Packet) -> str:
+        if obj.status != Packet.Status.COMPLETED:
+            return f"Once every signer has signed (the packet is {obj.status})."
+        if obj.seal_status != Packet.SealStatus.SEALED:
+            return f"Once sealed (sealing: {obj.seal_status or 'not started'})."
+        url = reverse("admin:esign_packet_download", args=[obj.pk])
+        return format_html('<a href="{}">Download the sealed documents (zip)</a>', url)
+
+    def get_urls(self) -> list[Any]:
+        download = self.admin_site.admin_view(self.download_zip)
+        return [
+            path("<int:packet_id>/download/", download, name="esign_packet_download"),
+            *super().get_urls(),
+        ]
+
+    def download_zip(self, request: HttpRequest, packet_id: int) -> HttpResponse:
+        packet = self.get_queryset(request).filter(pk=packet_id).first()
+        if packet is None or not self.has_view_permission(request, packet):
+            raise Http404
+        try:
+            archive = document_group_archive(
+                organization=packet.organization, group_eid=packet.document_group.eid
+            )
+        except ServiceError as error:
+            self.message_user(request, error.message, messages.ERROR)
+            return HttpResponse(error.message, status=error.status, content_type="text/plain")
+        response = HttpResponse(archive.data, content_type="application/zip")
+        response["Content-Disposition"] = f'attachment; filename="{archive.filename}.zip"'
+        return response
+
+    @admin.action(description="Void: nobody can sign any more (open packets)")
+    def void(self, request: HttpRequest, queryset: QuerySet[Packet]) -> None:
+        voided = 0
+        for packet in queryset:
+            try:
+                packet_void_now(packet=packet)
+            except ServiceError as error:
+                self.message_user(request, f"{packet.name}: {error.message}", messages.WARNING)
+            else:
+                voided += 1
+        self.message_user(request, f"{voided} packet(s) voided.")
 
     @admin.action(description="Seal again now (completed packets not sealed yet)")
     def seal_again(self, request: HttpRequest, queryset: QuerySet[Packet]) -> None:

@@ -16,8 +16,10 @@ import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core import signing
 from django.core.mail import BadHeaderError, send_mail
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from core.background import enqueue_in_transaction, retry_later
@@ -111,6 +113,42 @@ def _enqueue(email_id: int, attempt: int = 1) -> None:
     enqueue_in_transaction(signer_email_task, email_id=email_id, attempt=attempt)
 
 
+# How long the link to a signer's copy of the sealed documents works.
+COPY_LINK_DAYS = 90
+_COPY_SALT = "esign.signer-copy"
+
+
+def signer_copy_url(signer: Signer) -> str:
+    """A link to ``signer``'s copy of the packet's sealed documents (a zip), signed with the
+    service's SECRET_KEY; it works for COPY_LINK_DAYS."""
+    key = signing.TimestampSigner(salt=_COPY_SALT).sign(signer.eid)
+    path = reverse("esign-signer-copy", args=[signer.eid])
+    return f"{settings.PUBLIC_BASE_URL}{path}?key={key}"
+
+
+def signer_of_copy_link(*, signer_eid: str, key: str) -> Signer | None:
+    """The signer a copy link is for, while it works."""
+    try:
+        eid = signing.TimestampSigner(salt=_COPY_SALT).unsign(
+            key, max_age=timedelta(days=COPY_LINK_DAYS)
+        )
+    except signing.BadSignature:
+        return None
+    if eid != signer_eid:
+        return None
+    return Signer.objects.select_related("packet__organization").filter(eid=eid).first()
+
+
+def signer_copies_queue(packet: Packet) -> int:
+    """The packet was sealed (in the caller's transaction): every signer who signed and gets
+    emails is sent a link to their copy."""
+    queued = 0
+    for signer in packet.signers.filter(status=Signer.Status.COMPLETED):
+        signer.packet = packet
+        queued += signer_email_queue(signer=signer, kind=SignerEmail.Kind.COPY) is not None
+    return queued
+
+
 _OPENINGS = {
     SignerEmail.Kind.SIGNING: "You are asked to sign",
     SignerEmail.Kind.RESEND: "Here is a new link to sign",
@@ -121,6 +159,13 @@ _OPENINGS = {
 def _message(email: SignerEmail, url: str) -> tuple[str, str]:
     signer = email.signer
     packet = signer.packet
+    if email.kind == SignerEmail.Kind.COPY:
+        subject = " ".join(f"Signed: {packet.name}".split())
+        return subject, (
+            f'{signer.name},\n\nEverybody has signed "{packet.name}". Your copy of the signed '
+            "documents, sealed by the service, with their audit trail, is here (the link works "
+            f"for {COPY_LINK_DAYS} days):\n\n{url}\n"
+        )
     subject = packet.email_subject or f"Please sign: {packet.name}"
     if email.kind == SignerEmail.Kind.REMINDER:
         subject = f"Reminder: {subject}"
@@ -149,16 +194,23 @@ def _claim(email_id: int, now: datetime) -> tuple[SignerEmail, str] | None:
         if email.claimed_until is not None and email.claimed_until > now:
             return None  # another attempt is sending it
         signer = email.signer
-        if signer.status not in WAITING_FOR_LINK or (
-            signer.packet.status not in lifecycle.OPEN_PACKET
-        ):
+        if email.kind == SignerEmail.Kind.COPY:
+            due = signer.packet.seal_status == Packet.SealStatus.SEALED
+        else:
+            due = signer.status in WAITING_FOR_LINK and (
+                signer.packet.status in lifecycle.OPEN_PACKET
+            )
+        if not due:
             email.status = SignerEmail.Status.CANCELLED
             email.save(update_fields=["status"])
             return None
         email.attempts += 1
         email.claimed_until = now + _lease()
         email.save(update_fields=["attempts", "claimed_until"])
-        url = signing_url(signer=signer, token=signer_token_issue(signer=signer))
+        if email.kind == SignerEmail.Kind.COPY:
+            url = signer_copy_url(signer)
+        else:
+            url = signing_url(signer=signer, token=signer_token_issue(signer=signer))
     return email, url
 
 

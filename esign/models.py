@@ -49,6 +49,7 @@ class SignerEmailKind(models.TextChoices):
     SIGNING = "signing"  # their turn started: a link to sign
     RESEND = "resend"  # asked for again: by the sender (API, admin) or the signer (expired link)
     REMINDER = "reminder"  # the packet's reminders: still waiting for them
+    COPY = "copy"  # the packet is sealed: a link to their copy of the sealed documents
 
 
 class SignerEmailStatus(models.TextChoices):

@@ -326,6 +326,10 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
             ]
         )
         audit(packet=locked, action=AuditAction.PACKET_SEALED, detail={"level": level})
+        # Each signer's copy of the sealed documents, by email (enableEmails), sent by the worker.
+        from esign.emails import signer_copies_queue
+
+        signer_copies_queue(locked)
     return level
 
 

@@ -317,8 +317,13 @@ def packet_void(*, identity: ApiIdentity, group_eid: str) -> Packet:
         )
     except DocumentGroup.DoesNotExist:
         raise NotFound(f"No document group with eid '{group_eid}'.") from None
+    return packet_void_now(packet=group.packet)
+
+
+def packet_void_now(*, packet: Packet) -> Packet:
+    """Void ``packet`` (the API's voidDocumentGroup, the admin's action); Conflict unless open."""
     with transaction.atomic():
-        packet = locked(group.packet)
+        packet = locked(packet)
         _void(packet)
     return packet
 

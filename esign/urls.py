@@ -19,6 +19,7 @@ urlpatterns = [
     ),
     path("api/etch/sign/<str:signer_eid>/complete", views.signing_complete, name="esign-complete"),
     path("api/etch/sign/<str:signer_eid>/decline", views.signing_decline, name="esign-decline"),
+    path("api/etch/copy/<str:signer_eid>", views.signer_copy, name="esign-signer-copy"),
     path("api/etch/sign/<str:signer_eid>/new-link", views.signing_new_link, name="esign-new-link"),
     path(
         "api/document-group/<str:group_eid>.zip",

@@ -24,16 +24,24 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.embedding import allow_framing_by, embed_origins
 from accounts.ratelimit import rate_limit_hit
+from core.blobs import blob_read
+from core.engine.archive import safe_filename
 from core.errors import Conflict, RequestTooLarge, ServiceError, ValidationFailed
 from core.uploads import check_declared_size, size_text
 from esign import lifecycle
 from esign.audit import Client
 from esign.documents import document_pdf
-from esign.emails import WAITING_FOR_LINK, gets_emails, signer_email_resend
+from esign.emails import (
+    WAITING_FOR_LINK,
+    gets_emails,
+    signer_email_resend,
+    signer_of_copy_link,
+)
 from esign.engine.errors import PageUnavailable
 from esign.engine.pages import PAGE_WIDTHS, page_boxes, page_width, render_page
-from esign.models import PacketDocument, Signer
+from esign.models import Packet, PacketDocument, Signer
 from esign.routing import is_signers_turn
+from esign.sealing import document_group_archive
 from esign.signer_fields import Adoption, signer_fields
 from esign.signing import SigningOutcome, signer_complete, signer_decline, signer_viewed
 from esign.tokens import SigningRefused, signer_from_token, signer_of_expired_link
@@ -192,6 +200,7 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
                 "id": document["id"],
                 "title": document["title"],
                 "url": document["url"],
+                "filename": document["filename"],
                 "pages": [{"view": p["view"], "rotate": p["rotate"]} for p in document["pages"]],
             }
             for document in documents
@@ -203,6 +212,8 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
         "origins": origins,
         "withinIframe": request.GET.get("withinIframe") == "true",
         "isTest": packet.is_test,
+        "sealed": packet.seal_status == Packet.SealStatus.SEALED,
+        "getsEmails": gets_emails(signer),
         "publicBaseUrl": settings.PUBLIC_BASE_URL,
     }
     response = render(
@@ -250,6 +261,7 @@ def _shown_document(signer: Signer, document: PacketDocument, token: str) -> dic
         "id": document.alias_id,
         "title": title,
         "url": reverse("esign-document", args=[signer.eid, document.alias_id]),
+        "filename": _pdf_name(document),
         "pages": pages,
     }
 
@@ -264,9 +276,21 @@ def signing_document(request: HttpRequest, signer_eid: str, alias_id: str) -> Ht
     document = signer.packet.documents.filter(alias_id=alias_id).first()
     if document is None:
         return JsonResponse({"errorType": "notFound", "message": "No such document."}, status=404)
-    response = HttpResponse(document_pdf(document), content_type="application/pdf")
+    # The sealed document once the packet is sealed; until then as it stands (stamped so far).
+    if document.sealed_sha256 and signer.packet.seal_status == Packet.SealStatus.SEALED:
+        pdf = blob_read(document.sealed_path, document.sealed_sha256)
+    else:
+        pdf = document_pdf(document)
+    response = HttpResponse(pdf, content_type="application/pdf")
     response["Cache-Control"] = "no-store"
+    disposition = "attachment" if request.GET.get("download") == "1" else "inline"
+    response["Content-Disposition"] = f'{disposition}; filename="{_pdf_name(document)}"'
     return response
+
+
+def _pdf_name(document: PacketDocument) -> str:
+    name = safe_filename(document.filename or document.title, f"{document.alias_id}.pdf")
+    return name if name.lower().endswith(".pdf") else f"{name}.pdf"
 
 
 @require_GET
@@ -291,6 +315,31 @@ def signing_page_image(
     response = HttpResponse(image, content_type="image/webp")
     # The URL names the document's version: a page signed since has another URL.
     response["Cache-Control"] = "private, max-age=86400"
+    return response
+
+
+@require_GET
+def signer_copy(request: HttpRequest, signer_eid: str) -> HttpResponse:
+    """The link of the email a signer gets once the packet is sealed: the zip of its sealed
+    documents and audit trail, as the integrator downloads it."""
+    signer = signer_of_copy_link(signer_eid=signer_eid, key=request.GET.get("key", ""))
+    if signer is None:
+        return HttpResponse(
+            "This link is not valid, or it has expired. Ask the sender for a copy.",
+            status=404,
+            content_type="text/plain; charset=utf-8",
+        )
+    packet = signer.packet
+    try:
+        archive = document_group_archive(
+            organization=packet.organization, group_eid=packet.document_group.eid
+        )
+    except ServiceError as error:
+        return HttpResponse(error.message, status=error.status, content_type="text/plain")
+    response = HttpResponse(archive.data, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{archive.filename}.zip"'
+    response["Cache-Control"] = "no-store"
+    response["Referrer-Policy"] = "no-referrer"
     return response
 
 

@@ -474,3 +474,43 @@ def test_fields_sit_where_they_are_on_a_rotated_page(
     for key, value in expected.items():
         assert box[key] == pytest.approx(value, abs=0.01), (key, box)
     assert box["ratio"] == pytest.approx(792 / 612, abs=0.01)
+
+
+def test_the_signer_downloads_their_copy_after_signing_and_when_reopening(
+    browser, live_server, create_packet, sign_url
+) -> None:
+    first = signers_of(create_packet())["client"]
+    url = live(sign_url(first), live_server)
+
+    tab = Tab(browser, DESKTOP, expected=refused_request)
+    tab.page.goto(url)
+    tab.page.wait_for_selector("#signing[data-state=ready]")
+    assert not tab.page.is_visible("#sg-copies")  # nothing signed yet
+    tab.page.fill("#sg-value", "Chief Analyst")
+    tab.page.click("#sg-next")
+    tab.page.click("#sg-adopt-open")
+    tab.page.click("#sg-adopt-ok")
+    tab.page.click("#sg-finish")
+    tab.page.wait_for_selector("#signing[data-state=done]")
+    assert "Download your copy below" in tab.page.inner_text("#sg-result-text")
+    link = tab.page.locator("#sg-copies-list a")
+    assert link.inner_text() == "Download “Services agreement” (PDF)"
+    assert link.get_attribute("download") == "agreement.pdf"
+    assert "sealed copies" in tab.page.inner_text("#sg-copies-note")
+    with tab.page.expect_download() as download:
+        link.click()
+    pdf = Path(download.value.path()).read_bytes()
+    assert pdf.startswith(b"%PDF")
+    assert download.value.suggested_filename == "agreement.pdf"
+    shoot(tab, "14-signed-copy")
+    tab.close()
+
+    # The link opened again: the documents, and the copy.
+    tab = Tab(browser, PHONE, expected=refused_request, is_mobile=True, has_touch=True)
+    tab.page.goto(url)
+    tab.page.wait_for_selector("#sg-copies:not([hidden])")
+    assert "You have signed these documents" in tab.page.inner_text("#sg-notice")
+    assert tab.page.locator("#sg-copies-list a").count() == 1
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tab.page.screenshot(path=str(SHOTS / "15-reopened-copy-phone.png"))
+    tab.close()

@@ -391,6 +391,28 @@ function notice(text, tone = "error") {
   el.hidden = !text;
 }
 
+// The signer's copy: each document as it stands (sealed once everybody signed and the service
+// sealed it; until then with every signature given so far).
+function showCopies({ sealed = config.sealed } = {}) {
+  const documents = config.documents || [];
+  if (!documents.length) return;
+  const link = (doc) => {
+    const query = new URLSearchParams({ token, download: "1" });
+    return h(
+      "li",
+      {},
+      h("a", { href: `${doc.url}?${query}`, download: doc.filename }, `Download “${doc.title}” (PDF)`),
+    );
+  };
+  $("#sg-copies-note").textContent = sealed
+    ? "The signed documents, sealed by the service: keep them for your records."
+    : "The documents with every signature given so far. Once everybody has signed and the " +
+      "documents are sealed, this link gives you the sealed copies" +
+      (config.getsEmails ? ", and they are emailed to you." : ".");
+  $("#sg-copies-list").replaceChildren(...documents.map(link));
+  $("#sg-copies").hidden = false;
+}
+
 function showResult(stateName, title, text) {
   root.dataset.state = stateName;
   for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close();
@@ -491,13 +513,14 @@ async function finish() {
   }
   const { response, data } = result;
   if (response.ok) {
+    if (!data.redirectURL) showCopies({ sealed: false });
     finished(data, {
       stateName: "done",
       title: "Done",
       text:
         data.event && data.event.nextSignerEid
-          ? "You signed. The next signer is asked to sign now. You can close this page."
-          : "You signed. You can close this page.",
+          ? "You signed. The next signer is asked to sign now. Download your copy below."
+          : "You signed. Download your copy below.",
     });
     return;
   }
@@ -617,6 +640,7 @@ async function start() {
     notice(waitingMessage(), "info");
   }
   const view = new DocumentsView($("#sg-documents"), config.documents || []);
+  if (config.signerStatus === "completed") showCopies();
   if (!config.canSign) return;
 
   for (const [index, field] of state.fields.entries()) {
