@@ -6,6 +6,7 @@ one place that sees every app; an app below cannot name a type composed above it
 import graphene
 
 from accounts.schema import OrganizationFields, UserFields, resolve_current_user
+from config.graphql_docs import describe
 from esign.schema import Mutation as EsignMutation
 from esign.schema import Query as EsignQuery
 from templates_app.schema import OrganizationCasts
@@ -40,3 +41,4 @@ class Mutation(WorkflowsMutation, EsignMutation, WebhooksMutation, graphene.Obje
 
 
 schema = graphene.Schema(query=Query, mutation=Mutation, auto_camelcase=True)
+describe(schema.graphql_schema)  # the operations' wire descriptions (config/graphql_docs.py)

@@ -250,6 +250,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.openapi.describe_document",
+        "config.graphql_docs.add_graphql_section",  # the GraphQL operations, after it
     ],
 }
 

@@ -8,7 +8,8 @@ Schema built from its engine's constants and registers them with ``register_sche
 views say which body and which errors they have with ``api_operation``.
 
 Served at /api/openapi.json and browsable at /api/docs (Swagger UI from
-drf-spectacular-sidecar: no CDN). GraphQL is not part of it: its schema is /graphql/schema.graphql.
+drf-spectacular-sidecar: no CDN). GraphQL has no endpoints in it; config.graphql_docs adds a
+section on its operations to the introduction, and its schema is /graphql/schema.graphql.
 """
 
 from __future__ import annotations

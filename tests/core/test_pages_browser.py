@@ -124,6 +124,19 @@ def test_swagger_ui_shows_the_api_reference_offline(open_page, live_server) -> N
     tab.screenshot(path=str(ARTIFACTS / "api-docs.png"), full_page=False)
 
 
+def test_the_api_reference_has_a_graphql_section(open_page, live_server) -> None:
+    tab = open_page(DESKTOP)
+    tab.goto(live_server.url + "/api/docs")
+
+    heading = tab.locator(".info h2", has_text="GraphQL")
+    heading.wait_for()
+    tab.locator(".info h3", has_text="createEtchPacket").wait_for()
+    assert '"signerType": "email"' in tab.locator(".info").inner_text()
+    heading.scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    tab.screenshot(path=str(ARTIFACTS / "api-docs-graphql.png"), full_page=False)
+
+
 def test_graphiql_runs_a_query_with_the_members_api_key(
     open_page, live_server, organization: Organization
 ) -> None:

@@ -1,0 +1,358 @@
+"""Descriptions of the GraphQL operations integrators use most, their arguments, the fields they
+return, and the shapes inside their JSON arguments: what GraphiQL's documentation pane and the
+SDL (/graphql/schema.graphql) show, and what the API reference (/api/docs) lists.
+
+The published clients fix the argument types (``signers: [JSON!]`` stays JSON), so the shape of
+a JSON argument can only be told in words: it is here, next to the names it describes. They are
+set on the built schema (``describe``) from this one table, which the apps' schema modules keep
+free of wire prose; a name in the table that the schema does not have is an error at import, so
+the two cannot drift apart. A description already given where a field is defined is kept.
+"""
+
+from __future__ import annotations
+
+from graphql import GraphQLInputObjectType, GraphQLObjectType, GraphQLSchema
+
+# --- shapes inside JSON arguments ---------------------------------------------------------------
+
+SIGNER_SHAPE = """One signer, a JSON object:
+
+```
+{
+  "id": "client",              # your alias, unique in the packet (default signer1, signer2...)
+  "name": "Ada Lovelace",      # required
+  "email": "ada@example.com",  # required for an email signer
+  "signerType": "email",       # "email" (gets a signing email in turn) or "embedded"
+                               #   (no email: ask for a link with generateEtchSignURL)
+  "routingOrder": 1,           # whole number from 1 (default: position); signers of one order
+                               #   sign in parallel, the next order when all of them finished
+  "fields": [{"fileId": "agreement", "fieldId": "sig1"}],
+                               # the fields this signer fills: a file's id (files[].id) and the
+                               #   id of a field of that file (files[].fields[].id, or a
+                               #   template's own signer field); no field given to two signers
+  "signatureMode": "draw",     # "draw" (default) or "text" (typed in a handwriting font)
+  "acceptEachField": false,    # true: the signer accepts each field one by one
+  "redirectURL": "https://app.example.com/signed",
+                               # http(s); where the signing page sends the signer when done,
+                               #   with signerEid, documentGroupEid, action... in the query
+  "enableEmails": true         # false: no emails to this signer (their copy link included)
+}
+```
+
+Problems are reported at `signers.<index>.<key>` (e.g. `signers.0.fields.2.fieldId`)."""
+
+FILE_FIELD_SHAPE = """The signer fields placed on this file, JSON objects:
+
+```
+{
+  "id": "sig1",            # unique in the file; signers name it in signers[].fields
+  "type": "signature",     # signature, initial, signatureDate (the date of signing), or a
+                           #   value the signer types: shortText, longText, fullName, email,
+                           #   date, text, checkbox
+  "pageNum": 0,            # page index from 0
+  "rect": {"x": 72, "y": 100, "width": 200, "height": 36}
+                           # PDF points of that page, origin at the lower left
+}
+```
+
+Without castEid, file or markup, objects with `content`, `heading` or `table` (and no `type`)
+are Markdown blocks that make the document (as generate-pdf's Markdown)."""
+
+DATA_SHAPE = """Fill data for the template files (files with castEid), a JSON object:
+
+```
+{"payloads": {"<file id>": {"data": {"<field alias>": <value>, ...}}}}
+```
+
+Each `data` is what `POST /api/v1/fill/<castEid>.pdf` takes as `data` (`cast { exampleData }`
+shows one). A template file without a payload is used as it is. A payload may not fill a
+signer field."""
+
+MARKUP_SHAPE = """An HTML document instead of a PDF:
+`{"html": "<h1>...</h1>", "css": "h1 { ... }"}`, rendered as generate-pdf renders HTML."""
+
+UPLOAD_SHAPE = """A PDF: a part of a GraphQL multipart request (what the clients'
+prepareGraphQLFile / `file` send), or inline base64
+`{"data": "<base64>", "filename": "a.pdf", "mimetype": "application/pdf"}`. The PDF is opened
+and written anew (qpdf), so a damaged or locked file is repaired first."""
+
+FORGE_PAYLOAD_SHAPE = """The webform's values, a JSON object keyed by field key (`forge { pages }`
+lists the keys): `{"name": {"firstName": "Ada", "lastName": "Lovelace"}, "email":
+"ada@example.com", "amount": "1234.50", "agree": true}`. Each value given is checked by its
+field's rule and merged into what is stored; a blank value clears it; unknown keys are ignored.
+Problems are a ValidationError naming `payload.<key>`, and nothing is stored."""
+
+# --- the table: type -> field -> description, and field arguments as "field(arg)" ----------------
+
+DESCRIPTIONS: dict[str, dict[str, str]] = {
+    "Query": {
+        "etchPacket": "A signature packet of the caller's organization, by eid (NotFoundError "
+        "otherwise).",
+        "etchPacket(eid)": "The packet's eid (createEtchPacket's answer).",
+        "weldData": "A workflow submission (weldData) of the caller's organization, by eid.",
+        "weldData(eid)": "The weldData's eid (forgeSubmit's `weldData { eid }`).",
+        "cast": "A PDF template of the caller's organization: its fields (`fieldInfo`) and a "
+        "valid fill payload (`exampleData`).",
+        "cast(eid)": "The template's eid (the one in /api/v1/fill/<eid>.pdf).",
+        "cast(versionNumber)": "A published version's number; default: the latest published "
+        "version (or the working version of a template never published).",
+        "currentUser": "Who the API key acts for, and its organization (a key sees one).",
+    },
+    "Mutation": {
+        "createEtchPacket": "Create a signature packet: documents (templates filled with "
+        "`data`, uploaded PDFs, HTML or Markdown) with signer fields, and the signers who fill "
+        "them in routing order. Sent at once (the first signers' emails go out) unless "
+        "`isDraft`. Every problem is reported by argument (`files.1.castEid`, "
+        "`signers.0.fields.2.fieldId`) and nothing is stored. A development key makes test "
+        "packets (every page marked TEST).",
+        "createEtchPacket(name)": "The packet's name, shown to signers and in emails.",
+        "createEtchPacket(files)": "The documents, each `{id, ...}` with one source: `castEid` "
+        "(a template), `file` / `base64File` (a PDF), `markup` (HTML) or Markdown blocks in "
+        "`fields`. See the EtchFile type.",
+        "createEtchPacket(signers)": SIGNER_SHAPE,
+        "createEtchPacket(data)": DATA_SHAPE,
+        "createEtchPacket(isDraft)": "true: keep the packet unsent (status draft) until "
+        "sendEtchPacket.",
+        "createEtchPacket(isTest)": "true: a test packet, every page marked "
+        '"TEST — not legally binding" (always, with a development key).',
+        "createEtchPacket(webhookURL)": "Where this packet's events go (signerComplete, "
+        "etchPacketComplete...) instead of the organization's webhook URL. http(s); a private "
+        "or loopback address is refused unless FETCH_ALLOW_HOSTS allows it.",
+        "createEtchPacket(mergePDFs)": "true: the sealed result is one PDF of every document "
+        "instead of one per document.",
+        "createEtchPacket(allowUpdates)": "Accepted and stored (etchPacket { allowUpdates }).",
+        "createEtchPacket(signatureEmailSubject)": "The subject of the signing emails.",
+        "createEtchPacket(signatureEmailBody)": "A message added to the signing emails.",
+        "createEtchPacket(replyToName)": "The name replies to the signing emails go to.",
+        "createEtchPacket(replyToEmail)": "The address replies to the signing emails go to.",
+        "createEtchPacket(organizationEid)": "The caller's organization's eid, or omitted; "
+        "another organization is NotFoundError.",
+        "createEtchPacket(signatureProvider)": "Accepted and ignored: this service signs.",
+        "createEtchPacket(signaturePageOptions)": "Accepted and ignored.",
+        "createEtchPacket(enableEmails)": "Accepted and ignored; per signer, use "
+        "`signers[].enableEmails`.",
+        "createEtchPacket(createCastTemplatesFromUploads)": "Accepted and ignored.",
+        "createEtchPacket(duplicateCasts)": "Accepted and ignored.",
+        "generateEtchSignURL": "A signing link for an embedded signer (signerType "
+        '"embedded"), bound to your user\'s id: `<base URL>/api/etch/verify/<signer '
+        "eid>?token=...`. Open it (or frame it, from an allowed embedding origin) when it is "
+        "the signer's turn. It lasts 24 hours; each call makes a new one.",
+        "generateEtchSignURL(signerEid)": "The signer's eid (`documentGroup { signers { eid } }` "
+        "of the packet).",
+        "generateEtchSignURL(clientUserId)": "Your own id for the person who will sign; kept "
+        "with the link and in the audit trail.",
+        "voidDocumentGroup": "Void an open packet (by its documentGroup's eid): nobody can sign "
+        "any more, its signers' links stop working, the events say so. A completed, declined "
+        "or voided packet is a ConflictError.",
+        "voidDocumentGroup(eid)": "The eid of the packet's documentGroup "
+        "(`etchPacket { documentGroup { eid } }`).",
+        "removeEtchPacket": "Delete a packet and its stored files (an open one is voided "
+        "first); true. A completed packet is kept (ConflictError); a packet that is a "
+        "workflow's signing step is refused (void it instead).",
+        "removeEtchPacket(eid)": "The packet's eid.",
+        "sendEtchPacket": "Send a draft packet (created with isDraft): its first signers' "
+        "turn starts.",
+        "sendEtchPacket(eid)": "The packet's eid.",
+        "expireSignerTokens": "Revoke every signing link of a signer handed out so far.",
+        "expireSignerTokens(signerEid)": "The signer's eid.",
+        "forgeSubmit": "Start or continue a workflow submission through one of its webforms "
+        "(forges). Without weldDataEid and submissionEid it starts a submission; with "
+        "weldDataEid it adds (or updates) this webform's part of that submission; with "
+        "submissionEid it updates that webform submission. `complete: true` finishes the "
+        "webform; the last one fills the workflow's documents or starts its signing step. A "
+        "completed submission is a ConflictError.",
+        "forgeSubmit(forgeEid)": "The webform's eid (`weld { forges { eid } }`).",
+        "forgeSubmit(weldDataEid)": "The submission (weldData) to add this webform to.",
+        "forgeSubmit(submissionEid)": "The webform submission to update.",
+        "forgeSubmit(payload)": FORGE_PAYLOAD_SHAPE,
+        "forgeSubmit(enforcePayloadValidOnCreate)": "false: a new submission keeps the valid "
+        "values and leaves the others out instead of refusing them all (default true).",
+        "forgeSubmit(complete)": "true: every required field must have a value; completes the "
+        "webform (forgeComplete event).",
+        "forgeSubmit(currentStep)": "The page the person is on: a page index of the webform "
+        "from 0.",
+        "forgeSubmit(isTest)": "true: a test submission (always, with a development key).",
+        "forgeSubmit(timezone)": "An IANA time zone name (Europe/Paris), kept with the submission.",
+        "forgeSubmit(webhookURL)": "Where this submission's events go instead of the "
+        "organization's webhook URL; a private or loopback address is refused unless "
+        "FETCH_ALLOW_HOSTS allows it.",
+        "forgeSubmit(groupArrayId)": "Refused: these webforms have no repeating groups.",
+        "forgeSubmit(groupArrayIndex)": "Refused: these webforms have no repeating groups.",
+        "forgeSubmit(errorType)": "Accepted and ignored.",
+        "removeWeldData": "Delete a workflow submission and what it made.",
+        "removeWeldData(eid)": "The weldData's eid.",
+    },
+    "EtchFile": {
+        "id": "Your id for the file, unique in the packet; signers' fields and `data.payloads` "
+        "name it.",
+        "title": "The document's title, shown to signers.",
+        "filename": "The file name of the document in downloads (.pdf added).",
+        "castEid": "A template of your organization: its PDF, filled with "
+        "`data.payloads.<id>.data` when given, with the template's own signer fields.",
+        "file": UPLOAD_SHAPE,
+        "base64File": "The same as `file`, as inline base64 `{data, filename, mimetype}`.",
+        "fields": FILE_FIELD_SHAPE,
+        "fontSize": "Markdown documents: the text's font size in points.",
+        "textColor": "Markdown documents: the text's colour, `#rrggbb`.",
+        "markup": MARKUP_SHAPE,
+    },
+    "EtchPacket": {
+        "id": "The same as eid.",
+        "eid": "The packet's id.",
+        "name": "The packet's name.",
+        "status": "draft, sent, partial (some signed), completed, declined or voided.",
+        "isTest": "A test packet (pages marked TEST).",
+        "allowUpdates": "As given to createEtchPacket.",
+        "numberRemainingSigners": "Signers who have not finished yet.",
+        "detailsURL": "The packet's page in the admin.",
+        "webhookURL": "The packet's own webhook URL, if one was given.",
+        "completedAt": "When the last signer finished (ISO 8601).",
+        "archivedAt": "Always null (packets are not archived here).",
+        "createdAt": "ISO 8601.",
+        "updatedAt": "ISO 8601.",
+        "documentGroup": "The documents and their signers.",
+    },
+    "DocumentGroup": {
+        "id": "The same as eid.",
+        "eid": "The id voidDocumentGroup takes.",
+        "status": "The packet's status, as the document group's.",
+        "files": "The documents: `[{id, name, filename, title, type, source, pages}]` (id: "
+        "files[].id of createEtchPacket).",
+        "downloadZipURL": "Where the sealed documents are downloaded as a zip once the packet "
+        "is completed (with the API key, or python-anvil's download_documents).",
+        "signers": "The signers, in routing order.",
+    },
+    "Signer": {
+        "id": "The same as eid.",
+        "eid": "The signer's id: generateEtchSignURL's signerEid.",
+        "aliasId": "Your id for the signer (signers[].id).",
+        "routingOrder": "When they sign: after every signer of a lower order.",
+        "name": "As given.",
+        "email": "As given.",
+        "status": "created, sent, delivered, viewed, completed, declined, skipped or voided.",
+        "signActionType": "email or embedded (signerType).",
+        "completedAt": "When they finished (ISO 8601).",
+    },
+    "WeldData": {
+        "id": "The same as eid.",
+        "eid": "The submission's id (forgeSubmit's weldDataEid).",
+        "status": "created, in-progress, ready-to-sign, awaiting-signatures, declined or "
+        "completed.",
+        "isTest": "A test submission.",
+        "isComplete": "Every webform completed (and signed, with a signing step).",
+        "displayTitle": "A title for lists.",
+        "webhookURL": "The submission's own webhook URL, if one was given.",
+        "continueURL": "A link that takes the person back to where they left off.",
+        "downloadZipURL": "The filled (or signed) documents as a zip, once complete.",
+        "versionNumber": "The workflow version the submission runs on.",
+        "createdAt": "ISO 8601.",
+        "updatedAt": "ISO 8601.",
+        "completedAt": "ISO 8601.",
+        "weld": "The workflow.",
+        "submissions": "One webform submission per webform started.",
+    },
+    "Submission": {
+        "id": "The same as eid.",
+        "eid": "The webform submission's id (forgeSubmit's submissionEid).",
+        "continueURL": "A link back to this webform for the person filling it.",
+        "currentStep": "The page index the person is on.",
+        "completedAt": "ISO 8601.",
+        "createdAt": "ISO 8601.",
+        "updatedAt": "ISO 8601.",
+        "forge": "The webform.",
+        "signer": "The signer, when this webform's person signs in the signing step.",
+        "weldData": "The whole submission.",
+    },
+}
+
+# What the API reference's GraphQL section lists, in this order.
+REFERENCE_OPERATIONS = [
+    ("Mutation", "createEtchPacket"),
+    ("Mutation", "generateEtchSignURL"),
+    ("Query", "etchPacket"),
+    ("Mutation", "voidDocumentGroup"),
+    ("Mutation", "removeEtchPacket"),
+    ("Mutation", "sendEtchPacket"),
+    ("Mutation", "expireSignerTokens"),
+    ("Mutation", "resendEtchSignerEmail"),
+    ("Mutation", "forgeSubmit"),
+    ("Query", "weldData"),
+    ("Query", "weld"),
+    ("Mutation", "removeWeldData"),
+    ("Query", "cast"),
+    ("Query", "currentUser"),
+    ("Mutation", "webhookTest"),
+    ("Mutation", "retryWebhookLog"),
+]
+
+
+def describe(schema: GraphQLSchema) -> None:
+    """Set the table's descriptions on ``schema`` where none was given at the definition."""
+    for type_name, entries in DESCRIPTIONS.items():
+        graphql_type = schema.get_type(type_name)
+        if not isinstance(graphql_type, GraphQLObjectType | GraphQLInputObjectType):
+            raise LookupError(f"graphql_docs: no type {type_name}")
+        for key, text in entries.items():
+            field_name, _, rest = key.partition("(")
+            field = graphql_type.fields.get(field_name)
+            if field is None:
+                raise LookupError(f"graphql_docs: no field {type_name}.{field_name}")
+            target = field
+            if rest:
+                target = field.args.get(rest.rstrip(")"))  # type: ignore[union-attr]
+                if target is None:
+                    raise LookupError(f"graphql_docs: no argument {type_name}.{key}")
+            if not target.description:
+                target.description = text
+
+
+# --- the API reference's GraphQL section ---------------------------------------------------------
+
+
+def _argument_lines(name: str, argument: object) -> list[str]:
+    description = (getattr(argument, "description", None) or "").strip()
+    type_name = str(getattr(argument, "type", ""))
+    first, _, more = description.partition("\n")
+    lines = [f"  - `{name}: {type_name}`" + (f": {first}" if first else "")]
+    if more.strip():
+        lines += ["", *[f"    {line}" if line else "" for line in more.strip().splitlines()], ""]
+    return lines
+
+
+def graphql_reference_markdown(schema: GraphQLSchema) -> str:
+    """The GraphQL section of /api/docs: each operation of REFERENCE_OPERATIONS with its
+    description and arguments, from the schema itself."""
+    out = [
+        "",
+        "## GraphQL",
+        "",
+        "`POST /graphql` (also `POST /`) with the same API keys, a JSON body `{query, variables}` "
+        "or a GraphQL multipart request for uploads. The whole schema, with every type's fields "
+        "described, is [/graphql/schema.graphql](/graphql/schema.graphql); members signed in "
+        "explore it in [GraphiQL](/graphql). The operations integrators use most:",
+    ]
+    for root, field_name in REFERENCE_OPERATIONS:
+        root_type = schema.get_type(root)
+        assert isinstance(root_type, GraphQLObjectType)
+        field = root_type.fields[field_name]
+        keyword = "mutation" if root == "Mutation" else "query"
+        out += ["", f"### {keyword} `{field_name}` → `{field.type}`", ""]
+        out += [(field.description or "").strip() or "(undescribed)", ""]
+        for name, argument in field.args.items():
+            out += _argument_lines(name, argument)
+    return "\n".join(out) + "\n"
+
+
+def add_graphql_section(
+    result: dict[str, object], generator: object = None, request: object = None, public: bool = True
+) -> dict[str, object]:
+    """drf-spectacular postprocessing hook (after core.openapi.describe_document): the GraphQL
+    operations under the REST introduction of /api/docs."""
+    from config.schema import schema  # the root schema imports every app: only when asked
+
+    info = result.setdefault("info", {})
+    assert isinstance(info, dict)
+    info["description"] = (
+        str(info.get("description", "")) + "\n" + graphql_reference_markdown(schema.graphql_schema)
+    )
+    return result
