@@ -3,10 +3,14 @@ documents, the signature and initials they adopt, and the checks of the values t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 
 from core.engine.problems import Problem
 from core.errors import ValidationFailed
@@ -76,6 +80,8 @@ def check_values(signer: Signer, adoption: Adoption, values: dict[str, Any]) -> 
                 problems.append(Problem(key, "Required"))
             elif len(value) > cap:
                 problems.append(Problem(key, f"At most {cap} characters."))
+            elif (message := _type_problem(field["type"], value.strip())) is not None:
+                problems.append(Problem(key, message))
     # A key is echoed back in its property, so a long one is cut (the body's cap bounds them all).
     problems += [
         Problem(f"values.{key[:200]}", "Not a field this signer fills in.")
@@ -84,3 +90,21 @@ def check_values(signer: Signer, adoption: Adoption, values: dict[str, Any]) -> 
     if problems:
         unique = {(p.path, p.message): p for p in problems}
         raise ValidationFailed.from_problems(unique.values())
+
+
+def _type_problem(kind: str, value: str) -> str | None:
+    """What is wrong with ``value`` for a field of ``kind`` (as fill checks its types): an
+    email must be an address, a date an ISO date (YYYY-MM-DD)."""
+    if kind == "email":
+        try:
+            validate_email(value)
+        except ValidationError:
+            return "Enter an email address, like name@example.com."
+    if kind == "date":
+        try:
+            date.fromisoformat(value)
+        except ValueError:
+            return "Enter a date as YYYY-MM-DD."
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            return "Enter a date as YYYY-MM-DD."
+    return None

@@ -74,7 +74,14 @@ export class AdoptDialog {
     this.error.hidden = !message;
   }
 
-  open(current) {
+  open(current, { initialsOnly = false } = {}) {
+    this.initialsOnly = initialsOnly && this.needsInitials;
+    this.current = current;
+    this.dialog.dataset.only = this.initialsOnly ? "initials" : "";
+    this.$("#sg-adopt-title").textContent = this.initialsOnly
+      ? "Adopt your initials"
+      : "Adopt your signature";
+    this.$("#sg-modes").hidden = this.initialsOnly || !this.canDraw;
     const mode = current?.mode || (this.canDraw ? "draw" : "text");
     for (const radio of this.dialog.querySelectorAll("input[name=mode]")) {
       radio.checked = radio.value === mode;
@@ -82,13 +89,19 @@ export class AdoptDialog {
     this.typed.value = current?.typed || this.name;
     this.initials.value = current?.initials || initialsOf(this.name);
     this.showMode(mode);
+    if (this.initialsOnly) {
+      this.$("#sg-draw-panel").hidden = true;
+      this.$("#sg-type-panel").hidden = true;
+    }
     this.preview();
     this.opener = document.activeElement;
     this.dialog.showModal();
-    // The first thing to do: choose the way to sign, or type the name.
-    const first = this.canDraw
-      ? this.dialog.querySelector("input[name=mode]:checked")
-      : this.typed;
+    // The first thing to do: choose the way to sign, or type the name (or the initials).
+    const first = this.initialsOnly
+      ? this.initials
+      : this.canDraw
+        ? this.dialog.querySelector("input[name=mode]:checked")
+        : this.typed;
     first?.focus();
     return new Promise((resolve) => {
       this.resolve = resolve;
@@ -96,6 +109,17 @@ export class AdoptDialog {
   }
 
   submit() {
+    if (this.initialsOnly) {
+      const initials = this.initials.value.trim();
+      if (!initials) {
+        this.setError("Type your initials.");
+        this.initials.focus();
+        return;
+      }
+      const kept = this.current || { mode: this.canDraw ? "draw" : "text", drawn: null, typed: "" };
+      this.finish({ ...kept, initials });
+      return;
+    }
     const mode = this.mode();
     const adoption = { mode, drawn: null, typed: "", initials: "" };
     if (mode === "draw") {

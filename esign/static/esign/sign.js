@@ -51,8 +51,13 @@ function sortFields(fields, documents) {
   );
 }
 
+// The signing date is filled in by the service: its box shows the date, but it is no step of
+// the guide and no "completed" field the signer did not complete.
+const AUTOMATIC = new Set(["signatureDate"]);
+const allFields = sortFields(config.fields || [], config.documents || []);
+
 const state = {
-  fields: sortFields(config.fields || [], config.documents || []),
+  fields: allFields.filter((field) => !AUTOMATIC.has(field.type)),
   current: 0,
   values: {},
   accepted: new Set(),
@@ -69,6 +74,20 @@ for (const field of state.fields) {
 const documentTitles = new Map((config.documents || []).map((doc) => [doc.id, doc.title]));
 
 // --- what is done ---------------------------------------------------------------------------
+// What is wrong with a typed value for its field's type (as the server checks it), or null.
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+function typeProblem(field) {
+  const value = String(state.values[keyOf(field)] ?? "").trim();
+  if (!value) return null;
+  if (field.type === "email" && !EMAIL.test(value)) {
+    return "Enter an email address, like name@example.com.";
+  }
+  if (field.type === "date" && !/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    return "Enter a date as YYYY-MM-DD.";
+  }
+  return null;
+}
+
 function isFilled(field) {
   const adoption = state.adoption;
   switch (field.type) {
@@ -80,7 +99,7 @@ function isFilled(field) {
     case "checkbox":
       return true;
     default:
-      return String(state.values[keyOf(field)] ?? "").trim() !== "";
+      return String(state.values[keyOf(field)] ?? "").trim() !== "" && !typeProblem(field);
   }
 }
 
@@ -137,6 +156,42 @@ function renderBox(field, index) {
 
 function renderBoxes() {
   state.fields.forEach((field, index) => renderBox(field, index));
+  renderFieldList();
+}
+
+// The list of the signer's fields above the documents: each one, where it is, whether it is
+// done; selecting one goes to it.
+function renderFieldList() {
+  const list = $("#sg-fieldlist-items");
+  if (!list || root.dataset.state !== "ready") return;
+  $("#sg-fieldlist").hidden = state.fields.length === 0;
+  list.replaceChildren(
+    ...state.fields.map((field, index) =>
+      h(
+        "li",
+        {},
+        h(
+          "button",
+          {
+            type: "button",
+            class: [
+              "sg-fieldlist-item",
+              index === state.current && "is-current",
+              isDone(field) && "is-done",
+            ]
+              .filter(Boolean)
+              .join(" "),
+            "aria-current": index === state.current ? "step" : null,
+            onclick: () => select(index, { focus: true }),
+          },
+          h("span", { class: "sg-fieldlist-mark", "aria-hidden": "true" }, isDone(field) ? "\u2713" : String(index + 1)),
+          h("span", { class: "sg-fieldlist-label" }, labelOf(field)),
+          h("span", { class: "sg-fieldlist-where" }, `page ${field.page + 1}`),
+          h("span", { class: "sg-visually-hidden" }, isDone(field) ? ", completed" : ", to do"),
+        ),
+      ),
+    ),
+  );
 }
 
 // --- the guide ------------------------------------------------------------------------------
@@ -215,10 +270,18 @@ function controlFor(field) {
     maxlength: "1000",
     rows: multiline ? "3" : null,
     type: multiline ? null : { email: "email", date: "date" }[field.type] || "text",
+    inputmode: field.type === "email" ? "email" : null,
     autocomplete: { fullName: "name", email: "email" }[field.type] || "off",
     required: true,
     "aria-describedby": "sg-field-error",
     oninput: (event) => setValue(field, event.target.value),
+    onchange: () => {
+      const problem = typeProblem(field);
+      if (!problem) return;
+      state.errors.set(key, problem);
+      renderBoxes();
+      renderGuide();
+    },
     onkeydown: (event) => {
       if (event.key === "Enter" && !multiline) {
         event.preventDefault();
@@ -282,18 +345,20 @@ function focusControl() {
   (target || $("#sg-next")).focus({ preventScroll: true });
 }
 
-function select(index, { focus = false, announceIt = true } = {}) {
+function select(index, { focus = false, announceIt = true, scroll = true } = {}) {
   if (!state.fields.length) return;
   state.current = Math.max(0, Math.min(state.fields.length - 1, index));
   const field = state.fields[state.current];
   renderBoxes();
   renderGuide();
   const box = state.boxes.get(keyOf(field));
-  box?.scrollIntoView({
-    block: "center",
-    inline: "nearest",
-    behavior: prefersReducedMotion() ? "auto" : "smooth",
-  });
+  if (scroll) {
+    box?.scrollIntoView({
+      block: "center",
+      inline: "nearest",
+      behavior: prefersReducedMotion() ? "auto" : "smooth",
+    });
+  }
   if (announceIt) {
     const position = `Field ${state.current + 1} of ${state.fields.length}`;
     announce(`${position}: ${labelOf(field)} on ${where(field)}.`);
@@ -343,7 +408,7 @@ function accept() {
   const field = state.fields[state.current];
   if (!field) return;
   if (!isFilled(field)) {
-    state.errors.set(keyOf(field), "Fill in this field first.");
+    state.errors.set(keyOf(field), typeProblem(field) || "Fill in this field first.");
     renderBoxes();
     renderGuide();
     focusControl();
@@ -358,7 +423,9 @@ let adoptDialog = null;
 
 async function adopt() {
   const field = state.fields[state.current];
-  const adoption = await adoptDialog.open(state.adoption);
+  // From an initials field, only the initials are asked for (the signature has its own field).
+  const initialsOnly = field?.type === "initial";
+  const adoption = await adoptDialog.open(state.adoption, { initialsOnly });
   if (!adoption) return;
   state.adoption = adoption;
   for (const each of state.fields) {
@@ -473,8 +540,10 @@ function signatureBody() {
   const body = { values };
   const adoption = state.adoption;
   if (adoption) {
-    body.signature =
-      adoption.mode === "draw" ? { drawn: adoption.drawn } : { typed: adoption.typed };
+    if (adoption.drawn || adoption.typed) {
+      body.signature =
+        adoption.mode === "draw" ? { drawn: adoption.drawn } : { typed: adoption.typed };
+    }
     body.initials = adoption.initials || "";
   }
   return body;
@@ -494,9 +563,10 @@ async function finish() {
     const left = state.fields.length - doneCount();
     state.errors.set(
       keyOf(field),
-      left === 1
-        ? "Complete this field to finish."
-        : `Complete this field to finish (${left} fields left).`,
+      typeProblem(field) ||
+        (left === 1
+          ? "Complete this field to finish."
+          : `Complete this field to finish (${left} fields left).`),
     );
     select(missing, { focus: true });
     return;
@@ -643,6 +713,14 @@ async function start() {
   if (config.signerStatus === "completed") showCopies();
   if (!config.canSign) return;
 
+  for (const field of allFields.filter((each) => AUTOMATIC.has(each.type))) {
+    const box = h(
+      "span",
+      { class: `sg-field sg-type-${field.type} is-done is-automatic`, dataset: { key: keyOf(field) } },
+      h("span", { class: "sg-value" }, today()),
+    );
+    view.place(field, box);
+  }
   for (const [index, field] of state.fields.entries()) {
     const box = h("button", {
       type: "button",
@@ -674,7 +752,10 @@ async function start() {
   $("#sg-finish").addEventListener("click", finish);
   setUpDecline();
   root.dataset.state = "ready";
-  select(0, { announceIt: false });
+  // The page opens at the top of the first document; the guide and the list of fields lead
+  // to each field.
+  select(0, { announceIt: false, scroll: false });
+  renderFieldList();
   keepCurrentInView();
 }
 
