@@ -15,7 +15,8 @@ run_packages=(
   fonts-noto-core fonts-noto-cjk fonts-droid-fallback fonts-nanum fonts-liberation fontconfig
 )
 # Tests read PDFs with poppler (pdftoppm, pdftotext), drive Debian's Chromium, sign with SoftHSM2.
-test_packages=(poppler-utils qpdf chromium softhsm2 opensc)
+# The several-processes test shares a Redis server (the rate limiter's counters) between them.
+test_packages=(poppler-utils qpdf chromium softhsm2 opensc redis-server)
 
 packages=("${run_packages[@]}")
 if [ "$mode" = "test" ]; then
