@@ -200,7 +200,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "id": "The same as eid.",
         "eid": "The packet's id.",
         "name": "The packet's name.",
-        "status": "draft, sent, partial (some signed), completed, declined or voided.",
+        "status": "draft, sent, delivered (a signer has the request), partial (some signed), "
+        "completed, declined or voided.",
         "isTest": "A test packet (pages marked TEST).",
         "allowUpdates": "As given to createEtchPacket.",
         "numberRemainingSigners": "Signers who have not finished yet.",
@@ -264,6 +265,98 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "weldData": "The whole submission.",
     },
 }
+
+# The rest of the schema: every type, field and argument described (the test walks them all).
+DESCRIPTIONS.update(
+    {
+        "Cast": {
+            "eid": "The template's id (fill's URL, createEtchPacket's castEid).",
+            "title": "The template's title.",
+            "name": "The template's name, as its title.",
+            "isTemplate": "Whether it is kept as a template (casts(isTemplate) filters on it).",
+            "hasUnpublishedChanges": "The working version differs from the published one.",
+            "hasBeenPublished": "A version was published (fills use the latest published one).",
+            "publishedAt": "When the latest version was published (ISO 8601).",
+            "createdAt": "ISO 8601.",
+            "updatedAt": "ISO 8601.",
+        },
+        "Weld": {
+            "id": "The same as eid.",
+            "eid": "The workflow's id.",
+            "slug": "The workflow's slug, in its webform addresses.",
+            "name": "The workflow's name.",
+            "title": "The workflow's name, as its title.",
+            "publishedNumber": "The number of the version new submissions run on.",
+            "hasUnpublishedChanges": "The definition differs from the published version.",
+            "createdAt": "ISO 8601.",
+            "updatedAt": "ISO 8601.",
+            "forges": "The workflow's webforms, in order.",
+            "weldDatas": "The workflow's submissions, newest first.",
+            "weldDatas(offset)": "How many submissions to skip (from 0).",
+            "weldDatas(limit)": "How many submissions to return at most.",
+        },
+        "Forge": {
+            "id": "The same as eid.",
+            "eid": "The webform's id (forgeSubmit's forgeEid).",
+            "slug": "The webform's slug.",
+            "name": "The webform's name.",
+            "title": "The webform's name, as its title.",
+        },
+        "User": {
+            "eid": "The member's id (for an API key: the key's id).",
+            "name": "The member's name.",
+            "email": "The member's email address.",
+            "role": "owner, admin or member of the organization; api for a key of nobody.",
+            "organizations": "The organization the key (or session) acts for.",
+        },
+        "Organization": {
+            "eid": "The organization's id (createEtchPacket's organizationEid).",
+            "name": "The organization's name.",
+            "slug": "The organization's slug, in its webform addresses.",
+            "casts": "The organization's templates.",
+            "casts(isTemplate)": "true: templates only; false: the others; absent: all.",
+            "welds": "The organization's workflows.",
+        },
+        "WebhookLog": {
+            "eid": "The delivery's id (retryWebhookLog's eid).",
+            "action": "The event's action (etchPacketComplete, weldComplete...).",
+            "eventEid": "The event's id, the same in every delivery of it (webhook-id).",
+            "url": "Where it was sent.",
+            "attemptCount": "How many attempts were made.",
+            "lastStatusCode": "The HTTP status of the last attempt, if it got one.",
+            "lastError": "Why the last attempt failed, if it did.",
+            "nextAttemptAt": "When the next attempt is due (ISO 8601), if any.",
+            "deliveredAt": "When it was delivered (ISO 8601), if it was.",
+            "createdAt": "ISO 8601.",
+            "attempts": "Every attempt, first to last.",
+        },
+        "WebhookAttempt": {
+            "number": "The attempt's number, from 1.",
+            "outcome": "in_progress, delivered, retry (another attempt follows), failed or "
+            "abandoned (the worker stopped during it).",
+            "statusCode": "The receiver's HTTP status, if it answered.",
+            "durationMs": "How long the attempt took, in milliseconds.",
+            "error": "Why it failed, if it did.",
+            "responseExcerpt": "The start of the receiver's answer.",
+            "startedAt": "ISO 8601.",
+            "finishedAt": "ISO 8601.",
+        },
+    }
+)
+for _root, _entries in {
+    "Query": {
+        "weld": "A workflow of the caller's organization, by eid or by its slugs.",
+        "weld(eid)": "The workflow's eid.",
+        "weld(organizationSlug)": "With slug: the organization's slug (the caller's own).",
+        "weld(slug)": "With organizationSlug: the workflow's slug.",
+    },
+    "Mutation": {
+        "retryWebhookLog(eid)": "The delivery to send again (WebhookLog.eid).",
+        "resendEtchSignerEmail(signerEid)": "The email signer whose turn it is.",
+    },
+}.items():
+    DESCRIPTIONS.setdefault(_root, {}).update(_entries)
+
 
 # What the API reference's GraphQL section lists, in this order.
 REFERENCE_OPERATIONS = [

@@ -100,3 +100,21 @@ def test_the_api_reference_has_a_graphql_section(db: None) -> None:
         assert f"`{name}`" in description, name
     assert "`signers: [JSON!]`" in description
     assert '"signerType": "email"' in description
+
+
+def test_every_type_field_and_argument_of_the_schema_is_described() -> None:
+    from graphql import GraphQLInputObjectType
+
+    missing = []
+    for name, graphql_type in schema.graphql_schema.type_map.items():
+        if name.startswith("__") or not isinstance(
+            graphql_type, GraphQLObjectType | GraphQLInputObjectType
+        ):
+            continue
+        for field_name, field in graphql_type.fields.items():
+            if not described(field.description):
+                missing.append(f"{name}.{field_name}")
+            for argument_name, argument in getattr(field, "args", {}).items():
+                if not described(argument.description):
+                    missing.append(f"{name}.{field_name}({argument_name})")
+    assert missing == []
