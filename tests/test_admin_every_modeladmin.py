@@ -32,6 +32,7 @@ from django_tasks_db.models import DBTaskResult
 from accounts.models import ApiKey, Membership, Organization, PayloadKeyPair, User
 from accounts.payload_keys import payload_key_create
 from accounts.services import api_key_create, member_add
+from core.models import SentEmail
 from esign.models import Packet
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_from_pdf
@@ -46,7 +47,7 @@ from workflows.models import Submission, Webform, Workflow
 # The outsider's own webhook URL, which the change form must not give Acme's endpoint.
 OUTSIDER_URL = "https://globex.example/hook"
 # Models that belong to no organization: only superusers see them.
-SUPERUSER_ONLY = {DBTaskResult, Group}
+SUPERUSER_ONLY = {DBTaskResult, Group, SentEmail}
 
 
 class Tenant:
@@ -157,6 +158,17 @@ def _task_result(tenant: Tenant) -> DBTaskResult:
     return DBTaskResult.objects.get(pk=result.id)
 
 
+def _sent_email(tenant: Tenant) -> SentEmail:
+    # A development email holds live signing links of every organization: superusers only.
+    tenant.secrets.add("acme-secret-signing-link")
+    return SentEmail.objects.create(
+        from_email="noreply@localhost",
+        to="ada@acme.example",
+        subject="acme-secret-subject",
+        body="Sign here: acme-secret-signing-link",
+    )
+
+
 FACTORIES: dict[type[models.Model], Callable[[Tenant], Any]] = {
     User: _user,
     Group: _group,
@@ -172,6 +184,7 @@ FACTORIES: dict[type[models.Model], Callable[[Tenant], Any]] = {
     WebhookEvent: _event,
     WebhookDelivery: _delivery,
     DBTaskResult: _task_result,
+    SentEmail: _sent_email,
 }
 
 REGISTERED = sorted(admin.site._registry, key=lambda model: model._meta.label)

@@ -67,7 +67,8 @@ def test_a_template_signature_field_is_shown_signed_and_stamped_where_the_form_h
     assert tab.page.input_value("#sg-typed") == "Ada Lovelace"
     tab.page.click("#sg-adopt-ok")
     assert tab.page.inner_text(f".sg-field[data-key='{key}'] .sg-hand") == "Ada Lovelace"
-    assert "All 3 fields completed" in tab.page.inner_text("#sg-count")
+    # The signing date fills itself: it is not one of the signer's steps.
+    assert "All 2 fields completed" in tab.page.inner_text("#sg-count")
     tab.page.wait_for_timeout(300)
     SHOTS.mkdir(parents=True, exist_ok=True)
     tab.page.screenshot(path=str(SHOTS / "template-signature-field-ready-desktop.png"))
