@@ -14,7 +14,7 @@ from core.graphql.explorer import graphiql_page, schema_sdl_view
 from core.graphql.views import GraphQLApi
 from core.openapi import OpenApiDocumentApi
 from core.pages import page_or_api, start_page
-from core.views import healthz, not_found, readyz
+from core.views import favicon, healthz, not_found, readyz
 from esign.api import DocumentVerifyApi
 from esign.verify_views import verify_page
 
@@ -23,6 +23,7 @@ graphql_view = GraphQLApi.as_view(schema=schema)
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", favicon, name="favicon"),
     # For load balancers and orchestrators (the database and the storage answer), and for
     # Prometheus (METRICS_TOKEN): operators' endpoints, not the API.
     path("readyz", readyz, name="readyz"),

@@ -7,7 +7,8 @@ import logging
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import DatabaseError, connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.templatetags.static import static
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
@@ -84,3 +85,11 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
 
 def server_error(request: HttpRequest) -> HttpResponse:
     return JsonResponse(internal_error_body(), status=500)
+
+
+@require_GET
+def favicon(request: HttpRequest) -> HttpResponse:
+    """/favicon.ico, which browsers ask every page for: the service's icon (a static file)."""
+    response = HttpResponseRedirect(static("core/favicon.svg"))
+    response["Cache-Control"] = "public, max-age=86400"
+    return response

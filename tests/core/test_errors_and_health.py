@@ -1,5 +1,6 @@
 import json
 import logging
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -58,3 +59,14 @@ def test_a_host_not_allowed_is_an_html_400_on_pages(db: None) -> None:
 
     assert response.status_code == 400
     assert response["Content-Type"].startswith("text/html")
+
+
+def test_the_favicon_is_served(db: None) -> None:
+    from django.contrib.staticfiles import finders
+
+    response = Client().get("/favicon.ico")
+
+    assert response.status_code == 302
+    assert response["Location"].endswith("core/favicon.svg")
+    assert "max-age=86400" in response["Cache-Control"]
+    assert "<svg" in Path(finders.find("core/favicon.svg")).read_text()
