@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -26,7 +24,7 @@ from django.core.files.uploadhandler import FileUploadHandler
 from django.http import HttpRequest
 
 from core import uploads
-from core.engine.process_pool import PoolSettings
+from core.engine.process_pool import PoolPerProcess, PoolSettings
 from core.errors import RequestTooLarge, ServiceBusy, ValidationFailed
 from core.graphql.scalars import iso_ms
 from esign.engine.seal import SealKeyUnavailable, SoftwareKey, load_credentials
@@ -267,30 +265,20 @@ def verify_limits() -> VerifyLimits:
     )
 
 
-_pool_lock = threading.Lock()
-_pool: tuple[tuple[object, ...], VerifyPool] | None = None
+_pools: PoolPerProcess[VerifyPool] = PoolPerProcess(VerifyPool)
 
 
 def verify_pool() -> VerifyPool:
     """This process's verify pool, made on first use (and again after a fork or a change of
     the worker settings, the old one being closed)."""
-    global _pool
-    pool_settings = PoolSettings(
-        workers=settings.VERIFY_WORKERS,
-        max_jobs=WORKER_MAX_JOBS,
-        memory_limit_bytes=settings.VERIFY_WORKER_MEMORY_MB * 1_048_576,
-        recycle_rss_bytes=WORKER_RECYCLE_BYTES,
+    return _pools.get(
+        PoolSettings(
+            workers=settings.VERIFY_WORKERS,
+            max_jobs=WORKER_MAX_JOBS,
+            memory_limit_bytes=settings.VERIFY_WORKER_MEMORY_MB * 1_048_576,
+            recycle_rss_bytes=WORKER_RECYCLE_BYTES,
+        )
     )
-    key = (os.getpid(), pool_settings)
-    with _pool_lock:
-        if _pool is not None and _pool[0] == key:
-            return _pool[1]
-        previous = _pool
-        _pool = (key, VerifyPool(pool_settings))
-        current = _pool[1]
-    if previous is not None and previous[0][0] == os.getpid():
-        previous[1].close()
-    return current
 
 
 def verification_wire(verification: Verification) -> dict[str, Any]:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -14,7 +12,7 @@ from django.utils import timezone
 from accounts.models import Organization
 from accounts.payload_keys import payload_decrypt
 from core.engine.problems import EngineError
-from core.engine.process_pool import PoolStats
+from core.engine.process_pool import PoolPerProcess, PoolStats
 from core.errors import ValidationFailed, raise_for_engine_error
 from core.resources import font_library, resource_policy
 from generate.engine import (
@@ -89,39 +87,26 @@ def document_fetcher() -> ResourceFetcher:
     )
 
 
-_pool_lock = threading.Lock()
-_pool: tuple[tuple[object, ...], RenderPool] | None = None
+_pools: PoolPerProcess[RenderPool] = PoolPerProcess(RenderPool)
 
 
 def render_pool() -> RenderPool:
     """This process's render pool, made on first use (and again after a fork or a change of
     the worker settings, the old one being closed)."""
-    global _pool
-    pool_settings = PoolSettings(
-        workers=settings.GENERATE_WORKERS,
-        max_jobs=settings.GENERATE_WORKER_MAX_JOBS,
-        memory_limit_bytes=settings.GENERATE_WORKER_MEMORY_MB * 1024 * 1024,
-        max_per_tenant=settings.GENERATE_MAX_JOBS_PER_ORGANIZATION,
-        max_waiting=settings.GENERATE_MAX_WAITING,
-        recycle_rss_bytes=settings.GENERATE_WORKER_RECYCLE_MB * 1024 * 1024,
-        nice=settings.GENERATE_WORKER_NICE,
+    return _pools.get(
+        PoolSettings(
+            workers=settings.GENERATE_WORKERS,
+            max_jobs=settings.GENERATE_WORKER_MAX_JOBS,
+            memory_limit_bytes=settings.GENERATE_WORKER_MEMORY_MB * 1024 * 1024,
+            max_per_tenant=settings.GENERATE_MAX_JOBS_PER_ORGANIZATION,
+            max_waiting=settings.GENERATE_MAX_WAITING,
+            recycle_rss_bytes=settings.GENERATE_WORKER_RECYCLE_MB * 1024 * 1024,
+            nice=settings.GENERATE_WORKER_NICE,
+        )
     )
-    key = (os.getpid(), pool_settings)
-    with _pool_lock:
-        if _pool is not None and _pool[0] == key:
-            return _pool[1]
-        previous = _pool
-        _pool = (key, RenderPool(pool_settings))
-        current = _pool[1]
-    if previous is not None and previous[0][0] == os.getpid():
-        previous[1].close()
-    return current
 
 
 def render_pool_stats() -> PoolStats | None:
     """What this process's render pool is doing; None before its first generate."""
-    with _pool_lock:
-        current = _pool
-    if current is None or current[0][0] != os.getpid():
-        return None
-    return current[1].stats()
+    pool = _pools.current()
+    return pool.stats() if pool is not None else None

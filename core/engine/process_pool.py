@@ -333,6 +333,40 @@ class ProcessPool(Generic[JobT, ResultT]):
         return f"the {self.name} worker exited with code {code} ({type(exc).__name__})"
 
 
+PoolT = TypeVar("PoolT", bound=ProcessPool)
+
+
+class PoolPerProcess(Generic[PoolT]):
+    """One pool per process: made on first use, and again after a fork (a pool belongs to the
+    process that made it) or when its settings change, the previous one of this process being
+    closed."""
+
+    def __init__(self, make: Callable[[PoolSettings], PoolT]) -> None:
+        self._make = make
+        self._lock = threading.Lock()
+        self._pool: tuple[tuple[int, PoolSettings], PoolT] | None = None
+
+    def get(self, pool_settings: PoolSettings) -> PoolT:
+        key = (os.getpid(), pool_settings)
+        with self._lock:
+            if self._pool is not None and self._pool[0] == key:
+                return self._pool[1]
+            previous = self._pool
+            self._pool = (key, self._make(pool_settings))
+            current = self._pool[1]
+        if previous is not None and previous[0][0] == os.getpid():
+            previous[1].close()
+        return current
+
+    def current(self) -> PoolT | None:
+        """This process's pool, if it made one."""
+        with self._lock:
+            pool = self._pool
+        if pool is None or pool[0][0] != os.getpid():
+            return None
+        return pool[1]
+
+
 def _resident_bytes(pid: int) -> int | None:
     """The resident memory of process ``pid`` (Linux's /proc); None where it cannot be read."""
     try:
