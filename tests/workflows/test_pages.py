@@ -265,33 +265,9 @@ def _png(size: int = 8) -> bytes:
 def test_an_image_field_takes_an_upload_and_keeps_it(
     organization: Organization, demo_template: Any
 ) -> None:
-    from workflows.services import workflow_import
+    from tests.workflows.test_public_uploads import badge_create
 
-    workflow, _ = workflow_import(
-        organization=organization,
-        data={
-            "slug": "badge",
-            "name": "Badge",
-            "webforms": [
-                {
-                    "slug": "photo",
-                    "name": "Photo",
-                    "pages": [
-                        {"title": "Photo", "fields": [
-                            {"key": "photo", "type": "imageFile", "label": "Photo",
-                             "required": True},
-                            {"key": "email", "type": "email", "label": "Email", "required": True},
-                        ]}
-                    ],
-                }
-            ],
-            "documents": [{"template": {"eid": demo_template.eid}, "mappings": [
-                {"alias": "photo", "forge": "photo", "field": "photo"},
-                {"alias": "email", "forge": "photo", "field": "email"},
-            ]}],
-        },
-        publish=True,
-    )  # fmt: skip
+    workflow = badge_create(organization, demo_template)
     forge_eid = workflow.webforms.get().eid
     client = Client()
     upload = SimpleUploadedFile("me.png", _png(), content_type="image/png")
