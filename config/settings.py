@@ -93,6 +93,8 @@ MIDDLEWARE = [
     # The static files, compressed and cached for good under their hashed names (STORAGES).
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # After the session, before CommonMiddleware: pages in the reader's language, the API in one.
+    "core.middleware.PageLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -161,7 +163,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+# What signers and webform users can read: English, and Spanish (the spec's users include Mexico).
+# Each app keeps its catalogue in <app>/locale/<lang>/LC_MESSAGES; bootstrap.sh compiles them.
+LANGUAGES = [("en", "English"), ("es", "Español")]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -7,6 +7,8 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.middleware.locale import LocaleMiddleware
+from django.utils import translation
 
 from core.eids import random_base62
 from core.logging import reset_request_id, set_request_id
@@ -83,3 +85,30 @@ class ContentSecurityPolicyMiddleware:
             [part.strip() for part in policy.split(";") if part.strip()] + added
         )
         return response
+
+
+def is_api_request(request: HttpRequest) -> bool:
+    """REST under /api/, GraphQL at /graphql and as a POST to / (where the clients send it)."""
+    path = request.path
+    return path.startswith(("/api/", "/graphql")) or (path == "/" and request.method == "POST")
+
+
+class PageLanguageMiddleware(LocaleMiddleware):
+    """Pages for people in their browser's language (Accept-Language, among settings.LANGUAGES).
+
+    The API keeps one language: its messages are part of the wire contract the published clients
+    and integrators' code match on, whatever language the calling machine happens to have. A page
+    that knows better (a packet or signer given a ``language``) overrides it in its view.
+    """
+
+    def process_request(self, request: HttpRequest) -> None:
+        if is_api_request(request):
+            translation.activate(settings.LANGUAGE_CODE)
+            request.LANGUAGE_CODE = settings.LANGUAGE_CODE  # type: ignore[attr-defined]
+            return
+        super().process_request(request)
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        if is_api_request(request):
+            return response
+        return super().process_response(request, response)

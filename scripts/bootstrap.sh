@@ -10,9 +10,11 @@ mode="${1:-run}"
 # Renderer libraries and fonts: WeasyPrint needs Pango; Noto Sans is the default font; Noto CJK
 # (for HTML), Droid Sans Fallback and Nanum Gothic (TrueType outlines, which the fill engine can
 # embed) cover CJK and Hangul; Liberation stands in for Helvetica/Times/Courier in HTML.
+# gettext compiles the pages' translations (msgfmt).
 run_packages=(
   python3-venv libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 libjpeg62-turbo
   fonts-noto-core fonts-noto-cjk fonts-droid-fallback fonts-nanum fonts-liberation fontconfig
+  gettext
 )
 # Tests read PDFs with poppler (pdftoppm, pdftotext), drive Debian's Chromium, sign with SoftHSM2.
 # The several-processes test shares a Redis server (the rate limiter's counters) between them.
@@ -88,4 +90,11 @@ elif [ "$(cat .venv/.requirements.sha256 2>/dev/null)" != \
      "$(cat requirements-dev.txt requirements.txt | sha256sum | cut -d' ' -f1)" ]; then
   # A current test install (requirements-dev.txt includes requirements.txt) serves runs too.
   install_venv .venv requirements.txt
+fi
+
+# The translations: each app's locale/<lang>/LC_MESSAGES/django.po, compiled where it is (the .mo
+# files are build output, not kept in git).
+if compgen -G '*/locale/*/LC_MESSAGES/*.po' >/dev/null; then
+  .venv/bin/python manage.py compilemessages -v 0 --ignore '.venv*' --ignore 'node_modules' \
+    --ignore 'tests' --ignore 'data' >&2
 fi
