@@ -4,6 +4,7 @@ this app adds to the wire type ``Organization`` (composed in ``config/schema.py`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cached_property
 from typing import Any
 
@@ -11,7 +12,7 @@ import graphene
 
 from accounts.models import Organization
 from core.engine.template_spec import TemplateSpec
-from core.graphql.scalars import JSON, iso_ms
+from core.graphql.scalars import JSON, DateTime
 from templates_app import services
 from templates_app.engine.describe import example_data, field_info
 from templates_app.models import PdfTemplate, TemplateVersion
@@ -47,11 +48,11 @@ class CastType(graphene.ObjectType):
     )
     has_unpublished_changes = graphene.Boolean()
     has_been_published = graphene.Boolean()
-    published_at = graphene.String()
+    published_at = DateTime()
     field_info = JSON(description="Fields, arrays, pages and style; see docs/templates.md.")
     example_data = JSON(description="A valid fill payload `data` for this version.")
-    created_at = graphene.String()
-    updated_at = graphene.String()
+    created_at = DateTime()
+    updated_at = DateTime()
 
     @staticmethod
     def resolve_eid(view: CastView, info: Any) -> str:
@@ -90,8 +91,8 @@ class CastType(graphene.ObjectType):
         return view.summary.published_number is not None
 
     @staticmethod
-    def resolve_published_at(view: CastView, info: Any) -> str | None:
-        return iso_ms(view.summary.published_at)
+    def resolve_published_at(view: CastView, info: Any) -> datetime | None:
+        return view.summary.published_at
 
     @staticmethod
     def resolve_field_info(view: CastView, info: Any) -> dict[str, Any]:
@@ -102,12 +103,12 @@ class CastType(graphene.ObjectType):
         return example_data(view.spec)
 
     @staticmethod
-    def resolve_created_at(view: CastView, info: Any) -> str | None:
-        return iso_ms(view.template.created_at)
+    def resolve_created_at(view: CastView, info: Any) -> datetime:
+        return view.template.created_at
 
     @staticmethod
-    def resolve_updated_at(view: CastView, info: Any) -> str | None:
-        return iso_ms(view.template.updated_at)
+    def resolve_updated_at(view: CastView, info: Any) -> datetime:
+        return view.template.updated_at
 
 
 def cast_views(organization: Organization, is_template: bool | None) -> list[CastView]:

@@ -1,4 +1,4 @@
-"""Scalars of the compatible API: JSON (any JSON value, passed through) and Upload."""
+"""Scalars of the compatible API: JSON (any JSON value, passed through), Upload and DateTime."""
 
 from __future__ import annotations
 
@@ -53,3 +53,23 @@ def iso_ms(value: datetime | None) -> str | None:
     return (
         value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
     )
+
+
+class DateTime(Scalar):
+    """A moment, as the compatible API writes dates: ISO 8601 in UTC with milliseconds and Z.
+
+    Output only. A field of this type reads the attribute of its name (``completedAt`` reads
+    ``completed_at``), so types need no ``resolve_*_at`` method each.
+    """
+
+    @staticmethod
+    def serialize(value: datetime) -> str | None:
+        return iso_ms(value)
+
+    @staticmethod
+    def parse_value(value: Any) -> None:
+        raise GraphQLError("DateTime is an output-only type.")
+
+    @staticmethod
+    def parse_literal(node: Any, _variables: Any = None) -> None:
+        raise GraphQLError("DateTime is an output-only type.")

@@ -1,0 +1,42 @@
+"""One pattern for every GraphQL mutation, as Saleor has its BaseMutation.
+
+A mutation names its arguments and its output and calls one service function with the caller's
+identity. Its errors need no mapping here: services raise ``core.errors.ServiceError``, which
+``core.graphql.execution.format_error`` puts on the wire (message, code, status, fields) for
+every operation alike, queries included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import graphene
+
+
+def identity_of(info: graphene.ResolveInfo) -> Any:
+    """The authenticated caller (``accounts.identity.ApiIdentity``; core cannot name accounts).
+
+    The GraphQL view runs behind the API's authentication, so every resolver has one, and every
+    lookup on its behalf is scoped to its ``organization``.
+    """
+    return info.context.identity
+
+
+class ServiceMutation(graphene.Mutation):
+    """Subclasses declare ``Arguments`` and ``Output`` and define ``perform``.
+
+    ``perform(identity, **arguments)`` receives the arguments under their Python names (graphene
+    turns ``signerEid`` into ``signer_eid``) and returns the output: a model the output type
+    resolves, or a scalar.
+    """
+
+    class Meta:
+        abstract = True
+
+    @classmethod
+    def mutate(cls, root: Any, info: graphene.ResolveInfo, **arguments: Any) -> Any:
+        return cls.perform(identity_of(info), **arguments)
+
+    @classmethod
+    def perform(cls, identity: Any, **arguments: Any) -> Any:
+        raise NotImplementedError(f"{cls.__name__} must define perform(identity, **arguments).")
