@@ -72,20 +72,27 @@ install_venv() {  # <venv dir> <requirements file...>
   fi
 }
 
+# Install Node packages pinned by a package-lock.json (no download of anything else), only when
+# the lock changed since the last install.
+install_node() {  # <dir holding package-lock.json> <what, for the log>
+  local node_dir="$1" lock_sum
+  lock_sum="$(sha256sum "$node_dir/package-lock.json" | cut -d' ' -f1)"
+  if [ ! -f "$node_dir/node_modules/.lock.sha256" ] || \
+     [ "$(cat "$node_dir/node_modules/.lock.sha256")" != "$lock_sum" ]; then
+    echo "Installing $2 into $node_dir" >&2
+    npm ci --prefix "$node_dir" --no-audit --no-fund --loglevel=error >&2
+    echo "$lock_sum" > "$node_dir/node_modules/.lock.sha256"
+  fi
+}
+
 if [ "$mode" = "test" ]; then
   install_venv .venv requirements-dev.txt requirements.txt
   # The published clients pin a graphql-core that graphene cannot use: they get their own venv
   # and the contract tests run them as separate processes, as an integrator would.
   install_venv .venv-clients tests/contract/requirements-clients.txt
-  # The published Node client, pinned by package-lock.json (no download of anything else).
-  node_dir=tests/contract/node
-  lock_sum="$(sha256sum "$node_dir/package-lock.json" | cut -d' ' -f1)"
-  if [ ! -f "$node_dir/node_modules/.lock.sha256" ] || \
-     [ "$(cat "$node_dir/node_modules/.lock.sha256")" != "$lock_sum" ]; then
-    echo "Installing the Node client into $node_dir" >&2
-    npm ci --prefix "$node_dir" --no-audit --no-fund --loglevel=error >&2
-    echo "$lock_sum" > "$node_dir/node_modules/.lock.sha256"
-  fi
+  # The published Node client, and ESLint (package.json at the root).
+  install_node tests/contract/node "the Node client"
+  install_node . "ESLint"
 elif [ "$(cat .venv/.requirements.sha256 2>/dev/null)" != \
      "$(cat requirements-dev.txt requirements.txt | sha256sum | cut -d' ' -f1)" ]; then
   # A current test install (requirements-dev.txt includes requirements.txt) serves runs too.

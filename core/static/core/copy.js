@@ -27,10 +27,10 @@
     };
     const fallback = () => {
       select(source);
-      let ok = false;
+      let ok;
       try {
         ok = document.execCommand("copy");
-      } catch (error) {
+      } catch {
         ok = false;
       }
       if (ok) copied();
