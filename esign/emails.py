@@ -26,6 +26,7 @@ from core.background import enqueue_in_transaction, retry_later
 from esign import lifecycle
 from esign.audit import AuditAction, audit
 from esign.models import Packet, Signer, SignerEmail
+from esign.tasks import signer_email_task
 from esign.tokens import TOKEN_TTL, signer_token_issue, signing_url
 
 logger = logging.getLogger(__name__)
@@ -108,8 +109,6 @@ def signer_reminders_queue(*, now: datetime | None = None) -> int:
 
 
 def _enqueue(email_id: int, attempt: int = 1) -> None:
-    from esign.tasks import signer_email_task  # the task module names this service
-
     enqueue_in_transaction(signer_email_task, email_id=email_id, attempt=attempt)
 
 
@@ -250,8 +249,6 @@ def signer_email_send(*, email_id: int, attempt: int = 1) -> str:
 
 def _failed(email: SignerEmail, attempt: int, error: str) -> str:
     logger.warning("esign: the signing email %s could not be sent: %s", email.pk, error)
-    from esign.tasks import signer_email_task
-
     with transaction.atomic():
         email = (
             SignerEmail.objects.select_for_update()

@@ -46,6 +46,7 @@ from core.errors import Conflict, NotFound, ServiceError
 from core.resources import font_library
 from esign.audit import AuditAction, action_label, audit
 from esign.documents import document_pdf
+from esign.emails import signer_copies_queue
 from esign.engine.audit_trail import (
     TIME_FORMAT,
     AuditTrail,
@@ -71,6 +72,7 @@ from esign.engine.seal_keys import certificates_from_pem, create_development_pki
 from esign.engine.seal_verify import verify_pdf
 from esign.models import AuditEvent, DocumentGroup, Packet, PacketDocument
 from esign.stamping import HANDWRITING_FONT
+from esign.tasks import packet_seal_task
 
 logger = logging.getLogger(__name__)
 
@@ -209,8 +211,6 @@ def packet_seal_enqueue(packet: Packet) -> None:
     completes the packet: the task's row commits with the packet or not at all (an outbox), so a
     process that dies right after the commit still has the packet sealed. A task lost later (a
     worker killed while sealing) is enqueued again by the sweep (``esign.sweeps``)."""
-    from esign.tasks import packet_seal_task
-
     Packet.objects.filter(pk=packet.pk).update(
         seal_status=Packet.SealStatus.PENDING, seal_retry_at=None
     )
@@ -327,8 +327,6 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
         )
         audit(packet=locked, action=AuditAction.PACKET_SEALED, detail={"level": level})
         # Each signer's copy of the sealed documents, by email (enableEmails), sent by the worker.
-        from esign.emails import signer_copies_queue
-
         signer_copies_queue(locked)
     return level
 
@@ -363,8 +361,6 @@ def _seal_merged(packet: Packet, prefix: str, seal: Callable[[bytes], bytes]) ->
 def _record_failure(
     packet: Packet, attempt: int, code: str, message: str, detail: str | None
 ) -> str:
-    from esign.tasks import packet_seal_task
-
     with transaction.atomic():
         locked = Packet.objects.select_for_update().get(pk=packet.pk)
         if locked.seal_status == Packet.SealStatus.SEALED:
