@@ -32,12 +32,28 @@ from typing import Protocol
 
 from django.utils import timezone
 from django.utils.module_loading import autodiscover_modules
+from django_tasks import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
 
 logger = logging.getLogger(__name__)
 
 
 class WorkerLost(Exception):
     """Recorded by a sweep on a task result that a worker left running when it died."""
+
+
+def task_results_lost_fail(*, task_path: str, started_before: datetime) -> int:
+    """Mark failed (:class:`WorkerLost`) the results of ``task_path`` still running since before
+    ``started_before``: their worker died, and nothing else would ever finish them. Returns how
+    many. The sweep enqueues the work again from its own rows; this only tidies the results."""
+    lost = DBTaskResult.objects.filter(
+        task_path=task_path, status=TaskResultStatus.RUNNING, started_at__lt=started_before
+    )
+    failed = 0
+    for result in lost:
+        result.set_failed(WorkerLost("The worker stopped while running this task."))
+        failed += 1
+    return failed
 
 
 class SweepFunction(Protocol):

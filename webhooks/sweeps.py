@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 
 from core.sweeps import sweep
-from webhooks.services import deliveries_recover
+from webhooks.services.retries import deliveries_recover
 
 
 @sweep("webhooks.deliveries")
 def deliveries_sweep(*, now: datetime) -> int:
-    """:func:`webhooks.services.deliveries_recover`: attempts whose lease ran out are retried,
-    due deliveries whose task was lost are enqueued again."""
+    """:func:`webhooks.services.retries.deliveries_recover`: attempts whose lease ran out are
+    retried, due deliveries whose task was lost are enqueued again."""
     recovered = deliveries_recover(now=now)
     return recovered.abandoned + recovered.requeued

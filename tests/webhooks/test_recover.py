@@ -116,7 +116,7 @@ def test_a_task_result_left_running_by_a_dead_worker_is_marked_failed(
 
     row.refresh_from_db()
     assert row.status == TaskResultStatus.FAILED
-    assert row.exception_class_path == "webhooks.services.WorkerLost"
+    assert row.exception_class_path == "core.sweeps.WorkerLost"
 
 
 @pytest.mark.django_db

@@ -121,4 +121,4 @@ def test_a_worker_killed_mid_delivery_is_swept_up_by_another_within_a_bound(
     assert LEASE_SECONDS <= redelivered_after.total_seconds() <= LEASE_SECONDS + SWEEP_SECONDS + 3
     assert DBTaskResult.objects.filter(status=TaskResultStatus.RUNNING).count() == 0
     lost = DBTaskResult.objects.get(status=TaskResultStatus.FAILED)
-    assert lost.exception_class_path == "webhooks.services.WorkerLost"
+    assert lost.exception_class_path == "core.sweeps.WorkerLost"

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from webhooks.services import deliveries_recover
+from webhooks.services.retries import deliveries_recover
 
 
 class Command(BaseCommand):

@@ -1,0 +1,58 @@
+"""Webhooks' services, by concern; other apps import them from here.
+
+- :mod:`~webhooks.services.endpoints`: the organization's settings (URL, token, public key) and
+  signing secrets;
+- :mod:`~webhooks.services.events`: recording an event with its delivery in the caller's
+  transaction, resending, the test event, the delivery log;
+- :mod:`~webhooks.services.delivery`: one attempt, claimed, POSTed and finished with no
+  transaction open during the HTTP call;
+- :mod:`~webhooks.services.retries`: the next attempt after a failure, and recovering what a
+  dead worker left behind.
+
+The delivery task (``webhooks.tasks``) names its service inside its body, the one import that
+goes back up: the services enqueue the task, so they import its module.
+"""
+
+from webhooks.services.delivery import delivery_attempt
+from webhooks.services.endpoints import (
+    check_public_key,
+    check_webhook_url,
+    endpoint_get,
+    endpoint_public_key_set,
+    endpoint_token_rotate,
+    endpoint_url_set,
+    secret_rotate,
+    secrets_current,
+)
+from webhooks.services.events import (
+    ACTIONS,
+    NO_URL_REASON,
+    deliveries_filter,
+    delivery_get,
+    delivery_resend,
+    event_emit,
+    webhook_test,
+)
+from webhooks.services.retries import Recovered, deliveries_recover, retry_delays
+
+__all__ = [
+    "ACTIONS",
+    "NO_URL_REASON",
+    "Recovered",
+    "check_public_key",
+    "check_webhook_url",
+    "deliveries_filter",
+    "deliveries_recover",
+    "delivery_attempt",
+    "delivery_get",
+    "delivery_resend",
+    "endpoint_get",
+    "endpoint_public_key_set",
+    "endpoint_token_rotate",
+    "endpoint_url_set",
+    "event_emit",
+    "retry_delays",
+    "secret_rotate",
+    "secrets_current",
+    "webhook_test",
+]
