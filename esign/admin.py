@@ -17,10 +17,11 @@ from django.utils.html import format_html
 
 from core.errors import ServiceError
 from esign.audit import action_label
+from esign.downloads import document_group_archive
 from esign.emails import signer_email_resend
 from esign.models import AuditEvent, Packet, PacketDocument, Signer
 from esign.routing import turn_signers
-from esign.sealing import document_group_archive
+from esign.sealing import packet_seal_retry
 from esign.services import packet_delete, packet_void_now
 from templates_app.admin import organizations_of
 
@@ -189,8 +190,6 @@ class PacketAdmin(admin.ModelAdmin):
 
     @admin.action(description="Seal again now (completed packets not sealed yet)")
     def seal_again(self, request: HttpRequest, queryset: QuerySet[Packet]) -> None:
-        from esign.sealing import packet_seal_retry
-
         count = sum(packet_seal_retry(packet=packet) for packet in queryset)
         self.message_user(request, f"Sealing enqueued for {count} packet(s).")
 

@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from core.api_errors import error_response
 from core.errors import ValidationFailed
 from core.openapi import RATE_LIMIT_HEADERS, error_responses, ref, register_schemas
-from esign.sealing import SealFailed, SealPending, document_group_archive
+from esign.downloads import SealFailed, SealPending, document_group_archive
 from esign.verify import (
     check_declared_size,
     in_memory_upload_handlers,

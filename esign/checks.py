@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core import checks
 
 from esign.engine.seal import SealKeyTooWeak, SealKeyUnavailable, load_credentials
-from esign.sealing import DEV_KEY, seal_key
+from esign.seal_config import DEV_KEY, seal_key
 
 
 @checks.register(checks.Tags.security)

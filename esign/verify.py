@@ -40,7 +40,7 @@ from esign.engine.seal_verify import (
 )
 from esign.engine.verify_pool import VerifyBusy, VerifyCrashed, VerifyJob, VerifyPool
 from esign.models import Packet, PacketDocument, Signer
-from esign.sealing import seal_key, trust_roots
+from esign.seal_config import seal_key, trust_roots
 
 logger = logging.getLogger(__name__)
 

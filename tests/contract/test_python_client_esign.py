@@ -15,7 +15,7 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
 
-from esign.sealing import trust_roots
+from esign.seal_config import trust_roots
 from tests.esign.conftest import contract_pdf
 from tests.pdfcheck import words
 

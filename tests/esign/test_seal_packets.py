@@ -23,7 +23,8 @@ from pyhanko_certvalidator import ValidationContext
 from esign.documents import document_pdf
 from esign.engine.seal_keys import DEVELOPMENT_SEAL_NAME
 from esign.models import AuditEvent, Packet
-from esign.sealing import packet_seal, packet_seal_retry, trust_roots
+from esign.seal_config import trust_roots
+from esign.sealing import packet_seal, packet_seal_retry
 from tests.esign.sealpki import asn1, shared_pki, softhsm_available, softhsm_key
 from tests.esign.test_seal_engine import lta_validation
 from tests.pdfcheck import words

@@ -1,0 +1,107 @@
+"""The certificate of completion of a sealed packet: what it shows, read from the packet's rows
+and stored files, and drawn as a PDF (esign.engine.audit_trail does the drawing)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+
+from django.core.files.storage import default_storage
+from django.utils import timezone
+
+from core.resources import font_library
+from esign.audit import action_label
+from esign.engine.audit_trail import (
+    TIME_FORMAT,
+    AuditTrail,
+    TrailDocument,
+    TrailEvent,
+    TrailSigner,
+    draw_audit_trail,
+)
+from esign.engine.seal import SealCredentials
+from esign.models import AuditEvent, Packet
+from esign.stamping import HANDWRITING_FONT
+
+logger = logging.getLogger(__name__)
+
+
+def audit_trail_pdf(packet: Packet, *, credentials: SealCredentials) -> bytes:
+    """The packet's certificate of completion, unsealed, naming ``credentials`` as its sealer."""
+    return draw_audit_trail(
+        audit_trail_of(packet, credentials=credentials),
+        fonts=font_library(),
+        handwriting_font=HANDWRITING_FONT,
+    )
+
+
+def _when(value: datetime | None) -> str:
+    return value.astimezone(UTC).strftime(TIME_FORMAT) if value else ""
+
+
+def _event(event: AuditEvent) -> TrailEvent:
+    detail = event.detail or {}
+    text = ""
+    if event.action == "signerDeclined" and detail.get("reason"):
+        text = f"reason: {detail['reason']}"
+    elif event.action == "packetCreated" and "documents" in detail:
+        text = f"{detail['documents']} document(s)"
+    elif event.action == "packetSealFailed":
+        text = f"attempt {detail.get('attempt')}: {detail.get('error')}"
+    return TrailEvent(
+        at=_when(event.at),
+        action=action_label(event.action),
+        ip=event.ip or "",
+        user_agent=event.user_agent,
+        detail=text,
+    )
+
+
+def audit_trail_of(packet: Packet, *, credentials: SealCredentials) -> AuditTrail:
+    """What the certificate of completion shows: read from the packet's rows and stored files."""
+    events = list(packet.audit_events.all())
+    documents = [  # read again: the sealed hashes were just stored
+        TrailDocument(
+            title=document.title,
+            filename=document.filename,
+            pages=document.page_count,
+            prepared_sha256=document.prepared_sha256,
+            sealed_sha256=document.sealed_sha256,
+        )
+        for document in packet.documents.all()
+    ]
+    signers = []
+    for signer in packet.signers.all():
+        drawn = None
+        if signer.signature_path:
+            try:
+                with default_storage.open(signer.signature_path, "rb") as file:
+                    drawn = file.read()
+            except OSError:
+                logger.warning("seal: the drawn signature of signer %s is missing", signer.eid)
+        signers.append(
+            TrailSigner(
+                name=signer.name,
+                email=signer.email,
+                routing_order=signer.routing_order,
+                status=signer.status,
+                completed_at=_when(signer.completed_at),
+                signature_png=drawn,
+                signature_text=signer.signature_text if drawn is None else "",
+                events=tuple(_event(e) for e in events if e.signer_id == signer.pk),
+            )
+        )
+    return AuditTrail(
+        packet_name=packet.name,
+        packet_eid=packet.eid,
+        organization=packet.organization.name,
+        status=packet.status,
+        is_test=packet.is_test,
+        created_at=_when(packet.created_at),
+        completed_at=_when(packet.completed_at),
+        generated_at=timezone.now(),
+        sealed_by=credentials.subject,
+        documents=tuple(documents),
+        signers=tuple(signers),
+        packet_events=tuple(_event(e) for e in events if e.signer_id is None),
+    )

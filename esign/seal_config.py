@@ -1,0 +1,121 @@
+"""What the seal is made with, as the settings name it: the key (an HSM token, or the
+development key made on first use), the timestamp authorities, and the roots verification trusts.
+
+The PKI work is esign.engine.seal and esign.engine.seal_keys; this module reads the settings
+and the files they point at.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import secrets
+import shutil
+from pathlib import Path
+
+from asn1crypto import x509 as asn1_x509
+from django.conf import settings
+from django.utils import timezone
+
+from esign.engine.seal import (
+    Pkcs11Key,
+    SealKey,
+    SealKeyUnavailable,
+    SoftwareKey,
+    TsaConfig,
+    load_credentials,
+)
+from esign.engine.seal_keys import certificates_from_pem, create_development_pki, roots_of
+
+logger = logging.getLogger(__name__)
+
+DEV_KEY, DEV_CERT, DEV_CA = "seal-key.pem", "seal-cert.pem", "ca-cert.pem"
+
+
+def seal_key() -> SealKey:
+    """The seal's key as the settings name it: an HSM token, or the development key."""
+    chain = _read_optional(settings.SEAL_CERT_CHAIN_FILE)
+    if settings.SEAL_PKCS11_MODULE:
+        return Pkcs11Key(
+            module=settings.SEAL_PKCS11_MODULE,
+            token_label=settings.SEAL_PKCS11_TOKEN_LABEL,
+            key_label=settings.SEAL_PKCS11_KEY_LABEL,
+            cert_label=settings.SEAL_PKCS11_CERT_LABEL,
+            pin=settings.SEAL_PKCS11_PIN,
+            chain_pem=chain,
+        )
+    return _development_key(Path(settings.SEAL_DEV_DIR))
+
+
+def _read_optional(path: str) -> bytes:
+    return Path(path).read_bytes() if path else b""
+
+
+def _development_key(directory: Path) -> SoftwareKey:
+    """The development key, made on first use: built in a directory of its own and renamed into
+    place, so that a server and a worker starting together end up with the same key."""
+    if not (directory / DEV_KEY).exists():
+        if not settings.DEBUG:
+            logger.warning(
+                "seal: no HSM is configured (SEAL_PKCS11_MODULE); creating a DEVELOPMENT seal key "
+                "in %s. Documents sealed with it are not trusted anywhere else.",
+                directory,
+            )
+        pki = create_development_pki(now=timezone.now())
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        building = directory.parent / f".{directory.name}-{secrets.token_hex(4)}"
+        building.mkdir(mode=0o700)
+        for name, data in ((DEV_KEY, pki.key_pem), (DEV_CERT, pki.cert_pem), (DEV_CA, pki.ca_pem)):
+            descriptor = os.open(building / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "wb") as file:
+                file.write(data)
+        try:
+            building.rename(directory)
+        except OSError:  # another process was first: use its key
+            shutil.rmtree(building, ignore_errors=True)
+    return SoftwareKey(
+        key_pem=(directory / DEV_KEY).read_bytes(),
+        cert_pem=(directory / DEV_CERT).read_bytes(),
+        chain_pem=(directory / DEV_CA).read_bytes(),
+    )
+
+
+def tsa_config() -> TsaConfig | None:
+    urls = tuple(url.strip() for url in settings.SEAL_TSA_URLS if url.strip())
+    if not urls:
+        return None
+    return TsaConfig(urls=urls, deadline_seconds=settings.SEAL_TSA_TIMEOUT_SECONDS)
+
+
+@functools.lru_cache(maxsize=4)
+def _roots_in(path: str, modified: float) -> tuple[asn1_x509.Certificate, ...]:
+    return tuple(certificates_from_pem(Path(path).read_bytes()))
+
+
+def configured_roots() -> list[asn1_x509.Certificate]:
+    """The roots of SEAL_TRUST_ROOTS_FILE (TSAs' roots, earlier seal CAs)."""
+    path = settings.SEAL_TRUST_ROOTS_FILE
+    if not path:
+        return []
+    return list(_roots_in(path, Path(path).stat().st_mtime))
+
+
+def trust_roots() -> list[asn1_x509.Certificate]:
+    """What verification trusts: the seal's own roots and the configured ones.
+
+    With an HSM and SEAL_CERT_CHAIN_FILE the roots come from that file, so a web server needs
+    no session on the HSM to verify; without the file they are read from the token, and an HSM
+    that cannot be reached then leaves only the configured roots (logged).
+    """
+    key = seal_key()
+    own: list[asn1_x509.Certificate] = []
+    if isinstance(key, Pkcs11Key) and key.chain_pem:
+        own = roots_of(certificates_from_pem(key.chain_pem))
+    else:
+        try:
+            own = load_credentials(key).roots
+        except SealKeyUnavailable as error:
+            logger.warning("verify: the seal's roots are unknown (%s)", error.log_detail)
+    roots = {c.sha256: c for c in [*own, *configured_roots()]}
+    return list(roots.values())
