@@ -27,7 +27,7 @@ class HashedStaticFilesStorage(CompressedManifestStaticFilesStorage):
 
     - the hashed names are used with DEBUG on too (the run command's server runs with it), so
       that every page of the run command is served as in production;
-    - the import specifiers of JavaScript modules (``import { h } from "../editor/dom.js"``)
+    - the import specifiers of JavaScript modules (``import { h } from "../common/dom.js"``)
       are rewritten to the hashed names too, so a module graph is cached as a whole;
     - a file missing from the manifest (a name a template makes up) falls back to its plain
       name, served with a short cache lifetime, rather than failing the page;

@@ -8,7 +8,7 @@
 
 import { ActionRegistry, EDITOR_ACTIONS } from "./actions.js";
 import { Api } from "./api.js";
-import { h, num } from "./dom.js";
+import { h, num } from "../common/dom.js";
 import { defineFieldTypes, fieldTypeNames, isSignerType, typeLabel } from "./fields.js";
 import { PagesView } from "./pages.js";
 import { Panel } from "./panel.js";

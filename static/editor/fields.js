@@ -2,7 +2,8 @@
 // server) and how a field's type-specific parts (boxes, radio options, parts of complex types)
 // are laid out.
 
-import { boxToRect, rectToBox, splitBox, unionRect } from "./geometry.js";
+import { boxToRect, rectToBox } from "../common/page-box.js";
+import { splitBox, unionRect } from "./geometry.js";
 
 // The field types as the server declares them (core/engine/field_types.py, sent in the page's
 // config): [{name, label, category, defaultSize, aliasStem, partRows, signer}]. The editor keeps no copy:

@@ -1,7 +1,7 @@
 // The pages: each PDF page rendered by pdf.js onto a canvas, with the fields drawn over it in an
 // overlay at their true positions, and the mouse work on them (draw, select, move, resize).
 
-import { h } from "./dom.js";
+import { h } from "../common/dom.js";
 import {
   categoryOf,
   defaultSize,
@@ -12,16 +12,8 @@ import {
   subRects,
   typeLabel,
 } from "./fields.js";
-import {
-  boxesIntersect,
-  boxToRect,
-  normalizeBox,
-  pointToPdf,
-  rectToBox,
-  screenDeltaToPdf,
-  translateRect,
-  unionBox,
-} from "./geometry.js";
+import { boxToRect, pointToPdf, rectToBox, screenDeltaToPdf } from "../common/page-box.js";
+import { boxesIntersect, normalizeBox, translateRect, unionBox } from "./geometry.js";
 import { moveField, resizeField } from "./state.js";
 
 const HANDLES = ["nw", "n", "ne", "e", "se", "s", "sw", "w"];

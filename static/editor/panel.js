@@ -5,7 +5,7 @@
 // either rebuilds (when what it shows changed shape: another selection, another type) or just
 // refreshes the values of the inputs the user is not typing in.
 
-import { clear, h, num } from "./dom.js";
+import { clear, h, num } from "../common/dom.js";
 import {
   categoryOf,
   fieldTypeNames,

@@ -1,7 +1,7 @@
 // The preview dialog: fill the working version with example data (or data typed as JSON) and
 // show the filled pages, rendered with pdf.js like the editor's own pages.
 
-import { clear, h } from "./dom.js";
+import { clear, h } from "../common/dom.js";
 
 export class Preview {
   constructor(dialog, { api, state, pdfjs, ensureSaved, name }) {

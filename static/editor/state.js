@@ -13,15 +13,8 @@ import {
   subRects,
   uniqueName,
 } from "./fields.js";
-import {
-  boxToRectWithin,
-  mapRect,
-  rectToBox,
-  round2,
-  screenDeltaToPdf,
-  translateRect,
-  unionBox,
-} from "./geometry.js";
+import { boxToRectWithin, rectToBox, round2, screenDeltaToPdf } from "../common/page-box.js";
+import { mapRect, translateRect, unionBox } from "./geometry.js";
 
 const UNDO_LIMIT = 200;
 const COALESCE_MS = 1200;

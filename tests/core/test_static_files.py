@@ -33,7 +33,7 @@ def test_every_static_file_is_collected_under_a_hashed_name(collected: Path) -> 
     signing = (collected / paths["esign/sign.js"]).read_text()
     # The module graph is cached as a whole: imports name the hashed files too.
     assert f'from "./{paths["esign/documents.js"].split("/")[1]}"' in signing
-    assert f'from "../{paths["editor/dom.js"]}"' in signing
+    assert f'from "../{paths["common/dom.js"]}"' in signing
     assert (collected / (paths["esign/sign.js"] + ".gz")).exists()
     # A vendored file's reference to a map that is not shipped does not stop collectstatic.
     assert "vendor/graphiql/graphiql.min.css" in paths

@@ -9,7 +9,7 @@
 // pdf.js builds it (its view box and /Rotate). The box is kept in percentages of the page, so
 // the page can take any width (phone or desktop) without placing anything again.
 
-import { rectToBox } from "../editor/geometry.js";
+import { rectToBox } from "../common/page-box.js";
 
 // pdf.js' PageViewport at scale 1, for a page whose visible box is ``view`` ([x0, y0, x1, y1]
 // in points) turned by ``rotate`` degrees clockwise.

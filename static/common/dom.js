@@ -1,4 +1,5 @@
-// A tiny helper to build DOM nodes without a framework: h("div", {class: "x"}, child, "text").
+// Building DOM nodes without a framework (and without innerHTML), for the template editor and
+// the signing page alike: h("div", {class: "x"}, child, "text").
 
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
