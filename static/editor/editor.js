@@ -54,15 +54,6 @@ async function boot() {
   view.scroller.scrollTo(0, 0);
   $("#ed-zoom").textContent = `${Math.round(view.zoom * 100)}%`;
   root.dataset.state = "ready";
-  // For tests and the curious: the editor's parts, from the browser console.
-  window.templateEditor = {
-    state,
-    view,
-    panel,
-    actions,
-    save: ensureSaved,
-    publish: () => saver.publish(),
-  };
 }
 
 // pdf.js, the working version's PDF rendered into the pages, and the state loaded from the server.
@@ -148,8 +139,15 @@ function wireView(state, view) {
   });
   view.addEventListener("tool", (event) => {
     const tool = event.detail;
-    $(".ed-toolbar [data-action='tool-select']").classList.toggle("is-active", tool === "select");
-    $(".ed-toolbar [data-action='tool-draw']").classList.toggle("is-active", tool === "draw");
+    // The tool buttons are toggles: the active one is marked for the eye and for screen readers.
+    for (const [name, active] of [
+      ["tool-select", tool === "select"],
+      ["tool-draw", tool === "draw"],
+    ]) {
+      const button = $(`.ed-toolbar [data-action='${name}']`);
+      button.classList.toggle("is-active", active);
+      button.setAttribute("aria-pressed", String(active));
+    }
     const banner = $(".ed-banner");
     banner.hidden = tool !== "option";
     if (tool === "option") {

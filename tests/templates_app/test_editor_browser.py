@@ -58,7 +58,8 @@ def open_editor(page, live_server, template: PdfTemplate) -> None:
 
 
 def zoom(page) -> float:
-    return page.evaluate("window.templateEditor.view.zoom")
+    """The zoom the toolbar shows ("125%"), as a factor: the editor zooms in steps of 1 %."""
+    return int(page.inner_text("#ed-zoom").removesuffix("%")) / 100
 
 
 def overlay_box(page, index: int = 0) -> dict:
@@ -398,7 +399,21 @@ def field_count(page) -> int:
 
 
 def selected(page) -> list[str]:
-    return page.evaluate("[...window.templateEditor.state.selection].sort()")
+    """The ids of the fields the page shows selected."""
+    return sorted(
+        page.eval_on_selector_all(".ed-field.is-selected", "els => els.map(e => e.dataset.fieldId)")
+    )
+
+
+def active_tool(page) -> str:
+    """The toolbar's tool button that is pressed (the other is not)."""
+    pressed = {
+        tool: page.get_attribute(f".ed-toolbar [data-action=tool-{tool}]", "aria-pressed")
+        for tool in ("select", "draw")
+    }
+    [tool] = [tool for tool, state in pressed.items() if state == "true"]
+    assert sorted(pressed.values()) == ["false", "true"]
+    return tool
 
 
 # Which action a key runs, as the registry matches it: Mod (Ctrl or ⌘) and Alt as written,
@@ -428,18 +443,29 @@ def test_keyboard_shortcuts_run_the_actions_of_the_registry(
     log_in(page, live_server, member)
     open_editor(page, live_server, template)
 
+    # The matching of keys to actions, by the registry the page loads (the module its script
+    # imports, not anything the editor exposes), for real KeyboardEvents of this browser.
     matched = page.evaluate(
-        """(cases) => cases.map(([init]) =>
-            window.templateEditor.actions.forKey(new KeyboardEvent("keydown", init))?.name ?? null)""",
+        """async (cases) => {
+            const editor = document.querySelector("script[type=module][src*='editor/editor']");
+            const { ActionRegistry, EDITOR_ACTIONS } = await import(
+                new URL("actions.js", editor.src).href
+            );
+            const registry = new ActionRegistry({}).register(...EDITOR_ACTIONS);
+            return cases.map(([init]) =>
+                registry.forKey(new KeyboardEvent("keydown", init))?.name ?? null);
+        }""",
         KEY_ACTIONS,
     )
     assert matched == [name for _, name in KEY_ACTIONS]
 
     # Tools and zoom.
+    assert active_tool(page) == "select"
     page.keyboard.press("r")
     assert page.get_attribute("[data-action=tool-draw]", "class").endswith("is-active")
+    assert active_tool(page) == "draw"
     page.keyboard.press("Escape")
-    assert page.evaluate("window.templateEditor.view.tool") == "select"
+    assert active_tool(page) == "select"
     page.keyboard.press("0")
     fit = zoom(page)
     page.keyboard.press("-")
