@@ -6,7 +6,7 @@ file is read into memory (``in_memory_upload_handlers``: never a temporary file)
 dropped with the request; only its SHA-256 is compared with the sealed files' hashes.
 
 Anybody's file costs the web process only its bytes: the structural limits are checked on the
-raw bytes (esign.engine.seal_verify.check_pdf_limits), and the parse and the cryptography run in
+raw bytes (esign.engine.verify_limits.check_pdf_limits), and the parse and the cryptography run in
 a verify worker process with a memory limit and a deadline (esign.engine.verify_pool). Past any
 limit the answer is a 422 ValidationError on ``file``; every worker busy is a 503.
 """
@@ -28,17 +28,10 @@ from core.engine.process_pool import PoolPerProcess, PoolSettings
 from core.errors import RequestTooLarge, ServiceBusy, ValidationFailed
 from core.graphql.scalars import iso_ms
 from esign.engine.seal import SealKeyUnavailable, SoftwareKey, load_credentials
-from esign.engine.seal_verify import (
-    MAX_SIGNATURES,
-    NOT_SIGNED,
-    VALID,
-    PdfNotVerifiable,
-    PdfTooComplex,
-    PdfVerification,
-    VerifyLimits,
-    check_pdf_limits,
-)
+from esign.engine.seal_verify import MAX_SIGNATURES, PdfNotVerifiable
+from esign.engine.verify_limits import PdfTooComplex, VerifyLimits, check_pdf_limits
 from esign.engine.verify_pool import VerifyBusy, VerifyCrashed, VerifyJob, VerifyPool
+from esign.engine.verify_report import NOT_SIGNED, VALID, PdfVerification
 from esign.models import Packet, PacketDocument, Signer
 from esign.seal_config import seal_key, trust_roots
 

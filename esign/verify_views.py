@@ -24,7 +24,7 @@ from django.views.decorators.http import require_http_methods
 from accounts.login_guard import client_address
 from accounts.ratelimit import rate_limit_hit
 from core.errors import RequestTooLarge, ServiceBusy, ValidationFailed
-from esign.engine.seal_verify import CHANGED, NOT_SIGNED, UNTRUSTED, VALID
+from esign.engine.verify_report import CHANGED, NOT_SIGNED, UNTRUSTED, VALID
 from esign.verify import (
     DEVELOPMENT_SEAL,
     SEALED_AUDIT_TRAIL,

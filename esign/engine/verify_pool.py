@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from core.engine.problems import EngineError
 from core.engine.process_pool import PoolErrors, PoolSettings, ProcessPool
-from esign.engine.seal_verify import PdfTooComplex, PdfVerification
+from esign.engine.verify_limits import PdfTooComplex
+from esign.engine.verify_report import PdfVerification
 
 WORKER_MODULE = __name__.rsplit(".", 1)[0] + ".verify_worker"
 

@@ -14,8 +14,9 @@ from multiprocessing.connection import Connection
 from asn1crypto import x509 as asn1_x509
 
 from core.engine import process_worker
-from esign.engine.seal_verify import PdfNotVerifiable, PdfVerification, verify_pdf
+from esign.engine.seal_verify import PdfNotVerifiable, verify_pdf
 from esign.engine.verify_pool import VerifyJob
+from esign.engine.verify_report import PdfVerification
 
 
 def worker_main(

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from esign.engine.seal_verify import PdfOverLimit, VerifyLimits, check_pdf_limits
+from esign.engine.verify_limits import PdfOverLimit, VerifyLimits, check_pdf_limits
 from tests.esign.hostile_pdf import oversized_signature_pdf
 from tests.esign.test_seal_engine import three_pages
 

@@ -1,0 +1,488 @@
+"""The checks of one signed file, signature by signature (esign.engine.seal_verify runs them):
+trust in the caller's roots with the validation data the file carries (nothing is fetched), the
+changes made after each signature, and the PAdES level its structure reaches.
+
+Pure Python (no Django).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+
+from asn1crypto import parser
+from asn1crypto import x509 as asn1_x509
+from pyhanko.pdf_utils import generic
+from pyhanko.pdf_utils.reader import PdfFileReader
+from pyhanko.sign.diff_analysis import ModificationLevel
+from pyhanko.sign.general import find_unique_cms_attribute
+from pyhanko.sign.validation import (
+    EmbeddedPdfSignature,
+    validate_pdf_signature,
+    validate_pdf_timestamp,
+)
+from pyhanko.sign.validation.dss import DocumentSecurityStore, NoDSSFoundError
+from pyhanko.sign.validation.status import SignatureCoverageLevel
+from pyhanko_certvalidator import ValidationContext
+
+from esign.engine.verify_report import (
+    APPENDED_BYTES,
+    CHANGED_ANNOTATIONS,
+    CHANGED_CONTENT,
+    CHANGED_FORM,
+    CHANGED_METADATA,
+    CHANGES_UNKNOWN,
+    CONTENTS_CHANGED,
+    DOCUMENT_TIMESTAMP_NOT_INTACT,
+    DOCUMENT_TIMESTAMP_NOT_TRUSTED,
+    NOT_INTACT,
+    NOT_TRUSTED,
+    REVOKED,
+    SIGNATURE_VALUE_INVALID,
+    TIMESTAMP_NOT_INTACT,
+    UNREADABLE_SIGNATURE,
+    DocumentTimestampReport,
+    Finding,
+    SignatureReport,
+)
+
+logger = logging.getLogger(__name__)
+
+PADES_SUBFILTER = "/ETSI.CAdES.detached"
+
+# Changes after a signature, by pyHanko's modification level of the later revisions.
+_CHANGE_OF_LEVEL = {
+    ModificationLevel.FORM_FILLING: (
+        CHANGED_FORM,
+        "Form fields were filled in or signatures added after it was signed.",
+    ),
+    ModificationLevel.ANNOTATIONS: (
+        CHANGED_ANNOTATIONS,
+        "Comments, drawings or other annotations were added or changed after it was signed.",
+    ),
+    ModificationLevel.OTHER: (
+        CHANGED_CONTENT,
+        "The document's content was changed after it was signed.",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class _Dss:
+    certificates: tuple[asn1_x509.Certificate, ...]
+    crls: tuple[bytes, ...]
+    ocsps: tuple[bytes, ...]
+
+    @property
+    def certificate_hashes(self) -> frozenset[bytes]:
+        return frozenset(c.sha256 for c in self.certificates)
+
+    @property
+    def has_revocation_data(self) -> bool:
+        return bool(self.crls or self.ocsps)
+
+
+_NO_DSS = _Dss((), (), ())
+
+
+def _dss(reader: PdfFileReader) -> _Dss:
+    """The file's document security store: its certificates, CRLs and OCSP responses."""
+    try:
+        store = DocumentSecurityStore.read_dss(reader)
+        return _Dss(
+            tuple(
+                asn1_x509.Certificate.load(ref.get_object().data) for ref in store.certs.values()
+            ),
+            tuple(ref.get_object().data for ref in store.crls),
+            tuple(ref.get_object().data for ref in store.ocsps),
+        )
+    except NoDSSFoundError:
+        return _NO_DSS
+    except MemoryError:
+        raise
+    except Exception:  # noqa: BLE001 - a broken store counts as none
+        logger.info("verify: unreadable document security store", exc_info=True)
+        return _NO_DSS
+
+
+def _embedded_revocation_data(embedded: EmbeddedPdfSignature) -> tuple[list[bytes], list[bytes]]:
+    """The CRLs and OCSP responses of a signature's Adobe revocation-info attribute."""
+    try:
+        archival = find_unique_cms_attribute(
+            embedded.signer_info["signed_attrs"], "adobe_revocation_info_archival"
+        )
+        return (
+            [crl.dump() for crl in archival["crl"] or ()],
+            [ocsp.dump() for ocsp in archival["ocsp"] or ()],
+        )
+    except MemoryError:
+        raise
+    except Exception:  # noqa: BLE001 - absent (the usual case) or unreadable: none
+        return [], []
+
+
+def _appended_bytes(pdf: bytes, reader: PdfFileReader) -> int:
+    """How many bytes follow the end of the file's last revision (the %%EOF after the xref
+    section that ends furthest into the file: in a linearized file the newest section is near
+    the start) that are not whitespace: a tail no signature and no document timestamp covers,
+    whatever it holds (another %%EOF included)."""
+    xref_end = 0
+    try:
+        xrefs = reader.xrefs
+        for revision in range(xrefs.total_revisions):
+            end = xrefs.get_xref_container_info(revision).end_location
+            if isinstance(end, int):
+                xref_end = max(xref_end, end)
+    except MemoryError:
+        raise
+    except Exception:  # noqa: BLE001 - without the revisions' bounds: from the last %%EOF
+        xref_end = 0
+    end = pdf.find(b"%%EOF", xref_end) if xref_end else pdf.rfind(b"%%EOF")
+    if end < 0:
+        return 0
+    return len(pdf[end + len(b"%%EOF") :].strip(b"\x00\t\n\x0c\r "))
+
+
+class Checker:
+    """The checks of one file: its validation data, its revisions, its roots."""
+
+    def __init__(
+        self,
+        reader: PdfFileReader,
+        pdf: bytes,
+        roots: list[asn1_x509.Certificate],
+        now: datetime | None,
+    ) -> None:
+        self.reader = reader
+        self.roots = roots
+        self.now = now
+        self.dss = _dss(reader)
+        self.appended_bytes = _appended_bytes(pdf, reader)
+
+    def context(
+        self,
+        embedded: EmbeddedPdfSignature | None = None,
+        moment: datetime | None = None,
+    ) -> ValidationContext:
+        """Trust in the roots, with the file's own validation data (its DSS and the
+        signature's revocation-info attribute), nothing fetched, at ``moment``. Revocation is
+        soft-fail: a certificate without revocation data in the file is not refused for that
+        (a PAdES-B-B seal carries none), one the data revokes is. Revocation data issued after
+        ``moment`` counts: a CRL of today that says a certificate was revoked last year
+        answers for last year."""
+        crls, ocsps = list(self.dss.crls), list(self.dss.ocsps)
+        if embedded is not None:
+            more_crls, more_ocsps = _embedded_revocation_data(embedded)
+            crls += more_crls
+            ocsps += more_ocsps
+        return ValidationContext(
+            trust_roots=self.roots,
+            other_certs=list(self.dss.certificates),
+            crls=crls,
+            ocsps=ocsps,
+            allow_fetching=False,
+            revocation_mode="soft-fail",
+            retroactive_revinfo=True,
+            moment=moment or self.now,
+        )
+
+    def changes_after(self, embedded: EmbeddedPdfSignature, status: object) -> list[Finding]:
+        """What follows the revision of ``embedded`` besides long-term validation data."""
+        coverage = getattr(status, "coverage", None)
+        findings: list[Finding] = []
+        if coverage == SignatureCoverageLevel.ENTIRE_REVISION:
+            level = getattr(status, "modification_level", None)
+            if level is None:
+                findings.append(
+                    Finding(
+                        CHANGES_UNKNOWN,
+                        "The file has later revisions that could not be analysed.",
+                    )
+                )
+            elif level in _CHANGE_OF_LEVEL:
+                findings.append(Finding(*_CHANGE_OF_LEVEL[level]))
+            if getattr(status, "docmdp_ok", None) is False and level not in _CHANGE_OF_LEVEL:
+                findings.append(
+                    Finding(
+                        CHANGED_CONTENT,
+                        "The document was changed after it was signed in a way its "
+                        "certification does not permit.",
+                    )
+                )
+            if self._info_changed_after(embedded.signed_revision):
+                findings.append(
+                    Finding(
+                        CHANGED_METADATA,
+                        "The document's information (title, author, subject...) was changed "
+                        "after it was signed.",
+                    )
+                )
+        elif coverage != SignatureCoverageLevel.ENTIRE_FILE:
+            findings.append(
+                Finding(
+                    CHANGES_UNKNOWN,
+                    "The signature does not cover its own revision: what it signed is unclear.",
+                )
+            )
+        if self.appended_bytes:
+            findings.append(
+                Finding(
+                    APPENDED_BYTES,
+                    f"{self.appended_bytes:,} bytes were added after the end of the file, where "
+                    "no signature covers them.",
+                )
+            )
+        return findings
+
+    def _info_changed_after(self, revision: int) -> bool:
+        """Whether the document information dictionary (the trailer's /Info: title, author...)
+        differs from what it was at ``revision``: pyHanko's analysis of later revisions looks
+        only at what the catalog reaches. /ModDate and /Producer are left out: the tools that
+        add validation data (pyHanko among them) update them."""
+        return self._info_at(revision) != self._info_at(None)
+
+    def _info_at(self, revision: int | None) -> dict[str, str] | None:
+        try:
+            reference = self.reader.trailer.raw_get("/Info", revision=revision)
+        except KeyError:
+            return None
+        if not isinstance(reference, generic.IndirectObject):
+            info = reference
+        elif revision is None:
+            info = reference.get_object()
+        else:
+            info = self.reader.get_object(reference.reference, revision=revision)
+        if not isinstance(info, generic.DictionaryObject):
+            return {"": repr(info)}
+        values: dict[str, str] = {}
+        for key in info:
+            if key in ("/ModDate", "/Producer"):
+                continue
+            value = info.raw_get(key)
+            if isinstance(value, generic.IndirectObject):  # its value as of ``revision``
+                value = (
+                    value.get_object()
+                    if revision is None
+                    else self.reader.get_object(value.reference, revision=revision)
+                )
+            values[str(key)] = repr(value)
+        return values
+
+    def signature(
+        self,
+        name: str,
+        embedded: EmbeddedPdfSignature | None,
+        read_error: str,
+        latest_timestamp_revision: int,
+    ) -> SignatureReport:
+        if embedded is None:
+            return SignatureReport(
+                name,
+                "",
+                None,
+                False,
+                False,
+                False,
+                None,
+                None,
+                findings=(Finding(UNREADABLE_SIGNATURE, read_error),),
+            )
+        signer = ""
+        try:
+            signer = _name_of(embedded.signer_cert)
+            context = self.context(embedded)
+            status = validate_pdf_signature(embedded, context, self.context())
+        except MemoryError:
+            raise
+        except Exception as error:  # noqa: BLE001 - hostile input: report, never crash
+            logger.info("verify: signature %s not checkable (%s)", name, type(error).__name__)
+            return SignatureReport(
+                name,
+                signer,
+                None,
+                False,
+                False,
+                False,
+                None,
+                None,
+                findings=(
+                    Finding(
+                        UNREADABLE_SIGNATURE,
+                        f"The signature could not be checked ({type(error).__name__}).",
+                    ),
+                ),
+            )
+        findings: list[Finding] = []
+        clean = _padding_is_clean(embedded)
+        intact = bool(status.intact and status.valid and clean)
+        if not status.intact:
+            findings.append(Finding(NOT_INTACT, "The document was changed after it was signed."))
+        elif not status.valid:
+            findings.append(
+                Finding(
+                    SIGNATURE_VALUE_INVALID,
+                    "The signature value does not match the signer's certificate.",
+                )
+            )
+        elif not clean:
+            findings.append(
+                Finding(
+                    CONTENTS_CHANGED, "The signature's contents were changed after it was signed."
+                )
+            )
+        timestamp = status.timestamp_validity
+        timestamp_ok = bool(timestamp is not None and timestamp.intact and timestamp.valid)
+        timestamp_trusted = bool(timestamp_ok and timestamp is not None and timestamp.trusted)
+        if intact and timestamp is not None and not timestamp_ok:
+            findings.append(
+                Finding(TIMESTAMP_NOT_INTACT, "The signature's timestamp is not intact.")
+            )
+        trusted, revoked, trusted_at = bool(status.trusted), bool(status.revoked), None
+        if intact and not trusted and timestamp_trusted and timestamp is not None:
+            # Not trusted now (expired, or revoked since): the timestamp proves the signature
+            # existed at its time, so trust is decided at that time.
+            at_time = validate_pdf_signature(
+                embedded, self.context(embedded, timestamp.timestamp), self.context()
+            )
+            trusted, revoked = bool(at_time.trusted), bool(at_time.revoked)
+            trusted_at = timestamp.timestamp
+        trusted = bool(intact and trusted and not revoked)
+        if intact and revoked:
+            findings.append(
+                Finding(
+                    REVOKED,
+                    "The signer's certificate was revoked (by revocation data in the file).",
+                )
+            )
+        elif intact and not trusted:
+            findings.append(
+                Finding(NOT_TRUSTED, "The signer's certificate does not chain to a trusted root.")
+            )
+        changes = self.changes_after(embedded, status) if intact else []
+        findings += changes
+        whole = intact and not changes
+        level = _level(embedded, intact, timestamp_ok, self.dss, latest_timestamp_revision)
+        return SignatureReport(
+            field_name=name,
+            signer=signer,
+            signed_at=status.signer_reported_dt,
+            intact=intact,
+            trusted=trusted,
+            covers_whole_document=whole,
+            level=level,
+            timestamp=timestamp.timestamp if timestamp is not None else None,
+            timestamp_authority=_name_of(timestamp.signing_cert) if timestamp is not None else "",
+            timestamp_trusted=timestamp_trusted,
+            findings=tuple(findings),
+            revoked=bool(intact and revoked),
+            trusted_at=trusted_at if trusted else None,
+            certificate_sha256=embedded.signer_cert.sha256.hex(),
+            signed_revision=embedded.signed_revision,
+        )
+
+    def document_timestamp(
+        self,
+        name: str,
+        embedded: EmbeddedPdfSignature,
+        regular: list[tuple[str, EmbeddedPdfSignature | None, str]],
+    ) -> DocumentTimestampReport:
+        covers = tuple(
+            n
+            for n, e, _ in regular
+            if e is not None and e.signed_revision < embedded.signed_revision
+        )
+        try:
+            authority = _name_of(embedded.signer_cert)
+            status = validate_pdf_timestamp(embedded, self.context(embedded))
+        except MemoryError:
+            raise
+        except Exception as error:  # noqa: BLE001 - hostile input
+            logger.info(
+                "verify: document timestamp %s not checkable (%s)", name, type(error).__name__
+            )
+            return DocumentTimestampReport(
+                name,
+                "",
+                None,
+                False,
+                False,
+                covers,
+                findings=(
+                    Finding(
+                        DOCUMENT_TIMESTAMP_NOT_INTACT,
+                        f"A document timestamp could not be checked ({type(error).__name__}).",
+                    ),
+                ),
+            )
+        intact = bool(status.intact and status.valid and _padding_is_clean(embedded))
+        trusted = bool(intact and status.trusted and not status.revoked)
+        findings: list[Finding] = []
+        if not intact:
+            findings.append(
+                Finding(
+                    DOCUMENT_TIMESTAMP_NOT_INTACT,
+                    "The file was changed after its document timestamp by "
+                    f"{authority}: the bytes it covers (the signatures and their validation "
+                    "data) are not the ones it stamped.",
+                )
+            )
+        elif not trusted:
+            findings.append(
+                Finding(
+                    DOCUMENT_TIMESTAMP_NOT_TRUSTED,
+                    f"The document timestamp's authority ({authority}) is not trusted.",
+                )
+            )
+        changes = self.changes_after(embedded, status) if intact else []
+        return DocumentTimestampReport(
+            field_name=name,
+            authority=authority,
+            at=status.timestamp,
+            intact=intact,
+            trusted=trusted,
+            covers=covers,
+            covers_whole_document=intact and not changes,
+            findings=tuple(findings),
+        )
+
+
+def _name_of(certificate: asn1_x509.Certificate) -> str:
+    names = certificate.subject.native
+    common = names.get("common_name") if isinstance(names, dict) else None
+    if isinstance(common, list):
+        common = common[0] if common else None
+    return str(common or certificate.subject.human_friendly)
+
+
+def _padding_is_clean(embedded: EmbeddedPdfSignature) -> bool:
+    """Whether /Contents has nothing but zeros after the CMS object (the DER's own length)."""
+    content = embedded.pkcs7_content
+    _, _, _, header, contents, trailer = parser.parse(content, strict=False)
+    used = len(header) + len(contents) + len(trailer)
+    return not content[used:].strip(b"\x00")
+
+
+def _names_revocation_source(certificate: asn1_x509.Certificate) -> bool:
+    return bool(certificate.crl_distribution_points or certificate.ocsp_urls)
+
+
+def _level(
+    embedded: EmbeddedPdfSignature,
+    intact: bool,
+    timestamped: bool,
+    dss: _Dss,
+    latest_timestamp_revision: int,
+) -> str | None:
+    if str(embedded.sig_object.get("/SubFilter")) != PADES_SUBFILTER or not intact:
+        return None
+    if not timestamped:
+        return "PAdES-B-B"
+    certificate = embedded.signer_cert
+    if certificate.sha256 not in dss.certificate_hashes:
+        return "PAdES-B-T"
+    if _names_revocation_source(certificate) and not dss.has_revocation_data:
+        return "PAdES-B-T"
+    if latest_timestamp_revision > embedded.signed_revision:
+        return "PAdES-B-LTA"
+    return "PAdES-B-LT"

@@ -1,0 +1,139 @@
+"""What a verification finds: the verdict of a file, a report per signature and document
+timestamp, and what is wrong with each as a finding with a stable code (the API's
+``problems[].code``).
+
+Pure Python (no Django).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+# Verdicts of a whole file (``PdfVerification.verdict``), worst first.
+NOT_SIGNED = "not_signed"
+CHANGED = "changed"
+UNTRUSTED = "untrusted"
+VALID = "valid"
+
+# What can be wrong, by a stable code (the API's ``problems[].code``). The codes of
+# CHANGE_CODES mean the file was changed after a signature or a document timestamp.
+NOT_INTACT = "not_intact"
+SIGNATURE_VALUE_INVALID = "signature_value_invalid"
+CONTENTS_CHANGED = "signature_contents_changed"
+UNREADABLE_SIGNATURE = "signature_unreadable"
+CHANGED_CONTENT = "changed_content"
+CHANGED_ANNOTATIONS = "changed_annotations"
+CHANGED_FORM = "changed_form"
+CHANGED_METADATA = "changed_metadata"
+APPENDED_BYTES = "appended_bytes"
+CHANGES_UNKNOWN = "changes_unknown"
+DOCUMENT_TIMESTAMP_NOT_INTACT = "document_timestamp_not_intact"
+NOT_TRUSTED = "not_trusted"
+REVOKED = "revoked"
+TIMESTAMP_NOT_INTACT = "timestamp_not_intact"
+DOCUMENT_TIMESTAMP_NOT_TRUSTED = "document_timestamp_not_trusted"
+
+CHANGE_CODES = frozenset(
+    {
+        NOT_INTACT,
+        SIGNATURE_VALUE_INVALID,
+        CONTENTS_CHANGED,
+        UNREADABLE_SIGNATURE,
+        CHANGED_CONTENT,
+        CHANGED_ANNOTATIONS,
+        CHANGED_FORM,
+        CHANGED_METADATA,
+        APPENDED_BYTES,
+        CHANGES_UNKNOWN,
+        DOCUMENT_TIMESTAMP_NOT_INTACT,
+        TIMESTAMP_NOT_INTACT,
+    }
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing wrong, for programs (``code``) and people (``message``)."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class SignatureReport:
+    field_name: str
+    signer: str  # the certificate's common name (its whole subject when it has none); "" unknown
+    signed_at: datetime | None  # the signer's claimed signing time
+    intact: bool
+    trusted: bool
+    covers_whole_document: bool
+    level: str | None  # PAdES-B-B, -B-T, -B-LT, -B-LTA; None when not a PAdES signature
+    timestamp: datetime | None  # the signature timestamp's time (a TSA's), if any
+    timestamp_authority: str = ""
+    timestamp_trusted: bool = False
+    findings: tuple[Finding, ...] = ()  # why it is not intact, trusted or whole
+    revoked: bool = False  # revocation data in the file revokes the signer's certificate
+    trusted_at: datetime | None = None  # the time trust was decided at; None: the current time
+    certificate_sha256: str = ""  # hex, of the signer's certificate
+    signed_revision: int = -1
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        return tuple(f.message for f in self.findings)
+
+    @property
+    def changed(self) -> bool:
+        """Not intact, or changed after it by more than long-term validation data."""
+        return any(f.code in CHANGE_CODES for f in self.findings) or not self.intact
+
+
+@dataclass(frozen=True)
+class DocumentTimestampReport:
+    field_name: str
+    authority: str
+    at: datetime | None
+    intact: bool
+    trusted: bool
+    covers: tuple[str, ...] = ()  # the field names of the signatures it covers
+    covers_whole_document: bool = False
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        return tuple(f.message for f in self.findings)
+
+
+@dataclass(frozen=True)
+class PdfVerification:
+    signatures: tuple[SignatureReport, ...] = ()
+    document_timestamps: tuple[DocumentTimestampReport, ...] = ()
+    unchecked: int = 0  # signatures beyond max_signatures
+    notes: tuple[str, ...] = field(default=())
+    appended_bytes: int = 0  # bytes after the end of the last revision (its %%EOF)
+
+    @property
+    def verdict(self) -> str:
+        """NOT_SIGNED without a signature; CHANGED when a signature or document timestamp is
+        not intact or anything but long-term validation data followed a signature; UNTRUSTED
+        when all are intact and unchanged but a signer or timestamp authority is not trusted
+        (or was revoked); VALID otherwise."""
+        if not self.signatures:
+            return NOT_SIGNED
+        if any(s.changed for s in self.signatures) or any(
+            not t.intact for t in self.document_timestamps
+        ):
+            return CHANGED
+        if any(not s.trusted for s in self.signatures) or any(
+            not t.trusted for t in self.document_timestamps
+        ):
+            return UNTRUSTED
+        return VALID
+
+    @property
+    def findings(self) -> tuple[tuple[str, Finding], ...]:
+        """Every finding with the field name of its signature or document timestamp."""
+        return tuple(
+            [(s.field_name, f) for s in self.signatures for f in s.findings]
+            + [(t.field_name, f) for t in self.document_timestamps for f in t.findings]
+        )
