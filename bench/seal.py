@@ -76,8 +76,10 @@ def time_seal(label: str, seal: object, runs: int, warmup: int = 5) -> None:
 
 
 def engine(runs: int) -> None:
-    from esign.engine.seal import SoftwareKey, TsaConfig, load_credentials, seal_pdf
+    from esign.engine.seal import seal_pdf
+    from esign.engine.seal_credentials import SoftwareKey, load_credentials
     from esign.engine.seal_keys import create_development_pki
+    from esign.engine.timestamps import TsaConfig
     from tests.esign.sealpki import shared_pki, softhsm_key
 
     pdf = contract()

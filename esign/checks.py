@@ -10,7 +10,8 @@ from typing import Any
 from django.conf import settings
 from django.core import checks
 
-from esign.engine.seal import SealKeyTooWeak, SealKeyUnavailable, load_credentials
+from esign.engine.errors import SealKeyTooWeak, SealKeyUnavailable
+from esign.engine.seal_credentials import load_credentials
 from esign.seal_config import DEV_KEY, seal_key
 
 

@@ -1,8 +1,8 @@
 """What the seal is made with, as the settings name it: the key (an HSM token, or the
 development key made on first use), the timestamp authorities, and the roots verification trusts.
 
-The PKI work is esign.engine.seal and esign.engine.seal_keys; this module reads the settings
-and the files they point at.
+The PKI work is esign.engine.seal_credentials and esign.engine.seal_keys; this module reads the
+settings and the files they point at.
 """
 
 from __future__ import annotations
@@ -18,15 +18,10 @@ from asn1crypto import x509 as asn1_x509
 from django.conf import settings
 from django.utils import timezone
 
-from esign.engine.seal import (
-    Pkcs11Key,
-    SealKey,
-    SealKeyUnavailable,
-    SoftwareKey,
-    TsaConfig,
-    load_credentials,
-)
+from esign.engine.errors import SealKeyUnavailable
+from esign.engine.seal_credentials import Pkcs11Key, SealKey, SoftwareKey, load_credentials
 from esign.engine.seal_keys import certificates_from_pem, create_development_pki, roots_of
+from esign.engine.timestamps import TsaConfig
 
 logger = logging.getLogger(__name__)
 

@@ -42,16 +42,11 @@ from esign.downloads import SealPending as SealPending
 from esign.downloads import check_sealed as check_sealed
 from esign.downloads import document_group_archive as document_group_archive
 from esign.emails import signer_copies_queue
-from esign.engine.seal import (
-    FallbackTimeStamper,
-    SealError,
-    SealKey,
-    SealKeyUnavailable,
-    forget_credentials,
-    load_credentials,
-    seal_pdf,
-)
+from esign.engine.errors import SealError, SealKeyUnavailable
+from esign.engine.seal import seal_pdf
+from esign.engine.seal_credentials import SealKey, forget_credentials, load_credentials
 from esign.engine.seal_verify import verify_pdf
+from esign.engine.timestamps import FallbackTimeStamper
 from esign.models import Packet, PacketDocument
 from esign.seal_config import configured_roots, seal_key, tsa_config
 from esign.tasks import packet_seal_task

@@ -27,7 +27,8 @@ from core import uploads
 from core.engine.process_pool import PoolPerProcess, PoolSettings
 from core.errors import RequestTooLarge, ServiceBusy, ValidationFailed
 from core.graphql.scalars import iso_ms
-from esign.engine.seal import SealKeyUnavailable, SoftwareKey, load_credentials
+from esign.engine.errors import SealKeyUnavailable
+from esign.engine.seal_credentials import SoftwareKey, load_credentials
 from esign.engine.seal_verify import MAX_SIGNATURES, PdfNotVerifiable
 from esign.engine.verify_limits import PdfTooComplex, VerifyLimits, check_pdf_limits
 from esign.engine.verify_pool import VerifyBusy, VerifyCrashed, VerifyJob, VerifyPool

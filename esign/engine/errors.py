@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from core.engine.problems import EngineError, InvalidInput
+from typing import ClassVar
+
+from core.engine.problems import EngineError, ErrorKind, InvalidInput
 
 
 class EsignError(EngineError):
@@ -27,3 +29,43 @@ class PageUnavailable(EsignError):
     """A page that cannot be drawn: the document has no such page, or cannot be read."""
 
     code = "page_unavailable"
+
+
+class SealError(EsignError):
+    """The document could not be sealed; ``log_detail`` says why (never document content)."""
+
+    code = "seal_failed"
+    kind: ClassVar[ErrorKind] = "internal"
+
+    def __init__(self, message: str, *, log_detail: str | None = None) -> None:
+        super().__init__(message)
+        self.log_detail = log_detail
+
+
+class TimestampUnavailable(SealError):
+    """No timestamp authority gave a usable timestamp: retry later, never seal without one."""
+
+    code = "timestamp_unavailable"
+    kind = "unavailable"
+
+
+class SealKeyUnavailable(SealError):
+    """The seal's key cannot be used now: the PKCS#11 module, token, PIN, key or certificate."""
+
+    code = "seal_key_unavailable"
+    kind: ClassVar[ErrorKind] = "unavailable"
+
+
+class SealKeyTooWeak(SealKeyUnavailable):
+    """The seal's key is weaker than a seal may use: an operator must configure another."""
+
+    code = "seal_key_too_weak"
+    kind: ClassVar[ErrorKind] = "internal"
+
+
+class ValidationDataUnavailable(SealError):
+    """The long-term validation data of the seal's or the TSA's certificate chain could not be
+    gathered (an untrusted TSA, an unreachable OCSP responder or CRL)."""
+
+    code = "validation_data_unavailable"
+    kind = "unavailable"

@@ -18,7 +18,7 @@ from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 from pyhanko.sign import fields, signers
 from reportlab.pdfgen.canvas import Canvas
 
-from esign.engine.seal import SoftwareKey, load_credentials
+from esign.engine.seal_credentials import SoftwareKey, load_credentials
 from esign.engine.seal_keys import create_development_pki
 
 MB = 1_000_000

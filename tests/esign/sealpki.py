@@ -29,7 +29,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from pyhanko.sign.timestamps.dummy_client import DummyTimeStamper
 from pyhanko_certvalidator.registry import SimpleCertificateStore
 
-from esign.engine.seal import Pkcs11Key
+from esign.engine.seal_credentials import Pkcs11Key
 
 SOFTHSM_MODULE = "/usr/lib/softhsm/libsofthsm2.so"
 TOKEN_LABEL = "seal-test"

@@ -30,20 +30,16 @@ from pyhanko_certvalidator.policy_decl import REQUIRE_REVINFO, CertRevTrustPolic
 from pyhanko_certvalidator.registry import SimpleTrustManager
 from reportlab.pdfgen.canvas import Canvas
 
-from esign.engine.seal import (
-    SEAL_FIELD,
-    SoftwareKey,
-    TimestampUnavailable,
-    TsaConfig,
-    load_credentials,
-    seal_pdf,
-)
+from esign.engine.errors import TimestampUnavailable
+from esign.engine.seal import SEAL_FIELD, seal_pdf
+from esign.engine.seal_credentials import SoftwareKey, load_credentials
 from esign.engine.seal_keys import (
     DEVELOPMENT_SEAL_NAME,
     certificates_from_pem,
     create_development_pki,
 )
 from esign.engine.seal_verify import PdfNotVerifiable, verify_pdf
+from esign.engine.timestamps import TsaConfig
 from tests.esign.sealpki import asn1, shared_pki, softhsm_available, softhsm_key
 
 NOW = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)

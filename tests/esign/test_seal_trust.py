@@ -15,15 +15,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from pyhanko.sign.ades.report import AdESPassed
 
-from esign.engine.seal import (
-    FallbackTimeStamper,
-    SealKeyUnavailable,
-    SoftwareKey,
-    TsaConfig,
-    ValidationDataUnavailable,
-    load_credentials,
-    seal_pdf,
-)
+from esign.engine.errors import SealKeyUnavailable, ValidationDataUnavailable
+from esign.engine.seal import seal_pdf
+from esign.engine.seal_credentials import SoftwareKey, load_credentials
+from esign.engine.timestamps import FallbackTimeStamper, TsaConfig
 from tests.esign.sealpki import SealTestPki, asn1, shared_pki
 from tests.esign.test_seal_engine import lta_validation, three_pages
 

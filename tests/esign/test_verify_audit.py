@@ -18,9 +18,11 @@ from django.test import Client
 from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 
-from esign.engine.seal import SoftwareKey, TsaConfig, load_credentials, seal_pdf
+from esign.engine.seal import seal_pdf
+from esign.engine.seal_credentials import SoftwareKey, load_credentials
 from esign.engine.seal_keys import certificates_from_pem, create_development_pki
 from esign.engine.seal_verify import verify_pdf
+from esign.engine.timestamps import TsaConfig
 from esign.models import PacketDocument
 from esign.sealing import packet_seal
 from tests.esign import verify_files as files

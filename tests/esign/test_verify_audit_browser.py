@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from esign.engine.seal import SoftwareKey, load_credentials, seal_pdf
+from esign.engine.seal import seal_pdf
+from esign.engine.seal_credentials import SoftwareKey, load_credentials
 from esign.engine.seal_keys import create_development_pki
 from esign.sealing import packet_seal
 from tests.browser import ARTIFACTS, watched_tab

@@ -25,7 +25,9 @@ from pyhanko.sign.validation import validate_pdf_signature, validate_pdf_timesta
 from pyhanko.sign.validation.dss import DocumentSecurityStore, NoDSSFoundError
 from pyhanko_certvalidator import ValidationContext
 
-from esign.engine.seal import SoftwareKey, TsaConfig, load_credentials, seal_pdf
+from esign.engine.seal import seal_pdf
+from esign.engine.seal_credentials import SoftwareKey, load_credentials
+from esign.engine.timestamps import TsaConfig
 from tests.esign.sealpki import SealTestPki, asn1
 
 NOW = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
