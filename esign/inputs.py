@@ -85,6 +85,7 @@ class SignerInput:
     accept_each_field: bool
     enable_emails: bool
     fields: tuple[tuple[str, str], ...]  # (file id, field id)
+    language: str = ""  # "" (the packet's), or one of LANGUAGES
 
 
 @dataclass(frozen=True)
@@ -103,9 +104,22 @@ class PacketInput:
     reply_to_name: str = ""
     reply_to_email: str = ""
     reminder_days: int | None = None
+    language: str = ""  # "" (the browser's, English for emails), or one of LANGUAGES
 
 
 MAX_REMINDER_DAYS = 365
+# The languages of the signer's pages, emails and the audit trail (models.Language).
+LANGUAGES = ("en", "es")
+
+
+def _language(value: Any, path: str, problems: list[Problem]) -> str:
+    """An extension of createEtchPacket: ``language`` of the packet or of one signer."""
+    if value is None or value == "":
+        return ""
+    if not isinstance(value, str) or value.strip().lower() not in LANGUAGES:
+        problems.append(Problem(path, f"Must be one of {', '.join(LANGUAGES)}."))
+        return ""
+    return value.strip().lower()
 
 
 def _text(value: Any) -> str:
@@ -314,6 +328,7 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
         # A list names the emails wanted ([] = none); a boolean switches them all.
         enable_emails=bool(enable),
         fields=tuple(fields),
+        language=_language(raw.get("language"), f"{path}.language", problems),
     )
 
 
@@ -407,6 +422,7 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     name = _line(arguments.get("name"), "name", problems)
     email_subject = _line(arguments.get("signatureEmailSubject"), "signatureEmailSubject", problems)
     reply_to_name = _line(arguments.get("replyToName"), "replyToName", problems)
+    language = _language(arguments.get("language"), "language", problems)
     if problems:
         raise ValidationFailed.from_problems(problems)
     return PacketInput(
@@ -424,6 +440,7 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
         reply_to_name=reply_to_name,
         reply_to_email=reply_to,
         reminder_days=reminder_days,
+        language=language,
     )
 
 

@@ -45,6 +45,15 @@ class SignerStatus(models.TextChoices):
     COMPLETED = "completed"
 
 
+class Language(models.TextChoices):
+    """The languages a packet or a signer may be given (createEtchPacket's ``language``, an
+    extension): the signer's pages and emails, and the audit trail (the packet's). Blank: the
+    browser's Accept-Language for pages, English for emails and the audit trail."""
+
+    ENGLISH = "en", "English"
+    SPANISH = "es", "Español"
+
+
 class SignerEmailKind(models.TextChoices):
     SIGNING = "signing"  # their turn started: a link to sign
     RESEND = "resend"  # asked for again: by the sender (API, admin) or the signer (expired link)
@@ -81,6 +90,7 @@ class Packet(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
     # Email signers who have not signed are reminded every this many days (null: never).
     reminder_days = models.PositiveSmallIntegerField(null=True, blank=True)
+    language = models.CharField(max_length=8, choices=Language.choices, blank=True, default="")
     # Sealing, once completed (blank before). The audit trail PDF is stored like the documents.
     seal_status = models.CharField(
         max_length=16, choices=SealStatus.choices, blank=True, default=""
@@ -188,6 +198,8 @@ class Signer(models.Model):
     signature_mode = models.CharField(max_length=8, choices=Mode.choices, default=Mode.DRAW)
     accept_each_field = models.BooleanField(default=False)
     enable_emails = models.BooleanField(default=True)
+    # Overrides the packet's language for this signer's pages and emails (blank: the packet's).
+    language = models.CharField(max_length=8, choices=Language.choices, blank=True, default="")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.CREATED)
     # [{fileId, fieldId}]: the document fields this signer fills.
     fields = models.JSONField(default=list)

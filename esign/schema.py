@@ -208,6 +208,12 @@ class CreateEtchPacket(graphene.Mutation):
             description="Extension: email signers who have not signed a reminder every this "
             "many days (1-365), until they sign or the packet ends."
         )
+        language = graphene.String(
+            description="Extension: the language of the signers' pages and emails and of the "
+            "audit trail, `en` or `es` (a signer's own `language` overrides it for them). "
+            "Without it, pages follow the browser's Accept-Language; emails and the audit "
+            "trail are in English."
+        )
 
     Output = EtchPacketType
 
@@ -234,6 +240,7 @@ class CreateEtchPacket(graphene.Mutation):
             "replyToName": arguments.get("reply_to_name"),
             "replyToEmail": arguments.get("reply_to_email"),
             "reminderDays": arguments.get("reminder_days"),
+            "language": arguments.get("language"),
         }
         packet_input = parse_packet_input(wire)
         return services.packet_create(

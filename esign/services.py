@@ -241,6 +241,7 @@ def packet_store(prepared: PreparedPacket) -> Packet:
             reply_to_name=packet_input.reply_to_name[:255],
             reply_to_email=packet_input.reply_to_email,
             reminder_days=packet_input.reminder_days,
+            language=packet_input.language,
         )
         DocumentGroup.objects.create(packet=packet)
         for position, (file, version, pages, paths) in enumerate(prepared.documents):
@@ -300,6 +301,7 @@ def _create_signer(packet: Packet, signer: SignerInput) -> Signer:
         signature_mode=signer.signature_mode,
         accept_each_field=signer.accept_each_field,
         enable_emails=signer.enable_emails,
+        language=signer.language,
         fields=[{"fileId": file_id, "fieldId": field_id} for file_id, field_id in signer.fields],
     )
 
