@@ -1,14 +1,19 @@
 // The visual template editor: loads the working version and its PDF, then wires the toolbar,
 // the pages, the side panel and the keyboard to the editor's actions.
 //
-// Modules: actions.js (what the user can do, with its keys and buttons), state.js (the document,
-// selection, undo), saving.js (save and publish), pages.js (rendering and the mouse), panel.js
-// (properties), preview.js (the fill preview), api.js (the server), fields.js and geometry.js
-// (field types, declared by the server, and coordinates), dom.js (building elements).
+// Modules: actions.js (what the user can do, with its keys and buttons); document-state.js (the
+// document, selection, undo) and state.js (the changes made to it); saving.js (save and
+// publish); pages.js (the pages, zoom and scrolling), page-canvas.js (drawing a page),
+// overlays.js (the fields over the pages) and gestures.js (the mouse); panel.js (the side
+// panel) with document-panel.js, field-panel.js, sub-rect-sections.js, format-section.js,
+// style-controls.js and several-fields-panel.js (what it shows); preview.js (the fill preview);
+// api.js (the server); fields.js (field types, declared by the server) and geometry.js (rects
+// and boxes). ../common/ holds what the signing page shares: dom.js (building elements) and
+// page-box.js (a page's rects on screen).
 
+import { h, num } from "../common/dom.js";
 import { ActionRegistry, EDITOR_ACTIONS } from "./actions.js";
 import { Api } from "./api.js";
-import { h, num } from "../common/dom.js";
 import { defineFieldTypes, fieldTypeNames, isSignerType, typeLabel } from "./fields.js";
 import { PagesView } from "./pages.js";
 import { Panel } from "./panel.js";

@@ -50,6 +50,20 @@ export function partsOf(type) {
   return (TYPES.get(type)?.partRows || []).flat();
 }
 
+// The keys of a field's ``format`` that its type reads (core/engine/template_spec.py); none for
+// types that are not dates or numbers.
+const FORMAT_KEYS = {
+  date: ["pattern"],
+  number: ["decimals", "thousandsSeparator", "decimalSeparator"],
+  integer: ["thousandsSeparator"],
+  percent: ["decimals", "thousandsSeparator", "decimalSeparator"],
+  dollar: ["decimals", "thousandsSeparator", "decimalSeparator", "currencySymbol"],
+};
+
+export function formatKeys(type) {
+  return FORMAT_KEYS[type] || [];
+}
+
 export function newId(prefix) {
   const bytes = new Uint8Array(5);
   crypto.getRandomValues(bytes);
@@ -144,14 +158,7 @@ export function applyType(field, type, viewport) {
   else if (field.parts) field.parts = partRects(viewport, type, field.rect);
   if (type !== "longText") delete field.autoSize;
   if (field.format) {
-    const keep =
-      {
-        date: ["pattern"],
-        number: ["decimals", "thousandsSeparator", "decimalSeparator"],
-        integer: ["thousandsSeparator"],
-        percent: ["decimals", "thousandsSeparator", "decimalSeparator"],
-        dollar: ["decimals", "thousandsSeparator", "decimalSeparator", "currencySymbol"],
-      }[type] || [];
+    const keep = formatKeys(type);
     for (const key of Object.keys(field.format)) if (!keep.includes(key)) delete field.format[key];
     if (!Object.keys(field.format).length) delete field.format;
   }

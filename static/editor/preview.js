@@ -1,7 +1,8 @@
 // The preview dialog: fill the working version with example data (or data typed as JSON) and
-// show the filled pages, rendered with pdf.js like the editor's own pages.
+// show the filled pages, drawn with pdf.js as the editor's own pages are (page-canvas.js).
 
-import { clear, h } from "../common/dom.js";
+import { clear } from "../common/dom.js";
+import { drawPage } from "./page-canvas.js";
 
 export class Preview {
   constructor(dialog, { api, state, pdfjs, ensureSaved, name }) {
@@ -100,18 +101,11 @@ export class Preview {
       const page = await pdf.getPage(index);
       const base = page.getViewport({ scale: 1 });
       const viewport = page.getViewport({ scale: Math.min(2, width / base.width) });
-      const density = window.devicePixelRatio || 1;
-      const canvas = h("canvas", { class: "ed-preview-page" });
-      canvas.width = Math.floor(viewport.width * density);
-      canvas.height = Math.floor(viewport.height * density);
+      const { canvas, task } = drawPage(page, viewport, "ed-preview-page");
       canvas.style.width = `${viewport.width}px`;
       canvas.style.height = `${viewport.height}px`;
       this.pages.append(canvas);
-      await page.render({
-        canvasContext: canvas.getContext("2d"),
-        viewport,
-        transform: density === 1 ? null : [density, 0, 0, density, 0, 0],
-      }).promise;
+      await task.promise;
     }
     this.say(
       `${pdf.numPages} page${pdf.numPages === 1 ? "" : "s"} filled from the working version.`,
