@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import secrets
 
-from django.core.validators import RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 
 from accounts.models import Organization
@@ -20,6 +20,7 @@ from core.engine.field_types import TYPES
 from core.fields import EidField
 from esign.models import Packet
 from templates_app.models import PdfTemplate, TemplateVersion
+from workflows.engine.catalogue import GROUP_MAX_ENTRIES
 
 slug_validator = RegexValidator(
     r"^[a-z0-9]+(?:-[a-z0-9]+)*$", "Use lowercase letters, digits and single dashes."
@@ -95,6 +96,12 @@ class WebformPage(models.Model):
     webform = models.ForeignKey(Webform, on_delete=models.CASCADE, related_name="pages")
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True, max_length=2000)
+    show_when = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="Show the page only when the field of this key, on an earlier page, has a "
+        "value (blank: always).",
+    )
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -104,9 +111,46 @@ class WebformPage(models.Model):
         return self.title
 
 
+class WebformGroup(models.Model):
+    """A repeating group of a page: its fields are given once per entry (workflows.engine.defs
+    .GroupDef). It follows the page's other fields."""
+
+    webform = models.ForeignKey(Webform, on_delete=models.CASCADE, related_name="groups")
+    page = models.ForeignKey(WebformPage, on_delete=models.CASCADE, related_name="groups")
+    key = models.CharField(
+        max_length=64,
+        validators=[key_validator],
+        help_text="The group's name in payloads, and forgeSubmit's groupArrayId.",
+    )
+    label = models.CharField(max_length=200)
+    help_text = models.CharField(max_length=1000, blank=True)
+    min_entries = models.PositiveIntegerField(default=0)
+    max_entries = models.PositiveIntegerField(
+        default=10, validators=[MinValueValidator(1), MaxValueValidator(GROUP_MAX_ENTRIES)]
+    )
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["webform", "page__position", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["webform", "key"], name="unique_webform_group_key"),
+            models.CheckConstraint(
+                condition=models.Q(min_entries__lte=models.F("max_entries")),
+                name="webform_group_entries_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.key})"
+
+
 class WebformField(models.Model):
     webform = models.ForeignKey(Webform, on_delete=models.CASCADE, related_name="fields")
     page = models.ForeignKey(WebformPage, on_delete=models.CASCADE, related_name="fields")
+    # A field of a repeating group of the page (None: the field holds one value).
+    group = models.ForeignKey(
+        WebformGroup, null=True, blank=True, on_delete=models.CASCADE, related_name="fields"
+    )
     key = models.CharField(
         max_length=64,
         validators=[key_validator],

@@ -8,6 +8,7 @@ import base64
 from django.conf import settings
 from django.http import HttpRequest
 from django.http.multipartparser import MultiPartParserError
+from django.utils.translation import gettext
 
 from core.errors import RequestTooLarge, ValidationFailed
 from core.uploads import (
@@ -44,11 +45,10 @@ def read_post(request: HttpRequest, definition: WorkflowDef | None) -> tuple[int
     """Read a page's post within its cap; the status and message of a refusal, else None.
     Runs before anything reads ``request.POST`` (the body is parsed once, on first use)."""
     limit = post_cap(definition) if definition is not None else settings.WEBFORM_FIELDS_MAX_BYTES
-    too_large = (
-        f"What was sent is larger than this form takes ({size_text(limit)} in all, "
-        f"{size_text(settings.WEBFORM_IMAGE_UPLOAD_MAX_BYTES)} for an image), so nothing was "
-        "saved. Choose a smaller image and send the page again."
-    )
+    too_large = gettext(
+        "What was sent is larger than this form takes (%(all)s in all, %(image)s for an image), "
+        "so nothing was saved. Choose a smaller image and send the page again."
+    ) % {"all": size_text(limit), "image": size_text(settings.WEBFORM_IMAGE_UPLOAD_MAX_BYTES)}
     try:
         check_declared_size(request, limit=limit, message=too_large)
     except RequestTooLarge as error:
@@ -60,7 +60,7 @@ def read_post(request: HttpRequest, definition: WorkflowDef | None) -> tuple[int
         if upload_exceeded(request):
             return RequestTooLarge.status, too_large
     except MultiPartParserError:
-        return ValidationFailed.status, "The page could not be read. Send it again."
+        return ValidationFailed.status, gettext("The page could not be read. Send it again.")
     return None
 
 

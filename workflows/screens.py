@@ -1,10 +1,12 @@
-"""What a webform page shows, and where a person is: the field and screen classes the views draw,
-the events for an embedding page and the last page. See workflows/views.py for the pages."""
+"""What a webform page shows: the screen the views draw (its fields and groups are in
+workflows.field_views, where a person is in workflows.screen_steps), the rules and strings for
+the page's script, the events for an embedding page and the last page. See workflows/views.py
+for the pages."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -12,6 +14,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext
 
 from accounts.embedding import allow_framing_by, embed_origins
 from accounts.models import Organization
@@ -21,18 +24,18 @@ from esign.models import Signer
 from esign.routing import is_signers_turn
 from esign.tokens import signer_link
 from workflows import submissions
-from workflows.engine.definition import FieldDef, WebformDef, WorkflowDef
+from workflows.engine.definition import WebformDef, WorkflowDef
 from workflows.engine.resolve import answers, drop_hidden
 from workflows.engine.rules import (
     IMAGE_TYPES,
     PHONE_REGION_INFO,
     US_STATES,
     browser_rules,
-    form_strings,
     has_value,
-    invalid_parts,
 )
+from workflows.field_views import FieldView, GroupView, field_views, group_views
 from workflows.models import Submission, Workflow
+from workflows.screen_steps import shown_steps
 
 EMBED_FLAGS = ("embedded", "withinIframe")
 
@@ -78,57 +81,6 @@ def is_embedded_by_address(request: HttpRequest) -> bool:
 
 
 @dataclass
-class FieldView:
-    """One field as the template draws it."""
-
-    definition: FieldDef
-    strings: dict[str, str]
-    error: str = ""
-
-    @property
-    def key(self) -> str:
-        return self.definition.key
-
-    @property
-    def type(self) -> str:
-        return self.definition.type
-
-    @property
-    def id(self) -> str:
-        return f"f-{self.definition.key}"
-
-    @property
-    def value(self) -> str:
-        return self.strings.get(self.definition.key, "")
-
-    def part(self, name: str) -> str:
-        return self.strings.get(f"{self.definition.key}.{name}", "")
-
-    @property
-    def parts(self) -> dict[str, str]:
-        prefix = f"{self.definition.key}."
-        return {k[len(prefix) :]: v for k, v in self.strings.items() if k.startswith(prefix)}
-
-    @property
-    def checked(self) -> bool:
-        return bool(self.strings.get(self.definition.key))
-
-    @property
-    def region(self) -> str:
-        return self.part("region") or self.definition.base_region
-
-    @property
-    def invalid_parts(self) -> tuple[str, ...]:
-        """The parts the error is about (the others, optional ones included, stay unmarked)."""
-        return invalid_parts(self.definition, self.parts, self.error)
-
-    @property
-    def image(self) -> str:
-        value = self.value
-        return value if value.startswith("data:image/") else ""
-
-
-@dataclass
 class Screen:
     """Everything form.html needs for one page of one webform."""
 
@@ -142,19 +94,34 @@ class Screen:
     preview: bool = False
     events: list[dict[str, Any]] = field(default_factory=list)
     form_error: str = ""
+    groups: list[GroupView] = field(default_factory=list)
 
     @property
     def page(self) -> Any:
         return self.webform.pages[self.page_index]
 
-    @property
+    @cached_property
+    def payloads(self) -> dict[str, dict[str, Any]]:
+        return submissions.payloads_of(self.submission) if self.submission else {}
+
+    @cached_property
     def steps(self) -> list[tuple[WebformDef, int]]:
-        return list(self.definition.steps())
+        """The pages shown (a conditional page its answers hide is no step; the preview shows
+        them all). This page is among them even when the answers hide it now."""
+        if self.preview:
+            return list(self.definition.steps())
+        shown = shown_steps(self.definition, self.payloads)
+        if not any(self._is_here(w, i) for w, i in shown):
+            shown = [s for s in self.definition.steps() if s in shown or self._is_here(*s)]
+        return shown
+
+    def _is_here(self, webform: WebformDef, index: int) -> bool:
+        return webform.eid == self.webform.eid and index == self.page_index
 
     @property
     def step_number(self) -> int:
         for number, (webform, index) in enumerate(self.steps, start=1):
-            if webform.eid == self.webform.eid and index == self.page_index:
+            if self._is_here(webform, index):
                 return number
         return 1
 
@@ -175,8 +142,13 @@ class Screen:
         return any(f.type == "imageFile" for f in self.fields)
 
     @property
-    def errors(self) -> list[FieldView]:
-        return [f for f in self.fields if f.error]
+    def errors(self) -> list[Any]:
+        """The field views and group views with a message, in the page's order."""
+        out: list[Any] = [f for f in self.fields if f.error]
+        for group in self.groups:
+            out.extend([group] if group.message else [])
+            out.extend(group.summary)
+        return out
 
     @property
     def preview_links(self) -> list[tuple[str, str, bool]]:
@@ -185,57 +157,53 @@ class Screen:
             (
                 f"{number}. {webform.name}: {webform.pages[index].title}",
                 "?" + urlencode({"forge": webform.slug, "page": index}),
-                webform.eid == self.webform.eid and index == self.page_index,
+                self._is_here(webform, index),
             )
             for number, (webform, index) in enumerate(self.steps, start=1)
         ]
 
 
-def field_views(
-    webform: WebformDef,
-    page_index: int,
-    values: dict[str, Any],
-    errors: dict[str, str] | None = None,
-    *,
-    use_defaults: bool,
-    drafts: Mapping[str, Mapping[str, str]] | None = None,
-) -> list[FieldView]:
-    """The page's fields with ``values``; a field with a draft (typed, then left by Back
-    unchecked) shows it instead."""
-    views = []
-    for definition in webform.pages[page_index].fields:
-        value = values.get(definition.key)
-        if value is None and use_defaults:
-            value = definition.default
-        draft = (drafts or {}).get(definition.key)
-        views.append(
-            FieldView(
-                definition=definition,
-                strings=dict(draft) if draft is not None else form_strings(definition, value),
-                error=(errors or {}).get(definition.key, ""),
-            )
-        )
-    return views
-
-
 def page_rules(screen: Screen) -> dict[str, Any]:
-    rules = browser_rules()
+    rules = browser_rules(gettext)
     rules["limits"]["imageUploadBytes"] = settings.WEBFORM_IMAGE_UPLOAD_MAX_BYTES
     on_page = {f.definition.key for f in screen.fields}
-    earlier = {f.definition.show_when for f in screen.fields} - on_page - {""}
-    stored = (
-        drop_hidden(
-            screen.webform, submissions.payloads_of(screen.submission).get(screen.webform.slug, {})
-        )
-        if screen.submission is not None and earlier
-        else {}
-    )
+    later = [
+        screen.webform.pages[i].show_when
+        for w, i in screen.definition.steps()
+        if w.eid == screen.webform.eid and i > screen.page_index
+    ]
+    earlier = ({f.definition.show_when for f in screen.fields} | set(later)) - on_page - {""}
+    stored = drop_hidden(screen.webform, screen.payloads.get(screen.webform.slug, {}))
     return {
         **rules,
         "fields": [f.definition.to_json() for f in screen.fields],
+        "groups": [g.definition.to_json() for g in screen.groups],
         # Whether each field of an earlier page that a showWhen names has a value (what form.js
         # cannot read from the page); a field hidden by its own condition has none.
         "earlier": {key: has_value(stored.get(key)) for key in sorted(earlier)},
+        # What decides whether Next or Finish ends this page: the conditions of this webform's
+        # later pages ("" for one always shown), and whether other webforms follow.
+        "next": None
+        if screen.preview
+        else {
+            "later": later,
+            "moreWebforms": screen.webform.eid != screen.definition.webforms[-1].eid,
+        },
+    }
+
+
+def page_strings() -> dict[str, str]:
+    """What form.js writes on the page, in the reader's language."""
+    return {
+        "oneProblem": gettext("There is a problem"),
+        "problems": gettext("There are {count} problems"),
+        "madeSmaller": gettext("Made smaller to send: {before} KB to {after} KB."),
+        "next": gettext("Next"),
+        "finish": gettext("Finish"),
+        "entry": gettext("Entry {number}"),
+        "remove": gettext("Remove entry {number}"),
+        "removed": gettext("Entry {number} removed."),
+        "entryField": gettext("%(group)s, entry %(number)s: %(field)s"),
     }
 
 
@@ -272,6 +240,7 @@ def render_screen(request: HttpRequest, screen: Screen) -> HttpResponse:
         "action": form_action(screen),
         "continue_url": continue_url,
         "rules": page_rules(screen),
+        "strings": page_strings(),
         "config": {
             "events": screen.events,
             "origins": event_origins(organization),
@@ -281,7 +250,10 @@ def render_screen(request: HttpRequest, screen: Screen) -> HttpResponse:
                 else ""
             ),
         },
-        "regions": [(code, info) for code, info in PHONE_REGION_INFO.items()],
+        "regions": [
+            (code, {**info, "name": gettext(info["name"])})
+            for code, info in PHONE_REGION_INFO.items()
+        ],
         "states": US_STATES,
         "image_types": ",".join(IMAGE_TYPES),
         "is_test": screen.submission.is_test if screen.submission else False,
@@ -310,53 +282,6 @@ def embed_event(
     return event
 
 
-def last_webform(submission: Submission) -> WebformDef | None:
-    definition = submissions.definition_for(submission)
-    return definition.webforms[-1] if definition.webforms else None
-
-
-def position_of(submission: Submission) -> tuple[WebformDef, int] | None:
-    """The first webform not complete, at its saved step; None when all are complete."""
-    definition = submissions.definition_for(submission)
-    rows = {row.webform_eid: row for row in submission.webform_submissions.all()}
-    for webform in definition.webforms:
-        row = rows.get(webform.eid)
-        if row is None or row.completed_at is None:
-            step = row.current_step if row else 0
-            return webform, min(step, len(webform.pages) - 1)
-    return None
-
-
-def requested_page(
-    submission: Submission, forge: str | None, step: str | None
-) -> tuple[WebformDef, int] | None:
-    """A page asked for by ``?forge=<slug>&step=<n>``: any page before where the person is."""
-    current = position_of(submission)
-    if current is None or not forge:
-        return current
-    definition = submissions.definition_for(submission)
-    order = [w.eid for w in definition.webforms]
-    webform = definition.webform(slug=forge)
-    try:
-        index = int(step or 0)
-    except ValueError:
-        return current
-    if webform is None or not 0 <= index < len(webform.pages):
-        return current
-    before = order.index(webform.eid) < order.index(current[0].eid)
-    if before or (webform.eid == current[0].eid and index <= current[1]):
-        return webform, index
-    return current
-
-
-def previous_page(
-    definition: WorkflowDef, webform: WebformDef, page_index: int
-) -> tuple[WebformDef, int]:
-    steps = list(definition.steps())
-    position = next(i for i, (w, p) in enumerate(steps) if w.eid == webform.eid and p == page_index)
-    return steps[max(position - 1, 0)]
-
-
 def stored_screen(
     submission: Submission, webform: WebformDef, page_index: int, embedded: bool
 ) -> Screen:
@@ -374,6 +299,7 @@ def stored_screen(
             use_defaults=row is None,
             drafts=row.draft if row else None,
         ),
+        groups=group_views(webform, page_index, payload, drafts=row.draft if row else None),
         submission=submission,
         embedded=embedded,
     )
@@ -384,7 +310,7 @@ def unread_page(request: HttpRequest, screen: Screen, status: int, message: str)
     beside each image field of the page (the likely cause) and in its summary, or above it."""
     images = [f for f in screen.fields if f.type == "imageFile"]
     for view in images:
-        view.error = message
+        view.text = message
     if not images:
         screen.form_error = message
     response = render_screen(request, screen)
@@ -433,7 +359,7 @@ def end_page(
         "workflow": submission.workflow,
         "documents": documents,
         "answers": answers(
-            submissions.definition_for(submission), submissions.payloads_of(submission)
+            submissions.definition_for(submission), submissions.payloads_of(submission), gettext
         ),
         "zip_url": f"{zip_path}?token={token}" if documents else "",
         "sign_url": sign_url,

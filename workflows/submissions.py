@@ -29,6 +29,8 @@ from esign.sealing import check_sealed, document_group_archive
 from webhooks.services import check_webhook_url
 from workflows import events
 from workflows.engine.definition import WebformDef, WorkflowDef
+from workflows.engine.entries import place_entry
+from workflows.engine.messages import Message
 from workflows.engine.resolve import (
     Checked,
     check_payload,
@@ -69,12 +71,6 @@ from workflows.submission_reads import payloads_of as payloads_of
 from workflows.submission_reads import submission_completion as submission_completion
 from workflows.submission_reads import submission_get as submission_get
 
-# --- reading ------------------------------------------------------------------------------------
-
-
-# --- links for people ---------------------------------------------------------------------------
-
-
 # --- saving a webform ---------------------------------------------------------------------------
 
 
@@ -105,11 +101,20 @@ def _webform_row(workflow: Workflow, eid: str) -> Any:
     return workflow.webforms.filter(eid=eid).first()
 
 
-def _payload_errors(checked: Checked) -> ValidationFailed:
-    return ValidationFailed(
-        FieldError(property=f"payload.{key}", message=message)
-        for key, message in checked.errors.items()
-    )
+class PayloadInvalid(ValidationFailed):
+    """Values refused by their rules (``payload.<key>``, in English on the wire); ``messages``
+    keeps each one's code and values, for a webform page to say it in the reader's language."""
+
+    def __init__(self, messages: Mapping[str, Message], prefix: str = "payload.") -> None:
+        self.messages = dict(messages)
+        super().__init__(
+            FieldError(property=f"{prefix}{key}", message=str(message))
+            for key, message in messages.items()
+        )
+
+
+def _payload_errors(checked: Checked) -> PayloadInvalid:
+    return PayloadInvalid(checked.errors)
 
 
 def webform_save(
@@ -286,9 +291,6 @@ def _running(running: Running | None) -> Running:
     return running
 
 
-# --- finishing: documents or signing ------------------------------------------------------------
-
-
 # --- forgeSubmit --------------------------------------------------------------------------------
 
 
@@ -318,10 +320,6 @@ def forge_submit(*, identity: ApiIdentity, submit: ForgeSubmitInput) -> WebformS
     workflow = webform_row.workflow
     if not isinstance(submit.payload, Mapping):
         raise ValidationFailed.single("payload", "Must be an object keyed by field key.")
-    if submit.group_array_id is not None or submit.group_array_index is not None:
-        raise ValidationFailed.single(
-            "groupArrayId", "The webforms of this service have no repeating groups."
-        )
     webhook_url = check_webhook_url(submit.webhook_url) if submit.webhook_url else ""
     timezone_name = _timezone(submit.timezone)
     submission: Submission | None = None
@@ -346,11 +344,15 @@ def forge_submit(*, identity: ApiIdentity, submit: ForgeSubmitInput) -> WebformS
     if webform is None:
         raise NotFound(f"The webform '{submit.forge_eid}' is not part of this weldData's version.")
     known = payloads_of(submission).get(webform.slug, {}) if submission else {}
-    checked = check_payload(webform, submit.payload, only_given=True, known=known)
+    payload, entry = _entry_payload(webform, known, submit)
+    checked = check_payload(webform, payload, only_given=True, known=known)
     creating = submit.submission_eid is None
     if checked.errors:
         if creating and submit.enforce_payload_valid_on_create is False:
             checked = Checked(values=checked.values)  # what is invalid is left out
+        elif entry:
+            # One entry was sent: its messages name its keys, as sent (payload.price).
+            raise PayloadInvalid({key.removeprefix(entry): m for key, m in checked.errors.items()})
         else:
             raise _payload_errors(checked)
     step = submit.current_step
@@ -374,6 +376,36 @@ def forge_submit(*, identity: ApiIdentity, submit: ForgeSubmitInput) -> WebformS
         identity=identity,
     )
     return saved.row
+
+
+def _entry_payload(
+    webform: WebformDef, known: Mapping[str, Any], submit: ForgeSubmitInput
+) -> tuple[Mapping[str, Any], str]:
+    """forgeSubmit's payload as the webform's keys, and the prefix of the entry it names. With
+    ``groupArrayId`` (a repeating group's key) and ``groupArrayIndex`` (0-based; the next index
+    adds an entry) the payload holds one entry's values, placed among the stored entries."""
+    group_id, index = submit.group_array_id, submit.group_array_index
+    if group_id is None and index is None:
+        return submit.payload, ""
+    group = webform.group(group_id) if group_id is not None else None
+    if group is None:
+        groups = ", ".join(repr(g.key) for g in webform.groups) or "none"
+        raise ValidationFailed.single(
+            "groupArrayId", f"Must be the key of a repeating group of the webform ({groups})."
+        )
+    if index is None:
+        raise ValidationFailed.single("groupArrayIndex", "Required with groupArrayId.")
+    unknown = sorted(set(submit.payload) - {f.key for f in group.fields})
+    if unknown:
+        raise ValidationFailed(
+            FieldError(property=f"payload.{key}", message=f"Not a field of {group.key!r}.")
+            for key in unknown
+        )
+    try:
+        entries = place_entry(group, known.get(group.key), index, submit.payload)
+    except ValueError as error:
+        raise ValidationFailed.single("groupArrayIndex", str(error)) from None
+    return {group.key: entries}, f"{group.key}.{index}."
 
 
 def _timezone(name: str | None) -> str:

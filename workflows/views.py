@@ -25,53 +25,38 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.engine.archive import safe_filename
-from core.errors import Conflict, NotFound, ServiceError, ValidationFailed
+from core.errors import NotFound, ServiceError
 from esign.sealing import SealPending
 from workflows import services, submissions
-from workflows.engine.definition import WebformDef, WorkflowDef
-from workflows.engine.resolve import Checked, check_form_page, first_page_with_errors
-from workflows.engine.rules import (
-    form_strings,
-)
+from workflows.engine.definition import WorkflowDef
+from workflows.engine.messages import Message
+from workflows.engine.resolve import check_form_page
+from workflows.field_views import field_views, group_views
 from workflows.models import Submission, Workflow
 from workflows.page_input import posted_values, read_post
+from workflows.page_post import post_page
+from workflows.screen_steps import last_webform, position_of, requested_page
 from workflows.screens import (
     Screen,
     embed_event,
     end_page,
-    field_views,
     framed,
     is_embedded,
     is_embedded_by_address,
-    last_webform,
     message_page,
     own_origin,
-    position_of,
-    previous_page,
     render_screen,
-    requested_page,
     stored_screen,
     unread_page,
 )
 
 Status = Submission.Status
-
-
-# --- responses ----------------------------------------------------------------------------------
-
-
-# --- what a page shows --------------------------------------------------------------------------
-
-
-# --- events for the embedding page --------------------------------------------------------------
-
-
-# --- where a person is --------------------------------------------------------------------------
 
 
 # --- the pages ----------------------------------------------------------------------------------
@@ -84,7 +69,7 @@ def _workflow_for(organization_slug: str, workflow_slug: str) -> Workflow:
         .first()
     )
     if workflow is None:
-        raise NotFound("There is no such form.")
+        raise NotFound(gettext("There is no such form."))
     return workflow
 
 
@@ -97,7 +82,7 @@ def start(request: HttpRequest, organization_slug: str, workflow_slug: str) -> H
         workflow = _workflow_for(organization_slug, workflow_slug)
         running = services.running_definition(workflow, published_only=True)
     except NotFound as missing:
-        return message_page(request, "Form not found", missing.message, status=404)
+        return message_page(request, gettext("Form not found"), missing.message, status=404)
     definition = running.definition
     webform = definition.webforms[0]
 
@@ -108,6 +93,7 @@ def start(request: HttpRequest, organization_slug: str, workflow_slug: str) -> H
             webform=webform,
             page_index=0,
             fields=field_views(webform, 0, {}, use_defaults=True),
+            groups=group_views(webform, 0, {}),
             embedded=embedded,
         )
 
@@ -118,7 +104,7 @@ def start(request: HttpRequest, organization_slug: str, workflow_slug: str) -> H
     embedded = is_embedded(request)
     if request.method == "GET":
         return render_screen(request, first_page(embedded))
-    return _post_page(
+    return post_page(
         request,
         workflow=workflow,
         definition=definition,
@@ -147,7 +133,7 @@ def resume(
             organization_slug=organization_slug, workflow_slug=workflow_slug, eid=eid, token=token
         )
     except NotFound as missing:
-        return message_page(request, "Link not valid", missing.message, status=404)
+        return message_page(request, gettext("Link not valid"), missing.message, status=404)
     submission = submissions.submission_sync(submission)
     embedded = is_embedded(request)
     if submission.status not in submissions.OPEN:
@@ -173,9 +159,9 @@ def resume(
         if where is None:
             return end_page(request, submission, embedded=embedded)
         screen = stored_screen(submission, *where, embedded)
-        screen.form_error = "That page could not be found; here is where you are."
+        screen.form_error = gettext("That page could not be found; here is where you are.")
         return render_screen(request, screen)
-    return _post_page(
+    return post_page(
         request,
         workflow=submission.workflow,
         definition=definition,
@@ -206,146 +192,12 @@ def _read_resumed_post(
     if problem is None:
         return None
     if submission is None or submission.status not in submissions.OPEN:
-        return message_page(request, "Not sent", problem[1], status=problem[0])
+        return message_page(request, gettext("Not sent"), problem[1], status=problem[0])
     where = position_of(submission)
     embedded = is_embedded_by_address(request)
     if where is None:
         return end_page(request, submission, embedded=embedded)
     return unread_page(request, stored_screen(submission, *where, embedded), *problem)
-
-
-def _post_page(
-    request: HttpRequest,
-    *,
-    workflow: Workflow,
-    definition: WorkflowDef,
-    submission: Submission | None,
-    running: services.Running | None,
-    webform: WebformDef,
-    page_index: int,
-    embedded: bool,
-) -> HttpResponse:
-    back = request.POST.get("action") == "back"
-    values = posted_values(request, webform, page_index)
-    known = submissions.payloads_of(submission).get(webform.slug, {}) if submission else {}
-    raw, checked = check_form_page(
-        webform, page_index, values.get, enforce_required=not back, known=known
-    )
-    page_fields = webform.pages[page_index].fields
-    draft: dict[str, dict[str, str]] = {}
-    if back:
-        # Back never blocks: what passes is saved, what does not yet is kept as typed (the
-        # row's draft) and shown again, without a message, when the person returns.
-        draft = {
-            f.key: form_strings(f, raw.get(f.key)) for f in page_fields if f.key in checked.errors
-        }
-        checked = Checked(values=checked.values)
-
-    def again(errors: dict[str, str], form_error: str = "") -> HttpResponse:
-        """The same page, as typed, with the messages."""
-        screen = Screen(
-            workflow=workflow,
-            definition=definition,
-            webform=webform,
-            page_index=page_index,
-            fields=field_views(webform, page_index, raw, errors, use_defaults=False),
-            submission=submission,
-            embedded=embedded,
-            form_error=form_error,
-        )
-        response = render_screen(request, screen)
-        response.status_code = ValidationFailed.status
-        return response
-
-    if not checked.ok:
-        return again(checked.errors)
-    last_page = page_index == len(webform.pages) - 1
-    complete = not back and last_page
-    # The step the person goes to: the next page, the previous one, or this last one.
-    step = max(page_index - 1, 0) if back else min(page_index + 1, len(webform.pages) - 1)
-    try:
-        saved = submissions.webform_save(
-            workflow=workflow,
-            webform=webform,
-            checked=checked,
-            submission=submission,
-            running=running,
-            current_step=step,
-            complete=complete,
-            embedded=embedded,
-            page_keys=tuple(f.key for f in page_fields),
-            draft=draft,
-        )
-    except ValidationFailed as failure:
-        return _refused(request, submission, webform, page_index, failure, again, embedded)
-    except Conflict:
-        assert submission is not None
-        return end_page(request, submission, embedded=embedded)
-    submission = saved.submission
-    events = []
-    if not back:
-        page = webform.pages[page_index]
-        events.append(
-            embed_event(
-                "forgeSubmitPage", submission, webform, pageId=page.id, pageIndex=page_index
-            )
-        )
-    if saved.completed_webform:
-        events.append(embed_event("forgeComplete", submission, webform))
-    if saved.finished:
-        if submission.is_complete:
-            events.append(embed_event("weldComplete", submission, webform))
-        return end_page(request, submission, embedded=embedded, events=events)
-    if back:
-        target = previous_page(definition, webform, page_index)
-    else:
-        target = position_of(submission) or (webform, page_index)
-    screen = stored_screen(submission, *target, embedded)
-    screen.events = events
-    return render_screen(request, screen)
-
-
-def _refused(
-    request: HttpRequest,
-    submission: Submission | None,
-    webform: WebformDef,
-    page_index: int,
-    failure: ValidationFailed,
-    again: Any,
-    embedded: bool,
-) -> HttpResponse:
-    """A save the service refused. Missing values of this page are shown on it; of an earlier
-    page, that page is shown with them (the person skipped it); anything else (a document that
-    could not be filled) is said above the form, which keeps what was typed."""
-    by_key = {
-        f.property.removeprefix("payload."): f.message
-        for f in failure.fields
-        if f.property.startswith("payload.")
-    }
-    here = {f.key for f in webform.pages[page_index].fields}
-    if by_key and set(by_key) <= here:
-        return again(by_key)
-    if by_key and submission is not None:
-        index = first_page_with_errors(webform, by_key)
-        payload = submissions.payloads_of(submission).get(webform.slug, {})
-        screen = Screen(
-            workflow=submission.workflow,
-            definition=submissions.definition_for(submission),
-            webform=webform,
-            page_index=index,
-            fields=field_views(webform, index, payload, by_key, use_defaults=False),
-            submission=submission,
-            embedded=embedded,
-        )
-        response = render_screen(request, screen)
-        response.status_code = ValidationFailed.status
-        return response
-    return again(
-        by_key,
-        "Your answers could not be turned into documents, so nothing was saved yet: "
-        + failure.message
-        + " Check your answers and try again, or tell the organization that sent you here.",
-    )
 
 
 @xframe_options_exempt
@@ -362,15 +214,15 @@ def document(
             token=request.GET.get("token", ""),
         )
     except NotFound as missing:
-        return message_page(request, "Link not valid", missing.message, status=404)
+        return message_page(request, gettext("Link not valid"), missing.message, status=404)
     submission = submissions.submission_sync(submission)
     files = submissions.submission_files(submission) if submission.is_complete else []
     number = int(index)
     if number >= len(files):
         return message_page(
             request,
-            "Document not found",
-            "There is no such document.",
+            gettext("Document not found"),
+            gettext("There is no such document."),
             status=404,
             organization=submission.workflow.organization,
         )
@@ -406,7 +258,7 @@ def documents_zip(
 
 def _no_documents(request: HttpRequest, error: ServiceError) -> HttpResponse:
     """Why there is nothing to download yet; while sealing, when to come back."""
-    response = message_page(request, "No documents", error.message, status=error.status)
+    response = message_page(request, gettext("No documents"), error.message, status=error.status)
     if isinstance(error, SealPending):
         response["Retry-After"] = str(error.retry_after_seconds)
     return response
@@ -419,7 +271,7 @@ def embed_demo(request: HttpRequest, organization_slug: str, workflow_slug: str)
     try:
         workflow = _workflow_for(organization_slug, workflow_slug)
     except NotFound as missing:
-        return message_page(request, "Form not found", missing.message, status=404)
+        return message_page(request, gettext("Form not found"), missing.message, status=404)
     form_url = services.start_url(workflow) + "?embedded=true"
     context = {
         "workflow": workflow,
@@ -458,7 +310,7 @@ def preview(request: HttpRequest, workflow: Workflow) -> HttpResponse:
     except ValueError:
         page_index = 0
     values: dict[str, Any] = {}
-    errors: dict[str, str] = {}
+    errors: dict[str, Message] = {}
     note = ""
     if request.method == "POST":
         raw, checked = check_form_page(
@@ -472,6 +324,7 @@ def preview(request: HttpRequest, workflow: Workflow) -> HttpResponse:
         webform=webform,
         page_index=page_index,
         fields=field_views(webform, page_index, values, errors, use_defaults=not values),
+        groups=group_views(webform, page_index, values, errors),
         preview=True,
         form_error=note,
     )

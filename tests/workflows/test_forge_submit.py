@@ -229,8 +229,10 @@ def test_a_payload_is_checked_value_by_value(demo_workflow: Workflow, graphql: A
     ("variables", "message", "property"),
     [
         ({"currentStep": 2}, "Must be a page index from 0 to 1.", "currentStep"),
-        ({"groupArrayId": "g1"}, "The webforms of this service have no repeating groups.",
-         "groupArrayId"),
+        ({"groupArrayId": "g1"},
+         "Must be the key of a repeating group of the webform (none).", "groupArrayId"),
+        ({"groupArrayIndex": 0},
+         "Must be the key of a repeating group of the webform (none).", "groupArrayId"),
         ({"timezone": "Mars/Olympus"}, "Must be an IANA time zone name.", "timezone"),
         ({"webhookURL": "ftp://example.com/hook"}, None, "webhookURL"),
         ({"payload": [1, 2]}, "Must be an object keyed by field key.", "payload"),

@@ -7,63 +7,86 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from workflows.engine.definition import (
+from workflows.engine.defs import (
     DocumentDef,
     FieldDef,
     FieldRef,
+    GroupDef,
     WebformDef,
     WorkflowDef,
 )
-from workflows.engine.rules import (
-    EMPTY,
-    FieldInvalid,
-    check_form_value,
-    check_value,
-    form_value,
-    has_value,
-)
+from workflows.engine.entries import EntriesInvalid, check_entries, column, form_entries
+from workflows.engine.form_inputs import form_value
+from workflows.engine.messages import FieldInvalid, Message, gettext_noop
+from workflows.engine.rules import EMPTY, check_form_value, check_value, has_value
 
 
 @dataclass(frozen=True)
 class Checked:
-    """The outcome of checking some fields: the normalized values of those that passed (EMPTY
-    for those left blank), and a message for each that did not."""
+    """The outcome of checking some fields and groups: the normalized values of those that
+    passed (EMPTY for those left blank), and a message for each that did not, keyed by its key
+    (``<group>.<index>.<field>`` for a field of a group's entry, ``<group>`` for the group)."""
 
     values: dict[str, Any] = field(default_factory=dict)
-    errors: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, Message] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return not self.errors
 
 
+Item = FieldDef | GroupDef
+
+
 def _optional(definition: FieldDef) -> FieldDef:
     return FieldDef(**{**definition.__dict__, "required": False})
 
 
+def page_conditions(webform: WebformDef) -> dict[str, str]:
+    """The key each field or group of a conditional page waits for (its page's showWhen)."""
+    return {
+        item.key: page.show_when for page in webform.pages if page.show_when for item in page.items
+    }
+
+
 def check_fields(
-    fields: tuple[FieldDef, ...],
+    fields: tuple[Item, ...],
     raw: Mapping[str, Any],
     *,
     enforce_required: bool = True,
     check: Callable[[FieldDef, Any], Any] = check_value,
     known: Mapping[str, Any] | None = None,
+    conditions: Mapping[str, str] | None = None,
 ) -> Checked:
-    """Check ``raw[key]`` for each of ``fields`` (absent keys are blank). A field whose
-    ``showWhen`` field has no value (among those checked before it, else in ``known``: the
-    stored payload) is hidden: not required, and its value is dropped (EMPTY)."""
+    """Check ``raw[key]`` for each of ``fields`` (fields and repeating groups; absent keys are
+    blank). A field whose ``showWhen`` field has no value (among those checked before it, else
+    in ``known``: the stored payload), or whose page's has none (``conditions``, from
+    ``page_conditions``), is hidden: not required, and its value is dropped (EMPTY)."""
     checked = Checked()
     seen = dict(known or {})
     for definition in fields:
-        if definition.show_when and not has_value(seen.get(definition.show_when)):
+        waits_for = [definition.show_when] if isinstance(definition, FieldDef) else []
+        waits_for.append((conditions or {}).get(definition.key, ""))
+        if any(key and not has_value(seen.get(key)) for key in waits_for):
             checked.values[definition.key] = EMPTY
             seen.pop(definition.key, None)
             continue
-        rule = definition if enforce_required else _optional(definition)
         try:
-            value = check(rule, raw.get(definition.key))
+            if isinstance(definition, GroupDef):
+                value = check_entries(
+                    definition, raw.get(definition.key), enforce_required=enforce_required,
+                    check=check,
+                )  # fmt: skip
+            else:
+                rule = definition if enforce_required else _optional(definition)
+                value = check(rule, raw.get(definition.key))
         except FieldInvalid as invalid:
-            checked.errors[definition.key] = str(invalid)
+            checked.errors[definition.key] = invalid.message
+            seen.pop(definition.key, None)
+            continue
+        except EntriesInvalid as invalid:
+            for suffix, message in invalid.errors.items():
+                checked.errors[f"{definition.key}.{suffix}" if suffix else definition.key] = message
             seen.pop(definition.key, None)
             continue
         checked.values[definition.key] = value
@@ -71,16 +94,32 @@ def check_fields(
     return checked
 
 
+def _hidden(webform: WebformDef, payload: Mapping[str, Any]) -> tuple[set[int], set[str]]:
+    pages: set[int] = set()
+    keys: set[str] = set()
+
+    def waits(key: str) -> bool:
+        return bool(key) and (key in keys or not has_value(payload.get(key)))
+
+    for index, page in enumerate(webform.pages):
+        if waits(page.show_when):
+            pages.add(index)
+            keys.update(item.key for item in page.items)
+            continue
+        keys.update(f.key for f in page.fields if waits(f.show_when))
+    return pages, keys
+
+
+def hidden_pages(webform: WebformDef, payload: Mapping[str, Any]) -> set[int]:
+    """The indexes of the pages ``payload`` hides: their showWhen field has no value, or is
+    itself hidden. They are skipped, and their fields are hidden."""
+    return _hidden(webform, payload)[0]
+
+
 def hidden_keys(webform: WebformDef, payload: Mapping[str, Any]) -> set[str]:
-    """The keys of the webform's fields that ``payload`` hides (their showWhen field has no
-    value, or is itself hidden)."""
-    hidden: set[str] = set()
-    for definition in webform.fields:
-        if definition.show_when and (
-            definition.show_when in hidden or not has_value(payload.get(definition.show_when))
-        ):
-            hidden.add(definition.key)
-    return hidden
+    """The keys of the webform's fields and groups that ``payload`` hides: their showWhen
+    field, or their page's, has no value or is itself hidden."""
+    return _hidden(webform, payload)[1]
 
 
 def drop_hidden(webform: WebformDef, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -101,11 +140,14 @@ def check_form_page(
     """The posted page of a webform: its wire values (to show again on an error) and the check,
     with the page's own rules (``check_form_value``: an image only as an uploaded file).
     ``known`` is what the webform holds so far (for the showWhen of earlier pages' fields)."""
-    fields = webform.pages[page].fields
-    raw = {f.key: form_value(f, get) for f in fields}
-    return raw, check_fields(
-        fields, raw, enforce_required=enforce_required, check=check_form_value, known=known
-    )
+    shown = webform.pages[page]
+    raw: dict[str, Any] = {f.key: form_value(f, get) for f in shown.fields}
+    raw.update({g.key: form_entries(g, get) for g in shown.groups})
+    checked = check_fields(
+        shown.items, raw, enforce_required=enforce_required,
+        check=check_form_value, known=known, conditions=page_conditions(webform),
+    )  # fmt: skip
+    return raw, checked
 
 
 def check_payload(
@@ -119,10 +161,13 @@ def check_payload(
     values (a partial save); otherwise every field, required ones included. Keys that name no
     field are ignored, as fill ignores unknown aliases. ``known`` is the stored payload (what a
     showWhen not in ``payload`` looks at)."""
+    conditions = page_conditions(webform)
     if only_given:
-        fields = tuple(f for f in webform.fields if f.key in payload)
-        return check_fields(fields, payload, enforce_required=False, known=known)
-    return check_fields(webform.fields, payload, known=known)
+        fields = tuple(f for f in webform.items if f.key in payload)
+        return check_fields(
+            fields, payload, enforce_required=False, known=known, conditions=conditions
+        )
+    return check_fields(webform.items, payload, known=known, conditions=conditions)
 
 
 def merged(stored: Mapping[str, Any], checked: Checked) -> dict[str, Any]:
@@ -138,39 +183,61 @@ def merged(stored: Mapping[str, Any], checked: Checked) -> dict[str, Any]:
 
 def missing_required(webform: WebformDef, payload: Mapping[str, Any]) -> Checked:
     """Every field checked against the stored payload: what stops the webform completing (a
-    hidden field never does)."""
-    return check_fields(webform.fields, payload, known=payload)
+    hidden field, or a field of a hidden page, never does)."""
+    return check_fields(webform.items, payload, known=payload, conditions=page_conditions(webform))
 
 
-def first_page_with_errors(webform: WebformDef, errors: Mapping[str, str]) -> int:
+def first_page_with_errors(webform: WebformDef, errors: Mapping[str, Any]) -> int:
+    keys = {key.split(".")[0] for key in errors}
     for index, page in enumerate(webform.pages):
-        if any(f.key in errors for f in page.fields):
+        if any(item.key in keys for item in page.items):
             return index
     return 0
 
 
 def resolved_payload(webform: WebformDef, payload: Mapping[str, Any]) -> dict[str, Any]:
     """The spec's ``resolvedPayload``: each field with a value, keyed by its key, as
-    ``{type, value, label}``, in the webform's order."""
-    return {
-        f.key: {"type": f.type, "value": payload[f.key], "label": f.label}
-        for f in webform.fields
-        if payload.get(f.key) is not None
-    }
+    ``{type, value, label}``, in the webform's order; a repeating group as ``{type: "group",
+    value: [<entry>...], label}``, each entry resolved the same way."""
+    out: dict[str, Any] = {}
+    for item in webform.items:
+        value = payload.get(item.key)
+        if value is None:
+            continue
+        if isinstance(item, GroupDef):
+            entries = [
+                {
+                    f.key: {"type": f.type, "value": entry[f.key], "label": f.label}
+                    for f in item.fields
+                    if entry.get(f.key) is not None
+                }
+                for entry in value
+            ]
+            out[item.key] = {"type": "group", "value": entries, "label": item.label}
+        else:
+            out[item.key] = {"type": item.type, "value": value, "label": item.label}
+    return out
 
 
 def value_of(
     definition: WorkflowDef, payloads: Mapping[str, Mapping[str, Any]], ref: FieldRef
 ) -> Any:
-    """The stored value of a field of the workflow; ``payloads`` are keyed by webform slug."""
-    return (payloads.get(ref.forge) or {}).get(ref.field)
+    """The stored value of a field of the workflow (``payloads`` are keyed by webform slug):
+    for a field of a repeating group, its column: one value per entry."""
+    payload = payloads.get(ref.forge) or {}
+    webform = definition.webform(slug=ref.forge)
+    group = webform.group_of(ref.field) if webform else None
+    if group is not None:
+        return column(payload.get(group.key), ref.field)
+    return payload.get(ref.field)
 
 
 def document_data(
     definition: WorkflowDef, document: DocumentDef, payloads: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, Any]:
     """The fill ``data`` of one document: each mapped alias with its field's value (fields left
-    blank are left out, so their template fields stay unfilled)."""
+    blank are left out, so their template fields stay unfilled). A field of a repeating group
+    fills a template array, a row per entry; entries beyond its rows repeat its page."""
     data: dict[str, Any] = {}
     for mapping in document.mappings:
         value = value_of(definition, payloads, mapping.source)
@@ -211,12 +278,17 @@ def completion_percentage(
     return round(100.0 * done / steps, 1) if steps else 100.0
 
 
-def answer_text(field: FieldDef, value: Any) -> str:
-    """A stored value as one line for people to read back (the summary of the last page)."""
+def _same(text: str) -> str:
+    return text
+
+
+def answer_text(field: FieldDef, value: Any, translate: Callable[[str], str] = _same) -> str:
+    """A stored value as one line for people to read back (the summary of the last page), its
+    words in the language of ``translate``."""
     if value is None:
         return ""
     if field.type == "checkbox":
-        return "Yes" if value else "No"
+        return translate(gettext_noop("Yes") if value else gettext_noop("No"))
     if field.type == "fullName":
         return person_name(value)
     if field.type == "usAddress" and isinstance(value, Mapping):
@@ -228,7 +300,7 @@ def answer_text(field: FieldDef, value: Any) -> str:
     if field.type == "radioGroup":
         return dict(field.options).get(str(value), str(value))
     if field.type == "imageFile":
-        return "An image"
+        return translate(gettext_noop("An image"))
     if field.type == "ssn":  # never the whole number on a page a shared screen may show
         return f"•••-••-{str(value)[-4:]}"
     if field.type == "dollar":
@@ -240,17 +312,38 @@ def answer_text(field: FieldDef, value: Any) -> str:
     return str(value)
 
 
+def _item_answers(item: Item, value: Any, translate: Callable[[str], str]) -> list[tuple[str, str]]:
+    if isinstance(item, FieldDef):
+        return [(item.label, answer_text(item, value, translate))]
+    # One line per entry: "Items 2", "Description: Lamp · Price: $12.00".
+    return [
+        (
+            f"{item.label} {number}",
+            " · ".join(
+                f"{f.label}: {answer_text(f, entry[f.key], translate)}"
+                for f in item.fields
+                if entry.get(f.key) is not None
+            ),
+        )
+        for number, entry in enumerate(value, start=1)
+    ]
+
+
 def answers(
-    definition: WorkflowDef, payloads: Mapping[str, Mapping[str, Any]]
+    definition: WorkflowDef,
+    payloads: Mapping[str, Mapping[str, Any]],
+    translate: Callable[[str], str] = _same,
 ) -> list[tuple[str, list[tuple[str, str]]]]:
-    """Each webform's name and its answers given, ``(label, text)``, in the webforms' order."""
+    """Each webform's name and its answers given, ``(label, text)``, in the webforms' order
+    (a repeating group gives a line per entry)."""
     out = []
     for webform in definition.webforms:
         payload = payloads.get(webform.slug) or {}
         given = [
-            (f.label, answer_text(f, payload[f.key]))
-            for f in webform.fields
-            if payload.get(f.key) is not None
+            answer
+            for item in webform.items
+            if payload.get(item.key) is not None
+            for answer in _item_answers(item, payload[item.key], translate)
         ]
         if given:
             out.append((webform.name, given))

@@ -21,10 +21,27 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 
-import phonenumbers
-
-from core.engine.field_types import PHONE_REGIONS
 from core.engine.images import image_from_bytes
+from workflows.engine.messages import MESSAGES, FieldInvalid
+from workflows.engine.phones import PHONE_REGION_INFO, PHONE_REGION_ORDER, national_number
+
+# Importable from here as before the messages and phones had modules of their own.
+__all__ = [
+    "EMPTY",
+    "IMAGE_MAX_BYTES",
+    "IMAGE_TYPES",
+    "MESSAGES",
+    "PHONE_REGION_INFO",
+    "PHONE_REGION_ORDER",
+    "US_STATES",
+    "FieldInvalid",
+    "browser_rules",
+    "check_form_value",
+    "check_value",
+    "has_value",
+    "is_empty",
+    "national_number",
+]
 
 EMPTY: Final = None
 MAX_TEXT = 10_000  # characters of one text value
@@ -64,7 +81,6 @@ _DATE = re.compile(DATE_PATTERN)
 _NUMBER = re.compile(NUMBER_PATTERN)
 _ZIP = re.compile(ZIP_PATTERN)
 _SEPARATORS = re.compile(r"[\s-]")
-_PHONE_CHARACTERS = re.compile(r"[\s().\-/]")
 
 # The states, the District of Columbia, the territories and the military "states" of USPS.
 _STATE_CODES = (
@@ -72,135 +88,6 @@ _STATE_CODES = (
     "NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY AS GU MP PR VI UM AA AE AP"
 )
 US_STATES: tuple[str, ...] = tuple(_STATE_CODES.split())
-
-REGION_NAMES: Mapping[str, str] = {
-    "US": "United States",
-    "CA": "Canada",
-    "GB": "United Kingdom",
-    "MX": "Mexico",
-    "AG": "Antigua and Barbuda",
-    "AI": "Anguilla",
-    "AS": "American Samoa",
-    "BB": "Barbados",
-    "BM": "Bermuda",
-    "BS": "Bahamas",
-    "DM": "Dominica",
-    "DO": "Dominican Republic",
-    "GD": "Grenada",
-    "GG": "Guernsey",
-    "GU": "Guam",
-    "IM": "Isle of Man",
-    "JE": "Jersey",
-    "JM": "Jamaica",
-    "KN": "Saint Kitts and Nevis",
-    "KY": "Cayman Islands",
-    "LC": "Saint Lucia",
-    "MP": "Northern Mariana Islands",
-    "MS": "Montserrat",
-    "PR": "Puerto Rico",
-    "SX": "Sint Maarten",
-    "TC": "Turks and Caicos Islands",
-    "TT": "Trinidad and Tobago",
-    "VC": "Saint Vincent and the Grenadines",
-    "VG": "British Virgin Islands",
-    "VI": "U.S. Virgin Islands",
-}
-
-# Every message a check can give. ``{min}``, ``{max}`` and ``{region}`` are filled in.
-MESSAGES: Mapping[str, str] = {
-    "required": "This field is required.",
-    "checkboxRequired": "Check this box to continue.",
-    "text": "Enter text.",
-    "tooLong": "Use at most {max} characters.",
-    "tooShort": "Use at least {min} characters.",
-    "email": "Enter an email address, like name@example.com.",
-    "ssn": "Enter the 9 digits of a social security number, like 123-45-6789.",
-    "ssnInvalid": "This is not a valid social security number.",
-    "ein": "Enter the 9 digits of an employer identification number, like 12-3456789.",
-    "einInvalid": "This is not a valid employer identification number.",
-    "date": "Enter a date as YYYY-MM-DD.",
-    "dateInvalid": "This date does not exist.",
-    "number": "Enter a number, like 1234.56.",
-    "integer": "Enter a whole number.",
-    "percent": "Enter a number from 0 to 100.",
-    "numberTooLarge": "Enter a number below 1,000,000,000,000,000.",
-    "min": "Enter a number of at least {min}.",
-    "max": "Enter a number of at most {max}.",
-    "option": "Choose one of the options.",
-    "checkbox": "Must be true or false.",
-    "image": "Upload a PNG, JPEG or GIF image of at most 10 MB.",
-    "imageDataUrl": "A data: URL may hold at most 72 KB of image; give an http(s) URL instead.",
-    "imageUrl": "Give an http(s) URL or a data: URL of a PNG, JPEG or GIF image.",
-    "imageUpload": "Upload the image as a file; a link to an image is not accepted here.",
-    "imageBytes": "This file is not a readable image of the type it claims (PNG, JPEG or GIF).",
-    "name": "Enter a first name and a last name.",
-    "nameObject": "Must be an object with firstName, mi and lastName.",
-    "middleInitial": "Use at most 5 characters for the middle initial.",
-    "part": "Use at most 200 characters in each part.",
-    "address": "Enter the street, city, state and ZIP code.",
-    "addressObject": "Must be an object with street1, street2, city, state and zip.",
-    "state": "Use the two-letter code of a US state, like CA.",
-    "zip": "Enter a 5-digit ZIP code, or ZIP+4 like 94105-1234.",
-    "phoneRegion": "Choose a region of the +1, +44 or +52 codes (US, CA, GB, MX...).",
-    "phone": "Enter a complete phone number for {region}.",
-    "phoneObject": "Must be a phone number string or an object with num, region and baseRegion.",
-}
-
-
-class FieldInvalid(ValueError):
-    """A value that breaks its field's rule; ``str()`` is the message shown beside the field."""
-
-    def __init__(self, key: str, **values: Any) -> None:
-        self.key = key
-        super().__init__(MESSAGES[key].format(**values))
-
-
-# --- phones ---------------------------------------------------------------------------------
-
-
-def _phone_region_info(region: str) -> dict[str, Any]:
-    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
-    assert metadata is not None, region
-    assert metadata.general_desc is not None, region
-    lengths = sorted(length for length in metadata.general_desc.possible_length if length > 0)
-    return {
-        "name": REGION_NAMES.get(region, region),
-        "code": metadata.country_code,
-        "prefix": metadata.national_prefix or "",
-        "lengths": lengths,
-    }
-
-
-# US, CA, GB and MX first (the spec's named regions), then the others by name.
-PHONE_REGION_ORDER: tuple[str, ...] = ("US", "CA", "GB", "MX") + tuple(
-    sorted(PHONE_REGIONS - {"US", "CA", "GB", "MX"}, key=lambda r: REGION_NAMES.get(r, r))
-)
-PHONE_REGION_INFO: Mapping[str, Mapping[str, Any]] = {
-    region: _phone_region_info(region) for region in PHONE_REGION_ORDER
-}
-
-
-def national_number(num: str, region: str) -> str | None:
-    """The national significant number of ``num`` in ``region``, or None if it cannot be one.
-
-    The rule the page's script applies too: drop spaces, dots, dashes, slashes and brackets; a
-    leading "+" must be followed by the region's country code, which is dropped; otherwise a
-    leading national prefix ("1" in North America, "0" in the UK; no national number starts
-    with it) is dropped. The number must then be digits of one of the region's lengths.
-    """
-    info = PHONE_REGION_INFO[region]
-    digits = _PHONE_CHARACTERS.sub("", num)
-    code, prefix, lengths = str(info["code"]), info["prefix"], info["lengths"]
-    if digits.startswith("+"):
-        if not digits.startswith("+" + code):
-            return None
-        digits = digits[1 + len(code) :]
-    elif prefix and digits.startswith(prefix):
-        digits = digits[len(prefix) :]
-    if not digits.isascii() or not digits.isdigit() or len(digits) not in lengths:
-        return None
-    return digits
-
 
 # --- helpers --------------------------------------------------------------------------------
 
@@ -500,99 +387,28 @@ _CHECKS: Mapping[str, Callable[[Any, Any], Any]] = {
 }
 
 
-# --- webform inputs -------------------------------------------------------------------------
-
-
-def input_names(field: Any) -> tuple[str, ...]:
-    """The names of the page's inputs for ``field``: its key, or ``key.part`` for each part."""
-    parts = PARTS.get(field.type)
-    if parts is None:
-        return (field.key,)
-    return tuple(f"{field.key}.{part}" for part in parts)
-
-
-def form_value(field: Any, get: Callable[[str], str | None]) -> Any:
-    """The wire value of ``field`` from the strings a webform page posted (``get(name)``)."""
-    kind = field.type
-    if kind == "checkbox":
-        return get(field.key) is not None
-    parts = PARTS.get(kind)
-    if parts is None:
-        return get(field.key)
-    values = {part: get(f"{field.key}.{part}") or "" for part in parts}
-    if kind == "phone":
-        return {"num": values["num"], "region": values["region"] or field.base_region}
-    return values
-
-
-def form_strings(field: Any, value: Any) -> dict[str, str]:
-    """The strings to put back in the page's inputs for a stored or submitted ``value``."""
-    kind = field.type
-    if value is None:
-        return {}
-    if kind == "checkbox":
-        return {field.key: "on"} if value is True else {}
-    parts = PARTS.get(kind)
-    if parts is None:
-        if isinstance(value, list):
-            value = "\n".join(str(v) for v in value)
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        return {field.key: value if isinstance(value, str) else str(value)}
-    if isinstance(value, str) and kind == "phone":
-        return {f"{field.key}.num": value}
-    if not isinstance(value, Mapping):
-        return {}
-    return {
-        f"{field.key}.{part}": str(value[part]) for part in parts if value.get(part) is not None
-    }
-
-
-def invalid_parts(field: Any, raw: Any, message: str) -> tuple[str, ...]:
-    """The parts of a name, address or phone that ``message`` is about: only those are marked
-    invalid (an optional middle initial or apartment never is, unless it is what is wrong).
-    form.js's ``invalidParts`` is the same."""
-    kind = field.type
-    parts = PARTS.get(kind)
-    if not parts or not message:
-        return ()
-    given = raw if isinstance(raw, Mapping) else {}
-
-    def blank(part: str) -> bool:
-        return not str(given.get(part) or "").strip()
-
-    if message == MESSAGES["part"]:
-        return tuple(p for p in parts if len(str(given.get(p) or "").strip()) > MAX_PART)
-    needed: tuple[str, ...]
-    if kind == "fullName":
-        if message == MESSAGES["middleInitial"]:
-            return ("mi",)
-        needed = ("firstName", "lastName")
-    elif kind == "usAddress":
-        if message == MESSAGES["state"]:
-            return ("state",)
-        if message == MESSAGES["zip"]:
-            return ("zip",)
-        needed = ("street1", "city", "state", "zip")
-    else:
-        return ("region",) if message == MESSAGES["phoneRegion"] else ("num",)
-    return tuple(p for p in needed if blank(p)) or needed
-
-
 # --- for the browser ------------------------------------------------------------------------
 
 
-def browser_rules() -> dict[str, Any]:
-    """What form.js needs to apply these rules: messages, patterns, regions, states, limits."""
+def _same(text: str) -> str:
+    return text
+
+
+def browser_rules(translate: Callable[[str], str] = _same) -> dict[str, Any]:
+    """What form.js needs to apply these rules: messages, patterns, regions, states, limits;
+    the messages and regions' names in the language of ``translate``."""
     return {
-        "messages": dict(MESSAGES),
+        "messages": {code: translate(text) for code, text in MESSAGES.items()},
         "patterns": {
             "email": EMAIL_PATTERN,
             "date": DATE_PATTERN,
             "number": NUMBER_PATTERN,
             "zip": ZIP_PATTERN,
         },
-        "phoneRegions": {region: dict(info) for region, info in PHONE_REGION_INFO.items()},
+        "phoneRegions": {
+            region: {**info, "name": translate(info["name"])}
+            for region, info in PHONE_REGION_INFO.items()
+        },
         "usStates": list(US_STATES),
         "limits": {
             "text": MAX_TEXT,
