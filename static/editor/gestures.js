@@ -1,6 +1,6 @@
 // The mouse (and pen, and touch) on the pages: click to select, Shift+click to add, drag to
 // move, drag a handle to resize, draw a field or a radio option with the draw tools, drag on the
-// empty page to select what the rectangle touches. Each gesture is one undo step.
+// empty page to select what the rectangle touches. A move or a resize is one undo step.
 
 import { h } from "../common/dom.js";
 import { boxToRect, pointToPdf, rectToBox, screenDeltaToPdf } from "../common/page-box.js";
@@ -71,7 +71,7 @@ function localPoint(event, p) {
   return { x: event.clientX - bounds.left, y: event.clientY - bounds.top };
 }
 
-function track(view, p, { move, end }) {
+function track(p, { move, end }) {
   const onMove = (event) => move(localPoint(event, p), event);
   const onUp = (event) => {
     window.removeEventListener("pointermove", onMove);
@@ -100,7 +100,7 @@ function startMove(view, p, start, { id, collapseOnClick = false }) {
     maxY: Math.max(0, p.viewport.height - around.top - around.height),
   };
   let started = false;
-  track(view, p, {
+  track(p, {
     move: (point) => {
       let dx = point.x - start.x;
       let dy = point.y - start.y;
@@ -150,7 +150,7 @@ function startResize(view, p, start, handle) {
   const yMin = Math.min(0, from.top);
   const yMax = Math.max(p.viewport.height, from.top + from.height);
   let started = false;
-  track(view, p, {
+  track(p, {
     move: (point) => {
       const dx = point.x - start.x;
       const dy = point.y - start.y;
@@ -205,7 +205,7 @@ function startDraw(view, p, start) {
     return box;
   };
   place(start);
-  track(view, p, {
+  track(p, {
     move: (point) => place(point),
     end: (point) => {
       draft.remove();
@@ -250,7 +250,7 @@ function startMarquee(view, p, start, add) {
   const before = add ? new Set(state.selection) : new Set();
   const marquee = h("div", { class: "ed-marquee" });
   let started = false;
-  track(view, p, {
+  track(p, {
     move: (point) => {
       if (!started) {
         if (Math.hypot(point.x - start.x, point.y - start.y) < DRAG_THRESHOLD) return;
