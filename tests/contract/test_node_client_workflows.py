@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.workflows.order_workflow import order_workflow
 from workflows.demo import demo_workflow_create
 from workflows.models import Submission, WebformSubmission
 
@@ -64,3 +65,45 @@ def test_forge_submit_then_remove_weld_data(node_anvil, demo_workflow, other_api
     assert removed["data"]["data"] == {"removeWeldData": True}
     assert not Submission.objects.exists()
     assert not WebformSubmission.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_forge_submit_adds_an_entry_of_a_repeating_group(node_anvil, organization, demo_template):
+    """@anvilco/anvil's forgeSubmit sends groupArrayId and groupArrayIndex with its own mutation;
+    the entry lands at that index of the group, and an index past the next is refused."""
+    workflow = order_workflow(organization, demo_template)
+    forge = workflow.webforms.get().eid
+
+    created = node_anvil(
+        "forgeSubmit",
+        variables={
+            "forgeEid": forge,
+            "payload": {"description": "Lamp", "price": "$12.50"},
+            "groupArrayId": "items",
+            "groupArrayIndex": 0,
+        },
+    )
+    refused = node_anvil(
+        "forgeSubmit",
+        variables={
+            "forgeEid": forge,
+            "submissionEid": created["data"]["data"]["forgeSubmit"]["eid"],
+            "payload": {"description": "Desk"},
+            "groupArrayId": "items",
+            "groupArrayIndex": 2,
+        },
+    )
+
+    assert created["errors"] is None, created
+    assert created["data"]["data"]["forgeSubmit"]["payloadValue"] == {
+        "items": [{"description": "Lamp", "price": 12.5}]
+    }
+    assert refused["errors"][0]["extensions"]["fields"] == [
+        {
+            "property": "groupArrayIndex",
+            "message": "Must be an entry index from 0 to 1 (the next entry).",
+        }
+    ]
+    assert WebformSubmission.objects.get().payload["items"] == [
+        {"description": "Lamp", "price": 12.5}
+    ]

@@ -10,9 +10,11 @@ import zipfile
 import pytest
 
 from tests.conftest import basic_auth
-from tests.pdfcheck import words
+from tests.pdfcheck import text_in_rect, words
+from tests.workflows.order_workflow import item_rect, order_workflow, price_rect
 from workflows.demo import demo_workflow_create
 from workflows.models import Submission
+from workflows.submissions import documents_zip
 
 ABOUT_YOU = {
     "name": {"firstName": "Ada", "lastName": "Lovelace"},
@@ -130,3 +132,70 @@ def test_another_organizations_key_sees_no_weld(python_anvil, demo_workflow, oth
     )
     assert "No webform with eid" in refused["error"]
     assert Submission.objects.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_forge_submit_fills_a_repeating_group_by_group_array_id(
+    python_anvil, organization, demo_template
+):
+    """python-anvil's forge_submit with group_array_id and group_array_index: one entry at a
+    time, then the webform completes and the entries fill the template's arrays."""
+    workflow = order_workflow(organization, demo_template)
+    forge = workflow.webforms.get().eid
+    lamp = python_anvil(
+        "forge_submit",
+        payload={
+            "forge_eid": forge,
+            "payload": {"description": "Lamp", "price": 12.5},
+            "group_array_id": "items",
+            "group_array_index": 0,
+        },
+    )
+    assert "error" not in lamp, lamp
+    submission_eid = lamp["result"]["forgeSubmit"]["eid"]
+    desk = python_anvil(
+        "forge_submit",
+        payload={
+            "forge_eid": forge,
+            "submission_eid": submission_eid,
+            "payload": {"description": "Desk", "price": 300},
+            "group_array_id": "items",
+            "group_array_index": 1,
+        },
+    )
+    refused = python_anvil(
+        "forge_submit",
+        payload={
+            "forge_eid": forge,
+            "submission_eid": submission_eid,
+            "payload": {"description": "Chair"},
+            "group_array_id": "items",
+            "group_array_index": 5,
+        },
+    )
+    done = python_anvil(
+        "forge_submit",
+        payload={
+            "forge_eid": forge,
+            "submission_eid": submission_eid,
+            "payload": {"name": {"firstName": "Ada", "lastName": "Lovelace"}},
+            "complete": True,
+        },
+    )
+
+    assert "error" not in desk, desk
+    entries = desk["result"]["forgeSubmit"]["resolvedPayload"]["items"]["value"]
+    assert [{k: v["value"] for k, v in entry.items()} for entry in entries] == [
+        {"description": "Lamp", "price": 12.5},
+        {"description": "Desk", "price": 300},
+    ]
+    assert refused["type"] == "TransportQueryError"
+    assert "'property': 'groupArrayIndex'" in refused["error"]
+    assert "Must be an entry index from 0 to 2 (the next entry)." in refused["error"]
+    assert "error" not in done, done
+    assert done["result"]["forgeSubmit"]["weldData"]["isComplete"] is True
+    submission = Submission.objects.get()
+    pdf = zipfile.ZipFile(io.BytesIO(documents_zip(submission)[0])).read("order-form.pdf")
+    page = words(pdf)[1]
+    assert [text_in_rect(page, item_rect(row)) for row in range(3)] == ["Lamp", "Desk", ""]
+    assert [text_in_rect(page, price_rect(row)) for row in range(2)] == ["$12.50", "$300.00"]

@@ -66,8 +66,8 @@ MESSAGES: Mapping[str, str] = {
     "phoneObject": gettext_noop(
         "Must be a phone number string or an object with num, region and baseRegion."
     ),
-    "groupMin": gettext_noop("Add at least {min} entries."),
-    "groupMax": gettext_noop("Add at most {max} entries."),
+    "groupMin": gettext_noop("Entries needed: at least {min}."),
+    "groupMax": gettext_noop("Entries allowed: at most {max}."),
     "groupEntries": gettext_noop("Must be a list of entries, each an object keyed by field key."),
 }
 
