@@ -103,6 +103,17 @@ def allow_framing_by(response: HttpResponse, origins: Iterable[str]) -> HttpResp
     return response
 
 
+def allow_framing_by_anyone(response: HttpResponse) -> HttpResponse:
+    """Let any page frame ``response``'s page: for pages that hold no secret and must reach the
+    integrator whatever its origin (the signing link that cannot be used, which posts
+    ``signerError``). Nothing of it is cached."""
+    response["Content-Security-Policy"] = "frame-ancestors *"
+    response.headers.pop("X-Frame-Options", None)
+    response.xframe_options_exempt = True  # type: ignore[attr-defined]
+    response["Cache-Control"] = "no-store"
+    return response
+
+
 def embed_origins_set(*, organization: Organization, lines: Iterable[str]) -> list[str]:
     """Validate and store the origins (one per line); returns what was stored."""
     origins = parse_origins(lines)

@@ -1,7 +1,8 @@
 """The audit trail's entries: what happened to a packet, who did it, from where.
 
 Every action has a name (stored, and shown to API clients) and a label for people (the admin
-and the certificate of completion). Entries are append-only (esign.models.AuditEvent).
+and the certificate of completion), translated (the trail in the packet's language, see
+esign.languages). Entries are append-only (esign.models.AuditEvent).
 """
 
 from __future__ import annotations
@@ -10,32 +11,35 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import models
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
-from esign.models import AuditEvent, Packet, Signer
+from esign.engine.audit_trail import TrailLabels
+from esign.models import AuditEvent, Packet, PacketStatus, Signer, SignerStatus
 
 
 class AuditAction(models.TextChoices):
-    PACKET_CREATED = "packetCreated", "Packet created"
-    PACKET_SENT = "packetSent", "Packet sent"
-    PACKET_DELIVERED = "packetDelivered", "A signer received the request"
-    PACKET_PARTIALLY_SIGNED = "packetPartiallySigned", "Signed by some signers"
-    PACKET_COMPLETED = "packetCompleted", "Every signer signed"
-    PACKET_DECLINED = "packetDeclined", "Packet declined"
-    PACKET_VOIDED = "packetVoided", "Packet voided"
-    PACKET_SEAL_FAILED = "packetSealFailed", "Sealing postponed"
-    PACKET_SEALED = "packetSealed", "Documents sealed"
-    SIGNER_NOTIFIED = "signerNotified", "Asked to sign"
-    SIGNER_EMAIL_REQUESTED = "signerEmailRequested", "A new signing link was asked for"
-    SIGNER_EMAIL_SENT = "signerEmailSent", "Signing email sent"
-    SIGNER_EMAIL_FAILED = "signerEmailFailed", "Signing email could not be sent"
-    SIGNER_EMAIL_DELIVERED = "signerEmailDelivered", "Signing email handed to the mail server"
-    SIGNING_URL_CREATED = "signingUrlCreated", "Signing link created"
-    SIGNER_VIEWED = "signerViewed", "Opened the signing link"
-    SIGNER_COMPLETED = "signerCompleted", "Signed"
-    SIGNER_DECLINED = "signerDeclined", "Declined"
-    SIGNER_SKIPPED = "signerSkipped", "No longer asked to sign"
-    SIGNER_VOIDED = "signerVoided", "Request cancelled"
-    TOKENS_EXPIRED = "tokensExpired", "Signing links expired"
+    PACKET_CREATED = "packetCreated", _("Packet created")
+    PACKET_SENT = "packetSent", _("Packet sent")
+    PACKET_DELIVERED = "packetDelivered", _("A signer received the request")
+    PACKET_PARTIALLY_SIGNED = "packetPartiallySigned", _("Signed by some signers")
+    PACKET_COMPLETED = "packetCompleted", _("Every signer signed")
+    PACKET_DECLINED = "packetDeclined", _("Packet declined")
+    PACKET_VOIDED = "packetVoided", _("Packet voided")
+    PACKET_SEAL_FAILED = "packetSealFailed", _("Sealing postponed")
+    PACKET_SEALED = "packetSealed", _("Documents sealed")
+    SIGNER_NOTIFIED = "signerNotified", _("Asked to sign")
+    SIGNER_EMAIL_REQUESTED = "signerEmailRequested", _("A new signing link was asked for")
+    SIGNER_EMAIL_SENT = "signerEmailSent", _("Signing email sent")
+    SIGNER_EMAIL_FAILED = "signerEmailFailed", _("Signing email could not be sent")
+    SIGNER_EMAIL_DELIVERED = "signerEmailDelivered", _("Signing email handed to the mail server")
+    SIGNING_URL_CREATED = "signingUrlCreated", _("Signing link created")
+    SIGNER_VIEWED = "signerViewed", _("Opened the signing link")
+    SIGNER_COMPLETED = "signerCompleted", _("Signed")
+    SIGNER_DECLINED = "signerDeclined", _("Declined")
+    SIGNER_SKIPPED = "signerSkipped", _("No longer asked to sign")
+    SIGNER_VOIDED = "signerVoided", _("Request cancelled")
+    TOKENS_EXPIRED = "tokensExpired", _("Signing links expired")
 
 
 def action_label(action: str) -> str:
@@ -44,6 +48,64 @@ def action_label(action: str) -> str:
         return str(AuditAction(action).label)
     except ValueError:
         return action
+
+
+def trail_labels() -> TrailLabels:
+    """The words of the certificate of completion in the active language (the engine knows no
+    catalogue)."""
+    statuses = {
+        PacketStatus.DRAFT: gettext("draft"),
+        PacketStatus.SENT: gettext("sent"),
+        PacketStatus.DELIVERED: gettext("delivered"),
+        PacketStatus.PARTIAL: gettext("partially signed"),
+        PacketStatus.DECLINED: gettext("declined"),
+        PacketStatus.VOIDED: gettext("voided"),
+        PacketStatus.COMPLETED: gettext("completed"),
+        SignerStatus.CREATED: gettext("created"),
+        SignerStatus.VIEWED: gettext("viewed"),
+        SignerStatus.SKIPPED: gettext("skipped"),
+    }
+    return TrailLabels(
+        title=gettext("Certificate of completion"),
+        document_title=gettext("Certificate of completion: {packet}"),
+        document_subject=gettext("Audit trail of packet {packet}"),
+        packet=gettext("Packet"),
+        organization=gettext("Organization"),
+        status=gettext("Status"),
+        created=gettext("Created"),
+        completed=gettext("Completed"),
+        sealed_by=gettext("Sealed by"),
+        record_made=gettext("This record made"),
+        test_packet=gettext("Test packet: its documents are marked as not legally binding."),
+        documents=gettext("Documents"),
+        documents_note=gettext(
+            "SHA-256 of each PDF before anyone signed, and of the sealed PDF delivered to the "
+            "signers. A file whose SHA-256 differs is not the one recorded here."
+        ),
+        one_page=gettext("{count} page"),
+        pages=gettext("{count} pages"),
+        before_signing=gettext("Before signing"),
+        sealed=gettext("Sealed"),
+        signers=gettext("Signers"),
+        email=gettext("Email"),
+        none=gettext("(none)"),
+        routing_order=gettext("Routing order"),
+        signed=gettext("Signed"),
+        not_signed=gettext("(not signed)"),
+        adopted_signature=gettext("Adopted signature"),
+        none_adopted=gettext("(none adopted)"),
+        drawn=gettext("drawn"),
+        typed=gettext("typed"),
+        packet_history=gettext("Packet history"),
+        time=gettext("Time (UTC)"),
+        event=gettext("Event"),
+        ip_address=gettext("IP address"),
+        user_agent=gettext("User agent"),
+        detail=gettext("Detail"),
+        footer_packet=gettext("packet {packet}"),
+        footer_page=gettext("page {page} of {pages}"),
+        statuses={str(key): value for key, value in statuses.items()},
+    )
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,13 @@ from django.core import signing
 from django.core.mail import BadHeaderError, send_mail
 from django.db import transaction
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
 from core.background import enqueue_in_transaction, retry_later
 from esign import lifecycle
 from esign.audit import AuditAction, audit
+from esign.languages import written_language
 from esign.models import Packet, Signer, SignerEmail
 from esign.tasks import signer_email_task
 from esign.tokens import TOKEN_TTL, signer_token_issue, signing_url
@@ -148,34 +150,43 @@ def signer_copies_queue(packet: Packet) -> int:
     return queued
 
 
-_OPENINGS = {
-    SignerEmail.Kind.SIGNING: "You are asked to sign",
-    SignerEmail.Kind.RESEND: "Here is a new link to sign",
-    SignerEmail.Kind.REMINDER: "A reminder: you are still asked to sign",
-}
+def _openings() -> dict[str, str]:
+    """The first sentence of a signing email by its kind, in the active language."""
+    return {
+        SignerEmail.Kind.SIGNING: _("You are asked to sign “{packet}”."),
+        SignerEmail.Kind.RESEND: _("Here is a new link to sign “{packet}”."),
+        SignerEmail.Kind.REMINDER: _("A reminder: you are still asked to sign “{packet}”."),
+    }
 
 
 def _message(email: SignerEmail, url: str) -> tuple[str, str]:
+    """The subject and body of ``email``, in the signer's language (esign.languages)."""
+    with translation.override(written_language(signer=email.signer)):
+        return _message_text(email, url)
+
+
+def _message_text(email: SignerEmail, url: str) -> tuple[str, str]:
     signer = email.signer
     packet = signer.packet
     if email.kind == SignerEmail.Kind.COPY:
-        subject = " ".join(f"Signed: {packet.name}".split())
-        return subject, (
-            f'{signer.name},\n\nEverybody has signed "{packet.name}". Your copy of the signed '
-            "documents, sealed by the service, with their audit trail, is here (the link works "
-            f"for {COPY_LINK_DAYS} days):\n\n{url}\n"
-        )
-    subject = packet.email_subject or f"Please sign: {packet.name}"
+        subject = " ".join(_("Signed: {packet}").format(packet=packet.name).split())
+        return subject, _(
+            "{name},\n\nEverybody has signed “{packet}”. Your copy of the signed documents, "
+            "sealed by the service, with their audit trail, is here (the link works for {days} "
+            "days):\n\n{url}\n"
+        ).format(name=signer.name, packet=packet.name, days=COPY_LINK_DAYS, url=url)
+    subject = packet.email_subject or _("Please sign: {packet}").format(packet=packet.name)
     if email.kind == SignerEmail.Kind.REMINDER:
-        subject = f"Reminder: {subject}"
+        subject = _("Reminder: {subject}").format(subject=subject)
     # One line whatever the name holds (a workflow's title is made of a webform's answers):
     # a line break in a header is refused by Django's mail (BadHeaderError).
     subject = " ".join(subject.split())
     hours = int(TOKEN_TTL.total_seconds() // 3600)
-    body = (packet.email_body + "\n\n" if packet.email_body else "") + (
-        f'{signer.name},\n\n{_OPENINGS[email.kind]} "{packet.name}". Open this link to review '
-        f"and sign (it expires in {hours} hours):\n\n{url}\n"
-    )
+    opening = _openings()[email.kind].format(packet=packet.name)
+    body = (packet.email_body + "\n\n" if packet.email_body else "") + _(
+        "{name},\n\n{opening} Open this link to review and sign (it expires in {hours} "
+        "hours):\n\n{url}\n"
+    ).format(name=signer.name, opening=opening, hours=hours, url=url)
     return subject, body
 
 

@@ -8,6 +8,7 @@ import secrets
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core import signing
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
@@ -111,11 +112,16 @@ def signer_tokens_expire(*, identity: ApiIdentity, signer_eid: str) -> int:
 
 
 class SigningRefused(Exception):
-    """A signing link that cannot be used; ``error_type`` is the wire's errorType."""
+    """A signing link that cannot be used; ``error_type`` is the wire's errorType, one of the
+    three the published clients know (spec/COMPATIBILITY.md); ``reason`` (an extension, the
+    event's ``reason``) tells a voided packet or signer from a link that never existed."""
 
-    def __init__(self, error_type: str, message: str, signer: Signer | None = None) -> None:
+    def __init__(
+        self, error_type: str, message: str, signer: Signer | None = None, *, reason: str = ""
+    ) -> None:
         self.error_type = error_type
         self.signer = signer
+        self.reason = reason
         super().__init__(message)
 
 
@@ -143,7 +149,38 @@ def signer_from_token(*, signer_eid: str, token: str, now: datetime | None = Non
         raise SigningRefused("tokenInvalid", "This signing link is not valid.")
     signer = row.signer
     if signer.packet.status == Packet.Status.VOIDED or signer.status == Signer.Status.VOIDED:
-        raise SigningRefused("notFound", "This signature request was cancelled.", signer)
+        reason = "packetVoided" if signer.packet.status == Packet.Status.VOIDED else "signerVoided"
+        raise SigningRefused(
+            "notFound", "This signature request was cancelled.", signer, reason=reason
+        )
     if row.revoked_at is not None or row.expires_at <= now:
         raise SigningRefused("tokenExpired", "This signing link has expired.", signer)
     return signer
+
+
+# The completion page a signer (or the integrator following the legacy frame's string) lands on
+# after finishing without a redirect URL: its link carries a key signed with SECRET_KEY that
+# lets it show the signer's documents for DONE_LINK_TTL, whatever happens to the signing link.
+DONE_LINK_TTL = timedelta(days=7)
+_DONE_SALT = "esign.signer-done"
+
+
+def signer_done_key(signer: Signer) -> str:
+    """The key of ``signer``'s completion page (the signature of its eid and the time)."""
+    return signing.TimestampSigner(salt=_DONE_SALT).sign(signer.eid).split(":", 1)[1]
+
+
+def signer_of_done_key(*, signer_eid: str, key: str) -> Signer | None:
+    """The signer whose completion page ``key`` opens, while it works, once they finished."""
+    try:
+        signing.TimestampSigner(salt=_DONE_SALT).unsign(
+            f"{signer_eid}:{key}", max_age=DONE_LINK_TTL
+        )
+    except signing.BadSignature:
+        return None
+    finished = (Signer.Status.COMPLETED, Signer.Status.DECLINED)
+    return (
+        Signer.objects.select_related("packet__organization")
+        .filter(eid=signer_eid, status__in=finished)
+        .first()
+    )

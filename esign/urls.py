@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from esign import views
+from esign import link_views, views
 from esign.api import DocumentGroupZipApi
 
 urlpatterns = [
@@ -20,7 +20,13 @@ urlpatterns = [
     path("api/etch/sign/<str:signer_eid>/complete", views.signing_complete, name="esign-complete"),
     path("api/etch/sign/<str:signer_eid>/decline", views.signing_decline, name="esign-decline"),
     path("api/etch/copy/<str:signer_eid>", views.signer_copy, name="esign-signer-copy"),
-    path("api/etch/sign/<str:signer_eid>/new-link", views.signing_new_link, name="esign-new-link"),
+    path(
+        "api/etch/sign/<str:signer_eid>/new-link",
+        link_views.signing_new_link,
+        name="esign-new-link",
+    ),
+    # Where the legacy frame's string leads when the signer has no redirect URL.
+    path("etch-complete", link_views.signing_done, name="esign-done"),
     path(
         "api/document-group/<str:group_eid>.zip",
         DocumentGroupZipApi.as_view(),

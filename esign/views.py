@@ -18,12 +18,12 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.embedding import allow_framing_by, embed_origins
-from accounts.ratelimit import rate_limit_hit
 from core.blobs import blob_read
 from core.engine.archive import safe_filename
 from core.errors import Conflict, RequestTooLarge, ServiceError, ValidationFailed
@@ -31,24 +31,25 @@ from core.uploads import check_declared_size, size_text
 from esign import lifecycle
 from esign.audit import Client
 from esign.documents import document_pdf
-from esign.emails import (
-    WAITING_FOR_LINK,
-    gets_emails,
-    signer_email_resend,
-    signer_of_copy_link,
-)
+from esign.downloads import document_group_archive
+from esign.emails import gets_emails, signer_of_copy_link
 from esign.engine.errors import PageUnavailable
 from esign.engine.pages import PAGE_WIDTHS, page_boxes, page_width, render_page
+from esign.languages import in_language, page_language_activate
+from esign.link_views import error_page
 from esign.models import Packet, PacketDocument, Signer
+from esign.page_strings import signing_strings
 from esign.routing import is_signers_turn
-from esign.sealing import document_group_archive
 from esign.signer_fields import Adoption, signer_fields
 from esign.signing import SigningOutcome, signer_complete, signer_decline, signer_viewed
-from esign.tokens import SigningRefused, signer_from_token, signer_of_expired_link
+from esign.tokens import (
+    SigningRefused,
+    signer_done_key,
+    signer_from_token,
+    signer_of_done_key,
+)
 
 TOKEN_HEADER = "HTTP_X_SIGNING_TOKEN"  # noqa: S105 - a header name, not a secret
-# How many new links a signer may ask for from the expired-link page in an hour.
-NEW_LINK_PER_HOUR = 3
 
 
 def _client(request: HttpRequest) -> Client:
@@ -57,11 +58,11 @@ def _client(request: HttpRequest) -> Client:
     )
 
 
-def _framed(response: HttpResponse, origins: list[str]) -> HttpResponse:
+def _framed(response: HttpResponse, origins: list[str], language: str) -> HttpResponse:
     """Only the organization's embedding origins (and the service itself) may frame the page."""
     allow_framing_by(response, origins)
     response["Referrer-Policy"] = "no-referrer"
-    return response
+    return in_language(response, language)
 
 
 def completion_keys(outcome: SigningOutcome, *, action: str = "signerComplete") -> dict[str, Any]:
@@ -87,85 +88,24 @@ def with_query(url: str, keys: dict[str, Any]) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
 
 
-@xframe_options_exempt
-def _error_page(request: HttpRequest, refused: SigningRefused) -> HttpResponse:
-    signer = refused.signer
-    origins = embed_origins(signer.packet.organization) if signer else []
-    message = {
-        "action": "signerError",
-        "errorType": refused.error_type,
-        "error": refused.error_type,
-        "message": str(refused),
-        "signerEid": signer.eid if signer else request.resolver_match.kwargs.get("signer_eid"),
-    }
-    token = request.GET.get("token", "")
-    renewable = refused.error_type == "tokenExpired" and _renewable(signer, token)
-    response = render(
-        request,
-        "esign/error.html",
-        {
-            "message": str(refused),
-            "event": message,
-            "origins": origins,
-            "new_link_url": reverse("esign-new-link", args=[signer.eid]) if renewable else "",
-            "token": token if renewable else "",
-        },
-        status=410 if refused.error_type == "tokenExpired" else 403,
-    )
-    return _framed(response, origins)
-
-
-def _renewable(signer: Signer | None, token: str) -> bool:
-    """Whether the expired-link page offers "Email me a new link": the link expired on its own
-    and its signer, an email signer whose turn it is, gets emails."""
-    if signer is None:
-        return False
-    expired = signer_of_expired_link(signer_eid=signer.eid, token=token)
-    return expired is not None and gets_emails(expired) and expired.status in WAITING_FOR_LINK
-
-
-@csrf_exempt  # the expired link's token is the credential; a forged post cannot know it
-@xframe_options_exempt
-@require_POST
-def signing_new_link(request: HttpRequest, signer_eid: str) -> HttpResponse:
-    """The expired-link page's "Email me a new link": a new link to the signer's own address
-    (never to one given here), at most NEW_LINK_PER_HOUR an hour for a signer."""
-    token = request.POST.get("token", "")
-    signer = signer_of_expired_link(signer_eid=signer_eid, token=token)
-    if signer is None or not _renewable(signer, token):
-        return render(
-            request, "esign/new_link.html", {"sent": False, "reason": "unknown"}, status=404
-        )
-    origins = embed_origins(signer.packet.organization)
-    decision = rate_limit_hit(
-        bucket=f"esign-new-link:{signer.eid}", limit=NEW_LINK_PER_HOUR, interval_ms=3_600_000
-    )
-    if settings.RATE_LIMIT_ENABLED and not decision.allowed:
-        response = render(
-            request, "esign/new_link.html", {"sent": False, "reason": "often"}, status=429
-        )
-        response["Retry-After"] = str(decision.retry_after_seconds)
-        return _framed(response, origins)
-    sent = signer_email_resend(signer=signer, requested_by="the signer (expired link)")
-    context = {"sent": sent, "reason": "" if sent else "on its way", "to": _masked(signer.email)}
-    return _framed(render(request, "esign/new_link.html", context), origins)
-
-
-def _masked(email: str) -> str:
-    """a***@example.com: enough for the signer to recognize their address."""
-    local, _, domain = email.partition("@")
-    return f"{local[:1]}***@{domain}"
-
-
 def _refused(refused: SigningRefused) -> JsonResponse:
     """What the page's scripts get when the token does not let them act (403)."""
-    return JsonResponse({"errorType": refused.error_type, "message": str(refused)}, status=403)
+    body = {"errorType": refused.error_type, "message": str(refused)}
+    if refused.reason:
+        body["reason"] = refused.reason
+    return JsonResponse(body, status=403)
 
 
 def _finished(signer: Signer, keys: dict[str, Any]) -> JsonResponse:
-    """The answer to signing or declining: the event for the embedding app and where to go."""
+    """The answer to signing or declining: the event for the embedding app, where to go, and
+    the event's legacy string (legacyURL): a page that exists, the redirect URL when there is
+    one, else the completion page, whose key shows the signer their documents."""
     redirect = with_query(signer.redirect_url, keys) if signer.redirect_url else None
-    return JsonResponse({"event": keys, "redirectURL": redirect})
+    done = with_query(
+        f"{settings.PUBLIC_BASE_URL}{reverse('esign-done')}",
+        {**keys, "key": signer_done_key(signer)},
+    )
+    return JsonResponse({"event": keys, "redirectURL": redirect, "legacyURL": redirect or done})
 
 
 @xframe_options_exempt  # framing is governed by the CSP frame-ancestors of _framed
@@ -175,7 +115,8 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
     try:
         signer = signer_from_token(signer_eid=signer_eid, token=token)
     except SigningRefused as refused:
-        return _error_page(request, refused)
+        return error_page(request, refused)
+    language = page_language_activate(request, signer)
     packet = signer.packet
     origins = embed_origins(packet.organization)
     signer_viewed(signer=signer, client=_client(request))
@@ -225,9 +166,10 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
             "config": config,
             "token": token,
             "documents": documents,
+            "strings": signing_strings(),
         },
     )
-    return _framed(response, origins)
+    return _framed(response, origins, language)
 
 
 def _shown_document(signer: Signer, document: PacketDocument, token: str) -> dict[str, Any]:
@@ -249,7 +191,9 @@ def _shown_document(signer: Signer, document: PacketDocument, token: str) -> dic
             {
                 "index": index,
                 "number": index + 1,
-                "label": f"{title}, page {index + 1} of {len(boxes)}",
+                "label": _("{title}, page {number} of {total}").format(
+                    title=title, number=index + 1, total=len(boxes)
+                ),
                 "ratio": f"{box.width:g} / {box.height:g}",
                 "src": src(800),
                 "srcset": ", ".join(f"{src(width)} {width}w" for width in PAGE_WIDTHS),
@@ -268,9 +212,17 @@ def _shown_document(signer: Signer, document: PacketDocument, token: str) -> dic
 
 @require_GET
 def signing_document(request: HttpRequest, signer_eid: str, alias_id: str) -> HttpResponse:
+    """A document of the signer's packet, by the link's token, or by the completion page's key
+    (esign.link_views.signing_done) once the signer finished."""
     token = request.META.get(TOKEN_HEADER) or request.GET.get("token", "")
+    finished = request.GET.get("key") and not token
     try:
-        signer = signer_from_token(signer_eid=signer_eid, token=token)
+        if finished:
+            signer = signer_of_done_key(signer_eid=signer_eid, key=request.GET.get("key", ""))
+            if signer is None:
+                raise SigningRefused("tokenInvalid", "This link is not valid.")
+        else:
+            signer = signer_from_token(signer_eid=signer_eid, token=token)
     except SigningRefused as refused:
         return _refused(refused)
     document = signer.packet.documents.filter(alias_id=alias_id).first()
@@ -323,12 +275,14 @@ def signer_copy(request: HttpRequest, signer_eid: str) -> HttpResponse:
     """The link of the email a signer gets once the packet is sealed: the zip of its sealed
     documents and audit trail, as the integrator downloads it."""
     signer = signer_of_copy_link(signer_eid=signer_eid, key=request.GET.get("key", ""))
+    language = page_language_activate(request, signer)
     if signer is None:
-        return HttpResponse(
-            "This link is not valid, or it has expired. Ask the sender for a copy.",
+        response = HttpResponse(
+            _("This link is not valid, or it has expired. Ask the sender for a copy."),
             status=404,
             content_type="text/plain; charset=utf-8",
         )
+        return in_language(response, language)
     packet = signer.packet
     try:
         archive = document_group_archive(

@@ -10,7 +10,9 @@ Drawn with reportlab on US Letter pages, text through core.engine.pdf's TextSett
 fallback: any signer's name or user agent is drawn, whatever its script). A test packet's trail
 carries the same test mark as its documents. Every value arrives as text formatted by the
 caller (times included), but for the time the record was made, which is also the PDF's creation
-date: the engine reads no clock. The PDF's author is the service that sealed it.
+date: the engine reads no clock. The PDF's author is the service that sealed it. The record's own
+words (headings, labels, statuses) arrive translated in ``TrailLabels``, English by default: the
+engine knows no catalogue.
 
 Pure Python (no Django).
 """
@@ -18,7 +20,7 @@ Pure Python (no Django).
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,6 +51,55 @@ SMALL_SIZE = 7.5
 HASH_FONT = "Courier"  # a base-14 face: hashes line up, and every hex digit is in it
 SIGNATURE_BOX = (180.0, 54.0)
 MAX_SIGNATURE_PIXELS = 8_000_000
+
+
+@dataclass(frozen=True)
+class TrailLabels:
+    """The words of the record, in its reader's language. "{name}" marks a value put in."""
+
+    title: str = "Certificate of completion"
+    document_title: str = "Certificate of completion: {packet}"
+    document_subject: str = "Audit trail of packet {packet}"
+    packet: str = "Packet"
+    organization: str = "Organization"
+    status: str = "Status"
+    created: str = "Created"
+    completed: str = "Completed"
+    sealed_by: str = "Sealed by"
+    record_made: str = "This record made"
+    test_packet: str = "Test packet: its documents are marked as not legally binding."
+    documents: str = "Documents"
+    documents_note: str = (
+        "SHA-256 of each PDF before anyone signed, and of the sealed PDF delivered to the "
+        "signers. A file whose SHA-256 differs is not the one recorded here."
+    )
+    one_page: str = "{count} page"
+    pages: str = "{count} pages"
+    before_signing: str = "Before signing"
+    sealed: str = "Sealed"
+    signers: str = "Signers"
+    email: str = "Email"
+    none: str = "(none)"
+    routing_order: str = "Routing order"
+    signed: str = "Signed"
+    not_signed: str = "(not signed)"
+    adopted_signature: str = "Adopted signature"
+    none_adopted: str = "(none adopted)"
+    drawn: str = "drawn"
+    typed: str = "typed"
+    packet_history: str = "Packet history"
+    time: str = "Time (UTC)"
+    event: str = "Event"
+    ip_address: str = "IP address"
+    user_agent: str = "User agent"
+    detail: str = "Detail"
+    footer_packet: str = "packet {packet}"
+    footer_page: str = "page {page} of {pages}"
+    # A packet's or signer's status (the wire's value) as the reader says it; missing: as is.
+    statuses: Mapping[str, str] = field(default_factory=dict)
+
+    def status_of(self, value: str) -> str:
+        return self.statuses.get(value, value)
 
 
 @dataclass(frozen=True)
@@ -95,6 +146,7 @@ class AuditTrail:
     documents: tuple[TrailDocument, ...]
     signers: tuple[TrailSigner, ...]
     packet_events: tuple[TrailEvent, ...] = ()
+    labels: TrailLabels = TrailLabels()
 
 
 def draw_audit_trail(
@@ -123,12 +175,13 @@ class _Layout:
         total_pages: int,
     ) -> None:
         self.trail = trail
+        self.labels = labels = trail.labels
         self.fonts = fonts
         self.total_pages = total_pages
         self.buffer = io.BytesIO()
         self.canvas = Canvas(self.buffer, pagesize=(PAGE_WIDTH, PAGE_HEIGHT), invariant=1)
-        self.canvas.setTitle(f"Certificate of completion: {trail.packet_name}")
-        self.canvas.setSubject(f"Audit trail of packet {trail.packet_eid}")
+        self.canvas.setTitle(labels.document_title.format(packet=trail.packet_name))
+        self.canvas.setSubject(labels.document_subject.format(packet=trail.packet_eid))
         self.canvas.setAuthor(trail.sealed_by)
         # invariant=1 keeps the file's ids stable; its dates are this record's, not 2000-01-01.
         made = trail.generated_at.astimezone(UTC).strftime("D:%Y%m%d%H%M%S+00'00'")
@@ -147,51 +200,42 @@ class _Layout:
 
     # --- the document -----------------------------------------------------------------------------
     def draw(self) -> tuple[bytes, int]:
-        trail = self.trail
-        self.text("Certificate of completion", self.bold, TITLE_SIZE, color=ACCENT)
+        trail, labels = self.trail, self.labels
+        self.text(labels.title, self.bold, TITLE_SIZE, color=ACCENT)
         self.space(4)
         self.text(trail.packet_name, self.bold, HEADING_SIZE)
         self.space(6)
+        made = trail.generated_at.astimezone(UTC).strftime(TIME_FORMAT)
         self.pairs(
             [
-                ("Packet", trail.packet_eid),
-                ("Organization", trail.organization),
-                ("Status", trail.status),
-                ("Created", trail.created_at),
-                ("Completed", trail.completed_at),
-                ("Sealed by", trail.sealed_by),
-                ("This record made", trail.generated_at.astimezone(UTC).strftime(TIME_FORMAT)),
+                (labels.packet, trail.packet_eid),
+                (labels.organization, trail.organization),
+                (labels.status, labels.status_of(trail.status)),
+                (labels.created, trail.created_at),
+                (labels.completed, trail.completed_at),
+                (labels.sealed_by, trail.sealed_by),
+                (labels.record_made, made),
             ]
         )
         if trail.is_test:
             self.space(4)
-            self.text(
-                "Test packet: its documents are marked as not legally binding.",
-                self.bold,
-                TEXT_SIZE,
-                color="#C62828",
-            )
-        self.section("Documents")
-        self.text(
-            "SHA-256 of each PDF before anyone signed, and of the sealed PDF delivered to the "
-            "signers. A file whose SHA-256 differs is not the one recorded here.",
-            self.regular,
-            SMALL_SIZE,
-            color=MUTED,
-        )
+            self.text(labels.test_packet, self.bold, TEXT_SIZE, color="#C62828")
+        self.section(labels.documents)
+        self.text(labels.documents_note, self.regular, SMALL_SIZE, color=MUTED)
         for document in trail.documents:
             self.space(6)
             self.keep(4 * TEXT_SIZE * LINE_SPACING + 12)
             heading = document.title or document.filename
-            pages = f"{document.pages} page" + ("" if document.pages == 1 else "s")
+            count = labels.one_page if document.pages == 1 else labels.pages
+            pages = count.format(count=document.pages)
             self.text(f"{heading}  ({document.filename}, {pages})", self.bold, TEXT_SIZE)
-            self.hash_line("Before signing", document.prepared_sha256)
-            self.hash_line("Sealed", document.sealed_sha256)
-        self.section("Signers")
+            self.hash_line(labels.before_signing, document.prepared_sha256)
+            self.hash_line(labels.sealed, document.sealed_sha256)
+        self.section(labels.signers)
         for signer in trail.signers:
             self.signer(signer)
         if trail.packet_events:
-            self.section("Packet history")
+            self.section(labels.packet_history)
             self.events(trail.packet_events, with_client=False)
         self.footer()
         self.canvas.showPage()
@@ -202,11 +246,13 @@ class _Layout:
         self.space(8)
         self.keep(SIGNATURE_BOX[1] + 4 * TEXT_SIZE * LINE_SPACING + 20)
         self.text(f"{signer.name}", self.bold, HEADING_SIZE - 1)
+        labels = self.labels
         details = [
-            ("Email", signer.email or "(none)"),
-            ("Routing order", str(signer.routing_order)),
+            (labels.email, signer.email or labels.none),
+            (labels.routing_order, str(signer.routing_order)),
+            (labels.status, labels.status_of(signer.status)),
+            (labels.signed, signer.completed_at or labels.not_signed),
         ]
-        details += [("Status", signer.status), ("Signed", signer.completed_at or "(not signed)")]
         self.pairs(details)
         self.space(4)
         self.adopted_signature(signer)
@@ -220,7 +266,7 @@ class _Layout:
         self.keep(height + 6)
         top = self.y
         self.draw_line(
-            self.setter.line("Adopted signature", self.regular, TEXT_SIZE),
+            self.setter.line(self.labels.adopted_signature, self.regular, TEXT_SIZE),
             MARGIN,
             top - TEXT_SIZE,
             TEXT_SIZE,
@@ -244,14 +290,15 @@ class _Layout:
             self.draw_line(line, (width - 8 - line.width) / 2, baseline, size, INK)
         else:
             self.draw_line(
-                self.setter.line("(none adopted)", self.regular, TEXT_SIZE),
+                self.setter.line(self.labels.none_adopted, self.regular, TEXT_SIZE),
                 4,
                 (height - 8) / 2,
                 TEXT_SIZE,
                 MUTED,
             )
         self.canvas.restoreState()
-        kind = "drawn" if image is not None else "typed" if signer.signature_text else ""
+        labels = self.labels
+        kind = labels.drawn if image is not None else labels.typed if signer.signature_text else ""
         if kind:
             self.draw_line(
                 self.setter.line(kind, self.regular, SMALL_SIZE),
@@ -263,12 +310,13 @@ class _Layout:
         self.y = y - 4
 
     def events(self, events: Sequence[TrailEvent], *, with_client: bool) -> None:
+        labels = self.labels
         if with_client:
-            columns = [("Time (UTC)", 96.0), ("Event", 110.0), ("IP address", 78.0)]
-            columns.append(("User agent", CONTENT_WIDTH - 284.0))
+            columns = [(labels.time, 96.0), (labels.event, 110.0), (labels.ip_address, 78.0)]
+            columns.append((labels.user_agent, CONTENT_WIDTH - 284.0))
         else:
-            columns = [("Time (UTC)", 96.0), ("Event", 150.0)]
-            columns.append(("Detail", CONTENT_WIDTH - 246.0))
+            columns = [(labels.time, 96.0), (labels.event, 150.0)]
+            columns.append((labels.detail, CONTENT_WIDTH - 246.0))
         rows = []
         for event in events:
             action = event.action + (f" ({event.detail})" if event.detail and with_client else "")
@@ -305,9 +353,14 @@ class _Layout:
         self.y = PAGE_HEIGHT - MARGIN
 
     def footer(self) -> None:
-        trail = self.trail
-        pages = f"page {self.page} of {self.total_pages}" if self.total_pages else ""
-        text = f"Certificate of completion  |  packet {trail.packet_eid}  |  {pages}"
+        trail, labels = self.trail, self.labels
+        pages = (
+            labels.footer_page.format(page=self.page, pages=self.total_pages)
+            if self.total_pages
+            else ""
+        )
+        packet = labels.footer_packet.format(packet=trail.packet_eid)
+        text = f"{labels.title}  |  {packet}  |  {pages}"
         line = self.setter.line(text, self.regular, SMALL_SIZE)
         self.draw_line(line, MARGIN, MARGIN - 24, SMALL_SIZE, MUTED)
 

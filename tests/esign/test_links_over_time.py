@@ -14,8 +14,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from esign.emails import signer_reminders_queue
+from esign.link_views import NEW_LINK_PER_HOUR
 from esign.models import AuditEvent, Packet, Signer, SignerEmail, SignerToken
-from esign.views import NEW_LINK_PER_HOUR
 from tests.esign.conftest import CREATE, send_queued_emails, two_signer_packet
 
 pytestmark = pytest.mark.django_db

@@ -3,6 +3,7 @@
 // open() resolves with the adoption, or null when the signer cancels.
 
 import { SignaturePad } from "./pad.js";
+import { t } from "./strings.js";
 
 export function initialsOf(name) {
   return String(name || "")
@@ -29,10 +30,7 @@ export class AdoptDialog {
     this.$("#sg-modes").hidden = !this.canDraw;
     this.$("#sg-initials-row").hidden = !needsInitials;
     if (needsInitials) {
-      this.$("#sg-legal").textContent =
-        "By selecting “Adopt and sign”, I agree that this signature and these initials are " +
-        "the electronic representation of my signature and initials, for every use on these " +
-        "documents.";
+      this.$("#sg-legal").textContent = t("dialog.legalInitials");
     }
     for (const radio of dialog.querySelectorAll("input[name=mode]")) {
       radio.addEventListener("change", () => this.showMode(radio.value));
@@ -78,9 +76,9 @@ export class AdoptDialog {
     this.initialsOnly = initialsOnly && this.needsInitials;
     this.current = current;
     this.dialog.dataset.only = this.initialsOnly ? "initials" : "";
-    this.$("#sg-adopt-title").textContent = this.initialsOnly
-      ? "Adopt your initials"
-      : "Adopt your signature";
+    this.$("#sg-adopt-title").textContent = t(
+      this.initialsOnly ? "dialog.initials" : "dialog.signature",
+    );
     this.$("#sg-modes").hidden = this.initialsOnly || !this.canDraw;
     const mode = current?.mode || (this.canDraw ? "draw" : "text");
     for (const radio of this.dialog.querySelectorAll("input[name=mode]")) {
@@ -112,7 +110,7 @@ export class AdoptDialog {
     if (this.initialsOnly) {
       const initials = this.initials.value.trim();
       if (!initials) {
-        this.setError("Type your initials.");
+        this.setError(t("dialog.typeInitials"));
         this.initials.focus();
         return;
       }
@@ -124,14 +122,14 @@ export class AdoptDialog {
     const adoption = { mode, drawn: null, typed: "", initials: "" };
     if (mode === "draw") {
       if (this.pad.isEmpty()) {
-        this.setError("Draw your signature in the box first, or choose Type.");
+        this.setError(t("dialog.drawFirst"));
         return;
       }
       adoption.drawn = this.pad.toDataURL();
     } else {
       adoption.typed = this.typed.value.trim();
       if (!adoption.typed) {
-        this.setError("Type your name to sign.");
+        this.setError(t("dialog.typeName"));
         this.typed.focus();
         return;
       }
@@ -139,7 +137,7 @@ export class AdoptDialog {
     if (this.needsInitials) {
       adoption.initials = this.initials.value.trim();
       if (!adoption.initials) {
-        this.setError("Type your initials.");
+        this.setError(t("dialog.typeInitials"));
         this.initials.focus();
         return;
       }

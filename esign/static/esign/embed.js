@@ -1,12 +1,16 @@
 // Talking to the page that embeds the signing page in an iframe.
 //
 // Events go to window.parent in two forms, as the published embed frames expect: the object
-// ({action: "signerComplete", signerEid, ...}) and the legacy string, a URL whose query string
-// carries the same keys, to the parent's exact origin (static/embed/parent.js).
+// ({action: "signerComplete", signerEid, ...}) for @anvilco/anvil-embed-frame, and the legacy
+// string for @anvilco/react-signature-frame, whose integrators follow it
+// (window.location.assign): a URL of a page that exists, whose query string carries the same
+// keys. Both go to the parent's exact origin, only if it is allowed (static/embed/parent.js).
 
-import { parentOrigin } from "../embed/parent.js";
+import { isFramed, parentOrigin } from "../embed/parent.js";
 
-// The legacy string form: `${base}/etch-complete?action=...&signerEid=...` (null keys left out).
+// The legacy string of an event the server made no URL for (a link that cannot be used):
+// the service's completion page, `${base}/etch-complete?action=...` (null keys left out),
+// which shows the error to whoever follows it.
 export function legacyMessage(base, event) {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(event)) {
@@ -15,12 +19,25 @@ export function legacyMessage(base, event) {
   return `${String(base).replace(/\/+$/, "")}/etch-complete?${query}`;
 }
 
-// Post the event in both forms to the parent; true when it was posted.
-export function postToParent(event, { origins, base }) {
+// Post the event and its legacy string to the parent; true when it was posted.
+export function postToParent(event, { origins, legacy }) {
   const origin = parentOrigin(origins);
   if (!origin) return false;
   window.parent.postMessage(event, origin);
-  window.parent.postMessage(legacyMessage(base, event), origin);
+  window.parent.postMessage(legacy, origin);
+  return true;
+}
+
+// A link that cannot be used tells any page that frames it, whatever its origin, that it
+// failed, so that the integrator is not left with a broken frame: only what is no secret (the
+// error's type and message), to "*". An allowed origin gets the whole event instead.
+export function postErrorToAnyParent(event, { origins, base }) {
+  if (postToParent(event, { origins, legacy: legacyMessage(base, event) })) return true;
+  if (!isFramed()) return false;
+  const { action, errorType, error, message } = event;
+  const open = { action, errorType, error, message };
+  window.parent.postMessage(open, "*");
+  window.parent.postMessage(legacyMessage(base, open), "*");
   return true;
 }
 

@@ -1,7 +1,8 @@
 // The error page of a signing link (expired, invalid, cancelled): tell the embedding page, in
-// both forms and only to an allowed origin, as the signing page does when it finishes.
+// both forms, as the signing page does when it finishes. An allowed origin gets the whole event;
+// any other page that frames it gets the error's type and message (embed.js).
 
-import { postToParent } from "./embed.js";
+import { postErrorToAnyParent } from "./embed.js";
 
 function readJson(id) {
   const el = document.getElementById(id);
@@ -10,4 +11,4 @@ function readJson(id) {
 
 const event = readJson("signing-error");
 const origins = readJson("signing-origins") || [];
-if (event) postToParent(event, { origins, base: window.location.origin });
+if (event) postErrorToAnyParent(event, { origins, base: window.location.origin });

@@ -8,34 +8,36 @@
 import { h } from "../common/dom.js";
 import { AdoptDialog } from "./adopt.js";
 import { DocumentsView } from "./documents.js";
-import { goTo, postToParent } from "./embed.js";
+import { goTo, legacyMessage, postToParent } from "./embed.js";
+import { pageLanguage, t } from "./strings.js";
 
 const root = document.getElementById("signing");
 const config = JSON.parse(document.getElementById("signing-config").textContent);
 const token = root.dataset.token || "";
 const $ = (selector) => document.querySelector(selector);
 
+// The words are the server's, in the signer's language (strings.js).
 const TYPE_LABELS = {
-  signature: "Signature",
-  initial: "Initials",
-  signatureDate: "Date signed",
-  shortText: "Text",
-  longText: "Text",
-  text: "Text",
-  fullName: "Full name",
-  email: "Email",
-  date: "Date",
-  checkbox: "Checkbox",
+  signature: t("type.signature"),
+  initial: t("type.initial"),
+  signatureDate: t("type.signatureDate"),
+  shortText: t("type.text"),
+  longText: t("type.text"),
+  text: t("type.text"),
+  fullName: t("type.fullName"),
+  email: t("type.email"),
+  date: t("type.date"),
+  checkbox: t("type.checkbox"),
 };
 const PLACEHOLDERS = {
-  signature: "Sign here",
-  initial: "Initial",
+  signature: t("placeholder.signature"),
+  initial: t("placeholder.initial"),
   checkbox: "",
 };
 const STAMPED = new Set(["signature", "initial"]);
 
 const keyOf = (field) => `${field.fileId}/${field.fieldId}`;
-const labelOf = (field) => TYPE_LABELS[field.type] || "Text";
+const labelOf = (field) => TYPE_LABELS[field.type] || TYPE_LABELS.text;
 const today = () => new Date().toISOString().slice(0, 10); // the server stamps the UTC date
 const prefersReducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
@@ -80,10 +82,10 @@ function typeProblem(field) {
   const value = String(state.values[keyOf(field)] ?? "").trim();
   if (!value) return null;
   if (field.type === "email" && !EMAIL.test(value)) {
-    return "Enter an email address, like name@example.com.";
+    return t("problem.email");
   }
   if (field.type === "date" && !/^\d{4}-\d{2}-\d{2}$/.test(value)) {
-    return "Enter a date as YYYY-MM-DD.";
+    return t("problem.date");
   }
   return null;
 }
@@ -148,8 +150,11 @@ function renderBox(field, index) {
     .join(" ");
   el.setAttribute(
     "aria-label",
-    `${labelOf(field)}, field ${index + 1} of ${state.fields.length}, ` +
-      (done ? "completed" : "to do"),
+    t(done ? "box.done" : "box.todo", {
+      label: labelOf(field),
+      number: index + 1,
+      total: state.fields.length,
+    }),
   );
   el.replaceChildren(...[boxContent(field)].filter(Boolean));
 }
@@ -186,8 +191,8 @@ function renderFieldList() {
           },
           h("span", { class: "sg-fieldlist-mark", "aria-hidden": "true" }, isDone(field) ? "\u2713" : String(index + 1)),
           h("span", { class: "sg-fieldlist-label" }, labelOf(field)),
-          h("span", { class: "sg-fieldlist-where" }, `page ${field.page + 1}`),
-          h("span", { class: "sg-visually-hidden" }, isDone(field) ? ", completed" : ", to do"),
+          h("span", { class: "sg-fieldlist-where" }, t("list.page", { number: field.page + 1 })),
+          h("span", { class: "sg-visually-hidden" }, t(isDone(field) ? "list.done" : "list.todo")),
         ),
       ),
     ),
@@ -197,7 +202,7 @@ function renderFieldList() {
 // --- the guide ------------------------------------------------------------------------------
 function where(field) {
   const title = documentTitles.get(field.fileId) || field.fileId;
-  return `page ${field.page + 1} of “${title}”`;
+  return t("where", { number: field.page + 1, title });
 }
 
 function controlFor(field) {
@@ -206,29 +211,29 @@ function controlFor(field) {
     "p",
     { class: "sg-control-label" },
     h("strong", {}, labelOf(field)),
-    h("span", { class: "sg-where" }, ` on ${where(field)}`),
+    h("span", { class: "sg-where" }, t("on", { where: where(field) })),
   );
   if (STAMPED.has(field.type)) {
-    const noun = field.type === "signature" ? "signature" : "initials";
+    const isSignature = field.type === "signature";
     if (!isFilled(field)) {
       return [
         head,
         h(
           "p",
           { class: "sg-control-help" },
-          `Adopt your ${noun} once; it goes in each of your ${noun} fields.`,
+          t(isSignature ? "adopt.signatureHelp" : "adopt.initialsHelp"),
         ),
         h(
           "button",
           { type: "button", class: "sg-btn sg-btn-primary", id: "sg-adopt-open", onclick: adopt },
-          field.type === "signature" ? "Adopt signature" : "Adopt initials",
+          t(isSignature ? "adopt.signature" : "adopt.initials"),
         ),
       ];
     }
     const adoption = state.adoption;
     const preview =
       field.type === "signature" && adoption.drawn
-        ? h("img", { class: "sg-preview-ink", src: adoption.drawn, alt: "Your drawn signature" })
+        ? h("img", { class: "sg-preview-ink", src: adoption.drawn, alt: t("adopt.drawnAlt") })
         : h(
             "span",
             { class: "sg-preview-hand" },
@@ -243,7 +248,7 @@ function controlFor(field) {
         h(
           "button",
           { type: "button", class: "sg-btn sg-btn-small", id: "sg-adopt-open", onclick: adopt },
-          "Change",
+          t("adopt.change"),
         ),
       ),
     ];
@@ -251,7 +256,7 @@ function controlFor(field) {
   if (field.type === "signatureDate") {
     return [
       head,
-      h("p", { class: "sg-control-help" }, `Filled in with the date you finish: ${today()}.`),
+      h("p", { class: "sg-control-help" }, t("dateHelp", { date: today() })),
     ];
   }
   if (field.type === "checkbox") {
@@ -261,7 +266,7 @@ function controlFor(field) {
       checked: Boolean(state.values[key]),
       onchange: (event) => setValue(field, event.target.checked),
     });
-    return [head, h("label", { class: "sg-check-label" }, box, " Check this box (optional)")];
+    return [head, h("label", { class: "sg-check-label" }, box, t("checkboxLabel"))];
   }
   const multiline = field.type === "longText";
   const input = h(multiline ? "textarea" : "input", {
@@ -294,7 +299,7 @@ function controlFor(field) {
   const label = h(
     "label",
     { class: "sg-label", for: "sg-value" },
-    `Your ${labelOf(field).toLowerCase()}`,
+    t("valueLabel", { label: labelOf(field).toLocaleLowerCase(pageLanguage()) }),
   );
   return [head, label, input];
 }
@@ -303,11 +308,11 @@ function renderGuide({ rebuild = false } = {}) {
   const total = state.fields.length;
   const field = state.fields[state.current];
   const done = doneCount();
-  $("#sg-progress").textContent = total ? `Field ${state.current + 1} of ${total}` : "No fields";
+  $("#sg-progress").textContent = total
+    ? t("progress", { number: state.current + 1, total })
+    : t("noFields");
   $("#sg-count").textContent =
-    done === total
-      ? `All ${total} fields completed. Select Finish to sign.`
-      : `${done} of ${total} completed`;
+    done === total ? t("allDone", { total }) : t("count", { done, total });
   $("#sg-bar").max = Math.max(1, total);
   $("#sg-bar").value = done;
   $("#sg-prev").disabled = state.busy || state.current === 0;
@@ -360,8 +365,14 @@ function select(index, { focus = false, announceIt = true, scroll = true } = {})
     });
   }
   if (announceIt) {
-    const position = `Field ${state.current + 1} of ${state.fields.length}`;
-    announce(`${position}: ${labelOf(field)} on ${where(field)}.`);
+    announce(
+      t("announce", {
+        number: state.current + 1,
+        total: state.fields.length,
+        label: labelOf(field),
+        where: where(field),
+      }),
+    );
   }
   if (focus) focusControl();
 }
@@ -384,7 +395,7 @@ function advance() {
   }
   renderBoxes();
   renderGuide({ rebuild: true });
-  announce(`All ${state.fields.length} fields are completed. Select Finish to sign.`);
+  announce(t("announceAllDone", { total: state.fields.length }));
   $("#sg-finish").focus();
 }
 
@@ -408,7 +419,7 @@ function accept() {
   const field = state.fields[state.current];
   if (!field) return;
   if (!isFilled(field)) {
-    state.errors.set(keyOf(field), typeProblem(field) || "Fill in this field first.");
+    state.errors.set(keyOf(field), typeProblem(field) || t("fillFirst"));
     renderBoxes();
     renderGuide();
     focusControl();
@@ -445,7 +456,7 @@ function setBusy(busy, label = null) {
   state.busy = busy;
   const finish = $("#sg-finish");
   finish.disabled = busy;
-  finish.textContent = busy && label ? label : "Finish";
+  finish.textContent = busy && label ? label : t("finish");
   finish.setAttribute("aria-busy", busy ? "true" : "false");
   $("#sg-decline-open").disabled = busy;
   renderGuide();
@@ -468,14 +479,12 @@ function showCopies({ sealed = config.sealed } = {}) {
     return h(
       "li",
       {},
-      h("a", { href: `${doc.url}?${query}`, download: doc.filename }, `Download “${doc.title}” (PDF)`),
+      h("a", { href: `${doc.url}?${query}`, download: doc.filename }, t("copy.download", { title: doc.title })),
     );
   };
-  $("#sg-copies-note").textContent = sealed
-    ? "The signed documents, sealed by the service: keep them for your records."
-    : "The documents with every signature given so far. Once everybody has signed and the " +
-      "documents are sealed, this link gives you the sealed copies" +
-      (config.getsEmails ? ", and they are emailed to you." : ".");
+  $("#sg-copies-note").textContent = t(
+    sealed ? "copy.sealed" : config.getsEmails ? "copy.notSealedEmailed" : "copy.notSealed",
+  );
   $("#sg-copies-list").replaceChildren(...documents.map(link));
   $("#sg-copies").hidden = false;
 }
@@ -507,23 +516,27 @@ async function post(url, body) {
   return { response, data };
 }
 
-// The link stopped working while the page was open (expired, revoked, cancelled).
+// The link stopped working while the page was open (expired, revoked, cancelled). The event
+// keeps the server's (English) message, as the API's are; the signer reads it in their language.
 function linkRefused(data) {
+  const errorType = data.errorType || "tokenInvalid";
   const event = {
     action: "signerError",
-    errorType: data.errorType || "tokenInvalid",
-    error: data.errorType || "tokenInvalid",
+    errorType,
+    error: errorType,
     message: data.message || "This signing link cannot be used.",
     signerEid: config.signerEid,
   };
-  postToParent(event, { origins: config.origins, base: config.publicBaseUrl });
-  showResult("error", "This signing link cannot be used", event.message);
+  if (data.reason) event.reason = data.reason;
+  postToParent(event, { origins: config.origins, legacy: legacyMessage(config.publicBaseUrl, event) });
+  showResult("error", t("linkRefused"), t(`error.${errorType}`));
 }
 
+// The legacy string names a page that exists: the redirect URL, else the completion page.
 function finished(data, { stateName, title, text }) {
-  if (data.event) postToParent(data.event, { origins: config.origins, base: config.publicBaseUrl });
+  if (data.event) postToParent(data.event, { origins: config.origins, legacy: data.legacyURL });
   if (data.redirectURL) {
-    showResult(stateName, title, "Taking you back…");
+    showResult(stateName, title, t("takingBack"));
     goTo(data.redirectURL);
     return;
   }
@@ -564,21 +577,19 @@ async function finish() {
     state.errors.set(
       keyOf(field),
       typeProblem(field) ||
-        (left === 1
-          ? "Complete this field to finish."
-          : `Complete this field to finish (${left} fields left).`),
+        (left === 1 ? t("completeOne") : t("completeMany", { left })),
     );
     select(missing, { focus: true });
     return;
   }
   notice("");
-  setBusy(true, "Signing…");
+  setBusy(true, t("signing"));
   let result;
   try {
     result = await post(config.completeUrl, signatureBody());
   } catch {
     setBusy(false);
-    notice("The server could not be reached. Check your connection and select Finish again.");
+    notice(t("unreachable"));
     return;
   }
   const { response, data } = result;
@@ -586,11 +597,8 @@ async function finish() {
     if (!data.redirectURL) showCopies({ sealed: false });
     finished(data, {
       stateName: "done",
-      title: "Done",
-      text:
-        data.event && data.event.nextSignerEid
-          ? "You signed. The next signer is asked to sign now. Download your copy below."
-          : "You signed. Download your copy below.",
+      title: t("done"),
+      text: t(data.event && data.event.nextSignerEid ? "doneNext" : "doneText"),
     });
     return;
   }
@@ -613,10 +621,10 @@ async function finish() {
     return;
   }
   if (response.status === 409) {
-    showResult("closed", "You cannot sign now", data.message || "This request is no longer open.");
+    showResult("closed", t("closed"), t("closedText"));
     return;
   }
-  notice(data.message || `Signing failed (error ${response.status}). Try again in a moment.`);
+  notice(t("failed", { status: response.status }));
 }
 
 function setUpDecline() {
@@ -646,7 +654,7 @@ function setUpDecline() {
     event.preventDefault();
     const text = reason.value.trim();
     if (!text) {
-      error.textContent = "Tell the sender why you decline.";
+      error.textContent = t("decline.why");
       error.hidden = false;
       reason.focus();
       return;
@@ -660,7 +668,7 @@ function setUpDecline() {
     }
     $("#sg-decline-ok").disabled = false;
     if (!result) {
-      error.textContent = "The server could not be reached. Try again.";
+      error.textContent = t("decline.unreachable");
       error.hidden = false;
       return;
     }
@@ -669,8 +677,8 @@ function setUpDecline() {
       dialog.close();
       finished(data, {
         stateName: "declined",
-        title: "You declined to sign",
-        text: "The sender has been told. You can close this page.",
+        title: t("decline.done"),
+        text: t("decline.doneText"),
       });
       return;
     }
@@ -679,29 +687,24 @@ function setUpDecline() {
       linkRefused(data);
       return;
     }
-    error.textContent = data.message || `Declining failed (error ${response.status}).`;
+    error.textContent = t("decline.failed", { status: response.status });
     error.hidden = false;
   });
 }
 
 // --- starting -------------------------------------------------------------------------------
 function waitingMessage() {
-  if (config.signerStatus === "completed") {
-    return "You have signed these documents. There is nothing more to do.";
-  }
+  if (config.signerStatus === "completed") return t("waiting.signed");
   if (config.signerStatus === "declined" || config.packetStatus === "declined") {
-    return "This request was declined. Nobody can sign these documents any more.";
+    return t("waiting.declined");
   }
-  if (config.packetStatus === "completed") return "Everybody has signed these documents.";
+  if (config.packetStatus === "completed") return t("waiting.completed");
   if (config.waitingFor && config.waitingFor.length) {
-    const names = new Intl.ListFormat("en", { type: "conjunction" }).format(config.waitingFor);
-    const they = config.waitingFor.length === 1 ? "they have" : "they all have";
-    return (
-      `${names} must sign first. You can read the documents now; ` +
-      `you will be able to sign once ${they} signed.`
-    );
+    const list = new Intl.ListFormat(pageLanguage(), { type: "conjunction" });
+    const names = list.format(config.waitingFor);
+    return t(config.waitingFor.length === 1 ? "waiting.one" : "waiting.many", { names });
   }
-  return "There is nothing for you to sign right now.";
+  return t("waiting.nothing");
 }
 
 async function start() {

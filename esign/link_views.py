@@ -1,0 +1,172 @@
+"""The signer's pages around the signing page: a link that cannot be used (expired, invalid,
+voided), the new link asked for from it, and the completion page (``/etch-complete``).
+
+Each is in the signer's language (esign.languages). The error page may be framed by any page,
+whatever its origin, so the integrator always hears ``signerError`` (esign/static/esign/error.js
+posts the error's type and message only, unless the origin is an allowed one).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.embedding import allow_framing_by, allow_framing_by_anyone, embed_origins
+from accounts.ratelimit import rate_limit_hit
+from esign.emails import WAITING_FOR_LINK, gets_emails, signer_email_resend
+from esign.languages import in_language, page_language_activate
+from esign.models import Packet, Signer
+from esign.page_strings import error_messages
+from esign.tokens import SigningRefused, signer_of_done_key, signer_of_expired_link
+
+# How many new links a signer may ask for from the expired-link page in an hour.
+NEW_LINK_PER_HOUR = 3
+
+
+def _framed(response: HttpResponse, origins: list[str], language: str) -> HttpResponse:
+    """Only the organization's embedding origins (and the service itself) may frame the page."""
+    allow_framing_by(response, origins)
+    response["Referrer-Policy"] = "no-referrer"
+    return in_language(response, language)
+
+
+def error_page(request: HttpRequest, refused: SigningRefused) -> HttpResponse:
+    """The page of a link that cannot be used; the event keeps the wire's English message."""
+    signer = refused.signer
+    language = page_language_activate(request, signer)
+    origins = embed_origins(signer.packet.organization) if signer else []
+    event: dict[str, Any] = {
+        "action": "signerError",
+        "errorType": refused.error_type,
+        "error": refused.error_type,
+        "message": str(refused),
+        "signerEid": signer.eid if signer else request.resolver_match.kwargs.get("signer_eid"),
+    }
+    if refused.reason:
+        event["reason"] = refused.reason
+    token = request.GET.get("token", "")
+    renewable = refused.error_type == "tokenExpired" and _renewable(signer, token)
+    response = render(
+        request,
+        "esign/error.html",
+        {
+            "message": error_messages().get(refused.error_type, str(refused)),
+            "event": event,
+            "origins": origins,
+            "new_link_url": reverse("esign-new-link", args=[signer.eid])
+            if signer and renewable
+            else "",
+            "token": token if renewable else "",
+        },
+        status=410 if refused.error_type == "tokenExpired" else 403,
+    )
+    allow_framing_by_anyone(response)
+    response["Referrer-Policy"] = "no-referrer"
+    return in_language(response, language)
+
+
+def _renewable(signer: Signer | None, token: str) -> bool:
+    """Whether the expired-link page offers "Email me a new link": the link expired on its own
+    and its signer, an email signer whose turn it is, gets emails."""
+    if signer is None:
+        return False
+    expired = signer_of_expired_link(signer_eid=signer.eid, token=token)
+    return expired is not None and gets_emails(expired) and expired.status in WAITING_FOR_LINK
+
+
+@csrf_exempt  # the expired link's token is the credential; a forged post cannot know it
+@xframe_options_exempt
+@require_POST
+def signing_new_link(request: HttpRequest, signer_eid: str) -> HttpResponse:
+    """The expired-link page's "Email me a new link": a new link to the signer's own address
+    (never to one given here), at most NEW_LINK_PER_HOUR an hour for a signer."""
+    token = request.POST.get("token", "")
+    signer = signer_of_expired_link(signer_eid=signer_eid, token=token)
+    language = page_language_activate(request, signer)
+    if signer is None or not _renewable(signer, token):
+        response = render(
+            request, "esign/new_link.html", {"sent": False, "reason": "unknown"}, status=404
+        )
+        return in_language(response, language)
+    origins = embed_origins(signer.packet.organization)
+    decision = rate_limit_hit(
+        bucket=f"esign-new-link:{signer.eid}", limit=NEW_LINK_PER_HOUR, interval_ms=3_600_000
+    )
+    if settings.RATE_LIMIT_ENABLED and not decision.allowed:
+        response = render(
+            request, "esign/new_link.html", {"sent": False, "reason": "often"}, status=429
+        )
+        response["Retry-After"] = str(decision.retry_after_seconds)
+        return _framed(response, origins, language)
+    sent = signer_email_resend(signer=signer, requested_by="the signer (expired link)")
+    context = {"sent": sent, "reason": "" if sent else "on its way", "to": _masked(signer.email)}
+    return _framed(render(request, "esign/new_link.html", context), origins, language)
+
+
+def _masked(email: str) -> str:
+    """a***@example.com: enough for the signer to recognize their address."""
+    local, _at, domain = email.partition("@")
+    return f"{local[:1]}***@{domain}"
+
+
+@xframe_options_exempt  # framing is governed by the CSP frame-ancestors of _framed
+@require_GET
+def signing_done(request: HttpRequest) -> HttpResponse:
+    """``/etch-complete``: where the legacy string of an event leads (the one
+    @anvilco/react-signature-frame hands its integrator, who follows it) when the signer has no
+    redirect URL. With the key the server gave at finishing, the signer's outcome and their
+    documents; without it (a link that could not be used), what went wrong; never a 404."""
+    query = request.GET
+    signer = signer_of_done_key(signer_eid=query.get("signerEid", ""), key=query.get("key", ""))
+    language = page_language_activate(request, signer)
+    context: dict[str, Any] = {"documents": [], "title": _("Done"), "text": ""}
+    if signer is not None:
+        context.update(_outcome(signer, query.get("key", "")))
+        origins = embed_origins(signer.packet.organization)
+    else:
+        origins = []
+        if query.get("action") == "signerError":
+            context["title"] = _("This signing link cannot be used")
+            context["text"] = error_messages().get(
+                query.get("errorType", ""), _("Ask the sender for a new link.")
+            )
+        else:
+            context["text"] = _("You can close this page.")
+    return _framed(render(request, "esign/done.html", context), origins, language)
+
+
+def _outcome(signer: Signer, key: str) -> dict[str, Any]:
+    """What the completion page says to ``signer`` and the documents it offers them."""
+    if signer.status == Signer.Status.DECLINED:
+        return {
+            "title": _("You declined to sign"),
+            "text": _("The sender has been told. You can close this page."),
+        }
+    packet = signer.packet
+    sealed = packet.seal_status == Packet.SealStatus.SEALED
+    documents = []
+    for document in packet.documents.all():
+        url = reverse("esign-document", args=[signer.eid, document.alias_id])
+        title = document.title or document.filename
+        documents.append({"title": title, "url": f"{url}?key={key}&download=1"})
+    if sealed:
+        note = _("The signed documents, sealed by the service: keep them for your records.")
+    else:
+        note = _(
+            "The documents with every signature given so far. Once everybody has signed and the "
+            "documents are sealed, the signing link gives you the sealed copies."
+        )
+    return {
+        "title": _("Done"),
+        "text": _("You signed. Download your copy below."),
+        "note": note,
+        "documents": documents,
+    }
