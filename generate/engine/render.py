@@ -8,28 +8,24 @@ function: tests and benchmarks can call it directly. What it adds to plain Weasy
 - the caller's stylesheet (HTML mode) is an author stylesheet placed after the document's own;
   the service's defaults (page size and margins, page counter, fonts) are a user stylesheet, so
   the caller's CSS, ``@page`` rules included, takes precedence over them;
-- HTML mode: a margin box's ``content`` that combines ``element()`` with other values is dropped
-  as the spec wants (`generate.engine.paged_css`), so an earlier ``content`` applies;
-- HTML mode: fillable fields only for named controls of a valid type inside a ``form`` (buttons
-  are drawn, never made fields: WeasyPrint 70 writes a broken field list for a submit button),
-  and ``-fs-table-paginate: none`` (Flying Saucer's switch) stops header/footer repetition;
+- HTML mode (`generate.engine.html_mode`): a margin box's ``content`` that combines
+  ``element()`` with other values is dropped as the spec wants, fillable fields only for named
+  controls of a valid type inside a ``form``, and ``-fs-table-paginate: none`` (Flying Saucer's
+  switch) stops header/footer repetition;
 - a page cap checked during layout, before anything is written;
-- the title in the PDF metadata, and a diagonal watermark drawn on every page if asked for.
+- the title in the PDF metadata, and a diagonal watermark drawn on every page if asked for
+  (`generate.engine.pdf_finish`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
-import re
 import threading
 import traceback
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from typing import Any
 
-import cssselect2
-import pydyf
 import tinycss2
 import weasyprint
 import weasyprint.layout
@@ -37,49 +33,11 @@ from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
 from generate.engine.errors import PageLimitExceeded
+from generate.engine.html_mode import FORCED_HTML_CSS, prepare_html
 from generate.engine.job import Fetcher, RenderedPdf, RenderJob
-from generate.engine.paged_css import drop_combined_element_content
+from generate.engine.pdf_finish import Finisher
 from generate.engine.resources import Resource
 
-STATIC_ATTRIBUTE = "data-docgen-static"
-NO_REPEAT_ATTRIBUTE = "data-docgen-no-repeat"
-# Controls that stay drawn but are not made PDF fields, and table sections that do not repeat.
-# User origin + !important outranks every rule of the document.
-FORCED_HTML_CSS = f"""
-[{STATIC_ATTRIBUTE}] {{ appearance: none !important; }}
-[{STATIC_ATTRIBUTE}]::before, select[{STATIC_ATTRIBUTE}] option {{
-  visibility: visible !important;
-}}
-textarea[{STATIC_ATTRIBUTE}] {{ text-indent: 0 !important; }}
-table[{NO_REPEAT_ATTRIBUTE}] > thead, table[{NO_REPEAT_ATTRIBUTE}] > tfoot {{
-  display: table-row-group !important;
-}}
-"""
-# Input types that become fillable fields (others, and buttons of any kind, are only drawn).
-FIELD_INPUT_TYPES = frozenset(
-    {
-        "text",
-        "password",
-        "email",
-        "number",
-        "tel",
-        "url",
-        "search",
-        "date",
-        "time",
-        "datetime-local",
-        "month",
-        "week",
-        "checkbox",
-        "radio",
-        "file",
-    }
-)
-_CONTROL_TAGS = ("input", "select", "textarea", "button")
-_PAGINATE_PROPERTY = "-fs-table-paginate"
-# At-rules whose blocks hold ordinary style rules (or, nested, declarations).
-_GROUPING_RULES = ("media", "supports", "layer", "container", "scope")
-_CDATA = re.compile(r"^\s*<!\[CDATA\[|\]\]>\s*$")
 # The caller's document has no address. Given no base URL, WeasyPrint 70 fails the whole document
 # on some relative references (``@import url(common.css)``, ``target-counter(attr(href url), page)``
 # on a link to "other.html") where a browser skips them. "about:blank" is where a browser's own
@@ -115,7 +73,7 @@ def render_pdf(job: RenderJob, *, font_config: FontConfiguration | None = None) 
     document = weasyprint.HTML(string=job.html, url_fetcher=fetcher, base_url=DOCUMENT_BASE_URL)
     user_sheets = [job.user_css] if job.user_css else []
     if job.html_mode:
-        _prepare_html(document.etree_element, job.author_css)
+        prepare_html(document.etree_element, job.author_css)
         user_sheets.append(FORCED_HTML_CSS)
     config = font_config or FontConfiguration()
     stylesheets = [
@@ -133,7 +91,7 @@ def render_pdf(job: RenderJob, *, font_config: FontConfiguration | None = None) 
         raise PageLimitExceeded(pages, job.max_pages)
     if job.title is not None:
         rendering.metadata.title = job.title
-    pdf = rendering.write_pdf(finisher=_Finisher(job.watermark))
+    pdf = rendering.write_pdf(finisher=Finisher(job.watermark))
     return RenderedPdf(pdf=pdf, pages=pages)
 
 
@@ -170,273 +128,6 @@ def _page_cap(limit: int) -> Iterator[None]:
         yield
     finally:
         _cap.limit = None
-
-
-# -- HTML mode ------------------------------------------------------------------------------------
-
-
-def _prepare_html(root: ET.Element, author_css: str) -> None:
-    """Adjust the caller's parsed document in place, before WeasyPrint styles it."""
-    for style in root.iter("style"):
-        # XHTML wraps style sheets in CDATA sections; parsed as HTML the markers would stay in
-        # the CSS and swallow every rule after them.
-        if style.text and "<![CDATA[" in style.text:
-            style.text = _CDATA.sub("", style.text)
-        if style.text:
-            style.text = drop_combined_element_content(style.text)
-    head = root.find("head")
-    author_css = drop_combined_element_content(author_css)
-    if author_css:
-        if head is None:  # the HTML parser always makes one; a guard, not a code path
-            head = ET.Element("head")
-            root.insert(0, head)
-        ET.SubElement(head, "style").text = author_css
-    _mark_static_controls(root)
-    if _PAGINATE_PROPERTY in author_css.lower() or _mentions_paginate(root):
-        _stop_table_repetition(root, author_css)
-
-
-def _mark_static_controls(root: ET.Element) -> None:
-    """Mark the controls that must not become PDF fields (drawn only).
-
-    A field needs a ``form`` ancestor, a non-empty name, and for inputs a valid field type
-    (a missing type means text, as in HTML). Buttons of every kind are drawn only.
-    """
-    in_form = {id(element) for form in root.iter("form") for element in form.iter()}
-    for tag in _CONTROL_TAGS:
-        for element in root.iter(tag):
-            name = (element.get("name") or "").strip()
-            field = id(element) in in_form and bool(name) and tag != "button"
-            if tag == "input":
-                field = field and (element.get("type") or "text").strip().lower() in (
-                    FIELD_INPUT_TYPES
-                )
-            if not field:
-                element.set(STATIC_ATTRIBUTE, "")
-
-
-def _mentions_paginate(root: ET.Element) -> bool:
-    for element in root.iter():
-        if not isinstance(element.tag, str):
-            continue
-        text = element.text if element.tag == "style" else element.get("style")
-        if text and _PAGINATE_PROPERTY in text.lower():
-            return True
-    return False
-
-
-def _stop_table_repetition(root: ET.Element, author_css: str) -> None:
-    """Tables under ``-fs-table-paginate: none`` get their thead/tfoot drawn once.
-
-    The property is looked for in the caller's stylesheet, the document's ``<style>`` elements
-    (nested rules and @media blocks included) and ``style`` attributes. Its element and every
-    table inside it are marked; the forced stylesheet then makes their header and footer plain
-    row groups, and a footer is moved after the body so it still comes last.
-    """
-    selectors: list[str] = []
-    for element in root.iter("style"):
-        selectors.extend(_paginate_none_selectors(element.text or ""))
-    selectors.extend(_paginate_none_selectors(author_css))
-
-    matched: list[ET.Element] = []
-    for element in root.iter():
-        if isinstance(element.tag, str) and _declares_paginate_none(element.get("style") or ""):
-            matched.append(element)
-    if selectors:
-        wrapper = cssselect2.ElementWrapper.from_html_root(root)
-        for selector in selectors:
-            try:
-                matched.extend(found.etree_element for found in wrapper.query_all(selector))
-            except (cssselect2.SelectorError, ValueError, TypeError):
-                continue  # a selector cssselect2 cannot match is one WeasyPrint ignores too
-
-    for element in matched:
-        for table in element.iter("table"):
-            table.set(NO_REPEAT_ATTRIBUTE, "")
-            footers = [child for child in table if child.tag == "tfoot"]
-            for footer in footers:
-                table.remove(footer)
-                table.append(footer)
-
-
-def _paginate_none_selectors(css: str) -> list[str]:
-    if _PAGINATE_PROPERTY not in css.lower():
-        return []
-    found: list[str] = []
-    rules = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
-    _collect_selectors(rules, None, found)
-    return found
-
-
-def _collect_selectors(rules: list[Any], parent: str | None, found: list[str]) -> None:
-    for rule in rules:
-        if rule.type == "qualified-rule":
-            selector = _nest(parent, tinycss2.serialize(rule.prelude).strip())
-            items = tinycss2.parse_blocks_contents(
-                rule.content, skip_comments=True, skip_whitespace=True
-            )
-            if any(_is_paginate_none(item) for item in items):
-                found.append(selector)
-            _collect_selectors([i for i in items if i.type != "declaration"], selector, found)
-        elif (
-            rule.type == "at-rule"
-            and rule.content is not None
-            and rule.lower_at_keyword in _GROUPING_RULES
-        ):
-            items = tinycss2.parse_blocks_contents(
-                rule.content, skip_comments=True, skip_whitespace=True
-            )
-            if parent is not None and any(_is_paginate_none(i) for i in items):
-                found.append(parent)
-            _collect_selectors([i for i in items if i.type != "declaration"], parent, found)
-
-
-def _nest(parent: str | None, selector: str) -> str:
-    """A nested rule's selector, spelt out (``&`` is the parent, else a descendant of it)."""
-    if parent is None:
-        return selector
-    parts = _split_selector_list(selector)
-    return ", ".join(
-        part.replace("&", f":is({parent})") if "&" in part else f":is({parent}) {part}"
-        for part in parts
-    )
-
-
-def _split_selector_list(selector: str) -> list[str]:
-    tokens = tinycss2.parse_component_value_list(selector)
-    parts: list[list[Any]] = [[]]
-    for token in tokens:
-        if token.type == "literal" and token.value == ",":
-            parts.append([])
-        else:
-            parts[-1].append(token)
-    return [tinycss2.serialize(part).strip() for part in parts if tinycss2.serialize(part).strip()]
-
-
-def _declares_paginate_none(style: str) -> bool:
-    if _PAGINATE_PROPERTY not in style.lower():
-        return False
-    items = tinycss2.parse_blocks_contents(style, skip_comments=True, skip_whitespace=True)
-    return any(_is_paginate_none(item) for item in items)
-
-
-def _is_paginate_none(item: Any) -> bool:
-    if item.type != "declaration" or item.lower_name != _PAGINATE_PROPERTY:
-        return False
-    values = [token for token in item.value if token.type not in ("whitespace", "comment")]
-    return len(values) == 1 and values[0].type == "ident" and values[0].lower_value == "none"
-
-
-# -- after layout: fields, watermark --------------------------------------------------------------
-
-
-class _Finisher:
-    """Last changes to the PDF objects before WeasyPrint writes them."""
-
-    def __init__(self, watermark: str | None) -> None:
-        self.watermark = watermark
-
-    def __call__(self, document: Any, pdf: pydyf.PDF) -> None:
-        _tidy_field_list(pdf)
-        if self.watermark:
-            _draw_watermark(pdf, self.watermark)
-
-
-def _is_dangling(reference: Any) -> bool:
-    return isinstance(reference, bytes) and reference.startswith(b"None ")
-
-
-def _tidy_field_list(pdf: pydyf.PDF) -> None:
-    """Keep the AcroForm field list to the fields WeasyPrint wrote, top-level ones only.
-
-    The HTML preparation keeps buttons out of the form, which is where WeasyPrint 70 leaves a
-    ``None 0 R`` reference that readers cannot parse; this drops any other such reference too.
-    WeasyPrint also lists each radio button beside its group: a kid belongs in its group only.
-    """
-    acroform = pdf.catalog.get("AcroForm")
-    if isinstance(acroform, pydyf.Dictionary) and "Fields" in acroform:
-        acroform["Fields"] = pydyf.Array(
-            reference
-            for reference in acroform["Fields"]
-            if not _is_dangling(reference) and "Parent" not in _resolve(pdf, reference)
-        )
-    for page in _pages(pdf):
-        annotations = page.get("Annots")
-        if isinstance(annotations, pydyf.Array):
-            page["Annots"] = pydyf.Array(r for r in annotations if not _is_dangling(r))
-
-
-def _pages(pdf: pydyf.PDF) -> list[pydyf.Dictionary]:
-    return [pdf.objects[number] for number in pdf.pages["Kids"][::3]]
-
-
-def _resolve(pdf: pydyf.PDF, value: Any) -> Any:
-    if isinstance(value, bytes) and value.endswith(b" R"):
-        return pdf.objects[int(value.split()[0])]
-    return value
-
-
-# Helvetica-Bold advance widths (1/1000 em) for centring the watermark without a font file.
-_HELVETICA_BOLD_WIDTHS = {
-    " ": 278, "A": 722, "B": 722, "C": 722, "D": 722, "E": 667, "F": 611, "G": 778, "H": 722,
-    "I": 278, "J": 556, "K": 722, "L": 611, "M": 833, "N": 722, "O": 778, "P": 667, "Q": 778,
-    "R": 722, "S": 667, "T": 611, "U": 722, "V": 667, "W": 944, "X": 667, "Y": 667, "Z": 611,
-}  # fmt: skip
-
-
-def _draw_watermark(pdf: pydyf.PDF, text: str) -> None:
-    """Draw ``text`` diagonally across every page, over the content, translucent.
-
-    A standard PDF font (nothing embedded) and a content stream appended to each page: the
-    document's own CSS cannot hide it, and text extraction finds it.
-    """
-    text = "".join(c for c in text.upper() if c in _HELVETICA_BOLD_WIDTHS) or "DEVELOPMENT"
-    width_em = sum(_HELVETICA_BOLD_WIDTHS[c] for c in text) / 1000
-    font = pydyf.Dictionary(
-        {
-            "Type": "/Font",
-            "Subtype": "/Type1",
-            "BaseFont": "/Helvetica-Bold",
-            "Encoding": "/WinAnsiEncoding",
-        }
-    )
-    pdf.add_object(font)
-    state = pydyf.Dictionary({"Type": "/ExtGState", "ca": 0.16, "CA": 0.16})
-    pdf.add_object(state)
-    save = pydyf.Stream([b"q"])
-    pdf.add_object(save)
-
-    for page in _pages(pdf):
-        resources = _resolve(pdf, page["Resources"])
-        fonts = _resolve(pdf, resources.get("Font"))
-        if fonts is None:
-            fonts = resources["Font"] = pydyf.Dictionary()
-        fonts["DocgenWatermark"] = font.reference
-        states = _resolve(pdf, resources.get("ExtGState"))
-        if states is None:
-            states = resources["ExtGState"] = pydyf.Dictionary()
-        states["DocgenWatermarkState"] = state.reference
-
-        left, bottom, right, top = (float(v) for v in page["MediaBox"])
-        width, height = right - left, top - bottom
-        angle = math.atan2(height, width)
-        cos, sin = math.cos(angle), math.sin(angle)
-        size = 0.6 * math.hypot(width, height) / width_em
-        advance = width_em * size
-        # Start so the text's centre (half its advance, a third of the size up) is the page's.
-        x = left + width / 2 - cos * advance / 2 + sin * size / 3
-        y = bottom + height / 2 - sin * advance / 2 - cos * size / 3
-        operations = (
-            f"Q q /DocgenWatermarkState gs 0.75 0.1 0.1 rg BT /DocgenWatermark {size:.2f} Tf "
-            f"{cos:.5f} {sin:.5f} {-sin:.5f} {cos:.5f} {x:.2f} {y:.2f} Tm ({text}) Tj ET Q"
-        )
-        stamp = pydyf.Stream([operations.encode("ascii")])
-        pdf.add_object(stamp)
-        # "q" before the page's own content and "Q" after it, so its graphics state (WeasyPrint
-        # flips the y axis) does not carry over into the watermark.
-        contents = page["Contents"]
-        own = list(contents) if isinstance(contents, pydyf.Array) else [contents]
-        page["Contents"] = pydyf.Array([save.reference, *own, stamp.reference])
 
 
 # -- what failed ----------------------------------------------------------------------------------
