@@ -8,6 +8,7 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from accounts.member_graphql import MemberGraphQLApi
+from accounts.settings.urls import urlpatterns as settings_urls
 from config.metrics import metrics
 from config.schema import schema
 from core.graphql.explorer import graphiql_page, schema_sdl_view
@@ -17,6 +18,7 @@ from core.pages import page_or_api, start_page
 from core.views import favicon, healthz, not_found, readyz
 from esign.api import DocumentVerifyApi
 from esign.verify_views import verify_page
+from webhooks.urls import urlpatterns as webhook_settings_urls
 
 graphql_view = GraphQLApi.as_view(schema=schema)
 
@@ -28,9 +30,10 @@ urlpatterns = [
     # Prometheus (METRICS_TOKEN): operators' endpoints, not the API.
     path("readyz", readyz, name="readyz"),
     path("metrics", metrics, name="metrics"),
-    # Members' pages: log in, then the organization's API settings (keys, webhooks...).
+    # Members' pages: log in, then the organization's API settings (keys, webhooks...): the
+    # page is accounts', and each app's section brings its changes, in one namespace.
     path("accounts/", include("accounts.urls")),
-    path("settings/", include("webhooks.urls")),
+    path("settings/", include((settings_urls + webhook_settings_urls, "settings"))),
     path("api/v1/", include("fill.urls")),
     path("api/v1/", include("generate.urls")),
     # Verifying a signed PDF: for programs (API key) and a public page for people.

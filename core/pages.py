@@ -59,7 +59,7 @@ def start_page(request: HttpRequest) -> HttpResponse:
                 "and organizations.",
             },
             {
-                "href": reverse("webhooks:index"),
+                "href": reverse("settings:index"),
                 "title": "Settings",
                 "text": "Your organization's API keys, webhooks and payload keys (members).",
             },

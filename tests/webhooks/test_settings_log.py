@@ -24,7 +24,7 @@ def owner_client(owner: User) -> Client:
 
 
 def page(client: Client, query: str = "") -> str:
-    response = client.get(reverse("webhooks:settings", args=["acme"]) + query)
+    response = client.get(reverse("settings:page", args=["acme"]) + query)
     assert response.status_code == 200
     return response.content.decode()
 

@@ -90,7 +90,7 @@ def test_the_settings_page_refuses_a_private_url_and_keeps_the_old_one(
     client = Client()
     client.force_login(owner)
 
-    response = client.post(reverse("webhooks:webhook-url", args=["acme"]), {"url": url})
+    response = client.post(reverse("settings:webhook-url", args=["acme"]), {"url": url})
 
     assert response.status_code == 400
     html = response.content.decode()

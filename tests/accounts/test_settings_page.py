@@ -48,11 +48,11 @@ def outsider_client(other_organization: Organization) -> Client:
 
 
 def url(name: str, *args: str) -> str:
-    return reverse(f"webhooks:{name}", args=["acme", *args])
+    return reverse(f"settings:{name}", args=["acme", *args])
 
 
 def page(client: Client) -> str:
-    response = client.get(url("settings"))
+    response = client.get(url("page"))
     assert response.status_code == 200
     return response.content.decode()
 
@@ -61,7 +61,7 @@ def page(client: Client) -> str:
 
 
 def test_the_page_needs_a_login(organization: Organization) -> None:
-    response = Client().get(url("settings"))
+    response = Client().get(url("page"))
 
     assert response.status_code == 302
     assert response["Location"] == "/accounts/login/?next=/settings/acme/"
@@ -90,7 +90,7 @@ def test_an_outsider_gets_404_on_every_page_and_change(
     delivery = WebhookDelivery.objects.get()
     payload_key_create(organization=organization)
 
-    assert outsider_client.get(url("settings")).status_code == 404
+    assert outsider_client.get(url("page")).status_code == 404
     assert outsider_client.get(url("payload-key-download")).status_code == 404
     posts = [
         (url("key-create"), {"kind": "production"}),
@@ -121,7 +121,7 @@ def test_an_outsider_cannot_resend_another_organizations_delivery_from_their_own
     event_emit(organization=organization, action="weldCreate", data={})
     theirs = WebhookDelivery.objects.get()
 
-    path = reverse("webhooks:delivery-resend", args=["globex", theirs.eid])
+    path = reverse("settings:delivery-resend", args=["globex", theirs.eid])
     response = outsider_client.post(path)
 
     assert response.status_code == 404
@@ -254,7 +254,7 @@ def test_the_log_filters_and_resends(owner_client: Client, organization: Organiz
     signer = WebhookDelivery.objects.get(event__action="signerComplete")
 
     everything = page(owner_client)
-    filtered = owner_client.get(url("settings"), {"action": "signerComplete"}).content.decode()
+    filtered = owner_client.get(url("page"), {"action": "signerComplete"}).content.decode()
     resent = owner_client.post(url("delivery-resend", signer.eid))
 
     assert everything.count('data-delivery="') == 2
