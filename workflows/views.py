@@ -294,10 +294,13 @@ def _snippet(form_url: str) -> str:
     )
 
 
-def preview(request: HttpRequest, workflow: Workflow) -> HttpResponse:
-    """The admin's preview of the working version: every page, checked as people's are, with
-    nothing saved. ``?forge=<slug>&page=<n>`` picks the page."""
-    definition = services.definition_of(workflow)
+def preview(
+    request: HttpRequest, workflow: Workflow, definition: WorkflowDef | None = None
+) -> HttpResponse:
+    """The admin's preview of the working version (or of ``definition``, the webform builder's
+    draft): every page, checked as people's are, with nothing saved. ``?forge=<slug>&page=<n>``
+    picks the page."""
+    definition = definition or services.definition_of(workflow)
     if not definition.webforms or not any(w.pages for w in definition.webforms):
         return message_page(
             request, "Nothing to preview", "Add a webform with a page first.", status=200
