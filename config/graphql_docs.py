@@ -134,13 +134,13 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "createEtchPacket(createCastTemplatesFromUploads)": "Accepted and ignored.",
         "createEtchPacket(duplicateCasts)": "Accepted and ignored.",
         "generateEtchSignURL": "A signing link for an embedded signer (signerType "
-        '"embedded"), bound to your user\'s id: `<base URL>/api/etch/verify/<signer '
+        '"embedded"): `<base URL>/api/etch/verify/<signer '
         "eid>?token=...`. Open it (or frame it, from an allowed embedding origin) when it is "
         "the signer's turn. It lasts 24 hours; each call makes a new one.",
         "generateEtchSignURL(signerEid)": "The signer's eid (`documentGroup { signers { eid } }` "
         "of the packet).",
         "generateEtchSignURL(clientUserId)": "Your own id for the person who will sign; kept "
-        "with the link and in the audit trail.",
+        "with the link for your records. Opening the link does not check it.",
         "voidDocumentGroup": "Void an open packet (by its documentGroup's eid): nobody can sign "
         "any more, its signers' links stop working, the events say so. A completed, declined "
         "or voided packet is a ConflictError.",
