@@ -389,21 +389,21 @@ SEAL_TSA_URLS = env.list("SEAL_TSA_URLS", default=[])
 SEAL_TSA_TIMEOUT_SECONDS = env.float("SEAL_TSA_TIMEOUT_SECONDS", default=10.0)
 # PEM bundle of further trusted roots: the TSAs' roots, earlier seal CAs (sealing and /verify).
 SEAL_TRUST_ROOTS_FILE = env.str("SEAL_TRUST_ROOTS_FILE", default="")
-# Seconds before each retry of a seal that failed (no TSA answered, the HSM was away): about five
-# days in all, each give or take 10 %; then the packet is marked failed for an operator.
-# Seconds before each retry of a signing email the mail server refused (then it is failed, and
-# the packet's audit trail says so): about a day in all.
 # Days a webform's continue link works (each link handed out counts from when it was made).
 WORKFLOW_CONTINUE_LINK_DAYS = env.int("WORKFLOW_CONTINUE_LINK_DAYS", default=30)
 # Seconds a signing email's send may take before the worker's sweep counts it lost (its worker
 # was killed) and sends it again.
 SIGNER_EMAIL_LEASE_SECONDS = env.float("SIGNER_EMAIL_LEASE_SECONDS", default=120.0)
+# Seconds before each retry of a signing email the mail server refused (then it is failed, and
+# the packet's audit trail says so): about 15 hours in all.
 SIGNER_EMAIL_RETRY_DELAYS = [
     float(value)
     for value in env.list(
         "SIGNER_EMAIL_RETRY_DELAYS", default=["30", "300", "1800", "7200", "43200"]
     )
 ]
+# Seconds before each retry of a seal that failed (no TSA answered, the HSM was away): about five
+# days in all, each give or take 10 %; then the packet is marked failed for an operator.
 SEAL_RETRY_DELAYS = [
     float(d)
     for d in env.list(
