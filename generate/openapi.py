@@ -1,8 +1,8 @@
 """The generate request body as JSON Schema for the OpenAPI document (core/openapi.py).
 
 Built from the engine's own constants (units, font sizes, page counter positions, defaults), so
-the reference says what ``generate.engine.request.parse_generate_request`` accepts. docs/generate.md
-is the long form.
+the reference says what ``generate.engine.parse_request.parse_generate_request`` accepts.
+docs/generate.md is the long form.
 """
 
 from __future__ import annotations

@@ -23,8 +23,9 @@ from generate.engine.errors import (
     SourceTooLarge,
 )
 from generate.engine.job import RenderedPdf, RenderJob
+from generate.engine.parse_request import parse_generate_request
 from generate.engine.pool import PoolSettings, RenderPool
-from generate.engine.request import GenerateRequest, parse_generate_request
+from generate.engine.request import GenerateRequest
 from generate.engine.resources import RESOURCE_CONTENT_TYPES, ResourceFetcher, ResourceRefused
 
 __all__ = [
