@@ -1,7 +1,9 @@
 """Admin for e-signature packets: read-only views of packets, their signers and audit log.
 
 Staff see only the packets of organizations they belong to; superusers see all. Packets are
-created through the API; what happened to them is shown, never edited.
+created through the API; what happened to them is shown, never edited. A packet's page offers
+what can be done to it as buttons (download the sealed documents, void, email the signers whose
+turn it is a new link), the same as the list's actions.
 """
 
 from __future__ import annotations
@@ -11,14 +13,18 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.decorators import method_decorator
 from django.utils.html import format_html
+from django.views.decorators.http import require_POST
 
 from core.errors import ServiceError
 from esign.audit import action_label
 from esign.downloads import document_group_archive
-from esign.emails import signer_email_resend
+from esign.emails import gets_emails, signer_email_resend
+from esign.lifecycle import OPEN_PACKET
 from esign.models import AuditEvent, Packet, PacketDocument, Signer
 from esign.routing import turn_signers
 from esign.sealing import packet_seal_retry
@@ -92,12 +98,25 @@ class SignerInline(_ReadOnlyInline):
 
 class AuditInline(_ReadOnlyInline):
     model = AuditEvent
-    fields = ["at", "what", "signer", "ip", "browser", "detail"]
+    fields = ["at", "what", "who", "ip", "browser", "details"]
     readonly_fields = fields
 
     @admin.display(description="what happened")
     def what(self, obj: AuditEvent) -> str:
         return format_html('<span title="{}">{}</span>', obj.action, action_label(obj.action))
+
+    @admin.display(description="who")
+    def who(self, obj: AuditEvent) -> str:
+        """The signer by name (their address in the tooltip); the packet's own events: -."""
+        if obj.signer is None:
+            return "-"
+        return format_html('<span title="{}">{}</span>', obj.signer.email, obj.signer.name)
+
+    @admin.display(description="detail")
+    def details(self, obj: AuditEvent) -> str:
+        """``key: value`` pairs, not JSON: a reason or an error wraps instead of widening."""
+        detail = obj.detail if isinstance(obj.detail, dict) else {}
+        return "; ".join(f"{key}: {value}" for key, value in detail.items()) or "-"
 
     @admin.display(description="user agent")
     def browser(self, obj: AuditEvent) -> str:
@@ -144,6 +163,7 @@ class PacketAdmin(admin.ModelAdmin):
     fields = readonly_fields
     inlines = [DocumentInline, SignerInline, AuditInline]
     actions = ["seal_again", "resend_signing_emails", "void"]
+    change_form_template = "admin/esign/packet/change_form.html"
 
     @admin.display(description="signed documents")
     def download(self, obj: Packet) -> str:
@@ -155,16 +175,55 @@ class PacketAdmin(admin.ModelAdmin):
         return format_html('<a href="{}">Download the sealed documents (zip)</a>', url)
 
     def get_urls(self) -> list[Any]:
-        download = self.admin_site.admin_view(self.download_zip)
+        def view(method: Any) -> Any:
+            return self.admin_site.admin_view(method)
+
         return [
-            path("<int:packet_id>/download/", download, name="esign_packet_download"),
+            path(
+                "<int:packet_id>/download/", view(self.download_zip), name="esign_packet_download"
+            ),
+            path("<int:packet_id>/void/", view(self.void_one), name="esign_packet_void"),
+            path("<int:packet_id>/resend/", view(self.resend_one), name="esign_packet_resend"),
             *super().get_urls(),
         ]
 
-    def download_zip(self, request: HttpRequest, packet_id: int) -> HttpResponse:
+    def _packet(self, request: HttpRequest, packet_id: int) -> Packet:
+        """The packet, if the user may see it (another organization's is a 404)."""
         packet = self.get_queryset(request).filter(pk=packet_id).first()
         if packet is None or not self.has_view_permission(request, packet):
             raise Http404
+        return packet
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        packet = (
+            self.get_queryset(request).filter(pk=object_id).first() if object_id.isdigit() else None
+        )
+        context = dict(extra_context or {})
+        if packet is not None:
+            context["packet_tools"] = self._tools(packet)
+        return super().change_view(request, object_id, form_url, context)
+
+    def _tools(self, packet: Packet) -> dict[str, str]:
+        """The buttons of a packet's page, only those that can do something now."""
+        tools = {}
+        if packet.status == Packet.Status.COMPLETED and (
+            packet.seal_status == Packet.SealStatus.SEALED
+        ):
+            tools["download"] = reverse("admin:esign_packet_download", args=[packet.pk])
+        if packet.status in OPEN_PACKET:
+            tools["void"] = reverse("admin:esign_packet_void", args=[packet.pk])
+            if any(gets_emails(signer) for signer in turn_signers(packet)):
+                tools["resend"] = reverse("admin:esign_packet_resend", args=[packet.pk])
+        return tools
+
+    def download_zip(self, request: HttpRequest, packet_id: int) -> HttpResponse:
+        packet = self._packet(request, packet_id)
         try:
             archive = document_group_archive(
                 organization=packet.organization, group_eid=packet.document_group.eid
@@ -178,15 +237,36 @@ class PacketAdmin(admin.ModelAdmin):
 
     @admin.action(description="Void: nobody can sign any more (open packets)")
     def void(self, request: HttpRequest, queryset: QuerySet[Packet]) -> None:
-        voided = 0
-        for packet in queryset:
-            try:
-                packet_void_now(packet=packet)
-            except ServiceError as error:
-                self.message_user(request, f"{packet.name}: {error.message}", messages.WARNING)
-            else:
-                voided += 1
+        voided = sum(self._void(request, packet) for packet in queryset)
         self.message_user(request, f"{voided} packet(s) voided.")
+
+    def _void(self, request: HttpRequest, packet: Packet) -> bool:
+        try:
+            packet_void_now(packet=packet)
+        except ServiceError as error:
+            self.message_user(request, f"{packet.name}: {error.message}", messages.WARNING)
+            return False
+        return True
+
+    def _back(self, packet: Packet) -> HttpResponseRedirect:
+        return HttpResponseRedirect(reverse("admin:esign_packet_change", args=[packet.pk]))
+
+    def void_one(self, request: HttpRequest, packet_id: int) -> HttpResponse:
+        """The packet page's "Void" button: a page that asks first (voiding cannot be undone),
+        whose button posts here."""
+        packet = self._packet(request, packet_id)
+        if request.method != "POST":
+            context = {
+                **self.admin_site.each_context(request),
+                "opts": self.model._meta,
+                "packet": packet,
+                "title": f"Void {packet.name}?",
+                "signers": turn_signers(packet),
+            }
+            return TemplateResponse(request, "admin/esign/packet/void_confirm.html", context)
+        if self._void(request, packet):
+            self.message_user(request, f"{packet.name} was voided: nobody can sign it any more.")
+        return self._back(packet)
 
     @admin.action(description="Seal again now (completed packets not sealed yet)")
     def seal_again(self, request: HttpRequest, queryset: QuerySet[Packet]) -> None:
@@ -195,11 +275,32 @@ class PacketAdmin(admin.ModelAdmin):
 
     @admin.action(description="Email a new link to the signers whose turn it is")
     def resend_signing_emails(self, request: HttpRequest, queryset: QuerySet[Packet]) -> None:
-        sent = 0
-        for packet in queryset:
-            for signer in turn_signers(packet):
-                sent += signer_email_resend(signer=signer, requested_by=f"{request.user} (admin)")
+        sent = sum(len(self._resend(request, packet)) for packet in queryset)
         self.message_user(request, f"A new link is on its way to {sent} signer(s).")
+
+    def _resend(self, request: HttpRequest, packet: Packet) -> list[Signer]:
+        """The signers whose turn it is who were sent a new link (audited with the user)."""
+        return [
+            signer
+            for signer in turn_signers(packet)
+            if signer_email_resend(signer=signer, requested_by=f"{request.user} (admin)")
+        ]
+
+    @method_decorator(require_POST)
+    def resend_one(self, request: HttpRequest, packet_id: int) -> HttpResponse:
+        """The packet page's "Email a new link" button."""
+        packet = self._packet(request, packet_id)
+        sent = self._resend(request, packet)
+        if sent:
+            names = ", ".join(signer.name for signer in sent)
+            self.message_user(request, f"A new signing link is on its way to {names}.")
+        else:
+            self.message_user(
+                request,
+                "No link sent: nobody whose turn it is gets emails, or one is on its way already.",
+                messages.WARNING,
+            )
+        return self._back(packet)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Packet]:
         return (
