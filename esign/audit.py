@@ -7,14 +7,17 @@ esign.languages). Entries are append-only (esign.models.AuditEvent).
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import models
+from django.utils import translation
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from esign.engine.audit_trail import TrailLabels
+from esign.languages import written_language
 from esign.models import AuditEvent, Packet, PacketStatus, Signer, SignerStatus
 
 
@@ -48,6 +51,11 @@ def action_label(action: str) -> str:
         return str(AuditAction(action).label)
     except ValueError:
         return action
+
+
+def trail_language(packet: Packet) -> AbstractContextManager[None]:
+    """The packet's audit trail is written in its language (English without one)."""
+    return translation.override(written_language(packet=packet))
 
 
 def trail_labels() -> TrailLabels:

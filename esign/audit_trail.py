@@ -4,13 +4,14 @@ and stored files, and drawn as a PDF (esign.engine.audit_trail does the drawing)
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from core.resources import font_library
-from esign.audit import action_label
+from esign.audit import action_label, trail_labels, trail_language
 from esign.engine.audit_trail import (
     TIME_FORMAT,
     AuditTrail,
@@ -27,9 +28,12 @@ logger = logging.getLogger(__name__)
 
 
 def audit_trail_pdf(packet: Packet, *, credentials: SealCredentials) -> bytes:
-    """The packet's certificate of completion, unsealed, naming ``credentials`` as its sealer."""
+    """The packet's certificate of completion, unsealed, naming ``credentials`` as its sealer,
+    in the packet's language (esign.languages; English without one)."""
+    with trail_language(packet):
+        trail = replace(audit_trail_of(packet, credentials=credentials), labels=trail_labels())
     return draw_audit_trail(
-        audit_trail_of(packet, credentials=credentials),
+        trail,
         fonts=font_library(),
         handwriting_font=HANDWRITING_FONT,
     )
