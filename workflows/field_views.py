@@ -8,20 +8,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 
 from workflows.engine.defs import FieldDef, GroupDef, WebformDef
 from workflows.engine.entries import entry_strings
 from workflows.engine.form_inputs import form_strings, invalid_parts
-from workflows.engine.messages import Message
+from workflows.engine.messages import RULE_CONTEXT, Message
 
 # The index in the names of the blank entry a page's script copies to add an entry.
 BLANK_INDEX = "__i__"
 
 
+def rule_gettext(text: str) -> str:
+    """A text of the engine (a rule's message, a region's name, a word of the summary) in the
+    reader's language: its catalogue entries have a context of their own."""
+    return pgettext(RULE_CONTEXT, text)
+
+
 def say(message: Message | None) -> str:
     """A message of the rules in the reader's language."""
-    return message.text(gettext) if message is not None else ""
+    return message.text(rule_gettext) if message is not None else ""
 
 
 @dataclass

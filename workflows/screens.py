@@ -33,7 +33,7 @@ from workflows.engine.rules import (
     browser_rules,
     has_value,
 )
-from workflows.field_views import FieldView, GroupView, field_views, group_views
+from workflows.field_views import FieldView, GroupView, field_views, group_views, rule_gettext
 from workflows.models import Submission, Workflow
 from workflows.screen_steps import shown_steps
 
@@ -164,7 +164,7 @@ class Screen:
 
 
 def page_rules(screen: Screen) -> dict[str, Any]:
-    rules = browser_rules(gettext)
+    rules = browser_rules(rule_gettext)
     rules["limits"]["imageUploadBytes"] = settings.WEBFORM_IMAGE_UPLOAD_MAX_BYTES
     on_page = {f.definition.key for f in screen.fields}
     later = [
@@ -251,7 +251,7 @@ def render_screen(request: HttpRequest, screen: Screen) -> HttpResponse:
             ),
         },
         "regions": [
-            (code, {**info, "name": gettext(info["name"])})
+            (code, {**info, "name": rule_gettext(info["name"])})
             for code, info in PHONE_REGION_INFO.items()
         ],
         "states": US_STATES,
@@ -359,7 +359,9 @@ def end_page(
         "workflow": submission.workflow,
         "documents": documents,
         "answers": answers(
-            submissions.definition_for(submission), submissions.payloads_of(submission), gettext
+            submissions.definition_for(submission),
+            submissions.payloads_of(submission),
+            rule_gettext,
         ),
         "zip_url": f"{zip_path}?token={token}" if documents else "",
         "sign_url": sign_url,

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
+from django.utils.translation import gettext
 
 from core.errors import NotFound
 from workflows.models import (
@@ -86,5 +87,5 @@ def submission_for_link(
         .first()
     )
     if submission is None or not _continue_token_valid(submission, token):
-        raise NotFound("This link is not valid or has expired. Ask for a new one.")
+        raise NotFound(gettext("This link is not valid or has expired. Ask for a new one."))
     return submission

@@ -17,7 +17,7 @@ from workflows.engine.defs import (
 )
 from workflows.engine.entries import EntriesInvalid, check_entries, column, form_entries
 from workflows.engine.form_inputs import form_value
-from workflows.engine.messages import FieldInvalid, Message, gettext_noop
+from workflows.engine.messages import FieldInvalid, Message, pgettext
 from workflows.engine.rules import EMPTY, check_form_value, check_value, has_value
 
 
@@ -288,7 +288,9 @@ def answer_text(field: FieldDef, value: Any, translate: Callable[[str], str] = _
     if value is None:
         return ""
     if field.type == "checkbox":
-        return translate(gettext_noop("Yes") if value else gettext_noop("No"))
+        return translate(
+            pgettext("webform rule", "Yes") if value else pgettext("webform rule", "No")
+        )
     if field.type == "fullName":
         return person_name(value)
     if field.type == "usAddress" and isinstance(value, Mapping):
@@ -300,7 +302,7 @@ def answer_text(field: FieldDef, value: Any, translate: Callable[[str], str] = _
     if field.type == "radioGroup":
         return dict(field.options).get(str(value), str(value))
     if field.type == "imageFile":
-        return translate(gettext_noop("An image"))
+        return translate(pgettext("webform rule", "An image"))
     if field.type == "ssn":  # never the whole number on a page a shared screen may show
         return f"•••-••-{str(value)[-4:]}"
     if field.type == "dollar":
