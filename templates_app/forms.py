@@ -10,7 +10,8 @@ from django.db.models import QuerySet
 from django.utils.html import format_html
 
 from accounts.models import Organization
-from templates_app.engine.pdf_import import ImportRefused, import_pdf
+from templates_app.engine.errors import ImportRefused
+from templates_app.engine.pdf_import import import_pdf
 from templates_app.models import PdfTemplate
 from templates_app.services import MAX_PDF_BYTES
 from templates_app.upload_stash import StashedPdf, stash_pdf, stashed_pdf

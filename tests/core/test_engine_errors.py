@@ -26,7 +26,7 @@ from generate.engine import (
     RenderTimeout,
     SourceTooLarge,
 )
-from templates_app.engine.pdf_import import ImportRefused
+from templates_app.engine.errors import ImportRefused
 
 
 def mapped(error: EngineError) -> ServiceError:

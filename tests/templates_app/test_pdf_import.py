@@ -16,7 +16,8 @@ from pypdf.generic import (
 )
 
 from core.engine.template_spec import Rect
-from templates_app.engine.pdf_import import ImportRefused, import_pdf
+from templates_app.engine.errors import ImportRefused
+from templates_app.engine.pdf_import import import_pdf
 from templates_app.engine.validation import validate_template_json
 from tests.fixtures import FILLABLE_PDFS, PDFS, PLAIN_PDFS
 from tests.pdfcheck import poppler_words
