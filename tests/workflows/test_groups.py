@@ -403,3 +403,26 @@ def test_a_post_never_reads_more_entries_than_the_maximum(order: Workflow) -> No
     post(client, resume_path(submission), {**entries(20), "items.entries": "100000"}, forge)
 
     assert len(WebformSubmission.objects.get().payload["items"]) == 8
+
+
+def test_an_answer_that_hides_a_page_drops_its_values_from_the_summary(order: Workflow) -> None:
+    client, forge = Client(), forge_eid(order)
+    post(client, START, {"page": "0", **NAME, "deliver": "on"}, forge)
+    submission = Submission.objects.get()
+    post(client, resume_path(submission), entries(1), forge)
+    address = {"address.street1": "1 Main St", "address.city": "Boston", "address.state": "MA",
+               "address.zip": "02110"}  # fmt: skip
+    client.post(resume_path(submission), {"action": "back", "page": "2", "forge": forge, **address})
+    assert WebformSubmission.objects.get().payload["address"]["city"] == "Boston"
+
+    # Back on the first page, delivery is no longer wanted: the delivery page and its address go.
+    post(client, resume_path(submission), {"page": "0", **NAME}, forge)
+    done = post(client, resume_path(submission), entries(1), forge)
+
+    html = done.content.decode()
+    assert "Thank you" in html
+    assert "Address" not in html
+    assert "Boston" not in html
+    assert "address" not in WebformSubmission.objects.get().payload
+    pdf = pdf_of(Submission.objects.get())
+    assert "Boston" not in " ".join(w.text for w in words(pdf)[0])
