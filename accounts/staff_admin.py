@@ -3,7 +3,8 @@
 ``accounts.staff`` says which organizations a staff user sees and manages; this module applies
 it to admin pages: ``OrganizationOwnedAdmin`` for rows with an ``organization`` foreign key,
 ``may_manage`` for a permission check on one organization and ``manages`` for an action on
-several, which says which organizations refused it.
+several, which says which organizations refused it; ``ReadOnlyInline`` for rows shown on their
+parent's page.
 """
 
 from __future__ import annotations
@@ -67,3 +68,19 @@ class OrganizationOwnedAdmin(admin.ModelAdmin):
         if db_field.related_model is Organization:
             kwargs["queryset"] = staff_managed_organizations(user=request.user)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class ReadOnlyInline(admin.TabularInline):
+    """Rows shown on their parent's page, never changed there: the parent's scope is theirs."""
+
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

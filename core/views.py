@@ -19,14 +19,21 @@ from core.errors import BadRequest, NotFound
 logger = logging.getLogger("core.health")
 
 
-@require_GET
-def healthz(request: HttpRequest) -> HttpResponse:
+def _database_answers(context: str) -> bool:
+    """Whether the database answers a query; a failure is logged under ``context``."""
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
             cursor.fetchone()
     except DatabaseError:
-        logger.exception("health check: database unreachable")
+        logger.exception("%s: database unreachable", context)
+        return False
+    return True
+
+
+@require_GET
+def healthz(request: HttpRequest) -> HttpResponse:
+    if not _database_answers("health check"):
         return JsonResponse({"status": "unavailable", "database": "error"}, status=503)
     return JsonResponse({"status": "ok", "database": "ok"})
 
@@ -38,14 +45,7 @@ READY_PROBE = "readyz/probe"
 def readyz(request: HttpRequest) -> HttpResponse:
     """Ready to serve: the database answers and the storage (a local folder or the bucket) reads
     and writes. A probe file is written once, then only looked for."""
-    checks = {"database": "ok", "storage": "ok"}
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-            cursor.fetchone()
-    except DatabaseError:
-        logger.exception("readiness: database unreachable")
-        checks["database"] = "error"
+    checks = {"database": "ok" if _database_answers("readiness") else "error", "storage": "ok"}
     try:
         if not default_storage.exists(READY_PROBE):
             default_storage.save(READY_PROBE, ContentFile(b"ready\n"))

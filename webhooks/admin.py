@@ -15,7 +15,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from accounts.staff_admin import OrganizationOwnedAdmin, manages, may_manage
+from accounts.staff_admin import OrganizationOwnedAdmin, ReadOnlyInline, manages, may_manage
 from core.errors import ValidationFailed
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
 from webhooks.services import check_webhook_url, delivery_resend
@@ -59,23 +59,7 @@ class WebhookEndpointAdmin(OrganizationOwnedAdmin):
         return f"{endpoint.token[:TOKEN_SHOWN]}…"
 
 
-class _ReadOnlyInline(admin.TabularInline):
-    """Rows shown on their parent's page, never changed there: the parent's scope is theirs."""
-
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-class WebhookAttemptInline(_ReadOnlyInline):
+class WebhookAttemptInline(ReadOnlyInline):
     model = WebhookAttempt
     fields = [
         "number",
@@ -144,7 +128,7 @@ class WebhookDeliveryAdmin(OrganizationOwnedAdmin):
         messages.success(request, f"Resent {len(deliveries)} event(s); see the new deliveries.")
 
 
-class WebhookDeliveryInline(_ReadOnlyInline):
+class WebhookDeliveryInline(ReadOnlyInline):
     model = WebhookDelivery
     fields = ["eid", "url", "status", "attempt_count", "last_status_code", "created_at"]
     readonly_fields = fields

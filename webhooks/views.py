@@ -23,17 +23,19 @@ from accounts.settings.sections import (
 from accounts.settings.views import actor, back, changes, section
 from core.errors import ValidationFailed
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
-from webhooks.services import (
-    NO_URL_REASON,
-    deliveries_filter,
-    delivery_get,
-    delivery_resend,
+from webhooks.services.endpoints import (
     endpoint_get,
     endpoint_public_key_set,
     endpoint_token_rotate,
     endpoint_url_set,
     secret_rotate,
     secrets_current,
+)
+from webhooks.services.events import (
+    NO_URL_REASON,
+    deliveries_filter,
+    delivery_get,
+    delivery_resend,
     webhook_test,
 )
 
