@@ -426,3 +426,25 @@ def test_an_answer_that_hides_a_page_drops_its_values_from_the_summary(order: Wo
     assert "address" not in WebformSubmission.objects.get().payload
     pdf = pdf_of(Submission.objects.get())
     assert "Boston" not in " ".join(w.text for w in words(pdf)[0])
+
+
+def test_back_keeps_a_half_typed_entry_and_shows_it_again(order: Workflow) -> None:
+    client, forge = Client(), forge_eid(order)
+    post(client, START, {"page": "0", **NAME}, forge)
+    submission = Submission.objects.get()
+
+    back = client.post(
+        resume_path(submission),
+        {**entries(2), "items.1.price": "cheap", "action": "back", "forge": forge},
+    )
+    again = post(client, resume_path(submission), {"page": "0", **NAME}, forge)
+
+    assert back.status_code == 200
+    assert "Step 1 of 2: You" in back.content.decode()
+    row = WebformSubmission.objects.get()
+    assert "items" not in row.payload  # not a value: kept as typed
+    assert row.draft["items"]["items.1.price"] == "cheap"
+    html = again.content.decode()
+    assert 'name="items.entries" value="2"' in html
+    assert 'name="items.1.price" value="cheap"' in html
+    assert "wf-summary-title" not in html
