@@ -7,55 +7,31 @@
 
 import { h } from "../common/dom.js";
 import { AdoptDialog } from "./adopt.js";
+import { controlFor } from "./controls.js";
 import { DocumentsView } from "./documents.js";
-import { goTo, legacyMessage, postToParent } from "./embed.js";
-import { pageLanguage, t } from "./strings.js";
+import {
+  AUTOMATIC,
+  PLACEHOLDERS,
+  STAMPED,
+  keyOf,
+  labelOf,
+  sortFields,
+  signatureBody,
+  today,
+  valueProblem,
+} from "./fields.js";
+import { signingOutcome } from "./outcome.js";
+import { t } from "./strings.js";
 
 const root = document.getElementById("signing");
 const config = JSON.parse(document.getElementById("signing-config").textContent);
 const token = root.dataset.token || "";
 const $ = (selector) => document.querySelector(selector);
+const { notice, showCopies, showResult, post, linkRefused, finished, setUpDecline, waitingMessage } =
+  signingOutcome({ root, config, token });
 
-// The words are the server's, in the signer's language (strings.js).
-const TYPE_LABELS = {
-  signature: t("type.signature"),
-  initial: t("type.initial"),
-  signatureDate: t("type.signatureDate"),
-  shortText: t("type.text"),
-  longText: t("type.text"),
-  text: t("type.text"),
-  fullName: t("type.fullName"),
-  email: t("type.email"),
-  date: t("type.date"),
-  checkbox: t("type.checkbox"),
-};
-const PLACEHOLDERS = {
-  signature: t("placeholder.signature"),
-  initial: t("placeholder.initial"),
-  checkbox: "",
-};
-const STAMPED = new Set(["signature", "initial"]);
-
-const keyOf = (field) => `${field.fileId}/${field.fieldId}`;
-const labelOf = (field) => TYPE_LABELS[field.type] || TYPE_LABELS.text;
-const today = () => new Date().toISOString().slice(0, 10); // the server stamps the UTC date
 const prefersReducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
-// Reading order: document, page, then top to bottom and left to right as the page shows.
-function sortFields(fields, documents) {
-  const order = new Map(documents.map((doc, index) => [doc.id, index]));
-  return [...fields].sort(
-    (a, b) =>
-      (order.get(a.fileId) ?? 0) - (order.get(b.fileId) ?? 0) ||
-      a.page - b.page ||
-      Math.round(b.rect.y + b.rect.height) - Math.round(a.rect.y + a.rect.height) ||
-      a.rect.x - b.rect.x,
-  );
-}
-
-// The signing date is filled in by the service: its box shows the date, but it is no step of
-// the guide and no "completed" field the signer did not complete.
-const AUTOMATIC = new Set(["signatureDate"]);
 const allFields = sortFields(config.fields || [], config.documents || []);
 
 const state = {
@@ -76,18 +52,8 @@ for (const field of state.fields) {
 const documentTitles = new Map((config.documents || []).map((doc) => [doc.id, doc.title]));
 
 // --- what is done ---------------------------------------------------------------------------
-// What is wrong with a typed value for its field's type (as the server checks it), or null.
-const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 function typeProblem(field) {
-  const value = String(state.values[keyOf(field)] ?? "").trim();
-  if (!value) return null;
-  if (field.type === "email" && !EMAIL.test(value)) {
-    return t("problem.email");
-  }
-  if (field.type === "date" && !/^\d{4}-\d{2}-\d{2}$/.test(value)) {
-    return t("problem.date");
-  }
-  return null;
+  return valueProblem(field, state.values[keyOf(field)]);
 }
 
 function isFilled(field) {
@@ -205,104 +171,21 @@ function where(field) {
   return t("where", { number: field.page + 1, title });
 }
 
-function controlFor(field) {
-  const key = keyOf(field);
-  const head = h(
-    "p",
-    { class: "sg-control-label" },
-    h("strong", {}, labelOf(field)),
-    h("span", { class: "sg-where" }, t("on", { where: where(field) })),
-  );
-  if (STAMPED.has(field.type)) {
-    const isSignature = field.type === "signature";
-    if (!isFilled(field)) {
-      return [
-        head,
-        h(
-          "p",
-          { class: "sg-control-help" },
-          t(isSignature ? "adopt.signatureHelp" : "adopt.initialsHelp"),
-        ),
-        h(
-          "button",
-          { type: "button", class: "sg-btn sg-btn-primary", id: "sg-adopt-open", onclick: adopt },
-          t(isSignature ? "adopt.signature" : "adopt.initials"),
-        ),
-      ];
-    }
-    const adoption = state.adoption;
-    const preview =
-      field.type === "signature" && adoption.drawn
-        ? h("img", { class: "sg-preview-ink", src: adoption.drawn, alt: t("adopt.drawnAlt") })
-        : h(
-            "span",
-            { class: "sg-preview-hand" },
-            field.type === "signature" ? adoption.typed : adoption.initials,
-          );
-    return [
-      head,
-      h(
-        "div",
-        { class: "sg-adopted" },
-        preview,
-        h(
-          "button",
-          { type: "button", class: "sg-btn sg-btn-small", id: "sg-adopt-open", onclick: adopt },
-          t("adopt.change"),
-        ),
-      ),
-    ];
-  }
-  if (field.type === "signatureDate") {
-    return [
-      head,
-      h("p", { class: "sg-control-help" }, t("dateHelp", { date: today() })),
-    ];
-  }
-  if (field.type === "checkbox") {
-    const box = h("input", {
-      type: "checkbox",
-      id: "sg-value",
-      checked: Boolean(state.values[key]),
-      onchange: (event) => setValue(field, event.target.checked),
-    });
-    return [head, h("label", { class: "sg-check-label" }, box, t("checkboxLabel"))];
-  }
-  const multiline = field.type === "longText";
-  const input = h(multiline ? "textarea" : "input", {
-    id: "sg-value",
-    class: "sg-input",
-    maxlength: "1000",
-    rows: multiline ? "3" : null,
-    type: multiline ? null : { email: "email", date: "date" }[field.type] || "text",
-    inputmode: field.type === "email" ? "email" : null,
-    autocomplete: { fullName: "name", email: "email" }[field.type] || "off",
-    required: true,
-    "aria-describedby": "sg-field-error",
-    oninput: (event) => setValue(field, event.target.value),
-    onchange: () => {
-      const problem = typeProblem(field);
-      if (!problem) return;
-      state.errors.set(key, problem);
-      renderBoxes();
-      renderGuide();
-    },
-    onkeydown: (event) => {
-      if (event.key === "Enter" && !multiline) {
-        event.preventDefault();
-        if (config.acceptEachField) accept();
-        else next();
-      }
-    },
-  });
-  input.value = String(state.values[key] ?? "");
-  const label = h(
-    "label",
-    { class: "sg-label", for: "sg-value" },
-    t("valueLabel", { label: labelOf(field).toLocaleLowerCase(pageLanguage()) }),
-  );
-  return [head, label, input];
-}
+// What the guide's control does, for controls.js.
+const controlActions = {
+  state,
+  where,
+  isFilled,
+  typeProblem,
+  adopt: () => adopt(),
+  setValue: (field, value) => setValue(field, value),
+  showProblem: (field, problem) => {
+    state.errors.set(keyOf(field), problem);
+    renderBoxes();
+    renderGuide();
+  },
+  submit: () => (config.acceptEachField ? accept() : next()),
+};
 
 function renderGuide({ rebuild = false } = {}) {
   const total = state.fields.length;
@@ -317,17 +200,17 @@ function renderGuide({ rebuild = false } = {}) {
   $("#sg-bar").value = done;
   $("#sg-prev").disabled = state.busy || state.current === 0;
   $("#sg-next").disabled = state.busy || state.current >= total - 1;
-  const accept = $("#sg-accept");
+  const acceptButton = $("#sg-accept");
   const needsAccept =
     field &&
     config.acceptEachField &&
     !state.accepted.has(keyOf(field)) &&
     !(STAMPED.has(field.type) && !isFilled(field));
-  accept.hidden = !needsAccept;
-  accept.disabled = state.busy;
+  acceptButton.hidden = !needsAccept;
+  acceptButton.disabled = state.busy;
   if (field && (rebuild || state.controlKey !== keyOf(field))) {
     state.controlKey = keyOf(field);
-    $("#sg-control").replaceChildren(...controlFor(field));
+    $("#sg-control").replaceChildren(...controlFor(field, controlActions));
   }
   const error = field ? state.errors.get(keyOf(field)) : null;
   $("#sg-field-error").textContent = error || "";
@@ -345,8 +228,8 @@ function announce(text) {
 }
 
 function focusControl() {
-  const accept = $("#sg-accept");
-  const target = $("#sg-value") || $("#sg-adopt-open") || (!accept.hidden && accept);
+  const acceptButton = $("#sg-accept");
+  const target = $("#sg-value") || $("#sg-adopt-open") || (!acceptButton.hidden && acceptButton);
   (target || $("#sg-next")).focus({ preventScroll: true });
 }
 
@@ -454,112 +337,12 @@ async function adopt() {
 // --- finishing and declining ----------------------------------------------------------------
 function setBusy(busy, label = null) {
   state.busy = busy;
-  const finish = $("#sg-finish");
-  finish.disabled = busy;
-  finish.textContent = busy && label ? label : t("finish");
-  finish.setAttribute("aria-busy", busy ? "true" : "false");
+  const button = $("#sg-finish");
+  button.disabled = busy;
+  button.textContent = busy && label ? label : t("finish");
+  button.setAttribute("aria-busy", busy ? "true" : "false");
   $("#sg-decline-open").disabled = busy;
   renderGuide();
-}
-
-function notice(text, tone = "error") {
-  const el = $("#sg-notice");
-  el.textContent = text;
-  el.dataset.tone = tone;
-  el.hidden = !text;
-}
-
-// The signer's copy: each document as it stands (sealed once everybody signed and the service
-// sealed it; until then with every signature given so far).
-function showCopies({ sealed = config.sealed } = {}) {
-  const documents = config.documents || [];
-  if (!documents.length) return;
-  const link = (doc) => {
-    const query = new URLSearchParams({ token, download: "1" });
-    return h(
-      "li",
-      {},
-      h("a", { href: `${doc.url}?${query}`, download: doc.filename }, t("copy.download", { title: doc.title })),
-    );
-  };
-  $("#sg-copies-note").textContent = t(
-    sealed ? "copy.sealed" : config.getsEmails ? "copy.notSealedEmailed" : "copy.notSealed",
-  );
-  $("#sg-copies-list").replaceChildren(...documents.map(link));
-  $("#sg-copies").hidden = false;
-}
-
-function showResult(stateName, title, text) {
-  root.dataset.state = stateName;
-  for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close();
-  notice("");
-  $("#sg-result-title").textContent = title;
-  $("#sg-result-text").textContent = text;
-  $("#sg-result").hidden = false;
-  $("#sg-result").focus();
-}
-
-async function post(url, body) {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-Signing-Token": token },
-    body: JSON.stringify(body),
-    credentials: "omit",
-    cache: "no-store",
-  });
-  let data = {};
-  try {
-    data = await response.json();
-  } catch {
-    data = {};
-  }
-  return { response, data };
-}
-
-// The link stopped working while the page was open (expired, revoked, cancelled). The event
-// keeps the server's (English) message, as the API's are; the signer reads it in their language.
-function linkRefused(data) {
-  const errorType = data.errorType || "tokenInvalid";
-  const event = {
-    action: "signerError",
-    errorType,
-    error: errorType,
-    message: data.message || "This signing link cannot be used.",
-    signerEid: config.signerEid,
-  };
-  if (data.reason) event.reason = data.reason;
-  postToParent(event, { origins: config.origins, legacy: legacyMessage(config.publicBaseUrl, event) });
-  showResult("error", t("linkRefused"), t(`error.${errorType}`));
-}
-
-// The legacy string names a page that exists: the redirect URL, else the completion page.
-function finished(data, { stateName, title, text }) {
-  if (data.event) postToParent(data.event, { origins: config.origins, legacy: data.legacyURL });
-  if (data.redirectURL) {
-    showResult(stateName, title, t("takingBack"));
-    goTo(data.redirectURL);
-    return;
-  }
-  showResult(stateName, title, text);
-}
-
-function signatureBody() {
-  const values = {};
-  for (const field of state.fields) {
-    if (STAMPED.has(field.type) || field.type === "signatureDate") continue;
-    const value = state.values[keyOf(field)];
-    values[keyOf(field)] = field.type === "checkbox" ? Boolean(value) : String(value ?? "").trim();
-  }
-  const body = { values };
-  const adoption = state.adoption;
-  if (adoption) {
-    if (adoption.drawn || adoption.typed) {
-      body.signature =
-        adoption.mode === "draw" ? { drawn: adoption.drawn } : { typed: adoption.typed };
-    }
-    body.initials = adoption.initials || "";
-  }
-  return body;
 }
 
 function fieldForProblem(property) {
@@ -586,7 +369,7 @@ async function finish() {
   setBusy(true, t("signing"));
   let result;
   try {
-    result = await post(config.completeUrl, signatureBody());
+    result = await post(config.completeUrl, signatureBody(state.fields, state.values, state.adoption));
   } catch {
     setBusy(false);
     notice(t("unreachable"));
@@ -627,86 +410,7 @@ async function finish() {
   notice(t("failed", { status: response.status }));
 }
 
-function setUpDecline() {
-  const dialog = $("#sg-decline");
-  const reason = $("#sg-decline-reason");
-  const error = $("#sg-decline-error");
-  let opener = null;
-  const close = () => {
-    if (dialog.open) dialog.close();
-    if (opener && opener.isConnected) opener.focus();
-  };
-  $("#sg-decline-open").addEventListener("click", () => {
-    opener = document.activeElement;
-    error.hidden = true;
-    dialog.showModal();
-    reason.focus();
-  });
-  $("#sg-decline-cancel").addEventListener("click", close);
-  reason.addEventListener("input", () => {
-    error.hidden = true;
-  });
-  dialog.addEventListener("cancel", (event) => {
-    event.preventDefault();
-    close();
-  });
-  $("#sg-decline-form").addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const text = reason.value.trim();
-    if (!text) {
-      error.textContent = t("decline.why");
-      error.hidden = false;
-      reason.focus();
-      return;
-    }
-    $("#sg-decline-ok").disabled = true;
-    let result;
-    try {
-      result = await post(config.declineUrl, { reason: text });
-    } catch {
-      result = null;
-    }
-    $("#sg-decline-ok").disabled = false;
-    if (!result) {
-      error.textContent = t("decline.unreachable");
-      error.hidden = false;
-      return;
-    }
-    const { response, data } = result;
-    if (response.ok) {
-      dialog.close();
-      finished(data, {
-        stateName: "declined",
-        title: t("decline.done"),
-        text: t("decline.doneText"),
-      });
-      return;
-    }
-    if (response.status === 403) {
-      dialog.close();
-      linkRefused(data);
-      return;
-    }
-    error.textContent = t("decline.failed", { status: response.status });
-    error.hidden = false;
-  });
-}
-
 // --- starting -------------------------------------------------------------------------------
-function waitingMessage() {
-  if (config.signerStatus === "completed") return t("waiting.signed");
-  if (config.signerStatus === "declined" || config.packetStatus === "declined") {
-    return t("waiting.declined");
-  }
-  if (config.packetStatus === "completed") return t("waiting.completed");
-  if (config.waitingFor && config.waitingFor.length) {
-    const list = new Intl.ListFormat(pageLanguage(), { type: "conjunction" });
-    const names = list.format(config.waitingFor);
-    return t(config.waitingFor.length === 1 ? "waiting.one" : "waiting.many", { names });
-  }
-  return t("waiting.nothing");
-}
-
 async function start() {
   if (!config.canSign) {
     root.dataset.state = "waiting";

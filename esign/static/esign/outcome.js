@@ -1,0 +1,183 @@
+// How the signing page ends and talks to the server: the notice line, the result (done,
+// declined, a link that stopped working), the signer's copy, the events for the embedding page,
+// declining, and what a signer who cannot sign yet reads. The words are the server's, in the
+// signer's language (strings.js).
+
+import { h } from "../common/dom.js";
+import { goTo, legacyMessage, postToParent } from "./embed.js";
+import { pageLanguage, t } from "./strings.js";
+
+export function signingOutcome({ root, config, token }) {
+  const $ = (selector) => document.querySelector(selector);
+
+  function notice(text, tone = "error") {
+    const el = $("#sg-notice");
+    el.textContent = text;
+    el.dataset.tone = tone;
+    el.hidden = !text;
+  }
+
+  // The signer's copy: each document as it stands (sealed once everybody signed and the service
+  // sealed it; until then with every signature given so far).
+  function showCopies({ sealed = config.sealed } = {}) {
+    const documents = config.documents || [];
+    if (!documents.length) return;
+    const link = (doc) => {
+      const query = new URLSearchParams({ token, download: "1" });
+      return h(
+        "li",
+        {},
+        h("a", { href: `${doc.url}?${query}`, download: doc.filename }, t("copy.download", { title: doc.title })),
+      );
+    };
+    $("#sg-copies-note").textContent = t(
+      sealed ? "copy.sealed" : config.getsEmails ? "copy.notSealedEmailed" : "copy.notSealed",
+    );
+    $("#sg-copies-list").replaceChildren(...documents.map(link));
+    $("#sg-copies").hidden = false;
+  }
+
+  function showResult(stateName, title, text) {
+    root.dataset.state = stateName;
+    for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close();
+    notice("");
+    $("#sg-result-title").textContent = title;
+    $("#sg-result-text").textContent = text;
+    $("#sg-result").hidden = false;
+    $("#sg-result").focus();
+  }
+
+  async function post(url, body) {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Signing-Token": token },
+      body: JSON.stringify(body),
+      credentials: "omit",
+      cache: "no-store",
+    });
+    let data;
+    try {
+      data = await response.json();
+    } catch {
+      data = {};
+    }
+    return { response, data };
+  }
+
+  // The link stopped working while the page was open (expired, revoked, cancelled). The event
+  // keeps the server's (English) message, as the API's are; the signer reads it in their language.
+  function linkRefused(data) {
+    const errorType = data.errorType || "tokenInvalid";
+    const event = {
+      action: "signerError",
+      errorType,
+      error: errorType,
+      message: data.message || "This signing link cannot be used.",
+      signerEid: config.signerEid,
+    };
+    if (data.reason) event.reason = data.reason;
+    postToParent(event, { origins: config.origins, legacy: legacyMessage(config.publicBaseUrl, event) });
+    showResult("error", t("linkRefused"), t(`error.${errorType}`));
+  }
+
+  // The legacy string names a page that exists: the redirect URL, else the completion page.
+  function finished(data, { stateName, title, text }) {
+    if (data.event) postToParent(data.event, { origins: config.origins, legacy: data.legacyURL });
+    if (data.redirectURL) {
+      showResult(stateName, title, t("takingBack"));
+      goTo(data.redirectURL);
+      return;
+    }
+    showResult(stateName, title, text);
+  }
+
+  function setUpDecline() {
+    const dialog = $("#sg-decline");
+    const reason = $("#sg-decline-reason");
+    const error = $("#sg-decline-error");
+    let opener = null;
+    const close = () => {
+      if (dialog.open) dialog.close();
+      if (opener && opener.isConnected) opener.focus();
+    };
+    $("#sg-decline-open").addEventListener("click", () => {
+      opener = document.activeElement;
+      error.hidden = true;
+      dialog.showModal();
+      reason.focus();
+    });
+    $("#sg-decline-cancel").addEventListener("click", close);
+    reason.addEventListener("input", () => {
+      error.hidden = true;
+    });
+    dialog.addEventListener("cancel", (event) => {
+      event.preventDefault();
+      close();
+    });
+    $("#sg-decline-form").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const text = reason.value.trim();
+      if (!text) {
+        error.textContent = t("decline.why");
+        error.hidden = false;
+        reason.focus();
+        return;
+      }
+      $("#sg-decline-ok").disabled = true;
+      let result;
+      try {
+        result = await post(config.declineUrl, { reason: text });
+      } catch {
+        result = null;
+      }
+      $("#sg-decline-ok").disabled = false;
+      if (!result) {
+        error.textContent = t("decline.unreachable");
+        error.hidden = false;
+        return;
+      }
+      const { response, data } = result;
+      if (response.ok) {
+        dialog.close();
+        finished(data, {
+          stateName: "declined",
+          title: t("decline.done"),
+          text: t("decline.doneText"),
+        });
+        return;
+      }
+      if (response.status === 403) {
+        dialog.close();
+        linkRefused(data);
+        return;
+      }
+      error.textContent = t("decline.failed", { status: response.status });
+      error.hidden = false;
+    });
+  }
+
+  function waitingMessage() {
+    if (config.signerStatus === "completed") return t("waiting.signed");
+    if (config.signerStatus === "declined" || config.packetStatus === "declined") {
+      return t("waiting.declined");
+    }
+    if (config.packetStatus === "completed") return t("waiting.completed");
+    if (config.waitingFor && config.waitingFor.length) {
+      const list = new Intl.ListFormat(pageLanguage(), { type: "conjunction" });
+      const names = list.format(config.waitingFor);
+      return t(config.waitingFor.length === 1 ? "waiting.one" : "waiting.many", { names });
+    }
+    return t("waiting.nothing");
+  }
+
+  return {
+    notice,
+    showCopies,
+    showResult,
+    post,
+    linkRefused,
+    finished,
+    setUpDecline,
+    waitingMessage,
+  };
+}
