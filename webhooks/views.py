@@ -20,7 +20,7 @@ from accounts.settings.sections import (
     settings_part_add,
     settings_section_add,
 )
-from accounts.settings.views import actor, back, changes, section
+from accounts.settings.views import actor, back, changed, changes, section
 from core.errors import ValidationFailed
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
 from webhooks.services.endpoints import (
@@ -114,26 +114,28 @@ def _origin(delivery: Any) -> str:
 @section("webhook")
 def webhook_url_save(request: HttpRequest, membership: Membership) -> HttpResponse:
     endpoint_url_set(organization=membership.organization, url=request.POST.get("url", ""))
-    messages.success(request, "Webhook URL saved.")
-    return back(membership.organization.slug, "webhook")
+    return changed(request, membership, "webhook", "Webhook URL saved.")
 
 
 @changes
 @section("webhook")
 def webhook_token_rotate(request: HttpRequest, membership: Membership) -> HttpResponse:
     endpoint_token_rotate(organization=membership.organization)
-    messages.success(request, "New webhook token: deliveries carry it from now on.")
-    return back(membership.organization.slug, "webhook")
+    return changed(
+        request, membership, "webhook", "New webhook token: deliveries carry it from now on."
+    )
 
 
 @changes
 @section("webhook")
 def webhook_secret_rotate(request: HttpRequest, membership: Membership) -> HttpResponse:
     secret_rotate(organization=membership.organization)
-    messages.success(
-        request, "New signing secret. The previous one also signs until its expiry shown below."
+    return changed(
+        request,
+        membership,
+        "webhook",
+        "New signing secret. The previous one also signs until its expiry shown below.",
     )
-    return back(membership.organization.slug, "webhook")
 
 
 @changes
@@ -142,9 +144,8 @@ def webhook_send_test(request: HttpRequest, membership: Membership) -> HttpRespo
     delivery = webhook_test(organization=membership.organization, requested_by=actor(request))
     if delivery.status == WebhookDelivery.Status.SKIPPED:
         messages.warning(request, f"Test event recorded but not sent: {delivery.last_error}")
-    else:
-        messages.success(request, "Test event queued; it appears in the delivery log.")
-    return back(membership.organization.slug, "log")
+        return back(membership.organization.slug, "log")
+    return changed(request, membership, "log", "Test event queued; it appears in the delivery log.")
 
 
 @changes
@@ -163,13 +164,14 @@ def webhook_public_key_save(request: HttpRequest, membership: Membership) -> Htt
         if not pem.strip():
             raise ValidationFailed.single("publicKey", "Choose a PEM file or paste the key.")
     endpoint_public_key_set(organization=membership.organization, pem=pem)
-    messages.success(
+    return changed(
         request,
+        membership,
+        "encryption",
         "Webhook data is now encrypted with your public key."
         if pem
         else "Public key removed: webhook data is sent unencrypted.",
     )
-    return back(membership.organization.slug, "encryption")
 
 
 @changes
@@ -177,5 +179,6 @@ def webhook_public_key_save(request: HttpRequest, membership: Membership) -> Htt
 def delivery_resend_view(request: HttpRequest, membership: Membership, eid: str) -> HttpResponse:
     delivery = delivery_get(organization=membership.organization, eid=eid)
     resent = delivery_resend(delivery=delivery, requested_by=actor(request))
-    messages.success(request, f"Event {delivery.event.eid} resent (log {resent.eid}).")
-    return back(membership.organization.slug, "log")
+    return changed(
+        request, membership, "log", f"Event {delivery.event.eid} resent (log {resent.eid})."
+    )

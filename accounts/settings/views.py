@@ -53,6 +53,14 @@ def back(slug: str, section: str) -> HttpResponse:
     return redirect(reverse("settings:page", args=[slug]) + f"#{section}")
 
 
+def changed(
+    request: HttpRequest, membership: Membership, section: str, message: str
+) -> HttpResponse:
+    """A change made: its message on the page, and back to the section that changed."""
+    messages.success(request, message)
+    return back(membership.organization.slug, section)
+
+
 def actor(request: HttpRequest) -> str:
     """Who asked, as deliveries and audit entries name them."""
     return f"{request.user} (settings page)"
@@ -172,16 +180,21 @@ def key_revoke(request: HttpRequest, membership: Membership, eid: str) -> HttpRe
     if api_key is None:
         raise NotFound("No such key.")
     api_key_revoke(api_key=api_key)
-    messages.success(request, f"Key {api_key.prefix}… revoked: it no longer works.")
-    return back(membership.organization.slug, "keys")
+    return changed(
+        request, membership, "keys", f"Key {api_key.prefix}… revoked: it no longer works."
+    )
 
 
 @changes
 @section("encryption")
 def payload_key_new(request: HttpRequest, membership: Membership) -> HttpResponse:
     payload_key_create(organization=membership.organization)
-    messages.success(request, "New inbound key pair: download the public key and encrypt with it.")
-    return back(membership.organization.slug, "encryption")
+    return changed(
+        request,
+        membership,
+        "encryption",
+        "New inbound key pair: download the public key and encrypt with it.",
+    )
 
 
 @never_cache
@@ -204,5 +217,4 @@ def embed_origins_save(request: HttpRequest, membership: Membership) -> HttpResp
         organization=membership.organization,
         lines=request.POST.get("origins", "").splitlines(),
     )
-    messages.success(request, "Embedding origins saved.")
-    return back(membership.organization.slug, "embedding")
+    return changed(request, membership, "embedding", "Embedding origins saved.")
