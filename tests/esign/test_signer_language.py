@@ -250,3 +250,34 @@ def test_the_audit_trail_in_the_packets_language(complete, api_client: Client) -
     assert "Certificate of completion" not in text
     assert "Signers" not in text
     assert Signer.objects.filter(packet=packet, language="").count() == 2
+
+
+def test_every_kind_of_signer_email_in_spanish(graphql) -> None:
+    from esign.emails import _message
+    from esign.models import SignerEmail
+
+    variables = two_signer_packet()
+    variables["signers"][0].update(signerType="email", language="es")
+    result = create(graphql, signers=variables["signers"])
+    signer = Signer.objects.get(eid=signers_of(result)["client"])
+    url = "https://example.test/link"
+    texts = {
+        kind: _message(SignerEmail(signer=signer, kind=kind), url)
+        for kind in (SignerEmail.Kind.RESEND, SignerEmail.Kind.REMINDER, SignerEmail.Kind.COPY)
+    }
+    assert texts[SignerEmail.Kind.RESEND][1].startswith(
+        "Ada Lovelace:\n\nAquí tiene un nuevo enlace para firmar «Services agreement»."
+    )
+    assert (
+        texts[SignerEmail.Kind.REMINDER][0] == "Recordatorio: Por favor, firme: Services agreement"
+    )
+    assert "Le recordamos que aún tiene pendiente firmar" in texts[SignerEmail.Kind.REMINDER][1]
+    subject, body = texts[SignerEmail.Kind.COPY]
+    assert subject == "Firmado: Services agreement"
+    assert "Todos firmaron «Services agreement»" in body
+    assert "(el enlace funciona durante 90 días)" in body
+    # The other signer was given no language: English.
+    other = Signer.objects.get(eid=signers_of(result)["provider"])
+    assert _message(SignerEmail(signer=other, kind=SignerEmail.Kind.COPY), url)[0] == (
+        "Signed: Services agreement"
+    )
