@@ -295,3 +295,33 @@ def test_a_valid_link_is_still_framed_only_by_allowed_origins(
     assert frame.query_selector("#signing") is None
     assert tab.page.evaluate("window.__events") == []
     tab.close()
+
+
+def test_a_voided_packets_link_tells_the_embedding_app_why(
+    browser, live_server, app: str, packet_of, sign_url
+) -> None:
+    from esign.models import Packet
+    from esign.services import packet_void_now
+
+    signers = packet_of()
+    url = sign_url(signers["client"])
+    packet_void_now(packet=Signer.objects.get(eid=signers["client"]).packet)
+    assert Packet.objects.get(signers__eid=signers["client"]).status == "voided"
+
+    tab = Tab(browser, DESKTOP, expected=lambda message: "status of 403" in message.text)
+    query = f"kind=embed&src={quote(url, safe='')}&anvil={quote(live_server.url, safe='')}"
+    tab.page.goto(f"{app}/app.html?{query}")
+    [event] = [e["data"] for e in events(tab, 1)]
+    assert event == {
+        "action": "signerError",
+        "errorType": "notFound",
+        "error": "notFound",
+        "message": "This signature request was cancelled.",
+        "signerEid": signers["client"],
+        "reason": "packetVoided",
+    }
+    frame = tab.page.wait_for_selector("iframe").content_frame()
+    assert "The sender cancelled this request." in frame.inner_text("main")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tab.page.screenshot(path=str(SHOTS / "23-voided-link-in-embed-frame-desktop.png"))
+    tab.close()
