@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from core.errors import Conflict
 from esign import events, hooks
-from esign.audit import Client, audit
+from esign.audit import AuditAction, Client, audit
 from esign.models import DocumentGroup, Packet, Signer
 
 P, S = Packet.Status, Signer.Status
@@ -60,22 +60,22 @@ FINISHED_SIGNER = frozenset({S.COMPLETED, S.SKIPPED})
 ENDED_SIGNER = frozenset(s for s, moves in SIGNER_MOVES.items() if not moves)
 
 # The audit action of each packet status reached (signers' moves name their own).
-_PACKET_ACTIONS = {
-    P.SENT: "packetSent",
-    P.DELIVERED: "packetDelivered",
-    P.PARTIAL: "packetPartiallySigned",
-    P.COMPLETED: "packetCompleted",
-    P.DECLINED: "packetDeclined",
-    P.VOIDED: "packetVoided",
+_PACKET_ACTIONS: dict[str, AuditAction] = {
+    P.SENT: AuditAction.PACKET_SENT,
+    P.DELIVERED: AuditAction.PACKET_DELIVERED,
+    P.PARTIAL: AuditAction.PACKET_PARTIALLY_SIGNED,
+    P.COMPLETED: AuditAction.PACKET_COMPLETED,
+    P.DECLINED: AuditAction.PACKET_DECLINED,
+    P.VOIDED: AuditAction.PACKET_VOIDED,
 }
-_SIGNER_ACTIONS = {
-    S.SENT: "signerNotified",
-    S.DELIVERED: "signerEmailDelivered",
-    S.VIEWED: "signerViewed",
-    S.COMPLETED: "signerCompleted",
-    S.DECLINED: "signerDeclined",
-    S.SKIPPED: "signerSkipped",
-    S.VOIDED: "signerVoided",
+_SIGNER_ACTIONS: dict[str, AuditAction] = {
+    S.SENT: AuditAction.SIGNER_NOTIFIED,
+    S.DELIVERED: AuditAction.SIGNER_EMAIL_DELIVERED,
+    S.VIEWED: AuditAction.SIGNER_VIEWED,
+    S.COMPLETED: AuditAction.SIGNER_COMPLETED,
+    S.DECLINED: AuditAction.SIGNER_DECLINED,
+    S.SKIPPED: AuditAction.SIGNER_SKIPPED,
+    S.VOIDED: AuditAction.SIGNER_VOIDED,
 }
 
 

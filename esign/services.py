@@ -105,7 +105,7 @@ def _prepare(
         payload = packet_input.payloads.get(file.id)
         if not payload:
             return version_pdf(version), version
-        body = dict(payload)
+        body: dict[str, Any] = dict(payload)
         if "data" not in body:
             body = {"data": body}
         try:
@@ -115,7 +115,7 @@ def _prepare(
     if file.upload is not None:
         return _normalized_upload(file.upload.data, f"{path}.file"), None
     if file.html is not None:
-        body: dict[str, Any] = {
+        body = {
             "type": "html",
             "title": file.title or None,
             "data": {"html": file.html, "css": file.css},
