@@ -8,7 +8,8 @@ from typing import Any
 import graphene
 
 from accounts.identity import ApiIdentity
-from core.graphql.scalars import iso_ms
+from core.graphql.mutations import ServiceMutation
+from core.graphql.scalars import DateTime
 from webhooks.models import WebhookAttempt, WebhookDelivery
 from webhooks.services import check_webhook_url, delivery_get, delivery_resend, webhook_test
 
@@ -23,16 +24,8 @@ class WebhookAttemptType(graphene.ObjectType):
     duration_ms = graphene.Int()
     error = graphene.String()
     response_excerpt = graphene.String()
-    started_at = graphene.String()
-    finished_at = graphene.String()
-
-    @staticmethod
-    def resolve_started_at(attempt: WebhookAttempt, info: Any) -> str | None:
-        return iso_ms(attempt.started_at)
-
-    @staticmethod
-    def resolve_finished_at(attempt: WebhookAttempt, info: Any) -> str | None:
-        return iso_ms(attempt.finished_at)
+    started_at = DateTime()
+    finished_at = DateTime()
 
 
 class WebhookLogType(graphene.ObjectType):
@@ -50,9 +43,9 @@ class WebhookLogType(graphene.ObjectType):
     attempt_count = graphene.Int(required=True)
     last_status_code = graphene.Int()
     last_error = graphene.String()
-    next_attempt_at = graphene.String()
-    delivered_at = graphene.String()
-    created_at = graphene.String()
+    next_attempt_at = DateTime()
+    delivered_at = DateTime()
+    created_at = DateTime()
     attempts = graphene.List(graphene.NonNull(WebhookAttemptType), required=True)
 
     @staticmethod
@@ -68,18 +61,6 @@ class WebhookLogType(graphene.ObjectType):
         return delivery.event.message_id
 
     @staticmethod
-    def resolve_next_attempt_at(delivery: WebhookDelivery, info: Any) -> str | None:
-        return iso_ms(delivery.next_attempt_at)
-
-    @staticmethod
-    def resolve_delivered_at(delivery: WebhookDelivery, info: Any) -> str | None:
-        return iso_ms(delivery.delivered_at)
-
-    @staticmethod
-    def resolve_created_at(delivery: WebhookDelivery, info: Any) -> str | None:
-        return iso_ms(delivery.created_at)
-
-    @staticmethod
     def resolve_attempts(delivery: WebhookDelivery, info: Any) -> list[WebhookAttempt]:
         return list(delivery.attempts.order_by("number"))
 
@@ -88,31 +69,37 @@ def _requested_by(identity: ApiIdentity) -> str:
     return f"API key {identity.api_key.prefix}… (GraphQL)"
 
 
-def resolve_retry_webhook_log(root: Any, info: Any, eid: str) -> WebhookDelivery:
-    identity: ApiIdentity = info.context.identity
-    delivery = delivery_get(organization=identity.organization, eid=eid)
-    return delivery_resend(delivery=delivery, requested_by=_requested_by(identity))
+class RetryWebhookLog(ServiceMutation):
+    """Send a logged delivery's event again (same webhook-id); returns the new log."""
+
+    class Arguments:
+        eid = graphene.String(required=True)
+
+    Output = WebhookLogType
+
+    @classmethod
+    def perform(cls, identity: ApiIdentity, *, eid: str) -> WebhookDelivery:
+        delivery = delivery_get(organization=identity.organization, eid=eid)
+        return delivery_resend(delivery=delivery, requested_by=_requested_by(identity))
 
 
-def resolve_webhook_test(root: Any, info: Any, url: str | None = None) -> WebhookDelivery:
-    identity: ApiIdentity = info.context.identity
-    if url:
-        check_webhook_url(url, property="url")
-    return webhook_test(
-        organization=identity.organization, url=url, requested_by=_requested_by(identity)
-    )
+class WebhookTest(ServiceMutation):
+    """Send a `webhookTest` event; returns its log (delivery happens after it)."""
+
+    class Arguments:
+        url = graphene.String(description="Where to send it; default: the organization's URL.")
+
+    Output = WebhookLogType
+
+    @classmethod
+    def perform(cls, identity: ApiIdentity, *, url: str | None = None) -> WebhookDelivery:
+        if url:
+            check_webhook_url(url, property="url")
+        return webhook_test(
+            organization=identity.organization, url=url, requested_by=_requested_by(identity)
+        )
 
 
 class Mutation(graphene.ObjectType):
-    retry_webhook_log = graphene.Field(
-        WebhookLogType,
-        eid=graphene.String(required=True),
-        resolver=resolve_retry_webhook_log,
-        description="Send a logged delivery's event again (same webhook-id); returns the new log.",
-    )
-    webhook_test = graphene.Field(
-        WebhookLogType,
-        url=graphene.String(description="Where to send it; default: the organization's URL."),
-        resolver=resolve_webhook_test,
-        description="Send a `webhookTest` event; returns its log (delivery happens after it).",
-    )
+    retry_webhook_log = RetryWebhookLog.Field()
+    webhook_test = WebhookTest.Field()
