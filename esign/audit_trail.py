@@ -20,7 +20,7 @@ from esign.engine.audit_trail import (
     TrailSigner,
     draw_audit_trail,
 )
-from esign.engine.seal import SealCredentials
+from esign.engine.seal_credentials import SealCredentials
 from esign.models import AuditEvent, Packet
 from esign.stamping import HANDWRITING_FONT
 
