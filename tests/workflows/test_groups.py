@@ -448,3 +448,15 @@ def test_back_keeps_a_half_typed_entry_and_shows_it_again(order: Workflow) -> No
     assert 'name="items.entries" value="2"' in html
     assert 'name="items.1.price" value="cheap"' in html
     assert "wf-summary-title" not in html
+
+
+def test_a_continue_link_never_lands_on_a_hidden_page(order: Workflow, graphql: Any) -> None:
+    saved = submit(
+        graphql, forgeEid=forge_eid(order), currentStep=2,
+        payload={"name": {"firstName": "Ada", "lastName": "Lovelace"}},
+    )  # fmt: skip
+
+    page = Client().get(resume_path(Submission.objects.get(eid=saved["weldData"]["eid"])))
+
+    assert saved["currentStep"] == 2
+    assert "Step 2 of 2: Items" in page.content.decode()
