@@ -14,6 +14,7 @@ from accounts.models import Organization, User
 from accounts.services import member_add
 from esign.models import Packet, SignerEmail
 from esign.sealing import packet_seal
+from tests.axe import axe_violations
 from tests.browser import Tab, admin_log_in
 from tests.esign.conftest import send_queued_emails, two_signer_packet
 from tests.esign.test_signing_browser import SHOTS
@@ -37,7 +38,9 @@ def change_url(live_server, packet: Packet) -> str:
 
 
 def fits(tab: Tab) -> None:
+    """The page fits 1366 px, and axe finds nothing on it."""
     assert tab.page.evaluate("document.documentElement.scrollWidth") <= DESKTOP["width"]
+    assert axe_violations(tab.page) == []
 
 
 def test_an_open_packets_page_resends_and_voids(
@@ -75,6 +78,7 @@ def test_an_open_packets_page_resends_and_voids(
     tab.page.click(".object-tools a.packet-void")
     assert "Once voided, nobody can sign" in tab.page.inner_text("#content-main")
     assert Packet.objects.get(pk=packet.pk).status != "voided"  # asking changes nothing
+    fits(tab)
     tab.page.screenshot(path=str(SHOTS / "admin-packet-void-confirm-desktop.png"))
     tab.page.click("input[value='Void the packet']")
     assert "was voided" in tab.page.inner_text(".messagelist")
