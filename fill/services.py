@@ -18,8 +18,15 @@ from fill.engine import (
     fill_pdf,
     parse_fill_request,
 )
+from templates_app.engine.describe import example_data
 from templates_app.models import PdfTemplate, TemplateVersion
-from templates_app.services import template_get, template_version_select, version_pdf, version_spec
+from templates_app.services import (
+    template_get,
+    template_version_select,
+    version_pdf,
+    version_spec,
+    working_version,
+)
 
 
 def fill_limits() -> FillLimits:
@@ -70,8 +77,5 @@ def fill_template(
 
 def fill_with_example_data(*, template: PdfTemplate) -> bytes:
     """The working version filled with generated example data (the admin's "test fill")."""
-    from templates_app.engine.describe import example_data
-    from templates_app.services import working_version
-
     version = working_version(template)
     return fill_version(version=version, body={"data": example_data(version_spec(version))})

@@ -17,6 +17,7 @@ from core.blobs import blob_delete, blob_read, blob_save
 from core.engine.problems import EngineError
 from core.engine.template_spec import TemplateSpec
 from core.errors import NotFound, ValidationFailed, raise_for_engine_error
+from core.resources import font_library  # loads the fonts on its first call, not on import
 from templates_app.engine.pdf_import import ImportedTemplate, import_pdf
 from templates_app.engine.validation import validate_template_json
 from templates_app.models import PdfTemplate, TemplateVersion
@@ -186,8 +187,6 @@ def template_update_working(
         template=template, number__isnull=True
     )
     candidate = {**spec, "pages": version.spec["pages"]}
-    from core.resources import font_library  # fonts load lazily: only saves need them
-
     problems = validate_template_json(candidate, font_problem=font_library().family_problem)
     if problems:
         raise ValidationFailed.from_problems(problems)
