@@ -1,5 +1,5 @@
-"""The signing page in Spanish, in Chromium: chosen by the packet's ``language`` and by the
-browser's Accept-Language, at 1366×900 and on a phone (390×844); its dialog, its messages (the
+"""The signing page in Spanish, in Chromium: chosen by the signer's ``language`` (the packet's in
+the completion page's test) and by the browser's Accept-Language, at 1366×900 and on a phone (390×844); its dialog, its messages (the
 scripts' words come translated from the server), the done state, the error and completion pages.
 Screenshots in test-artifacts/esign/; axe finds nothing on any of them."""
 
@@ -32,8 +32,11 @@ EXPIRE = "mutation($s: String!) { expireSignerTokens(signerEid: $s) }"
 def spanish_packet(graphql, settings, live_server) -> Any:
     settings.PUBLIC_BASE_URL = live_server.url
 
-    def make(language: str | None) -> dict[str, str]:
-        result = graphql(CREATE, {**two_signer_packet(), "language": language})
+    def make(language: str | None, signer_language: str | None = None) -> dict[str, str]:
+        variables = two_signer_packet()
+        if signer_language:
+            variables["signers"][0]["language"] = signer_language
+        result = graphql(CREATE, {**variables, "language": language})
         assert "errors" not in result, result
         return signers_of(result["data"]["createEtchPacket"])
 
@@ -49,17 +52,17 @@ def no_axe_violations(tab: Tab) -> None:
     assert axe_violations(tab.page) == []
 
 
-def test_the_signing_page_in_spanish_by_the_packets_language(
+def test_the_signing_page_in_spanish_by_the_signers_language(
     browser, spanish_packet, sign_url
 ) -> None:
-    first = spanish_packet("es")["client"]
+    first = spanish_packet(None, signer_language="es")["client"]
     url = sign_url(first)
     # On the phone first: the desktop signs at the end.
     for name, viewport, options in (
         ("phone", PHONE, {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}),
         ("desktop", DESKTOP, {}),
     ):
-        # The browser asks for English: the packet's language wins.
+        # The browser asks for English: the signer's language wins.
         tab = Tab(browser, viewport, expected=refused_request, locale="en-US", **options)
         tab.page.goto(url)
         tab.page.wait_for_selector("#signing[data-state=ready]")
