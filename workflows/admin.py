@@ -1,6 +1,7 @@
-"""The workflow admin: webforms and their pages and fields (dragged into order), the documents a
-workflow fills with the mapping of their aliases picked from lists, the signing step, a live
-preview, publishing, and JSON export (an action) and import (a page).
+"""The workflow admin: its webforms (in order; each built in the webform builder,
+workflows/admin_builder.py), the documents a workflow fills with the mapping of their aliases
+picked from lists, the signing step, a live preview, publishing, and JSON export (an action) and
+import (a page).
 
 Staff see the workflows of the organizations they belong to and change those of the
 organizations they manage (owner or admin); superusers see and change all. Every choice a form
@@ -19,14 +20,17 @@ from django.forms import HiddenInput
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import path, reverse
-from django.utils import timezone
 from django.utils.html import format_html
 
 from accounts.staff import staff_managed_organizations, staff_manages, staff_organizations
 from core.errors import ServiceError
 from templates_app.models import PdfTemplate
-from workflows import services, views
-from workflows.forms import ImportForm, MappingForm, SignerForm, WebformFieldForm
+from workflows import (
+    admin_builder,  # noqa: F401 - registers the webform admin and its builder
+    services,
+    views,
+)
+from workflows.forms import ImportForm, MappingForm, SignerForm
 from workflows.models import (
     Submission,
     Webform,
@@ -85,9 +89,9 @@ class WebformInline(OrderedInline):
     def edit_link(self, webform: Webform) -> str:
         if not webform.pk:
             return "Save first, then edit its pages and fields."
-        url = reverse("admin:workflows_webform_change", args=[webform.pk])
+        url = reverse("admin:workflows_webform_builder", args=[webform.pk])
         count = webform.fields.count()
-        return format_html('<a href="{}">Edit pages and fields ({} fields)</a>', url, count)
+        return format_html('<a href="{}">Build its pages and fields ({} fields)</a>', url, count)
 
 
 class DocumentInline(OrderedInline):
@@ -386,83 +390,6 @@ class WorkflowAdmin(admin.ModelAdmin):
             ("export_url", "export"),
         ):
             extra_context[key] = reverse(f"admin:workflows_workflow_{name}", args=[object_id])
-        return super().change_view(request, object_id, form_url, extra_context)
-
-
-# --- webforms -----------------------------------------------------------------------------------
-
-
-class PageInline(OrderedInline):
-    model = WebformPage
-    fields = ["position", "title", "description"]
-    verbose_name_plural = "Pages, in order"
-
-
-class FieldInline(OrderedInline):
-    model = WebformField
-    form = WebformFieldForm
-    fk_name = "webform"
-    verbose_name_plural = "Fields, in order (a field shows on the page chosen for it)"
-
-    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
-        if db_field.name == "page":
-            kwargs["queryset"] = WebformPage.objects.filter(webform=_parent(request)).order_by(
-                "position", "id"
-            )
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-
-@admin.register(Webform)
-class WebformAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "workflow", "position"]
-    search_fields = ["name", "slug", "eid"]
-    readonly_fields = ["eid", "workflow_link"]
-    fields = ["workflow_link", "name", "slug", "eid"]
-    inlines = [PageInline, FieldInline]
-    change_form_template = "admin/workflows/webform/change_form.html"
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Webform]:
-        queryset = super().get_queryset(request).select_related("workflow__organization")
-        return queryset.filter(workflow__organization__in=staff_organizations(user=request.user))
-
-    def get_model_perms(self, request: HttpRequest) -> dict[str, bool]:
-        return {}  # reached from its workflow's page, not listed on the index
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # added on the workflow's page
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        allowed = super().has_change_permission(request, obj)
-        return allowed and _may_change(request, obj.workflow.organization_id if obj else None)
-
-    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any):
-        request._workflows_parent = obj  # type: ignore[attr-defined]
-        return super().get_form(request, obj, change=change, **kwargs)
-
-    @admin.display(description="Workflow")
-    def workflow_link(self, webform: Webform) -> str:
-        url = reverse("admin:workflows_workflow_change", args=[webform.workflow_id])
-        return format_html('<a href="{}">{}</a>', url, webform.workflow)
-
-    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
-        super().save_related(request, form, formsets, change)
-        webform = form.instance
-        if not webform.pages.exists():
-            WebformPage.objects.create(webform=webform, title="Page 1")
-        Workflow.objects.filter(pk=webform.workflow_id).update(updated_at=timezone.now())
-
-    def change_view(
-        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
-    ):
-        webform = self.get_object(request, object_id)
-        extra_context = extra_context or {}
-        if webform is not None:
-            preview = reverse("admin:workflows_workflow_preview", args=[webform.workflow_id])
-            extra_context["preview_url"] = f"{preview}?forge={webform.slug}"
-            extra_context["preview_pages"] = [
-                (index, page.title, f"{preview}?forge={webform.slug}&page={index}")
-                for index, page in enumerate(webform.pages.order_by("position", "id"))
-            ]
         return super().change_view(request, object_id, form_url, extra_context)
 
 

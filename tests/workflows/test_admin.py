@@ -1,5 +1,6 @@
-"""The workflow admin: building a workflow (webforms, pages, fields in order, documents, the
-mapping picked from lists), preview, publish, export and import; who sees and changes what."""
+"""The workflow admin: building a workflow (webforms, their pages and fields in the builder,
+documents, the mapping picked from lists), preview, publish, export and import; who sees and
+changes what."""
 
 from __future__ import annotations
 
@@ -120,31 +121,36 @@ def test_a_workflow_is_built_in_the_admin(
     assert saved.status_code == 302, saved.content.decode()[:3000]
     webform = Webform.objects.get(workflow=workflow)
 
-    # Its fields, on the webform's page: a first page was made for them.
-    page = editor.get(f"/admin/workflows/webform/{webform.pk}/change/")
-    assert "Live preview" in page.content.decode()
-    data = form_data(page, "webform_form")
-    first_page = webform.pages.get()
-    assert first_page.title == "Page 1"
-    rows = [
-        {"key": "email", "type": "email", "label": "Email", "required": "on"},
-        {"key": "ssn", "type": "ssn", "label": "SSN", "default_text": "123-45-678"},
+    # Its fields, in the webform's builder: a first page was made for them.
+    builder = f"/admin/workflows/webform/{webform.pk}/builder/"
+    assert builder in editor.get(change_url(workflow)).content.decode()
+    assert editor.get(builder).status_code == 200
+    state = editor.get(f"{builder}definition/").json()
+    assert [p["title"] for p in state["pages"]] == ["Page 1"]
+    assert state["pages"][0]["fields"] == []
+    state["pages"][0]["fields"] = [
+        {"key": "email", "type": "email", "label": "Email", "required": True},
+        {"key": "ssn", "type": "ssn", "label": "SSN", "default": "123-45-678"},
         {"key": "colour", "type": "radioGroup", "label": "Colour",
-         "options_text": "red: Red\ngreen"},
+         "options": [{"value": "red", "label": "Red"}, {"value": "green", "label": ""}]},
     ]  # fmt: skip
-    data["fields-TOTAL_FORMS"] = str(len(rows))
-    for index, row in enumerate(rows):
-        data.update({f"fields-{index}-page": str(first_page.pk), f"fields-{index}-base_region": "US",
-                     f"fields-{index}-position": str(index)})  # fmt: skip
-        data.update({f"fields-{index}-{k}": v for k, v in row.items()})
-    refused = editor.post(f"/admin/workflows/webform/{webform.pk}/change/", data)
-    assert refused.status_code == 200
-    assert "Enter the 9 digits of a social security number" in refused.content.decode()
+    refused = editor.post(
+        f"{builder}definition/", json.dumps({"webform": state}), content_type="application/json"
+    )
+    assert refused.status_code == 400
+    assert refused.json()["fields"] == [
+        {
+            "property": "pages.0.fields.1.default",
+            "message": "Enter the 9 digits of a social security number, like 123-45-6789.",
+        }
+    ]
     assert not WebformField.objects.exists()
 
-    data["fields-1-default_text"] = "123-45-6789"
-    saved = editor.post(f"/admin/workflows/webform/{webform.pk}/change/", data)
-    assert saved.status_code == 302, saved.content.decode()[:3000]
+    state["pages"][0]["fields"][1]["default"] = "123-45-6789"
+    saved = editor.post(
+        f"{builder}definition/", json.dumps({"webform": state}), content_type="application/json"
+    )
+    assert saved.status_code == 200, saved.content.decode()[:3000]
     fields = list(webform.fields.order_by("position"))
     assert [f.key for f in fields] == ["email", "ssn", "colour"]
     assert fields[1].default == "123456789"
@@ -261,6 +267,7 @@ def test_staff_see_and_change_only_their_organizations_workflows(
     )
     webform = demo_workflow.webforms.first()
     assert outsider.get(f"/admin/workflows/webform/{webform.pk}/change/").status_code == 302
+    assert outsider.get(f"/admin/workflows/webform/{webform.pk}/builder/").status_code == 404
     document = demo_workflow.documents.get()
     mapping = f"/admin/workflows/workflow/{demo_workflow.pk}/documents/{document.pk}/mapping/"
     assert outsider.get(mapping).status_code == 404

@@ -1,6 +1,6 @@
-"""The workflow admin in a real browser: fields are dragged into a new order (and moved with the
-keyboard's Up and Down buttons), saved, and the live preview shows them in that order; the
-mapping page offers each alias the fields that can fill it. Screenshots go to
+"""The workflow admin in a real browser: the workflow's page leads to each webform's builder,
+whose live preview checks a page as people's are checked; the mapping page offers each alias
+the fields that can fill it. (The builder itself: test_builder_browser.py.) Screenshots go to
 test-artifacts/workflows/."""
 
 from __future__ import annotations
@@ -38,14 +38,7 @@ def log_in(page: Any, live_server: Any, organization: Organization) -> None:
     admin_log_in(page, live_server, "builder", PASSWORD)
 
 
-def keys_in_order(page: Any) -> list[str]:
-    return page.eval_on_selector_all(
-        "#fields-group tbody tr.form-row.has_original input[name$='-key']",
-        "inputs => inputs.map(i => i.value)",
-    )
-
-
-def test_fields_are_dragged_into_order_and_the_preview_follows(
+def test_the_builders_preview_checks_a_page_and_the_mapping_offers_compatible_fields(
     page: Any, live_server: Any, organization: Organization, demo_template: Any
 ) -> None:
     workflow = demo_workflow_create(organization=organization, template=demo_template)
@@ -56,32 +49,14 @@ def test_fields_are_dragged_into_order_and_the_preview_follows(
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "admin-01-workflow.png"), full_page=True)
 
-    page.goto(f"{live_server.url}/admin/workflows/webform/{webform.pk}/change/")
-    page.wait_for_selector("#fields-group .wf-handle")
-    before = keys_in_order(page)
-    assert before == ["amount", "quantity", "discount", "colour", "comments", "agree"]
-
-    # Drag "agree" (the last row) onto the first row: it goes before it.
-    rows = page.locator("#fields-group tbody tr.form-row.has_original")
-    rows.nth(5).locator(".wf-handle").drag_to(rows.nth(0))
-    # And move "comments" up once with its button, as with the keyboard.
-    page.locator(
-        "#fields-group tr.form-row:has(input[value=comments]) button[aria-label='Move up']"
-    ).click()
-    expected = ["agree", "amount", "quantity", "discount", "comments", "colour"]
-    assert keys_in_order(page) == expected
-    page.screenshot(path=str(SHOTS / "admin-02-webform-reordered.png"), full_page=True)
-    page.click("input[name=_continue]")
-    page.wait_for_selector(".messagelist .success")
-
-    assert list(webform.fields.order_by("position").values_list("key", flat=True)) == expected
-    assert keys_in_order(page) == expected
-    preview = page.frame_locator("#wf-preview")
+    # The webform's builder, from its row; its preview draws the page as people see it.
+    page.click(f"#webforms-group a[href$='/webform/{webform.pk}/builder/']")
+    page.wait_for_selector("#wfb[data-state=ready]")
+    page.wait_for_selector("iframe.wfb-frame:not([data-spare])[title^='Preview of page 1:']")
+    preview = page.frame_locator("iframe.wfb-frame:not([data-spare])")
     preview.locator("#wf-form[data-state=ready]").wait_for()
     labels = preview.locator(".wf-field").evaluate_all("boxes => boxes.map(b => b.dataset.key)")
-    assert labels == expected
-    page.locator("#wf-preview").scroll_into_view_if_needed()
-    page.screenshot(path=str(SHOTS / "admin-03-live-preview.png"), full_page=True)
+    assert labels == ["amount", "quantity", "discount", "colour", "comments", "agree"]
     # The preview checks a page on the server too (the admin's CSRF check included).
     preview.locator("[name=amount]").fill("12")
     preview.locator("[name=agree]").check()
@@ -91,6 +66,7 @@ def test_fields_are_dragged_into_order_and_the_preview_follows(
         preview.locator("#wf-form-error").inner_text()
     )
     assert preview.locator("[name=amount]").input_value() == "12"
+    page.screenshot(path=str(SHOTS / "admin-03-live-preview.png"), full_page=True)
 
     # The mapping page of the document: a select per template field, with compatible fields.
     document = workflow.documents.get()

@@ -1,0 +1,251 @@
+"""The webform builder in a real browser: a webform built from nothing with the keyboard alone,
+fields reordered by keyboard and by dragging, a type changed (its settings with it), the live
+preview following the typing, a refused save shown beside its field, a save and a reload, the
+public form showing the result, axe finding nothing, and the page fitting 1366 px and a phone.
+Screenshots go to test-artifacts/workflows/builder-*.png."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from accounts.models import Organization
+from tests.axe import axe_violations
+from tests.browser import watched_tab
+from tests.templates_app.conftest import ARTIFACTS
+from tests.workflows.test_admin_browser import log_in
+from workflows.models import Webform, WebformPage, Workflow
+from workflows.services import workflow_publish
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = ARTIFACTS / "workflows"
+SHOWN_FRAME = "iframe.wfb-frame:not([data-spare])"
+
+
+@pytest.fixture
+def page(browser: Any, live_server: Any, settings: Any) -> Iterator[Any]:
+    settings.PUBLIC_BASE_URL = live_server.url
+    with watched_tab(browser, width=1366, height=900, expected=refused_save) as tab:
+        yield tab
+
+
+def refused_save(message: Any) -> bool:
+    """The console's note of the save this test has refused (a 400 of the builder's endpoint)."""
+    return "status of 400" in message.text and "/builder/definition/" in message.location["url"]
+
+
+def empty_webform(organization: Organization) -> Webform:
+    """A workflow with one webform and its first page, as the workflow's admin page makes it."""
+    workflow = Workflow.objects.create(organization=organization, slug="lease", name="Lease")
+    webform = Webform.objects.create(workflow=workflow, slug="tenant", name="Tenant")
+    WebformPage.objects.create(webform=webform, title="Page 1")
+    return webform
+
+
+def tab_to(page: Any, selector: str, *, limit: int = 80) -> None:
+    """Press Tab until the focus is on ``selector``: reached by the keyboard, as people do."""
+    for _ in range(limit):
+        if page.evaluate("s => document.activeElement.matches(s)", selector):
+            return
+        page.keyboard.press("Tab")
+    pytest.fail(f"Tab never reached {selector}")
+
+
+def outline(page: Any) -> list[list[str]]:
+    """The keys of the fields in the list (outside repeating groups), page by page."""
+    return page.eval_on_selector_all(
+        ".wfb-page", "pages => pages.map(p => [...p.querySelectorAll(':scope > .wfb-fields > "
+        ".wfb-field')].map(f => f.dataset.key))",
+    )  # fmt: skip
+
+
+def settings_shown(page: Any) -> list[str]:
+    return page.eval_on_selector_all(
+        "#wfb-panel-body [data-path]", "inputs => inputs.map(i => i.dataset.path)"
+    )
+
+
+def preview_labels(page: Any, page_number: int = 1) -> list[str]:
+    """The keys of the fields the preview shows, once it shows page ``page_number``."""
+    page.wait_for_selector(f'{SHOWN_FRAME}[title^="Preview of page {page_number}:"]')
+    frame = page.frame_locator(SHOWN_FRAME)
+    frame.locator("#wf-form[data-state=ready]").wait_for()
+    return frame.locator(".wf-field").evaluate_all("fields => fields.map(f => f.dataset.key)")
+
+
+def wait_saved(page: Any) -> None:
+    page.wait_for_selector("#wfb-status[data-status=saved]")
+
+
+def add_field(
+    page: Any, page_number: int, label: str, type_label: str, *, within: str = ""
+) -> None:
+    """Add a field to a page (or a group of it) by keyboard, name it and choose its type."""
+    tab_to(page, f".wfb-page:nth-child({page_number}){within} > [data-role=add-field]")
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.dataset.path") == "label"
+    page.keyboard.type(label)
+    tab_to(page, "#wfb-set-type")
+    page.keyboard.type(type_label)  # a closed select picks the option typed
+
+
+def test_a_webform_is_built_from_nothing_by_keyboard_and_published(
+    page: Any, live_server: Any, organization: Organization
+) -> None:
+    webform = empty_webform(organization)
+    log_in(page, live_server, organization)
+    page.goto(f"{live_server.url}/admin/workflows/workflow/{webform.workflow_id}/change/")
+    page.click("text=Build its pages and fields")
+    page.wait_for_selector("#wfb[data-state=ready]")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+
+    # The builder as it opens: axe finds nothing, and it fits 1366 px.
+    assert axe_violations(page) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1366
+
+    # Two fields on the first page: the key follows the label; the preview follows the typing.
+    add_field(page, 1, "Email address", "Email")
+    assert page.input_value("[data-path=key]") == "emailAddress"
+    tab_to(page, "[data-path=required]")
+    page.keyboard.press("Space")
+    add_field(page, 1, "Monthly rent", "Dollar")
+    assert page.input_value("[data-path=key]") == "monthlyRent"
+    page.wait_for_function(
+        "() => document.querySelector('" + SHOWN_FRAME + "').contentDocument"
+        ".querySelector('[data-key=monthlyRent] label')?.textContent.includes('Monthly rent')"
+    )
+    assert preview_labels(page) == ["emailAddress", "monthlyRent"]
+
+    # An amount has a smallest and largest value, no region; a phone the reverse.
+    shown = settings_shown(page)
+    assert {"validation.min", "validation.max"} <= set(shown)
+    assert "baseRegion" not in shown
+    tab_to(page, "[data-path='validation.min']")
+    page.keyboard.type("5")
+    page.select_option("#wfb-set-type", "phone")
+    shown = settings_shown(page)
+    assert "baseRegion" in shown
+    assert "validation.min" not in shown
+    frame = page.frame_locator(SHOWN_FRAME)
+    frame.locator("[data-key=monthlyRent].wf-type-phone").wait_for()
+    # Back to an amount: the phone had no smallest value, so there is none to keep.
+    page.select_option("#wfb-set-type", "dollar")
+    frame.locator("[data-key=monthlyRent].wf-type-dollar").wait_for()
+    assert page.input_value("[data-path='validation.min']") == ""
+    tab_to(page, "[data-path='validation.min']")
+    page.keyboard.type("100")
+
+    # A second page, by keyboard: a radio group and a field shown only once it has a value.
+    tab_to(page, "[data-role=add-page]")
+    page.keyboard.press("Enter")
+    tab_to(page, "[data-path=title]")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("Pets")
+    add_field(page, 2, "Pet", "Radio group")
+    add_field(page, 2, "Pet's name", "Short text")
+    tab_to(page, "[data-path=showWhen]")
+    page.keyboard.type("Pet (")
+    assert page.input_value("[data-path=showWhen]") == "pet"
+    assert outline(page) == [["emailAddress", "monthlyRent"], ["pet", "petSName"]]
+
+    # A repeating group on that page: its fields take no image and no condition of their own.
+    tab_to(page, ".wfb-page:nth-child(2) [data-role=add-group]")
+    page.keyboard.press("Enter")
+    page.keyboard.type("Vehicles")
+    assert page.input_value("[data-path=key]") == "vehicles"
+    tab_to(page, "[data-path=maxEntries]")
+    page.keyboard.type("3")
+    add_field(page, 2, "Plate", "Short text", within=" .wfb-group[data-key=vehicles]")
+    types = page.eval_on_selector_all("#wfb-set-type option", "o => o.map(x => x.value)")
+    assert "imageFile" not in types
+    assert "shortText" in types
+    assert "showWhen" not in settings_shown(page)
+    # The page shows only when the rent (on the page before) has a value.
+    page.focus(".wfb-page:nth-child(2) .wfb-page-head [data-role=item]")
+    page.keyboard.press("Enter")
+    tab_to(page, "[data-path=showWhen]")
+    page.keyboard.type("Monthly")
+    assert page.input_value("[data-path=showWhen]") == "monthlyRent"
+
+    # Saved with Ctrl+S: refused, the problem shown beside the field's setting.
+    page.keyboard.press("Control+S")
+    page.wait_for_selector("#wfb-status[data-status=error]")
+    page.click(".wfb-problems button")
+    error = page.locator(".wfb-setting.has-error .wfb-error")
+    assert error.inner_text() == "A radio group needs options."
+    assert page.get_attribute("[data-path=options]", "aria-invalid") == "true"
+    assert axe_violations(page) == []
+    page.screenshot(path=str(SHOTS / "builder-01-refused-1366.png"), full_page=True)
+    page.focus("[data-path=options]")
+    page.keyboard.type("cat: Cat")
+    page.keyboard.press("Enter")
+    page.keyboard.type("dog: Dog")
+    assert error.count() == 0
+
+    # Reordered by keyboard: Alt+↑ moves the rent before the email.
+    page.focus(".wfb-field[data-key=monthlyRent] [data-role=item]")
+    page.keyboard.press("Alt+ArrowUp")
+    assert outline(page)[0] == ["monthlyRent", "emailAddress"]
+    assert page.evaluate("document.activeElement.closest('.wfb-field').dataset.key") == (
+        "monthlyRent"
+    )
+    page.keyboard.press("Control+S")
+    wait_saved(page)
+
+    group = webform.groups.get()
+    assert (group.key, group.label, group.max_entries, group.page.title) == (
+        "vehicles", "Vehicles", 3, "Pets",
+    )  # fmt: skip
+    assert [f.key for f in group.fields.all()] == ["plate"]
+    assert group.page.show_when == "monthlyRent"
+    fields = list(webform.fields.filter(group=None).order_by("page__position", "position"))
+    assert [(f.page.title, f.key, f.type) for f in fields] == [
+        ("Page 1", "monthlyRent", "dollar"),
+        ("Page 1", "emailAddress", "email"),
+        ("Pets", "pet", "radioGroup"),
+        ("Pets", "petSName", "shortText"),
+    ]
+    assert fields[0].min_value == 100
+    assert fields[1].required
+    assert fields[2].options == [{"value": "cat", "label": "Cat"}, {"value": "dog", "label": "Dog"}]
+    assert fields[3].show_when == "pet"
+
+    # Reordered by dragging, across pages: the email goes after the pet's name.
+    page.locator(".wfb-field[data-key=emailAddress] .wfb-handle").drag_to(
+        page.locator(".wfb-field[data-key=petSName]"), target_position={"x": 20, "y": 30}
+    )
+    assert outline(page) == [["monthlyRent"], ["pet", "petSName", "emailAddress"]]
+    page.click("#wfb-save")
+    wait_saved(page)
+
+    # After a reload the list is as saved, with a field selected: axe finds nothing.
+    page.reload()
+    page.wait_for_selector("#wfb[data-state=ready]")
+    assert outline(page) == [["monthlyRent"], ["pet", "petSName", "emailAddress"]]
+    page.click(".wfb-field[data-key=petSName] [data-role=item]")
+    assert page.input_value("[data-path=label]") == "Pet's name"
+    assert preview_labels(page, 2) == ["pet", "petSName", "emailAddress"]
+    assert axe_violations(page) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1366
+    page.screenshot(path=str(SHOTS / "builder-02-field-selected-1366.png"), full_page=True)
+
+    # The phone: one column, nothing wider than the screen.
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=str(SHOTS / "builder-03-phone-390.png"), full_page=True)
+
+    # Published, the public form shows the pages as built.
+    workflow_publish(workflow=webform.workflow)
+    public = Client().get("/form/acme/lease")
+    html = public.content.decode()
+    assert public.status_code == 200
+    assert html.index("Monthly rent") > 0
+    assert "Email address" not in html
+    page.goto(f"{live_server.url}/form/acme/lease")
+    assert page.locator(".wf-field").evaluate_all("f => f.map(x => x.dataset.key)") == [
+        "monthlyRent"
+    ]

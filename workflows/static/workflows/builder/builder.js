@@ -1,0 +1,119 @@
+// The webform builder (admin/workflows/webform/<id>/builder/): starts the parts and wires them:
+// the model (model.js), the list of pages and fields (outline.js), the settings of the selected
+// one (panel.js), the live preview (preview.js) and saving (saving.js). See docs/workflows.md.
+
+import { clear, h } from "../../common/dom.js";
+import { Model } from "./model.js";
+import { Outline } from "./outline.js";
+import { Panel } from "./panel.js";
+import { Preview } from "./preview.js";
+import { postJSON, requestJSON, save, serial } from "./saving.js";
+
+const config = JSON.parse(document.getElementById("wfb-config").textContent);
+const root = document.getElementById("wfb");
+const nameInput = document.getElementById("wfb-name");
+const nameError = document.getElementById("wfb-name-error");
+const status = document.getElementById("wfb-status");
+const problemsBox = document.getElementById("wfb-problems");
+const announcer = document.getElementById("wfb-announce");
+
+const model = new Model(config.catalogue);
+const announce = (text) => {
+  announcer.textContent = "";
+  // A new text node each time, so that the same words are announced again.
+  window.setTimeout(() => (announcer.textContent = text), 50);
+};
+const outline = new Outline(document.getElementById("wfb-outline-list"), model, { announce });
+const panel = new Panel(document.getElementById("wfb-panel-body"), document.getElementById("wfb-panel-title"), model);
+const preview = new Preview([document.getElementById("wfb-frame-a"), document.getElementById("wfb-frame-b")], model, {
+  urls: config.urls,
+  slug: config.slug,
+  postJSON,
+});
+// A field or group added: its label is where one types next.
+outline.onAdded = () => panel.focusSetting("label");
+
+function showStatus(kind, text) {
+  status.dataset.status = kind;
+  status.textContent = text;
+  root.dataset.dirty = String(model.dirty);
+}
+
+function showProblems() {
+  clear(problemsBox);
+  const placed = model.withProblems();
+  const count = placed.length + model.problems.length + (model.nameError ? 1 : 0);
+  problemsBox.hidden = count === 0;
+  nameError.hidden = !model.nameError;
+  nameError.textContent = model.nameError;
+  nameInput.toggleAttribute("aria-invalid", Boolean(model.nameError));
+  if (!count) return;
+  const list = h("ul");
+  const unnamed = { page: "A page", group: "A new repeating group", field: "A new field" };
+  for (const { uid, item, kind, messages } of placed) {
+    const where = item.data.label || item.data.title || item.data.key || unnamed[kind];
+    list.append(
+      h("li", {}, h("button", { type: "button", class: "wfb-link", onclick: () => { model.select(uid); panel.focusFirst(); } }, `${where}: ${messages.join(" ")}`)),
+    );
+  }
+  for (const problem of model.problems) list.append(h("li", {}, problem.message));
+  if (model.nameError) list.append(h("li", {}, `Name: ${model.nameError}`));
+  problemsBox.append(h("h2", { class: "wfb-problems-title" }, count === 1 ? "Not saved: there is a problem" : `Not saved: there are ${count} problems`), list);
+}
+
+model.onChange(({ selection, retype }) => {
+  outline.render();
+  if (selection) panel.render();
+  else if (retype) panel.renderTypeSettings();
+  else panel.sync();
+  if (model.dirty) showStatus("dirty", "Unsaved changes");
+  preview.schedule();
+});
+
+nameInput.addEventListener("input", () => model.setName(nameInput.value));
+
+let saving = false;
+async function doSave() {
+  if (saving) return;
+  saving = true;
+  showStatus("saving", "Saving…");
+  const result = await serial(() => save(model, config.urls.definition));
+  saving = false;
+  showProblems();
+  if (result.saved) {
+    nameInput.value = model.name;
+    showStatus("saved", "Saved");
+    announce("Saved.");
+  } else if (result.problems) {
+    showStatus("error", `Not saved: ${result.problems} problem${result.problems === 1 ? "" : "s"}`);
+    problemsBox.focus();
+  } else {
+    showStatus("error", `Not saved: ${result.message}`);
+  }
+}
+
+document.getElementById("wfb-save").addEventListener("click", doSave);
+document.addEventListener("keydown", (event) => {
+  if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") {
+    event.preventDefault();
+    doSave();
+  }
+});
+window.addEventListener("beforeunload", (event) => {
+  if (model.dirty) event.preventDefault();
+});
+
+async function start() {
+  try {
+    const state = await requestJSON(config.urls.definition);
+    model.load(state);
+    nameInput.value = model.name;
+    showStatus("saved", "Saved");
+    root.dataset.state = "ready";
+  } catch (error) {
+    showStatus("error", `Could not load the webform: ${error.message}`);
+    root.dataset.state = "failed";
+  }
+}
+
+start();
