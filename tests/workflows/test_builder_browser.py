@@ -46,12 +46,13 @@ def empty_webform(organization: Organization) -> Webform:
     return webform
 
 
-def tab_to(page: Any, selector: str, *, limit: int = 80) -> None:
-    """Press Tab until the focus is on ``selector``: reached by the keyboard, as people do."""
+def tab_to(page: Any, selector: str, *, limit: int = 80, back: bool = False) -> None:
+    """Press Tab (Shift+Tab with ``back``) until the focus is on ``selector``: reached by the
+    keyboard, as people do."""
     for _ in range(limit):
         if page.evaluate("s => document.activeElement.matches(s)", selector):
             return
-        page.keyboard.press("Tab")
+        page.keyboard.press("Shift+Tab" if back else "Tab")
     pytest.fail(f"Tab never reached {selector}")
 
 
@@ -165,7 +166,7 @@ def test_a_webform_is_built_from_nothing_by_keyboard_and_published(
     assert "shortText" in types
     assert "showWhen" not in settings_shown(page)
     # The page shows only when the rent (on the page before) has a value.
-    page.focus(".wfb-page:nth-child(2) .wfb-page-head [data-role=item]")
+    tab_to(page, ".wfb-page:nth-child(2) .wfb-page-head [data-role=item]", back=True)
     page.keyboard.press("Enter")
     tab_to(page, "[data-path=showWhen]")
     page.keyboard.type("Monthly")
@@ -174,20 +175,23 @@ def test_a_webform_is_built_from_nothing_by_keyboard_and_published(
     # Saved with Ctrl+S: refused, the problem shown beside the field's setting.
     page.keyboard.press("Control+S")
     page.wait_for_selector("#wfb-status[data-status=error]")
-    page.click(".wfb-problems button")
+    assert page.evaluate("document.activeElement.id") == "wfb-problems"
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")  # the first problem: its field is selected
     error = page.locator(".wfb-setting.has-error .wfb-error")
     assert error.inner_text() == "A radio group needs options."
     assert page.get_attribute("[data-path=options]", "aria-invalid") == "true"
+    assert page.input_value("[data-path=label]") == "Pet"
     assert axe_violations(page) == []
     page.screenshot(path=str(SHOTS / "builder-01-refused-1366.png"), full_page=True)
-    page.focus("[data-path=options]")
+    tab_to(page, "[data-path=options]")
     page.keyboard.type("cat: Cat")
     page.keyboard.press("Enter")
     page.keyboard.type("dog: Dog")
     assert error.count() == 0
 
     # Reordered by keyboard: Alt+↑ moves the rent before the email.
-    page.focus(".wfb-field[data-key=monthlyRent] [data-role=item]")
+    tab_to(page, ".wfb-field[data-key=monthlyRent] [data-role=item]", back=True)
     page.keyboard.press("Alt+ArrowUp")
     assert outline(page)[0] == ["monthlyRent", "emailAddress"]
     assert page.evaluate("document.activeElement.closest('.wfb-field').dataset.key") == (
