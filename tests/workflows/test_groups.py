@@ -331,7 +331,7 @@ def test_the_pages_skip_a_hidden_page_and_fill_the_rows(order: Workflow) -> None
     assert done.status_code == 200
     html = done.content.decode()
     assert "Thank you" in html
-    assert "Items 1</dt><dd>Description: Thing 0 · Price: $1.50" in html
+    assert "Items, entry 1</dt><dd>Description: Thing 0 · Price: $1.50" in html
     assert WebformSubmission.objects.get().payload["items"] == [
         {"description": "Thing 0", "price": 1.5},
         {"description": "Thing 1", "price": 2.5},

@@ -317,10 +317,11 @@ def answer_text(field: FieldDef, value: Any, translate: Callable[[str], str] = _
 def _item_answers(item: Item, value: Any, translate: Callable[[str], str]) -> list[tuple[str, str]]:
     if isinstance(item, FieldDef):
         return [(item.label, answer_text(item, value, translate))]
-    # One line per entry: "Items 2", "Description: Lamp · Price: $12.00".
+    # One line per entry: "Items, entry 2", "Description: Lamp · Price: $12.00".
+    title = translate(pgettext("webform rule", "{group}, entry {number}"))
     return [
         (
-            f"{item.label} {number}",
+            title.format(group=item.label, number=number),
             " · ".join(
                 f"{f.label}: {answer_text(f, entry[f.key], translate)}"
                 for f in item.fields
