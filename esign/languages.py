@@ -34,7 +34,7 @@ def page_language_activate(request: HttpRequest, signer: Signer | None) -> str:
         translation.get_language_from_request(request)
     )
     translation.activate(language)
-    request.LANGUAGE_CODE = language  # type: ignore[attr-defined]
+    request.LANGUAGE_CODE = language
     return language
 
 

@@ -43,12 +43,13 @@ def error_page(request: HttpRequest, refused: SigningRefused) -> HttpResponse:
     signer = refused.signer
     language = page_language_activate(request, signer)
     origins = embed_origins(signer.packet.organization) if signer else []
+    match = request.resolver_match
     event: dict[str, Any] = {
         "action": "signerError",
         "errorType": refused.error_type,
         "error": refused.error_type,
         "message": str(refused),
-        "signerEid": signer.eid if signer else request.resolver_match.kwargs.get("signer_eid"),
+        "signerEid": signer.eid if signer else (match.kwargs.get("signer_eid") if match else None),
     }
     if refused.reason:
         event["reason"] = refused.reason
