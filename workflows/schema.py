@@ -8,18 +8,16 @@ from typing import Any
 
 import graphene
 
+from accounts.identity import ApiIdentity
 from core.errors import NotFound, ValidationFailed
-from core.graphql.scalars import JSON, iso_ms
+from core.graphql.mutations import ServiceMutation, identity_of
+from core.graphql.scalars import JSON, DateTime
 from esign.models import Signer
 from esign.schema import EtchSignerType
 from workflows import services, submissions
 from workflows.engine.resolve import resolved_payload
 from workflows.events import download_url
 from workflows.models import Submission, Webform, WebformSubmission, Workflow
-
-
-def _identity(info: Any) -> Any:
-    return info.context.identity
 
 
 class ForgeType(graphene.ObjectType):
@@ -64,9 +62,9 @@ class WeldDataType(graphene.ObjectType):
     continue_url = graphene.String(name="continueURL")
     download_zip_url = graphene.String(name="downloadZipURL")
     version_number = graphene.Int()
-    created_at = graphene.String()
-    updated_at = graphene.String()
-    completed_at = graphene.String()
+    created_at = DateTime()
+    updated_at = DateTime()
+    completed_at = DateTime()
     weld = graphene.Field(lambda: WeldType)
     submissions = graphene.List(graphene.NonNull(lambda: SubmissionType))
 
@@ -111,18 +109,6 @@ class WeldDataType(graphene.ObjectType):
         return download_url(submission) if submission.is_complete else None
 
     @staticmethod
-    def resolve_created_at(submission: Submission, info: Any) -> str | None:
-        return iso_ms(submission.created_at)
-
-    @staticmethod
-    def resolve_updated_at(submission: Submission, info: Any) -> str | None:
-        return iso_ms(submission.updated_at)
-
-    @staticmethod
-    def resolve_completed_at(submission: Submission, info: Any) -> str | None:
-        return iso_ms(submission.completed_at)
-
-    @staticmethod
     def resolve_weld(submission: Submission, info: Any) -> Workflow:
         return submission.workflow
 
@@ -144,9 +130,9 @@ class SubmissionType(graphene.ObjectType):
     payload_value = JSON(description="The stored values, keyed by field key.")
     resolved_payload = JSON(description="Each value with its type and label, by field key.")
     current_step = graphene.Int()
-    completed_at = graphene.String()
-    created_at = graphene.String()
-    updated_at = graphene.String()
+    completed_at = DateTime()
+    created_at = DateTime()
+    updated_at = DateTime()
     forge = graphene.Field(ForgeType)
     signer = graphene.Field(EtchSignerType)
     weld_data = graphene.Field(WeldDataType)
@@ -171,18 +157,6 @@ class SubmissionType(graphene.ObjectType):
     def resolve_resolved_payload(row: WebformSubmission, info: Any) -> dict[str, Any]:
         webform = submissions.definition_for(row.submission).webform(eid=row.webform_eid)
         return resolved_payload(webform, row.payload) if webform else {}
-
-    @staticmethod
-    def resolve_completed_at(row: WebformSubmission, info: Any) -> str | None:
-        return iso_ms(row.completed_at)
-
-    @staticmethod
-    def resolve_created_at(row: WebformSubmission, info: Any) -> str | None:
-        return iso_ms(row.created_at)
-
-    @staticmethod
-    def resolve_updated_at(row: WebformSubmission, info: Any) -> str | None:
-        return iso_ms(row.updated_at)
 
     @staticmethod
     def resolve_forge(row: WebformSubmission, info: Any) -> Webform | None:
@@ -219,8 +193,8 @@ class WeldType(graphene.ObjectType):
     url = graphene.String(description="The public address of the first webform page.")
     published_number = graphene.Int()
     has_unpublished_changes = graphene.Boolean()
-    created_at = graphene.String()
-    updated_at = graphene.String()
+    created_at = DateTime()
+    updated_at = DateTime()
     forges = graphene.List(graphene.NonNull(ForgeType))
     weld_datas = graphene.List(
         graphene.NonNull(WeldDataType), offset=graphene.Int(), limit=graphene.Int()
@@ -245,14 +219,6 @@ class WeldType(graphene.ObjectType):
     @staticmethod
     def resolve_has_unpublished_changes(workflow: Workflow, info: Any) -> bool:
         return services.version_summary(workflow).has_unpublished_changes
-
-    @staticmethod
-    def resolve_created_at(workflow: Workflow, info: Any) -> str | None:
-        return iso_ms(workflow.created_at)
-
-    @staticmethod
-    def resolve_updated_at(workflow: Workflow, info: Any) -> str | None:
-        return iso_ms(workflow.updated_at)
 
     @staticmethod
     def resolve_forges(workflow: Workflow, info: Any) -> list[Webform]:
@@ -300,7 +266,7 @@ class Query(graphene.ObjectType):
         organization_slug: str | None = None,
         slug: str | None = None,
     ) -> Workflow:
-        organization = _identity(info).organization
+        organization = identity_of(info).organization
         if eid:
             return services.workflow_get(organization=organization, eid=eid)
         if not (organization_slug and slug):
@@ -311,11 +277,13 @@ class Query(graphene.ObjectType):
 
     @staticmethod
     def resolve_weld_data(root: Any, info: Any, eid: str) -> Submission:
-        submission = submissions.submission_get(organization=_identity(info).organization, eid=eid)
+        submission = submissions.submission_get(
+            organization=identity_of(info).organization, eid=eid
+        )
         return submissions.submission_sync(submission)
 
 
-class ForgeSubmit(graphene.Mutation):
+class ForgeSubmit(ServiceMutation):
     class Arguments:
         forge_eid = graphene.String(required=True)
         weld_data_eid = graphene.String()
@@ -333,16 +301,23 @@ class ForgeSubmit(graphene.Mutation):
 
     Output = SubmissionType
 
-    @staticmethod
-    def mutate(root: Any, info: Any, **arguments: Any) -> WebformSubmission:
+    @classmethod
+    def perform(cls, identity: ApiIdentity, **arguments: Any) -> WebformSubmission:
         submit = submissions.ForgeSubmitInput(**arguments)
-        return submissions.forge_submit(identity=_identity(info), submit=submit)
+        return submissions.forge_submit(identity=identity, submit=submit)
+
+
+class RemoveWeldData(ServiceMutation):
+    class Arguments:
+        eid = graphene.String(required=True)
+
+    Output = graphene.Boolean
+
+    @classmethod
+    def perform(cls, identity: ApiIdentity, *, eid: str) -> bool:
+        return submissions.submission_remove(identity=identity, eid=eid)
 
 
 class Mutation(graphene.ObjectType):
     forge_submit = ForgeSubmit.Field()
-    remove_weld_data = graphene.Boolean(eid=graphene.String(required=True))
-
-    @staticmethod
-    def resolve_remove_weld_data(root: Any, info: Any, eid: str) -> bool:
-        return submissions.submission_remove(identity=_identity(info), eid=eid)
+    remove_weld_data = RemoveWeldData.Field()
