@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 from django.core.files.storage import default_storage
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 
 from core.resources import font_library
 from esign.audit import action_label, trail_labels, trail_language
@@ -46,12 +47,17 @@ def _when(value: datetime | None) -> str:
 def _event(event: AuditEvent) -> TrailEvent:
     detail = event.detail or {}
     text = ""
+    # In the trail's language (audit_trail_pdf activates it); the error of a failed attempt is
+    # the service's own text, as logged.
     if event.action == "signerDeclined" and detail.get("reason"):
-        text = f"reason: {detail['reason']}"
+        text = gettext("reason: {reason}").format(reason=detail["reason"])
     elif event.action == "packetCreated" and "documents" in detail:
-        text = f"{detail['documents']} document(s)"
+        count = int(detail["documents"])
+        text = ngettext("{count} document", "{count} documents", count).format(count=count)
     elif event.action == "packetSealFailed":
-        text = f"attempt {detail.get('attempt')}: {detail.get('error')}"
+        text = gettext("attempt {attempt}: {error}").format(
+            attempt=detail.get("attempt"), error=detail.get("error")
+        )
     return TrailEvent(
         at=_when(event.at),
         action=action_label(event.action),

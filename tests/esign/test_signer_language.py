@@ -245,6 +245,7 @@ def test_the_audit_trail_in_the_packets_language(complete, api_client: Client) -
         "Orden de firma",
         "completado",
         "Historial del paquete",
+        "1 documento",  # the packet's creation, its detail
     ):
         assert spanish in text, spanish
     assert "Certificate of completion" not in text
