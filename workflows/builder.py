@@ -270,32 +270,59 @@ def _loose_field(raw: Any, fallback_key: str) -> FieldDef:
     )
 
 
+def _list_of(raw: Mapping[str, Any], name: str, limit: int) -> list[Any]:
+    value = raw.get(name)
+    return value[:limit] if isinstance(value, list) else []
+
+
+def _text_of(raw: Mapping[str, Any], name: str, fallback: str) -> str:
+    value = raw.get(name)
+    return value if isinstance(value, str) and value.strip() else fallback
+
+
+def _loose_group(raw: Any, at: str) -> GroupDef:
+    """A repeating group of a draft as the preview shows it (its label and fields)."""
+    raw = raw if isinstance(raw, Mapping) else {}
+    most = raw.get("maxEntries")
+    return GroupDef(
+        key=_text_of(raw, "key", at),
+        label=_text_of(raw, "label", "(no label yet)"),
+        help_text=_text_of(raw, "helpText", ""),
+        max_entries=most if isinstance(most, int) and 1 <= most <= 50 else 10,
+        fields=tuple(
+            _loose_field(f, f"{at}_{n}") for n, f in enumerate(_list_of(raw, "fields", 200))
+        ),
+    )
+
+
 def _loose_webform(webform: Webform, draft: Any) -> WebformDef:
+    """The draft as parsed when it passes; else each page with what can be shown of its fields
+    and groups (conditions left out: a draft being typed is previewed before it is complete)."""
     try:
         return _parsed(webform, draft)
     except ValidationFailed:
         pass
     draft = draft if isinstance(draft, Mapping) else {}
     pages = []
-    raw_pages = draft.get("pages") if isinstance(draft.get("pages"), list) else []
-    for p, page in enumerate(raw_pages[:50]):
+    for p, page in enumerate(_list_of(draft, "pages", 50)):
         page = page if isinstance(page, Mapping) else {}
-        title = page.get("title")
-        raw_fields = page.get("fields") if isinstance(page.get("fields"), list) else []
+        fields = _list_of(page, "fields", 200)
         pages.append(
             PageDef(
                 id=f"page{p + 1}",
-                title=title if isinstance(title, str) and title.strip() else f"Page {p + 1}",
-                description=str(page.get("description") or ""),
-                fields=tuple(
-                    _loose_field(f, f"field_{p}_{n}") for n, f in enumerate(raw_fields[:200])
+                title=_text_of(page, "title", f"Page {p + 1}"),
+                description=_text_of(page, "description", ""),
+                fields=tuple(_loose_field(f, f"field_{p}_{n}") for n, f in enumerate(fields)),
+                groups=tuple(
+                    _loose_group(g, f"group_{p}_{n}")
+                    for n, g in enumerate(_list_of(page, "groups", 10))
                 ),
             )
         )
     return WebformDef(
         eid=webform.eid,
         slug=webform.slug,
-        name=str(draft.get("name") or webform.name),
+        name=_text_of(draft, "name", webform.name),
         pages=tuple(pages) or (PageDef(id="page1", title="Page 1", fields=()),),
     )
 

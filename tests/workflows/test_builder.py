@@ -237,6 +237,10 @@ def test_the_preview_shows_the_draft_as_the_public_form_does(
     body["pages"][0]["fields"][0]["label"] = "How much, drafted"
     # A field being typed: no key yet, a radio group without options; still shown.
     body["pages"][0]["fields"].append({"key": "", "type": "radioGroup", "label": "Size"})
+    body["pages"][0]["groups"] = [
+        {"key": "items", "label": "Line items", "maxEntries": 3,
+         "fields": [{"key": "sku", "type": "shortText", "label": "Article number"}]},
+    ]  # fmt: skip
     drafted = post(editor, url(webform, "draft/"), {"webform": body})
     assert drafted.status_code == 204
 
@@ -245,6 +249,8 @@ def test_the_preview_shows_the_draft_as_the_public_form_does(
     assert page.status_code == 200
     assert "How much, drafted" in html
     assert "Size" in html
+    assert "Line items" in html  # the page's groups too, while a field is incomplete
+    assert "Article number" in html
     assert 'class="wf-field wf-type-dollar' in html  # drawn by workflows/field.html
     # "Check this page" checks the draft's fields as people's pages are checked.
     checked = editor.post(f"{url(webform, 'preview/')}?forge=order&page=0", {"amount": "0"})
