@@ -253,3 +253,48 @@ def test_a_webform_is_built_from_nothing_by_keyboard_and_published(
     assert page.locator(".wf-field").evaluate_all("f => f.map(x => x.dataset.key)") == [
         "monthlyRent"
     ]
+
+
+def test_a_repeating_groups_problem_is_shown_on_it_and_its_fields_are_dragged_in_it(
+    page: Any, live_server: Any, organization: Organization
+) -> None:
+    webform = empty_webform(organization)
+    log_in(page, live_server, organization)
+    page.goto(f"{live_server.url}/admin/workflows/webform/{webform.pk}/builder/")
+    page.wait_for_selector("#wfb[data-state=ready]")
+    add_field(page, 1, "Name", "Short text")
+    tab_to(page, ".wfb-page:nth-child(1) [data-role=add-group]")
+    page.keyboard.press("Enter")
+    page.keyboard.type("Children")
+
+    # A group without fields is refused: the message is on the group, which is marked.
+    page.keyboard.press("Control+S")
+    page.wait_for_selector("#wfb-status[data-status=error]")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    assert page.inner_text("#wfb-panel-title") == "Settings of Children"
+    assert page.inner_text("#wfb-panel-body .wfb-error") == (
+        "A repeating group needs at least one field."
+    )
+    assert page.locator(".wfb-group[data-key=children].has-problem").count() == 1
+    assert axe_violations(page) == []
+
+    add_field(page, 1, "First name", "Short text", within=" .wfb-group[data-key=children]")
+    add_field(page, 1, "Birth date", "Date", within=" .wfb-group[data-key=children]")
+    group_keys = ".wfb-group[data-key=children] .wfb-field"
+    assert page.eval_on_selector_all(group_keys, "f => f.map(x => x.dataset.key)") == [
+        "firstName",
+        "birthDate",
+    ]
+    page.locator(f"{group_keys}[data-key=birthDate] .wfb-handle").drag_to(
+        page.locator(f"{group_keys}[data-key=firstName]"), target_position={"x": 20, "y": 2}
+    )
+    assert page.eval_on_selector_all(group_keys, "f => f.map(x => x.dataset.key)") == [
+        "birthDate",
+        "firstName",
+    ]
+    page.keyboard.press("Control+S")
+    page.wait_for_selector("#wfb-status[data-status=saved]")
+    group = webform.groups.get()
+    assert [f.key for f in group.fields.order_by("position")] == ["birthDate", "firstName"]
+    assert [f.key for f in webform.fields.filter(group=None)] == ["name"]
