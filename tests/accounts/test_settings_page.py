@@ -3,6 +3,7 @@ nothing; every change refused leaves everything as it was."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -55,6 +56,22 @@ def page(client: Client) -> str:
     response = client.get(url("page"))
     assert response.status_code == 200
     return response.content.decode()
+
+
+# --- layout ---------------------------------------------------------------------------------------
+
+
+def test_the_sections_of_accounts_and_webhooks_stand_in_one_order_with_a_link_each(
+    owner_client: Client,
+) -> None:
+    html = page(owner_client)
+
+    order = ["keys", "webhook", "encryption", "embedding", "log", "usage"]
+    assert re.findall(r'<section class="card" id="(\w+)"', html) == order
+    assert re.findall(r'<li><a href="#(\w+)">', html) == order
+    # webhooks' part of Encryption stands inside accounts' section, after its own part.
+    encryption = html.split('id="encryption"')[1].split("</section>")[0]
+    assert encryption.index("Your requests to us") < encryption.index("Our webhooks to you")
 
 
 # --- access ---------------------------------------------------------------------------------------
