@@ -199,6 +199,10 @@ def test_a_webform_is_built_from_nothing_by_keyboard_and_published(
     )
     page.keyboard.press("Control+S")
     wait_saved(page)
+    # The focus stays on the item after the save, as does the selection.
+    assert page.evaluate("document.activeElement.closest('.wfb-field').dataset.key") == (
+        "monthlyRent"
+    )
 
     group = webform.groups.get()
     assert (group.key, group.label, group.max_entries, group.page.title) == (

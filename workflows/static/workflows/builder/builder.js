@@ -80,7 +80,9 @@ async function doSave() {
   const result = await serial(() => save(model, config.urls.definition));
   saving = false;
   showProblems();
-  if (result.saved) {
+  if (result.saved && result.changedSince) {
+    showStatus("dirty", "Unsaved changes (made while saving)");
+  } else if (result.saved) {
     nameInput.value = model.name;
     showStatus("saved", "Saved");
     announce("Saved.");

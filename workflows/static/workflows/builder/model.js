@@ -51,6 +51,7 @@ export class Model {
     this.uses = {};
     this.selection = null; // {kind: "page" | "field", uid}
     this.dirty = false;
+    this.version = 0; // counts the changes, so that a save knows whether any came during it
     this.problems = []; // [{property, message}] that belong to no page or field
     this.nameError = "";
     this.listeners = new Set();
@@ -62,28 +63,43 @@ export class Model {
 
   // structural: the list of pages and fields changed (not only a setting).
   changed({ structural = false, dirty = true, selection = false, retype = false } = {}) {
-    if (dirty) this.dirty = true;
+    if (dirty) {
+      this.dirty = true;
+      this.version += 1;
+    }
     for (const listener of this.listeners) listener({ structural, selection, retype });
   }
 
+  // The state the server sends (on opening, and after a save). An item at the same place as
+  // before keeps its uid, so the selection and the focus stay where they were.
   load(state) {
     const selected = this.selectedPlace();
+    const before = this.sentShape();
     this.name = state.name;
     this.uses = state.uses || {};
-    const field = (raw) => {
+    const field = (raw, id) => {
       const { row, ...data } = raw;
-      return { uid: uid(), row, data, autoKey: false, origin: data.key, errors: {} };
+      return { uid: id || uid(), row, data, autoKey: false, origin: data.key, errors: {} };
     };
-    this.pages = state.pages.map((raw) => {
+    this.pages = state.pages.map((raw, p) => {
       const { fields, groups, ...data } = raw;
+      const was = before[p] || { fields: [], groups: [] };
       return {
-        uid: uid(),
+        uid: was.uid || uid(),
         data,
         errors: {},
-        fields: (fields || []).map(field),
-        groups: (groups || []).map((rawGroup) => {
+        fields: (fields || []).map((f, n) => field(f, was.fields[n])),
+        groups: (groups || []).map((rawGroup, g) => {
           const { row, fields: members, ...groupData } = rawGroup;
-          return { uid: uid(), row, data: groupData, autoKey: false, errors: {}, fields: (members || []).map(field) };
+          const wasGroup = was.groups[g] || { fields: [] };
+          return {
+            uid: wasGroup.uid || uid(),
+            row,
+            data: groupData,
+            autoKey: false,
+            errors: {},
+            fields: (members || []).map((f, n) => field(f, wasGroup.fields[n])),
+          };
         }),
       };
     });
@@ -92,6 +108,26 @@ export class Model {
     this.dirty = false;
     this.selectPlace(selected);
     this.changed({ structural: true, dirty: false, selection: true });
+  }
+
+  // After a save during which the webform changed again: the saved rows and page ids are
+  // taken from the server's answer (by the places sent) and the changes kept, still unsaved.
+  adoptRows(state, sent) {
+    sent.forEach((page, p) => {
+      const saved = state.pages[p];
+      const found = saved && this.find(page.uid);
+      if (!found) return;
+      found.item.data.id = saved.id;
+      const adopt = (uids, rows) =>
+        uids.forEach((id, n) => {
+          const item = this.find(id);
+          if (item && rows[n]) item.item.row = rows[n].row;
+        });
+      adopt(page.fields, saved.fields || []);
+      adopt(page.groups.map((g) => g.uid), saved.groups || []);
+      page.groups.forEach((g, n) => adopt(g.fields, ((saved.groups || [])[n] || {}).fields || []));
+    });
+    this.uses = state.uses || {};
   }
 
   toJSON() {

@@ -41,9 +41,15 @@ export function serial(work) {
 // Saves the model; true when saved. A refusal marks the problems on their pages and fields.
 export async function save(model, url) {
   const sent = model.sentShape();
+  const version = model.version;
   try {
     const state = await postJSON(url, { webform: model.toJSON() });
-    model.load(state);
+    if (model.version === version) model.load(state);
+    else {
+      // Typed while saving: what was typed stays (unsaved), with the rows just made.
+      model.adoptRows(state, sent);
+      return { saved: true, changedSince: true };
+    }
     return { saved: true };
   } catch (error) {
     if (error instanceof RequestFailed && error.body && Array.isArray(error.body.fields)) {
