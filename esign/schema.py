@@ -9,16 +9,15 @@ import graphene
 from django.conf import settings
 from django.urls import reverse
 
-from core.graphql.scalars import JSON, Upload, iso_ms
+from accounts.identity import ApiIdentity
+from core.errors import NotFound
+from core.graphql.mutations import ServiceMutation, identity_of
+from core.graphql.scalars import JSON, DateTime, Upload
 from esign import services, tokens
 from esign.emails import signer_email_resend
 from esign.inputs import parse_packet_input
 from esign.models import DocumentGroup, Packet, Signer
 from esign.routing import packet_send
-
-
-def _identity(info: Any) -> Any:
-    return info.context.identity
 
 
 class EtchSignerType(graphene.ObjectType):
@@ -33,7 +32,7 @@ class EtchSignerType(graphene.ObjectType):
     email = graphene.String()
     status = graphene.String()
     sign_action_type = graphene.String()
-    completed_at = graphene.String()
+    completed_at = DateTime()
 
     @staticmethod
     def resolve_id(signer: Signer, info: Any) -> str:
@@ -42,10 +41,6 @@ class EtchSignerType(graphene.ObjectType):
     @staticmethod
     def resolve_sign_action_type(signer: Signer, info: Any) -> str:
         return signer.signer_type
-
-    @staticmethod
-    def resolve_completed_at(signer: Signer, info: Any) -> str | None:
-        return iso_ms(signer.completed_at)
 
 
 class DocumentGroupType(graphene.ObjectType):
@@ -100,10 +95,10 @@ class EtchPacketType(graphene.ObjectType):
     number_remaining_signers = graphene.Int()
     details_url = graphene.String(name="detailsURL")
     webhook_url = graphene.String(name="webhookURL")
-    completed_at = graphene.String()
-    archived_at = graphene.String()
-    created_at = graphene.String()
-    updated_at = graphene.String()
+    completed_at = DateTime()
+    archived_at = DateTime()
+    created_at = DateTime()
+    updated_at = DateTime()
     document_group = graphene.Field(DocumentGroupType)
 
     @staticmethod
@@ -123,20 +118,8 @@ class EtchPacketType(graphene.ObjectType):
         return packet.webhook_url or None
 
     @staticmethod
-    def resolve_completed_at(packet: Packet, info: Any) -> str | None:
-        return iso_ms(packet.completed_at)
-
-    @staticmethod
-    def resolve_archived_at(packet: Packet, info: Any) -> str | None:
+    def resolve_archived_at(packet: Packet, info: Any) -> None:
         return None  # packets are not archived here (kept until removed); the clients ask for it
-
-    @staticmethod
-    def resolve_created_at(packet: Packet, info: Any) -> str | None:
-        return iso_ms(packet.created_at)
-
-    @staticmethod
-    def resolve_updated_at(packet: Packet, info: Any) -> str | None:
-        return iso_ms(packet.updated_at)
 
     @staticmethod
     def resolve_document_group(packet: Packet, info: Any) -> DocumentGroup:
@@ -180,10 +163,10 @@ class Query(graphene.ObjectType):
 
     @staticmethod
     def resolve_etch_packet(root: Any, info: Any, eid: str) -> Packet:
-        return services.packet_get(organization=_identity(info).organization, eid=eid)
+        return services.packet_get(organization=identity_of(info).organization, eid=eid)
 
 
-class CreateEtchPacket(graphene.Mutation):
+class CreateEtchPacket(ServiceMutation):
     class Arguments:
         name = graphene.String()
         organization_eid = graphene.String()
@@ -217,13 +200,10 @@ class CreateEtchPacket(graphene.Mutation):
 
     Output = EtchPacketType
 
-    @staticmethod
-    def mutate(root: Any, info: Any, **arguments: Any) -> Packet:
-        identity = _identity(info)
+    @classmethod
+    def perform(cls, identity: ApiIdentity, **arguments: Any) -> Packet:
         organization_eid = arguments.get("organization_eid")
         if organization_eid and organization_eid != identity.organization.eid:
-            from core.errors import NotFound
-
             raise NotFound(f"No organization with eid '{organization_eid}'.")
         wire = {
             "name": arguments.get("name"),
@@ -250,58 +230,86 @@ class CreateEtchPacket(graphene.Mutation):
         )
 
 
-class SendEtchPacket(graphene.Mutation):
+class SendEtchPacket(ServiceMutation):
     class Arguments:
         eid = graphene.String(required=True)
 
     Output = EtchPacketType
 
-    @staticmethod
-    def mutate(root: Any, info: Any, eid: str) -> Packet:
-        packet = services.packet_get(organization=_identity(info).organization, eid=eid)
+    @classmethod
+    def perform(cls, identity: ApiIdentity, *, eid: str) -> Packet:
+        packet = services.packet_get(organization=identity.organization, eid=eid)
         return packet_send(packet=packet)
+
+
+class GenerateEtchSignUrl(ServiceMutation):
+    class Arguments:
+        signer_eid = graphene.String(required=True)
+        client_user_id = graphene.String(required=True)
+
+    Output = graphene.String
+
+    @classmethod
+    def perform(cls, identity: ApiIdentity, *, signer_eid: str, client_user_id: str) -> str:
+        return tokens.sign_url_generate(
+            identity=identity, signer_eid=signer_eid, client_user_id=client_user_id
+        )
+
+
+class ExpireSignerTokens(ServiceMutation):
+    class Arguments:
+        signer_eid = graphene.String(required=True)
+
+    Output = graphene.Boolean
+
+    @classmethod
+    def perform(cls, identity: ApiIdentity, *, signer_eid: str) -> bool:
+        tokens.signer_tokens_expire(identity=identity, signer_eid=signer_eid)
+        return True
+
+
+class VoidDocumentGroup(ServiceMutation):
+    class Arguments:
+        eid = graphene.String(required=True)
+
+    Output = EtchPacketType
+
+    @classmethod
+    def perform(cls, identity: ApiIdentity, *, eid: str) -> Packet:
+        return services.packet_void(identity=identity, group_eid=eid)
+
+
+class RemoveEtchPacket(ServiceMutation):
+    class Arguments:
+        eid = graphene.String(required=True)
+
+    Output = graphene.Boolean
+
+    @classmethod
+    def perform(cls, identity: ApiIdentity, *, eid: str) -> bool:
+        return services.packet_remove(identity=identity, eid=eid)
+
+
+class ResendEtchSignerEmail(ServiceMutation):
+    """Extension: email a new signing link to an email signer whose turn it is. False when they
+    do not get emails, it is not their turn, or one is on its way."""
+
+    class Arguments:
+        signer_eid = graphene.String(required=True)
+
+    Output = graphene.Boolean
+
+    @classmethod
+    def perform(cls, identity: ApiIdentity, *, signer_eid: str) -> bool:
+        signer = tokens.signer_get(organization=identity.organization, eid=signer_eid)
+        return signer_email_resend(signer=signer, requested_by=f"API key {identity.api_key.prefix}")
 
 
 class Mutation(graphene.ObjectType):
     create_etch_packet = CreateEtchPacket.Field()
     send_etch_packet = SendEtchPacket.Field()
-    generate_etch_sign_url = graphene.String(
-        name="generateEtchSignURL",
-        signer_eid=graphene.String(required=True),
-        client_user_id=graphene.String(required=True),
-    )
-    expire_signer_tokens = graphene.Boolean(signer_eid=graphene.String(required=True))
-    void_document_group = graphene.Field(EtchPacketType, eid=graphene.String(required=True))
-    remove_etch_packet = graphene.Boolean(eid=graphene.String(required=True))
-    resend_etch_signer_email = graphene.Boolean(
-        signer_eid=graphene.String(required=True),
-        description="Extension: email a new signing link to an email signer whose turn it is. "
-        "False when they do not get emails, it is not their turn, or one is on its way.",
-    )
-
-    @staticmethod
-    def resolve_generate_etch_sign_url(
-        root: Any, info: Any, signer_eid: str, client_user_id: str
-    ) -> str:
-        return tokens.sign_url_generate(
-            identity=_identity(info), signer_eid=signer_eid, client_user_id=client_user_id
-        )
-
-    @staticmethod
-    def resolve_expire_signer_tokens(root: Any, info: Any, signer_eid: str) -> bool:
-        tokens.signer_tokens_expire(identity=_identity(info), signer_eid=signer_eid)
-        return True
-
-    @staticmethod
-    def resolve_resend_etch_signer_email(root: Any, info: Any, signer_eid: str) -> bool:
-        identity = _identity(info)
-        signer = tokens.signer_get(organization=identity.organization, eid=signer_eid)
-        return signer_email_resend(signer=signer, requested_by=f"API key {identity.api_key.prefix}")
-
-    @staticmethod
-    def resolve_void_document_group(root: Any, info: Any, eid: str) -> Packet:
-        return services.packet_void(identity=_identity(info), group_eid=eid)
-
-    @staticmethod
-    def resolve_remove_etch_packet(root: Any, info: Any, eid: str) -> bool:
-        return services.packet_remove(identity=_identity(info), eid=eid)
+    generate_etch_sign_url = GenerateEtchSignUrl.Field(name="generateEtchSignURL")
+    expire_signer_tokens = ExpireSignerTokens.Field()
+    void_document_group = VoidDocumentGroup.Field()
+    remove_etch_packet = RemoveEtchPacket.Field()
+    resend_etch_signer_email = ResendEtchSignerEmail.Field()
