@@ -13,6 +13,7 @@ import graphene
 
 from accounts.identity import ApiIdentity
 from accounts.models import Membership, Organization
+from core.graphql.mutations import identity_of
 
 
 class OrganizationFields(graphene.ObjectType):
@@ -62,4 +63,4 @@ def current_user_of(identity: ApiIdentity) -> dict[str, Any]:
 
 def resolve_current_user(root: Any, info: graphene.ResolveInfo) -> dict[str, Any]:
     """``currentUser``: the User of the key that asks, its ``organizations`` as models."""
-    return current_user_of(info.context.identity)
+    return current_user_of(identity_of(info))

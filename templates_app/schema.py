@@ -12,6 +12,7 @@ import graphene
 
 from accounts.models import Organization
 from core.engine.template_spec import TemplateSpec
+from core.graphql.mutations import identity_of
 from core.graphql.scalars import JSON, DateTime
 from templates_app import services
 from templates_app.engine.describe import example_data, field_info
@@ -140,7 +141,7 @@ class Query(graphene.ObjectType):
 
     @staticmethod
     def resolve_cast(root: Any, info: Any, eid: str, version_number: int | None = None) -> CastView:
-        organization = info.context.identity.organization
+        organization = identity_of(info).organization
         template = services.template_get(organization=organization, eid=eid)
         version = services.template_version_select(template=template, version_number=version_number)
         return CastView(template, version)
