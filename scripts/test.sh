@@ -8,6 +8,8 @@ export PATH="$PWD/.venv/bin:$PATH"
 
 ruff check .
 ruff format --check .
+# Every script the pages load, the way ruff checks the Python (eslint.config.js).
+node_modules/.bin/eslint .
 lint-imports
 mypy
 python manage.py makemigrations --check --dry-run >/dev/null
