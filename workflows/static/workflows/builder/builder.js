@@ -7,6 +7,7 @@ import { Model } from "./model.js";
 import { Outline } from "./outline.js";
 import { Panel } from "./panel.js";
 import { Preview } from "./preview.js";
+import { itemsWithProblems } from "./problems.js";
 import { postJSON, requestJSON, save, serial } from "./saving.js";
 
 const config = JSON.parse(document.getElementById("wfb-config").textContent);
@@ -24,12 +25,20 @@ const announce = (text) => {
   window.setTimeout(() => (announcer.textContent = text), 50);
 };
 const outline = new Outline(document.getElementById("wfb-outline-list"), model, { announce });
-const panel = new Panel(document.getElementById("wfb-panel-body"), document.getElementById("wfb-panel-title"), model);
-const preview = new Preview([document.getElementById("wfb-frame-a"), document.getElementById("wfb-frame-b")], model, {
-  urls: config.urls,
-  slug: config.slug,
-  postJSON,
-});
+const panel = new Panel(
+  document.getElementById("wfb-panel-body"),
+  document.getElementById("wfb-panel-title"),
+  model,
+);
+const preview = new Preview(
+  [document.getElementById("wfb-frame-a"), document.getElementById("wfb-frame-b")],
+  model,
+  {
+    urls: config.urls,
+    slug: config.slug,
+    postJSON,
+  },
+);
 // A field or group added: its label is where one types next.
 outline.onAdded = () => panel.focusSetting("label");
 
@@ -41,7 +50,7 @@ function showStatus(kind, text) {
 
 function showProblems() {
   clear(problemsBox);
-  const placed = model.withProblems();
+  const placed = itemsWithProblems(model);
   const count = placed.length + model.problems.length + (model.nameError ? 1 : 0);
   problemsBox.hidden = count === 0;
   nameError.hidden = !model.nameError;
@@ -53,12 +62,34 @@ function showProblems() {
   for (const { uid, item, kind, messages } of placed) {
     const where = item.data.label || item.data.title || item.data.key || unnamed[kind];
     list.append(
-      h("li", {}, h("button", { type: "button", class: "wfb-link", onclick: () => { model.select(uid); panel.focusFirst(); } }, `${where}: ${messages.join(" ")}`)),
+      h(
+        "li",
+        {},
+        h(
+          "button",
+          {
+            type: "button",
+            class: "wfb-link",
+            onclick: () => {
+              model.select(uid);
+              panel.focusFirst();
+            },
+          },
+          `${where}: ${messages.join(" ")}`,
+        ),
+      ),
     );
   }
   for (const problem of model.problems) list.append(h("li", {}, problem.message));
   if (model.nameError) list.append(h("li", {}, `Name: ${model.nameError}`));
-  problemsBox.append(h("h2", { class: "wfb-problems-title" }, count === 1 ? "Not saved: there is a problem" : `Not saved: there are ${count} problems`), list);
+  problemsBox.append(
+    h(
+      "h2",
+      { class: "wfb-problems-title" },
+      count === 1 ? "Not saved: there is a problem" : `Not saved: there are ${count} problems`,
+    ),
+    list,
+  );
 }
 
 model.onChange(({ selection, retype }) => {

@@ -1,40 +1,20 @@
-// The webform being built: its name and pages of fields, in the definition's JSON (each field
-// with the "row" of its saved WebformField), the selection, and the problems a refused save
-// named. Every change goes through a method here, which tells the listeners; nothing here
-// touches the page.
+// The webform being built: its name and pages of fields and repeating groups, in the
+// definition's JSON (each field and group with the "row" of its saved row), the selection, and
+// the problems a refused save named (put there by problems.js). Every change goes through a
+// method here, which tells the listeners; nothing here touches the page.
+
+import { setPath } from "./paths.js";
 
 let lastUid = 0;
 const uid = () => `u${++lastUid}`;
 
-// A value at a dotted path of a JSON object ("validation.max"); undefined when absent.
-export function getPath(data, path) {
-  return path.split(".").reduce((at, part) => (at == null ? undefined : at[part]), data);
-}
-
-// Sets (or, with undefined, removes) the value at a dotted path, dropping emptied objects.
-export function setPath(data, path, value) {
-  const parts = path.split(".");
-  const last = parts.pop();
-  let at = data;
-  const trail = [];
-  for (const part of parts) {
-    if (at[part] == null || typeof at[part] !== "object") {
-      if (value === undefined) return;
-      at[part] = {};
-    }
-    trail.push([at, part]);
-    at = at[part];
-  }
-  if (value === undefined) delete at[last];
-  else at[last] = value;
-  for (const [parent, part] of trail.reverse()) {
-    if (Object.keys(parent[part]).length === 0) delete parent[part];
-  }
-}
-
 // A key made from a label, as people would write it: "Email address" -> "emailAddress".
 export function keyFromLabel(label) {
-  const words = label.normalize("NFKD").replace(/[^A-Za-z0-9]+/g, " ").trim().split(" ");
+  const words = label
+    .normalize("NFKD")
+    .replace(/[^A-Za-z0-9]+/g, " ")
+    .trim()
+    .split(" ");
   const key = words
     .filter(Boolean)
     .map((w, i) => (i === 0 ? w.toLowerCase() : w[0].toUpperCase() + w.slice(1).toLowerCase()))
@@ -124,7 +104,10 @@ export class Model {
           if (item && rows[n]) item.item.row = rows[n].row;
         });
       adopt(page.fields, saved.fields || []);
-      adopt(page.groups.map((g) => g.uid), saved.groups || []);
+      adopt(
+        page.groups.map((g) => g.uid),
+        saved.groups || [],
+      );
       page.groups.forEach((g, n) => adopt(g.fields, ((saved.groups || [])[n] || {}).fields || []));
     });
     this.uses = state.uses || {};
@@ -137,7 +120,11 @@ export class Model {
       pages: this.pages.map((page) => {
         const out = { ...page.data, fields: page.fields.map(field) };
         if (page.groups.length) {
-          out.groups = page.groups.map((g) => ({ ...g.data, row: g.row ?? null, fields: g.fields.map(field) }));
+          out.groups = page.groups.map((g) => ({
+            ...g.data,
+            row: g.row ?? null,
+            fields: g.fields.map(field),
+          }));
         }
         return out;
       }),
@@ -152,12 +139,28 @@ export class Model {
       const at = { page, pageIndex, group: null, groupIndex: -1, field: null, fieldIndex: -1 };
       if (page.uid === id) return { ...at, kind: "page", item: page, list: this.pages };
       const fieldIndex = page.fields.findIndex((f) => f.uid === id);
-      if (fieldIndex >= 0) return { ...at, kind: "field", item: page.fields[fieldIndex], field: page.fields[fieldIndex], fieldIndex, list: page.fields };
+      if (fieldIndex >= 0)
+        return {
+          ...at,
+          kind: "field",
+          item: page.fields[fieldIndex],
+          field: page.fields[fieldIndex],
+          fieldIndex,
+          list: page.fields,
+        };
       for (const [groupIndex, group] of page.groups.entries()) {
         const inGroup = { ...at, group, groupIndex };
         if (group.uid === id) return { ...inGroup, kind: "group", item: group, list: page.groups };
         const index = group.fields.findIndex((f) => f.uid === id);
-        if (index >= 0) return { ...inGroup, kind: "field", item: group.fields[index], field: group.fields[index], fieldIndex: index, list: group.fields };
+        if (index >= 0)
+          return {
+            ...inGroup,
+            kind: "field",
+            item: group.fields[index],
+            field: group.fields[index],
+            fieldIndex: index,
+            list: group.fields,
+          };
       }
     }
     return null;
@@ -185,7 +188,11 @@ export class Model {
 
   // A field's type, with the settings it has there (in a group, no condition of its own).
   typeOf(field) {
-    const type = this.types.get(field.data.type) || { name: field.data.type, label: field.data.type, settings: [] };
+    const type = this.types.get(field.data.type) || {
+      name: field.data.type,
+      label: field.data.type,
+      settings: [],
+    };
     const found = this.find(field.uid);
     if (!found || !found.group) return type;
     const without = new Set(this.catalogue.groupFieldWithout || []);
@@ -207,12 +214,15 @@ export class Model {
   // The selection by place (page and field index), which survives a reload of the state.
   selectedPlace() {
     const found = this.selected();
-    return found ? { pageIndex: found.pageIndex, groupIndex: found.groupIndex, fieldIndex: found.fieldIndex } : null;
+    return found
+      ? { pageIndex: found.pageIndex, groupIndex: found.groupIndex, fieldIndex: found.fieldIndex }
+      : null;
   }
 
   selectPlace(place) {
     const page = place && (this.pages[place.pageIndex] || this.pages[this.pages.length - 1]);
-    const group = page && place.groupIndex >= 0 ? page.groups[Math.min(place.groupIndex, page.groups.length - 1)] : null;
+    const group =
+      page && place.groupIndex >= 0 ? page.groups[Math.min(place.groupIndex, page.groups.length - 1)] : null;
     const list = group ? group.fields : page ? page.fields : [];
     const field = page && place.fieldIndex >= 0 ? list[Math.min(place.fieldIndex, list.length - 1)] : null;
     const target = field || group || page || this.pages[0];
@@ -273,7 +283,11 @@ export class Model {
   }
 
   uniqueKey(stem, except = null) {
-    const taken = new Set(this.allKeyed().filter((f) => f !== except).map((f) => f.data.key));
+    const taken = new Set(
+      this.allKeyed()
+        .filter((f) => f !== except)
+        .map((f) => f.data.key),
+    );
     if (!taken.has(stem)) return stem;
     let n = 2;
     while (taken.has(`${stem}${n}`)) n += 1;
@@ -304,7 +318,8 @@ export class Model {
     if (!container || container.kind === "field") return null;
     const list = container.item.fields;
     const selected = this.selected();
-    const at = selected && selected.kind === "field" && selected.list === list ? selected.fieldIndex + 1 : list.length;
+    const at =
+      selected && selected.kind === "field" && selected.list === list ? selected.fieldIndex + 1 : list.length;
     const field = {
       uid: uid(),
       row: null,
@@ -322,7 +337,14 @@ export class Model {
   addGroup(pageId) {
     const found = this.find(pageId);
     if (!found || found.kind !== "page") return null;
-    const group = { uid: uid(), row: null, data: { key: this.uniqueKey("group"), label: "" }, autoKey: true, errors: {}, fields: [] };
+    const group = {
+      uid: uid(),
+      row: null,
+      data: { key: this.uniqueKey("group"), label: "" },
+      autoKey: true,
+      errors: {},
+      fields: [],
+    };
     found.page.groups.push(group);
     this.selection = { uid: group.uid };
     this.changed({ structural: true, selection: true });
@@ -336,7 +358,9 @@ export class Model {
     const index = found.kind === "group" ? found.groupIndex : found.fieldIndex;
     found.list.splice(index, 1);
     const next = found.list[Math.min(index, found.list.length - 1)];
-    this.selection = { uid: next ? next.uid : (found.kind === "field" && found.group ? found.group : found.page).uid };
+    this.selection = {
+      uid: next ? next.uid : (found.kind === "field" && found.group ? found.group : found.page).uid,
+    };
     this.changed({ structural: true, selection: true });
   }
 
@@ -367,7 +391,13 @@ export class Model {
   }
 
   addPage() {
-    const page = { uid: uid(), data: { title: `Page ${this.pages.length + 1}` }, errors: {}, fields: [], groups: [] };
+    const page = {
+      uid: uid(),
+      data: { title: `Page ${this.pages.length + 1}` },
+      errors: {},
+      fields: [],
+      groups: [],
+    };
     const selected = this.selected();
     this.pages.splice(selected ? selected.pageIndex + 1 : this.pages.length, 0, page);
     this.selection = { uid: page.uid };
@@ -403,36 +433,6 @@ export class Model {
     this.changed({ structural: true });
   }
 
-  // --- a refused save -------------------------------------------------------------------
-  // ``sent`` is the uids of what was posted, page by page, so that the problems' paths
-  // ("pages.1.fields.0.key") find their field even if the list changed since.
-  applyProblems(problems, sent) {
-    for (const item of [...this.pages, ...this.allKeyed()]) item.errors = {};
-    this.problems = [];
-    this.nameError = "";
-    for (const problem of problems) {
-      const match = /^pages\.(\d+)(?:\.groups\.(\d+))?(?:\.fields\.(\d+))?(?:\.(.+))?$/.exec(problem.property);
-      let id = null;
-      if (match && sent[Number(match[1])]) {
-        const page = sent[Number(match[1])];
-        const group = match[2] !== undefined ? page.groups[Number(match[2])] : null;
-        const fields = group ? group.fields : page.fields;
-        id = match[3] !== undefined ? fields[Number(match[3])] : group ? group.uid : page.uid;
-      }
-      const found = id && this.find(id);
-      if (found) {
-        const rest = match[4] || "";
-        const errors = found.item.errors;
-        errors[rest] = errors[rest] ? `${errors[rest]} ${problem.message}` : problem.message;
-      } else if (problem.property === "name") {
-        this.nameError = problem.message;
-      } else {
-        this.problems.push(problem);
-      }
-    }
-    this.changed({ structural: true, dirty: false, selection: true });
-  }
-
   sentShape() {
     const uids = (items) => items.map((item) => item.uid);
     return this.pages.map((page) => ({
@@ -440,12 +440,5 @@ export class Model {
       fields: uids(page.fields),
       groups: page.groups.map((g) => ({ uid: g.uid, fields: uids(g.fields) })),
     }));
-  }
-
-  // Every page, group or field with a problem, in order: [{uid, item, kind, messages}].
-  withProblems() {
-    return [...this.pages.flatMap((page) => [page, ...page.fields, ...page.groups.flatMap((g) => [g, ...g.fields])])]
-      .filter((item) => Object.keys(item.errors).length)
-      .map((item) => ({ uid: item.uid, item, kind: this.find(item.uid).kind, messages: Object.values(item.errors) }));
   }
 }

@@ -27,11 +27,15 @@ export class Outline {
   render() {
     // A re-render keeps the focus where it was (the same item, or the same kind of button).
     const active = document.activeElement;
-    const keep = active && this.root.contains(active) ? { uid: active.dataset.uid, role: active.dataset.role } : null;
+    const keep =
+      active && this.root.contains(active) ? { uid: active.dataset.uid, role: active.dataset.role } : null;
     clear(this.root);
     const list = h("ol", { class: "wfb-pages" });
     this.model.pages.forEach((page, index) => list.append(this.pageItem(page, index)));
-    this.root.append(list, this.addButton("add-page", null, "Add a page", () => this.addPage()));
+    this.root.append(
+      list,
+      this.addButton("add-page", null, "Add a page", () => this.addPage()),
+    );
     if (keep) this.focus(keep.uid, keep.role);
   }
 
@@ -48,7 +52,16 @@ export class Outline {
   }
 
   addButton(role, id, text, action) {
-    return h("button", { type: "button", class: `wfb-btn wfb-btn-small wfb-${role}`, dataset: { uid: id, role }, onclick: action }, text);
+    return h(
+      "button",
+      {
+        type: "button",
+        class: `wfb-btn wfb-btn-small wfb-${role}`,
+        dataset: { uid: id, role },
+        onclick: action,
+      },
+      text,
+    );
   }
 
   // The button that selects an item, then the Move and Remove buttons of the selected one.
@@ -56,7 +69,18 @@ export class Outline {
     const selected = this.isSelected(item.uid);
     const problem = Object.keys(item.errors).length > 0;
     const tool = (role, text, label, action) =>
-      h("button", { type: "button", class: "wfb-tool", dataset: { uid: item.uid, role }, "aria-label": `${label} ${name}`, title: label, onclick: action }, text);
+      h(
+        "button",
+        {
+          type: "button",
+          class: "wfb-tool",
+          dataset: { uid: item.uid, role },
+          "aria-label": `${label} ${name}`,
+          title: label,
+          onclick: action,
+        },
+        text,
+      );
     return [
       h(
         "button",
@@ -87,13 +111,23 @@ export class Outline {
 
   pageItem(page, index) {
     const name = nameOf.page(page, index);
-    const detail = [count(page.fields.length, "field"), page.groups.length ? count(page.groups.length, "repeating group") : null, page.data.showWhen ? "conditional" : null]
+    const detail = [
+      count(page.fields.length, "field"),
+      page.groups.length ? count(page.groups.length, "repeating group") : null,
+      page.data.showWhen ? "conditional" : null,
+    ]
       .filter(Boolean)
       .join(", ");
     const head = h(
       "div",
-      { class: `wfb-page-head${Object.keys(page.errors).length ? " has-problem" : ""}`, draggable: "true", dataset: { uid: page.uid } },
-      this.row(page, name, detail, { remove: this.model.pages.length > 1 ? (id, n) => this.removePage(id, n) : null }),
+      {
+        class: `wfb-page-head${Object.keys(page.errors).length ? " has-problem" : ""}`,
+        draggable: "true",
+        dataset: { uid: page.uid },
+      },
+      this.row(page, name, detail, {
+        remove: this.model.pages.length > 1 ? (id, n) => this.removePage(id, n) : null,
+      }),
     );
     this.dragSource(head, page.uid);
     head.addEventListener("dragover", (event) => this.dragOver(event, { page }));
@@ -104,9 +138,15 @@ export class Outline {
       { class: "wfb-page", dataset: { uid: page.uid } },
       head,
       this.fieldList(page.fields, `Fields of page ${index + 1}`, page),
-      this.addButton("add-field", page.uid, `Add a field to page ${index + 1}`, () => this.addField(page.uid)),
-      groups.length ? h("ol", { class: "wfb-groups", "aria-label": `Repeating groups of page ${index + 1}` }, groups) : null,
-      this.addButton("add-group", page.uid, `Add a repeating group to page ${index + 1}`, () => this.addGroup(page.uid)),
+      this.addButton("add-field", page.uid, `Add a field to page ${index + 1}`, () =>
+        this.addField(page.uid),
+      ),
+      groups.length
+        ? h("ol", { class: "wfb-groups", "aria-label": `Repeating groups of page ${index + 1}` }, groups)
+        : null,
+      this.addButton("add-group", page.uid, `Add a repeating group to page ${index + 1}`, () =>
+        this.addGroup(page.uid),
+      ),
     );
   }
 
@@ -114,18 +154,25 @@ export class Outline {
     const name = nameOf.group(group);
     const item = h(
       "li",
-      { class: `wfb-group${Object.keys(group.errors).length ? " has-problem" : ""}`, dataset: { uid: group.uid, key: group.data.key } },
+      {
+        class: `wfb-group${Object.keys(group.errors).length ? " has-problem" : ""}`,
+        dataset: { uid: group.uid, key: group.data.key },
+      },
       h(
         "div",
         { class: "wfb-group-head", draggable: "true", dataset: { uid: group.uid } },
         h("span", { class: "wfb-handle", "aria-hidden": "true" }, "⠿"),
-        this.row(group, name, `Repeating group, ${count(group.fields.length, "field")}`, { remove: (id, n) => this.remove(id, n) }),
+        this.row(group, name, `Repeating group, ${count(group.fields.length, "field")}`, {
+          remove: (id, n) => this.remove(id, n),
+        }),
       ),
       this.fieldList(group.fields, `Fields of ${name}`, page, group),
       this.addButton("add-field", group.uid, `Add a field to ${name}`, () => this.addField(group.uid)),
     );
     this.dragSource(item.firstChild, group.uid);
-    item.firstChild.addEventListener("dragover", (event) => this.dragOver(event, { page, group, list: page.groups, item: item.firstChild }));
+    item.firstChild.addEventListener("dragover", (event) =>
+      this.dragOver(event, { page, group, list: page.groups, item: item.firstChild }),
+    );
     item.firstChild.addEventListener("drop", (event) => this.drop(event));
     return item;
   }
@@ -144,9 +191,15 @@ export class Outline {
     const type = this.model.typeOf(field).label;
     const item = h(
       "li",
-      { class: `wfb-field${Object.keys(field.errors).length ? " has-problem" : ""}`, draggable: "true", dataset: { uid: field.uid, key: field.data.key } },
+      {
+        class: `wfb-field${Object.keys(field.errors).length ? " has-problem" : ""}`,
+        draggable: "true",
+        dataset: { uid: field.uid, key: field.data.key },
+      },
       h("span", { class: "wfb-handle", "aria-hidden": "true" }, "⠿"),
-      this.row(field, nameOf.field(field), field.data.showWhen ? `${type}, conditional` : type, { remove: (id, n) => this.remove(id, n) }),
+      this.row(field, nameOf.field(field), field.data.showWhen ? `${type}, conditional` : type, {
+        remove: (id, n) => this.remove(id, n),
+      }),
     );
     this.dragSource(item, field.uid);
     item.addEventListener("dragover", (event) => {
@@ -173,8 +226,12 @@ export class Outline {
 
   placeOf(id) {
     const found = this.model.find(id);
-    if (found.kind === "page") return `${found.page.data.title || "The page"} is now page ${found.pageIndex + 1} of ${this.model.pages.length}.`;
-    const where = found.kind === "field" && found.group ? `in ${nameOf.group(found.group)}` : `on page ${found.pageIndex + 1}`;
+    if (found.kind === "page")
+      return `${found.page.data.title || "The page"} is now page ${found.pageIndex + 1} of ${this.model.pages.length}.`;
+    const where =
+      found.kind === "field" && found.group
+        ? `in ${nameOf.group(found.group)}`
+        : `on page ${found.pageIndex + 1}`;
     const index = found.list.indexOf(found.item);
     return `${nameOf[found.kind](found.item)}: ${found.kind} ${index + 1} of ${found.list.length} ${where}.`;
   }
@@ -200,7 +257,13 @@ export class Outline {
     const fields = found.kind === "group" ? found.item.fields : [found.item];
     const uses = fields.flatMap((f) => (f.origin ? this.model.uses[f.origin] || [] : []));
     const also = found.kind === "group" && fields.length ? ` and its ${count(fields.length, "field")}` : "";
-    if ((uses.length || also) && !window.confirm(`Remove “${name}”${also}?${uses.length ? ` Saving removes what uses it too: ${uses.join("; ")}.` : ""}`)) return;
+    if (
+      (uses.length || also) &&
+      !window.confirm(
+        `Remove “${name}”${also}?${uses.length ? ` Saving removes what uses it too: ${uses.join("; ")}.` : ""}`,
+      )
+    )
+      return;
     this.model.remove(id);
     this.focus(this.model.selection.uid);
     this.announce(`${name} removed.`);
@@ -233,7 +296,9 @@ export class Outline {
   }
 
   clearMarks() {
-    this.root.querySelectorAll(".drop-before, .drop-after, .drop-into").forEach((el) => el.classList.remove("drop-before", "drop-after", "drop-into"));
+    this.root
+      .querySelectorAll(".drop-before, .drop-after, .drop-into")
+      .forEach((el) => el.classList.remove("drop-before", "drop-after", "drop-into"));
   }
 
   // Where the dragged item would go: a page among pages; a group among its page's groups; a
@@ -243,8 +308,10 @@ export class Outline {
     if (!moving) return;
     let at = null;
     if (moving.kind === "page" && !list) at = { pageIndex: this.model.pages.indexOf(page) };
-    else if (moving.kind === "field" && !list && !moving.group) at = { list: page.fields, index: page.fields.length };
-    else if (moving.kind === "group" && list === page.groups && moving.page === page) at = { list, index: list.indexOf(group) + (after ? 1 : 0) };
+    else if (moving.kind === "field" && !list && !moving.group)
+      at = { list: page.fields, index: page.fields.length };
+    else if (moving.kind === "group" && list === page.groups && moving.page === page)
+      at = { list, index: list.indexOf(group) + (after ? 1 : 0) };
     else if (moving.kind === "field" && list && list !== page.groups) {
       const fits = moving.group ? moving.group === group : group === null;
       if (fits) at = { list, index };
@@ -254,7 +321,9 @@ export class Outline {
     this.clearMarks();
     this.dropAt = at;
     const mark = item || this.root.querySelector(`.wfb-page[data-uid="${page.uid}"]`);
-    mark.classList.add(item ? (after ? "drop-after" : "drop-before") : moving.kind === "page" ? "drop-before" : "drop-into");
+    mark.classList.add(
+      item ? (after ? "drop-after" : "drop-before") : moving.kind === "page" ? "drop-before" : "drop-into",
+    );
   }
 
   drop(event) {

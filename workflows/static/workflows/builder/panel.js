@@ -3,12 +3,14 @@
 // found with it. Typing changes the model at once (the preview follows).
 
 import { clear, h } from "../../common/dom.js";
-import { getPath } from "./model.js";
+import { getPath } from "./paths.js";
 
 const COMPLEX = new Set(["fullName", "usAddress", "phone"]);
 
 function optionsText(options) {
-  return (options || []).map((o) => (o.label && o.label !== o.value ? `${o.value}: ${o.label}` : o.value)).join("\n");
+  return (options || [])
+    .map((o) => (o.label && o.label !== o.value ? `${o.value}: ${o.label}` : o.value))
+    .join("\n");
 }
 
 function optionsFrom(text) {
@@ -49,7 +51,10 @@ export class Panel {
   render() {
     // Drawn again for the same item (its type changed), the focus stays on its setting.
     const active = document.activeElement;
-    const keep = active && this.root.contains(active) && this.shown === this.model.selection?.uid ? active.dataset.path : null;
+    const keep =
+      active && this.root.contains(active) && this.shown === this.model.selection?.uid
+        ? active.dataset.path
+        : null;
     this.shown = this.model.selection?.uid;
     clear(this.root);
     this.draw();
@@ -128,7 +133,8 @@ export class Panel {
     clear(box);
     box.closest("[data-type]").dataset.type = type.name;
     if (field.errors[""]) box.append(h("p", { class: "wfb-error", role: "alert" }, field.errors[""]));
-    for (const name of type.settings.slice(1)) box.append(this.setting(field, this.look(name), { type: type.name }));
+    for (const name of type.settings.slice(1))
+      box.append(this.setting(field, this.look(name), { type: type.name }));
     const uses = field.origin ? this.model.uses[field.origin] || [] : [];
     if (uses.length) box.append(h("p", { class: "wfb-hint" }, `This field ${uses.join("; ")}.`));
   }
@@ -137,8 +143,15 @@ export class Panel {
     const id = "wfb-set-type";
     const select = h(
       "select",
-      { id, class: "wfb-input", dataset: { path: "type" }, onchange: () => this.model.setType(field.uid, select.value) },
-      this.model.typesFor(field).map((t) => h("option", { value: t.name, selected: t.name === type.name }, t.label)),
+      {
+        id,
+        class: "wfb-input",
+        dataset: { path: "type" },
+        onchange: () => this.model.setType(field.uid, select.value),
+      },
+      this.model
+        .typesFor(field)
+        .map((t) => h("option", { value: t.name, selected: t.name === type.name }, t.label)),
     );
     return this.row(id, "Type", select, { error: field.errors.type });
   }
@@ -149,7 +162,12 @@ export class Panel {
     const described = [help ? helpId : null, errorId].filter(Boolean).join(" ");
     input.setAttribute("aria-describedby", described);
     if (error) input.setAttribute("aria-invalid", "true");
-    const labelEl = h("label", { for: id, class: "wfb-label" }, label, required ? h("span", { class: "wfb-required" }, " (required)") : null);
+    const labelEl = h(
+      "label",
+      { for: id, class: "wfb-label" },
+      label,
+      required ? h("span", { class: "wfb-required" }, " (required)") : null,
+    );
     return h(
       "div",
       { class: `wfb-setting${inline ? " wfb-setting-inline" : ""}${error ? " has-error" : ""}` },
@@ -177,7 +195,13 @@ export class Panel {
     switch (look.input) {
       case "checkbox":
         inline = true;
-        input = h("input", { ...common, class: "wfb-check", type: "checkbox", checked: Boolean(value), onchange: () => set(input.checked) });
+        input = h("input", {
+          ...common,
+          class: "wfb-check",
+          type: "checkbox",
+          checked: Boolean(value),
+          onchange: () => set(input.checked),
+        });
         break;
       case "textarea":
         input = h("textarea", { ...common, rows: 3, oninput: () => set(optional(input.value)) });
@@ -197,7 +221,9 @@ export class Panel {
         input = h(
           "select",
           { ...common, onchange: () => set(input.value) },
-          (look.choices || []).map((c) => h("option", { value: c.value, selected: c.value === value }, c.label)),
+          (look.choices || []).map((c) =>
+            h("option", { value: c.value, selected: c.value === value }, c.label),
+          ),
         );
         break;
       case "options":
@@ -209,29 +235,61 @@ export class Panel {
         const current = value && value.field;
         input = h(
           "select",
-          { ...common, onchange: () => set(input.value ? { field: input.value, hasValue: true } : undefined) },
+          {
+            ...common,
+            onchange: () => set(input.value ? { field: input.value, hasValue: true } : undefined),
+          },
           h("option", { value: "" }, "Always show it"),
-          earlier.map((f) => h("option", { value: f.data.key, selected: f.data.key === current }, `${f.data.label || f.data.key} (${f.data.key})`)),
-          current && !earlier.some((f) => f.data.key === current) ? h("option", { value: current, selected: true }, `${current} (not an earlier field)`) : null,
+          earlier.map((f) =>
+            h(
+              "option",
+              { value: f.data.key, selected: f.data.key === current },
+              `${f.data.label || f.data.key} (${f.data.key})`,
+            ),
+          ),
+          current && !earlier.some((f) => f.data.key === current)
+            ? h("option", { value: current, selected: true }, `${current} (not an earlier field)`)
+            : null,
         );
         break;
       }
       case "default":
         if (type === "checkbox") {
           inline = true;
-          input = h("input", { ...common, class: "wfb-check", type: "checkbox", checked: value === true, onchange: () => set(input.checked ? true : undefined) });
+          input = h("input", {
+            ...common,
+            class: "wfb-check",
+            type: "checkbox",
+            checked: value === true,
+            onchange: () => set(input.checked ? true : undefined),
+          });
           return this.row(id, "Ticked at first", input, { help: "", error, inline });
         }
         if (COMPLEX.has(type) || typeof value === "object") {
-          input = h("textarea", { ...common, rows: 3, spellcheck: "false", oninput: () => set(jsonFrom(input.value)) });
+          input = h("textarea", {
+            ...common,
+            rows: 3,
+            spellcheck: "false",
+            oninput: () => set(jsonFrom(input.value)),
+          });
           input.value = value === undefined ? "" : JSON.stringify(value);
           help = help || "As JSON.";
         } else {
-          input = h("input", { ...common, type: type === "date" ? "date" : "text", value: text(value), oninput: () => set(optional(input.value)) });
+          input = h("input", {
+            ...common,
+            type: type === "date" ? "date" : "text",
+            value: text(value),
+            oninput: () => set(optional(input.value)),
+          });
         }
         break;
       case "json":
-        input = h("textarea", { ...common, rows: 3, spellcheck: "false", oninput: () => set(jsonFrom(input.value)) });
+        input = h("textarea", {
+          ...common,
+          rows: 3,
+          spellcheck: "false",
+          oninput: () => set(jsonFrom(input.value)),
+        });
         input.value = value === undefined ? "" : JSON.stringify(value);
         help = help || "As JSON.";
         break;
@@ -247,28 +305,29 @@ export class Panel {
     }
     return this.row(id, look.label, input, { help, error, required: look.required, inline });
   }
-}
 
-// What typing elsewhere changed in the panel shown: a key made from the label, the title; a
-// problem the save named goes once its setting is changed.
-Panel.prototype.sync = function sync() {
-  const found = this.model.selected();
-  if (!found) return;
-  const item = found.item;
-  const key = this.root.querySelector('[data-path="key"]');
-  if (key && key !== document.activeElement && key.value !== (item.data.key || "")) {
-    key.value = item.data.key || "";
+  // What typing elsewhere changed in the panel shown: a key made from the label, the title; a
+  // problem the save named goes once its setting is changed.
+  sync() {
+    const found = this.model.selected();
+    if (!found) return;
+    const item = found.item;
+    const key = this.root.querySelector('[data-path="key"]');
+    if (key && key !== document.activeElement && key.value !== (item.data.key || "")) {
+      key.value = item.data.key || "";
+    }
+    if (found.kind === "field") this.title.textContent = `Settings of ${item.data.label || "the new field"}`;
+    if (found.kind === "group")
+      this.title.textContent = `Settings of ${item.data.label || "the new repeating group"}`;
+    for (const row of this.root.querySelectorAll(".wfb-setting.has-error")) {
+      const input = row.querySelector("[data-path]");
+      const path = input.dataset.path;
+      if (Object.keys(item.errors).some((p) => p === path || p.startsWith(`${path}.`))) continue;
+      row.classList.remove("has-error");
+      input.removeAttribute("aria-invalid");
+      const error = row.querySelector(".wfb-error");
+      error.hidden = true;
+      error.textContent = "";
+    }
   }
-  if (found.kind === "field") this.title.textContent = `Settings of ${item.data.label || "the new field"}`;
-  if (found.kind === "group") this.title.textContent = `Settings of ${item.data.label || "the new repeating group"}`;
-  for (const row of this.root.querySelectorAll(".wfb-setting.has-error")) {
-    const input = row.querySelector("[data-path]");
-    const path = input.dataset.path;
-    if (Object.keys(item.errors).some((p) => p === path || p.startsWith(`${path}.`))) continue;
-    row.classList.remove("has-error");
-    input.removeAttribute("aria-invalid");
-    const error = row.querySelector(".wfb-error");
-    error.hidden = true;
-    error.textContent = "";
-  }
-};
+}

@@ -8,14 +8,19 @@ import { serial } from "./saving.js";
 const WAIT_MS = 300;
 const LOAD_LIMIT_MS = 10_000;
 
+// Resolves once the frame has loaded, or after a while (a page that never loads does not stop
+// the updates after it).
 function loaded(frame) {
   return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(done, LOAD_LIMIT_MS);
-    frame.addEventListener("load", done, { once: true });
+    const timer = setTimeout(resolve, LOAD_LIMIT_MS);
+    frame.addEventListener(
+      "load",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 
@@ -60,8 +65,10 @@ export class Preview {
     // The selected field in view. Not by the address's #fragment, which may move the focus
     // into the frame as one types in the panel; nor by scrollIntoView, which would scroll the
     // builder too.
-    const target = key && spare.contentDocument && spare.contentDocument.querySelector(`[data-key="${CSS.escape(key)}"]`);
-    if (target) spare.contentWindow.scrollTo(0, target.getBoundingClientRect().top + spare.contentWindow.scrollY - 16);
+    const target =
+      key && spare.contentDocument && spare.contentDocument.querySelector(`[data-key="${CSS.escape(key)}"]`);
+    if (target)
+      spare.contentWindow.scrollTo(0, target.getBoundingClientRect().top + spare.contentWindow.scrollY - 16);
     spare.title = title;
     spare.inert = false;
     delete spare.dataset.spare;

@@ -1,6 +1,8 @@
 // Talking to the builder's endpoints: JSON with the admin's CSRF token, and the save, whose
 // refusal names each problem by its path in what was sent.
 
+import { applyProblems } from "./problems.js";
+
 export function csrfToken() {
   const input = document.querySelector("#wfb input[name=csrfmiddlewaretoken]");
   return input ? input.value : "";
@@ -18,7 +20,10 @@ export async function requestJSON(url, { method = "GET", body } = {}) {
   const response = await fetch(url, {
     method,
     credentials: "same-origin",
-    headers: { Accept: "application/json", ...(body === undefined ? {} : { "Content-Type": "application/json", "X-CSRFToken": csrfToken() }) },
+    headers: {
+      Accept: "application/json",
+      ...(body === undefined ? {} : { "Content-Type": "application/json", "X-CSRFToken": csrfToken() }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (response.status === 204) return null;
@@ -53,7 +58,7 @@ export async function save(model, url) {
     return { saved: true };
   } catch (error) {
     if (error instanceof RequestFailed && error.body && Array.isArray(error.body.fields)) {
-      model.applyProblems(error.body.fields, sent);
+      applyProblems(model, error.body.fields, sent);
       return { saved: false, problems: error.body.fields.length };
     }
     return { saved: false, message: error.message };
