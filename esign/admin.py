@@ -20,6 +20,7 @@ from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
+from accounts.staff_admin import ReadOnlyInline
 from core.errors import ServiceError
 from esign.audit import action_label
 from esign.downloads import document_group_archive
@@ -32,38 +33,7 @@ from esign.services import packet_delete, packet_void_now
 from templates_app.admin import organizations_of
 
 
-class _ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        # A completed packet is kept (its sealed documents are someone's evidence).
-        if obj is not None and obj.status == Packet.Status.COMPLETED:
-            return False
-        return super().has_delete_permission(request, obj)
-
-    def delete_model(self, request: HttpRequest, obj: Packet) -> None:
-        self.delete_queryset(request, [obj])
-
-    def delete_queryset(self, request: HttpRequest, queryset: Iterable[Packet]) -> None:
-        # The service's rules, not a bare DELETE: voided first (the signers' events), refused
-        # for a workflow's signing step, the stored files removed after the commit.
-        for packet in queryset:
-            try:
-                packet_delete(packet=packet)
-            except ServiceError as error:
-                self.message_user(
-                    request, f"{packet.name} was not deleted: {error.message}", messages.ERROR
-                )
-
-
-class DocumentInline(_ReadOnlyInline):
+class DocumentInline(ReadOnlyInline):
     model = PacketDocument
     fields = [
         "alias_id",
@@ -90,13 +60,13 @@ def _short_hash(value: str) -> str:
     return format_html('<span title="{}">{}…</span>', value, value[:16]) if value else "-"
 
 
-class SignerInline(_ReadOnlyInline):
+class SignerInline(ReadOnlyInline):
     model = Signer
     fields = ["alias_id", "name", "email", "signer_type", "routing_order", "status", "completed_at"]
     readonly_fields = fields
 
 
-class AuditInline(_ReadOnlyInline):
+class AuditInline(ReadOnlyInline):
     model = AuditEvent
     fields = ["at", "what", "who", "ip", "browser", "details"]
     readonly_fields = fields
@@ -315,3 +285,23 @@ class PacketAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # A completed packet is kept (its sealed documents are someone's evidence).
+        if obj is not None and obj.status == Packet.Status.COMPLETED:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def delete_model(self, request: HttpRequest, obj: Packet) -> None:
+        self.delete_queryset(request, [obj])
+
+    def delete_queryset(self, request: HttpRequest, queryset: Iterable[Packet]) -> None:
+        # The service's rules, not a bare DELETE: voided first (the signers' events), refused
+        # for a workflow's signing step, the stored files removed after the commit.
+        for packet in queryset:
+            try:
+                packet_delete(packet=packet)
+            except ServiceError as error:
+                self.message_user(
+                    request, f"{packet.name} was not deleted: {error.message}", messages.ERROR
+                )

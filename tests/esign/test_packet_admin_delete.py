@@ -1,0 +1,58 @@
+"""Deleting a packet in the admin goes through the service (esign.services.packet_delete): an
+open packet is voided first (its signers' events), then removed; a completed one is kept, on its
+delete page and in the list's delete action alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.core.files.storage import default_storage
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import Organization, User
+from accounts.services import member_add
+from esign.models import Packet
+
+
+@pytest.fixture
+def staff_client(organization: Organization) -> Client:
+    user = User.objects.create_user(username="sender", password="-", is_staff=True)
+    user.user_permissions.set(Permission.objects.filter(content_type__app_label="esign"))
+    member_add(organization=organization, user=user, role="admin")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_an_open_packet_is_deleted_with_its_stored_files(
+    staff_client: Client, create_packet: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    packet = Packet.objects.get(eid=create_packet()["eid"])
+    folder = f"packets/{packet.organization.eid}/{packet.eid}"
+    assert default_storage.listdir(folder)[1]  # its documents are stored
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_client.post(
+            reverse("admin:esign_packet_delete", args=[packet.pk]), {"post": "yes"}
+        )
+    assert response.status_code == 302
+    assert not Packet.objects.filter(pk=packet.pk).exists()
+    try:
+        left = default_storage.listdir(folder)[1]
+    except FileNotFoundError:
+        left = []
+    assert left == []  # removed after the commit, as removeEtchPacket does
+
+
+def test_a_completed_packet_is_kept(staff_client: Client, complete: Any) -> None:
+    _, packet = complete()
+    page = staff_client.get(reverse("admin:esign_packet_delete", args=[packet.pk]))
+    assert page.status_code == 403
+    response = staff_client.post(
+        reverse("admin:esign_packet_changelist"),
+        {"action": "delete_selected", "_selected_action": [packet.pk], "post": "yes"},
+    )
+    assert response.status_code == 403
+    assert Packet.objects.filter(pk=packet.pk).exists()
