@@ -23,7 +23,7 @@ from typing import Any
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils import timezone
@@ -116,6 +116,13 @@ class WebformAdmin(admin.ModelAdmin):
         if not obj.pages.exists():
             WebformPage.objects.create(webform=obj, title="Page 1")
         Workflow.objects.filter(pk=obj.workflow_id).update(updated_at=timezone.now())
+
+    def response_change(self, request: HttpRequest, obj: Webform) -> HttpResponse:
+        # Its name and address are edited from the builder: saved, back to the builder.
+        response = super().response_change(request, obj)
+        if "_continue" in request.POST or response.status_code != 302:
+            return response
+        return HttpResponseRedirect(reverse("admin:workflows_webform_builder", args=[obj.pk]))
 
     def change_view(
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None

@@ -71,6 +71,15 @@ def test_the_builder_page_and_its_state(editor: Client, demo_workflow: Workflow)
     }
     assert loaded["uses"]["amount"] == ["fills amount of Demo form"]
 
+    # Its name and address are on the webform's own page, which leads back to the builder.
+    change = f"/admin/workflows/webform/{webform.pk}/change/"
+    assert url(webform) in editor.get(change).content.decode()
+    renamed = editor.post(change, {"name": "Order", "slug": "the-order"})
+    assert renamed.status_code == 302
+    assert renamed["Location"] == url(webform)
+    webform.refresh_from_db()
+    assert (webform.name, webform.slug) == ("Order", "the-order")
+
 
 def test_the_panel_offers_each_type_its_own_settings() -> None:
     catalogue = catalogue_json()
