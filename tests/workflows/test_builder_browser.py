@@ -151,7 +151,7 @@ def test_a_webform_is_built_from_nothing_by_keyboard_and_published(
     tab_to(page, "[data-path=showWhen]")
     page.keyboard.type("Pet (")
     assert page.input_value("[data-path=showWhen]") == "pet"
-    assert outline(page) == [["emailAddress", "monthlyRent"], ["pet", "petSName"]]
+    assert outline(page) == [["emailAddress", "monthlyRent"], ["pet", "petsName"]]
 
     # A repeating group on that page: its fields take no image and no condition of their own.
     tab_to(page, ".wfb-page:nth-child(2) [data-role=add-group]")
@@ -215,7 +215,7 @@ def test_a_webform_is_built_from_nothing_by_keyboard_and_published(
         ("Page 1", "monthlyRent", "dollar"),
         ("Page 1", "emailAddress", "email"),
         ("Pets", "pet", "radioGroup"),
-        ("Pets", "petSName", "shortText"),
+        ("Pets", "petsName", "shortText"),
     ]
     assert fields[0].min_value == 100
     assert fields[1].required
@@ -224,19 +224,19 @@ def test_a_webform_is_built_from_nothing_by_keyboard_and_published(
 
     # Reordered by dragging, across pages: the email goes after the pet's name.
     page.locator(".wfb-field[data-key=emailAddress] .wfb-handle").drag_to(
-        page.locator(".wfb-field[data-key=petSName]"), target_position={"x": 20, "y": 30}
+        page.locator(".wfb-field[data-key=petsName]"), target_position={"x": 20, "y": 30}
     )
-    assert outline(page) == [["monthlyRent"], ["pet", "petSName", "emailAddress"]]
+    assert outline(page) == [["monthlyRent"], ["pet", "petsName", "emailAddress"]]
     page.click("#wfb-save")
     wait_saved(page)
 
     # After a reload the list is as saved, with a field selected: axe finds nothing.
     page.reload()
     page.wait_for_selector("#wfb[data-state=ready]")
-    assert outline(page) == [["monthlyRent"], ["pet", "petSName", "emailAddress"]]
-    page.click(".wfb-field[data-key=petSName] [data-role=item]")
+    assert outline(page) == [["monthlyRent"], ["pet", "petsName", "emailAddress"]]
+    page.click(".wfb-field[data-key=petsName] [data-role=item]")
     assert page.input_value("[data-path=label]") == "Pet's name"
-    assert preview_labels(page, 2) == ["pet", "petSName", "emailAddress"]
+    assert preview_labels(page, 2) == ["pet", "petsName", "emailAddress"]
     assert axe_violations(page) == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 1366
     page.screenshot(path=str(SHOTS / "builder-02-field-selected-1366.png"), full_page=True)

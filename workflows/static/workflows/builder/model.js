@@ -8,10 +8,12 @@ import { setPath } from "./paths.js";
 let lastUid = 0;
 const uid = () => `u${++lastUid}`;
 
-// A key made from a label, as people would write it: "Email address" -> "emailAddress".
+// A key made from a label, as people would write it: "Email address" -> "emailAddress",
+// "Pet's name" -> "petsName", "Teléfono" -> "telefono" (accents and apostrophes join, not split).
 export function keyFromLabel(label) {
   const words = label
     .normalize("NFKD")
+    .replace(/[\u0300-\u036f'’]/g, "")
     .replace(/[^A-Za-z0-9]+/g, " ")
     .trim()
     .split(" ");
