@@ -434,18 +434,3 @@ def graphql_reference_markdown(schema: GraphQLSchema) -> str:
         for name, argument in field.args.items():
             out += _argument_lines(name, argument)
     return "\n".join(out) + "\n"
-
-
-def add_graphql_section(
-    result: dict[str, object], generator: object = None, request: object = None, public: bool = True
-) -> dict[str, object]:
-    """drf-spectacular postprocessing hook (after core.openapi.describe_document): the GraphQL
-    operations under the REST introduction of /api/docs."""
-    from config.schema import schema  # the root schema imports every app: only when asked
-
-    info = result.setdefault("info", {})
-    assert isinstance(info, dict)
-    info["description"] = (
-        str(info.get("description", "")) + "\n" + graphql_reference_markdown(schema.graphql_schema)
-    )
-    return result

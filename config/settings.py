@@ -255,7 +255,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.openapi.describe_document",
-        "config.graphql_docs.add_graphql_section",  # the GraphQL operations, after it
+        "config.openapi_graphql.add_graphql_section",  # the GraphQL operations, after it
     ],
 }
 

@@ -34,6 +34,7 @@ from core.errors import (
     UnprocessableDocument,
     ValidationFailed,
 )
+from core.graphql.views import GraphQLApi
 
 Schema = dict[str, Any]
 
@@ -335,8 +336,6 @@ def describe_document(
 
 def rest_endpoints_only(endpoints: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """Preprocessing hook: leave out the GraphQL endpoint (a DRF view too, at /graphql and /)."""
-    from core.graphql.views import GraphQLApi
-
     return [
         endpoint
         for endpoint in endpoints

@@ -34,9 +34,6 @@ LATE_IMPORTS = {
     ("webhooks/tasks.py", "webhooks.services"): "the delivery task's service",
     # Django loads the email backend while reading the settings, before any model can be.
     ("core/mail.py", "core.models"): "SentEmail, from the settings' email backend",
-    # Known, not needed late; to move to the top (core and config are outside this change).
-    ("core/openapi.py", "core.graphql.views"): "GraphQLApi, in an OpenAPI hook",
-    ("config/graphql_docs.py", "config.schema"): "a cycle import-linter lists as known",
 }
 
 
