@@ -13,7 +13,7 @@ from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from core.background import enqueue_in_transaction
-from core.sweeps import WorkerLost, sweep
+from core.sweeps import sweep, task_results_lost_fail
 from esign.emails import signer_emails_recover, signer_reminders_queue
 from esign.models import Packet
 from esign.tasks import packet_seal_task, signer_email_task
@@ -31,20 +31,17 @@ def _tasks_of(packet_ids: list[int]) -> QuerySet[DBTaskResult]:
 def seals_sweep(*, now: datetime) -> int:
     """Enqueue the sealing of every packet that is due (pending, or retrying and past its retry
     time) and has no live task: none ready, none running for less than ``SEAL_LEASE_SECONDS``.
-    A task running longer was lost with its worker: it is marked failed. Returns how many
-    packets were enqueued again."""
+    A seal task running longer was lost with its worker: it is marked failed (any packet's, as
+    the emails' and the webhooks' sweeps do). Returns how many packets were enqueued again."""
     started_before = now - timedelta(seconds=settings.SEAL_LEASE_SECONDS)
     due = Packet.objects.filter(
         status=Packet.Status.COMPLETED,
         seal_status__in=[Packet.SealStatus.PENDING, Packet.SealStatus.RETRYING],
     ).filter(Q(seal_retry_at__isnull=True) | Q(seal_retry_at__lte=now))
+    task_results_lost_fail(task_path=packet_seal_task.module_path, started_before=started_before)
     packet_ids = list(due.order_by("pk").values_list("pk", flat=True)[:SWEEP_BATCH])
     if not packet_ids:
         return 0
-    for result in _tasks_of(packet_ids).filter(
-        status=TaskResultStatus.RUNNING, started_at__lt=started_before
-    ):
-        result.set_failed(WorkerLost("The worker stopped while running this task."))
     live = Q(status=TaskResultStatus.READY) | Q(
         status=TaskResultStatus.RUNNING, started_at__gte=started_before
     )
@@ -72,12 +69,7 @@ def emails_sweep(*, now: datetime) -> int:
     """Enqueue again the signers' emails whose task was lost; returns how many. An email task
     still running after the lease was lost with its worker: it is marked failed."""
     started_before = now - timedelta(seconds=settings.SIGNER_EMAIL_LEASE_SECONDS)
-    for result in DBTaskResult.objects.filter(
-        task_path=signer_email_task.module_path,
-        status=TaskResultStatus.RUNNING,
-        started_at__lt=started_before,
-    ):
-        result.set_failed(WorkerLost("The worker stopped while running this task."))
+    task_results_lost_fail(task_path=signer_email_task.module_path, started_before=started_before)
     return signer_emails_recover(now=now)
 
 
