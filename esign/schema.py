@@ -153,7 +153,7 @@ def _file_arguments(files: list[Any] | None) -> list[dict[str, Any]]:
         "text_color": "textColor",
     }
     return [
-        {wire.get(key, key): value for key, value in dict(item).items() if value is not None}
+        {wire.get(key, key): value for key, value in dict(item).items() if value is not None}  # type: ignore[misc]
         for item in files or []
     ]
 

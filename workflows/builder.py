@@ -141,11 +141,14 @@ def _rows(data: Mapping[str, Any], fields: Mapping[int, Any], groups: Mapping[in
 
     def row_of(item: Mapping[str, Any], kind: str, known: Mapping[int, Any], at: str) -> Any:
         row = item.get(ROW)
-        ours = isinstance(row, int) and not isinstance(row, bool) and row in known
-        if row is not None and (not ours or (kind, row) in seen):
+        if isinstance(row, int) and not isinstance(row, bool) and row in known:
+            if (kind, row) in seen:
+                problems.append(Problem(at, f"This {kind} is no longer in the webform: reload."))
+            seen.add((kind, row))
+            return row
+        if row is not None:
             problems.append(Problem(at, f"This {kind} is no longer in the webform: reload."))
-        seen.add((kind, row))
-        return row if ours else None
+        return None
 
     for p, page in enumerate(data["pages"]):
         for n, field in enumerate(page.get("fields") or []):
@@ -235,7 +238,7 @@ def webform_build(*, webform: Webform, data: Any) -> None:
         page_row.save()
         used_pages.add(page_row.pk)
         for n, field in enumerate(page.fields):
-            place = {"page": page_row, "group": None, "position": n}
+            place: dict[str, Any] = {"page": page_row, "group": None, "position": n}
             _save_field(webform, field, rows.fields[(p, -1, n)], place)
         for g, group in enumerate(page.groups):
             group_row = groups.get(rows.groups[(p, g)] or 0) or WebformGroup(webform=webform)

@@ -177,9 +177,9 @@ def replace_rows(workflow: Workflow, definition: WorkflowDef) -> None:
     workflow.documents.all().delete()
     existing = {w.slug: w for w in workflow.webforms.all()}
     keep = {w.slug for w in definition.webforms}
-    for slug, webform in existing.items():
+    for slug, gone in existing.items():
         if slug not in keep:
-            webform.delete()
+            gone.delete()
     fields: dict[tuple[str, str], WebformField] = {}
     for position, form in enumerate(definition.webforms):
         webform = existing.get(form.slug)

@@ -250,7 +250,10 @@ def submission_sync(submission: Submission) -> Submission:
     if submission.status not in SIGNING or submission.packet_id is None:
         return submission
     packet_status = Packet.objects.filter(pk=submission.packet_id).values_list("status", flat=True)
-    target = _PACKET_STATUS.get(packet_status.first() or "", submission.status)
+    status = packet_status.first()
+    target = _PACKET_STATUS.get(Packet.Status(status), submission.status) if status else None
+    if target is None:
+        return submission
     if target == submission.status:
         return submission
     with transaction.atomic():

@@ -479,10 +479,10 @@ def documents_zip(submission: Submission) -> tuple[bytes, str]:
     filename = f"{download_name(submission)}.zip"
     if submission.packet_id is not None:
         group = DocumentGroup.objects.get(packet_id=submission.packet_id)
-        archive = document_group_archive(
+        sealed = document_group_archive(
             organization=submission.workflow.organization, group_eid=group.eid
         )
-        return archive.data, filename
+        return sealed.data, filename
     archive = PdfZip(when=submission.completed_at or timezone.now())
     for index, document in enumerate(submission_files(submission)):
         archive.add(document.filename, document.read(), default=f"document{index + 1}.pdf")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from graphql import GraphQLError, GraphQLSchema, execute, parse, validate
+from graphql import GraphQLError, GraphQLSchema, execute_sync, parse, validate
 
 from core.api_errors import log_unexpected
 from core.errors import ServiceError, ValidationFailed
@@ -25,7 +25,7 @@ def format_error(error: GraphQLError) -> dict[str, Any]:
     original = error.original_error
     formatted = error.formatted
     if original is None or isinstance(original, GraphQLError):
-        return formatted
+        return dict(formatted)
     if isinstance(original, ServiceError):
         extensions: dict[str, Any] = {"code": original.name, "status": original.status}
         if isinstance(original, ValidationFailed):
@@ -50,7 +50,7 @@ def run_graphql(schema: GraphQLSchema, request: GraphQLRequest, context: Any) ->
     validation_errors = validate(schema, document, rules=validation_rules())
     if validation_errors:
         return GraphQLOutcome({"errors": [e.formatted for e in validation_errors]}, executed=False)
-    result = execute(
+    result = execute_sync(
         schema,
         document,
         context_value=context,

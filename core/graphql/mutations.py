@@ -8,7 +8,8 @@ every operation alike, queries included.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import graphene
 
@@ -25,10 +26,14 @@ def identity_of(info: graphene.ResolveInfo) -> Any:
 class ServiceMutation(graphene.Mutation):
     """Subclasses declare ``Arguments`` and ``Output`` and define ``perform``.
 
-    ``perform(identity, **arguments)`` receives the arguments under their Python names (graphene
-    turns ``signerEid`` into ``signer_eid``) and returns the output: a model the output type
-    resolves, or a scalar.
+    ``perform(identity, **arguments)``, a classmethod, receives the arguments under their Python
+    names (graphene turns ``signerEid`` into ``signer_eid``), each as a keyword of its own, and
+    returns the output: a model the output type resolves, or a scalar.
     """
+
+    # Declared, not defined: each subclass's keywords are its own arguments (a base signature
+    # would make every narrower one an incompatible override).
+    perform: ClassVar[Callable[..., Any]]
 
     class Meta:
         abstract = True
@@ -36,7 +41,3 @@ class ServiceMutation(graphene.Mutation):
     @classmethod
     def mutate(cls, root: Any, info: graphene.ResolveInfo, **arguments: Any) -> Any:
         return cls.perform(identity_of(info), **arguments)
-
-    @classmethod
-    def perform(cls, identity: Any, **arguments: Any) -> Any:
-        raise NotImplementedError(f"{cls.__name__} must define perform(identity, **arguments).")
