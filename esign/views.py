@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -346,41 +348,46 @@ def _problem_response(error: ServiceError) -> JsonResponse:
     return JsonResponse(error.as_wire(), status=error.status)
 
 
-@csrf_exempt  # authenticated by the signing token in a header, never by a cookie
-@require_POST
-def signing_complete(request: HttpRequest, signer_eid: str) -> HttpResponse:
-    try:
-        signer = signer_from_token(signer_eid=signer_eid, token=request.META.get(TOKEN_HEADER, ""))
-    except SigningRefused as refused:
-        return _refused(refused)
-    try:
-        body = _json_body(request)
-        values = body.get("values") or {}
-        if not isinstance(values, dict):
-            raise ValidationFailed.single("values", "Must be an object.")
-        outcome = signer_complete(
-            signer=signer, adoption=_adoption(body), values=values, client=_client(request)
-        )
-    except (ValidationFailed, Conflict, RequestTooLarge) as error:
-        return _problem_response(error)
-    return _finished(signer, completion_keys(outcome))
+def _signer_action(
+    action: Callable[[HttpRequest, Signer, dict[str, Any]], dict[str, Any]],
+) -> Callable[[HttpRequest, str], HttpResponse]:
+    """A signer's POST (finishing, declining): the signer by the token in the request's header,
+    the JSON body read, ``action``'s refusals answered as problems; what it answers are the keys
+    of the event (``_finished``)."""
+
+    @csrf_exempt  # authenticated by the signing token in a header, never by a cookie
+    @require_POST
+    @functools.wraps(action)
+    def view(request: HttpRequest, signer_eid: str) -> HttpResponse:
+        token = request.META.get(TOKEN_HEADER, "")
+        try:
+            signer = signer_from_token(signer_eid=signer_eid, token=token)
+        except SigningRefused as refused:
+            return _refused(refused)
+        try:
+            keys = action(request, signer, _json_body(request))
+        except (ValidationFailed, Conflict, RequestTooLarge) as error:
+            return _problem_response(error)
+        return _finished(signer, keys)
+
+    return view
 
 
-@csrf_exempt  # authenticated by the signing token in a header, never by a cookie
-@require_POST
-def signing_decline(request: HttpRequest, signer_eid: str) -> HttpResponse:
-    try:
-        signer = signer_from_token(signer_eid=signer_eid, token=request.META.get(TOKEN_HEADER, ""))
-    except SigningRefused as refused:
-        return _refused(refused)
-    try:
-        body = _json_body(request)
-        reason = body.get("reason")
-        outcome = signer_decline(
-            signer=signer,
-            reason=reason if isinstance(reason, str) else "",
-            client=_client(request),
-        )
-    except (ValidationFailed, Conflict, RequestTooLarge) as error:
-        return _problem_response(error)
-    return _finished(signer, completion_keys(outcome, action="signerDecline"))
+@_signer_action
+def signing_complete(request: HttpRequest, signer: Signer, body: dict[str, Any]) -> dict[str, Any]:
+    values = body.get("values") or {}
+    if not isinstance(values, dict):
+        raise ValidationFailed.single("values", "Must be an object.")
+    outcome = signer_complete(
+        signer=signer, adoption=_adoption(body), values=values, client=_client(request)
+    )
+    return completion_keys(outcome)
+
+
+@_signer_action
+def signing_decline(request: HttpRequest, signer: Signer, body: dict[str, Any]) -> dict[str, Any]:
+    reason = body.get("reason")
+    outcome = signer_decline(
+        signer=signer, reason=reason if isinstance(reason, str) else "", client=_client(request)
+    )
+    return completion_keys(outcome, action="signerDecline")
