@@ -36,11 +36,6 @@ from core.engine.pdf.document import concatenate
 from esign.audit import AuditAction, audit
 from esign.audit_trail import audit_trail_pdf
 from esign.documents import document_pdf
-
-# Their home is esign.downloads; workflows (api, views, submissions) still imports them from here.
-from esign.downloads import SealPending as SealPending
-from esign.downloads import check_sealed as check_sealed
-from esign.downloads import document_group_archive as document_group_archive
 from esign.emails import signer_copies_queue
 from esign.engine.errors import SealError, SealKeyUnavailable
 from esign.engine.seal import seal_pdf

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from core.api_errors import error_response
 from core.openapi import RATE_LIMIT_HEADERS, error_responses, ref
-from esign.sealing import SealPending
+from esign.downloads import SealPending
 from workflows.submissions import documents_zip, submission_get
 
 

@@ -24,8 +24,8 @@ from core.blobs import blob_read
 from core.engine.archive import PdfZip, clean_filename
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from esign import services as esign
+from esign.downloads import check_sealed, document_group_archive
 from esign.models import DocumentGroup, Packet, PacketDocument
-from esign.sealing import check_sealed, document_group_archive
 from webhooks.services import check_webhook_url
 from workflows import events
 from workflows.engine.definition import WebformDef, WorkflowDef

@@ -32,7 +32,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from core.engine.archive import safe_filename
 from core.errors import NotFound, ServiceError
-from esign.sealing import SealPending
+from esign.downloads import SealPending
 from workflows import services, submissions
 from workflows.engine.definition import WorkflowDef
 from workflows.engine.messages import Message
