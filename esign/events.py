@@ -39,7 +39,9 @@ def _group(packet: Packet) -> dict[str, Any]:
     }
 
 
-def _signer(signer: Signer) -> dict[str, Any]:
+def signer_summary(signer: Signer) -> dict[str, Any]:
+    """Who a signer is and where they stand, by their wire fields (the events' signers, a
+    workflow submission's agents)."""
     return {
         "eid": signer.eid,
         "aliasId": signer.alias_id,
@@ -47,6 +49,12 @@ def _signer(signer: Signer) -> dict[str, Any]:
         "email": signer.email,
         "status": signer.status,
         "routingOrder": signer.routing_order,
+    }
+
+
+def _signer(signer: Signer) -> dict[str, Any]:
+    return {
+        **signer_summary(signer),
         "signActionType": signer.signer_type,
         "completedAt": iso_ms(signer.completed_at),
     }

@@ -12,6 +12,7 @@ from accounts.identity import ApiIdentity
 from core.errors import NotFound, ValidationFailed
 from core.graphql.mutations import ServiceMutation, identity_of
 from core.graphql.scalars import JSON, DateTime
+from esign.events import signer_summary
 from esign.models import Signer
 from esign.schema import EtchSignerType
 from workflows import services, submissions
@@ -84,17 +85,8 @@ class WeldDataType(graphene.ObjectType):
     def resolve_agents(submission: Submission, info: Any) -> list[dict[str, Any]]:
         if submission.packet_id is None:
             return []
-        return [
-            {
-                "eid": signer.eid,
-                "aliasId": signer.alias_id,
-                "name": signer.name,
-                "email": signer.email,
-                "status": signer.status,
-                "routingOrder": signer.routing_order,
-            }
-            for signer in Signer.objects.filter(packet_id=submission.packet_id)
-        ]
+        signers = Signer.objects.filter(packet_id=submission.packet_id)
+        return [signer_summary(signer) for signer in signers]
 
     @staticmethod
     def resolve_webhook_url(submission: Submission, info: Any) -> str | None:
