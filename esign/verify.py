@@ -24,9 +24,9 @@ from django.core.files.uploadhandler import FileUploadHandler
 from django.http import HttpRequest
 
 from core import uploads
-from core.engine.process_pool import PoolPerProcess, PoolSettings
 from core.errors import RequestTooLarge, ServiceBusy, ValidationFailed
 from core.graphql.scalars import iso_ms
+from core.pools import SettingsPool
 from esign.engine.errors import SealKeyUnavailable
 from esign.engine.seal_credentials import SoftwareKey, load_credentials
 from esign.engine.seal_verify import MAX_SIGNATURES, PdfNotVerifiable
@@ -259,20 +259,14 @@ def verify_limits() -> VerifyLimits:
     )
 
 
-_pools: PoolPerProcess[VerifyPool] = PoolPerProcess(VerifyPool)
+_pool = SettingsPool(
+    VerifyPool, "VERIFY", max_jobs=WORKER_MAX_JOBS, recycle_rss_bytes=WORKER_RECYCLE_BYTES
+)
 
 
 def verify_pool() -> VerifyPool:
-    """This process's verify pool, made on first use (and again after a fork or a change of
-    the worker settings, the old one being closed)."""
-    return _pools.get(
-        PoolSettings(
-            workers=settings.VERIFY_WORKERS,
-            max_jobs=WORKER_MAX_JOBS,
-            memory_limit_bytes=settings.VERIFY_WORKER_MEMORY_MB * 1_048_576,
-            recycle_rss_bytes=WORKER_RECYCLE_BYTES,
-        )
-    )
+    """This process's verify pool (VERIFY_WORKERS, VERIFY_WORKER_MEMORY_MB: core.pools)."""
+    return _pool.get()
 
 
 def verification_wire(verification: Verification) -> dict[str, Any]:

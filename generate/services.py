@@ -12,12 +12,12 @@ from django.utils import timezone
 from accounts.models import Organization
 from accounts.payload_keys import payload_decrypt
 from core.engine.problems import EngineError
-from core.engine.process_pool import PoolPerProcess, PoolStats
+from core.engine.process_pool import PoolStats
 from core.errors import ValidationFailed, raise_for_engine_error
+from core.pools import SettingsPool
 from core.resources import font_library, resource_policy
 from generate.engine import (
     RESOURCE_CONTENT_TYPES,
-    PoolSettings,
     RenderPool,
     ResourceFetcher,
     build_render_job,
@@ -87,26 +87,15 @@ def document_fetcher() -> ResourceFetcher:
     )
 
 
-_pools: PoolPerProcess[RenderPool] = PoolPerProcess(RenderPool)
+_pool = SettingsPool(RenderPool, "GENERATE")
 
 
 def render_pool() -> RenderPool:
-    """This process's render pool, made on first use (and again after a fork or a change of
-    the worker settings, the old one being closed)."""
-    return _pools.get(
-        PoolSettings(
-            workers=settings.GENERATE_WORKERS,
-            max_jobs=settings.GENERATE_WORKER_MAX_JOBS,
-            memory_limit_bytes=settings.GENERATE_WORKER_MEMORY_MB * 1024 * 1024,
-            max_per_tenant=settings.GENERATE_MAX_JOBS_PER_ORGANIZATION,
-            max_waiting=settings.GENERATE_MAX_WAITING,
-            recycle_rss_bytes=settings.GENERATE_WORKER_RECYCLE_MB * 1024 * 1024,
-            nice=settings.GENERATE_WORKER_NICE,
-        )
-    )
+    """This process's render pool (GENERATE_WORKERS, GENERATE_WORKER_MAX_JOBS …: core.pools)."""
+    return _pool.get()
 
 
 def render_pool_stats() -> PoolStats | None:
     """What this process's render pool is doing; None before its first generate."""
-    pool = _pools.current()
+    pool = _pool.current()
     return pool.stats() if pool is not None else None

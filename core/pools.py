@@ -1,0 +1,56 @@
+"""A process's pool of worker processes (core.engine.process_pool, which knows nothing of
+Django) with its settings read from Django's settings, by one naming scheme for every app:
+``<PREFIX>_WORKERS``, ``<PREFIX>_WORKER_MAX_JOBS``, ``<PREFIX>_WORKER_MEMORY_MB``,
+``<PREFIX>_WORKER_RECYCLE_MB``, ``<PREFIX>_WORKER_NICE``, ``<PREFIX>_MAX_JOBS_PER_ORGANIZATION``
+and ``<PREFIX>_MAX_WAITING`` (``GENERATE_WORKERS``, ``VERIFY_WORKER_MEMORY_MB``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Generic
+
+from django.conf import settings
+
+from core.engine.process_pool import PoolPerProcess, PoolSettings, PoolT
+
+MIB = 1_048_576
+
+# Each PoolSettings field, the setting that holds it (after the prefix) and its unit in bytes.
+_SETTINGS = (
+    ("workers", "WORKERS", 1),
+    ("max_jobs", "WORKER_MAX_JOBS", 1),
+    ("memory_limit_bytes", "WORKER_MEMORY_MB", MIB),
+    ("recycle_rss_bytes", "WORKER_RECYCLE_MB", MIB),
+    ("nice", "WORKER_NICE", 1),
+    ("max_per_tenant", "MAX_JOBS_PER_ORGANIZATION", 1),
+    ("max_waiting", "MAX_WAITING", 1),
+)
+
+
+def pool_settings(prefix: str, **defaults: int) -> PoolSettings:
+    """The settings of the ``prefix`` pool as they are now. A setting that is not defined (or is
+    None) takes its field's value from ``defaults`` (``max_jobs=100``), else PoolSettings' own."""
+    values = dict(defaults)
+    for field, name, unit in _SETTINGS:
+        value = getattr(settings, f"{prefix}_{name}", None)
+        if value is not None:
+            values[field] = value * unit
+    return PoolSettings(**values)
+
+
+class SettingsPool(Generic[PoolT]):
+    """This process's pool made by ``make`` with the settings of ``prefix`` (``pool_settings``):
+    made on first use, and again after a fork or a change of the settings, the old one being
+    closed (PoolPerProcess)."""
+
+    def __init__(self, make: Callable[[PoolSettings], PoolT], prefix: str, **defaults: int):
+        self._pools: PoolPerProcess[PoolT] = PoolPerProcess(make)
+        self._prefix = prefix
+        self._defaults = defaults
+
+    def get(self) -> PoolT:
+        return self._pools.get(pool_settings(self._prefix, **self._defaults))
+
+    def current(self) -> PoolT | None:
+        """This process's pool, if it made one."""
+        return self._pools.current()
