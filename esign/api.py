@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 from core.api_errors import error_response
 from core.errors import ValidationFailed
 from core.openapi import RATE_LIMIT_HEADERS, error_responses, ref, register_schemas
+from core.responses import file_response
 from esign.downloads import SealFailed, SealPending, document_group_archive
 from esign.verify import (
     check_declared_size,
@@ -308,9 +309,9 @@ class DocumentGroupZipApi(APIView):
             return response
         except SealFailed as failed:
             return error_response(failed)
-        response = HttpResponse(archive.data, content_type="application/zip")
-        response["Content-Disposition"] = f'attachment; filename="{archive.filename}.zip"'
-        return response
+        return file_response(
+            archive.data, filename=f"{archive.filename}.zip", content_type="application/zip"
+        )
 
 
 class DocumentVerifyApi(APIView):

@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonRes
 from django.urls import reverse
 
 from core.errors import ServiceError
+from core.responses import file_response
 from fill.services import fill_version, fill_with_example_data
 from templates_app import services as templates
 from templates_app.admin import register_template_view
@@ -31,9 +32,9 @@ def template_test_fill(request: HttpRequest, template: PdfTemplate) -> HttpRespo
         return HttpResponseRedirect(
             reverse("admin:templates_app_pdftemplate_change", args=[template.pk])
         )
-    response = HttpResponse(pdf, content_type="application/pdf")
-    response["Content-Disposition"] = f'attachment; filename="test-fill-{template.eid}.pdf"'
-    return response
+    return file_response(
+        pdf, filename=f"test-fill-{template.eid}.pdf", content_type="application/pdf"
+    )
 
 
 def editor_preview(request: HttpRequest, template: PdfTemplate) -> HttpResponse:
@@ -49,8 +50,8 @@ def editor_preview(request: HttpRequest, template: PdfTemplate) -> HttpResponse:
         pdf = fill_version(version=version, body={"data": data})
     except ServiceError as error:
         return error_response(error)
-    response = HttpResponse(pdf, content_type="application/pdf")
-    response["Content-Disposition"] = f'inline; filename="preview-{template.eid}.pdf"'
+    name = f"preview-{template.eid}.pdf"
+    response = file_response(pdf, filename=name, content_type="application/pdf", attachment=False)
     response["Cache-Control"] = "private, no-store"
     return response
 

@@ -7,6 +7,7 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from core.openapi import api_operation, ref
+from core.responses import file_response
 from fill import openapi
 from fill.services import fill_template
 from templates_app.services import parse_version_number
@@ -31,6 +32,6 @@ class FillPdfApi(APIView):
             version_number=parse_version_number(request.query_params.get("versionNumber")),
             body=request.data,
         )
-        response = HttpResponse(pdf, content_type="application/pdf")
-        response["Content-Disposition"] = f'inline; filename="{template_eid}.pdf"'
-        return response
+        return file_response(
+            pdf, filename=f"{template_eid}.pdf", content_type="application/pdf", attachment=False
+        )

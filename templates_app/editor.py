@@ -34,6 +34,7 @@ from core.engine.fonts import BUILTIN_FAMILIES
 from core.engine.template_spec import ALIGNMENTS, FONT_WEIGHTS
 from core.errors import ServiceError, ValidationFailed
 from core.parsers import check_json_value, too_deep
+from core.responses import file_response
 from templates_app import services
 from templates_app.engine.describe import example_data
 from templates_app.models import PdfTemplate
@@ -121,8 +122,9 @@ def editor_pdf(request: HttpRequest, template: PdfTemplate) -> HttpResponse:
     if request.method != "GET":
         return HttpResponse(status=405)
     pdf = services.version_pdf(services.working_version(template))
-    response = HttpResponse(pdf, content_type="application/pdf")
-    response["Content-Disposition"] = f'inline; filename="{template.eid}.pdf"'
+    response = file_response(
+        pdf, filename=f"{template.eid}.pdf", content_type="application/pdf", attachment=False
+    )
     response["Cache-Control"] = "private, no-store"
     return response
 

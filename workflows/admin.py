@@ -24,6 +24,7 @@ from django.utils.html import format_html
 
 from accounts.staff import staff_managed_organizations, staff_manages, staff_organizations
 from core.errors import ServiceError
+from core.responses import file_response
 from templates_app.models import PdfTemplate
 from workflows import (
     admin_builder,  # noqa: F401 - registers the webform admin and its builder
@@ -256,11 +257,11 @@ class WorkflowAdmin(admin.ModelAdmin):
                 "workflows": [services.workflow_export(workflow=w) for w in workflows],
             }
             name = "workflows"
-        response = HttpResponse(
-            json.dumps(data, indent=2, ensure_ascii=False), content_type="application/json"
+        return file_response(
+            json.dumps(data, indent=2, ensure_ascii=False),
+            filename=f"{name}.json",
+            content_type="application/json",
         )
-        response["Content-Disposition"] = f'attachment; filename="{name}.json"'
-        return response
 
     # --- pages ----------------------------------------------------------------------------
     def get_urls(self) -> list:

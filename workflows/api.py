@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from core.api_errors import error_response
 from core.openapi import RATE_LIMIT_HEADERS, error_responses, ref
+from core.responses import file_response
 from esign.downloads import SealPending
 from workflows.submissions import documents_zip, submission_get
 
@@ -63,6 +64,4 @@ class SubmissionZipApi(APIView):
             # A passing state clients poll: not an ERROR line per poll (see esign.api).
             response._has_been_logged = True  # type: ignore[attr-defined]
             return response
-        response = HttpResponse(data, content_type="application/zip")
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
-        return response
+        return file_response(data, filename=filename, content_type="application/zip")
