@@ -116,6 +116,24 @@ def start(request: HttpRequest, organization_slug: str, workflow_slug: str) -> H
     )
 
 
+def _linked(
+    request: HttpRequest,
+    organization_slug: str,
+    workflow_slug: str,
+    eid: str,
+    *,
+    token: str | None = None,
+) -> Submission:
+    """The submission of a continue or download link (NotFound if the link is not valid); its
+    token from the address unless given."""
+    return submissions.submission_for_link(
+        organization_slug=organization_slug,
+        workflow_slug=workflow_slug,
+        eid=eid,
+        token=request.GET.get("token", "") if token is None else token,
+    )
+
+
 @csrf_exempt  # see the module's docstring
 @xframe_options_exempt
 @require_http_methods(["GET", "POST"])
@@ -129,9 +147,7 @@ def resume(
             return refused
     token = request.GET.get("token") or request.POST.get("token") or ""
     try:
-        submission = submissions.submission_for_link(
-            organization_slug=organization_slug, workflow_slug=workflow_slug, eid=eid, token=token
-        )
+        submission = _linked(request, organization_slug, workflow_slug, eid, token=token)
     except NotFound as missing:
         return message_page(request, gettext("Link not valid"), missing.message, status=404)
     submission = submissions.submission_sync(submission)
@@ -179,12 +195,7 @@ def _read_resumed_post(
     """``read_post`` for a continue URL: capped by the submission's own version when the link
     in the address is valid (the pages' forms always post to it), else by the fields alone."""
     try:
-        submission = submissions.submission_for_link(
-            organization_slug=organization_slug,
-            workflow_slug=workflow_slug,
-            eid=eid,
-            token=request.GET.get("token", ""),
-        )
+        submission = _linked(request, organization_slug, workflow_slug, eid)
     except NotFound:
         submission = None
     definition = submissions.definition_for(submission) if submission else None
@@ -207,12 +218,7 @@ def document(
 ) -> HttpResponse:
     """One document of a completed submission, for the person who filled it (token)."""
     try:
-        submission = submissions.submission_for_link(
-            organization_slug=organization_slug,
-            workflow_slug=workflow_slug,
-            eid=eid,
-            token=request.GET.get("token", ""),
-        )
+        submission = _linked(request, organization_slug, workflow_slug, eid)
     except NotFound as missing:
         return message_page(request, gettext("Link not valid"), missing.message, status=404)
     submission = submissions.submission_sync(submission)
@@ -242,12 +248,7 @@ def documents_zip(
 ) -> HttpResponse:
     """Every document of a completed submission as a zip, for the person who filled it."""
     try:
-        submission = submissions.submission_for_link(
-            organization_slug=organization_slug,
-            workflow_slug=workflow_slug,
-            eid=eid,
-            token=request.GET.get("token", ""),
-        )
+        submission = _linked(request, organization_slug, workflow_slug, eid)
         data, filename = submissions.documents_zip(submission)
     except ServiceError as error:
         return _no_documents(request, error)
