@@ -76,16 +76,22 @@ def _count(raw: Any, path: str, problems: list[Problem]) -> int | None:
     return raw
 
 
-def parse_field(raw: Any, path: str, problems: list[Problem]) -> FieldDef | None:
-    if not isinstance(raw, Mapping):
-        problems.append(Problem(path, "Must be an object."))
-        return None
-    before = len(problems)
+def _key(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> str:
+    """The ``key`` of a field or a repeating group (its name in payloads)."""
     key = read_text(raw, "key", path, problems, limit=64)
     if key and not KEY.match(key):
         problems.append(
             Problem(f"{path}.key", "Use a letter, then letters, digits or _ (at most 64).")
         )
+    return key
+
+
+def parse_field(raw: Any, path: str, problems: list[Problem]) -> FieldDef | None:
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(path, "Must be an object."))
+        return None
+    before = len(problems)
+    key = _key(raw, path, problems)
     kind = raw.get("type")
     if kind not in FIELD_TYPES:
         problems.append(Problem(f"{path}.type", f"Must be one of {', '.join(FIELD_TYPES)}."))
@@ -181,11 +187,7 @@ def _group(raw: Any, path: str, problems: list[Problem]) -> GroupDef | None:
         problems.append(Problem(path, "Must be an object."))
         return None
     before = len(problems)
-    key = read_text(raw, "key", path, problems, limit=64)
-    if key and not KEY.match(key):
-        problems.append(
-            Problem(f"{path}.key", "Use a letter, then letters, digits or _ (at most 64).")
-        )
+    key = _key(raw, path, problems)
     label = read_text(raw, "label", path, problems, limit=200)
     help_text = read_text(raw, "helpText", path, problems, limit=1000, required=False)
     least = _count(raw.get("minEntries"), f"{path}.minEntries", problems)
