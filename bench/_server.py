@@ -21,10 +21,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def prepare_environment(database_url: str | None = None) -> Path:
+def prepare_environment(
+    database_url: str | None = None, *, prefix: str = "bench-", **more: str
+) -> Path:
     """Point settings at a fresh temporary data directory (and a SQLite database in it, unless
-    ``database_url`` names another, empty one) and set Django up on it."""
-    data_dir = Path(tempfile.mkdtemp(prefix="bench-"))
+    ``database_url`` names another, empty one) and set Django up on it. ``more``: other
+    settings of the bench's own (``TASKS_BACKEND="database"``), in this process's environment
+    like the rest, so the servers and workers it starts have them too."""
+    data_dir = Path(tempfile.mkdtemp(prefix=prefix))
     os.environ.update(
         {
             "DATA_DIR": str(data_dir),
@@ -36,6 +40,7 @@ def prepare_environment(database_url: str | None = None) -> Path:
             "RATE_LIMIT_DEVELOPMENT": "1000000",
             "RATE_LIMIT_PRODUCTION": "1000000",
             "DJANGO_SETTINGS_MODULE": "config.settings",
+            **more,
         }
     )
     sys.path.insert(0, str(ROOT))

@@ -28,22 +28,24 @@ import base64
 import http.client
 import json
 import os
-import secrets
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench._server import prepare_environment  # noqa: E402
 
 
 @dataclass
 class Setup:
     env: dict[str, str]
     fill_path: str
+    fill_body: bytes
     fill_auth: str
     generate_auths: list[str]
 
@@ -67,30 +69,16 @@ class Phase:
 
 def prepare(database_url: str | None, rate_limit_cache_url: str | None = None) -> Setup:
     """A fresh database with three organizations, their production keys and the demo template."""
-    data_dir = Path(tempfile.mkdtemp(prefix="bench-starvation-"))
-    env = {
-        **os.environ,
-        "DATA_DIR": str(data_dir),
-        "DATABASE_URL": database_url or f"sqlite:///{data_dir / 'bench.sqlite3'}",
-        "DEBUG": "false",
-        "SECRET_KEY": secrets.token_urlsafe(40),
-        "LOG_LEVEL": "WARNING",
-        "GUNICORN_LOG_LEVEL": "warning",
-        "RATE_LIMIT_DEVELOPMENT": "1000000",
-        "RATE_LIMIT_PRODUCTION": "1000000",
-        "GENERATE_MAX_PAGES": "5000",
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-    }
-    if rate_limit_cache_url:
-        env["RATE_LIMIT_CACHE_URL"] = rate_limit_cache_url
-    os.environ.update(env)
-    sys.path.insert(0, str(ROOT))
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
+    prepare_environment(
+        database_url,
+        prefix="bench-starvation-",
+        GUNICORN_LOG_LEVEL="warning",
+        GENERATE_MAX_PAGES="5000",
+        **({"RATE_LIMIT_CACHE_URL": rate_limit_cache_url} if rate_limit_cache_url else {}),
+    )
+    env = dict(os.environ)
     from accounts.services import api_key_create, organization_create
+    from fill.openapi import EXAMPLES
     from templates_app.engine.demo import build_demo_template
     from templates_app.services import template_create_with_spec
 
@@ -105,7 +93,10 @@ def prepare(database_url: str | None, rate_limit_cache_url: str | None = None) -
         organization=filler, title="Demo", pdf=pdf, spec=spec, publish=True
     )
     generate_auths = [auth(slug)[1] for slug in ("reports-a", "reports-b")]
-    return Setup(env, f"/api/v1/fill/{template.eid}.pdf", fill_auth, generate_auths)
+    # The demo template's values, as the fill API's documentation shows them.
+    values = next(example.value["data"] for example in EXAMPLES if example.name == "Values")
+    fill_body = json.dumps({"title": "Starvation", "data": values}).encode()
+    return Setup(env, f"/api/v1/fill/{template.eid}.pdf", fill_body, fill_auth, generate_auths)
 
 
 class Server:
@@ -163,20 +154,6 @@ class socketless_port:  # noqa: N801 - a context manager used like a function
         self.sock.close()
 
 
-FILL_BODY = json.dumps(
-    {
-        "title": "Starvation",
-        "data": {
-            "name": {"firstName": "Ada", "lastName": "Lovelace"},
-            "email": "ada@example.com",
-            "amount": 1234.5,
-            "agree": True,
-            "items": ["Difference engine", "Analytical engine"],
-        },
-    }
-).encode()
-
-
 def fill_load(
     server: Server, setup: Setup, clients: int, stop_at: threading.Event, seconds: float
 ) -> Phase:
@@ -192,7 +169,9 @@ def fill_load(
             while not stop_at.is_set() and time.monotonic() < deadline:
                 started = time.perf_counter()
                 try:
-                    connection.request("POST", setup.fill_path, body=FILL_BODY, headers=headers)
+                    connection.request(
+                        "POST", setup.fill_path, body=setup.fill_body, headers=headers
+                    )
                     response = connection.getresponse()
                     ok = response.status == 200 and response.read().startswith(b"%PDF")
                 except (OSError, http.client.HTTPException):

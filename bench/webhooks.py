@@ -20,18 +20,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench._server import prepare_environment  # noqa: E402
+
 PHASE_DEADLINE_SECONDS = 120.0
 
 
@@ -59,29 +61,6 @@ class Receiver:
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-
-def setup(database_url: str | None) -> Path:
-    data_dir = Path(tempfile.mkdtemp(prefix="bench-webhooks-"))
-    os.environ.update(
-        {
-            "DATA_DIR": str(data_dir),
-            "DATABASE_URL": database_url or f"sqlite:///{data_dir / 'bench.sqlite3'}",
-            "DEBUG": "false",
-            "SECRET_KEY": secrets.token_urlsafe(40),
-            "LOG_LEVEL": "WARNING",
-            "TASKS_BACKEND": "database",
-            "FETCH_ALLOW_NETWORKS": "127.0.0.0/8",
-            "DJANGO_SETTINGS_MODULE": "config.settings",
-        }
-    )
-    sys.path.insert(0, str(ROOT))
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
-    return data_dir
 
 
 def start_workers(
@@ -158,7 +137,12 @@ def main() -> None:
     parser.add_argument("--commands", default="db_worker,worker")
     args = parser.parse_args()
 
-    data_dir = setup(args.database_url)
+    data_dir = prepare_environment(
+        args.database_url,
+        prefix="bench-webhooks-",
+        TASKS_BACKEND="database",
+        FETCH_ALLOW_NETWORKS="127.0.0.0/8",
+    )
     from django.db import connection, transaction
 
     from accounts.services import organization_create
