@@ -77,22 +77,21 @@ def document_group_created(packet: Packet) -> None:
     )
 
 
-def signer_status_changed(signer: Signer) -> None:
+def _signer_event(signer: Signer, action: str) -> None:
     packet = signer.packet
     _emit(
         packet,
-        "signerUpdateStatus",
+        action,
         {"signer": _signer(signer), "etchPacket": _packet(packet), "documentGroup": _group(packet)},
     )
+
+
+def signer_status_changed(signer: Signer) -> None:
+    _signer_event(signer, "signerUpdateStatus")
 
 
 def signer_completed(signer: Signer) -> None:
-    packet = signer.packet
-    _emit(
-        packet,
-        "signerComplete",
-        {"signer": _signer(signer), "etchPacket": _packet(packet), "documentGroup": _group(packet)},
-    )
+    _signer_event(signer, "signerComplete")
 
 
 def packet_completed(packet: Packet) -> None:
