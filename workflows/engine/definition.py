@@ -38,7 +38,13 @@ from workflows.engine.defs import (
     WebformDef,
     WorkflowDef,
 )
-from workflows.engine.parse_webform import parse_field, parse_webform, read_list, read_text
+from workflows.engine.parse_webform import (
+    parse_field,
+    parse_webform,
+    read_list,
+    read_objects,
+    read_text,
+)
 
 __all__ = [
     "FORMAT",
@@ -93,11 +99,9 @@ def _document(raw: Any, path: str, problems: list[Problem]) -> DocumentDef | Non
     filename = read_text(raw, "filename", path, problems, limit=255, required=False)
     mappings: list[MappingDef] = []
     aliases: set[str] = set()
-    for index, item in enumerate(read_list(raw.get("mappings"), f"{path}.mappings", problems, 500)):
-        at = f"{path}.mappings.{index}"
-        if not isinstance(item, Mapping):
-            problems.append(Problem(at, "Must be {alias, forge, field}."))
-            continue
+    raw_mappings = raw.get("mappings")
+    shape = "{alias, forge, field}"
+    for at, item in read_objects(raw_mappings, f"{path}.mappings", problems, 500, shape):
         alias = read_text(item, "alias", at, problems, limit=200)
         ref = parse_ref(item, at, problems)
         if alias in aliases:

@@ -5,7 +5,7 @@ and limits come from workflows.engine.catalogue; workflows.engine.definition par
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -48,6 +48,19 @@ def read_list(raw: Any, path: str, problems: list[Problem], limit: int) -> list[
     if len(raw) > limit:
         problems.append(Problem(path, f"At most {limit} entries."))
     return raw[:limit]
+
+
+def read_objects(
+    raw: Any, path: str, problems: list[Problem], limit: int, shape: str
+) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """Each object of the list ``raw`` (``read_list``) with its path; an entry that is not an
+    object is a problem ("Must be ``shape``."), and skipped."""
+    for index, item in enumerate(read_list(raw, path, problems, limit)):
+        at = f"{path}.{index}"
+        if isinstance(item, Mapping):
+            yield at, item
+        else:
+            problems.append(Problem(at, f"Must be {shape}."))
 
 
 def _number(raw: Any, path: str, problems: list[Problem]) -> float | None:
@@ -115,11 +128,8 @@ def parse_field(raw: Any, path: str, problems: list[Problem]) -> FieldDef | None
     if min_length is not None and max_length is not None and min_length > max_length:
         problems.append(Problem(f"{where}.maxLength", "Must not be below the minimum length."))
     options: list[tuple[str, str]] = []
-    for index, option in enumerate(read_list(raw.get("options"), f"{path}.options", problems, 100)):
-        at = f"{path}.options.{index}"
-        if not isinstance(option, Mapping):
-            problems.append(Problem(at, "Must be {value, label}."))
-            continue
+    raw_options = raw.get("options")
+    for at, option in read_objects(raw_options, f"{path}.options", problems, 100, "{value, label}"):
         value = read_text(option, "value", at, problems, limit=100)
         option_label = read_text(option, "label", at, problems, limit=200, required=False)
         if value in {v for v, _ in options}:
