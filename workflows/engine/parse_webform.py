@@ -89,8 +89,12 @@ def _count(raw: Any, path: str, problems: list[Problem]) -> int | None:
     return raw
 
 
-def _key(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> str:
-    """The ``key`` of a field or a repeating group (its name in payloads)."""
+def _key(raw: Any, path: str, problems: list[Problem]) -> str | None:
+    """The ``key`` of a field or a repeating group (its name in payloads); None when ``raw`` is
+    not an object at all."""
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(path, "Must be an object."))
+        return None
     key = read_text(raw, "key", path, problems, limit=64)
     if key and not KEY.match(key):
         problems.append(
@@ -100,11 +104,10 @@ def _key(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> str:
 
 
 def parse_field(raw: Any, path: str, problems: list[Problem]) -> FieldDef | None:
-    if not isinstance(raw, Mapping):
-        problems.append(Problem(path, "Must be an object."))
-        return None
     before = len(problems)
     key = _key(raw, path, problems)
+    if key is None:
+        return None
     kind = raw.get("type")
     if kind not in FIELD_TYPES:
         problems.append(Problem(f"{path}.type", f"Must be one of {', '.join(FIELD_TYPES)}."))
@@ -193,11 +196,10 @@ def _optional(field: FieldDef) -> FieldDef:
 
 
 def _group(raw: Any, path: str, problems: list[Problem]) -> GroupDef | None:
-    if not isinstance(raw, Mapping):
-        problems.append(Problem(path, "Must be an object."))
-        return None
     before = len(problems)
     key = _key(raw, path, problems)
+    if key is None:
+        return None
     label = read_text(raw, "label", path, problems, limit=200)
     help_text = read_text(raw, "helpText", path, problems, limit=1000, required=False)
     least = _count(raw.get("minEntries"), f"{path}.minEntries", problems)
