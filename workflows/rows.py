@@ -172,6 +172,25 @@ def _filename(name: str) -> str:
     return name if name.lower().endswith(".pdf") else f"{name}.pdf"
 
 
+def _field_rows(
+    fields: dict[tuple[str, str], WebformField],
+    slug: str,
+    page_row: WebformPage,
+    group_row: WebformGroup | None,
+    field_defs: tuple[FieldDef, ...],
+) -> None:
+    """Write ``field_defs`` as the fields of ``page_row`` (of ``group_row`` when in a repeating
+    group), each into ``fields`` under (the webform's slug, its key)."""
+    for position, field in enumerate(field_defs):
+        fields[(slug, field.key)] = WebformField.objects.create(
+            webform=page_row.webform,
+            page=page_row,
+            group=group_row,
+            position=position,
+            **field_columns(field),
+        )
+
+
 def replace_rows(workflow: Workflow, definition: WorkflowDef) -> None:
     workflow.signers.all().delete()
     workflow.documents.all().delete()
@@ -196,13 +215,7 @@ def replace_rows(workflow: Workflow, definition: WorkflowDef) -> None:
                 show_when=page.show_when,
                 position=page_position,
             )
-            for field_position, field in enumerate(page.fields):
-                fields[(form.slug, field.key)] = WebformField.objects.create(
-                    webform=webform,
-                    page=page_row,
-                    position=field_position,
-                    **field_columns(field),
-                )
+            _field_rows(fields, form.slug, page_row, None, page.fields)
             for group_position, group in enumerate(page.groups):
                 group_row = WebformGroup.objects.create(
                     webform=webform,
@@ -214,14 +227,7 @@ def replace_rows(workflow: Workflow, definition: WorkflowDef) -> None:
                     max_entries=group.max_entries,
                     position=group_position,
                 )
-                for field_position, field in enumerate(group.fields):
-                    fields[(form.slug, field.key)] = WebformField.objects.create(
-                        webform=webform,
-                        page=page_row,
-                        group=group_row,
-                        position=field_position,
-                        **field_columns(field),
-                    )
+                _field_rows(fields, form.slug, page_row, group_row, group.fields)
     for position, document in enumerate(definition.documents):
         row = WorkflowDocument.objects.create(
             workflow=workflow,
