@@ -9,7 +9,8 @@ soon as a wake-up arrives or the timeout passes, whichever is first.
   and reaches every worker that ``LISTEN``s, on any machine.
 - SQLite: there is no LISTEN, and every process using the database runs on the same machine.
   Each worker binds a Unix datagram socket in a directory beside the database file
-  (``<database>-wake/``); after the commit, the enqueuing process sends one byte to every socket
+  (``<database>-wake/``, or one in the temporary directory when that path is too long for a
+  socket); after the commit, the enqueuing process sends one byte to every socket
   there (a directory listing and a ``sendto`` each: microseconds, never blocking). A socket
   left by a worker that died refuses the datagram and is removed.
 
@@ -21,11 +22,13 @@ the fallback.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import secrets
 import select
 import socket
+import tempfile
 import time
 from functools import partial
 from pathlib import Path
@@ -54,12 +57,29 @@ def workers_wake(*, using: str) -> None:
             transaction.on_commit(partial(_send_wakeups, directory), using=using)
 
 
+# A listener's socket name in the directory: "/<pid>-<8 hex digits>.sock" (a pid has 7 digits
+# at most on Linux).
+_SOCKET_NAME_MAX = len("/1234567-0123abcd.sock")
+
+
 def wake_directory(connection: BaseDatabaseWrapper) -> Path | None:
     """Where the workers of this SQLite database listen; None for an in-memory database."""
     name = str(connection.settings_dict["NAME"])
     if name == ":memory:" or name.startswith("file:") or "mode=memory" in name:
         return None
-    return Path(f"{name}-wake")
+    return wake_directory_of(Path(name))
+
+
+def wake_directory_of(database: Path) -> Path:
+    """``<database>-wake`` beside the database file, unless a socket there would have a longer
+    path than Linux allows (a database deep in the tree): then a directory of the user's own in
+    the temporary directory, named by the database's absolute path. Workers and enqueuers of one
+    database compute the same place, since it depends on the path alone."""
+    beside = Path(f"{database}-wake")
+    if len(str(beside).encode()) + _SOCKET_NAME_MAX <= UNIX_PATH_MAX:
+        return beside
+    digest = hashlib.sha256(str(database.absolute()).encode()).hexdigest()[:24]
+    return Path(tempfile.gettempdir()) / f"docautomation-wake-{os.getuid()}-{digest}"
 
 
 def _send_wakeups(directory: Path) -> None:
@@ -143,6 +163,10 @@ class SocketListener:
 
     def __init__(self, directory: Path) -> None:
         directory.mkdir(mode=0o700, exist_ok=True)
+        # In a shared temporary directory, someone else may have made it first: only ours will do.
+        owner = directory.stat().st_uid
+        if owner != os.getuid():
+            raise OSError(f"{directory} belongs to another user (uid {owner})")
         self.path = directory / f"{os.getpid()}-{secrets.token_hex(4)}.sock"
         if len(str(self.path).encode()) > UNIX_PATH_MAX:
             raise ValueError(f"the socket path is too long for a Unix socket: {self.path}")
