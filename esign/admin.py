@@ -22,6 +22,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.staff_admin import ReadOnlyInline
 from core.errors import ServiceError
+from core.responses import file_response
 from esign.audit import action_label
 from esign.downloads import document_group_archive
 from esign.emails import gets_emails, signer_email_resend
@@ -201,9 +202,9 @@ class PacketAdmin(admin.ModelAdmin):
         except ServiceError as error:
             self.message_user(request, error.message, messages.ERROR)
             return HttpResponse(error.message, status=error.status, content_type="text/plain")
-        response = HttpResponse(archive.data, content_type="application/zip")
-        response["Content-Disposition"] = f'attachment; filename="{archive.filename}.zip"'
-        return response
+        return file_response(
+            archive.data, filename=f"{archive.filename}.zip", content_type="application/zip"
+        )
 
     @admin.action(description="Void: nobody can sign any more (open packets)")
     def void(self, request: HttpRequest, queryset: QuerySet[Packet]) -> None:

@@ -29,6 +29,7 @@ from accounts.embedding import allow_framing_by, embed_origins
 from core.blobs import blob_read
 from core.engine.archive import safe_filename
 from core.errors import Conflict, RequestTooLarge, ServiceError, ValidationFailed
+from core.responses import file_response
 from core.uploads import check_declared_size, size_text
 from esign import lifecycle
 from esign.audit import Client
@@ -235,10 +236,13 @@ def signing_document(request: HttpRequest, signer_eid: str, alias_id: str) -> Ht
         pdf = blob_read(document.sealed_path, document.sealed_sha256)
     else:
         pdf = document_pdf(document)
-    response = HttpResponse(pdf, content_type="application/pdf")
+    response = file_response(
+        pdf,
+        filename=_pdf_name(document),
+        content_type="application/pdf",
+        attachment=request.GET.get("download") == "1",
+    )
     response["Cache-Control"] = "no-store"
-    disposition = "attachment" if request.GET.get("download") == "1" else "inline"
-    response["Content-Disposition"] = f'{disposition}; filename="{_pdf_name(document)}"'
     return response
 
 
@@ -292,8 +296,9 @@ def signer_copy(request: HttpRequest, signer_eid: str) -> HttpResponse:
         )
     except ServiceError as error:
         return HttpResponse(error.message, status=error.status, content_type="text/plain")
-    response = HttpResponse(archive.data, content_type="application/zip")
-    response["Content-Disposition"] = f'attachment; filename="{archive.filename}.zip"'
+    response = file_response(
+        archive.data, filename=f"{archive.filename}.zip", content_type="application/zip"
+    )
     response["Cache-Control"] = "no-store"
     response["Referrer-Policy"] = "no-referrer"
     return response

@@ -32,6 +32,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from core.engine.archive import safe_filename
 from core.errors import NotFound, ServiceError
+from core.responses import file_response
 from esign.downloads import SealPending
 from workflows import services, submissions
 from workflows.engine.definition import WorkflowDef
@@ -236,9 +237,10 @@ def document(
         data = files[number].read()
     except ServiceError as error:  # signed, not sealed yet: sealed or nothing, as the zip
         return _no_documents(request, error)
-    response = HttpResponse(data, content_type="application/pdf")
     filename = safe_filename(files[number].filename, f"document{number + 1}.pdf")
-    response["Content-Disposition"] = f'inline; filename="{filename}"'
+    response = file_response(
+        data, filename=filename, content_type="application/pdf", attachment=False
+    )
     return framed(response, submission.workflow.organization)
 
 
@@ -252,9 +254,7 @@ def documents_zip(
         data, filename = submissions.documents_zip(submission)
     except ServiceError as error:
         return _no_documents(request, error)
-    response = HttpResponse(data, content_type="application/zip")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return file_response(data, filename=filename, content_type="application/zip")
 
 
 def _no_documents(request: HttpRequest, error: ServiceError) -> HttpResponse:

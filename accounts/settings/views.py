@@ -28,6 +28,7 @@ from accounts.services import api_key_create, api_key_revoke
 from accounts.settings.sections import settings_context, settings_parts, settings_sections
 from accounts.usage import api_key_usage
 from core.errors import NotFound, ValidationFailed
+from core.responses import file_response
 
 CHANGE_ROLES = frozenset({Membership.Role.OWNER, Membership.Role.ADMIN})
 USAGE_DAYS = 14
@@ -205,9 +206,9 @@ def payload_key_download(request: HttpRequest, slug: str) -> HttpResponse:
     pair = PayloadKeyPair.objects.filter(organization=membership.organization).first()
     if pair is None:
         raise Http404("No inbound key pair yet.")
-    response = HttpResponse(pair.public_pem, content_type="application/x-pem-file")
-    response["Content-Disposition"] = f'attachment; filename="{slug}-public-key.pem"'
-    return response
+    return file_response(
+        pair.public_pem, filename=f"{slug}-public-key.pem", content_type="application/x-pem-file"
+    )
 
 
 @changes
