@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from django.utils.translation import gettext as _
 
 from core.engine.problems import Problem
 from core.errors import ValidationFailed
@@ -65,26 +66,26 @@ def check_values(signer: Signer, adoption: Adoption, values: dict[str, Any]) -> 
         key = f"{field['fileId']}/{field['fieldId']}"
         if field["type"] in STAMP_TYPES:
             if field["type"] == "signature" and not (adoption.drawn_png or adoption.typed):
-                problems.append(Problem("signature", "Adopt a signature first."))
+                problems.append(Problem("signature", _("Adopt a signature first.")))
             if field["type"] == "initial" and not (adoption.initials or adoption.typed):
-                problems.append(Problem("initials", "Adopt your initials first."))
+                problems.append(Problem("initials", _("Adopt your initials first.")))
         elif field["type"] == "checkbox":
             typed.add(key)
             if key in values and not isinstance(values[key], bool):
-                problems.append(Problem(key, "Must be true or false."))
+                problems.append(Problem(key, _("Must be true or false.")))
         elif field["type"] != "signatureDate":
             typed.add(key)
             value = values.get(key)
             cap = _value_cap(field["type"])
             if not isinstance(value, str) or not value.strip():
-                problems.append(Problem(key, "Required"))
+                problems.append(Problem(key, _("Required")))
             elif len(value) > cap:
-                problems.append(Problem(key, f"At most {cap} characters."))
+                problems.append(Problem(key, _("At most %(count)s characters.") % {"count": cap}))
             elif (message := _type_problem(field["type"], value.strip())) is not None:
                 problems.append(Problem(key, message))
     # A key is echoed back in its property, so a long one is cut (the body's cap bounds them all).
     problems += [
-        Problem(f"values.{key[:200]}", "Not a field this signer fills in.")
+        Problem(f"values.{key[:200]}", _("Not a field this signer fills in."))
         for key in sorted(set(values) - typed)
     ]
     if problems:
@@ -99,12 +100,12 @@ def _type_problem(kind: str, value: str) -> str | None:
         try:
             validate_email(value)
         except ValidationError:
-            return "Enter an email address, like name@example.com."
+            return _("Enter an email address, like name@example.com.")
     if kind == "date":
         try:
             date.fromisoformat(value)
         except ValueError:
-            return "Enter a date as YYYY-MM-DD."
+            return _("Enter a date as YYYY-MM-DD.")
         if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-            return "Enter a date as YYYY-MM-DD."
+            return _("Enter a date as YYYY-MM-DD.")
     return None

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from core.blobs import blob_delete, blob_save
 from core.errors import Conflict
@@ -49,9 +50,9 @@ def _check_open(signer: Signer) -> None:
     if signer.packet.status not in lifecycle.OPEN_PACKET or signer.status in (
         lifecycle.ENDED_SIGNER
     ):
-        raise Conflict("This signature request is no longer open.")
+        raise Conflict(gettext("This signature request is no longer open."))
     if not is_signers_turn(signer):
-        raise Conflict("Earlier signers have not finished yet.")
+        raise Conflict(gettext("Earlier signers have not finished yet."))
 
 
 def signer_viewed(*, signer: Signer, client: Client) -> None:
@@ -115,7 +116,7 @@ def signer_complete(
             if drawn_path and not Signer.objects.filter(signature_path=drawn_path).exists():
                 blob_delete(drawn_path)
             raise
-    raise Conflict("Other signers are signing this packet right now; try again.")
+    raise Conflict(gettext("Other signers are signing this packet right now; try again."))
 
 
 def _after_signature(packet: Packet, signer_done: Signer) -> SigningOutcome:

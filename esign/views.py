@@ -369,6 +369,8 @@ def _signer_action(
             signer = signer_from_token(signer_eid=signer_eid, token=token)
         except SigningRefused as refused:
             return _refused(refused)
+        # What the page shows of a refusal is in the signer's language, as the page itself.
+        page_language_activate(request, signer)
         try:
             keys = action(request, signer, _json_body(request))
         except (ValidationFailed, Conflict, RequestTooLarge) as error:

@@ -282,3 +282,35 @@ def test_every_kind_of_signer_email_in_spanish(graphql) -> None:
     assert _message(SignerEmail(signer=other, kind=SignerEmail.Kind.COPY), url)[0] == (
         "Signed: Services agreement"
     )
+
+
+def _finish(signer: str, token: str, body: dict[str, Any], **headers: Any) -> Any:
+    return Client(**headers).post(
+        f"/api/etch/sign/{signer}/complete",
+        data=json.dumps(body),
+        content_type="application/json",
+        HTTP_X_SIGNING_TOKEN=token,
+    )
+
+
+def test_a_refused_finish_says_why_in_the_signers_language(graphql, sign_url) -> None:
+    signers = signers_of(create(graphql, language="es"))
+    first = token_of(sign_url(signers["client"]))
+    unadopted = _finish(signers["client"], first, {"values": {}})
+    assert unadopted.status_code == 400
+    messages = [field["message"] for field in unadopted.json()["fields"]]
+    assert "Primero adopte una firma." in messages
+    second = token_of(sign_url(signers["provider"]))
+    early = _finish(signers["provider"], second, {"signature": {"typed": "Charles Babbage"}})
+    assert early.status_code == 409
+    assert early.json()["message"] == "Los firmantes anteriores aún no han terminado."
+
+
+def test_a_refused_finish_follows_the_browser_without_a_language(graphql, sign_url) -> None:
+    signers = signers_of(create(graphql))
+    token = token_of(sign_url(signers["provider"]))
+    body = {"signature": {"typed": "Charles Babbage"}}
+    english = _finish(signers["provider"], token, body)
+    assert english.json()["message"] == "Earlier signers have not finished yet."
+    spanish = _finish(signers["provider"], token, body, HTTP_ACCEPT_LANGUAGE="es-MX,es;q=0.9")
+    assert spanish.json()["message"] == "Los firmantes anteriores aún no han terminado."
