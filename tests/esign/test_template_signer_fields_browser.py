@@ -27,12 +27,16 @@ from tests.templates_app.conftest import ARTIFACTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-DESKTOP = {"width": 1280, "height": 860}
 SHOTS = ARTIFACTS / "esign"
+SCREENS = {
+    "desktop": ({"width": 1280, "height": 860}, {}),
+    "phone": ({"width": 390, "height": 844}, {"is_mobile": True, "has_touch": True}),
+}
 
 
+@pytest.mark.parametrize("screen", SCREENS)
 def test_a_template_signature_field_is_shown_signed_and_stamped_where_the_form_has_it(
-    browser, live_server, graphql, sign_url, api_client, organization
+    browser, live_server, graphql, sign_url, api_client, organization, screen
 ) -> None:
     template = signer_fields_sample(organization)
     signature = field_of(template, "signature")
@@ -43,7 +47,8 @@ def test_a_template_signature_field_is_shown_signed_and_stamped_where_the_form_h
     [signer] = packet["documentGroup"]["signers"]
     url = sign_url(signer["eid"]).replace(settings.PUBLIC_BASE_URL, live_server.url)
 
-    tab = Tab(browser, DESKTOP)
+    viewport, device = SCREENS[screen]
+    tab = Tab(browser, viewport, **device)
     tab.page.goto(url)
     tab.page.wait_for_selector("#signing[data-state=ready]")
     tab.page.wait_for_selector(".sg-page.is-rendered")
@@ -62,7 +67,7 @@ def test_a_template_signature_field_is_shown_signed_and_stamped_where_the_form_h
     )
     assert box["width"] == pytest.approx(rect["width"] * scale, abs=2)
 
-    field.click()  # a click on the signature field adopts there
+    field.click()  # a click (a tap on a phone) on the signature field adopts there
     tab.page.wait_for_selector("#sg-adopt[open]")
     assert tab.page.input_value("#sg-typed") == "Ada Lovelace"
     tab.page.click("#sg-adopt-ok")
@@ -71,7 +76,7 @@ def test_a_template_signature_field_is_shown_signed_and_stamped_where_the_form_h
     assert "All 2 fields completed" in tab.page.inner_text("#sg-count")
     tab.page.wait_for_timeout(300)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    tab.page.screenshot(path=str(SHOTS / "template-signature-field-ready-desktop.png"))
+    tab.page.screenshot(path=str(SHOTS / f"template-signature-field-ready-{screen}.png"))
     tab.page.click("#sg-finish")
     tab.page.wait_for_selector("#signing[data-state=done]")
     tab.close()
