@@ -31,9 +31,9 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.engine.archive import safe_filename
-from core.errors import NotFound, ServiceError
+from core.errors import Conflict, NotFound, ServiceError
 from core.responses import file_response
-from esign.downloads import SealPending
+from esign.downloads import SealFailed, SealPending
 from workflows import services, submissions
 from workflows.engine.definition import WorkflowDef
 from workflows.engine.messages import Message
@@ -259,10 +259,33 @@ def documents_zip(
 
 def _no_documents(request: HttpRequest, error: ServiceError) -> HttpResponse:
     """Why there is nothing to download yet; while sealing, when to come back."""
-    response = message_page(request, gettext("No documents"), error.message, status=error.status)
+    response = message_page(
+        request, gettext("No documents"), _why_no_documents(error), status=error.status
+    )
     if isinstance(error, SealPending):
         response["Retry-After"] = str(error.retry_after_seconds)
     return response
+
+
+def _why_no_documents(error: ServiceError) -> str:
+    """The page's words for ``error``, in the reader's language: the error's own message is the
+    API's, in English (the same download answers API keys at /download/<eid>.zip)."""
+    if isinstance(error, SealPending):
+        return gettext(
+            "Everyone has signed; the documents are being sealed. Try again in %(seconds)s seconds."
+        ) % {"seconds": error.retry_after_seconds}
+    if isinstance(error, SealFailed):
+        return gettext(
+            "The documents could not be sealed. The service's operators have been told and "
+            "will seal them again."
+        )
+    if isinstance(error, Conflict):
+        return gettext(
+            "The documents can be downloaded once every page is complete and everyone has signed."
+        )
+    if isinstance(error, NotFound):
+        return gettext("This link is not valid: open the link you were given, whole.")
+    return error.message
 
 
 @xframe_options_exempt

@@ -148,3 +148,22 @@ def test_every_entry_of_the_catalogue_is_translated() -> None:
     translated = dict(entries)
     assert all(message in translated for message in MESSAGES.values())
     assert all(name in translated for name in REGION_NAMES.values())
+
+
+def test_no_documents_yet_says_why_in_spanish(organization, demo_template) -> None:
+    workflow = order_workflow(organization, demo_template)
+    forge = workflow.webforms.get().eid
+    names = {"name.firstName": "Ada", "name.lastName": "Lovelace", "deliver": "on"}
+    spanish().post(START, {"forge": forge, "page": "0", "action": "next", **names})
+    submission = Submission.objects.get()
+    base = f"{START}/{submission.eid}/documents.zip"
+
+    early = spanish().get(f"{base}?token={continue_token(submission)}")
+    assert early.status_code == 409
+    html = early.content.decode()
+    assert "No hay documentos" in html
+    assert "cuando todas las páginas estén completas" in html
+    assert "once it is completed" not in html  # the API's English message stays the API's
+
+    bad_link = spanish().get(f"{base}?token=nope").content.decode()
+    assert "Este enlace no es válido: abra el enlace completo que recibió." in bad_link
