@@ -119,6 +119,18 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}\n{frames}"
 
 
+def main(
+    *,
+    start: Callable[[], Handler],
+    expected: tuple[type[BaseException], ...],
+    where: Callable[[BaseException], str | None] = lambda _: None,
+    log_name: str = "worker",
+) -> None:
+    """A worker module's ``__main__``: `worker_main` with the command-line arguments the pool
+    passes (see `arguments`)."""
+    worker_main(*arguments(), start=start, expected=expected, where=where, log_name=log_name)
+
+
 def arguments() -> tuple[Connection, str, int, int]:
     """The worker's command-line arguments, as `ProcessPool` passes them."""
     descriptor, directory, limit, niceness = sys.argv[1:5]

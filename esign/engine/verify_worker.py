@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from multiprocessing.connection import Connection
 
 from asn1crypto import x509 as asn1_x509
 
@@ -17,20 +16,6 @@ from core.engine import process_worker
 from esign.engine.seal_verify import PdfNotVerifiable, verify_pdf
 from esign.engine.verify_pool import VerifyJob
 from esign.engine.verify_report import PdfVerification
-
-
-def worker_main(
-    connection: Connection, temp_dir: str, memory_limit_bytes: int, nice: int = 0
-) -> None:
-    process_worker.worker_main(
-        connection,
-        temp_dir,
-        memory_limit_bytes,
-        nice,
-        start=_start,
-        expected=(PdfNotVerifiable,),
-        log_name="verify-worker",
-    )
 
 
 def _verify(job: VerifyJob) -> PdfVerification:
@@ -46,4 +31,4 @@ def _start() -> Callable[[VerifyJob], PdfVerification]:
 
 
 if __name__ == "__main__":
-    worker_main(*process_worker.arguments())
+    process_worker.main(start=_start, expected=(PdfNotVerifiable,), log_name="verify-worker")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-from multiprocessing.connection import Connection
 
 from weasyprint.text.fonts import FontConfiguration
 
@@ -17,22 +16,6 @@ from core.engine import process_worker
 from generate.engine.errors import GenerateError
 from generate.engine.job import RenderedPdf, RenderJob
 from generate.engine.render import describe_failure, render_pdf, warm_up
-
-
-def worker_main(
-    connection: Connection, temp_dir: str, memory_limit_bytes: int, nice: int = 0
-) -> None:
-    """A worker's life: set up, warm up, then render jobs until told to stop or killed."""
-    process_worker.worker_main(
-        connection,
-        temp_dir,
-        memory_limit_bytes,
-        nice,
-        start=_start,
-        expected=(GenerateError,),
-        where=describe_failure,
-        log_name="generate-worker",
-    )
 
 
 class _Renderer:
@@ -63,4 +46,9 @@ def _start() -> _Renderer:
 
 
 if __name__ == "__main__":
-    worker_main(*process_worker.arguments())
+    process_worker.main(
+        start=_start,
+        expected=(GenerateError,),
+        where=describe_failure,
+        log_name="generate-worker",
+    )
