@@ -277,17 +277,7 @@ class Checker:
         latest_timestamp_revision: int,
     ) -> SignatureReport:
         if embedded is None:
-            return SignatureReport(
-                name,
-                "",
-                None,
-                False,
-                False,
-                False,
-                None,
-                None,
-                findings=(Finding(UNREADABLE_SIGNATURE, read_error),),
-            )
+            return _unreadable(name, "", read_error)
         signer = ""
         try:
             signer = _name_of(embedded.signer_cert)
@@ -297,21 +287,8 @@ class Checker:
             raise
         except Exception as error:  # noqa: BLE001 - hostile input: report, never crash
             logger.info("verify: signature %s not checkable (%s)", name, type(error).__name__)
-            return SignatureReport(
-                name,
-                signer,
-                None,
-                False,
-                False,
-                False,
-                None,
-                None,
-                findings=(
-                    Finding(
-                        UNREADABLE_SIGNATURE,
-                        f"The signature could not be checked ({type(error).__name__}).",
-                    ),
-                ),
+            return _unreadable(
+                name, signer, f"The signature could not be checked ({type(error).__name__})."
             )
         findings: list[Finding] = []
         clean = _padding_is_clean(embedded)
@@ -445,6 +422,21 @@ class Checker:
             covers_whole_document=intact and not changes,
             findings=tuple(findings),
         )
+
+
+def _unreadable(name: str, signer: str, why: str) -> SignatureReport:
+    """The report of a signature that could not be read or checked: nothing about it holds."""
+    return SignatureReport(
+        name,
+        signer,
+        None,
+        False,
+        False,
+        False,
+        None,
+        None,
+        findings=(Finding(UNREADABLE_SIGNATURE, why),),
+    )
 
 
 def _name_of(certificate: asn1_x509.Certificate) -> str:
