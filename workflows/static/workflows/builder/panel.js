@@ -41,6 +41,18 @@ function jsonFrom(text) {
   }
 }
 
+// A setting typed as JSON: shown as JSON, set to what the text parses to (see jsonFrom).
+function jsonInput(common, value, set) {
+  const input = h("textarea", {
+    ...common,
+    rows: 3,
+    spellcheck: "false",
+    oninput: () => set(jsonFrom(input.value)),
+  });
+  input.value = value === undefined ? "" : JSON.stringify(value);
+  return input;
+}
+
 export class Panel {
   constructor(root, title, model) {
     this.root = root;
@@ -266,13 +278,7 @@ export class Panel {
           return this.row(id, "Ticked at first", input, { help: "", error, inline });
         }
         if (COMPLEX.has(type) || typeof value === "object") {
-          input = h("textarea", {
-            ...common,
-            rows: 3,
-            spellcheck: "false",
-            oninput: () => set(jsonFrom(input.value)),
-          });
-          input.value = value === undefined ? "" : JSON.stringify(value);
+          input = jsonInput(common, value, set);
           help = help || "As JSON.";
         } else {
           input = h("input", {
@@ -284,13 +290,7 @@ export class Panel {
         }
         break;
       case "json":
-        input = h("textarea", {
-          ...common,
-          rows: 3,
-          spellcheck: "false",
-          oninput: () => set(jsonFrom(input.value)),
-        });
-        input.value = value === undefined ? "" : JSON.stringify(value);
+        input = jsonInput(common, value, set);
         help = help || "As JSON.";
         break;
       default: // text, key
