@@ -58,15 +58,23 @@ def post_page(
         draft |= {g.key: group_strings(g, raw.get(g.key)) for g in page.groups if g.key in failed}
         checked = Checked(values=checked.values)
 
-    def again(errors: Mapping[str, Message], form_error: str = "", status: int = 400) -> Any:
-        """The same page, as typed, with the messages."""
+    def again(
+        errors: Mapping[str, Message],
+        form_error: str = "",
+        status: int = 400,
+        *,
+        at: tuple[int, Mapping[str, Any]] | None = None,
+    ) -> Any:
+        """The same page, as typed, with the messages; or ``at`` another page of the webform,
+        with its values (an earlier page the person skipped)."""
+        index, typed = at if at is not None else (page_index, raw)
         screen = Screen(
             workflow=workflow,
             definition=definition,
             webform=webform,
-            page_index=page_index,
-            fields=field_views(webform, page_index, raw, errors, use_defaults=False),
-            groups=group_views(webform, page_index, raw, errors),
+            page_index=index,
+            fields=field_views(webform, index, typed, errors, use_defaults=False),
+            groups=group_views(webform, index, typed, errors),
             submission=submission,
             embedded=embedded,
             form_error=form_error,
@@ -110,7 +118,7 @@ def post_page(
             draft=draft,
         )
     except ValidationFailed as failure:
-        return _refused(request, submission, webform, page_index, failure, again, embedded)
+        return _refused(submission, webform, page_index, failure, again)
     except Conflict:
         assert submission is not None
         return end_page(request, submission, embedded=embedded)
@@ -139,13 +147,11 @@ def post_page(
 
 
 def _refused(
-    request: HttpRequest,
     submission: Submission | None,
     webform: WebformDef,
     page_index: int,
     failure: ValidationFailed,
     again: Any,
-    embedded: bool,
 ) -> HttpResponse:
     """A save the service refused. Missing values of this page are shown on it; of an earlier
     page, that page is shown with them (the person skipped it); anything else (a document that
@@ -158,19 +164,7 @@ def _refused(
     if by_key and submission is not None:
         index = first_page_with_errors(webform, by_key)
         payload = submissions.payloads_of(submission).get(webform.slug, {})
-        screen = Screen(
-            workflow=submission.workflow,
-            definition=submissions.definition_for(submission),
-            webform=webform,
-            page_index=index,
-            fields=field_views(webform, index, payload, by_key, use_defaults=False),
-            groups=group_views(webform, index, payload, by_key),
-            submission=submission,
-            embedded=embedded,
-        )
-        response = render_screen(request, screen)
-        response.status_code = ValidationFailed.status
-        return response
+        return again(by_key, at=(index, payload))
     return again(
         {},
         gettext(
