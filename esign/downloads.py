@@ -13,8 +13,9 @@ from django.utils import timezone
 from accounts.models import Organization
 from core.blobs import blob_read
 from core.engine.archive import PdfZip, safe_filename
-from core.errors import Conflict, NotFound, ServiceError
-from esign.models import DocumentGroup, Packet
+from core.errors import Conflict, ServiceError
+from esign.models import Packet
+from esign.services import document_group_get
 
 AUDIT_TRAIL_NAME = "audit-trail.pdf"
 # What a client is told to wait while the first attempt runs.
@@ -78,12 +79,7 @@ def document_group_archive(*, organization: Organization, group_eid: str) -> Arc
     Another organization's group is as absent as a missing one (NotFound); before completion
     Conflict; completed but not sealed yet SealPending (with how long to wait), or SealFailed.
     """
-    try:
-        group = DocumentGroup.objects.select_related("packet").get(
-            packet__organization=organization, eid=group_eid
-        )
-    except DocumentGroup.DoesNotExist:
-        raise NotFound(f"No document group with eid '{group_eid}'.") from None
+    group = document_group_get(organization=organization, eid=group_eid)
     packet = group.packet
     check_sealed(packet)
     archive = PdfZip(when=packet.sealed_at or timezone.now(), reserved=[AUDIT_TRAIL_NAME])

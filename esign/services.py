@@ -23,6 +23,7 @@ from core.eids import new_eid
 from core.engine.pdf import PdfUnreadable, open_pdf, save_pdf
 from core.engine.problems import Problem
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
+from core.lookups import get_or_not_found
 from esign import events, hooks, lifecycle
 from esign.audit import AuditAction, audit
 from esign.inputs import (
@@ -54,12 +55,23 @@ logger = logging.getLogger(__name__)
 
 def packet_get(*, organization: Organization, eid: str) -> Packet:
     """The organization's packet; another organization's is as absent as a missing one."""
-    try:
-        return Packet.objects.select_related("document_group").get(
-            organization=organization, eid=eid
-        )
-    except Packet.DoesNotExist:
-        raise NotFound(f"No packet with eid '{eid}'.") from None
+    return get_or_not_found(
+        Packet.objects.select_related("document_group"),
+        f"No packet with eid '{eid}'.",
+        organization=organization,
+        eid=eid,
+    )
+
+
+def document_group_get(*, organization: Organization, eid: str) -> DocumentGroup:
+    """The organization's document group (a packet's public name); another organization's is as
+    absent as a missing one."""
+    return get_or_not_found(
+        DocumentGroup.objects.select_related("packet"),
+        f"No document group with eid '{eid}'.",
+        packet__organization=organization,
+        eid=eid,
+    )
 
 
 def remaining_signers(packet: Packet) -> int:
@@ -313,12 +325,7 @@ def packet_void(*, identity: ApiIdentity, group_eid: str) -> Packet:
     """voidDocumentGroup: nobody can sign any more; links stop working. Only an open packet
     (draft, sent, delivered, partial) can be voided: a completed, declined or voided one is a
     Conflict."""
-    try:
-        group = DocumentGroup.objects.select_related("packet").get(
-            packet__organization=identity.organization, eid=group_eid
-        )
-    except DocumentGroup.DoesNotExist:
-        raise NotFound(f"No document group with eid '{group_eid}'.") from None
+    group = document_group_get(organization=identity.organization, eid=group_eid)
     return packet_void_now(packet=group.packet)
 
 

@@ -15,7 +15,8 @@ from django.utils import timezone
 
 from accounts.identity import ApiIdentity
 from accounts.models import Organization
-from core.errors import Conflict, NotFound, ValidationFailed
+from core.errors import Conflict, ValidationFailed
+from core.lookups import get_or_not_found
 from esign.audit import AuditAction, audit
 from esign.models import Packet, Signer, SignerToken
 
@@ -26,12 +27,12 @@ REUSE_MARGIN = timedelta(hours=1)
 
 def signer_get(*, organization: Organization, eid: str) -> Signer:
     """The organization's signer; another organization's is as absent as a missing one."""
-    try:
-        return Signer.objects.select_related("packet").get(
-            packet__organization=organization, eid=eid
-        )
-    except Signer.DoesNotExist:
-        raise NotFound(f"No signer with eid '{eid}'.") from None
+    return get_or_not_found(
+        Signer.objects.select_related("packet"),
+        f"No signer with eid '{eid}'.",
+        packet__organization=organization,
+        eid=eid,
+    )
 
 
 def _hash(token: str) -> str:

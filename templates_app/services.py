@@ -17,6 +17,7 @@ from core.blobs import blob_delete, blob_read, blob_save
 from core.engine.problems import EngineError
 from core.engine.template_spec import TemplateSpec
 from core.errors import NotFound, ValidationFailed, raise_for_engine_error
+from core.lookups import get_or_not_found
 from core.resources import font_library  # loads the fonts on its first call, not on import
 from templates_app.engine.pdf_import import ImportedTemplate, import_pdf
 from templates_app.engine.validation import validate_template_json
@@ -45,10 +46,12 @@ def template_list(
 
 def template_get(*, organization: Organization, eid: str) -> PdfTemplate:
     """The organization's template; another organization's is as absent as a missing one."""
-    try:
-        return PdfTemplate.objects.get(organization=organization, eid=eid)
-    except PdfTemplate.DoesNotExist:
-        raise NotFound(f"No template with eid '{eid}'.") from None
+    return get_or_not_found(
+        PdfTemplate.objects.all(),
+        f"No template with eid '{eid}'.",
+        organization=organization,
+        eid=eid,
+    )
 
 
 def _store_pdf(template: PdfTemplate, data: bytes) -> tuple[str, str]:

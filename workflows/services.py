@@ -23,6 +23,7 @@ from django.utils import timezone
 from accounts.models import Organization
 from core.engine.problems import EngineError
 from core.errors import NotFound, ValidationFailed, raise_for_engine_error
+from core.lookups import get_or_not_found
 from templates_app.models import PdfTemplate
 from workflows.engine.definition import WorkflowDef, parse_definition
 from workflows.mapping import TemplateAlias as TemplateAlias
@@ -46,30 +47,30 @@ def workflow_list(*, organization: Organization) -> QuerySet[Workflow]:
 
 def workflow_get(*, organization: Organization, eid: str) -> Workflow:
     """The organization's workflow; another organization's is as absent as a missing one."""
-    try:
-        return Workflow.objects.select_related("organization").get(
-            organization=organization, eid=eid
-        )
-    except Workflow.DoesNotExist:
-        raise NotFound(f"No workflow with eid '{eid}'.") from None
+    return get_or_not_found(
+        Workflow.objects.select_related("organization"),
+        f"No workflow with eid '{eid}'.",
+        organization=organization,
+        eid=eid,
+    )
 
 
 def workflow_by_slug(*, organization: Organization, slug: str) -> Workflow:
-    try:
-        return Workflow.objects.select_related("organization").get(
-            organization=organization, slug=slug
-        )
-    except Workflow.DoesNotExist:
-        raise NotFound(f"No workflow with slug '{slug}'.") from None
+    return get_or_not_found(
+        Workflow.objects.select_related("organization"),
+        f"No workflow with slug '{slug}'.",
+        organization=organization,
+        slug=slug,
+    )
 
 
 def webform_get(*, organization: Organization, eid: str) -> Webform:
-    try:
-        return Webform.objects.select_related("workflow__organization").get(
-            workflow__organization=organization, eid=eid
-        )
-    except Webform.DoesNotExist:
-        raise NotFound(f"No webform with eid '{eid}'.") from None
+    return get_or_not_found(
+        Webform.objects.select_related("workflow__organization"),
+        f"No webform with eid '{eid}'.",
+        workflow__organization=organization,
+        eid=eid,
+    )
 
 
 def start_url(workflow: Workflow) -> str:

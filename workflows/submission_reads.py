@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from accounts.models import Organization
-from core.errors import NotFound
+from core.lookups import get_or_not_found
 from workflows.engine.definition import WorkflowDef, parse_definition
 from workflows.engine.resolve import (
     completion_percentage,
@@ -35,12 +35,12 @@ def definition_for(submission: Submission) -> WorkflowDef:
 
 def submission_get(*, organization: Organization, eid: str) -> Submission:
     """The organization's submission; another organization's is as absent as a missing one."""
-    try:
-        return Submission.objects.select_related("workflow__organization").get(
-            workflow__organization=organization, eid=eid
-        )
-    except Submission.DoesNotExist:
-        raise NotFound(f"No weldData with eid '{eid}'.") from None
+    return get_or_not_found(
+        Submission.objects.select_related("workflow__organization"),
+        f"No weldData with eid '{eid}'.",
+        workflow__organization=organization,
+        eid=eid,
+    )
 
 
 def payloads_of(submission: Submission) -> dict[str, dict[str, Any]]:
