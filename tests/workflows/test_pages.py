@@ -10,11 +10,13 @@ import re
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from PIL import Image
 
 from accounts.models import Organization
+from tests.workflows.conftest import FORGE_SUBMIT
 from webhooks.models import WebhookEvent
 from workflows.models import Submission, WebformSubmission, Workflow
 from workflows.services import workflow_publish
@@ -324,3 +326,27 @@ def test_the_embedding_demo_page(demo_workflow: Workflow) -> None:
     html = response.content.decode()
     assert 'src="http://127.0.0.1:8000/form/acme/demo-onboarding?embedded=true"' in html
     assert "wf-demo-events" in html
+
+
+def test_an_earlier_page_the_api_left_incomplete_is_shown_with_its_messages(
+    demo_workflow: Workflow, graphql: Any
+) -> None:
+    # An integrator prefills part of the webform through forgeSubmit; the person finishes it on
+    # the page. Finishing checks every page: the one still missing required answers comes back.
+    about_you = forge(demo_workflow, "about-you")
+    body = graphql(FORGE_SUBMIT, forgeEid=about_you, payload={"birthDate": "1990-12-10"})
+    assert "errors" not in body, body
+    continue_url = body["data"]["forgeSubmit"]["continueURL"]
+
+    last = Client().post(
+        continue_url.removeprefix(settings.PUBLIC_BASE_URL), {**STEP_2, "forge": about_you}
+    )
+
+    assert last.status_code == 400
+    html = last.content.decode()
+    assert "Step 1 of 3: Contact" in html
+    assert re.search(r'name="email"[^>]*aria-invalid="true"', html)
+    assert "Step 2 of 3" not in html
+    row = WebformSubmission.objects.get()
+    assert row.completed_at is None
+    assert "email" not in row.payload
