@@ -43,8 +43,14 @@ class OrganizationOwnedAdmin(admin.ModelAdmin):
 
     Its pages, lookups and actions see the rows of the user's organizations (``get_queryset``);
     change and delete need an owner or admin of the row's organization; a form offers only the
-    organizations the user manages. An action that changes something checks ``manages`` too.
+    organizations the user manages. An action that changes something is offered to managers
+    (``permissions=["manage"]``) and checks ``manages`` on the rows chosen too; a page of the
+    admin's own that acts on one row checks ``may_manage`` (403).
     """
+
+    def has_manage_permission(self, request: HttpRequest) -> bool:
+        """For actions with ``permissions=["manage"]``: those who manage some organization."""
+        return staff_managed_organizations(user=request.user).exists()
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return (

@@ -1,9 +1,11 @@
 """Admin for e-signature packets: read-only views of packets, their signers and audit log.
 
-Staff see only the packets of organizations they belong to; superusers see all. Packets are
-created through the API; what happened to them is shown, never edited. A packet's page offers
-what can be done to it as buttons (download the sealed documents, void, email the signers whose
-turn it is a new link), the same as the list's actions.
+Scoped like every admin of an organization's rows (``accounts.staff_admin``): staff see the
+packets of organizations they belong to (superusers all) and download their sealed documents;
+only an owner or admin of the packet's organization voids it, emails new links, seals it again
+or deletes it. Packets are created through the API; what happened to them is shown, never
+edited. A packet's page offers what the user can do to it as buttons (download the sealed
+documents, void, email the signers whose turn it is a new link), the same as the list's actions.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -20,7 +23,7 @@ from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from accounts.staff_admin import ReadOnlyInline
+from accounts.staff_admin import OrganizationOwnedAdmin, ReadOnlyInline, manages, may_manage
 from core.errors import ServiceError
 from core.responses import file_response
 from esign.audit import action_label
@@ -31,7 +34,6 @@ from esign.models import AuditEvent, Packet, PacketDocument, Signer
 from esign.routing import turn_signers
 from esign.sealing import packet_seal_retry
 from esign.services import packet_delete, packet_void_now
-from templates_app.admin import organizations_of
 
 
 class DocumentInline(ReadOnlyInline):
@@ -98,7 +100,7 @@ class AuditInline(ReadOnlyInline):
 
 
 @admin.register(Packet)
-class PacketAdmin(admin.ModelAdmin):
+class PacketAdmin(OrganizationOwnedAdmin):
     list_display = [
         "name",
         "organization",
@@ -158,11 +160,14 @@ class PacketAdmin(admin.ModelAdmin):
             *super().get_urls(),
         ]
 
-    def _packet(self, request: HttpRequest, packet_id: int) -> Packet:
-        """The packet, if the user may see it (another organization's is a 404)."""
+    def _packet(self, request: HttpRequest, packet_id: int, *, act: bool = False) -> Packet:
+        """The packet, if the user may see it (another organization's is a 404); to ``act`` on
+        it, if they manage its organization too (403)."""
         packet = self.get_queryset(request).filter(pk=packet_id).first()
         if packet is None or not self.has_view_permission(request, packet):
             raise Http404
+        if act and not may_manage(request, packet.organization):
+            raise PermissionDenied
         return packet
 
     def change_view(
@@ -177,17 +182,17 @@ class PacketAdmin(admin.ModelAdmin):
         )
         context = dict(extra_context or {})
         if packet is not None:
-            context["packet_tools"] = self._tools(packet)
+            context["packet_tools"] = self._tools(request, packet)
         return super().change_view(request, object_id, form_url, context)
 
-    def _tools(self, packet: Packet) -> dict[str, str]:
-        """The buttons of a packet's page, only those that can do something now."""
+    def _tools(self, request: HttpRequest, packet: Packet) -> dict[str, str]:
+        """The buttons of a packet's page, only those that can do something now, for this user."""
         tools = {}
         if packet.status == Packet.Status.COMPLETED and (
             packet.seal_status == Packet.SealStatus.SEALED
         ):
             tools["download"] = reverse("admin:esign_packet_download", args=[packet.pk])
-        if packet.status in OPEN_PACKET:
+        if packet.status in OPEN_PACKET and may_manage(request, packet.organization):
             tools["void"] = reverse("admin:esign_packet_void", args=[packet.pk])
             if any(gets_emails(signer) for signer in turn_signers(packet)):
                 tools["resend"] = reverse("admin:esign_packet_resend", args=[packet.pk])
@@ -206,8 +211,12 @@ class PacketAdmin(admin.ModelAdmin):
             archive.data, filename=f"{archive.filename}.zip", content_type="application/zip"
         )
 
-    @admin.action(description="Void: nobody can sign any more (open packets)")
+    @admin.action(
+        description="Void: nobody can sign any more (open packets)", permissions=["manage"]
+    )
     def void(self, request: HttpRequest, queryset: QuerySet[Packet]) -> None:
+        if not manages(request, {packet.organization for packet in queryset}):
+            return
         voided = sum(self._void(request, packet) for packet in queryset)
         self.message_user(request, f"{voided} packet(s) voided.")
 
@@ -225,7 +234,7 @@ class PacketAdmin(admin.ModelAdmin):
     def void_one(self, request: HttpRequest, packet_id: int) -> HttpResponse:
         """The packet page's "Void" button: a page that asks first (voiding cannot be undone),
         whose button posts here."""
-        packet = self._packet(request, packet_id)
+        packet = self._packet(request, packet_id, act=True)
         if request.method != "POST":
             context = {
                 **self.admin_site.each_context(request),
@@ -239,13 +248,21 @@ class PacketAdmin(admin.ModelAdmin):
             self.message_user(request, f"{packet.name} was voided: nobody can sign it any more.")
         return self._back(packet)
 
-    @admin.action(description="Seal again now (completed packets not sealed yet)")
+    @admin.action(
+        description="Seal again now (completed packets not sealed yet)", permissions=["manage"]
+    )
     def seal_again(self, request: HttpRequest, queryset: QuerySet[Packet]) -> None:
+        if not manages(request, {packet.organization for packet in queryset}):
+            return
         count = sum(packet_seal_retry(packet=packet) for packet in queryset)
         self.message_user(request, f"Sealing enqueued for {count} packet(s).")
 
-    @admin.action(description="Email a new link to the signers whose turn it is")
+    @admin.action(
+        description="Email a new link to the signers whose turn it is", permissions=["manage"]
+    )
     def resend_signing_emails(self, request: HttpRequest, queryset: QuerySet[Packet]) -> None:
+        if not manages(request, {packet.organization for packet in queryset}):
+            return
         sent = sum(len(self._resend(request, packet)) for packet in queryset)
         self.message_user(request, f"A new link is on its way to {sent} signer(s).")
 
@@ -260,7 +277,7 @@ class PacketAdmin(admin.ModelAdmin):
     @method_decorator(require_POST)
     def resend_one(self, request: HttpRequest, packet_id: int) -> HttpResponse:
         """The packet page's "Email a new link" button."""
-        packet = self._packet(request, packet_id)
+        packet = self._packet(request, packet_id, act=True)
         sent = self._resend(request, packet)
         if sent:
             names = ", ".join(signer.name for signer in sent)
@@ -272,14 +289,6 @@ class PacketAdmin(admin.ModelAdmin):
                 messages.WARNING,
             )
         return self._back(packet)
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Packet]:
-        return (
-            super()
-            .get_queryset(request)
-            .filter(organization__in=organizations_of(request))
-            .select_related("organization")
-        )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

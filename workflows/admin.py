@@ -23,6 +23,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from accounts.staff import staff_managed_organizations, staff_manages, staff_organizations
+from accounts.staff_admin import manages, may_manage
 from core.errors import ServiceError
 from core.responses import file_response
 from templates_app.models import PdfTemplate
@@ -229,10 +230,7 @@ class WorkflowAdmin(admin.ModelAdmin):
     # --- actions --------------------------------------------------------------------------
     @admin.action(description="Publish the working version")
     def publish_workflows(self, request: HttpRequest, queryset: QuerySet[Workflow]) -> None:
-        if not staff_manages(
-            user=request.user, organization_ids={w.organization_id for w in queryset}
-        ):
-            messages.error(request, "Nothing was done: only an owner or admin may publish.")
+        if not manages(request, {workflow.organization for workflow in queryset}):
             return
         for workflow in queryset:
             self._publish(request, workflow)
@@ -432,11 +430,7 @@ class SubmissionAdmin(admin.ModelAdmin):
     @admin.action(description="End the continue links handed out so far", permissions=["view"])
     def end_continue_links(self, request: HttpRequest, queryset: QuerySet[Submission]) -> None:
         submissions = list(queryset)
-        organizations = {s.workflow.organization_id for s in submissions}
-        if not staff_manages(user=request.user, organization_ids=organizations):
-            self.message_user(
-                request, "Nothing was done: only an owner or admin may do that.", messages.ERROR
-            )
+        if not manages(request, {submission.workflow.organization for submission in submissions}):
             return
         for submission in submissions:
             submission_links_rotate(submission=submission)
@@ -451,3 +445,7 @@ class SubmissionAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        allowed = super().has_delete_permission(request, obj)
+        return allowed and (obj is None or may_manage(request, obj.workflow.organization))

@@ -106,6 +106,12 @@ class WebformAdmin(admin.ModelAdmin):
             return allowed
         return staff_manages(user=request.user, organization_ids={obj.workflow.organization_id})
 
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        allowed = super().has_delete_permission(request, obj)
+        if not allowed or obj is None:
+            return allowed
+        return staff_manages(user=request.user, organization_ids={obj.workflow.organization_id})
+
     @admin.display(description="Workflow")
     def workflow_link(self, webform: Webform) -> str:
         url = reverse("admin:workflows_workflow_change", args=[webform.workflow_id])
