@@ -87,10 +87,17 @@ class ContentSecurityPolicyMiddleware:
         return response
 
 
+# The paths the API clients call: REST, GraphQL, and a workflow's documents (/download/...).
+API_PREFIXES = ("/api/", "/graphql", "/download/")
+
+
 def is_api_request(request: HttpRequest) -> bool:
-    """REST under /api/, GraphQL at /graphql and as a POST to / (where the clients send it)."""
+    """A request of the API's clients: the API_PREFIXES, and GraphQL POSTed to /.
+
+    They get the API's language and, for what Django refuses before any view (a Host not in
+    ALLOWED_HOSTS), the wire shape (``core.views.bad_request``)."""
     path = request.path
-    return path.startswith(("/api/", "/graphql")) or (path == "/" and request.method == "POST")
+    return path.startswith(API_PREFIXES) or (path == "/" and request.method == "POST")
 
 
 class PageLanguageMiddleware(LocaleMiddleware):

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET
 
 from core.api_errors import internal_error_body
 from core.errors import BadRequest, NotFound
+from core.middleware import is_api_request
 
 logger = logging.getLogger("core.health")
 
@@ -67,18 +68,12 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
     return JsonResponse(NotFound().as_wire(), status=404)
 
 
-def _is_api(request: HttpRequest) -> bool:
-    """A request to the API: its paths, and what clients POST to ``/`` and ``/graphql``."""
-    path = request.path_info
-    return path.startswith("/api/") or (path in ("/", "/graphql") and request.method != "GET")
-
-
 # Django answers a request it refuses before any view (a Host header that is not in
 # ALLOWED_HOSTS, a SuspiciousOperation) with this 400: the API's clients get the wire shape,
 # people Django's HTML page.
 @csrf_exempt
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    if _is_api(request):
+    if is_api_request(request):
         return JsonResponse(BadRequest().as_wire(), status=400)
     return defaults.bad_request(request, exception)
 

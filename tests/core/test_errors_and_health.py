@@ -44,7 +44,17 @@ def test_unexpected_errors_are_a_500_that_echoes_nothing(api_client: Client, cap
 
 @pytest.mark.parametrize(
     ("method", "path"),
-    [("get", "/api/v1/x"), ("post", "/api/v1/fill/abc.pdf"), ("post", "/graphql"), ("post", "/")],
+    [
+        ("get", "/api/v1/x"),
+        ("post", "/api/v1/fill/abc.pdf"),
+        ("post", "/graphql"),
+        ("get", "/graphql"),
+        ("post", "/graphql/member"),
+        ("post", "/"),
+        # A workflow's documents, which the API clients download with their key.
+        ("get", "/download/0123456789abcdefghij.zip"),
+        ("get", "/download/"),
+    ],
 )
 def test_a_host_not_allowed_is_a_json_400_on_api_paths(db: None, method: str, path: str) -> None:
     response = getattr(Client(), method)(path, HTTP_HOST="evil.example.com")
