@@ -7,11 +7,11 @@ The window counter lives in the "ratelimit" cache, which must be shared by every
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import caches
+from django.utils import timezone
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
@@ -36,8 +36,10 @@ def limit_for(kind: str) -> int:
 def rate_limit_hit(
     *, bucket: str, limit: int, interval_ms: int, now_ms: int | None = None
 ) -> RateDecision:
-    """Count one request against ``bucket`` in the current window and decide."""
-    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    """Count one request against ``bucket`` in the current window and decide.
+
+    The window is read from the service's clock (``timezone.now``), which tests move."""
+    now_ms = int(timezone.now().timestamp() * 1000) if now_ms is None else now_ms
     window = now_ms // interval_ms
     cache = caches["ratelimit"]
     key = f"rl:{bucket}:{window}"

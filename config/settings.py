@@ -225,6 +225,10 @@ RATE_LIMIT_ENABLED = env.bool("RATE_LIMIT_ENABLED", default=True)
 RATE_LIMIT_DEVELOPMENT = env.int("RATE_LIMIT_DEVELOPMENT", default=2)
 RATE_LIMIT_PRODUCTION = env.int("RATE_LIMIT_PRODUCTION", default=40)
 RATE_LIMIT_INTERVAL_MS = env.int("RATE_LIMIT_INTERVAL_MS", default=1000)
+# New signing links the sender may have emailed to one signer (resendEtchSignerEmail and the
+# admin's "Email a new link" together) per window; more is a 429 and sends nothing.
+ESIGN_RESEND_PER_SIGNER = env.int("ESIGN_RESEND_PER_SIGNER", default=3)
+ESIGN_RESEND_WINDOW_SECONDS = env.int("ESIGN_RESEND_WINDOW_SECONDS", default=3600)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.ApiKeyAuthentication"],

@@ -24,7 +24,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from accounts.staff_admin import OrganizationOwnedAdmin, ReadOnlyInline, manages, may_manage
-from core.errors import ServiceError
+from core.errors import RateLimited, ServiceError
 from core.responses import file_response
 from esign.audit import action_label
 from esign.downloads import document_group_archive
@@ -263,26 +263,32 @@ class PacketAdmin(OrganizationOwnedAdmin):
     def resend_signing_emails(self, request: HttpRequest, queryset: QuerySet[Packet]) -> None:
         if not manages(request, {packet.organization for packet in queryset}):
             return
-        sent = sum(len(self._resend(request, packet)) for packet in queryset)
+        sent = sum(len(self._resend(request, packet)[0]) for packet in queryset)
         self.message_user(request, f"A new link is on its way to {sent} signer(s).")
 
-    def _resend(self, request: HttpRequest, packet: Packet) -> list[Signer]:
-        """The signers whose turn it is who were sent a new link (audited with the user)."""
-        return [
-            signer
-            for signer in turn_signers(packet)
-            if signer_email_resend(signer=signer, requested_by=f"{request.user} (admin)")
-        ]
+    def _resend(self, request: HttpRequest, packet: Packet) -> tuple[list[Signer], int]:
+        """The signers whose turn it is who were sent a new link (audited with the user), and
+        how many were not, having been sent as many as they may be (esign.link_limits): each
+        of those is named in a message."""
+        sent, capped = [], 0
+        for signer in turn_signers(packet):
+            try:
+                if signer_email_resend(signer=signer, requested_by=f"{request.user} (admin)"):
+                    sent.append(signer)
+            except RateLimited as limited:
+                self.message_user(request, limited.message, messages.ERROR)
+                capped += 1
+        return sent, capped
 
     @method_decorator(require_POST)
     def resend_one(self, request: HttpRequest, packet_id: int) -> HttpResponse:
         """The packet page's "Email a new link" button."""
         packet = self._packet(request, packet_id, act=True)
-        sent = self._resend(request, packet)
+        sent, capped = self._resend(request, packet)
         if sent:
             names = ", ".join(signer.name for signer in sent)
             self.message_user(request, f"A new signing link is on its way to {names}.")
-        else:
+        elif not capped:
             self.message_user(
                 request,
                 "No link sent: nobody whose turn it is gets emails, or one is on its way already.",

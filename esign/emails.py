@@ -27,6 +27,7 @@ from core.background import enqueue_in_transaction, retry_later
 from esign import lifecycle
 from esign.audit import AuditAction, audit
 from esign.languages import written_language
+from esign.link_limits import new_link_count
 from esign.models import Packet, Signer, SignerEmail
 from esign.tasks import signer_email_task
 from esign.tokens import TOKEN_TTL, signer_token_issue, signing_url
@@ -64,10 +65,12 @@ def signer_email_queue(
     return email
 
 
-def signer_email_resend(*, signer: Signer, requested_by: str) -> bool:
+def signer_email_resend(*, signer: Signer, requested_by: str, by_signer: bool = False) -> bool:
     """A new link by email for a signer whose turn it is (asked for by the sender through the
-    API or the admin, or by the signer on the expired-link page); audited. False when they do
-    not get emails, it is not their turn, or one is already on its way."""
+    API or the admin, or ``by_signer`` on the expired-link page); audited. False when they do
+    not get emails, it is not their turn, or one is already on its way; ``RateLimited``, and
+    nothing sent, past the cap on new links (``esign.link_limits``)."""
+    new_link_count(signer=signer, by_signer=by_signer)
     with transaction.atomic():
         packet = Packet.objects.select_for_update().get(pk=signer.packet_id)
         signer = Signer.objects.get(pk=signer.pk)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -20,15 +19,12 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.embedding import allow_framing_by, allow_framing_by_anyone, embed_origins
-from accounts.ratelimit import rate_limit_hit
+from core.errors import RateLimited
 from esign.emails import WAITING_FOR_LINK, gets_emails, signer_email_resend
 from esign.languages import in_language, page_language_activate
 from esign.models import Packet, Signer
 from esign.page_strings import error_messages
 from esign.tokens import SigningRefused, signer_of_done_key, signer_of_expired_link
-
-# How many new links a signer may ask for from the expired-link page in an hour.
-NEW_LINK_PER_HOUR = 3
 
 
 def _framed(response: HttpResponse, origins: list[str], language: str) -> HttpResponse:
@@ -88,7 +84,7 @@ def _renewable(signer: Signer | None, token: str) -> bool:
 @require_POST
 def signing_new_link(request: HttpRequest, signer_eid: str) -> HttpResponse:
     """The expired-link page's "Email me a new link": a new link to the signer's own address
-    (never to one given here), at most NEW_LINK_PER_HOUR an hour for a signer."""
+    (never to one given here), capped per signer (esign.link_limits.NEW_LINK_PER_HOUR)."""
     token = request.POST.get("token", "")
     signer = signer_of_expired_link(signer_eid=signer_eid, token=token)
     language = page_language_activate(request, signer)
@@ -98,16 +94,16 @@ def signing_new_link(request: HttpRequest, signer_eid: str) -> HttpResponse:
         )
         return in_language(response, language)
     origins = embed_origins(signer.packet.organization)
-    decision = rate_limit_hit(
-        bucket=f"esign-new-link:{signer.eid}", limit=NEW_LINK_PER_HOUR, interval_ms=3_600_000
-    )
-    if settings.RATE_LIMIT_ENABLED and not decision.allowed:
+    try:
+        sent = signer_email_resend(
+            signer=signer, requested_by="the signer (expired link)", by_signer=True
+        )
+    except RateLimited as limited:
         response = render(
             request, "esign/new_link.html", {"sent": False, "reason": "often"}, status=429
         )
-        response["Retry-After"] = str(decision.retry_after_seconds)
+        response["Retry-After"] = str(limited.retry_after_seconds)
         return _framed(response, origins, language)
-    sent = signer_email_resend(signer=signer, requested_by="the signer (expired link)")
     context = {"sent": sent, "reason": "" if sent else "on its way", "to": _masked(signer.email)}
     return _framed(render(request, "esign/new_link.html", context), origins, language)
 

@@ -292,7 +292,8 @@ class RemoveEtchPacket(ServiceMutation):
 
 class ResendEtchSignerEmail(ServiceMutation):
     """Extension: email a new signing link to an email signer whose turn it is. False when they
-    do not get emails, it is not their turn, or one is on its way."""
+    do not get emails, it is not their turn, or one is on its way; a RateLimitError (429, with
+    Retry-After) past the cap on new links per signer (esign.link_limits)."""
 
     class Arguments:
         signer_eid = graphene.String(required=True)

@@ -19,6 +19,13 @@ MAX_QUERY_LENGTH = 100_000
 class GraphQLOutcome:
     body: dict[str, Any]
     executed: bool
+    # The longest wait an error asks for (RateLimited, ServiceBusy): the response's Retry-After.
+    retry_after_seconds: int | None = None
+
+
+def _retry_after(error: GraphQLError) -> int | None:
+    wait = getattr(error.original_error, "retry_after_seconds", None)
+    return int(wait) if isinstance(wait, int | float) else None
 
 
 def format_error(error: GraphQLError) -> dict[str, Any]:
@@ -30,6 +37,9 @@ def format_error(error: GraphQLError) -> dict[str, Any]:
         extensions: dict[str, Any] = {"code": original.name, "status": original.status}
         if isinstance(original, ValidationFailed):
             extensions["fields"] = [f.as_wire() for f in original.fields]
+        wait = _retry_after(error)
+        if wait is not None:  # as the REST answer's Retry-After: whole seconds
+            extensions["retryAfter"] = wait
         return {**formatted, "message": original.message, "extensions": extensions}
     # Anything else is a bug: log it by type and frames, tell the client nothing about it.
     log_unexpected(original)
@@ -60,4 +70,5 @@ def run_graphql(schema: GraphQLSchema, request: GraphQLRequest, context: Any) ->
     body: dict[str, Any] = {"data": result.data}
     if result.errors:
         body["errors"] = [format_error(e) for e in result.errors]
-    return GraphQLOutcome(body, executed=True)
+    waits = [w for w in (_retry_after(e) for e in result.errors or []) if w is not None]
+    return GraphQLOutcome(body, executed=True, retry_after_seconds=max(waits, default=None))

@@ -36,7 +36,10 @@ class GraphQLApi(APIView):
     def post(self, request: Request) -> Response:
         graphql_request = graphql_request_from(request.data, request.FILES)
         outcome = run_graphql(self.schema.graphql_schema, graphql_request, GraphQLContext(request))
-        return Response(outcome.body, status=200 if outcome.executed else 400)
+        response = Response(outcome.body, status=200 if outcome.executed else 400)
+        if outcome.retry_after_seconds is not None:
+            response["Retry-After"] = str(outcome.retry_after_seconds)
+        return response
 
     def get(self, request: Request) -> Response:
         return Response({"graphql": "POST a JSON body {query, variables} here."})

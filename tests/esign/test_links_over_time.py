@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from esign.emails import signer_reminders_queue
-from esign.link_views import NEW_LINK_PER_HOUR
+from esign.link_limits import NEW_LINK_PER_HOUR
 from esign.models import AuditEvent, Packet, Signer, SignerEmail, SignerToken
 from tests.esign.conftest import CREATE, send_queued_emails, two_signer_packet
 
@@ -131,6 +131,75 @@ def test_new_links_are_rate_limited(create_packet, settings) -> None:
         )
         send_queued_emails()
     assert answers == [200] * NEW_LINK_PER_HOUR + [429]
+
+
+def _sent_to(signer: Signer) -> int:
+    return SignerEmail.objects.filter(signer=signer).count()
+
+
+def test_the_sender_is_capped_in_new_links_per_signer(
+    create_packet, api_client, settings, monkeypatch
+) -> None:
+    settings.ESIGN_RESEND_PER_SIGNER = 2
+    settings.ESIGN_RESEND_WINDOW_SECONDS = 3600
+    _, first, _ = email_packet(create_packet)
+    send_queued_emails()
+    for _ in range(2):
+        assert gql(api_client, RESEND, {"s": first.eid})["data"]["resendEtchSignerEmail"] is True
+        send_queued_emails()
+    emails = _sent_to(first)
+
+    answer = api_client.post(
+        "/graphql",
+        data=json.dumps({"query": RESEND, "variables": {"s": first.eid}}),
+        content_type="application/json",
+    )
+
+    (error,) = answer.json()["errors"]
+    assert error["extensions"]["code"] == "RateLimitError"
+    assert error["extensions"]["status"] == 429
+    wait = error["extensions"]["retryAfter"]
+    assert isinstance(wait, int)
+    assert 0 < wait <= 3600
+    assert answer["Retry-After"] == str(wait)
+    assert "new links" in error["message"]
+    assert _sent_to(first) == emails, "an email was queued past the cap"
+    assert send_queued_emails() == []
+
+    # The admin's button counts against the same cap: a message, nothing sent.
+    admin = User.objects.create_superuser("root", "root@example.com", "pw-for-tests-only")
+    browser = Client()
+    browser.force_login(admin)
+    pressed = browser.post(f"/admin/esign/packet/{first.packet_id}/resend/", follow=True)
+    assert "No new link for Ada" in pressed.content.decode()
+    assert _sent_to(first) == emails
+
+    # An hour on, the sender may ask again.
+    later = timezone.now() + timedelta(seconds=3600)
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    assert gql(api_client, RESEND, {"s": first.eid})["data"]["resendEtchSignerEmail"] is True
+    assert _sent_to(first) == emails + 1
+
+
+def test_the_admin_button_is_capped_too(create_packet, settings) -> None:
+    settings.ESIGN_RESEND_PER_SIGNER = 3
+    packet, first, _ = email_packet(create_packet)
+    send_queued_emails()
+    admin = User.objects.create_superuser("root", "root@example.com", "pw-for-tests-only")
+    browser = Client()
+    browser.force_login(admin)
+
+    pages = []
+    for _ in range(10):
+        pages.append(browser.post(f"/admin/esign/packet/{packet.pk}/resend/", follow=True))
+        send_queued_emails()
+
+    resent = SignerEmail.objects.filter(signer=first, kind=SignerEmail.Kind.RESEND).count()
+    assert resent == 3
+    assert "A new signing link is on its way to Ada" in pages[2].content.decode()
+    refusal = pages[3].content.decode()
+    assert "No new link for Ada" in refusal
+    assert "3 new links in the last hour" in refusal
 
 
 def test_a_link_expired_by_the_sender_offers_nothing(create_packet, api_client) -> None:
