@@ -1,7 +1,8 @@
 """A webform page's post: checked as the page's rules say, then saved (``webform_save``), and
 the page the person goes to: the next shown page, the one before (Back), the same page with
 its messages, or the end. Without the page's script, a post also adds or removes an entry of a
-repeating group. See workflows/views.py for the pages."""
+repeating group. A post that would start a submission is limited per client address
+(workflows/submission_limit.py). See workflows/views.py for the pages."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from workflows.models import Submission, Workflow
 from workflows.page_input import posted_values
 from workflows.screen_steps import next_page, position_of, previous_page, shown_pages
 from workflows.screens import Screen, embed_event, end_page, render_screen, stored_screen
+from workflows.submission_limit import new_submission_wait, too_many_message
 
 
 def post_page(
@@ -96,6 +98,13 @@ def post_page(
         return again({}, status=200)
     if not checked.ok:
         return again(checked.errors)
+    if submission is None:
+        # This post would start a submission: limited per address and webform, nothing stored.
+        wait = new_submission_wait(request, workflow, webform)
+        if wait is not None:
+            refused = again({}, too_many_message(wait), status=429)
+            refused["Retry-After"] = str(wait)
+            return refused
     after = drop_hidden(webform, merged(known, checked))
     following = None if back else next_page(webform, after, page_index)
     complete = not back and following is None
