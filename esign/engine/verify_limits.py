@@ -75,6 +75,7 @@ _STREAM_KEYWORD = re.compile(rb"(?<!end)stream(?:\r\n|\n|\r)")
 _FILTER = re.compile(rb"/Filter\b")
 _FLATE_ONLY = re.compile(rb"/Filter\s*(?:\[\s*/FlateDecode\s*\]|/FlateDecode\b)")
 _INFLATE_CHUNK = 64 * 1024
+_DICTIONARY_WINDOW = 4096
 
 
 @dataclass
@@ -179,15 +180,22 @@ def _inflate_object_stream(
 ) -> bytes | None:
     """The contents of the object stream whose dictionary holds ``header`` (its /Type), inflated
     a chunk at a time within what is left of ``max_object_stream_bytes``. None when it is not
-    compressed (its objects are in the raw bytes, scanned already) or cannot be found. Refused
-    when compressed otherwise than by /FlateDecode alone: no other filter is inflated here."""
-    stream = _STREAM_KEYWORD.search(pdf, header)
+    compressed (its objects are in the raw bytes, scanned already). Refused when its data is
+    not within a few KB of its /Type, or compressed otherwise than by /FlateDecode alone: no
+    other filter is inflated here."""
+    # An object stream's dictionary is a few keys: searched no further than that, or each of
+    # thousands of /Type /ObjStm would search the whole file.
+    stream = _STREAM_KEYWORD.search(pdf, header, header + _DICTIONARY_WINDOW)
     if stream is None:
-        return None
-    dictionary = pdf[max(0, pdf.rfind(b"obj", 0, header)) : stream.start()]
+        _refuse("The file has an object stream this verifier cannot find the data of.")
+    window_start = max(0, header - _DICTIONARY_WINDOW)
+    dictionary_start = max(window_start, pdf.rfind(b"obj", window_start, header))
+    dictionary = pdf[dictionary_start : stream.start()]
     if not _FILTER.search(dictionary):
         return None
-    if not _FLATE_ONLY.search(dictionary) or b"/DecodeParms" in dictionary:
+    # With /DecodeParms (a predictor: unheard of on object streams) what is inflated is scanned
+    # as it is; it is bounded all the same, and the worker reads strings at once.
+    if not _FLATE_ONLY.search(dictionary):
         _refuse("The file has an object stream compressed in a way the verifier does not read.")
     room = limits.max_object_stream_bytes - tally.inflated
     inflater = zlib.decompressobj()

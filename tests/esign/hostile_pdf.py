@@ -77,7 +77,7 @@ def _with_signature_fields(
     writer: IncrementalPdfFileWriter, values: list[generic.IndirectObject]
 ) -> None:
     """Adds one signature field (a widget of the first page) per value to ``writer``'s form."""
-    page_ref = writer.root["/Pages"]["/Kids"][0]
+    page_ref = writer.root["/Pages"]["/Kids"].raw_get(0)
     page = page_ref.get_object()
     annotations = generic.ArrayObject()
     form_fields = generic.ArrayObject()

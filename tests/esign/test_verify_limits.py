@@ -359,6 +359,33 @@ def test_an_object_stream_compressed_otherwise_is_refused() -> None:
     )
 
 
+def test_an_object_stream_with_decode_parameters_is_inflated_and_scanned() -> None:
+    pdf = object_stream_signatures_pdf(signatures=1)  # one signature of 4 MB of digits
+    with_parameters = pdf.replace(
+        b"/Filter /FlateDecode", b"/Filter /FlateDecode /DecodeParms << /Predictor 1 >>", 1
+    )
+    assert with_parameters != pdf
+
+    with pytest.raises(PdfOverLimit) as refused:
+        check_pdf_limits(with_parameters, VerifyLimits())
+
+    assert refused.value.problems[0].message == OBJECT_STREAM_REFUSED
+
+
+def test_an_object_stream_whose_data_is_far_from_its_dictionary_is_refused() -> None:
+    """Its dictionary padded to push the data out of the window the scan looks in (as every
+    /Type /ObjStm would otherwise search the rest of the file)."""
+    pdf = object_stream_signatures_pdf(signatures=1, hex_digits=2_000)
+    padded = pdf.replace(b"/Type /ObjStm", b"/Type /ObjStm /Pad (" + b"x" * 5_000 + b")", 1)
+
+    with pytest.raises(PdfOverLimit) as refused:
+        check_pdf_limits(padded, VerifyLimits())
+
+    assert refused.value.problems[0].message == (
+        "The file has an object stream this verifier cannot find the data of."
+    )
+
+
 def test_literal_contents_within_the_limit_count_towards_the_total() -> None:
     pdf = literal_contents_pdf(length=3_000)
 
