@@ -441,7 +441,7 @@ VERIFY_MAX_OBJECT_STREAM_BYTES = env.int("VERIFY_MAX_OBJECT_STREAM_BYTES", defau
 # The two times together (and a second for the scan) bound a verification's answer: 10 s.
 VERIFY_WORKERS = env.int("VERIFY_WORKERS", default=2)
 VERIFY_WORKER_MEMORY_MB = env.int("VERIFY_WORKER_MEMORY_MB", default=512)
-VERIFY_TIMEOUT_SECONDS = env.float("VERIFY_TIMEOUT_SECONDS", default=7.0)
+VERIFY_TIMEOUT_SECONDS = env.float("VERIFY_TIMEOUT_SECONDS", default=6.0)
 VERIFY_QUEUE_TIMEOUT_SECONDS = env.float("VERIFY_QUEUE_TIMEOUT_SECONDS", default=2.0)
 # Verifications one client address may have under way at once, across every server process
 # (esign.verify_slots); more are refused at once (429). Unset: half of VERIFY_WORKERS, at least 1.

@@ -24,10 +24,11 @@ from typing import BinaryIO
 from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.misc import PdfReadError, PdfStreamError
 
-from esign.engine.verify_limits import LITERAL_TOKEN
-
 _CHUNK = 64 * 1024
 _MAX_CHUNK = 4 * 1_048_576
+# In a literal string: an escape (a backslash and the byte after it: never the string's end), a
+# backslash with nothing after it (the chunk ends there: read on), or a parenthesis (they nest).
+LITERAL_TOKEN = re.compile(rb"\\.|\\\Z|[()]", re.S)
 
 # pyHanko's whitespace (misc.PDF_WHITESPACE): NUL is, vertical tab is not.
 _WHITESPACE = re.compile(rb"[ \n\r\t\f\x00]+")

@@ -386,6 +386,29 @@ def test_an_object_stream_whose_data_is_far_from_its_dictionary_is_refused() -> 
     )
 
 
+def test_a_literal_string_is_measured_to_its_own_end_past_nested_parentheses() -> None:
+    # 1,200 bytes: six a pair, an escaped parenthesis in each nested pair.
+    pdf = three_pages() + b"<< /Contents (" + b"(a\\)b)" * 200 + b") >>"
+
+    check_pdf_limits(pdf, VerifyLimits(max_signature_contents_bytes=1_200))
+    with pytest.raises(PdfOverLimit) as over:
+        check_pdf_limits(pdf, VerifyLimits(max_signature_contents_bytes=1_199))
+    with pytest.raises(PdfOverLimit) as total:
+        check_pdf_limits(
+            pdf,
+            VerifyLimits(
+                max_signature_contents_bytes=2_000, max_total_signature_contents_bytes=1_199
+            ),
+        )
+
+    assert over.value.problems[0].message == (
+        "A signature's contents are longer than 1,199 bytes; the limit is 1,199 bytes."
+    )
+    assert total.value.problems[0].message == (
+        "The file's signatures hold more than 1,199 bytes of contents; the limit is 1,199 bytes."
+    )
+
+
 def test_literal_contents_within_the_limit_count_towards_the_total() -> None:
     pdf = literal_contents_pdf(length=3_000)
 
@@ -434,9 +457,9 @@ def test_an_address_with_a_verification_under_way_is_refused_at_once(
         verify_slot_release(under_way)
     again = post(api_client, "/api/v1/verify", three_pages(), address="10.0.0.1")
 
-    assert (api.status_code, api["Retry-After"]) == (429, "9")
+    assert (api.status_code, api["Retry-After"]) == (429, "8")
     assert api.json() == {"name": "RateLimitError", "message": SLOT_TAKEN}
-    assert (page.status_code, page["Retry-After"]) == (429, "9")
+    assert (page.status_code, page["Retry-After"]) == (429, "8")
     assert SLOT_TAKEN in page.content.decode()
     assert figures["seconds"] < 2  # refused, not queued: nothing was verified
     assert (other.status_code, other.json()["verdict"]) == (200, "not_signed")
@@ -458,16 +481,16 @@ def test_a_slot_left_by_a_dead_process_expires(
     two_workers_one_each: Any, api_client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A server process killed mid-verification never gives its slot back: it expires after
-    the longest verification (2 + 7 s) and a margin (10 s), by the cache's clock."""
+    the longest verification (2 + 6 s) and a margin (10 s), by the cache's clock."""
     import django.core.cache.backends.db as db_cache
 
     verify_slot_take("10.0.0.4")  # never released
     assert post(api_client, "/api/v1/verify", three_pages(), "10.0.0.4").status_code == 429
     real_now = db_cache.tz_now
 
-    monkeypatch.setattr(db_cache, "tz_now", lambda: real_now() + timedelta(seconds=18))
+    monkeypatch.setattr(db_cache, "tz_now", lambda: real_now() + timedelta(seconds=17))
     assert post(api_client, "/api/v1/verify", three_pages(), "10.0.0.4").status_code == 429
-    monkeypatch.setattr(db_cache, "tz_now", lambda: real_now() + timedelta(seconds=20))
+    monkeypatch.setattr(db_cache, "tz_now", lambda: real_now() + timedelta(seconds=19))
     assert post(api_client, "/api/v1/verify", three_pages(), "10.0.0.4").status_code == 200
 
 
