@@ -5,7 +5,7 @@ against a real server. Run from the repository root:
 
 Builds the files (tests/esign/hostile_pdf.py): the report's (about 24 MB, one signature whose
 /Contents holds 12 MB of hexadecimal digits) and the audit's three: six signatures of 4 MB of
-digits in compressed object streams (29 KB), eleven signatures of 1 MB each (23 MB), a 20 MB
+digits in compressed object streams (28 KB), eleven signatures of 1 MB each (23 MB), a 20 MB
 literal-string /Contents. Starts gunicorn (one process, gunicorn.conf.py) on loopback against a
 temporary SQLite database, and sends each to ``POST /api/v1/verify`` (production key) and to the
 public page ``/verify`` (with its CSRF token). For each it prints the status, the answer's

@@ -5,6 +5,11 @@ signature (the development seal's key, made for the call) whose /Contents holds 
 hexadecimal digits: the CMS object, then zeros. pyHanko writes it itself (``bytes_reserved``), so
 the /ByteRange and the cross-reference offsets are right and the signature is intact: only its
 size is hostile. The rest of the size is an unused, uncompressed stream of random bytes.
+
+The attacker audit's files (issue 32): ``object_stream_signatures_pdf()`` (six signatures of 4 MB
+of hexadecimal digits, each in a compressed object stream: a 28 KB file), ``many_signatures_pdf()``
+(eleven real signatures of 1 MB each: 23 MB) and ``literal_contents_pdf()`` (one signature whose
+/Contents is a 20 MB literal string).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ process growing; past the structural limits (test_verify_structure.py), the veri
 and memory limits.
 
 The attacker audit's files of issue 32 too, each once 15 to 33 s: six signatures of 4 MB of
-digits in compressed object streams (a 29 KB file), eleven signatures of 1 MB (23 MB), and a
+digits in compressed object streams (a 28 KB file), eleven signatures of 1 MB (23 MB), and a
 20 MB literal-string /Contents. The structural limits refuse each at once; past them, the worker
 reads such strings at once (esign.engine.pdf_strings) or stops at its deadline. And one client
 address holds at most VERIFY_MAX_PER_ADDRESS verifications at once (esign.verify_slots).
