@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from esign import verify as esign_verify
 from esign.engine.verify_limits import PdfOverLimit, VerifyLimits, check_pdf_limits
 from esign.engine.verify_pool import VerifyBusy, VerifyPool
 from esign.verify_slots import verify_slot_release, verify_slot_take
@@ -442,16 +443,27 @@ SLOT_TAKEN = "A file from your address is already being verified; try again when
 
 @pytest.mark.django_db
 def test_an_address_with_a_verification_under_way_is_refused_at_once(
-    two_workers_one_each: Any, api_client: Client, client: Client
+    two_workers_one_each: Any,
+    api_client: Client,
+    client: Client,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The first verification of 10.0.0.1 holds its slot (taken as pdf_verify takes it, in the
-    shared cache): its second, on the API or the page, is a 429 with Retry-After at once, before
-    its file is scanned or queued; 10.0.0.2 is served meanwhile."""
+    shared cache): its second, on the API or the page, is a 429 with Retry-After at once, never
+    scanned nor queued for a worker; 10.0.0.2 is served meanwhile."""
+    scanned: list[int] = []
+    real_check = esign_verify.check_pdf_limits
+
+    def counted_check(pdf: bytes, limits: VerifyLimits) -> None:
+        scanned.append(len(pdf))
+        real_check(pdf, limits)
+
+    monkeypatch.setattr(esign_verify, "check_pdf_limits", counted_check)
     under_way = verify_slot_take("10.0.0.1")
     try:
-        with web_process_growth() as figures:
-            api = post(api_client, "/api/v1/verify", three_pages(), address="10.0.0.1")
-            page = post(client, "/verify", three_pages(), address="10.0.0.1")
+        api = post(api_client, "/api/v1/verify", three_pages(), address="10.0.0.1")
+        page = post(client, "/verify", three_pages(), address="10.0.0.1")
+        refused_scans = len(scanned)
         other = post(api_client, "/api/v1/verify", three_pages(), address="10.0.0.2")
     finally:
         verify_slot_release(under_way)
@@ -461,7 +473,7 @@ def test_an_address_with_a_verification_under_way_is_refused_at_once(
     assert api.json() == {"name": "RateLimitError", "message": SLOT_TAKEN}
     assert (page.status_code, page["Retry-After"]) == (429, "8")
     assert SLOT_TAKEN in page.content.decode()
-    assert figures["seconds"] < 2  # refused, not queued: nothing was verified
+    assert (refused_scans, len(scanned)) == (0, 2)  # only 10.0.0.2's and the later one
     assert (other.status_code, other.json()["verdict"]) == (200, "not_signed")
     assert (again.status_code, again.json()["verdict"]) == (200, "not_signed")
 
