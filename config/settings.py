@@ -438,13 +438,25 @@ VERIFY_MAX_SIGNATURE_CONTENTS_BYTES = env.int(
 VERIFY_MAX_REVISIONS = env.int("VERIFY_MAX_REVISIONS", default=100)
 VERIFY_MAX_OBJECTS = env.int("VERIFY_MAX_OBJECTS", default=200_000)
 VERIFY_MAX_SIGNATURES = env.int("VERIFY_MAX_SIGNATURES", default=200)
+# Every signature's contents together (hexadecimal or literal strings), and the compressed object
+# streams, inflated (within this bound) to be scanned the same way: how many, and their bytes.
+VERIFY_MAX_TOTAL_SIGNATURE_CONTENTS_BYTES = env.int(
+    "VERIFY_MAX_TOTAL_SIGNATURE_CONTENTS_BYTES", default=8 * 1_048_576
+)
+VERIFY_MAX_OBJECT_STREAMS = env.int("VERIFY_MAX_OBJECT_STREAMS", default=5_000)
+VERIFY_MAX_OBJECT_STREAM_BYTES = env.int("VERIFY_MAX_OBJECT_STREAM_BYTES", default=64 * 1_048_576)
 # Verification runs in worker processes (esign.engine.verify_pool), never in the web process:
 # at most VERIFY_WORKERS at once per server process, each within an address-space limit and a
 # deadline (a 422 past either); a request waits VERIFY_QUEUE_TIMEOUT_SECONDS for a worker (503).
+# The two times together (and a second for the scan) bound a verification's answer: 10 s.
 VERIFY_WORKERS = env.int("VERIFY_WORKERS", default=2)
 VERIFY_WORKER_MEMORY_MB = env.int("VERIFY_WORKER_MEMORY_MB", default=512)
-VERIFY_TIMEOUT_SECONDS = env.float("VERIFY_TIMEOUT_SECONDS", default=30.0)
-VERIFY_QUEUE_TIMEOUT_SECONDS = env.float("VERIFY_QUEUE_TIMEOUT_SECONDS", default=10.0)
+VERIFY_TIMEOUT_SECONDS = env.float("VERIFY_TIMEOUT_SECONDS", default=6.0)
+VERIFY_QUEUE_TIMEOUT_SECONDS = env.float("VERIFY_QUEUE_TIMEOUT_SECONDS", default=2.0)
+# Verifications one client address may have under way at once, across every server process
+# (esign.verify_slots); more are refused at once (429). Unset: half of VERIFY_WORKERS, at least 1.
+# 0 for no bound.
+VERIFY_MAX_PER_ADDRESS = env.int("VERIFY_MAX_PER_ADDRESS", default=None)
 
 # --- Public writes: signing and webform pages (owned by esign/ and workflows/) -----------------
 # A signer's finish (POST /api/etch/sign/<eid>/complete, JSON): the whole body, refused (413)

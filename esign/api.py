@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.login_guard import client_address
 from core.api_errors import error_response
 from core.errors import ValidationFailed
 from core.openapi import RATE_LIMIT_HEADERS, error_responses, ref, register_schemas
@@ -345,4 +346,5 @@ class DocumentVerifyApi(APIView):
         upload = request.FILES.get("file")
         if upload is None:
             raise ValidationFailed.single("file", "Required")
-        return Response(verification_wire(pdf_verify(data=upload.read())))
+        verification = pdf_verify(data=upload.read(), client=client_address(request._request))
+        return Response(verification_wire(verification))

@@ -8,7 +8,9 @@ dropped with the request; only its SHA-256 is compared with the sealed files' ha
 Anybody's file costs the web process only its bytes: the structural limits are checked on the
 raw bytes (esign.engine.verify_limits.check_pdf_limits), and the parse and the cryptography run in
 a verify worker process with a memory limit and a deadline (esign.engine.verify_pool). Past any
-limit the answer is a 422 ValidationError on ``file``; every worker busy is a 503.
+limit the answer is a 422 ValidationError on ``file``; every worker busy is a 503. One client
+address may have only VERIFY_MAX_PER_ADDRESS verifications under way at once (esign.verify_slots):
+more are a 429, so one visitor never holds every worker.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from esign.engine.verify_pool import VerifyBusy, VerifyCrashed, VerifyJob, Verif
 from esign.engine.verify_report import NOT_SIGNED, VALID, PdfVerification
 from esign.models import Packet, PacketDocument, Signer
 from esign.seal_config import seal_key, trust_roots
+from esign.verify_slots import verify_slot
 
 logger = logging.getLogger(__name__)
 
@@ -142,15 +145,24 @@ class Verification:
         return found
 
 
-def pdf_verify(*, data: bytes) -> Verification:
-    """Check ``data`` (the bytes of an uploaded file). Raises ValidationFailed on ``file`` when
-    it is not a readable PDF, VerificationRefused (422) when it is over a structural limit or
-    its verification over the worker's memory or time, RequestTooLarge over VERIFY_MAX_BYTES,
-    ServiceBusy when no verify worker became free."""
+def pdf_verify(*, data: bytes, client: str) -> Verification:
+    """Check ``data`` (the bytes of an uploaded file) for ``client`` (its address). Raises
+    ValidationFailed on ``file`` when it is not a readable PDF, VerificationRefused (422) when it
+    is over a structural limit or its verification over the worker's memory or time,
+    RequestTooLarge over VERIFY_MAX_BYTES, RateLimited when ``client`` already has as many
+    verifications under way as it may (esign.verify_slots), ServiceBusy when no verify worker
+    became free."""
     if len(data) > settings.VERIFY_MAX_BYTES:
         raise RequestTooLarge(too_large_message())
     if not data:
         raise ValidationFailed.single("file", "Required")
+    with verify_slot(client):
+        report = _report(data)
+    return _verification(data, report)
+
+
+def _report(data: bytes) -> PdfVerification:
+    """The verify worker's report on ``data``, once its raw bytes pass the structural limits."""
     try:
         check_pdf_limits(data, verify_limits())
         job = VerifyJob(
@@ -173,6 +185,11 @@ def pdf_verify(*, data: bytes) -> Verification:
     except VerifyBusy as error:
         logger.warning("verify busy: %s", error.log_detail)
         raise ServiceBusy(str(error), retry_after_seconds=error.retry_after_seconds or 5) from None
+    return report
+
+
+def _verification(data: bytes, report: PdfVerification) -> Verification:
+    """The worker's ``report`` with what this service knows of the file (by its SHA-256)."""
     sha = hashlib.sha256(data).hexdigest()
     known_as, packet = _known_file(sha)
     kind = {SEALED_DOCUMENT: "document", SEALED_AUDIT_TRAIL: "audit trail"}.get(known_as, "")
@@ -256,6 +273,9 @@ def verify_limits() -> VerifyLimits:
         max_revisions=settings.VERIFY_MAX_REVISIONS,
         max_objects=settings.VERIFY_MAX_OBJECTS,
         max_signatures=settings.VERIFY_MAX_SIGNATURES,
+        max_total_signature_contents_bytes=settings.VERIFY_MAX_TOTAL_SIGNATURE_CONTENTS_BYTES,
+        max_object_streams=settings.VERIFY_MAX_OBJECT_STREAMS,
+        max_object_stream_bytes=settings.VERIFY_MAX_OBJECT_STREAM_BYTES,
     )
 
 

@@ -2,8 +2,9 @@
 
 No account is needed and nothing is kept (esign.verify); a file over a limit (its size, its
 structure, the verify worker's memory or time) is refused with the API's statuses (413, 422),
-and with every verify worker busy the page answers 503. Each client address may verify
-VERIFY_PAGE_PER_MINUTE files a minute: a check costs a PDF parse and every signature's
+with every verify worker busy the page answers 503, and with as many verifications of the
+client's address under way as it may have (VERIFY_MAX_PER_ADDRESS) 429. Each client address
+may verify VERIFY_PAGE_PER_MINUTE files a minute: a check costs a PDF parse and every signature's
 cryptography, and nobody's key pays for it. The form is protected against
 cross-site posting like any other: the CSRF check runs after the upload handlers are replaced,
 because reading the token parses the body, and Django would otherwise buffer a large file to a
@@ -23,7 +24,7 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.login_guard import client_address
 from accounts.ratelimit import rate_limit_hit
-from core.errors import RequestTooLarge, ServiceBusy, ValidationFailed
+from core.errors import RateLimited, RequestTooLarge, ServiceBusy, ValidationFailed
 from esign.engine.verify_report import CHANGED, NOT_SIGNED, UNTRUSTED, VALID
 from esign.verify import (
     DEVELOPMENT_SEAL,
@@ -205,14 +206,14 @@ def _verify(request: HttpRequest) -> HttpResponse:
         return _page(request, 400, error="Choose a PDF file to verify.")
     filename = (upload.name or "upload.pdf")[:200]
     try:
-        verification = pdf_verify(data=upload.read())
+        verification = pdf_verify(data=upload.read(), client=client_address(request))
     except RequestTooLarge as error:
         return _page(request, 413, error=error.message, filename=filename)
     except ValidationFailed as error:  # 400 unreadable, 422 over a limit
         message = error.fields[0].message if error.fields else "The file could not be read."
         return _page(request, error.status, error=message, filename=filename)
-    except ServiceBusy as error:
-        response = _page(request, 503, error=error.message, filename=filename)
+    except (ServiceBusy, RateLimited) as error:  # 503 every worker busy, 429 this address
+        response = _page(request, error.status, error=error.message, filename=filename)
         response["Retry-After"] = str(error.retry_after_seconds)
         return response
     return _page(request, result=_result(verification, filename))

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from asn1crypto import x509 as asn1_x509
 
 from core.engine import process_worker
+from esign.engine import pdf_strings
 from esign.engine.seal_verify import PdfNotVerifiable, verify_pdf
 from esign.engine.verify_pool import VerifyJob
 from esign.engine.verify_report import PdfVerification
@@ -27,6 +28,8 @@ def _start() -> Callable[[VerifyJob], PdfVerification]:
     # The engine logs why a signature could not be checked at INFO; hostile files are common
     # here and the server's log is not the place for each.
     logging.getLogger("pyhanko").setLevel(logging.ERROR)
+    # pyHanko's own readers take seconds per few MB of string (esign.engine.pdf_strings).
+    pdf_strings.install()
     return _verify
 
 
