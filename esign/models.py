@@ -176,6 +176,48 @@ class PacketDocument(models.Model):
         return self.title or self.filename
 
 
+class SealedFileVersion(models.Model):
+    """One version of a sealed file of a packet (a document, the merged PDF, the audit trail).
+
+    Version 1 is the file as sealed (its path and hash are also on the document or the packet,
+    where /verify and the audit trail read them); each archive timestamp renewal
+    (esign.seal_renewal) stores the file again, grown by an incremental update, as the next
+    version: nothing is overwritten, and downloads serve the newest. Only the newest version of
+    a file has ``renewal_due_at``: when its last timestamp must be renewed (null for a PAdES-B-B
+    seal, which has none), so the sweep finds due files without reading a PDF.
+    """
+
+    AUDIT_TRAIL = "audit-trail"
+    MERGED = "merged"
+
+    packet = models.ForeignKey(Packet, on_delete=models.CASCADE, related_name="sealed_versions")
+    # Which file: "document-<PacketDocument id>", "merged" or "audit-trail".
+    slot = models.CharField(max_length=64)
+    version = models.PositiveIntegerField()
+    path = models.CharField(max_length=300)
+    sha256 = models.CharField(max_length=64, db_index=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    renewal_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # A failed renewal: why, and when it is tried again (the sweep skips it until then).
+    renewal_error = models.CharField(max_length=2000, blank=True)
+    renewal_retry_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["packet", "slot", "version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["packet", "slot", "version"], name="unique_sealed_file_version"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.slot} v{self.version} of packet {self.packet_id}"
+
+    @staticmethod
+    def document_slot(document_id: int) -> str:
+        return f"document-{document_id}"
+
+
 class Signer(models.Model):
     Status = SignerStatus
 

@@ -21,6 +21,7 @@ only where nothing is stored yet, so the first one wins and both agree afterward
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from collections.abc import Callable
@@ -42,8 +43,9 @@ from esign.engine.seal import seal_pdf
 from esign.engine.seal_credentials import SealKey, forget_credentials, load_credentials
 from esign.engine.seal_verify import verify_pdf
 from esign.engine.timestamps import FallbackTimeStamper
-from esign.models import Packet, PacketDocument
+from esign.models import Packet, PacketDocument, SealedFileVersion
 from esign.seal_config import configured_roots, seal_key, tsa_config
+from esign.seal_renewal import sealed_versions_prepare
 from esign.tasks import packet_seal_task
 
 logger = logging.getLogger(__name__)
@@ -117,6 +119,7 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
     roots = configured_roots()
     reason = f"Sealed by {_service_name()} once every signer had signed"
     levels: list[str] = []
+    sealed_pdfs: dict[str, bytes] = {}  # by SHA-256: when each is due for renewal
 
     def seal(pdf: bytes) -> bytes:
         sealed = seal_pdf(
@@ -129,6 +132,7 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
             location=_service_name(),
         )
         levels.append(_level_of(sealed, [*credentials.roots, *roots]))
+        sealed_pdfs[hashlib.sha256(sealed).hexdigest()] = sealed
         return sealed
 
     prefix = f"packets/{packet.organization.eid}/{packet.eid}"
@@ -146,6 +150,11 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
     # What the files really reach, read back from them (the weakest of this attempt's), never
     # what was asked for.
     level = min(levels, key=PADES_LEVELS.index)
+    # Version 1 of each sealed file, with when its archive timestamp is due for renewal
+    # (esign.seal_renewal), read from the files here, outside the transaction.
+    sealed = Packet.objects.get(pk=packet.pk)
+    sealed.audit_trail_path, sealed.audit_trail_sha256 = trail_path, trail_sha
+    versions = sealed_versions_prepare(sealed, pdfs=sealed_pdfs)
     with transaction.atomic():
         locked = Packet.objects.select_for_update().get(pk=packet.pk)
         if locked.seal_status == Packet.SealStatus.SEALED:
@@ -166,6 +175,7 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
                 "updated_at",
             ]
         )
+        SealedFileVersion.objects.bulk_create(versions, ignore_conflicts=True)
         audit(packet=locked, action=AuditAction.PACKET_SEALED, detail={"level": level})
         # Each signer's copy of the sealed documents, by email (enableEmails), sent by the worker.
         signer_copies_queue(locked)

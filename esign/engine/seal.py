@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -97,10 +98,18 @@ def seal_pdf(
     if isinstance(tsa, TsaConfig):
         tsa = FallbackTimeStamper(tsa)
     timestamper = tsa
-    try:
+    with pyhanko_errors():
         return run_coroutine(
             _seal(pdf, credentials, signing_time, timestamper, trust_roots, reason, location)
         )
+
+
+@contextmanager
+def pyhanko_errors() -> Iterator[None]:
+    """pyHanko's, pyhanko-certvalidator's and python-pkcs11's errors as the engine's own: a seal
+    and a renewal fail the same ways."""
+    try:
+        yield
     except SealError:
         raise
     except (PathBuildingError, PathValidationError) as error:
