@@ -93,7 +93,14 @@ def packet_seal(*, packet_id: int, attempt: int = 1) -> str:
     except SealError as error:
         if isinstance(error, SealKeyUnavailable) and key is not None:
             forget_credentials(key)  # the next attempt opens a new session
-        outcome = _record_failure(packet, attempt, error.code, str(error), error.log_detail)
+        outcome = _record_failure(
+            packet,
+            attempt,
+            error.code,
+            str(error),
+            error.log_detail,
+            retryable=error.retryable,
+        )
         log = logger.warning if error.kind == "unavailable" else logger.error
         log(
             "seal: packet %s not sealed (%s: %s); %s",
@@ -210,18 +217,28 @@ def _seal_merged(packet: Packet, prefix: str, seal: Callable[[bytes], bytes]) ->
 
 
 def _record_failure(
-    packet: Packet, attempt: int, code: str, message: str, detail: str | None
+    packet: Packet,
+    attempt: int,
+    code: str,
+    message: str,
+    detail: str | None,
+    *,
+    retryable: bool = True,
 ) -> str:
+    """Record a failed attempt; retry it later unless the retries ran out or the error cannot
+    go away by itself (a revoked certificate: failed at once, for an operator)."""
     with transaction.atomic():
         locked = Packet.objects.select_for_update().get(pk=packet.pk)
         if locked.seal_status == Packet.SealStatus.SEALED:
             return "sealed by another attempt"
-        retry_at = retry_later(
-            packet_seal_task,
-            kwargs={"packet_id": packet.pk},
-            attempt=attempt,
-            delays=settings.SEAL_RETRY_DELAYS,
-        )
+        retry_at = None
+        if retryable:
+            retry_at = retry_later(
+                packet_seal_task,
+                kwargs={"packet_id": packet.pk},
+                attempt=attempt,
+                delays=settings.SEAL_RETRY_DELAYS,
+            )
         locked.seal_attempts += 1
         locked.seal_error = f"{code}: {message}" + (f" ({detail})" if detail else "")
         locked.seal_error = locked.seal_error[:2000]

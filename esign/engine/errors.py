@@ -36,6 +36,9 @@ class SealError(EsignError):
 
     code = "seal_failed"
     kind: ClassVar[ErrorKind] = "internal"
+    # Whether trying again later may succeed (a TSA or an HSM that is away); a seal that cannot
+    # succeed until an operator acts fails at once.
+    retryable: ClassVar[bool] = True
 
     def __init__(self, message: str, *, log_detail: str | None = None) -> None:
         super().__init__(message)
@@ -69,3 +72,13 @@ class ValidationDataUnavailable(SealError):
 
     code = "validation_data_unavailable"
     kind = "unavailable"
+
+
+class SealCertificateRevoked(SealError):
+    """A certificate of the seal's chain (or of a timestamp authority's) is revoked, as its
+    CA's OCSP responder or CRL says: nothing can be sealed with it, and retrying changes
+    nothing until an operator configures another key (or TSA)."""
+
+    code = "seal_certificate_revoked"
+    kind: ClassVar[ErrorKind] = "internal"
+    retryable: ClassVar[bool] = False

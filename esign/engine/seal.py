@@ -38,14 +38,16 @@ from pyhanko.sign.general import SigningError
 from pyhanko.sign.signers.pdf_cms import PdfCMSSignedAttributes
 from pyhanko.sign.timestamps.common_utils import TimestampRequestError
 from pyhanko_certvalidator import ValidationContext
-from pyhanko_certvalidator.errors import PathBuildingError, PathValidationError
+from pyhanko_certvalidator.errors import PathBuildingError, PathValidationError, RevokedError
 
 from esign.engine.errors import (
+    SealCertificateRevoked,
     SealError,
     SealKeyUnavailable,
     TimestampUnavailable,
     ValidationDataUnavailable,
 )
+from esign.engine.revocation import revocation_fetchers
 from esign.engine.seal_credentials import SealCredentials
 from esign.engine.timestamps import FallbackTimeStamper, TsaConfig
 
@@ -112,6 +114,8 @@ def pyhanko_errors() -> Iterator[None]:
         yield
     except SealError:
         raise
+    except RevokedError as error:
+        raise _revoked(error) from None
     except (PathBuildingError, PathValidationError) as error:
         raise ValidationDataUnavailable(
             "The validation data of a certificate chain could not be gathered.",
@@ -125,6 +129,8 @@ def pyhanko_errors() -> Iterator[None]:
         cause = error.__cause__ or error.__context__
         if isinstance(cause, TimestampUnavailable):
             raise cause from None
+        if isinstance(cause, RevokedError):
+            raise _revoked(cause) from None
         if isinstance(cause, PathBuildingError | PathValidationError):
             raise ValidationDataUnavailable(
                 "The validation data of a certificate chain could not be gathered.",
@@ -139,6 +145,21 @@ def pyhanko_errors() -> Iterator[None]:
                 "The seal's key failed to sign.", log_detail=f"{type(error).__name__}: {error}"
             ) from None
         raise
+
+
+def _revoked(error: RevokedError) -> SealCertificateRevoked:
+    certificate = error.current_path.leaf
+    subject = (
+        certificate.subject.human_friendly
+        if isinstance(certificate, asn1_x509.Certificate)
+        else "an attribute certificate"
+    )
+    when = f" on {error.revocation_dt:%Y-%m-%d %H:%M} UTC" if error.revocation_dt else ""
+    return SealCertificateRevoked(
+        f"The certificate {subject} was revoked{when}: nothing can be sealed with it. "
+        "Configure another seal key (or timestamp authority) and seal again.",
+        log_detail=f"RevokedError: {error}",
+    )
 
 
 async def _seal(
@@ -158,8 +179,10 @@ async def _seal(
             trust_roots=list(roots.values()),
             other_certs=list(credentials.chain),
             allow_fetching=True,
-            # A CRL or OCSP responder that cannot be reached fails the attempt (it is retried
-            # later): the seal must carry the revocation data its level promises.
+            # An OCSP answer that cannot be read counts as none: the CRL is used instead.
+            fetcher_backend=revocation_fetchers(),
+            # A certificate with no reachable CRL or OCSP responder fails the attempt (it is
+            # retried later): the seal must carry the revocation data its level promises.
             revocation_mode="hard-fail",
         )
     meta = signers.PdfSignatureMetadata(

@@ -28,6 +28,7 @@ from pyhanko.sign import signers
 from pyhanko_certvalidator import ValidationContext
 
 from esign.engine.errors import SealError
+from esign.engine.revocation import revocation_fetchers
 from esign.engine.seal import DIGEST, pyhanko_errors, run_coroutine
 from esign.engine.timestamps import FallbackTimeStamper, TsaConfig
 
@@ -95,6 +96,7 @@ def renew_seal_pdf(
         context = ValidationContext(
             trust_roots=list(trust_roots),
             allow_fetching=True,
+            fetcher_backend=revocation_fetchers(),
             # Revocation data that cannot be had fails the renewal (it is tried again later):
             # without it, the new timestamp would seal a chain nobody can check.
             revocation_mode="hard-fail",

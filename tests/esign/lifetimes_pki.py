@@ -17,6 +17,8 @@ import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
 
 from asn1crypto import core as asn1_core
 from asn1crypto import keys as asn1_keys
@@ -203,6 +205,18 @@ class LifetimesPki:
         )
         return key_pem, _pem(certificate), certificate
 
+    def use_for_seals(self, settings: Any, directory: Path) -> x509.Certificate:
+        """Make the service seal with a software key of this PKI (the development key's files
+        in ``directory``) and timestamp with its TSA; returns the seal's certificate."""
+        key_pem, cert_pem, certificate = self.software_seal()
+        directory.mkdir()
+        (directory / "seal-key.pem").write_bytes(key_pem)
+        (directory / "seal-cert.pem").write_bytes(cert_pem)
+        (directory / "ca-cert.pem").write_bytes(self.ca_pem)
+        settings.SEAL_DEV_DIR = directory
+        settings.SEAL_TSA_URLS = [self.tsa_url]
+        return certificate
+
     def revoke(self, certificate: x509.Certificate) -> None:
         """Revoke ``certificate`` from a minute ago, in the CRL and the OCSP answers."""
         self.revoked[certificate.serial_number] = self.clock() - timedelta(minutes=1)
@@ -229,8 +243,24 @@ class LifetimesPki:
     def ocsp_response(self, body: bytes) -> bytes:
         """The answer to an OCSP request, signed by the CA itself."""
         if self.ocsp_mode == "junk":
-            # DER that is not an OCSPResponse: asn1crypto raises ValueError reading it.
+            # DER that is not an OCSPResponse.
             return asn1_core.OctetString(b"not an OCSP response").dump()
+        if self.ocsp_mode == "text":
+            return b"<html>Service unavailable</html>"
+        if self.ocsp_mode == "truncated":
+            good = self.ocsp_response_for(body)
+            return good[: len(good) // 2]
+        if self.ocsp_mode == "junk-inside":
+            # A successful OCSPResponse whose basic response is garbage: asn1crypto parses
+            # lazily, so it fails only once pyHanko looks inside.
+            junk = asn1_core.ParsableOctetString(b"\x30\x03\x02\x01\xff-junk")
+            answer = ocsp.ResponseBytes({"response_type": "basic_ocsp_response", "response": junk})
+            return ocsp.OCSPResponse(
+                {"response_status": "successful", "response_bytes": answer}
+            ).dump()
+        return self.ocsp_response_for(body)
+
+    def ocsp_response_for(self, body: bytes) -> bytes:
         request = x509_ocsp.load_der_ocsp_request(body)
         now = self.clock()
         revoked_at = self.revoked.get(request.serial_number)

@@ -37,14 +37,7 @@ CRL_DAYS = 30
 def lifetimes(settings: Any, tmp_path: Path) -> Iterator[LifetimesPki]:
     """Seals made with a key of a PKI whose TSA certificate lives 90 days and CRLs 30."""
     pki = LifetimesPki(crl_lifetime=timedelta(days=CRL_DAYS), tsa_lifetime=timedelta(days=TSA_DAYS))
-    key_pem, cert_pem, _ = pki.software_seal()
-    seal_dir = tmp_path / "seal"
-    seal_dir.mkdir()
-    (seal_dir / "seal-key.pem").write_bytes(key_pem)
-    (seal_dir / "seal-cert.pem").write_bytes(cert_pem)
-    (seal_dir / "ca-cert.pem").write_bytes(pki.ca_pem)
-    settings.SEAL_DEV_DIR = seal_dir
-    settings.SEAL_TSA_URLS = [pki.tsa_url]
+    pki.use_for_seals(settings, tmp_path / "seal")
     settings.SEAL_RENEWAL_MARGIN_DAYS = MARGIN_DAYS
     yield pki
     pki.close()
