@@ -62,7 +62,12 @@ def check_sealed(packet: Packet) -> None:
             "signer has signed."
         )
     if packet.seal_status == Packet.SealStatus.FAILED:
-        raise SealFailed()
+        reason = packet.seal_error_message or "an unexpected error"
+        raise SealFailed(
+            f"The documents could not be sealed: {reason.rstrip('.')} "
+            f"({packet.seal_error_code or 'unexpected'}). The service's operators have been "
+            "told and will seal them again."
+        )
     if packet.seal_status != Packet.SealStatus.SEALED:
         wait = PENDING_RETRY_AFTER_SECONDS
         if packet.seal_retry_at is not None:

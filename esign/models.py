@@ -99,6 +99,12 @@ class Packet(models.Model):
     seal_error = models.TextField(blank=True)
     seal_retry_at = models.DateTimeField(null=True, blank=True)
     sealed_at = models.DateTimeField(null=True, blank=True)
+    # What integrators are told (GraphQL, webhooks, the download's 503): the PAdES level the
+    # sealed files reach, and the last failed attempt's error code and message (seal_error adds
+    # the operators' detail).
+    seal_level = models.CharField(max_length=16, blank=True)
+    seal_error_code = models.CharField(max_length=64, blank=True)
+    seal_error_message = models.CharField(max_length=500, blank=True)
     audit_trail_path = models.CharField(max_length=300, blank=True)
     audit_trail_sha256 = models.CharField(max_length=64, blank=True, db_index=True)
     # With merge_pdfs, every document's pages in one sealed PDF: what the download holds.

@@ -34,6 +34,7 @@ from django.utils import timezone
 from core.background import enqueue_in_transaction, retry_later
 from core.blobs import blob_save
 from core.engine.pdf.document import concatenate
+from esign import events
 from esign.audit import AuditAction, audit
 from esign.audit_trail import audit_trail_pdf
 from esign.documents import document_pdf
@@ -170,7 +171,8 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
         locked.seal_status = Packet.SealStatus.SEALED
         locked.sealed_at = timezone.now()
         locked.seal_retry_at = None
-        locked.seal_error = ""
+        locked.seal_level = level
+        locked.seal_error = locked.seal_error_code = locked.seal_error_message = ""
         locked.save(
             update_fields=[
                 "audit_trail_path",
@@ -178,12 +180,16 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
                 "seal_status",
                 "sealed_at",
                 "seal_retry_at",
+                "seal_level",
                 "seal_error",
+                "seal_error_code",
+                "seal_error_message",
                 "updated_at",
             ]
         )
         SealedFileVersion.objects.bulk_create(versions, ignore_conflicts=True)
         audit(packet=locked, action=AuditAction.PACKET_SEALED, detail={"level": level})
+        events.packet_sealed(locked)
         # Each signer's copy of the sealed documents, by email (enableEmails), sent by the worker.
         signer_copies_queue(locked)
     return level
@@ -242,6 +248,7 @@ def _record_failure(
         locked.seal_attempts += 1
         locked.seal_error = f"{code}: {message}" + (f" ({detail})" if detail else "")
         locked.seal_error = locked.seal_error[:2000]
+        locked.seal_error_code, locked.seal_error_message = code[:64], message[:500]
         locked.seal_retry_at = retry_at
         locked.seal_status = (
             Packet.SealStatus.RETRYING if retry_at is not None else Packet.SealStatus.FAILED
@@ -250,6 +257,8 @@ def _record_failure(
             update_fields=[
                 "seal_attempts",
                 "seal_error",
+                "seal_error_code",
+                "seal_error_message",
                 "seal_retry_at",
                 "seal_status",
                 "updated_at",
@@ -260,6 +269,8 @@ def _record_failure(
             action=AuditAction.PACKET_SEAL_FAILED,
             detail={"attempt": attempt, "error": code, "willRetry": retry_at is not None},
         )
+        if retry_at is None:  # no more automatic attempts: the integrator is told
+            events.packet_seal_failed(locked)
     if retry_at is None:
         logger.error("seal: packet %s failed for good after %d attempts", packet.eid, attempt)
         return "failed"
