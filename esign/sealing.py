@@ -40,7 +40,7 @@ from esign.audit_trail import audit_trail_pdf
 from esign.documents import document_pdf
 from esign.emails import signer_copies_queue
 from esign.engine.errors import SealError, SealKeyUnavailable
-from esign.engine.seal import seal_pdf
+from esign.engine.seal import Attachment, seal_pdf
 from esign.engine.seal_credentials import SealKey, forget_credentials, load_credentials
 from esign.engine.seal_verify import verify_pdf
 from esign.engine.timestamps import FallbackTimeStamper
@@ -51,6 +51,7 @@ from esign.tasks import packet_seal_task
 
 logger = logging.getLogger(__name__)
 
+EMBEDDED_TRAIL_NAME = "audit-trail.pdf"
 SEALABLE = (Packet.SealStatus.PENDING, Packet.SealStatus.RETRYING, Packet.SealStatus.FAILED)
 
 
@@ -128,8 +129,19 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
     reason = f"Sealed by {_service_name()} once every signer had signed"
     levels: list[str] = []
     sealed_pdfs: dict[str, bytes] = {}  # by SHA-256: when each is due for renewal
+    # SEAL_EMBED_AUDIT_TRAIL: each document carries its evidence, the certificate of completion
+    # as it stands before the seal (the sealed files' hashes cannot be in it yet), sealed with it.
+    evidence: tuple[Attachment, ...] = ()
+    if settings.SEAL_EMBED_AUDIT_TRAIL:
+        evidence = (
+            Attachment(
+                filename=EMBEDDED_TRAIL_NAME,
+                data=audit_trail_pdf(packet, credentials=credentials, before_seal=True),
+                description="Certificate of completion of the packet, made before the seal",
+            ),
+        )
 
-    def seal(pdf: bytes) -> bytes:
+    def seal(pdf: bytes, attachments: tuple[Attachment, ...] = ()) -> bytes:
         sealed = seal_pdf(
             pdf,
             credentials=credentials,
@@ -138,6 +150,7 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
             trust_roots=roots,
             reason=reason,
             location=_service_name(),
+            attachments=attachments,
         )
         levels.append(_level_of(sealed, [*credentials.roots, *roots]))
         sealed_pdfs[hashlib.sha256(sealed).hexdigest()] = sealed
@@ -147,12 +160,12 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
     for document in packet.documents.all():
         if document.sealed_sha256:
             continue  # sealed by an earlier attempt
-        path, sha = blob_save(prefix=prefix, data=seal(document_pdf(document)))
+        path, sha = blob_save(prefix=prefix, data=seal(document_pdf(document), evidence))
         PacketDocument.objects.filter(pk=document.pk, sealed_sha256="").update(
             sealed_path=path, sealed_sha256=sha
         )
     if packet.merge_pdfs:
-        _seal_merged(packet, prefix, seal)
+        _seal_merged(packet, prefix, lambda pdf: seal(pdf, evidence))
     trail = audit_trail_pdf(packet, credentials=credentials)
     trail_path, trail_sha = blob_save(prefix=prefix, data=seal(trail))
     # What the files really reach, read back from them (the weakest of this attempt's), never

@@ -27,10 +27,12 @@ import io
 from collections.abc import Coroutine, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
 from asn1crypto import x509 as asn1_x509
+from pyhanko.pdf_utils import embed, generic
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 from pyhanko.pdf_utils.misc import PdfError
 from pyhanko.sign import fields, signers
@@ -65,6 +67,17 @@ B_B_OVERHEAD_BYTES = 4096
 TIMESTAMP_TOKEN_BYTES = 32 * 1024
 
 
+@dataclass(frozen=True)
+class Attachment:
+    """A file embedded in the document, in the seal's revision (so the seal covers it), as a
+    PDF/A-3 style associated file of the whole document (``/AF``, relationship Supplement)."""
+
+    filename: str
+    data: bytes
+    description: str = ""
+    mime_type: str = "application/pdf"
+
+
 def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
     """``asyncio.run``, also from a thread whose event loop is already running (there it runs in
     a thread of its own): pyHanko's API is asynchronous, ours is not."""
@@ -85,8 +98,12 @@ def seal_pdf(
     trust_roots: Sequence[asn1_x509.Certificate] = (),
     reason: str = "",
     location: str = "",
+    attachments: Sequence[Attachment] = (),
 ) -> bytes:
     """``pdf`` with the seal appended as an incremental update (the original bytes unchanged).
+
+    attachments: files embedded in the same update, before the seal is computed (the seal
+    covers them): the audit trail a sealed document carries (SEAL_EMBED_AUDIT_TRAIL).
 
     signing_time: aware; the claimed signing time (the only time of a B-B seal: the
     signature's ``/M``). With ``tsa`` (the TSAs, or the ``FallbackTimeStamper`` of a sealing
@@ -102,7 +119,16 @@ def seal_pdf(
     timestamper = tsa
     with pyhanko_errors():
         return run_coroutine(
-            _seal(pdf, credentials, signing_time, timestamper, trust_roots, reason, location)
+            _seal(
+                pdf,
+                credentials,
+                signing_time,
+                timestamper,
+                trust_roots,
+                reason,
+                location,
+                attachments,
+            )
         )
 
 
@@ -162,6 +188,25 @@ def _revoked(error: RevokedError) -> SealCertificateRevoked:
     )
 
 
+def _embed(writer: IncrementalPdfFileWriter, attachment: Attachment, when: datetime) -> None:
+    data = embed.EmbeddedFileObject.from_file_data(
+        writer,
+        data=attachment.data,
+        params=embed.EmbeddedFileParams(creation_date=when, modification_date=when),
+        mime_type=attachment.mime_type,
+    )
+    embed.embed_file(
+        writer,
+        embed.FileSpec(
+            file_spec_string=attachment.filename,
+            file_name=attachment.filename,
+            embedded_data=data,
+            description=attachment.description or None,
+            af_relationship=generic.pdf_name("/Supplement"),
+        ),
+    )
+
+
 async def _seal(
     pdf: bytes,
     credentials: SealCredentials,
@@ -170,6 +215,7 @@ async def _seal(
     trust_roots: Sequence[asn1_x509.Certificate],
     reason: str,
     location: str,
+    attachments: Sequence[Attachment] = (),
 ) -> bytes:
     long_term = timestamper is not None
     context: ValidationContext | None = None
@@ -197,6 +243,8 @@ async def _seal(
     )
     try:
         writer = IncrementalPdfFileWriter(io.BytesIO(pdf), strict=False)
+        for attachment in attachments:
+            _embed(writer, attachment, signing_time)
         signer = signers.PdfSigner(meta, signer=credentials.signer, timestamper=timestamper)
         # pyHanko's sign_pdf, step by step, so that the claimed signing time is the caller's.
         session = signer.init_signing_session(writer)
