@@ -67,6 +67,24 @@ def seals_sweep(*, now: datetime) -> int:
 
 # Packets whose sealed files' versions are recorded per sweep (each costs a read of its PDFs).
 RECORD_BATCH = 50
+# Set once a sweep of this process found no packet left without versions: sealing records them
+# in the transaction that marks a packet sealed, so only packets sealed before versions existed
+# lack them, and the query (an anti-join over every sealed packet) need not run every sweep.
+_versions_recorded = False
+
+
+def _record_older_versions() -> None:
+    global _versions_recorded  # noqa: PLW0603 - once per process
+    if _versions_recorded:
+        return
+    unrecorded = list(
+        Packet.objects.filter(
+            seal_status=Packet.SealStatus.SEALED, sealed_versions__isnull=True
+        ).order_by("pk")[:RECORD_BATCH]
+    )
+    for packet in unrecorded:
+        sealed_versions_record(packet)
+    _versions_recorded = len(unrecorded) < RECORD_BATCH
 
 
 @sweep("esign.seal_renewals")
@@ -75,12 +93,9 @@ def seal_renewals_sweep(*, now: datetime) -> int:
     version's ``renewal_due_at`` has come), one task per file. Enqueuing claims the file for
     ``SEAL_LEASE_SECONDS`` (its ``renewal_retry_at``), so a renewal is not enqueued twice while
     it waits or runs, and is enqueued again if its worker died. Also records the versions of
-    packets sealed before renewal existed. Returns how many renewals were enqueued."""
-    unrecorded = Packet.objects.filter(
-        seal_status=Packet.SealStatus.SEALED, sealed_versions__isnull=True
-    ).order_by("pk")[:RECORD_BATCH]
-    for packet in unrecorded:
-        sealed_versions_record(packet)
+    packets sealed before renewal existed (until none is left, once per process). Returns how
+    many renewals were enqueued."""
+    _record_older_versions()
     claim_until = now + timedelta(seconds=settings.SEAL_LEASE_SECONDS)
     version_ids = list(
         renewals_due(now=now).order_by("renewal_due_at").values_list("pk", flat=True)[:SWEEP_BATCH]

@@ -173,3 +173,20 @@ def test_a_b_b_seal_has_nothing_to_renew(complete) -> None:
     far = timezone.now() + timedelta(days=3650)
     assert seal_renewals_sweep(now=far) == 0
     assert Packet.objects.get(pk=packet.pk).audit_events.filter(action="sealRenewed").count() == 0
+
+
+def test_the_sweep_records_when_older_packets_are_due_once(
+    complete, lifetimes: LifetimesPki, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import esign.sweeps
+
+    _, packet = complete()
+    packet_seal(packet_id=packet.pk)
+    due = sorted(SealedFileVersion.objects.values_list("slot", "renewal_due_at"))
+    SealedFileVersion.objects.all().delete()  # a packet sealed before renewal existed
+    monkeypatch.setattr(esign.sweeps, "_versions_recorded", False)
+
+    assert seal_renewals_sweep(now=timezone.now()) == 0  # recorded, not due yet
+
+    assert sorted(SealedFileVersion.objects.values_list("slot", "renewal_due_at")) == due
+    assert esign.sweeps._versions_recorded is True  # the query is not run again
