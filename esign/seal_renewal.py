@@ -144,8 +144,19 @@ def sealed_file_renew(*, version_id: int, force: bool = False) -> str:
         )
         due = renewal_due_at(renewed)
     except SealError as error:
-        retry_at = now + timedelta(seconds=settings.SEAL_RENEWAL_RETRY_SECONDS)
         detail = f"{error.code}: {error}" + (f" ({error.log_detail})" if error.log_detail else "")
+        if not error.retryable:  # too late: trying again cannot help
+            SealedFileVersion.objects.filter(pk=version.pk).update(
+                renewal_error=detail[:2000], renewal_retry_at=None, renewal_due_at=None
+            )
+            logger.error(
+                "seal renewal: %s of packet %s cannot be renewed (%s)",
+                version.slot,
+                packet.eid,
+                detail,
+            )
+            return "failed"
+        retry_at = now + timedelta(seconds=settings.SEAL_RENEWAL_RETRY_SECONDS)
         SealedFileVersion.objects.filter(pk=version.pk).update(
             renewal_error=detail[:2000], renewal_retry_at=retry_at
         )

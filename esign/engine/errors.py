@@ -82,3 +82,12 @@ class SealCertificateRevoked(SealError):
     code = "seal_certificate_revoked"
     kind: ClassVar[ErrorKind] = "internal"
     retryable: ClassVar[bool] = False
+
+
+class RenewalTooLate(SealError):
+    """The last timestamp of a sealed file can no longer be checked (its certificate expired):
+    a new timestamp over it would prove nothing, so the file is not renewed."""
+
+    code = "renewal_too_late"
+    kind: ClassVar[ErrorKind] = "internal"
+    retryable: ClassVar[bool] = False

@@ -27,7 +27,7 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign import signers
 from pyhanko_certvalidator import ValidationContext
 
-from esign.engine.errors import SealError
+from esign.engine.errors import RenewalTooLate, SealError
 from esign.engine.revocation import revocation_fetchers
 from esign.engine.seal import DIGEST, pyhanko_errors, run_coroutine
 from esign.engine.timestamps import FallbackTimeStamper, TsaConfig
@@ -57,7 +57,11 @@ def timestamp_expiry(pdf: bytes) -> datetime | None:
     """When the file's last timestamp can no longer be proven: the earliest end of validity of
     the certificates its token carries (the TSA's and its issuers'). None for a file without a
     timestamp (a PAdES-B-B seal: nothing to renew)."""
-    token = _last_timestamp_token(_reader(pdf))
+    return _expiry(_reader(pdf))
+
+
+def _expiry(reader: PdfFileReader) -> datetime | None:
+    token = _last_timestamp_token(reader)
     if token is None:
         return None
     ends = [
@@ -80,8 +84,9 @@ def renew_seal_pdf(
 
     now: aware; the moment the last timestamp and its revocation data are checked at.
     trust_roots: the roots the TSAs' certificates chain to (the old TSA's and the new one's).
-    Raises TimestampUnavailable, ValidationDataUnavailable or SealError (nothing to renew: the
-    file has no timestamp, or is not a PDF).
+    Raises TimestampUnavailable, ValidationDataUnavailable, RenewalTooLate (the last
+    timestamp's certificate has expired: pyHanko would add a timestamp that proves nothing) or
+    SealError (nothing to renew: the file has no timestamp, or is not a PDF).
     """
     if now.tzinfo is None:
         raise ValueError("now must be aware")
@@ -90,6 +95,13 @@ def renew_seal_pdf(
     reader = _reader(pdf)
     if not reader.embedded_timestamp_signatures:
         raise SealError("The document has no document timestamp to renew.")
+    expiry = _expiry(reader)
+    if expiry is not None and now >= expiry:
+        raise RenewalTooLate(
+            f"The last timestamp's certificate expired on {expiry:%Y-%m-%d %H:%M} UTC: the "
+            "file can no longer be renewed.",
+            log_detail=f"renewal at {now.isoformat()}",
+        )
     timestamper = signers.PdfTimeStamper(tsa)
 
     async def renew() -> bytes:

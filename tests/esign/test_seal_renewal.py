@@ -190,3 +190,28 @@ def test_the_sweep_records_when_older_packets_are_due_once(
 
     assert sorted(SealedFileVersion.objects.values_list("slot", "renewal_due_at")) == due
     assert esign.sweeps._versions_recorded is True  # the query is not run again
+
+
+def test_a_file_whose_timestamp_certificate_expired_is_not_renewed(
+    complete, lifetimes: LifetimesPki, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, packet = complete()
+    packet_seal(packet_id=packet.pk)
+    expiry = lifetimes.tsa_certificate.not_valid_after_utc
+    later = move_clock(monkeypatch, lifetimes, TSA_DAYS + 5)  # the sweep never ran meanwhile
+    lifetimes.new_tsa(timedelta(days=3650))
+    assert seal_renewals_sweep(now=later) == 2
+
+    outcomes = [sealed_file_renew(version_id=version_id) for version_id in renew_tasks()]
+
+    assert outcomes == ["failed", "failed"]
+    versions = SealedFileVersion.objects.filter(packet=packet)
+    assert [v.version for v in versions] == [1, 1]  # no timestamp that proves nothing
+    for version in versions:
+        assert version.renewal_error == (
+            f"renewal_too_late: The last timestamp's certificate expired on "
+            f"{expiry:%Y-%m-%d %H:%M} UTC: the file can no longer be renewed. "
+            f"(renewal at {later.isoformat()})"
+        )
+        assert version.renewal_due_at is None  # not tried again
+    assert seal_renewals_sweep(now=later + timedelta(days=1)) == 0
