@@ -212,6 +212,22 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "createdAt": "ISO 8601.",
         "updatedAt": "ISO 8601.",
         "documentGroup": "The documents and their signers.",
+        "sealStatus": "Extension. Once completed, where the seal of the documents stands: "
+        "pending (being sealed), sealed (the zip can be downloaded), retrying (an attempt "
+        "failed; tried again at sealRetryAt) or failed (no more automatic attempts; the "
+        "operators seal it again). Null before completion.",
+        "sealLevel": "Extension. The PAdES level the sealed files reach, read back from them: "
+        "PAdES-B-B (no timestamp authority) or PAdES-B-LTA. Null until sealed.",
+        "sealedAt": "Extension. When the documents were sealed (ISO 8601).",
+        "sealError": "Extension. The last failed attempt's error, `{code, message}`; null once "
+        "sealed or before any failure.",
+        "sealRetryAt": "Extension. When a retrying seal is attempted again (ISO 8601).",
+    },
+    "SealError": {
+        "code": "A stable code: timestamp_unavailable, validation_data_unavailable, "
+        "seal_key_unavailable, seal_key_too_weak, seal_certificate_revoked, seal_failed or "
+        "unexpected.",
+        "message": "What went wrong, for people.",
     },
     "DocumentGroup": {
         "id": "The same as eid.",

@@ -425,6 +425,14 @@ SEAL_RETRY_DELAYS = [
 # A seal task still running this long after it started was lost with its worker (killed): the
 # sweep marks it failed and enqueues the packet's sealing again. Longer than any real attempt.
 SEAL_LEASE_SECONDS = env.float("SEAL_LEASE_SECONDS", default=300.0)
+# Archive timestamp renewal (esign.seal_renewal): a PAdES-B-LTA file gets a new document
+# timestamp this many days before its last timestamp's certificates expire; a renewal that fails
+# is tried again after SEAL_RENEWAL_RETRY_SECONDS.
+# Each sealed document (and the merged PDF) carries the certificate of completion as an
+# embedded, associated file (/AF), covered by the seal.
+SEAL_EMBED_AUDIT_TRAIL = env.bool("SEAL_EMBED_AUDIT_TRAIL", default=False)
+SEAL_RENEWAL_MARGIN_DAYS = env.int("SEAL_RENEWAL_MARGIN_DAYS", default=90)
+SEAL_RENEWAL_RETRY_SECONDS = env.float("SEAL_RENEWAL_RETRY_SECONDS", default=6 * 3600.0)
 # Largest PDF the verification page and POST /api/v1/verify accept (kept in memory, never stored).
 VERIFY_MAX_BYTES = env.int("VERIFY_MAX_BYTES", default=25 * 1_048_576)
 # Verifications a client address may run on the public /verify page per minute (each one parses

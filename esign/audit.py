@@ -31,6 +31,7 @@ class AuditAction(models.TextChoices):
     PACKET_VOIDED = "packetVoided", _("Packet voided")
     PACKET_SEAL_FAILED = "packetSealFailed", _("Sealing postponed")
     PACKET_SEALED = "packetSealed", _("Documents sealed")
+    SEAL_RENEWED = "sealRenewed", _("Seal's archive timestamp renewed")
     SIGNER_NOTIFIED = "signerNotified", _("Asked to sign")
     SIGNER_EMAIL_REQUESTED = "signerEmailRequested", _("A new signing link was asked for")
     SIGNER_EMAIL_SENT = "signerEmailSent", _("Signing email sent")

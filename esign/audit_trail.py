@@ -28,11 +28,19 @@ from esign.stamping import HANDWRITING_FONT
 logger = logging.getLogger(__name__)
 
 
-def audit_trail_pdf(packet: Packet, *, credentials: SealCredentials) -> bytes:
+def audit_trail_pdf(
+    packet: Packet, *, credentials: SealCredentials, before_seal: bool = False
+) -> bytes:
     """The packet's certificate of completion, unsealed, naming ``credentials`` as its sealer,
-    in the packet's language (esign.languages; English without one)."""
+    in the packet's language (esign.languages; English without one). ``before_seal``: the one a
+    sealed document carries inside it (SEAL_EMBED_AUDIT_TRAIL), drawn before the documents are
+    sealed, so without their sealed hashes (shown as "-")."""
     with trail_language(packet):
         trail = replace(audit_trail_of(packet, credentials=credentials), labels=trail_labels())
+    if before_seal:
+        trail = replace(
+            trail, documents=tuple(replace(d, sealed_sha256="") for d in trail.documents)
+        )
     return draw_audit_trail(
         trail,
         fonts=font_library(),

@@ -14,7 +14,8 @@ from accounts.models import Organization
 from core.blobs import blob_read
 from core.engine.archive import PdfZip, safe_filename
 from core.errors import Conflict, ServiceError
-from esign.models import Packet
+from esign.models import Packet, SealedFileVersion
+from esign.seal_renewal import newest_versions
 from esign.services import document_group_get
 
 AUDIT_TRAIL_NAME = "audit-trail.pdf"
@@ -61,7 +62,12 @@ def check_sealed(packet: Packet) -> None:
             "signer has signed."
         )
     if packet.seal_status == Packet.SealStatus.FAILED:
-        raise SealFailed()
+        reason = packet.seal_error_message or "an unexpected error"
+        raise SealFailed(
+            f"The documents could not be sealed: {reason.rstrip('.')} "
+            f"({packet.seal_error_code or 'unexpected'}). The service's operators have been "
+            "told and will seal them again."
+        )
     if packet.seal_status != Packet.SealStatus.SEALED:
         wait = PENDING_RETRY_AFTER_SECONDS
         if packet.seal_retry_at is not None:
@@ -83,17 +89,31 @@ def document_group_archive(*, organization: Organization, group_eid: str) -> Arc
     packet = group.packet
     check_sealed(packet)
     archive = PdfZip(when=packet.sealed_at or timezone.now(), reserved=[AUDIT_TRAIL_NAME])
+    # Each file's newest version: renewed archive timestamps (esign.seal_renewal) included.
+    newest = newest_versions(packet)
+
+    def sealed(slot: str, path: str, sha: str) -> bytes:
+        version = newest.get(slot)
+        return blob_read(version.path, version.sha256) if version else blob_read(path, sha)
+
     if packet.merged_sha256:  # mergePDFs: the documents as one PDF, named for the packet
         archive.add(
-            packet.name, blob_read(packet.merged_path, packet.merged_sha256), default=group.eid
+            packet.name,
+            sealed(SealedFileVersion.MERGED, packet.merged_path, packet.merged_sha256),
+            default=group.eid,
         )
     for document in [] if packet.merged_sha256 else packet.documents.all():
         archive.add(
             document.filename,
-            blob_read(document.sealed_path, document.sealed_sha256),
+            sealed(
+                SealedFileVersion.document_slot(document.pk),
+                document.sealed_path,
+                document.sealed_sha256,
+            ),
             default=f"{document.alias_id}.pdf",
         )
     archive.add_reserved(
-        AUDIT_TRAIL_NAME, blob_read(packet.audit_trail_path, packet.audit_trail_sha256)
+        AUDIT_TRAIL_NAME,
+        sealed(SealedFileVersion.AUDIT_TRAIL, packet.audit_trail_path, packet.audit_trail_sha256),
     )
     return Archive(safe_filename(packet.name, group.eid), archive.finish())

@@ -1,6 +1,7 @@
 """The webhook events of e-signature, emitted through the webhooks app in the transaction of
 the change they report: documentGroupCreate, signerUpdateStatus, signerComplete,
-etchPacketComplete. Their ``data`` names packets, groups and signers by their wire fields."""
+etchPacketComplete, and the extensions etchPacketSealed and etchPacketSealFailed. Their ``data``
+names packets, groups and signers by their wire fields."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from django.urls import reverse
 
 from core.graphql.scalars import iso_ms
 from esign.models import Packet, Signer
-from webhooks.services import event_emit
+from webhooks.services import ETCH_PACKET_SEAL_FAILED, ETCH_PACKET_SEALED, event_emit
 
 
 def _packet(packet: Packet) -> dict[str, Any]:
@@ -102,5 +103,46 @@ def packet_completed(packet: Packet) -> None:
             "etchPacket": _packet(packet),
             "documentGroup": _group(packet),
             "signers": [_signer(s) for s in packet.signers.all()],
+        },
+    )
+
+
+def seal_summary(packet: Packet) -> dict[str, Any]:
+    """Where the packet's seal stands, by the wire fields of etchPacket (sealStatus...)."""
+    error = None
+    if packet.seal_error_code:
+        error = {"code": packet.seal_error_code, "message": packet.seal_error_message}
+    return {
+        "status": packet.seal_status,
+        "level": packet.seal_level or None,
+        "sealedAt": iso_ms(packet.sealed_at),
+        "attempts": packet.seal_attempts,
+        "error": error,
+    }
+
+
+def packet_sealed(packet: Packet) -> None:
+    """Extension: every document and the audit trail are sealed; the zip can be downloaded."""
+    _emit(
+        packet,
+        ETCH_PACKET_SEALED,
+        {
+            "etchPacket": _packet(packet),
+            "documentGroup": _group(packet),
+            "seal": seal_summary(packet),
+        },
+    )
+
+
+def packet_seal_failed(packet: Packet) -> None:
+    """Extension: sealing failed and will not be tried again by itself (the retries ran out, or
+    the error cannot go away: a revoked certificate) until an operator seals it again."""
+    _emit(
+        packet,
+        ETCH_PACKET_SEAL_FAILED,
+        {
+            "etchPacket": _packet(packet),
+            "documentGroup": _group(packet),
+            "seal": seal_summary(packet),
         },
     )

@@ -99,6 +99,12 @@ class Packet(models.Model):
     seal_error = models.TextField(blank=True)
     seal_retry_at = models.DateTimeField(null=True, blank=True)
     sealed_at = models.DateTimeField(null=True, blank=True)
+    # What integrators are told (GraphQL, webhooks, the download's 503): the PAdES level the
+    # sealed files reach, and the last failed attempt's error code and message (seal_error adds
+    # the operators' detail).
+    seal_level = models.CharField(max_length=16, blank=True)
+    seal_error_code = models.CharField(max_length=64, blank=True)
+    seal_error_message = models.CharField(max_length=500, blank=True)
     audit_trail_path = models.CharField(max_length=300, blank=True)
     audit_trail_sha256 = models.CharField(max_length=64, blank=True, db_index=True)
     # With merge_pdfs, every document's pages in one sealed PDF: what the download holds.
@@ -174,6 +180,48 @@ class PacketDocument(models.Model):
 
     def __str__(self) -> str:
         return self.title or self.filename
+
+
+class SealedFileVersion(models.Model):
+    """One version of a sealed file of a packet (a document, the merged PDF, the audit trail).
+
+    Version 1 is the file as sealed (its path and hash are also on the document or the packet,
+    where /verify and the audit trail read them); each archive timestamp renewal
+    (esign.seal_renewal) stores the file again, grown by an incremental update, as the next
+    version: nothing is overwritten, and downloads serve the newest. Only the newest version of
+    a file has ``renewal_due_at``: when its last timestamp must be renewed (null for a PAdES-B-B
+    seal, which has none), so the sweep finds due files without reading a PDF.
+    """
+
+    AUDIT_TRAIL = "audit-trail"
+    MERGED = "merged"
+
+    packet = models.ForeignKey(Packet, on_delete=models.CASCADE, related_name="sealed_versions")
+    # Which file: "document-<PacketDocument id>", "merged" or "audit-trail".
+    slot = models.CharField(max_length=64)
+    version = models.PositiveIntegerField()
+    path = models.CharField(max_length=300)
+    sha256 = models.CharField(max_length=64, db_index=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    renewal_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # A failed renewal: why, and when it is tried again (the sweep skips it until then).
+    renewal_error = models.CharField(max_length=2000, blank=True)
+    renewal_retry_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["packet", "slot", "version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["packet", "slot", "version"], name="unique_sealed_file_version"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.slot} v{self.version} of packet {self.packet_id}"
+
+    @staticmethod
+    def document_slot(document_id: int) -> str:
+        return f"document-{document_id}"
 
 
 class Signer(models.Model):

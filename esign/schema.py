@@ -82,6 +82,22 @@ class DocumentGroupType(graphene.ObjectType):
         return list(group.packet.signers.all())
 
 
+class SealErrorType(graphene.ObjectType):
+    class Meta:
+        name = "SealError"
+
+    code = graphene.String()
+    message = graphene.String()
+
+    @staticmethod
+    def resolve_code(packet: Packet, info: Any) -> str:
+        return packet.seal_error_code
+
+    @staticmethod
+    def resolve_message(packet: Packet, info: Any) -> str:
+        return packet.seal_error_message
+
+
 class EtchPacketType(graphene.ObjectType):
     class Meta:
         name = "EtchPacket"
@@ -100,10 +116,28 @@ class EtchPacketType(graphene.ObjectType):
     created_at = DateTime()
     updated_at = DateTime()
     document_group = graphene.Field(DocumentGroupType)
+    # Extensions: where the seal of the completed packet's documents stands.
+    seal_status = graphene.String()
+    seal_level = graphene.String()
+    sealed_at = DateTime()
+    seal_error = graphene.Field(lambda: SealErrorType)
+    seal_retry_at = DateTime()
 
     @staticmethod
     def resolve_id(packet: Packet, info: Any) -> str:
         return packet.eid
+
+    @staticmethod
+    def resolve_seal_status(packet: Packet, info: Any) -> str | None:
+        return packet.seal_status or None
+
+    @staticmethod
+    def resolve_seal_level(packet: Packet, info: Any) -> str | None:
+        return packet.seal_level or None
+
+    @staticmethod
+    def resolve_seal_error(packet: Packet, info: Any) -> Packet | None:
+        return packet if packet.seal_error_code else None
 
     @staticmethod
     def resolve_number_remaining_signers(packet: Packet, info: Any) -> int:

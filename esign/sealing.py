@@ -21,6 +21,7 @@ only where nothing is stored yet, so the first one wins and both agree afterward
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from collections.abc import Callable
@@ -33,21 +34,24 @@ from django.utils import timezone
 from core.background import enqueue_in_transaction, retry_later
 from core.blobs import blob_save
 from core.engine.pdf.document import concatenate
+from esign import events
 from esign.audit import AuditAction, audit
 from esign.audit_trail import audit_trail_pdf
 from esign.documents import document_pdf
 from esign.emails import signer_copies_queue
 from esign.engine.errors import SealError, SealKeyUnavailable
-from esign.engine.seal import seal_pdf
+from esign.engine.seal import Attachment, seal_pdf
 from esign.engine.seal_credentials import SealKey, forget_credentials, load_credentials
 from esign.engine.seal_verify import verify_pdf
 from esign.engine.timestamps import FallbackTimeStamper
-from esign.models import Packet, PacketDocument
+from esign.models import Packet, PacketDocument, SealedFileVersion
 from esign.seal_config import configured_roots, seal_key, tsa_config
+from esign.seal_renewal import sealed_versions_prepare
 from esign.tasks import packet_seal_task
 
 logger = logging.getLogger(__name__)
 
+EMBEDDED_TRAIL_NAME = "audit-trail.pdf"
 SEALABLE = (Packet.SealStatus.PENDING, Packet.SealStatus.RETRYING, Packet.SealStatus.FAILED)
 
 
@@ -91,7 +95,14 @@ def packet_seal(*, packet_id: int, attempt: int = 1) -> str:
     except SealError as error:
         if isinstance(error, SealKeyUnavailable) and key is not None:
             forget_credentials(key)  # the next attempt opens a new session
-        outcome = _record_failure(packet, attempt, error.code, str(error), error.log_detail)
+        outcome = _record_failure(
+            packet,
+            attempt,
+            error.code,
+            str(error),
+            error.log_detail,
+            retryable=error.retryable,
+        )
         log = logger.warning if error.kind == "unavailable" else logger.error
         log(
             "seal: packet %s not sealed (%s: %s); %s",
@@ -117,8 +128,20 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
     roots = configured_roots()
     reason = f"Sealed by {_service_name()} once every signer had signed"
     levels: list[str] = []
+    sealed_pdfs: dict[str, bytes] = {}  # by SHA-256: when each is due for renewal
+    # SEAL_EMBED_AUDIT_TRAIL: each document carries its evidence, the certificate of completion
+    # as it stands before the seal (the sealed files' hashes cannot be in it yet), sealed with it.
+    evidence: tuple[Attachment, ...] = ()
+    if settings.SEAL_EMBED_AUDIT_TRAIL:
+        evidence = (
+            Attachment(
+                filename=EMBEDDED_TRAIL_NAME,
+                data=audit_trail_pdf(packet, credentials=credentials, before_seal=True),
+                description="Certificate of completion of the packet, made before the seal",
+            ),
+        )
 
-    def seal(pdf: bytes) -> bytes:
+    def seal(pdf: bytes, attachments: tuple[Attachment, ...] = ()) -> bytes:
         sealed = seal_pdf(
             pdf,
             credentials=credentials,
@@ -127,25 +150,32 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
             trust_roots=roots,
             reason=reason,
             location=_service_name(),
+            attachments=attachments,
         )
         levels.append(_level_of(sealed, [*credentials.roots, *roots]))
+        sealed_pdfs[hashlib.sha256(sealed).hexdigest()] = sealed
         return sealed
 
     prefix = f"packets/{packet.organization.eid}/{packet.eid}"
     for document in packet.documents.all():
         if document.sealed_sha256:
             continue  # sealed by an earlier attempt
-        path, sha = blob_save(prefix=prefix, data=seal(document_pdf(document)))
+        path, sha = blob_save(prefix=prefix, data=seal(document_pdf(document), evidence))
         PacketDocument.objects.filter(pk=document.pk, sealed_sha256="").update(
             sealed_path=path, sealed_sha256=sha
         )
     if packet.merge_pdfs:
-        _seal_merged(packet, prefix, seal)
+        _seal_merged(packet, prefix, lambda pdf: seal(pdf, evidence))
     trail = audit_trail_pdf(packet, credentials=credentials)
     trail_path, trail_sha = blob_save(prefix=prefix, data=seal(trail))
     # What the files really reach, read back from them (the weakest of this attempt's), never
     # what was asked for.
     level = min(levels, key=PADES_LEVELS.index)
+    # Version 1 of each sealed file, with when its archive timestamp is due for renewal
+    # (esign.seal_renewal), read from the files here, outside the transaction.
+    sealed = Packet.objects.get(pk=packet.pk)
+    sealed.audit_trail_path, sealed.audit_trail_sha256 = trail_path, trail_sha
+    versions = sealed_versions_prepare(sealed, pdfs=sealed_pdfs)
     with transaction.atomic():
         locked = Packet.objects.select_for_update().get(pk=packet.pk)
         if locked.seal_status == Packet.SealStatus.SEALED:
@@ -154,7 +184,8 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
         locked.seal_status = Packet.SealStatus.SEALED
         locked.sealed_at = timezone.now()
         locked.seal_retry_at = None
-        locked.seal_error = ""
+        locked.seal_level = level
+        locked.seal_error = locked.seal_error_code = locked.seal_error_message = ""
         locked.save(
             update_fields=[
                 "audit_trail_path",
@@ -162,11 +193,16 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
                 "seal_status",
                 "sealed_at",
                 "seal_retry_at",
+                "seal_level",
                 "seal_error",
+                "seal_error_code",
+                "seal_error_message",
                 "updated_at",
             ]
         )
+        SealedFileVersion.objects.bulk_create(versions, ignore_conflicts=True)
         audit(packet=locked, action=AuditAction.PACKET_SEALED, detail={"level": level})
+        events.packet_sealed(locked)
         # Each signer's copy of the sealed documents, by email (enableEmails), sent by the worker.
         signer_copies_queue(locked)
     return level
@@ -200,21 +236,32 @@ def _seal_merged(packet: Packet, prefix: str, seal: Callable[[bytes], bytes]) ->
 
 
 def _record_failure(
-    packet: Packet, attempt: int, code: str, message: str, detail: str | None
+    packet: Packet,
+    attempt: int,
+    code: str,
+    message: str,
+    detail: str | None,
+    *,
+    retryable: bool = True,
 ) -> str:
+    """Record a failed attempt; retry it later unless the retries ran out or the error cannot
+    go away by itself (a revoked certificate: failed at once, for an operator)."""
     with transaction.atomic():
         locked = Packet.objects.select_for_update().get(pk=packet.pk)
         if locked.seal_status == Packet.SealStatus.SEALED:
             return "sealed by another attempt"
-        retry_at = retry_later(
-            packet_seal_task,
-            kwargs={"packet_id": packet.pk},
-            attempt=attempt,
-            delays=settings.SEAL_RETRY_DELAYS,
-        )
+        retry_at = None
+        if retryable:
+            retry_at = retry_later(
+                packet_seal_task,
+                kwargs={"packet_id": packet.pk},
+                attempt=attempt,
+                delays=settings.SEAL_RETRY_DELAYS,
+            )
         locked.seal_attempts += 1
         locked.seal_error = f"{code}: {message}" + (f" ({detail})" if detail else "")
         locked.seal_error = locked.seal_error[:2000]
+        locked.seal_error_code, locked.seal_error_message = code[:64], message[:500]
         locked.seal_retry_at = retry_at
         locked.seal_status = (
             Packet.SealStatus.RETRYING if retry_at is not None else Packet.SealStatus.FAILED
@@ -223,6 +270,8 @@ def _record_failure(
             update_fields=[
                 "seal_attempts",
                 "seal_error",
+                "seal_error_code",
+                "seal_error_message",
                 "seal_retry_at",
                 "seal_status",
                 "updated_at",
@@ -233,6 +282,8 @@ def _record_failure(
             action=AuditAction.PACKET_SEAL_FAILED,
             detail={"attempt": attempt, "error": code, "willRetry": retry_at is not None},
         )
+        if retry_at is None:  # no more automatic attempts: the integrator is told
+            events.packet_seal_failed(locked)
     if retry_at is None:
         logger.error("seal: packet %s failed for good after %d attempts", packet.eid, attempt)
         return "failed"

@@ -1,6 +1,6 @@
 """The sweeps of e-signature (core.sweeps): seals whose task was lost (a packet completed and
-not yet sealed, due now, with no task that will seal it), and signers' emails whose task was
-lost (esign.emails)."""
+not yet sealed, due now, with no task that will seal it), archive timestamp renewals that are
+due (esign.seal_renewal), and signers' emails whose task was lost (esign.emails)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from django_tasks_db.models import DBTaskResult
 from core.background import enqueue_in_transaction
 from core.sweeps import sweep, task_results_lost_fail
 from esign.emails import signer_emails_recover, signer_reminders_queue
-from esign.models import Packet
-from esign.tasks import packet_seal_task, signer_email_task
+from esign.models import Packet, SealedFileVersion
+from esign.seal_renewal import renewals_due, sealed_versions_record
+from esign.tasks import packet_seal_task, sealed_file_renew_task, signer_email_task
 
 SWEEP_BATCH = 1000
 
@@ -60,6 +61,58 @@ def seals_sweep(*, now: datetime) -> int:
             enqueue_in_transaction(
                 packet_seal_task, packet_id=packet_id, attempt=packet.seal_attempts + 1
             )
+            enqueued += 1
+    return enqueued
+
+
+# Packets whose sealed files' versions are recorded per sweep (each costs a read of its PDFs).
+RECORD_BATCH = 50
+# Set once a sweep of this process found no packet left without versions: sealing records them
+# in the transaction that marks a packet sealed, so only packets sealed before versions existed
+# lack them, and the query (an anti-join over every sealed packet) need not run every sweep.
+_versions_recorded = False
+
+
+def _record_older_versions() -> None:
+    global _versions_recorded  # noqa: PLW0603 - once per process
+    if _versions_recorded:
+        return
+    unrecorded = list(
+        Packet.objects.filter(
+            seal_status=Packet.SealStatus.SEALED, sealed_versions__isnull=True
+        ).order_by("pk")[:RECORD_BATCH]
+    )
+    for packet in unrecorded:
+        sealed_versions_record(packet)
+    _versions_recorded = len(unrecorded) < RECORD_BATCH
+
+
+@sweep("esign.seal_renewals")
+def seal_renewals_sweep(*, now: datetime) -> int:
+    """Enqueue the renewal of every sealed file whose archive timestamp is due (its newest
+    version's ``renewal_due_at`` has come), one task per file. Enqueuing claims the file for
+    ``SEAL_LEASE_SECONDS`` (its ``renewal_retry_at``), so a renewal is not enqueued twice while
+    it waits or runs, and is enqueued again if its worker died. Also records the versions of
+    packets sealed before renewal existed (until none is left, once per process). Returns how
+    many renewals were enqueued."""
+    _record_older_versions()
+    claim_until = now + timedelta(seconds=settings.SEAL_LEASE_SECONDS)
+    version_ids = list(
+        renewals_due(now=now).order_by("renewal_due_at").values_list("pk", flat=True)[:SWEEP_BATCH]
+    )
+    enqueued = 0
+    for version_id in version_ids:
+        with transaction.atomic():
+            claimed = (
+                renewals_due(now=now)
+                .select_for_update(skip_locked=True)
+                .filter(pk=version_id)
+                .first()
+            )
+            if claimed is None:
+                continue  # renewed meanwhile, or another sweep has it
+            SealedFileVersion.objects.filter(pk=version_id).update(renewal_retry_at=claim_until)
+            enqueue_in_transaction(sealed_file_renew_task, version_id=version_id)
             enqueued += 1
     return enqueued
 

@@ -1,5 +1,5 @@
-"""E-signature tasks: sealing a completed packet (esign.sealing), emailing a signer
-(esign.emails)."""
+"""E-signature tasks: sealing a completed packet (esign.sealing), renewing a sealed file's
+archive timestamp (esign.seal_renewal), emailing a signer (esign.emails)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,15 @@ def packet_seal_task(*, packet_id: int, attempt: int = 1) -> str:
     from esign.sealing import packet_seal
 
     return packet_seal(packet_id=packet_id, attempt=attempt)
+
+
+@task()
+def sealed_file_renew_task(*, version_id: int) -> str:
+    """Renew the archive timestamp of a sealed file (esign.seal_renewal); a failure is recorded
+    on the file and tried again by the sweep. Idempotent: a file renewed already is left."""
+    from esign.seal_renewal import sealed_file_renew  # imported late like packet_seal
+
+    return sealed_file_renew(version_id=version_id)
 
 
 @task()

@@ -36,6 +36,9 @@ class SealError(EsignError):
 
     code = "seal_failed"
     kind: ClassVar[ErrorKind] = "internal"
+    # Whether trying again later may succeed (a TSA or an HSM that is away); a seal that cannot
+    # succeed until an operator acts fails at once.
+    retryable: ClassVar[bool] = True
 
     def __init__(self, message: str, *, log_detail: str | None = None) -> None:
         super().__init__(message)
@@ -69,3 +72,22 @@ class ValidationDataUnavailable(SealError):
 
     code = "validation_data_unavailable"
     kind = "unavailable"
+
+
+class SealCertificateRevoked(SealError):
+    """A certificate of the seal's chain (or of a timestamp authority's) is revoked, as its
+    CA's OCSP responder or CRL says: nothing can be sealed with it, and retrying changes
+    nothing until an operator configures another key (or TSA)."""
+
+    code = "seal_certificate_revoked"
+    kind: ClassVar[ErrorKind] = "internal"
+    retryable: ClassVar[bool] = False
+
+
+class RenewalTooLate(SealError):
+    """The last timestamp of a sealed file can no longer be checked (its certificate expired):
+    a new timestamp over it would prove nothing, so the file is not renewed."""
+
+    code = "renewal_too_late"
+    kind: ClassVar[ErrorKind] = "internal"
+    retryable: ClassVar[bool] = False

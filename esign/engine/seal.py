@@ -24,12 +24,15 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
 from asn1crypto import x509 as asn1_x509
+from pyhanko.pdf_utils import embed, generic
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 from pyhanko.pdf_utils.misc import PdfError
 from pyhanko.sign import fields, signers
@@ -37,14 +40,16 @@ from pyhanko.sign.general import SigningError
 from pyhanko.sign.signers.pdf_cms import PdfCMSSignedAttributes
 from pyhanko.sign.timestamps.common_utils import TimestampRequestError
 from pyhanko_certvalidator import ValidationContext
-from pyhanko_certvalidator.errors import PathBuildingError, PathValidationError
+from pyhanko_certvalidator.errors import PathBuildingError, PathValidationError, RevokedError
 
 from esign.engine.errors import (
+    SealCertificateRevoked,
     SealError,
     SealKeyUnavailable,
     TimestampUnavailable,
     ValidationDataUnavailable,
 )
+from esign.engine.revocation import revocation_fetchers
 from esign.engine.seal_credentials import SealCredentials
 from esign.engine.timestamps import FallbackTimeStamper, TsaConfig
 
@@ -60,6 +65,17 @@ B_B_OVERHEAD_BYTES = 4096
 # signature and the certificates the TSA embeds. Reserved without asking the TSA for a sample
 # token first (pyHanko's estimate), so each timestamp costs one request.
 TIMESTAMP_TOKEN_BYTES = 32 * 1024
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A file embedded in the document, in the seal's revision (so the seal covers it), as a
+    PDF/A-3 style associated file of the whole document (``/AF``, relationship Supplement)."""
+
+    filename: str
+    data: bytes
+    description: str = ""
+    mime_type: str = "application/pdf"
 
 
 def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
@@ -82,8 +98,12 @@ def seal_pdf(
     trust_roots: Sequence[asn1_x509.Certificate] = (),
     reason: str = "",
     location: str = "",
+    attachments: Sequence[Attachment] = (),
 ) -> bytes:
     """``pdf`` with the seal appended as an incremental update (the original bytes unchanged).
+
+    attachments: files embedded in the same update, before the seal is computed (the seal
+    covers them): the audit trail a sealed document carries (SEAL_EMBED_AUDIT_TRAIL).
 
     signing_time: aware; the claimed signing time (the only time of a B-B seal: the
     signature's ``/M``). With ``tsa`` (the TSAs, or the ``FallbackTimeStamper`` of a sealing
@@ -97,12 +117,31 @@ def seal_pdf(
     if isinstance(tsa, TsaConfig):
         tsa = FallbackTimeStamper(tsa)
     timestamper = tsa
-    try:
+    with pyhanko_errors():
         return run_coroutine(
-            _seal(pdf, credentials, signing_time, timestamper, trust_roots, reason, location)
+            _seal(
+                pdf,
+                credentials,
+                signing_time,
+                timestamper,
+                trust_roots,
+                reason,
+                location,
+                attachments,
+            )
         )
+
+
+@contextmanager
+def pyhanko_errors() -> Iterator[None]:
+    """pyHanko's, pyhanko-certvalidator's and python-pkcs11's errors as the engine's own: a seal
+    and a renewal fail the same ways."""
+    try:
+        yield
     except SealError:
         raise
+    except RevokedError as error:
+        raise _revoked(error) from None
     except (PathBuildingError, PathValidationError) as error:
         raise ValidationDataUnavailable(
             "The validation data of a certificate chain could not be gathered.",
@@ -116,6 +155,8 @@ def seal_pdf(
         cause = error.__cause__ or error.__context__
         if isinstance(cause, TimestampUnavailable):
             raise cause from None
+        if isinstance(cause, RevokedError):
+            raise _revoked(cause) from None
         if isinstance(cause, PathBuildingError | PathValidationError):
             raise ValidationDataUnavailable(
                 "The validation data of a certificate chain could not be gathered.",
@@ -132,6 +173,40 @@ def seal_pdf(
         raise
 
 
+def _revoked(error: RevokedError) -> SealCertificateRevoked:
+    certificate = error.current_path.leaf
+    subject = (
+        certificate.subject.human_friendly
+        if isinstance(certificate, asn1_x509.Certificate)
+        else "an attribute certificate"
+    )
+    when = f" on {error.revocation_dt:%Y-%m-%d %H:%M} UTC" if error.revocation_dt else ""
+    return SealCertificateRevoked(
+        f"The certificate {subject} was revoked{when}: nothing can be sealed with it. "
+        "Configure another seal key (or timestamp authority) and seal again.",
+        log_detail=f"RevokedError: {error}",
+    )
+
+
+def _embed(writer: IncrementalPdfFileWriter, attachment: Attachment, when: datetime) -> None:
+    data = embed.EmbeddedFileObject.from_file_data(
+        writer,
+        data=attachment.data,
+        params=embed.EmbeddedFileParams(creation_date=when, modification_date=when),
+        mime_type=attachment.mime_type,
+    )
+    embed.embed_file(
+        writer,
+        embed.FileSpec(
+            file_spec_string=attachment.filename,
+            file_name=attachment.filename,
+            embedded_data=data,
+            description=attachment.description or None,
+            af_relationship=generic.pdf_name("/Supplement"),
+        ),
+    )
+
+
 async def _seal(
     pdf: bytes,
     credentials: SealCredentials,
@@ -140,6 +215,7 @@ async def _seal(
     trust_roots: Sequence[asn1_x509.Certificate],
     reason: str,
     location: str,
+    attachments: Sequence[Attachment] = (),
 ) -> bytes:
     long_term = timestamper is not None
     context: ValidationContext | None = None
@@ -149,8 +225,10 @@ async def _seal(
             trust_roots=list(roots.values()),
             other_certs=list(credentials.chain),
             allow_fetching=True,
-            # A CRL or OCSP responder that cannot be reached fails the attempt (it is retried
-            # later): the seal must carry the revocation data its level promises.
+            # An OCSP answer that cannot be read counts as none: the CRL is used instead.
+            fetcher_backend=revocation_fetchers(),
+            # A certificate with no reachable CRL or OCSP responder fails the attempt (it is
+            # retried later): the seal must carry the revocation data its level promises.
             revocation_mode="hard-fail",
         )
     meta = signers.PdfSignatureMetadata(
@@ -165,6 +243,8 @@ async def _seal(
     )
     try:
         writer = IncrementalPdfFileWriter(io.BytesIO(pdf), strict=False)
+        for attachment in attachments:
+            _embed(writer, attachment, signing_time)
         signer = signers.PdfSigner(meta, signer=credentials.signer, timestamper=timestamper)
         # pyHanko's sign_pdf, step by step, so that the claimed signing time is the caller's.
         session = signer.init_signing_session(writer)

@@ -26,6 +26,8 @@ from webhooks.services.endpoints import (
 )
 from webhooks.services.events import (
     ACTIONS,
+    ETCH_PACKET_SEAL_FAILED,
+    ETCH_PACKET_SEALED,
     NO_URL_REASON,
     deliveries_filter,
     delivery_get,
@@ -37,6 +39,8 @@ from webhooks.services.retries import Recovered, deliveries_recover, retry_delay
 
 __all__ = [
     "ACTIONS",
+    "ETCH_PACKET_SEALED",
+    "ETCH_PACKET_SEAL_FAILED",
     "NO_URL_REASON",
     "Recovered",
     "check_public_key",

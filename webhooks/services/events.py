@@ -22,7 +22,12 @@ from webhooks.models import WebhookDelivery, WebhookEvent
 from webhooks.services.endpoints import endpoint_get, webhook_url_form
 from webhooks.tasks import webhook_deliver
 
-ACTIONS = frozenset(WebhookEvent.Action.values)
+# Extensions beside the spec's events (docs/webhooks.md), delivered and signed the same way:
+# the seal of a completed packet's documents.
+ETCH_PACKET_SEALED = "etchPacketSealed"
+ETCH_PACKET_SEAL_FAILED = "etchPacketSealFailed"
+EXTENSION_ACTIONS = frozenset({ETCH_PACKET_SEALED, ETCH_PACKET_SEAL_FAILED})
+ACTIONS = frozenset(WebhookEvent.Action.values) | EXTENSION_ACTIONS
 NO_URL_REASON = "No webhook URL is set."
 
 Status = WebhookDelivery.Status
