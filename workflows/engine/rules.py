@@ -21,7 +21,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 
-from core.engine.images import image_from_bytes
+from core.engine.images import TOO_LARGE, image_refusal
 from workflows.engine.messages import MESSAGES, FieldInvalid
 from workflows.engine.phones import PHONE_REGION_INFO, PHONE_REGION_ORDER, national_number
 
@@ -52,9 +52,20 @@ IMAGE_MAX_BYTES = 72_000
 IMAGE_MAX_DATA_URL = 100_000
 # A webform page takes photos as phones take them (the spec's 10 MB) and makes them smaller
 # (workflows.engine.photos); what it could not read as the image it claims to be, or of a type
-# it does not take, it posts on as these markers, for the rule to say why.
+# it does not take, it posts on as these markers, for the rule to say why: not readable, too
+# many pixels (refused before decoding), not processed within an image worker's limits, or
+# every image worker busy.
 IMAGE_UPLOAD_REFUSED = "data:"
 IMAGE_UPLOAD_UNREADABLE = "data:,unreadable"
+IMAGE_UPLOAD_TOO_LARGE = "data:,too-large"
+IMAGE_UPLOAD_NOT_PROCESSED = "data:,not-processed"
+IMAGE_UPLOAD_BUSY = "data:,busy"
+_IMAGE_UPLOAD_PROBLEMS = {
+    IMAGE_UPLOAD_UNREADABLE: "imageBytes",
+    IMAGE_UPLOAD_TOO_LARGE: "imageTooLarge",
+    IMAGE_UPLOAD_NOT_PROCESSED: "imageNotProcessed",
+    IMAGE_UPLOAD_BUSY: "imageBusy",
+}
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif")
 # The image format each type must be: bytes that claim to be an image are checked to be one.
 IMAGE_FORMATS: Mapping[str, str] = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF"}
@@ -207,8 +218,8 @@ def check_form_value(field: Any, raw: Any) -> Any:
         given = raw.strip()
         if given and not given.startswith("data:"):
             raise FieldInvalid("imageUpload")
-        if given == IMAGE_UPLOAD_UNREADABLE:
-            raise FieldInvalid("imageBytes")
+        if given in _IMAGE_UPLOAD_PROBLEMS:
+            raise FieldInvalid(_IMAGE_UPLOAD_PROBLEMS[given])
     return check_value(field, raw)
 
 
@@ -308,12 +319,16 @@ def _check_image(field: Any, raw: Any) -> str:
 
 
 def _check_image_bytes(encoded: str, mime: str) -> None:
-    """The data: URL's bytes are an image of the type it names (not HTML labelled image/png)."""
+    """The data: URL's bytes are an image of the type it names (not HTML labelled image/png),
+    of a size the documents can be filled with (its declared size: nothing is decoded)."""
     try:
         data = base64.b64decode(encoded, validate=True)
     except (binascii.Error, ValueError):
         raise FieldInvalid("imageBytes") from None
-    if image_from_bytes(data, formats=(IMAGE_FORMATS[mime],)) is None:
+    refusal = image_refusal(data, formats=(IMAGE_FORMATS[mime],))
+    if refusal == TOO_LARGE:
+        raise FieldInvalid("imageTooLarge")
+    if refusal is not None:
         raise FieldInvalid("imageBytes")
 
 

@@ -1,0 +1,161 @@
+"""Pixel bombs posted to a public webform (issue 32, item 1): a PNG of a few kilobytes that
+declares tens of megapixels is refused by its declared size before anything decodes it, on the
+page (an uploaded file, or a data: URL the page carries) and through forgeSubmit, and the
+serving process (with any worker it starts) does not grow for it: before the fix a 7600x7600 PNG
+took the web process from ~320 MB to ~1 GB. What is decoded (a phone's photo, scaled for its
+field) is decoded in an image worker, within its memory and time limits."""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from PIL import Image
+
+from accounts.models import Organization
+from templates_app.models import PdfTemplate
+from tests.image_bombs import png_bomb
+from tests.memory import web_process_growth
+from tests.workflows.conftest import FORGE_SUBMIT
+from tests.workflows.test_phone_photos import phone_photo
+from tests.workflows.test_public_uploads import BADGE, assert_refused, badge_create, page
+from workflows.engine.image_pool import ImageBusy, ImagePool
+from workflows.engine.rules import IMAGE_MAX_BYTES
+from workflows.models import Submission, WebformSubmission, Workflow
+
+MB = 1_048_576
+GROWTH_BOUND = 200 * MB
+TOO_MANY_PIXELS = "This image has too many pixels to be used here; choose a smaller one."
+NOT_PROCESSED = "This image could not be processed; choose a smaller one."
+BUSY = "Too many images are being processed right now; send the page again in a moment."
+
+
+@pytest.fixture
+def badge(organization: Organization, demo_template: PdfTemplate) -> Workflow:
+    """One page: a required photo and an email; its one document is filled with the photo."""
+    return badge_create(organization, demo_template)
+
+
+@pytest.fixture(scope="module")
+def bombs() -> dict[str, bytes]:
+    return {
+        "L 7600x7600": png_bomb(7600, 7600, "L"),
+        "RGBA 7000x7000": png_bomb(7000, 7000, "RGBA"),
+        "L 7000x7000": png_bomb(7000, 7000, "L"),  # 47 KB: fits in a data: URL
+    }
+
+
+def upload(data: bytes, mime: str = "image/png") -> SimpleUploadedFile:
+    return SimpleUploadedFile("photo.png", data, content_type=mime)
+
+
+def data_url(data: bytes, mime: str = "image/png") -> str:
+    return f"data:{mime};base64,{base64.b64encode(data).decode()}"
+
+
+@pytest.mark.parametrize("name", ["L 7600x7600", "RGBA 7000x7000"])
+def test_a_pixel_bomb_uploaded_on_the_page_is_refused_undecoded(
+    badge: Workflow, bombs: dict[str, bytes], name: str
+) -> None:
+    with web_process_growth(tree=True) as figures:
+        response = Client().post(BADGE, page(badge, **{"photo.file": upload(bombs[name])}))
+
+    assert_refused(response, TOO_MANY_PIXELS)
+    assert figures["growth"] < GROWTH_BOUND
+
+
+def test_a_pixel_bomb_carried_by_the_page_as_a_data_url_is_refused(
+    badge: Workflow, bombs: dict[str, bytes]
+) -> None:
+    """The data: URL a refused page carries is the person's to change: 49 megapixels in 47 KB
+    used to be kept, and decoded in full when the documents were filled."""
+    with web_process_growth(tree=True) as figures:
+        response = Client().post(BADGE, page(badge, photo=data_url(bombs["L 7000x7000"])))
+
+    assert_refused(response, TOO_MANY_PIXELS)
+    assert figures["growth"] < GROWTH_BOUND
+
+
+@pytest.mark.parametrize("name", ["L 7600x7600", "L 7000x7000"])
+def test_a_pixel_bomb_given_to_forge_submit_is_refused(
+    badge: Workflow, bombs: dict[str, bytes], graphql: Callable[..., dict[str, Any]], name: str
+) -> None:
+    forge_eid = badge.webforms.get().eid
+    payload = {"photo": data_url(bombs[name]), "email": "a@b.co"}
+
+    with web_process_growth(tree=True) as figures:
+        result = graphql(FORGE_SUBMIT, forgeEid=forge_eid, payload=payload, complete=True)
+
+    assert result["errors"][0]["extensions"]["code"] == "ValidationError"
+    assert result["errors"][0]["extensions"]["fields"] == [
+        {"property": "payload.photo", "message": TOO_MANY_PIXELS}
+    ]
+    assert Submission.objects.count() == 0
+    assert figures["growth"] < GROWTH_BOUND
+
+
+def test_a_phone_photo_is_still_taken_and_scaled_in_a_worker(badge: Workflow) -> None:
+    photo = phone_photo(4000, 3000, orientation=1)
+
+    with web_process_growth() as figures:
+        response = Client().post(BADGE, page(badge, **{"photo.file": upload(photo, "image/jpeg")}))
+
+    assert response.status_code == 200, response.content.decode()[:2000]
+    kept = WebformSubmission.objects.get().payload["photo"]
+    assert kept.startswith("data:image/jpeg;base64,")
+    fitted = base64.b64decode(kept.split(",", 1)[1])
+    assert len(fitted) <= IMAGE_MAX_BYTES
+    assert max(Image.open(io.BytesIO(fitted)).size) <= 1600
+    assert figures["growth"] < GROWTH_BOUND  # the web process: the decoding was the worker's
+
+
+# --- what passes the declared size meets the worker's limits ------------------------------------
+
+
+def test_an_image_the_worker_cannot_decode_within_its_memory_is_refused(
+    badge: Workflow, settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A PNG of 16 megapixels (the cap for a PNG) in a worker allowed 64 MB: out of memory."""
+    settings.IMAGE_WORKER_MEMORY_MB = 64
+    bomb = png_bomb(4000, 4000, "RGBA")
+
+    with web_process_growth() as figures:
+        response = Client().post(BADGE, page(badge, **{"photo.file": upload(bomb)}))
+
+    assert_refused(response, NOT_PROCESSED)
+    assert "image upload not fitted: the image needed more than 64 MB" in caplog.messages
+    assert figures["growth"] < GROWTH_BOUND
+
+
+def test_an_image_that_takes_too_long_is_stopped(
+    badge: Workflow, settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings.IMAGE_TIMEOUT_SECONDS = 0.01
+    bomb = png_bomb(4000, 4000, "RGBA")
+
+    response = Client().post(BADGE, page(badge, **{"photo.file": upload(bomb)}))
+
+    assert_refused(response, NOT_PROCESSED)
+    assert "image upload not fitted: the image took longer than 0.01 s and was stopped" in (
+        caplog.messages
+    )
+
+
+def test_every_image_worker_busy_is_a_field_error(
+    badge: Workflow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def busy(*args: Any, **kwargs: Any) -> None:
+        raise ImageBusy(5.0)
+
+    monkeypatch.setattr(ImagePool, "run", busy)
+
+    response = Client().post(
+        BADGE, page(badge, **{"photo.file": upload(phone_photo(2000, 1500), "image/jpeg")})
+    )
+
+    assert_refused(response, BUSY)
