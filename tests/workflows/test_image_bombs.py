@@ -22,9 +22,11 @@ from templates_app.models import PdfTemplate
 from tests.image_bombs import png_bomb
 from tests.memory import web_process_growth
 from tests.workflows.conftest import FORGE_SUBMIT
+from tests.workflows.test_pages import value_of
 from tests.workflows.test_phone_photos import phone_photo
 from tests.workflows.test_public_uploads import BADGE, assert_refused, badge_create, page
 from workflows.engine.image_pool import ImageBusy, ImagePool
+from workflows.engine.photos import TOO_LARGE, UNREADABLE, photo_refusal
 from workflows.engine.rules import IMAGE_MAX_BYTES
 from workflows.models import Submission, WebformSubmission, Workflow
 
@@ -99,7 +101,7 @@ def test_a_pixel_bomb_given_to_forge_submit_is_refused(
     assert figures["growth"] < GROWTH_BOUND
 
 
-def test_a_phone_photo_is_still_taken_and_scaled_in_a_worker(badge: Workflow) -> None:
+def test_a_phone_photo_is_still_taken_and_scaled(badge: Workflow) -> None:
     photo = phone_photo(4000, 3000, orientation=1)
 
     with web_process_growth() as figures:
@@ -110,8 +112,33 @@ def test_a_phone_photo_is_still_taken_and_scaled_in_a_worker(badge: Workflow) ->
     assert kept.startswith("data:image/jpeg;base64,")
     fitted = base64.b64decode(kept.split(",", 1)[1])
     assert len(fitted) <= IMAGE_MAX_BYTES
-    assert max(Image.open(io.BytesIO(fitted)).size) <= 1600
-    assert figures["growth"] < GROWTH_BOUND  # the web process: the decoding was the worker's
+    width, height = Image.open(io.BytesIO(fitted)).size
+    assert width <= 1600
+    assert width * 3 == height * 4
+    assert figures["growth"] < GROWTH_BOUND
+
+
+def test_the_photo_is_decoded_in_a_worker_not_in_the_web_process(
+    badge: Workflow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    photo = phone_photo(4000, 3000, orientation=1)
+
+    def not_here(*args: Any) -> None:
+        raise AssertionError("decoded in the web process")
+
+    monkeypatch.setattr(Image.Image, "load", not_here)  # this process's only: not the worker's
+    # Another field refused: the page comes back with the fitted photo, and nothing is filled.
+    refused = Client().post(
+        BADGE, {**page(badge, **{"photo.file": upload(photo, "image/jpeg")}), "email": "ada@"}
+    )
+    monkeypatch.undo()
+
+    assert refused.status_code == 400
+    kept = value_of(refused, "photo")
+    assert kept.startswith("data:image/jpeg;base64,")
+    width, height = Image.open(io.BytesIO(base64.b64decode(kept.split(",", 1)[1]))).size
+    assert width <= 1600
+    assert width * 3 == height * 4
 
 
 # --- what passes the declared size meets the worker's limits ------------------------------------
@@ -159,3 +186,26 @@ def test_every_image_worker_busy_is_a_field_error(
     )
 
     assert_refused(response, BUSY)
+
+
+# --- the caps by format, on the header alone ---------------------------------------------------
+
+
+def jpeg_declaring(width: int, height: int) -> bytes:
+    """A small real JPEG whose frame header claims ``width`` x ``height``."""
+    buffer = io.BytesIO()
+    Image.new("RGB", (16, 16)).save(buffer, "JPEG")
+    data = bytearray(buffer.getvalue())
+    frame = data.index(b"\xff\xc0")  # SOF0: length, precision, height, width
+    data[frame + 5 : frame + 9] = height.to_bytes(2, "big") + width.to_bytes(2, "big")
+    return bytes(data)
+
+
+def test_the_pixel_cap_is_by_format() -> None:
+    # A JPEG decodes at a fraction of its size: a phone's 50 MP photo passes.
+    assert photo_refusal(jpeg_declaring(8160, 6120), "image/jpeg") is None
+    assert photo_refusal(jpeg_declaring(8000, 8000), "image/jpeg") == TOO_LARGE
+    # A PNG decodes whole: 16 MP.
+    assert photo_refusal(png_bomb(4000, 4000, "RGBA"), "image/png") is None
+    assert photo_refusal(png_bomb(4001, 4000, "L"), "image/png") == TOO_LARGE
+    assert photo_refusal(png_bomb(4000, 4000), "image/jpeg") == UNREADABLE
