@@ -110,19 +110,28 @@ def fit_image(data: bytes, mime: str, *, max_bytes: int) -> Fitted | None:
             if _too_large(image):
                 return None
             if expected == "JPEG":
-                image.draft("RGB", (SIDES[0], SIDES[0]))  # decode at a fraction: much faster
+                # Decoded at 1/2, 1/4 or 1/8 of each side, as long as the longest stays at
+                # least SIDES[0]: the box asked for has the image's own shape.
+                image.draft("RGB", _box(image.size, SIDES[0]))
             image.load()
-            upright = ImageOps.exif_transpose(image)
-            return _smaller(upright, max_bytes)
+            ImageOps.exif_transpose(image, in_place=True)  # no copy of the decoded image
+            return _smaller(image, max_bytes)
     except (*_INVALID, Image.DecompressionBombError):
         return None
+
+
+def _box(size: tuple[int, int], side: int) -> tuple[int, int]:
+    """``size`` scaled so that its longest side is ``side`` (at least 1 pixel each way)."""
+    width, height = size
+    longest = max(width, height, 1)
+    return max(1, width * side // longest), max(1, height * side // longest)
 
 
 def _smaller(image: Image.Image, max_bytes: int) -> Fitted | None:
     """``image`` (changed in place) scaled down until an encoding of it fits ``max_bytes``."""
     transparent = image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info
-    # Scaled to the largest side once (in place: ``image`` is exif_transpose's copy); each
-    # smaller try starts from that, never from another copy of the whole decoded image.
+    # Scaled to the largest side once, in place; each smaller try starts from that, never from
+    # another copy of the whole decoded image.
     image.thumbnail((SIDES[0], SIDES[0]), Image.Resampling.LANCZOS)
     for side in SIDES:
         copy = image.copy()
