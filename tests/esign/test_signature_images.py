@@ -57,10 +57,10 @@ def assert_no_signature_stored() -> None:
     ("data", "message"),
     [
         (JUNK, UNREADABLE),
-        (png_bomb(7600, 7600, "L"), TOO_LARGE),
+        (png_bomb(7600, 7600, "RGB"), TOO_LARGE),
         (png_bomb(7000, 7000, "RGBA"), TOO_LARGE),
     ],
-    ids=["junk after the magic bytes", "L 7600x7600", "RGBA 7000x7000"],
+    ids=["junk after the magic bytes", "RGB 7600x7600", "RGBA 7000x7000"],
 )
 def test_an_unusable_drawn_signature_is_a_400_with_nothing_stored(
     first_signer: tuple[str, str],  # noqa: F811 - the fixture imported above
