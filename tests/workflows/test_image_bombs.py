@@ -84,6 +84,25 @@ def test_a_pixel_bomb_carried_by_the_page_as_a_data_url_is_refused(
     assert figures["growth"] < GROWTH_BOUND
 
 
+def test_a_page_carries_no_more_pixels_than_an_upload_is_made_into(
+    badge: Workflow, graphql: Callable[..., dict[str, Any]]
+) -> None:
+    """10 MP of RGBA (40 KB) is within what an API caller's image may be, but the data: URL a
+    public page carries is what an upload became: 1600 px a side at most."""
+    bomb = data_url(png_bomb(3200, 3200, "RGBA"))
+
+    with web_process_growth(tree=True) as figures:
+        response = Client().post(BADGE, page(badge, photo=bomb))
+
+    assert_refused(response, TOO_MANY_PIXELS)
+    assert figures["growth"] < GROWTH_BOUND
+    fitted = data_url(png_bomb(1600, 1600, "RGBA"))
+    assert Client().post(BADGE, page(badge, photo=fitted)).status_code == 200
+    forge_eid = badge.webforms.get().eid
+    taken = graphql(FORGE_SUBMIT, forgeEid=forge_eid, payload={"photo": bomb})
+    assert taken["data"]["forgeSubmit"]["payloadValue"]["photo"] == bomb
+
+
 @pytest.mark.parametrize("name", ["L 7600x7600", "L 7000x7000"])
 def test_a_pixel_bomb_given_to_forge_submit_is_refused(
     badge: Workflow, bombs: dict[str, bytes], graphql: Callable[..., dict[str, Any]], name: str

@@ -21,9 +21,10 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 
-from core.engine.images import TOO_LARGE, image_refusal
+from core.engine.images import DEFAULT_MAX_DECODED_BYTES, TOO_LARGE, image_refusal
 from workflows.engine.messages import MESSAGES, FieldInvalid
 from workflows.engine.phones import PHONE_REGION_INFO, PHONE_REGION_ORDER, national_number
+from workflows.engine.photos import SIDES
 
 # Importable from here as before the messages and phones had modules of their own.
 __all__ = [
@@ -67,6 +68,9 @@ _IMAGE_UPLOAD_PROBLEMS = {
     IMAGE_UPLOAD_BUSY: "imageBusy",
 }
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif")
+# An image a public page carries as a data: URL is at most what an upload is made into
+# (workflows.engine.photos: 1600 px a side), decoded as RGBA: 10 MB, by its declared size.
+PAGE_IMAGE_MAX_DECODED_BYTES = SIDES[0] * SIDES[0] * 4
 # The image format each type must be: bytes that claim to be an image are checked to be one.
 IMAGE_FORMATS: Mapping[str, str] = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF"}
 NUMBER_LIMIT = Decimal(10) ** 15
@@ -220,6 +224,10 @@ def check_form_value(field: Any, raw: Any) -> Any:
             raise FieldInvalid("imageUpload")
         if given in _IMAGE_UPLOAD_PROBLEMS:
             raise FieldInvalid(_IMAGE_UPLOAD_PROBLEMS[given])
+        if given:
+            # What a page carries is what an upload became (a fitted image): no more pixels
+            # than that, since the documents are filled with it in the web process.
+            _check_image(field, given, max_decoded_bytes=PAGE_IMAGE_MAX_DECODED_BYTES)
     return check_value(field, raw)
 
 
@@ -300,7 +308,9 @@ def _check_option(field: Any, raw: Any) -> str:
     return text
 
 
-def _check_image(field: Any, raw: Any) -> str:
+def _check_image(
+    field: Any, raw: Any, *, max_decoded_bytes: int = DEFAULT_MAX_DECODED_BYTES
+) -> str:
     if not isinstance(raw, str):
         raise FieldInvalid("imageUrl")
     url = raw.strip()
@@ -313,19 +323,21 @@ def _check_image(field: Any, raw: Any) -> str:
             raise FieldInvalid("image")
         if len(url) > IMAGE_MAX_DATA_URL:
             raise FieldInvalid("imageDataUrl")
-        _check_image_bytes(url[len(head) + 6 :], mime)
+        _check_image_bytes(url[len(head) + 6 :], mime, max_decoded_bytes)
         return url
     raise FieldInvalid("imageUrl")
 
 
-def _check_image_bytes(encoded: str, mime: str) -> None:
+def _check_image_bytes(encoded: str, mime: str, max_decoded_bytes: int) -> None:
     """The data: URL's bytes are an image of the type it names (not HTML labelled image/png),
     of a size the documents can be filled with (its declared size: nothing is decoded)."""
     try:
         data = base64.b64decode(encoded, validate=True)
     except (binascii.Error, ValueError):
         raise FieldInvalid("imageBytes") from None
-    refusal = image_refusal(data, formats=(IMAGE_FORMATS[mime],))
+    refusal = image_refusal(
+        data, formats=(IMAGE_FORMATS[mime],), max_decoded_bytes=max_decoded_bytes
+    )
     if refusal == TOO_LARGE:
         raise FieldInvalid("imageTooLarge")
     if refusal is not None:
