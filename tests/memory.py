@@ -41,9 +41,19 @@ def descendants(pid: int) -> list[int]:
 
 
 def tree_resident(pid: int | None = None) -> int:
-    """The resident memory of ``pid`` (this process by default) and of all its descendants."""
+    """The resident memory of ``pid`` (this process by default) and of all its descendants that
+    run a program of their own: a child between its fork and its exec shares the parent's
+    memory, and counting it would count the parent twice."""
     root = pid or os.getpid()
-    return sum(resident(p) for p in [root, *descendants(root)])
+    own = _command(root)
+    return resident(root) + sum(resident(p) for p in descendants(root) if _command(p) != own)
+
+
+def _command(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 @contextmanager
