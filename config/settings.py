@@ -481,6 +481,15 @@ SIGNING_NAME_MAX_CHARS = env.int("SIGNING_NAME_MAX_CHARS", default=255)
 # field's own limit (72 KB, workflows.engine.rules), with a message beside the field.
 WEBFORM_FIELDS_MAX_BYTES = env.int("WEBFORM_FIELDS_MAX_BYTES", default=2 * 1_048_576)
 WEBFORM_IMAGE_UPLOAD_MAX_BYTES = env.int("WEBFORM_IMAGE_UPLOAD_MAX_BYTES", default=10 * 1_048_576)
+# An uploaded image that must be decoded to fit its field (workflows.uploaded_images) is decoded
+# and scaled in an image worker process, never in the web process: at most IMAGE_WORKERS at once
+# per server process, each within an address-space limit and a deadline (a message beside the
+# field past either); a page waits IMAGE_QUEUE_TIMEOUT_SECONDS for a worker. Images that declare
+# too many pixels are refused before any of this (workflows.engine.photos).
+IMAGE_WORKERS = env.int("IMAGE_WORKERS", default=2)
+IMAGE_WORKER_MEMORY_MB = env.int("IMAGE_WORKER_MEMORY_MB", default=512)
+IMAGE_TIMEOUT_SECONDS = env.float("IMAGE_TIMEOUT_SECONDS", default=20.0)
+IMAGE_QUEUE_TIMEOUT_SECONDS = env.float("IMAGE_QUEUE_TIMEOUT_SECONDS", default=5.0)
 
 # --- Operators' endpoints (config.metrics) -------------------------------------------------------
 # Prometheus metrics at /metrics answer only "Authorization: Bearer <METRICS_TOKEN>"; off (404)

@@ -38,6 +38,7 @@ from esign.downloads import document_group_archive
 from esign.emails import gets_emails, signer_of_copy_link
 from esign.engine.errors import PageUnavailable
 from esign.engine.pages import PAGE_WIDTHS, page_boxes, page_width, render_page
+from esign.engine.signature_image import SignatureImageUnusable, signature_image
 from esign.languages import in_language, page_language_activate
 from esign.link_views import error_page
 from esign.models import Packet, PacketDocument, Signer
@@ -340,6 +341,12 @@ def _adoption(body: dict[str, Any]) -> Adoption:
             raise ValidationFailed.single(
                 "signature.drawn", f"Must be a PNG of at most {size_text(limit)}."
             )
+        # Decoded here, by its declared size a pad's at most, so that stamping (after the
+        # signature is stored) never meets a PNG it cannot draw.
+        try:
+            signature_image(png)
+        except SignatureImageUnusable as unusable:
+            raise ValidationFailed.single("signature.drawn", str(unusable)) from None
     typed = signature.get("typed")
     initials = body.get("initials")
     return Adoption(

@@ -1,9 +1,7 @@
 """What a webform page posts: read within its size cap (never to a temporary file), and its
-inputs, an uploaded image made small enough for its field (workflows.engine.photos)."""
+inputs, an uploaded image made small enough for its field (workflows.uploaded_images)."""
 
 from __future__ import annotations
-
-import base64
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -18,13 +16,8 @@ from core.uploads import (
     upload_exceeded,
 )
 from workflows.engine.definition import WebformDef, WorkflowDef
-from workflows.engine.photos import fit_image
-from workflows.engine.rules import (
-    IMAGE_MAX_BYTES,
-    IMAGE_TYPES,
-    IMAGE_UPLOAD_REFUSED,
-    IMAGE_UPLOAD_UNREADABLE,
-)
+from workflows.engine.rules import IMAGE_TYPES, IMAGE_UPLOAD_REFUSED
+from workflows.uploaded_images import uploaded_image_value
 
 
 def post_cap(definition: WorkflowDef) -> int:
@@ -81,11 +74,7 @@ def posted_values(
             values[definition.key] = IMAGE_UPLOAD_REFUSED  # the image rule says why
             continue
         # A phone's photo is made small enough here (the page's script did it already where
-        # it could); the reading stopped at WEBFORM_IMAGE_UPLOAD_MAX_BYTES (read_post).
-        fitted = fit_image(upload.read(), mime, max_bytes=IMAGE_MAX_BYTES)
-        if fitted is None:
-            values[definition.key] = IMAGE_UPLOAD_UNREADABLE
-        else:
-            encoded = base64.b64encode(fitted.data).decode()
-            values[definition.key] = f"data:{fitted.mime};base64,{encoded}"
+        # it could), in an image worker; the reading stopped at WEBFORM_IMAGE_UPLOAD_MAX_BYTES
+        # (read_post).
+        values[definition.key] = uploaded_image_value(upload.read(), mime)
     return values

@@ -22,6 +22,12 @@ logger = logging.getLogger(__name__)
 # Bigger than any sensible photo or scan on a page, far below what would exhaust a worker's
 # memory once decoded (50 MP at 4 bytes a pixel is 200 MB).
 DEFAULT_MAX_PIXELS = 50_000_000
+# The most an image may take decoded, by the size and mode its header declares (a few KB of PNG
+# can declare tens of megapixels). The PDF writer decodes every image it draws whole, a JPEG
+# too, in the process that fills, and peaks at three to four times that (a 16 MP RGBA PNG:
+# 260 MB; a 49 MP JPEG: 500 MB). 40 MB: a 13 MP colour photo (a 12 MP phone's), 10 MP with
+# transparency, 40 MP of grey: more than a page needs at 300 dpi (8.7 MP).
+DEFAULT_MAX_DECODED_BYTES = 40 * 1_048_576
 # Formats the PDF and HTML renderers can embed. Naming them also keeps Pillow from trying its
 # other plugins on untrusted bytes (EPS, for one, would hand the file to Ghostscript).
 DEFAULT_IMAGE_FORMATS: tuple[str, ...] = ("PNG", "JPEG", "GIF", "WEBP", "BMP")
@@ -40,6 +46,11 @@ _INVALID_IMAGE_ERRORS = (
 _SUSPICIOUS_CODES = frozenset({"address_not_allowed", "scheme_not_allowed"})
 
 
+# Why bytes are not a usable image (``image_refusal``).
+TOO_LARGE = "too_large"
+UNREADABLE = "unreadable"
+
+
 @dataclass(frozen=True)
 class LoadedImage:
     data: bytes
@@ -56,6 +67,7 @@ def load_image(
     resolve: Resolver | None = None,
     allow_svg: bool = False,
     max_pixels: int = DEFAULT_MAX_PIXELS,
+    max_decoded_bytes: int = DEFAULT_MAX_DECODED_BYTES,
     formats: tuple[str, ...] = DEFAULT_IMAGE_FORMATS,
 ) -> LoadedImage | None:
     """Fetch an image (http(s) or data:) and check it decodes; None if it cannot be used.
@@ -74,18 +86,49 @@ def load_image(
 
     if fetched.content_type == SVG_CONTENT_TYPE:
         return _svg(fetched.data, allow_svg=allow_svg)
-    return _raster(fetched.data, max_pixels=max_pixels, formats=formats)
+    return _raster(
+        fetched.data, max_pixels=max_pixels, max_decoded_bytes=max_decoded_bytes, formats=formats
+    )
 
 
 def image_from_bytes(
     data: bytes,
     *,
     max_pixels: int = DEFAULT_MAX_PIXELS,
+    max_decoded_bytes: int = DEFAULT_MAX_DECODED_BYTES,
     formats: tuple[str, ...] = DEFAULT_IMAGE_FORMATS,
 ) -> LoadedImage | None:
     """Bytes given in a request (an upload, a data: URL's payload) checked as fetched ones are:
     an image of one of ``formats`` that decodes; None if not (SVG never)."""
-    return _raster(data, max_pixels=max_pixels, formats=formats)
+    return _raster(
+        data, max_pixels=max_pixels, max_decoded_bytes=max_decoded_bytes, formats=formats
+    )
+
+
+def image_refusal(
+    data: bytes,
+    *,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+    max_decoded_bytes: int = DEFAULT_MAX_DECODED_BYTES,
+    formats: tuple[str, ...] = DEFAULT_IMAGE_FORMATS,
+) -> str | None:
+    """Why ``image_from_bytes`` would refuse ``data``: TOO_LARGE (its declared size is over a
+    cap) or UNREADABLE; None when it is a usable image. Nothing is decoded."""
+    return _refusal(
+        data, max_pixels=max_pixels, max_decoded_bytes=max_decoded_bytes, formats=formats
+    )[0]
+
+
+def decoded_bytes(width: int, height: int, mode: str) -> int:
+    """What an image of this declared size and mode takes decoded for drawing: a byte a pixel
+    for grey, three for colour, four for anything with transparency or a palette (expanded)."""
+    if mode in ("1", "L"):
+        per_pixel = 1
+    elif mode in ("RGB", "YCbCr"):
+        per_pixel = 3
+    else:
+        per_pixel = 4
+    return width * height * per_pixel
 
 
 def _svg(data: bytes, *, allow_svg: bool) -> LoadedImage | None:
@@ -102,7 +145,10 @@ def _svg(data: bytes, *, allow_svg: bool) -> LoadedImage | None:
     )
 
 
-def _raster(data: bytes, *, max_pixels: int, formats: tuple[str, ...]) -> LoadedImage | None:
+def _refusal(
+    data: bytes, *, max_pixels: int, max_decoded_bytes: int, formats: tuple[str, ...]
+) -> tuple[str | None, str, int, int]:
+    """Why ``data`` is not a usable image (or None), and its format and size."""
     try:
         # open() reads only the header, so the size is known before anything is decoded;
         # verify() then walks the file's structure (chunk CRCs and the like).
@@ -115,14 +161,39 @@ def _raster(data: bytes, *, max_pixels: int, formats: tuple[str, ...]) -> Loaded
                     height,
                     max_pixels,
                 )
-                return None
+                return TOO_LARGE, "", width, height
+            decoded = decoded_bytes(width, height, image.mode)
+            if decoded > max_decoded_bytes:
+                logger.info(
+                    "Image not loaded: %dx%d pixels of %s is %d bytes decoded, over the cap of %d",
+                    width,
+                    height,
+                    image.mode,
+                    decoded,
+                    max_decoded_bytes,
+                )
+                return TOO_LARGE, "", width, height
             image.verify()
         # verify() leaves the image unusable, so reopen for what is reported.
         with Image.open(io.BytesIO(data), formats=list(formats)) as image:
             image_format = image.format or ""
             width, height = image.size
+    except Image.DecompressionBombError:  # Pillow's own cap, above ours
+        logger.info("Image not loaded: over Pillow's pixel cap")
+        return TOO_LARGE, "", 0, 0
     except _INVALID_IMAGE_ERRORS as exc:
         logger.info("Image not loaded: not a valid image (%s)", type(exc).__name__)
+        return UNREADABLE, "", 0, 0
+    return None, image_format, width, height
+
+
+def _raster(
+    data: bytes, *, max_pixels: int, max_decoded_bytes: int, formats: tuple[str, ...]
+) -> LoadedImage | None:
+    refusal, image_format, width, height = _refusal(
+        data, max_pixels=max_pixels, max_decoded_bytes=max_decoded_bytes, formats=formats
+    )
+    if refusal is not None:
         return None
     # Pillow reports a JPEG with a multi-picture extension (common from phones) as MPO; to every
     # renderer it is a JPEG.

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from PIL import Image
 from reportlab.lib.colors import HexColor
 from reportlab.pdfgen.canvas import Canvas
 
@@ -34,6 +33,7 @@ from core.engine.fonts.coverage import is_usable_truetype
 from core.engine.images import LoadedImage
 from core.engine.pdf.draw import Painter
 from core.engine.pdf.text import LINE_SPACING, Line, TextSetter
+from esign.engine.signature_image import SignatureImageUnusable, signature_image
 from esign.engine.stamp import stamp_pdf
 
 PAGE_WIDTH, PAGE_HEIGHT = 612.0, 792.0
@@ -50,7 +50,6 @@ TEXT_SIZE = 9.0
 SMALL_SIZE = 7.5
 HASH_FONT = "Courier"  # a base-14 face: hashes line up, and every hex digit is in it
 SIGNATURE_BOX = (180.0, 54.0)
-MAX_SIGNATURE_PIXELS = 8_000_000
 
 
 @dataclass(frozen=True)
@@ -460,16 +459,6 @@ def _signature_image(data: bytes) -> LoadedImage | None:
     """The drawn signature cropped to its ink, or None when it is not a usable PNG (the trail
     then says nothing was adopted rather than failing: the image was checked at signing)."""
     try:
-        with Image.open(io.BytesIO(data), formats=["PNG"]) as image:
-            if image.width * image.height > MAX_SIGNATURE_PIXELS:
-                return None
-            rgba = image.convert("RGBA")
-    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError):
+        return signature_image(data)
+    except SignatureImageUnusable:
         return None
-    ink = rgba.getchannel("A").getbbox()
-    if ink is None:
-        return None
-    cropped = rgba.crop(ink)
-    out = io.BytesIO()
-    cropped.save(out, format="PNG")
-    return LoadedImage(out.getvalue(), "PNG", cropped.width, cropped.height, "image/png")

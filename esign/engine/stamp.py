@@ -23,14 +23,12 @@ from __future__ import annotations
 
 import io
 import math
-import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 import pikepdf
-from PIL import Image
 from reportlab.lib.colors import HexColor
 from reportlab.pdfgen.canvas import Canvas
 
@@ -43,6 +41,7 @@ from core.engine.pdf.text import LINE_SPACING, PADDING, TextSetter
 from core.engine.problems import Problem
 from core.engine.template_spec import Rect
 from esign.engine.errors import HandwritingFontUnusable, StampInvalid
+from esign.engine.signature_image import SignatureImageUnusable, signature_image
 
 StampKind = Literal["signature", "initial", "text", "date", "checkbox"]
 STAMP_KINDS: tuple[str, ...] = ("signature", "initial", "text", "date", "checkbox")
@@ -61,19 +60,7 @@ TEST_MARK_TEXT = "TEST \u2014 not legally binding"
 TEST_MARK_COLOR = "#C62828"
 TEST_MARK_ALPHA = 0.4
 TEST_MARK_BANNER = 16.0  # height of the banner along the top edge
-# A drawn signature comes from a signing pad: a few megapixels at most, even on a 4x screen.
-MAX_SIGNATURE_PIXELS = 8_000_000
 HANDWRITING_FAMILY = "Handwriting"  # the face's own name; never looked up in the catalog
-
-# What Pillow raises on malformed or hostile input (as core.engine.images).
-_INVALID_IMAGE_ERRORS = (
-    OSError,
-    SyntaxError,
-    ValueError,
-    EOFError,
-    struct.error,
-    Image.DecompressionBombError,
-)
 
 
 @dataclass(frozen=True)
@@ -144,22 +131,11 @@ def _geometry(page: pikepdf.Object) -> _PageGeometry:
 
 
 def _signature_image(data: bytes, path: str) -> LoadedImage:
-    """The drawn signature, checked and cropped to its ink (pads leave wide empty margins)."""
+    """The drawn signature, checked and cropped to its ink (esign.engine.signature_image)."""
     try:
-        with Image.open(io.BytesIO(data), formats=["PNG"]) as image:
-            if image.width * image.height > MAX_SIGNATURE_PIXELS:
-                raise StampInvalid.single(path, "The signature image is too large.")
-            image.load()
-            rgba = image.convert("RGBA")
-    except _INVALID_IMAGE_ERRORS:
-        raise StampInvalid.single(path, "The signature image is not a readable PNG.") from None
-    ink = rgba.getchannel("A").getbbox()
-    if ink is None:
-        raise StampInvalid.single(path, "The signature image is empty.")
-    cropped = rgba.crop(ink)
-    out = io.BytesIO()
-    cropped.save(out, format="PNG")
-    return LoadedImage(out.getvalue(), "PNG", cropped.width, cropped.height, "image/png")
+        return signature_image(data)
+    except SignatureImageUnusable as unusable:
+        raise StampInvalid.single(path, str(unusable)) from None
 
 
 def _check(stamps: Sequence[Stamp], page_count: int) -> dict[int, LoadedImage]:

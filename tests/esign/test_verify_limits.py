@@ -17,11 +17,6 @@ wait for any answer) and +200 MB.
 from __future__ import annotations
 
 import io
-import os
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
@@ -39,6 +34,7 @@ from tests.esign.hostile_pdf import (
     oversized_signature_pdf,
 )
 from tests.esign.test_seal_engine import three_pages
+from tests.memory import web_process_growth
 
 MB = 1_048_576
 SECONDS_BOUND = 10.0
@@ -50,38 +46,6 @@ def attack() -> bytes:
     pdf = oversized_signature_pdf()
     assert 23_000_000 < len(pdf) < 25 * MB
     return pdf
-
-
-def _resident() -> int:
-    with open("/proc/self/statm", "rb") as statm:  # noqa: PTH123 - a /proc pseudo-file
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
-@contextmanager
-def web_process_growth() -> Iterator[dict[str, float]]:
-    """This (the web) process's peak resident memory above where it started, sampled every
-    5 ms by a thread, and the seconds taken. Sampled, not ``ru_maxrss``: a high peak earlier in
-    the test session would hide growth."""
-    figures: dict[str, float] = {"growth": 0.0, "seconds": 0.0}
-    start = _resident()
-    peak = start
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.wait(0.005):
-            peak = max(peak, _resident())
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    started = time.monotonic()
-    sampler.start()
-    try:
-        yield figures
-    finally:
-        figures["seconds"] = time.monotonic() - started
-        done.set()
-        sampler.join()
-        figures["growth"] = max(peak, _resident()) - start
 
 
 def post(client: Client, path: str, data: bytes, address: str = "127.0.0.1") -> Any:

@@ -63,6 +63,16 @@ MESSAGES: Mapping[str, str] = {
         "webform rule",
         "This file is not a readable image of the type it claims (PNG, JPEG or GIF).",
     ),
+    "imageTooLarge": pgettext(
+        "webform rule", "This image has too many pixels to be used here; choose a smaller one."
+    ),
+    "imageNotProcessed": pgettext(
+        "webform rule", "This image could not be processed; choose a smaller one."
+    ),
+    "imageBusy": pgettext(
+        "webform rule",
+        "Too many images are being processed right now; send the page again in a moment.",
+    ),
     "name": pgettext("webform rule", "Enter a first name and a last name."),
     "nameObject": pgettext("webform rule", "Must be an object with firstName, mi and lastName."),
     "middleInitial": pgettext("webform rule", "Use at most 5 characters for the middle initial."),

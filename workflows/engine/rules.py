@@ -21,9 +21,10 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 
-from core.engine.images import image_from_bytes
+from core.engine.images import DEFAULT_MAX_DECODED_BYTES, TOO_LARGE, image_refusal
 from workflows.engine.messages import MESSAGES, FieldInvalid
 from workflows.engine.phones import PHONE_REGION_INFO, PHONE_REGION_ORDER, national_number
+from workflows.engine.photos import SIDES
 
 # Importable from here as before the messages and phones had modules of their own.
 __all__ = [
@@ -52,10 +53,24 @@ IMAGE_MAX_BYTES = 72_000
 IMAGE_MAX_DATA_URL = 100_000
 # A webform page takes photos as phones take them (the spec's 10 MB) and makes them smaller
 # (workflows.engine.photos); what it could not read as the image it claims to be, or of a type
-# it does not take, it posts on as these markers, for the rule to say why.
+# it does not take, it posts on as these markers, for the rule to say why: not readable, too
+# many pixels (refused before decoding), not processed within an image worker's limits, or
+# every image worker busy.
 IMAGE_UPLOAD_REFUSED = "data:"
 IMAGE_UPLOAD_UNREADABLE = "data:,unreadable"
+IMAGE_UPLOAD_TOO_LARGE = "data:,too-large"
+IMAGE_UPLOAD_NOT_PROCESSED = "data:,not-processed"
+IMAGE_UPLOAD_BUSY = "data:,busy"
+_IMAGE_UPLOAD_PROBLEMS = {
+    IMAGE_UPLOAD_UNREADABLE: "imageBytes",
+    IMAGE_UPLOAD_TOO_LARGE: "imageTooLarge",
+    IMAGE_UPLOAD_NOT_PROCESSED: "imageNotProcessed",
+    IMAGE_UPLOAD_BUSY: "imageBusy",
+}
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif")
+# An image a public page carries as a data: URL is at most what an upload is made into
+# (workflows.engine.photos: 1600 px a side), decoded as RGBA: 10 MB, by its declared size.
+PAGE_IMAGE_MAX_DECODED_BYTES = SIDES[0] * SIDES[0] * 4
 # The image format each type must be: bytes that claim to be an image are checked to be one.
 IMAGE_FORMATS: Mapping[str, str] = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF"}
 NUMBER_LIMIT = Decimal(10) ** 15
@@ -207,8 +222,12 @@ def check_form_value(field: Any, raw: Any) -> Any:
         given = raw.strip()
         if given and not given.startswith("data:"):
             raise FieldInvalid("imageUpload")
-        if given == IMAGE_UPLOAD_UNREADABLE:
-            raise FieldInvalid("imageBytes")
+        if given in _IMAGE_UPLOAD_PROBLEMS:
+            raise FieldInvalid(_IMAGE_UPLOAD_PROBLEMS[given])
+        if given:
+            # What a page carries is what an upload became (a fitted image): no more pixels
+            # than that, since the documents are filled with it in the web process.
+            _check_image(field, given, max_decoded_bytes=PAGE_IMAGE_MAX_DECODED_BYTES)
     return check_value(field, raw)
 
 
@@ -289,7 +308,9 @@ def _check_option(field: Any, raw: Any) -> str:
     return text
 
 
-def _check_image(field: Any, raw: Any) -> str:
+def _check_image(
+    field: Any, raw: Any, *, max_decoded_bytes: int = DEFAULT_MAX_DECODED_BYTES
+) -> str:
     if not isinstance(raw, str):
         raise FieldInvalid("imageUrl")
     url = raw.strip()
@@ -302,18 +323,24 @@ def _check_image(field: Any, raw: Any) -> str:
             raise FieldInvalid("image")
         if len(url) > IMAGE_MAX_DATA_URL:
             raise FieldInvalid("imageDataUrl")
-        _check_image_bytes(url[len(head) + 6 :], mime)
+        _check_image_bytes(url[len(head) + 6 :], mime, max_decoded_bytes)
         return url
     raise FieldInvalid("imageUrl")
 
 
-def _check_image_bytes(encoded: str, mime: str) -> None:
-    """The data: URL's bytes are an image of the type it names (not HTML labelled image/png)."""
+def _check_image_bytes(encoded: str, mime: str, max_decoded_bytes: int) -> None:
+    """The data: URL's bytes are an image of the type it names (not HTML labelled image/png),
+    of a size the documents can be filled with (its declared size: nothing is decoded)."""
     try:
         data = base64.b64decode(encoded, validate=True)
     except (binascii.Error, ValueError):
         raise FieldInvalid("imageBytes") from None
-    if image_from_bytes(data, formats=(IMAGE_FORMATS[mime],)) is None:
+    refusal = image_refusal(
+        data, formats=(IMAGE_FORMATS[mime],), max_decoded_bytes=max_decoded_bytes
+    )
+    if refusal == TOO_LARGE:
+        raise FieldInvalid("imageTooLarge")
+    if refusal is not None:
         raise FieldInvalid("imageBytes")
 
 
