@@ -14,7 +14,6 @@ from django.utils import timezone
 
 from accounts.models import Organization
 from core.blobs import blob_delete, blob_read, blob_save
-from core.engine.input_checks import column_range
 from core.engine.problems import EngineError
 from core.engine.template_spec import TemplateSpec
 from core.errors import NotFound, ValidationFailed, raise_for_engine_error
@@ -33,9 +32,6 @@ _FIELD_PLACE_PROBLEM = re.compile(
 
 WORKING_VERSION = -1
 LATEST_PUBLISHED = -2
-# The published versions' numbers TemplateVersion.number holds: any other names none (and
-# SQLite cannot even compare a number beyond 64 bits with the column).
-PUBLISHED_NUMBERS = column_range(TemplateVersion._meta.get_field("number"), low=1)
 MAX_PDF_BYTES = 50 * 1024 * 1024
 
 
@@ -148,7 +144,7 @@ def template_version_select(
         return working_version(template)
     if version_number is None or version_number == LATEST_PUBLISHED:
         return default_version_of(template.versions.all())
-    if version_number in PUBLISHED_NUMBERS:
+    if version_number > 0:
         version = template.versions.filter(number=version_number).first()
         if version is not None:
             return version

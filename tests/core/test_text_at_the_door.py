@@ -41,21 +41,6 @@ def test_a_path_that_names_no_eid_is_a_404_in_the_wire_shape(
     assert response.json() == {"name": "NotFoundError", "message": "Not found."}
 
 
-def test_a_version_number_past_the_column_names_no_version(
-    api_client: Client, demo_template
-) -> None:
-    # SQLite cannot compare a number past 64 bits with the column: an OverflowError, a 500.
-    for number in (2**31, 2**63, 2**64):
-        response = api_client.post(
-            f"/api/v1/fill/{demo_template.eid}.pdf?versionNumber={number}",
-            data="{}",
-            content_type="application/json",
-        )
-
-        assert response.status_code == 404, response.content[:300]
-        assert response.json()["name"] == "NotFoundError"
-
-
 @pytest.mark.parametrize(
     ("argument", "value"),
     [
