@@ -17,6 +17,7 @@ from django.urls import reverse
 from accounts.models import ApiKey
 from esign.models import Packet
 from tests.esign.conftest import CREATE, two_signer_packet
+from webhooks.models import WebhookEndpoint
 
 pytestmark = pytest.mark.django_db
 
@@ -86,3 +87,15 @@ def test_an_api_key_name_on_one_line_only(owner, name: str) -> None:
     assert response.status_code == 400
     assert "Must be one line" in response.content.decode()
     assert ApiKey.objects.count() == 0
+
+
+@pytest.mark.parametrize("url", ["https://example.com/\x00", "https://example.com/a\x1bb"])
+def test_a_webhook_url_with_a_control_character_is_refused(owner, url: str) -> None:
+    client = Client()
+    client.force_login(owner)
+
+    response = client.post(reverse("settings:webhook-url", args=["acme"]), {"url": url})
+
+    assert response.status_code == 400
+    assert "Must be one line" in response.content.decode()
+    assert not WebhookEndpoint.objects.exclude(url="").exists()
