@@ -31,7 +31,7 @@ from accounts.models import ApiKeyUsage
 from config.schema import schema
 from tests.conftest import basic_auth
 from tests.esign.conftest import CREATE, SIGN_URL, token_of, two_signer_packet
-from tests.hostile_json import EDGE_INTEGERS, HOSTILE_INPUT, HOSTILE_TEXT
+from tests.hostile_json import DEEP, EDGE_INTEGERS, HOSTILE_INPUT, HOSTILE_TEXT
 from workflows.demo import demo_workflow_create
 from workflows.engine.form_inputs import input_names
 from workflows.rows import definition_of
@@ -248,6 +248,22 @@ def replaced(value: Any, path: tuple[str | int, ...], new: Any) -> Any:
     return copy
 
 
+def value_at(value: Any, path: tuple[str | int, ...]) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+def hostile_in_place_of(value: Any) -> st.SearchStrategy[str]:
+    """Hostile JSON for where ``value`` was: of its own type but out of bounds (a number past
+    the columns' ends, text that is no text) as often as of another type, or nested too deep."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return HOSTILE_INPUT
+    same = EDGE_INTEGERS.map(str) if isinstance(value, int) else HOSTILE_TEXT.map(json.dumps)
+    other = st.sampled_from([[], {}, None, True, 1.5, "1" if isinstance(value, int) else 1])
+    return same | other.map(json.dumps) | DEEP
+
+
 def graphql_literal(raw: str) -> str | None:
     """The hostile JSON text ``raw`` written in the query, when GraphQL can write it so: a
     string (JSON's escapes are GraphQL's) or an integer."""
@@ -265,7 +281,7 @@ def graphql_cases(draw: st.DrawFn) -> tuple[Operation, str, str, str | int | Non
     or written in the query), and the hostile JSON."""
     operation = draw(st.sampled_from(OPERATIONS) | st.sampled_from(STRUCTURED))
     raw = draw(HOSTILE_INPUT)
-    mode = draw(st.sampled_from(["variable", "literal", "inside"]))
+    mode = draw(st.sampled_from(["variable", "literal", "inside", "inside"]))
     arguments = sorted(operation.arguments)
     structured = [name for name in arguments if is_structured(operation.arguments[name])]
     if mode == "inside" and structured:
@@ -279,8 +295,15 @@ def graphql_body(
     arguments = valid_arguments(world, operation)
     literal = None
     if target is not None and mode == "inside" and isinstance(arguments.get(target), dict | list):
-        paths = list(leaves(arguments[target]))
-        path = pick(st.sampled_from(paths)) if paths else ()
+        # A property name first, then one of its places: `type` is as likely as `x` however
+        # many rects there are.
+        by_key: dict[str | int, list[tuple[str | int, ...]]] = {}
+        for place in leaves(arguments[target]):
+            by_key.setdefault(place[-1] if isinstance(place[-1], str) else "[]", []).append(place)
+        key = pick(st.sampled_from(sorted(by_key, key=str))) if by_key else None
+        path = pick(st.sampled_from(by_key[key])) if key is not None else ()
+        raw = pick(hostile_in_place_of(value_at(arguments[target], path)))
+        event(f"inside {target}.{'.'.join(map(str, path))}")
         arguments[target] = replaced(arguments[target], path, PLACEHOLDER)
     elif target is not None:
         literal = graphql_literal(raw) if mode == "literal" else None
@@ -303,12 +326,28 @@ def graphql_body(
     return with_hostile(json.dumps({"query": query, "variables": variables}), raw)
 
 
-@settings(HYPOTHESIS, max_examples=300)
+@settings(HYPOTHESIS, max_examples=200)
 @given(case=graphql_cases(), data=st.data())
 def test_no_graphql_argument_is_a_500(world: World, case: Any, data: st.DataObject) -> None:
     operation, mode, raw, target = case
-    body = graphql_body(world, operation, mode, raw, target, data.draw)
     event(f"{mode} {operation.field}")
+    assert_graphql_refused_cleanly(
+        world, operation, graphql_body(world, operation, mode, raw, target, data.draw)
+    )
+
+
+@settings(HYPOTHESIS, max_examples=200)
+@given(operation=st.sampled_from(STRUCTURED), data=st.data())
+def test_no_value_inside_a_graphql_argument_is_a_500(
+    world: World, operation: Operation, data: st.DataObject
+) -> None:
+    structured = sorted(name for name, kind in operation.arguments.items() if is_structured(kind))
+    target = data.draw(st.sampled_from(structured))
+    body = graphql_body(world, operation, "inside", "null", target, data.draw)
+    assert_graphql_refused_cleanly(world, operation, body)
+
+
+def assert_graphql_refused_cleanly(world: World, operation: Operation, body: bytes) -> None:
     before = rows()
 
     response = world.client.post("/graphql", data=body, content_type="application/json")
