@@ -45,6 +45,7 @@ from accounts.staff import (
     staff_users,
 )
 from accounts.staff_admin import OrganizationOwnedAdmin, manages, may_manage
+from core.engine.input_checks import line_problem
 
 # Sign-in locks out after a few failures, per user name and per address (accounts.login_guard).
 admin.site.login_form = GuardedAdminAuthenticationForm
@@ -244,6 +245,12 @@ def _create_key(
     return _keys_shown_once(request, model_admin, created) if created else None
 
 
+def _one_line(value: str) -> None:
+    """A key's name is one line of text (core.engine.input_checks), as on the settings page."""
+    if problem := line_problem(value):
+        raise forms.ValidationError(problem)
+
+
 class _KeyCreateForm(forms.Form):
     """The organization page's "Create … key" buttons: the button sends ``kind``."""
 
@@ -251,6 +258,7 @@ class _KeyCreateForm(forms.Form):
         required=False,
         max_length=KEY_NAME_MAX,
         error_messages={"max_length": f"A key's name has at most {KEY_NAME_MAX} characters."},
+        validators=[_one_line],
     )
     kind = forms.ChoiceField(
         choices=ApiKey.Kind.choices,

@@ -13,6 +13,7 @@ from typing import Any
 from django.conf import settings
 from rest_framework.parsers import BaseParser, DataAndFiles, MultiPartParser
 
+from core.engine.input_checks import text_problem
 from core.errors import RequestTooLarge, ValidationFailed
 
 
@@ -44,32 +45,25 @@ def too_deep(max_depth: int) -> str:
     return f"The JSON is nested too deeply: at most {max_depth} levels of arrays and objects."
 
 
-def _has_lone_surrogate(text: str) -> bool:
-    if text.isascii():
-        return False
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
 def check_json_value(value: Any, *, max_depth: int, prefix: str = "") -> None:
     """Refuse decoded JSON that no document can use, before any code walks it.
 
     Arrays and objects nested deeper than ``max_depth`` (code that walks a value recursively, the
-    engines' and the renderer's, would run out of stack), and strings holding a lone UTF-16
-    surrogate (JSON's ``"\\ud800"`` escape decodes to one: it is not a character, and nothing
-    can encode it into a PDF). The error names the property (under ``prefix``, a multipart
-    part's name). A stack, not recursion: the nesting is the client's choice.
+    engines' and the renderer's, would run out of stack), and strings, values or property names,
+    that are not text (``core.engine.input_checks.text_problem``): a lone UTF-16 surrogate
+    (JSON's ``"\\ud800"`` escape decodes to one: it is not a character, and nothing can encode it
+    into a PDF), NUL (PostgreSQL stores no NUL) and the other C0 control characters. The error
+    names the property (under ``prefix``, a multipart part's name). A stack, not recursion: the
+    nesting is the client's choice.
     """
     root = (prefix,) if prefix else ()
     stack: list[tuple[Any, tuple[str, ...], int]] = [(value, root, 0)]
     while stack:
         item, path, depth = stack.pop()
         if isinstance(item, str):
-            if _has_lone_surrogate(item):
-                raise ValidationFailed.single(".".join(path), _LONE_SURROGATE)
+            problem = text_problem(item)
+            if problem is not None:
+                raise ValidationFailed.single(".".join(path), problem)
             continue
         children: Iterable[tuple[object, Any]]
         if isinstance(item, dict):
@@ -81,17 +75,11 @@ def check_json_value(value: Any, *, max_depth: int, prefix: str = "") -> None:
         if depth >= max_depth:
             raise ValidationFailed.single(prefix, too_deep(max_depth))
         for key, child in children:
-            if isinstance(key, str) and _has_lone_surrogate(key):
-                raise ValidationFailed.single(".".join(path), _LONE_SURROGATE_KEY)
+            problem = text_problem(key) if isinstance(key, str) else None
+            if problem is not None:
+                raise ValidationFailed.single(".".join(path), f"A property name: {problem}")
             if isinstance(child, str | dict | list):
                 stack.append((child, (*path, str(key)), depth + 1))
-
-
-_LONE_SURROGATE = (
-    "The text holds a lone surrogate (\\ud800-\\udfff), which is not a character: send UTF-8 "
-    "text, or surrogates only in pairs."
-)
-_LONE_SURROGATE_KEY = "A property name holds a lone surrogate (\\ud800-\\udfff)."
 
 
 class ApiJSONParser(BaseParser):

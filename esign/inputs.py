@@ -6,15 +6,19 @@ Every problem names the argument it is about (``files.1.fields.0.rect``,
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+
+from core.engine.input_checks import column_range, length_problem, line_problem
 from core.engine.problems import Problem
 from core.engine.template_spec import FieldSpec, Rect
 from core.errors import ValidationFailed
 from core.uploads import UploadedBlob, blob_from_inline
+from esign.models import Signer
 
 # Field types a signer fills: signatures and initials are stamped; signatureDate gets the date
 # of signing; the others take what the signer types (or ticks).
@@ -32,9 +36,13 @@ TEMPLATE_SIGNER_TYPES = {
     "signatureDate": "signatureDate",
     "signerName": "fullName",
 }
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 MAX_FILES = 50
 MAX_SIGNERS = 50
+# What Signer.routing_order's column holds, from 1.
+ROUTING_ORDERS = column_range(Signer._meta.get_field("routing_order"), low=1)
+# Signer.email and Packet.reply_to_email are the same EmailField; and the redirect URL's column.
+_EMAIL_COLUMN = Signer._meta.get_field("email")
+_REDIRECT_COLUMN = Signer._meta.get_field("redirect_url")
 
 
 @dataclass(frozen=True)
@@ -126,18 +134,32 @@ def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-# Line breaks and other control characters: a value that becomes an email header (the subject
-# is built from the packet's name) or a file name must stay on one line, or it could add headers.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
 def _line(value: Any, path: str, problems: list[Problem]) -> str:
-    """``value`` as one line of text; a control character (a line break) is a problem."""
+    """``value`` as one line of text; a control character (a line break) is a problem: a value
+    that becomes an email header (the subject is built from the packet's name) or a file name
+    must stay on one line, or it could add headers."""
     text = _text(value)
-    if _CONTROL.search(text):
-        problems.append(
-            Problem(path, "Must be one line, without line breaks or control characters.")
-        )
+    problem = line_problem(text)
+    if problem is not None:
+        problems.append(Problem(path, problem))
+    return text
+
+
+def _email(value: Any, path: str, problems: list[Problem]) -> str:
+    """``value`` as an email address: Django's EmailValidator (the shape mail servers take),
+    on one line (the validator takes control characters inside a quoted local part), that fits
+    the address columns."""
+    text = _text(value)
+    if not text:
+        return text
+    try:
+        validate_email(text)
+    except ValidationError:
+        problems.append(Problem(path, "Must be an email address."))
+        return text
+    problem = line_problem(text) or length_problem(text, _EMAIL_COLUMN)
+    if problem is not None:
+        problems.append(Problem(path, problem))
     return text
 
 
@@ -166,7 +188,7 @@ def _sign_fields(raw: Any, path: str, problems: list[Problem]) -> tuple[SignFiel
         elif field_id in seen:
             problems.append(Problem(f"{where}.id", f"Duplicate field id {field_id!r}."))
         seen.add(field_id)
-        if kind not in SIGNER_FIELD_TYPES:
+        if not isinstance(kind, str) or kind not in SIGNER_FIELD_TYPES:
             problems.append(
                 Problem(f"{where}.type", f"Must be one of {', '.join(sorted(SIGNER_FIELD_TYPES))}.")
             )
@@ -285,7 +307,8 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
     if not isinstance(raw, Mapping):
         problems.append(Problem(path, "Must be an object."))
         return None
-    name, email = _line(raw.get("name"), f"{path}.name", problems), _text(raw.get("email"))
+    name = _line(raw.get("name"), f"{path}.name", problems)
+    email = _email(raw.get("email"), f"{path}.email", problems)
     signer_type = raw.get("signerType") or "email"
     if not name:
         problems.append(Problem(f"{path}.name", "Required"))
@@ -293,11 +316,9 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
         problems.append(Problem(f"{path}.signerType", "Must be email or embedded."))
     if signer_type == "email" and not email:
         problems.append(Problem(f"{path}.email", "Required for an email signer."))
-    if email and not _EMAIL.match(email):
-        problems.append(Problem(f"{path}.email", "Must be an email address."))
     order = raw.get("routingOrder", index + 1)
-    if not isinstance(order, int) or isinstance(order, bool) or order < 1:
-        problems.append(Problem(f"{path}.routingOrder", "Must be a whole number from 1."))
+    if order not in ROUTING_ORDERS:
+        problems.append(Problem(f"{path}.routingOrder", ROUTING_ORDERS.problem()))
         order = index + 1
     mode = raw.get("signatureMode") or "draw"
     if mode not in ("draw", "text"):
@@ -305,6 +326,8 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
     redirect = _text(raw.get("redirectURL"))
     if redirect and not redirect.startswith(("https://", "http://")):
         problems.append(Problem(f"{path}.redirectURL", "Must be an http(s) URL."))
+    elif problem := line_problem(redirect) or length_problem(redirect, _REDIRECT_COLUMN):
+        problems.append(Problem(f"{path}.redirectURL", problem))
     fields: list[tuple[str, str]] = []
     raw_fields = raw.get("fields") or []
     if not isinstance(raw_fields, list):
@@ -407,9 +430,7 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     webhook_url = _text(arguments.get("webhookURL"))
     if webhook_url and not webhook_url.startswith(("https://", "http://")):
         problems.append(Problem("webhookURL", "Must be an http(s) URL."))
-    reply_to = _text(arguments.get("replyToEmail"))
-    if reply_to and not _EMAIL.match(reply_to):
-        problems.append(Problem("replyToEmail", "Must be an email address."))
+    reply_to = _email(arguments.get("replyToEmail"), "replyToEmail", problems)
     reminder_days = arguments.get("reminderDays")
     if reminder_days is not None and (
         not isinstance(reminder_days, int)

@@ -6,29 +6,29 @@ from esign import link_views, views
 from esign.api import DocumentGroupZipApi
 
 urlpatterns = [
-    path("api/etch/verify/<str:signer_eid>", views.signing_page, name="esign-verify"),
+    path("api/etch/verify/<name:signer_eid>", views.signing_page, name="esign-verify"),
     path(
-        "api/etch/sign/<str:signer_eid>/documents/<str:alias_id>.pdf",
+        "api/etch/sign/<name:signer_eid>/documents/<name:alias_id>.pdf",
         views.signing_document,
         name="esign-document",
     ),
     path(
-        "api/etch/sign/<str:signer_eid>/documents/<str:alias_id>/pages/<int:page>.webp",
+        "api/etch/sign/<name:signer_eid>/documents/<name:alias_id>/pages/<int:page>.webp",
         views.signing_page_image,
         name="esign-page-image",
     ),
-    path("api/etch/sign/<str:signer_eid>/complete", views.signing_complete, name="esign-complete"),
-    path("api/etch/sign/<str:signer_eid>/decline", views.signing_decline, name="esign-decline"),
-    path("api/etch/copy/<str:signer_eid>", views.signer_copy, name="esign-signer-copy"),
+    path("api/etch/sign/<name:signer_eid>/complete", views.signing_complete, name="esign-complete"),
+    path("api/etch/sign/<name:signer_eid>/decline", views.signing_decline, name="esign-decline"),
+    path("api/etch/copy/<name:signer_eid>", views.signer_copy, name="esign-signer-copy"),
     path(
-        "api/etch/sign/<str:signer_eid>/new-link",
+        "api/etch/sign/<name:signer_eid>/new-link",
         link_views.signing_new_link,
         name="esign-new-link",
     ),
     # Where the legacy frame's string leads when the signer has no redirect URL.
     path("etch-complete", link_views.signing_done, name="esign-done"),
     path(
-        "api/document-group/<str:group_eid>.zip",
+        "api/document-group/<eid:group_eid>.zip",
         DocumentGroupZipApi.as_view(),
         name="esign-download-zip",
     ),

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
-import json
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
@@ -29,6 +28,7 @@ from accounts.embedding import allow_framing_by, embed_origins
 from core.blobs import blob_read
 from core.engine.archive import safe_filename
 from core.errors import Conflict, RequestTooLarge, ServiceError, ValidationFailed
+from core.parsers import decode_json
 from core.responses import file_response
 from core.uploads import check_declared_size, size_text
 from esign import lifecycle
@@ -307,16 +307,15 @@ def signer_copy(request: HttpRequest, signer_eid: str) -> HttpResponse:
 
 def _json_body(request: HttpRequest) -> dict[str, Any]:
     """The signer's JSON, within SIGNING_BODY_MAX_BYTES: a larger Content-Length is refused
-    before the body is read (the stream Django reads never goes past Content-Length)."""
+    before the body is read (the stream Django reads never goes past Content-Length). It is read
+    as the API reads JSON (``core.parsers.decode_json``): nesting within the depth limit, and
+    text without NUL, control characters or lone surrogates, whatever key holds it."""
     limit = settings.SIGNING_BODY_MAX_BYTES
     message = f"The request is larger than the limit of {size_text(limit)}."
     check_declared_size(request, limit=limit, message=message)
     if len(request.body) > limit:
         raise RequestTooLarge(message)
-    try:
-        body = json.loads(request.body or b"{}")
-    except ValueError:
-        raise ValidationFailed.single("", "The body must be JSON.") from None
+    body = decode_json(request.body or b"{}")
     if not isinstance(body, dict):
         raise ValidationFailed.single("", "The body must be a JSON object.")
     return body

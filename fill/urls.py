@@ -5,5 +5,5 @@ from django.urls import path
 from fill.api import FillPdfApi
 
 urlpatterns = [
-    path("fill/<str:template_eid>.pdf", FillPdfApi.as_view(), name="fill-pdf"),
+    path("fill/<eid:template_eid>.pdf", FillPdfApi.as_view(), name="fill-pdf"),
 ]

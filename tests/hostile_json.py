@@ -5,6 +5,11 @@ invalid UTF-8, objects with tens of thousands of keys, numbers JSON allows and P
 ``hostile_body(templates)`` puts one hostile JSON value into one of the endpoint's body
 ``templates`` (each with one ``%s``) and encodes the result. ``Tally`` counts the answers, and
 writes them to test-artifacts/ for the report (cases tried, 5xx seen).
+
+``HOSTILE_INPUT`` is one value where a property is expected, as JSON text: text that is no text
+(NUL, other control characters, lone surrogates), whole numbers at and beyond the columns' ends,
+the wrong JSON type, nesting too deep. ``HOSTILE_TEXT`` is the text alone, as a Python string,
+for URL paths, form posts and GraphQL literals.
 """
 
 from __future__ import annotations
@@ -53,6 +58,35 @@ NON_ASCII_TEXT = st.text(
 ).map(json.dumps)
 
 HOSTILE_VALUE = st.one_of(NESTED, SURROGATE, MANY_KEYS, NUMBERS, NON_ASCII_TEXT)
+
+# NUL, the other C0 controls and DEL, alone or inside ordinary text.
+CONTROL_CHARACTERS = st.sampled_from(
+    ["\x00", "\x01", "\x08", "\x0b", "\x0c", "\x1b", "\x1f", "\x7f"]
+)
+HOSTILE_TEXT = st.one_of(
+    st.builds(
+        lambda before, control, after: before + control + after,
+        st.sampled_from(["", "Ada", "ada@example.com", "abcdefghij0123456789"]),
+        CONTROL_CHARACTERS,
+        st.sampled_from(["", "x", "@example.com", ".pdf"]),
+    ),
+    st.integers(min_value=0xD800, max_value=0xDFFF).map(lambda code: "a" + chr(code) + "b"),
+    st.text(max_size=12),
+    st.sampled_from(["x" * 300, "é" * 3000, "", " ", "-1", "0" * 40]),
+)
+# 2^31 and 2^63 are one past PostgreSQL's integer and SQLite's (and bigint's) largest.
+EDGE_INTEGERS = st.sampled_from(
+    [2**31 - 1, 2**31, 2**63 - 1, 2**63, 2**64, -1, 0, -(2**31) - 1, -(2**63) - 1, 10**30]
+)
+WRONG_TYPES = st.sampled_from([[], {}, [""], {"a": 1}, 0, 1.5, True, False, None, "", "x"])
+DEEP = st.builds(_nested, st.integers(min_value=65, max_value=3000), st.booleans())
+# One value as JSON text (json.dumps writes a lone surrogate as its \udXXX escape).
+HOSTILE_INPUT = st.one_of(
+    HOSTILE_TEXT.map(json.dumps),
+    EDGE_INTEGERS.map(str),
+    WRONG_TYPES.map(json.dumps),
+    DEEP,
+)
 
 ENCODINGS = st.sampled_from(
     ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "latin-1", "cp1252"]

@@ -12,7 +12,7 @@ urlpatterns = [
     path("<slug:slug>/webhook/test/", views.webhook_send_test, name="webhook-test"),
     path("<slug:slug>/webhook/public-key/", views.webhook_public_key_save, name="public-key"),
     path(
-        "<slug:slug>/deliveries/<str:eid>/resend/",
+        "<slug:slug>/deliveries/<eid:eid>/resend/",
         views.delivery_resend_view,
         name="delivery-resend",
     ),

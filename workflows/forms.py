@@ -10,9 +10,22 @@ from django import forms
 from django.db.models import QuerySet
 
 from accounts.models import Organization
+from core.errors import ValidationFailed
+from core.parsers import decode_json
 from workflows.engine.definition import parse_sign_boxes
 from workflows.models import WebformField, WorkflowDocument, WorkflowSigner
 from workflows.services import TemplateAlias
+
+
+def _json_of(raw: bytes) -> Any:
+    """JSON read as the API reads it (core.parsers.decode_json): within the depth limit, its text
+    without NUL, control characters or lone surrogates (PostgreSQL stores no NUL)."""
+    try:
+        return decode_json(raw)
+    except ValidationFailed as refused:
+        raise forms.ValidationError(
+            [f"{f.property}: {f.message}" if f.property else f.message for f in refused.fields]
+        ) from None
 
 
 class SignerForm(forms.ModelForm):
@@ -34,10 +47,7 @@ class SignerForm(forms.ModelForm):
             self.fields["boxes_text"].initial = json.dumps(self.instance.boxes)
 
     def clean_boxes_text(self) -> list[dict[str, Any]]:
-        try:
-            raw = json.loads(self.cleaned_data["boxes_text"])
-        except ValueError:
-            raise forms.ValidationError("Not valid JSON.") from None
+        raw = _json_of(self.cleaned_data["boxes_text"].encode())
         boxes, problems = parse_sign_boxes(raw)
         if problems:
             raise forms.ValidationError([f"{p.path}: {p.message}" for p in problems])
@@ -100,7 +110,4 @@ class ImportForm(forms.Form):
         upload = self.cleaned_data["file"]
         if upload.size > 5 * 1024 * 1024:
             raise forms.ValidationError("The file is larger than 5 MB.")
-        try:
-            return json.loads(upload.read())
-        except ValueError:
-            raise forms.ValidationError("The file is not JSON.") from None
+        return _json_of(upload.read())

@@ -20,7 +20,7 @@ urlpatterns = [
     ),
     re_path(_SUBMISSION + r"/documents\.zip$", views.documents_zip, name="workflows-documents-zip"),
     path(
-        "download/<str:weld_data_eid>.zip",
+        "download/<eid:weld_data_eid>.zip",
         SubmissionZipApi.as_view(),
         name="workflows-download-zip",
     ),

@@ -27,6 +27,7 @@ from accounts.payload_keys import payload_key_create
 from accounts.services import api_key_create, api_key_revoke
 from accounts.settings.sections import settings_context, settings_parts, settings_sections
 from accounts.usage import api_key_usage
+from core.engine.input_checks import line_problem
 from core.errors import NotFound, ValidationFailed
 from core.responses import file_response
 
@@ -167,6 +168,8 @@ def key_create(request: HttpRequest, membership: Membership) -> HttpResponse:
     name = request.POST.get("name", "").strip()
     if len(name) > 100:
         raise ValidationFailed.single("name", "A key's name has at most 100 characters.")
+    if problem := line_problem(name):
+        raise ValidationFailed.single("name", problem)
     api_key, raw_key = api_key_create(
         organization=membership.organization, kind=kind, name=name, user=request.user
     )

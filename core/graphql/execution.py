@@ -10,6 +10,7 @@ from graphql import GraphQLError, GraphQLSchema, execute_sync, parse, validate
 from core.api_errors import log_unexpected
 from core.errors import ServiceError, ValidationFailed
 from core.graphql.cost import validation_rules
+from core.graphql.literals import TextLiteralRule
 from core.graphql.transport import GraphQLRequest
 
 MAX_QUERY_LENGTH = 100_000
@@ -57,7 +58,7 @@ def run_graphql(schema: GraphQLSchema, request: GraphQLRequest, context: Any) ->
         document = parse(request.query)
     except GraphQLError as error:
         return GraphQLOutcome({"errors": [error.formatted]}, executed=False)
-    validation_errors = validate(schema, document, rules=validation_rules())
+    validation_errors = validate(schema, document, rules=(*validation_rules(), TextLiteralRule))
     if validation_errors:
         return GraphQLOutcome({"errors": [e.formatted for e in validation_errors]}, executed=False)
     result = execute_sync(

@@ -23,6 +23,7 @@ from django.utils import timezone
 from accounts.models import Organization
 from core.eids import random_base62
 from core.engine.fetch import FetchError, check_address
+from core.engine.input_checks import line_problem
 from core.errors import ValidationFailed
 from core.resources import webhook_policy
 from webhooks.engine.signing import new_secret
@@ -71,6 +72,9 @@ def webhook_url_form(url: str, *, property: str = "webhookURL") -> str:
         _url_validator(url)
     except ValidationError:
         raise ValidationFailed.single(property, "Enter an http or https URL.") from None
+    # The validator takes NUL and other control characters in the path (PostgreSQL stores no NUL).
+    if problem := line_problem(url):
+        raise ValidationFailed.single(property, problem)
     if len(url) > 2000:
         raise ValidationFailed.single(property, "The URL is longer than 2000 characters.")
     return url

@@ -28,6 +28,9 @@ MESSAGES: Mapping[str, str] = {
     "required": pgettext("webform rule", "This field is required."),
     "checkboxRequired": pgettext("webform rule", "Check this box to continue."),
     "text": pgettext("webform rule", "Enter text."),
+    "controlCharacters": pgettext(
+        "webform rule", "Remove the control characters (such as NUL) from this text."
+    ),
     "tooLong": pgettext("webform rule", "Use at most {max} characters."),
     "tooShort": pgettext("webform rule", "Use at least {min} characters."),
     "email": pgettext("webform rule", "Enter an email address, like name@example.com."),

@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from core.engine.field_types import FIELD_TYPES, PHONE_REGIONS
+from core.engine.input_checks import text_problem
 from core.engine.problems import Problem
 from workflows.engine.catalogue import (
     GROUP_FIELD_TYPES,
@@ -33,6 +34,9 @@ def read_text(raw: Mapping[str, Any], key: str, path: str, problems: list[Proble
         return ""
     if not isinstance(value, str):
         problems.append(Problem(f"{path}.{key}" if path else key, "Must be a string."))
+        return ""
+    if (problem := text_problem(value)) is not None:
+        problems.append(Problem(f"{path}.{key}" if path else key, problem))
         return ""
     if len(value) > limit:
         problems.append(Problem(f"{path}.{key}" if path else key, f"At most {limit} characters."))

@@ -22,6 +22,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 
 from core.engine.images import DEFAULT_MAX_DECODED_BYTES, TOO_LARGE, image_refusal
+from core.engine.input_checks import text_problem
 from workflows.engine.messages import MESSAGES, FieldInvalid
 from workflows.engine.phones import PHONE_REGION_INFO, PHONE_REGION_ORDER, national_number
 from workflows.engine.photos import SIDES
@@ -105,6 +106,19 @@ _STATE_CODES = (
 US_STATES: tuple[str, ...] = tuple(_STATE_CODES.split())
 
 # --- helpers --------------------------------------------------------------------------------
+
+
+def _holds_control(raw: Any) -> bool:
+    """Text that is no text (core.engine.input_checks): NUL or another control character, in the
+    value or in one of its parts. forgeSubmit's JSON is refused as it is read; a webform page's
+    post is checked here, one field at a time."""
+    if isinstance(raw, str):
+        return text_problem(raw) is not None
+    if isinstance(raw, Mapping):
+        return any(_holds_control(value) for value in raw.values())
+    if isinstance(raw, list):
+        return any(_holds_control(value) for value in raw)
+    return False
 
 
 def _text(raw: Any, limit: int = MAX_TEXT) -> str:
@@ -197,6 +211,8 @@ def has_value(value: Any) -> bool:
 def check_value(field: Any, raw: Any) -> Any:
     """The normalized value of ``raw`` for ``field`` (a ``definition.FieldDef``); ``EMPTY``
     when nothing was given and the field is optional. FieldInvalid says what is wrong."""
+    if _holds_control(raw):
+        raise FieldInvalid("controlCharacters")
     kind = field.type
     if kind == "checkbox":
         if raw is None:
