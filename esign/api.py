@@ -83,6 +83,12 @@ register_schemas(
                     "type": ["string", "null"],
                     "description": "Common name of the signature timestamp's authority.",
                 },
+                "timestampTrusted": {
+                    "type": "boolean",
+                    "description": "The signature timestamp is intact and its authority trusted "
+                    "(for timestamps): only then is `timestamp` a proven time; otherwise it is "
+                    "the time the token claims (problem `timestamp_not_trusted`).",
+                },
                 "revoked": {
                     "type": "boolean",
                     "description": "Revocation data in the file (its document security store or "
@@ -91,9 +97,11 @@ register_schemas(
                 "trustedAt": {
                     "type": ["string", "null"],
                     "format": "date-time",
-                    "description": "When trust was decided at a past time, the time the "
-                    "signature's trusted timestamp proves (for a certificate expired or revoked "
-                    "since); null when decided at the current time.",
+                    "description": "When trust was decided at a past time, the time a trusted "
+                    "timestamp proves: the earliest trusted document timestamp after the "
+                    "signature (long-term validation), else the signature's own trusted "
+                    "timestamp (for a certificate expired or revoked since); null when decided "
+                    "at the current time.",
                 },
                 "development": {
                     "type": "boolean",
@@ -117,8 +125,10 @@ register_schemas(
                     "signature_value_invalid, signature_contents_changed, signature_unreadable, "
                     "changed_content, changed_annotations, changed_form, changed_metadata, "
                     "appended_bytes, changes_unknown, timestamp_not_intact, "
-                    "document_timestamp_not_intact, not_trusted, revoked, "
-                    "document_timestamp_not_trusted, development_seal, unchecked_signatures.",
+                    "timestamp_not_trusted, document_timestamp_not_intact, not_trusted, revoked, "
+                    "document_timestamp_not_trusted, timestamp_renewal_needed (a notice: the "
+                    "last document timestamp's authority certificate has expired; the verdict "
+                    "stands), development_seal, unchecked_signatures.",
                 },
                 "message": {"type": "string", "description": "The problem, in words."},
                 "fieldName": {
@@ -178,6 +188,11 @@ register_schemas(
                     "type": "boolean",
                     "description": "From this service's records, or from a trusted "
                     "signature's certificate; false: a name an untrusted certificate claims.",
+                },
+                "timeProven": {
+                    "type": "boolean",
+                    "description": "`signedAt` is proven: from this service's records or a "
+                    "trusted timestamp; false: the time the signature claims.",
                 },
             },
         },

@@ -22,6 +22,7 @@ from typing import Any
 from django.conf import settings
 from django.core.files.uploadhandler import FileUploadHandler
 from django.http import HttpRequest
+from django.utils import timezone
 
 from core import uploads
 from core.errors import RequestTooLarge, ServiceBusy, ValidationFailed
@@ -91,6 +92,9 @@ class VerifiedSigner:
     signed_at: datetime | None
     source: str  # "audit_trail" (the packet's signers) or "signature" (a certificate's name)
     verified: bool  # from this service's records, or a trusted signature's certificate
+    # ``signed_at`` is proven: this service's records, or a trusted TSA's timestamp (without
+    # one it is the signer's claim)
+    time_proven: bool = True
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,7 @@ def pdf_verify(*, data: bytes) -> Verification:
             pdf=data,
             trust_roots=tuple(c.dump() for c in trust_roots()),
             max_signatures=MAX_SIGNATURES,
+            now=timezone.now(),
         )
         report = verify_pool().run(
             job,
@@ -243,7 +248,11 @@ def _signers(report: PdfVerification, packet: Packet | None) -> tuple[VerifiedSi
         )
     return tuple(
         VerifiedSigner(
-            s.signer or "(unknown)", s.timestamp or s.signed_at, "signature", verified=s.trusted
+            s.signer or "(unknown)",
+            s.timestamp if s.timestamp_trusted else s.signed_at,
+            "signature",
+            verified=s.trusted,
+            time_proven=s.timestamp_trusted,
         )
         for s in report.signatures
         if s.intact
@@ -285,6 +294,7 @@ def verification_wire(verification: Verification) -> dict[str, Any]:
                 "level": s.level,
                 "timestamp": iso_ms(s.timestamp),
                 "timestampAuthority": s.timestamp_authority or None,
+                "timestampTrusted": s.timestamp_trusted,
                 "revoked": s.revoked,
                 "trustedAt": iso_ms(s.trusted_at),
                 "development": s.field_name in development,
@@ -316,6 +326,7 @@ def verification_wire(verification: Verification) -> dict[str, Any]:
                 "signedAt": iso_ms(s.signed_at),
                 "source": s.source,
                 "verified": s.verified,
+                "timeProven": s.time_proven,
             }
             for s in verification.signers
         ],

@@ -121,6 +121,7 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
                 "signed_at": _time(s.signed_at),
                 "source": s.source,
                 "verified": s.verified,
+                "time_proven": s.time_proven,
             }
             for s in verification.signers
         ],

@@ -23,6 +23,7 @@ from pyhanko.sign.validation import (
     validate_pdf_timestamp,
 )
 from pyhanko.sign.validation.dss import DocumentSecurityStore, NoDSSFoundError
+from pyhanko.sign.validation.settings import KeyUsageConstraints
 from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
 
@@ -38,9 +39,11 @@ from esign.engine.verify_report import (
     DOCUMENT_TIMESTAMP_NOT_TRUSTED,
     NOT_INTACT,
     NOT_TRUSTED,
+    RENEWAL_NEEDED,
     REVOKED,
     SIGNATURE_VALUE_INVALID,
     TIMESTAMP_NOT_INTACT,
+    TIMESTAMP_NOT_TRUSTED,
     UNREADABLE_SIGNATURE,
     DocumentTimestampReport,
     Finding,
@@ -50,6 +53,12 @@ from esign.engine.verify_report import (
 logger = logging.getLogger(__name__)
 
 PADES_SUBFILTER = "/ETSI.CAdES.detached"
+
+# A document signature's certificate is for signing (either usage will do); one for time
+# stamping only is refused besides (`_is_timestamping_certificate`).
+SIGNER_KEY_USAGE = KeyUsageConstraints(
+    key_usage={"digital_signature", "non_repudiation"}, match_all_key_usages=False
+)
 
 # Changes after a signature, by pyHanko's modification level of the later revisions.
 _CHANGE_OF_LEVEL = {
@@ -153,9 +162,11 @@ class Checker:
         pdf: bytes,
         roots: list[asn1_x509.Certificate],
         now: datetime | None,
+        tsa_roots: list[asn1_x509.Certificate] | None = None,
     ) -> None:
         self.reader = reader
         self.roots = roots
+        self.tsa_roots = roots if tsa_roots is None else tsa_roots
         self.now = now
         self.dss = _dss(reader)
         self.appended_bytes = _appended_bytes(pdf, reader)
@@ -164,20 +175,22 @@ class Checker:
         self,
         embedded: EmbeddedPdfSignature | None = None,
         moment: datetime | None = None,
+        *,
+        tsa: bool = False,
     ) -> ValidationContext:
-        """Trust in the roots, with the file's own validation data (its DSS and the
-        signature's revocation-info attribute), nothing fetched, at ``moment``. Revocation is
-        soft-fail: a certificate without revocation data in the file is not refused for that
-        (a PAdES-B-B seal carries none), one the data revokes is. Revocation data issued after
-        ``moment`` counts: a CRL of today that says a certificate was revoked last year
-        answers for last year."""
+        """Trust in the signers' roots (the TSAs' with ``tsa``), with the file's own validation
+        data (its DSS and the signature's revocation-info attribute), nothing fetched, at
+        ``moment``. Revocation is soft-fail: a certificate without revocation data in the file
+        is not refused for that (a PAdES-B-B seal carries none), one the data revokes is.
+        Revocation data issued after ``moment`` counts: a CRL of today that says a certificate
+        was revoked last year answers for last year."""
         crls, ocsps = list(self.dss.crls), list(self.dss.ocsps)
         if embedded is not None:
             more_crls, more_ocsps = _embedded_revocation_data(embedded)
             crls += more_crls
             ocsps += more_ocsps
         return ValidationContext(
-            trust_roots=self.roots,
+            trust_roots=self.tsa_roots if tsa else self.roots,
             other_certs=list(self.dss.certificates),
             crls=crls,
             ocsps=ocsps,
@@ -275,14 +288,25 @@ class Checker:
         embedded: EmbeddedPdfSignature | None,
         read_error: str,
         latest_timestamp_revision: int,
+        proven_at: datetime | None = None,
     ) -> SignatureReport:
+        """The report of one signature. ``proven_at`` is the time the earliest trusted document
+        timestamp after it proves the signature and its validation data existed at (AdES
+        long-term validation): its revocation data is judged at that time, not at ``now``,
+        when it may long have been superseded. Without it, trust is decided at ``now``, or at
+        the time of the signature's own trusted timestamp."""
         if embedded is None:
             return _unreadable(name, "", read_error)
         signer = ""
+        moment = proven_at or self.now
         try:
             signer = _name_of(embedded.signer_cert)
-            context = self.context(embedded)
-            status = validate_pdf_signature(embedded, context, self.context())
+            status = validate_pdf_signature(
+                embedded,
+                self.context(embedded, moment),
+                self.context(embedded, moment, tsa=True),
+                key_usage_settings=SIGNER_KEY_USAGE,
+            )
         except MemoryError:
             raise
         except Exception as error:  # noqa: BLE001 - hostile input: report, never crash
@@ -310,17 +334,35 @@ class Checker:
             )
         timestamp = status.timestamp_validity
         timestamp_ok = bool(timestamp is not None and timestamp.intact and timestamp.valid)
-        timestamp_trusted = bool(timestamp_ok and timestamp is not None and timestamp.trusted)
+        timestamp_trusted = bool(
+            timestamp_ok
+            and timestamp is not None
+            and timestamp.trusted
+            and _is_timestamping_certificate(timestamp.signing_cert)
+        )
         if intact and timestamp is not None and not timestamp_ok:
             findings.append(
                 Finding(TIMESTAMP_NOT_INTACT, "The signature's timestamp is not intact.")
             )
-        trusted, revoked, trusted_at = bool(status.trusted), bool(status.revoked), None
+        elif intact and timestamp is not None and not timestamp_trusted:
+            findings.append(
+                Finding(
+                    TIMESTAMP_NOT_TRUSTED,
+                    f"The signature's timestamp is by an authority that is not trusted "
+                    f"({_name_of(timestamp.signing_cert)}): its time "
+                    f"({timestamp.timestamp:%Y-%m-%d %H:%M:%S} UTC) is claimed, not proven.",
+                )
+            )
+        trusted, revoked = bool(status.trusted), bool(status.revoked)
+        trusted_at = proven_at if trusted else None
         if intact and not trusted and timestamp_trusted and timestamp is not None:
-            # Not trusted now (expired, or revoked since): the timestamp proves the signature
-            # existed at its time, so trust is decided at that time.
+            # Not trusted at the time proven later (expired, or revoked since): the timestamp
+            # proves the signature existed at its time, so trust is decided at that time.
             at_time = validate_pdf_signature(
-                embedded, self.context(embedded, timestamp.timestamp), self.context()
+                embedded,
+                self.context(embedded, timestamp.timestamp),
+                self.context(embedded, timestamp.timestamp, tsa=True),
+                key_usage_settings=SIGNER_KEY_USAGE,
             )
             trusted, revoked = bool(at_time.trusted), bool(at_time.revoked)
             trusted_at = timestamp.timestamp
@@ -339,7 +381,7 @@ class Checker:
         changes = self.changes_after(embedded, status) if intact else []
         findings += changes
         whole = intact and not changes
-        level = _level(embedded, intact, timestamp_ok, self.dss, latest_timestamp_revision)
+        level = _level(embedded, intact, timestamp_trusted, self.dss, latest_timestamp_revision)
         return SignatureReport(
             field_name=name,
             signer=signer,
@@ -363,7 +405,14 @@ class Checker:
         name: str,
         embedded: EmbeddedPdfSignature,
         regular: list[tuple[str, EmbeddedPdfSignature | None, str]],
+        proven_at: datetime | None = None,
     ) -> DocumentTimestampReport:
+        """The report of one document timestamp. ``proven_at`` is the time the next trusted
+        document timestamp proves this one and the validation data before it existed at: its
+        authority is judged at that time. The last one (``proven_at`` None) is judged at its
+        own time, with the validation data the file had then, and must still be within its
+        authority's certificate at ``now``; past it, it is trusted but due for renewal (a new
+        document timestamp over the file)."""
         covers = tuple(
             n
             for n, e, _ in regular
@@ -371,7 +420,8 @@ class Checker:
         )
         try:
             authority = _name_of(embedded.signer_cert)
-            status = validate_pdf_timestamp(embedded, self.context(embedded))
+            moment = proven_at or _token_time(embedded)
+            status = validate_pdf_timestamp(embedded, self.context(embedded, moment, tsa=True))
         except MemoryError:
             raise
         except Exception as error:  # noqa: BLE001 - hostile input
@@ -393,7 +443,12 @@ class Checker:
                 ),
             )
         intact = bool(status.intact and status.valid and _padding_is_clean(embedded))
-        trusted = bool(intact and status.trusted and not status.revoked)
+        trusted = bool(
+            intact
+            and status.trusted
+            and not status.revoked
+            and _is_timestamping_certificate(embedded.signer_cert)
+        )
         findings: list[Finding] = []
         if not intact:
             findings.append(
@@ -411,6 +466,17 @@ class Checker:
                     f"The document timestamp's authority ({authority}) is not trusted.",
                 )
             )
+        elif proven_at is None and self.now is not None:
+            expires = embedded.signer_cert["tbs_certificate"]["validity"]["not_after"].native
+            if expires <= self.now:
+                findings.append(
+                    Finding(
+                        RENEWAL_NEEDED,
+                        f"The certificate of the last document timestamp's authority "
+                        f"({authority}) expired on {expires:%Y-%m-%d}: what it proves still "
+                        "holds, but a new document timestamp should be added to keep it so.",
+                    )
+                )
         changes = self.changes_after(embedded, status) if intact else []
         return DocumentTimestampReport(
             field_name=name,
@@ -421,6 +487,7 @@ class Checker:
             covers=covers,
             covers_whole_document=intact and not changes,
             findings=tuple(findings),
+            signed_revision=embedded.signed_revision,
         )
 
 
@@ -445,6 +512,30 @@ def _name_of(certificate: asn1_x509.Certificate) -> str:
     if isinstance(common, list):
         common = common[0] if common else None
     return str(common or certificate.subject.human_friendly)
+
+
+def _token_time(embedded: EmbeddedPdfSignature) -> datetime:
+    """The time a timestamp token states (its TSTInfo's genTime), as its authority claims it."""
+    tst_info = embedded.signed_data["encap_content_info"]["content"].parsed
+    return tst_info["gen_time"].native
+
+
+def _is_timestamping_certificate(certificate: asn1_x509.Certificate) -> bool:
+    """RFC 3161 § 2.3: a TSA's certificate has id-kp-timeStamping as its only extended key
+    usage, marked critical."""
+    extension = next(
+        (
+            e
+            for e in certificate["tbs_certificate"]["extensions"]
+            if e["extn_id"].native == "extended_key_usage"
+        ),
+        None,
+    )
+    return bool(
+        extension is not None
+        and extension["critical"].native
+        and extension["extn_value"].native == ["time_stamping"]
+    )
 
 
 def _padding_is_clean(embedded: EmbeddedPdfSignature) -> bool:

@@ -33,6 +33,12 @@ NOT_TRUSTED = "not_trusted"
 REVOKED = "revoked"
 TIMESTAMP_NOT_INTACT = "timestamp_not_intact"
 DOCUMENT_TIMESTAMP_NOT_TRUSTED = "document_timestamp_not_trusted"
+TIMESTAMP_NOT_TRUSTED = "timestamp_not_trusted"
+# Not a problem yet: the last document timestamp's authority certificate has expired, so the
+# file needs a new document timestamp (archive timestamp renewal) to stay verifiable.
+RENEWAL_NEEDED = "timestamp_renewal_needed"
+# Findings that say something is not trusted (the others of no code set: changes).
+NOTICE_CODES = frozenset({RENEWAL_NEEDED})
 
 CHANGE_CODES = frozenset(
     {
@@ -98,6 +104,7 @@ class DocumentTimestampReport:
     covers: tuple[str, ...] = ()  # the field names of the signatures it covers
     covers_whole_document: bool = False
     findings: tuple[Finding, ...] = ()
+    signed_revision: int = -1
 
     @property
     def problems(self) -> tuple[str, ...]:
@@ -124,9 +131,10 @@ class PdfVerification:
             not t.intact for t in self.document_timestamps
         ):
             return CHANGED
-        if any(not s.trusted for s in self.signatures) or any(
-            not t.trusted for t in self.document_timestamps
-        ):
+        if any(
+            not s.trusted or (s.timestamp is not None and not s.timestamp_trusted)
+            for s in self.signatures
+        ) or any(not t.trusted for t in self.document_timestamps):
             return UNTRUSTED
         return VALID
 
