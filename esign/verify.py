@@ -35,7 +35,7 @@ from esign.engine.verify_limits import PdfTooComplex, VerifyLimits, check_pdf_li
 from esign.engine.verify_pool import VerifyBusy, VerifyCrashed, VerifyJob, VerifyPool
 from esign.engine.verify_report import NOT_SIGNED, VALID, PdfVerification
 from esign.models import Packet, PacketDocument, Signer
-from esign.seal_config import seal_key, trust_roots
+from esign.seal_config import seal_key, signer_trust_roots, tsa_trust_roots
 
 logger = logging.getLogger(__name__)
 
@@ -159,7 +159,8 @@ def pdf_verify(*, data: bytes) -> Verification:
         check_pdf_limits(data, verify_limits())
         job = VerifyJob(
             pdf=data,
-            trust_roots=tuple(c.dump() for c in trust_roots()),
+            trust_roots=tuple(c.dump() for c in signer_trust_roots()),
+            tsa_roots=tuple(c.dump() for c in tsa_trust_roots()),
             max_signatures=MAX_SIGNATURES,
             now=timezone.now(),
         )

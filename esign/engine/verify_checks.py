@@ -29,6 +29,7 @@ from pyhanko_certvalidator import ValidationContext
 
 from esign.engine.verify_report import (
     APPENDED_BYTES,
+    CERTIFICATE_NOT_FOR_SIGNING,
     CHANGED_ANNOTATIONS,
     CHANGED_CONTENT,
     CHANGED_FORM,
@@ -353,9 +354,12 @@ class Checker:
                     f"({timestamp.timestamp:%Y-%m-%d %H:%M:%S} UTC) is claimed, not proven.",
                 )
             )
-        trusted, revoked = bool(status.trusted), bool(status.revoked)
+        # A certificate for time stamping only (a TSA's) is not one for signing documents,
+        # whatever root it chains to.
+        for_signing = not _is_timestamping_certificate(embedded.signer_cert)
+        trusted, revoked = bool(status.trusted and for_signing), bool(status.revoked)
         trusted_at = proven_at if trusted else None
-        if intact and not trusted and timestamp_trusted and timestamp is not None:
+        if intact and not trusted and for_signing and timestamp_trusted and timestamp is not None:
             # Not trusted at the time proven later (expired, or revoked since): the timestamp
             # proves the signature existed at its time, so trust is decided at that time.
             at_time = validate_pdf_signature(
@@ -372,6 +376,14 @@ class Checker:
                 Finding(
                     REVOKED,
                     "The signer's certificate was revoked (by revocation data in the file).",
+                )
+            )
+        elif intact and not for_signing:
+            findings.append(
+                Finding(
+                    CERTIFICATE_NOT_FOR_SIGNING,
+                    "The signer's certificate is a timestamp authority's, not one for signing "
+                    "documents.",
                 )
             )
         elif intact and not trusted:

@@ -34,6 +34,7 @@ REVOKED = "revoked"
 TIMESTAMP_NOT_INTACT = "timestamp_not_intact"
 DOCUMENT_TIMESTAMP_NOT_TRUSTED = "document_timestamp_not_trusted"
 TIMESTAMP_NOT_TRUSTED = "timestamp_not_trusted"
+CERTIFICATE_NOT_FOR_SIGNING = "certificate_not_for_signing"
 # Not a problem yet: the last document timestamp's authority certificate has expired, so the
 # file needs a new document timestamp (archive timestamp renewal) to stay verifiable.
 RENEWAL_NEEDED = "timestamp_renewal_needed"

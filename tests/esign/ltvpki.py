@@ -196,7 +196,12 @@ class ShortLivedPki(SealTestPki):
         return certificate
 
     def key_and_certificate(
-        self, common_name: str, *, key_usage: x509.KeyUsage | None = None, of_tsa_root: bool = False
+        self,
+        common_name: str,
+        *,
+        key_usage: x509.KeyUsage | None = None,
+        of_tsa_root: bool = False,
+        time_stamping: bool = False,
     ) -> tuple[bytes, bytes]:
         """(key PEM, certificate PEM) of a new key, issued by the signers' root (by the TSAs'
         root with ``of_tsa_root``, which needs ``separate_tsa``)."""
@@ -205,7 +210,12 @@ class ShortLivedPki(SealTestPki):
             (self.tsa_key, self.tsa_root) if of_tsa_root else (self.key, self.certificate)
         )
         certificate = self._issue_by(
-            issuer_key, issuer, key.public_key(), common_name, key_usage=key_usage
+            issuer_key,
+            issuer,
+            key.public_key(),
+            common_name,
+            key_usage=key_usage,
+            time_stamping=time_stamping,
         )
         return (
             key.private_bytes(

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
 from django.test import Client
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 from pyhanko.pdf_utils.reader import PdfFileReader
@@ -20,8 +22,10 @@ from pyhanko.sign.timestamps import TimeStamper
 from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
 
+from esign.engine.seal import seal_pdf
 from esign.engine.seal_credentials import SoftwareKey, load_credentials
 from esign.engine.seal_verify import verify_pdf
+from esign.engine.timestamps import TsaConfig
 from tests.esign.ltvpki import ShortLivedPki, self_made_tsa
 from tests.esign.sealpki import asn1
 from tests.esign.test_seal_engine import three_pages
@@ -72,9 +76,10 @@ def pki() -> ShortLivedPki:
     return ShortLivedPki(revocation_seconds=86400, separate_tsa=True)
 
 
-def key_of(pki: ShortLivedPki, name: str, **options: Any) -> SoftwareKey:
-    key_pem, cert_pem = pki.key_and_certificate(name, **options)
-    return SoftwareKey(key_pem, cert_pem, pki.ca_pem if not options.get("of_tsa_root") else b"")
+def key_of(pki: ShortLivedPki, name: str, *, of_tsa_root: bool = False) -> SoftwareKey:
+    key_pem, cert_pem = pki.key_and_certificate(name, of_tsa_root=of_tsa_root)
+    root = pki.tsa_root if of_tsa_root else pki.certificate
+    return SoftwareKey(key_pem, cert_pem, root.public_bytes(serialization.Encoding.PEM))
 
 
 @pytest.fixture(scope="module")
@@ -140,3 +145,91 @@ def test_the_api_and_page_show_an_untrusted_tsa_time_as_claimed(
         "claims: not proven by a trusted timestamp)" in html
     )
     assert "<strong>Trusted signer</strong>, 2020-01-01" not in html
+
+
+# --- defect 4: separate roots for signers and TSAs, each certificate in its role -------------
+
+
+def test_a_certificate_of_the_tsa_root_is_no_document_signer(pki: ShortLivedPki) -> None:
+    """Before, one list of roots served both roles: any certificate of the TSA's CA verified
+    as a valid document signature."""
+    tsa_made = signed(key_of(pki, "Issued by the TSA root", of_tsa_root=True))
+    signer_roots, tsa_roots = [asn1(pki.certificate)], [asn1(pki.tsa_root)]
+
+    report = verify_pdf(tsa_made, trust_roots=signer_roots, tsa_roots=tsa_roots, now=CLAIMED)
+
+    assert report.verdict == "untrusted"
+    assert [f.code for f in report.signatures[0].findings] == ["not_trusted"]
+    assert pyhanko_status(tsa_made, signer_roots).trusted is False
+
+
+def test_a_tsa_certificate_is_no_document_signer_even_under_a_root_trusted_for_both(
+    pki: ShortLivedPki,
+) -> None:
+    """With one list for both roles (SEAL_TRUST_ROOTS_FILE alone, as before), a TSA's own
+    certificate (id-kp-timeStamping) signing a document is refused for its role."""
+    timestamping = SoftwareKey(
+        *pki.key_and_certificate("A TSA signing a document", time_stamping=True),
+        pki.ca_pem,
+    )
+    tsa_signed = signed(timestamping)
+    roots = [asn1(pki.certificate)]
+
+    report = verify_pdf(tsa_signed, trust_roots=roots, now=CLAIMED)
+
+    assert report.verdict == "untrusted"
+    assert [f.code for f in report.signatures[0].findings] == ["certificate_not_for_signing"]
+
+
+def test_a_certificate_without_a_signing_key_usage_is_not_trusted(pki: ShortLivedPki) -> None:
+    encipherment = x509.KeyUsage(
+        digital_signature=False,
+        content_commitment=False,
+        key_encipherment=True,
+        data_encipherment=False,
+        key_agreement=False,
+        key_cert_sign=False,
+        crl_sign=False,
+        encipher_only=False,
+        decipher_only=False,
+    )
+    key = SoftwareKey(
+        *pki.key_and_certificate("Encipherment only", key_usage=encipherment), pki.ca_pem
+    )
+    roots = [asn1(pki.certificate)]
+    pdf = signed(key)
+
+    report = verify_pdf(pdf, trust_roots=roots, now=CLAIMED)
+
+    assert report.verdict == "untrusted"
+    assert [f.code for f in report.signatures[0].findings] == ["not_trusted"]
+    assert pyhanko_status(pdf, roots).trusted is False  # pyHanko's default usage check agrees
+
+
+@pytest.mark.django_db
+def test_the_service_trusts_tsa_roots_for_timestamps_only(
+    pki: ShortLivedPki, api_client: Client, settings: Any, tmp_path: Path
+) -> None:
+    """SEAL_TSA_TRUST_ROOTS_FILE: our B-LTA seal, its TSA under a root of its own, is valid; a
+    document signed by a certificate of that TSA root is not."""
+    signer_roots, tsa_roots = tmp_path / "signers.pem", tmp_path / "tsas.pem"
+    signer_roots.write_bytes(pki.ca_pem)
+    tsa_roots.write_bytes(pki.tsa_root.public_bytes(serialization.Encoding.PEM))
+    settings.SEAL_TRUST_ROOTS_FILE = str(signer_roots)
+    settings.SEAL_TSA_TRUST_ROOTS_FILE = str(tsa_roots)
+    sealed = seal_pdf(
+        three_pages(),
+        credentials=load_credentials(key_of(pki, "Our seal")),
+        signing_time=datetime.now(UTC),
+        tsa=TsaConfig(urls=(pki.tsa_url,)),
+        trust_roots=[asn1(pki.tsa_root)],
+    )
+    tsa_made = signed(key_of(pki, "Issued by the TSA root", of_tsa_root=True))
+
+    def verdict(pdf: bytes) -> str:
+        upload = io.BytesIO(pdf)
+        upload.name = "file.pdf"
+        return str(api_client.post("/api/v1/verify", {"file": upload}).json()["verdict"])
+
+    assert verdict(sealed) == "valid"
+    assert verdict(tsa_made) == "untrusted"
