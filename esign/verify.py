@@ -162,7 +162,7 @@ def pdf_verify(*, data: bytes) -> Verification:
             trust_roots=tuple(c.dump() for c in signer_trust_roots()),
             tsa_roots=tuple(c.dump() for c in tsa_trust_roots()),
             max_signatures=MAX_SIGNATURES,
-            now=timezone.now(),
+            now=verification_time(),
         )
         report = verify_pool().run(
             job,
@@ -192,6 +192,11 @@ def pdf_verify(*, data: bytes) -> Verification:
         development=development,
         signers=_signers(report, packet if known_as != DOCUMENT_BEFORE_SIGNING else None),
     )
+
+
+def verification_time() -> datetime:
+    """The time trust is decided at: the current time (tests move it here, not globally)."""
+    return timezone.now()
 
 
 def _known_file(sha: str) -> tuple[str, Packet | None]:
