@@ -7,10 +7,13 @@ Pure Python (no Django).
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 from datetime import datetime
 
+from asn1crypto import crl as asn1_crl
+from asn1crypto import ocsp as asn1_ocsp
 from asn1crypto import parser
 from asn1crypto import x509 as asn1_x509
 from pyhanko.pdf_utils import generic
@@ -88,9 +91,29 @@ class _Dss:
     def certificate_hashes(self) -> frozenset[bytes]:
         return frozenset(c.sha256 for c in self.certificates)
 
-    @property
-    def has_revocation_data(self) -> bool:
-        return bool(self.crls or self.ocsps)
+    @functools.cached_property
+    def crl_issuers(self) -> frozenset[bytes]:
+        """The DER names of the issuers of the CRLs (unreadable ones left out)."""
+        issuers = set()
+        for data in self.crls:
+            try:
+                issuers.add(asn1_crl.CertificateList.load(data).issuer.dump())
+            except ValueError:
+                continue
+        return frozenset(issuers)
+
+    @functools.cached_property
+    def ocsp_serials(self) -> frozenset[int]:
+        """The serial numbers the OCSP responses answer for (unreadable ones left out)."""
+        serials = set()
+        for data in self.ocsps:
+            try:
+                basic = asn1_ocsp.OCSPResponse.load(data).basic_ocsp_response
+                for response in basic["tbs_response_data"]["responses"]:
+                    serials.add(response["cert_id"]["serial_number"].native)
+            except (ValueError, KeyError, TypeError):
+                continue
+        return frozenset(serials)
 
 
 _NO_DSS = _Dss((), (), ())
@@ -393,7 +416,14 @@ class Checker:
         changes = self.changes_after(embedded, status) if intact else []
         findings += changes
         whole = intact and not changes
-        level = _level(embedded, intact, timestamp_trusted, self.dss, latest_timestamp_revision)
+        level = _level(
+            embedded,
+            intact,
+            timestamp_trusted,
+            self.dss,
+            latest_timestamp_revision,
+            timestamp.signing_cert if timestamp is not None else None,
+        )
         return SignatureReport(
             field_name=name,
             signer=signer,
@@ -562,22 +592,55 @@ def _names_revocation_source(certificate: asn1_x509.Certificate) -> bool:
     return bool(certificate.crl_distribution_points or certificate.ocsp_urls)
 
 
+def _chain(
+    certificate: asn1_x509.Certificate, known: list[asn1_x509.Certificate]
+) -> list[asn1_x509.Certificate]:
+    """``certificate`` and its issuers found among ``known``, up to a self-issued one."""
+    by_subject = {c.subject.dump(): c for c in known}
+    chain = [certificate]
+    while chain[-1].issuer != chain[-1].subject and len(chain) < 10:
+        issuer = by_subject.get(chain[-1].issuer.dump())
+        if issuer is None or issuer in chain:
+            break
+        chain.append(issuer)
+    return chain
+
+
+def _is_covered(certificate: asn1_x509.Certificate, dss: _Dss) -> bool:
+    """Whether the DSS holds the certificate and, when it names a source of revocation data,
+    revocation data about it: a CRL of its issuer, or an OCSP response for its serial number."""
+    if certificate.sha256 not in dss.certificate_hashes:
+        return False
+    if not _names_revocation_source(certificate):
+        return True
+    return certificate.serial_number in dss.ocsp_serials or (
+        certificate.issuer.dump() in dss.crl_issuers
+    )
+
+
 def _level(
     embedded: EmbeddedPdfSignature,
     intact: bool,
     timestamped: bool,
     dss: _Dss,
     latest_timestamp_revision: int,
+    timestamp_certificate: asn1_x509.Certificate | None = None,
 ) -> str | None:
+    """The PAdES level: B-LT only when the DSS covers the signer's own chain (each certificate
+    but the root, with revocation data for those that name a source) and the signature
+    timestamp's; B-LTA when a trusted document timestamp follows as well."""
     if str(embedded.sig_object.get("/SubFilter")) != PADES_SUBFILTER or not intact:
         return None
     if not timestamped:
         return "PAdES-B-B"
-    certificate = embedded.signer_cert
-    if certificate.sha256 not in dss.certificate_hashes:
-        return "PAdES-B-T"
-    if _names_revocation_source(certificate) and not dss.has_revocation_data:
-        return "PAdES-B-T"
+    known = [*dss.certificates, *embedded.other_embedded_certs]
+    chains = [_chain(embedded.signer_cert, known)]
+    if timestamp_certificate is not None:
+        chains.append(_chain(timestamp_certificate, known))
+    for chain in chains:
+        issued = [c for c in chain if c.issuer != c.subject]  # the root needs no coverage
+        if not all(_is_covered(c, dss) for c in issued):
+            return "PAdES-B-T"
     if latest_timestamp_revision > embedded.signed_revision:
         return "PAdES-B-LTA"
     return "PAdES-B-LT"
