@@ -128,7 +128,9 @@ register_schemas(
                     "timestamp_not_trusted, document_timestamp_not_intact, not_trusted, revoked, "
                     "document_timestamp_not_trusted, timestamp_renewal_needed (a notice: the "
                     "last document timestamp's authority certificate has expired; the verdict "
-                    "stands), development_seal, unchecked_signatures.",
+                    "stands), allowed_form_filling, allowed_annotations (notices: changes a "
+                    "certification's permissions allow), development_seal, "
+                    "unchecked_signatures.",
                 },
                 "message": {"type": "string", "description": "The problem, in words."},
                 "fieldName": {

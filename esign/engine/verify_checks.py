@@ -19,6 +19,7 @@ from asn1crypto import x509 as asn1_x509
 from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign.diff_analysis import ModificationLevel
+from pyhanko.sign.fields import MDPPerm
 from pyhanko.sign.general import find_unique_cms_attribute
 from pyhanko.sign.validation import (
     EmbeddedPdfSignature,
@@ -31,6 +32,8 @@ from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
 
 from esign.engine.verify_report import (
+    ALLOWED_ANNOTATIONS,
+    ALLOWED_FORM_FILLING,
     APPENDED_BYTES,
     CERTIFICATE_NOT_FOR_SIGNING,
     CHANGED_ANNOTATIONS,
@@ -230,7 +233,10 @@ class Checker:
         findings: list[Finding] = []
         if coverage == SignatureCoverageLevel.ENTIRE_REVISION:
             level = getattr(status, "modification_level", None)
-            if level is None:
+            allowed = self._allowed_by_certification(embedded, status, level)
+            if allowed is not None:
+                findings.append(allowed)
+            elif level is None:
                 findings.append(
                     Finding(
                         CHANGES_UNKNOWN,
@@ -239,7 +245,11 @@ class Checker:
                 )
             elif level in _CHANGE_OF_LEVEL:
                 findings.append(Finding(*_CHANGE_OF_LEVEL[level]))
-            if getattr(status, "docmdp_ok", None) is False and level not in _CHANGE_OF_LEVEL:
+            if (
+                allowed is None
+                and getattr(status, "docmdp_ok", None) is False
+                and level not in _CHANGE_OF_LEVEL
+            ):
                 findings.append(
                     Finding(
                         CHANGED_CONTENT,
@@ -271,6 +281,43 @@ class Checker:
                 )
             )
         return findings
+
+    def _allowed_by_certification(
+        self, embedded: EmbeddedPdfSignature, status: object, level: object
+    ) -> Finding | None:
+        """The notice for changes after a certification signature that its permissions
+        (DocMDP /P) allow: form filling (and signing) under P=2 and P=3, annotations under
+        P=3; None when there are none or they are not allowed. pyHanko classifies form filling;
+        added annotations it cannot tell from any other change (0.38), so those are checked
+        here (`_only_annotations_added`)."""
+        try:
+            permission = embedded.docmdp_level
+        except Exception:  # noqa: BLE001 - an unreadable /Reference: no certification
+            return None
+        if permission is None or not getattr(embedded, "is_certification", True):
+            return None
+        docmdp_ok = getattr(status, "docmdp_ok", None) is not False
+        if (
+            level == ModificationLevel.FORM_FILLING
+            and docmdp_ok
+            and permission in (MDPPerm.FILL_FORMS, MDPPerm.ANNOTATE)
+        ):
+            return Finding(
+                ALLOWED_FORM_FILLING,
+                "Form fields were filled in or signatures added after it was certified, which "
+                f"the certifier permitted (certification level {permission.value}).",
+            )
+        if (
+            permission == MDPPerm.ANNOTATE
+            and level in (ModificationLevel.ANNOTATIONS, ModificationLevel.OTHER)
+            and _only_annotations_added(self.reader, embedded.signed_revision)
+        ):
+            return Finding(
+                ALLOWED_ANNOTATIONS,
+                "Comments or other annotations were added after it was certified, which the "
+                "certifier permitted (certification level 3).",
+            )
+        return None
 
     def _info_changed_after(self, revision: int) -> bool:
         """Whether the document information dictionary (the trailer's /Info: title, author...)
@@ -554,6 +601,83 @@ def _name_of(certificate: asn1_x509.Certificate) -> str:
     if isinstance(common, list):
         common = common[0] if common else None
     return str(common or certificate.subject.human_friendly)
+
+
+_ANNOTATION_ONLY_KEYS = frozenset({"/Annots"})
+
+
+def _only_annotations_added(reader: PdfFileReader, signed_revision: int) -> bool:
+    """Whether every revision after ``signed_revision`` only adds annotations: each object it
+    writes is new and an annotation (not a form field's widget) or its appearance stream, or a
+    page whose only change is more entries in /Annots (or its indirect /Annots array, grown)."""
+    xrefs = reader.xrefs
+    try:
+        for revision in range(signed_revision + 1, xrefs.total_revisions):
+            info = reader.trailer.raw_get("/Info", revision=revision)
+            for ref in xrefs.explicit_refs_in_revision(revision):
+                if isinstance(info, generic.IndirectObject) and ref == info.reference:
+                    continue  # the document information: checked on its own (_info_changed_after)
+                new = reader.get_object(ref, revision=revision)
+                if xrefs.get_historical_ref(ref, revision - 1) is None:
+                    if not _is_annotation_or_appearance(new):
+                        return False
+                    continue
+                old = reader.get_object(ref, revision=revision - 1)
+                if not _grows_annotations(old, new):
+                    return False
+    except MemoryError:
+        raise
+    except Exception:  # noqa: BLE001 - whatever cannot be read is not shown to be allowed
+        return False
+    return True
+
+
+def _is_annotation_or_appearance(value: object) -> bool:
+    if isinstance(value, generic.StreamObject):
+        return value.get("/Subtype") == "/Form"  # an appearance stream (a form XObject)
+    if not isinstance(value, generic.DictionaryObject):
+        return False
+    subtype = value.get("/Subtype")
+    return (
+        subtype is not None
+        and subtype != "/Widget"
+        and "/Rect" in value
+        and value.get("/Type", "/Annot") == "/Annot"
+        and "/FT" not in value
+    )
+
+
+def _grows_annotations(old: object, new: object) -> bool:
+    """A page whose only change is a longer /Annots beginning with the old one, or an /Annots
+    array grown the same way."""
+    if isinstance(old, generic.ArrayObject) and isinstance(new, generic.ArrayObject):
+        return _extends(old, new)
+    if not (
+        isinstance(old, generic.DictionaryObject) and isinstance(new, generic.DictionaryObject)
+    ):
+        return False
+    if isinstance(old, generic.StreamObject) or old.get("/Type") != "/Page":
+        return False
+    keys = (set(old) | set(new)) - _ANNOTATION_ONLY_KEYS
+    if any(old.raw_get(k) != new.raw_get(k) for k in keys if k in old and k in new):
+        return False
+    if set(old) - _ANNOTATION_ONLY_KEYS != set(new) - _ANNOTATION_ONLY_KEYS:
+        return False
+    old_annots = old.raw_get("/Annots") if "/Annots" in old else generic.ArrayObject()
+    new_annots = new.raw_get("/Annots") if "/Annots" in new else generic.ArrayObject()
+    if isinstance(old_annots, generic.IndirectObject) or isinstance(
+        new_annots, generic.IndirectObject
+    ):
+        return old_annots == new_annots  # the array itself, if grown, is checked as an array
+    return (
+        isinstance(old_annots, generic.ArrayObject)
+        and isinstance(new_annots, generic.ArrayObject)
+        and _extends(old_annots, new_annots)
+    )
+
+
+def _extends(old: generic.ArrayObject, new: generic.ArrayObject) -> bool:
+    return len(new) > len(old) and all(new.raw_get(i) == old.raw_get(i) for i in range(len(old)))
 
 
 def _token_time(embedded: EmbeddedPdfSignature) -> datetime:

@@ -38,8 +38,12 @@ CERTIFICATE_NOT_FOR_SIGNING = "certificate_not_for_signing"
 # Not a problem yet: the last document timestamp's authority certificate has expired, so the
 # file needs a new document timestamp (archive timestamp renewal) to stay verifiable.
 RENEWAL_NEEDED = "timestamp_renewal_needed"
-# Findings that say something is not trusted (the others of no code set: changes).
-NOTICE_CODES = frozenset({RENEWAL_NEEDED})
+# Changes after a certification signature that its permissions (DocMDP) allow: said, and no
+# change in the verdict's sense.
+ALLOWED_FORM_FILLING = "allowed_form_filling"
+ALLOWED_ANNOTATIONS = "allowed_annotations"
+# Findings that are notices: the verdict does not rest on them.
+NOTICE_CODES = frozenset({RENEWAL_NEEDED, ALLOWED_FORM_FILLING, ALLOWED_ANNOTATIONS})
 
 CHANGE_CODES = frozenset(
     {
