@@ -377,6 +377,7 @@ class Checker:
                 self.context(embedded, moment),
                 self.context(embedded, moment, tsa=True),
                 key_usage_settings=SIGNER_KEY_USAGE,
+                skip_diff=_covers_entire_file(embedded),
             )
         except MemoryError:
             raise
@@ -510,7 +511,11 @@ class Checker:
         try:
             authority = _name_of(embedded.signer_cert)
             moment = proven_at or _token_time(embedded)
-            status = validate_pdf_timestamp(embedded, self.context(embedded, moment, tsa=True))
+            status = validate_pdf_timestamp(
+                embedded,
+                self.context(embedded, moment, tsa=True),
+                skip_diff=_covers_entire_file(embedded),
+            )
         except MemoryError:
             raise
         except Exception as error:  # noqa: BLE001 - hostile input
@@ -678,6 +683,13 @@ def _grows_annotations(old: object, new: object) -> bool:
 
 def _extends(old: generic.ArrayObject, new: generic.ArrayObject) -> bool:
     return len(new) > len(old) and all(new.raw_get(i) == old.raw_get(i) for i in range(len(old)))
+
+
+def _covers_entire_file(embedded: EmbeddedPdfSignature) -> bool:
+    """Whether the signature covers every byte of the file: then no later revision exists and
+    pyHanko's analysis of later revisions (the costliest step on a large file) has nothing to
+    look at."""
+    return embedded.evaluate_signature_coverage() == SignatureCoverageLevel.ENTIRE_FILE
 
 
 def _token_time(embedded: EmbeddedPdfSignature) -> datetime:
