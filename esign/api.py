@@ -94,6 +94,12 @@ register_schemas(
                     "description": "Revocation data in the file (its document security store or "
                     "the signature's own) revokes the signer's certificate.",
                 },
+                "revocationChecked": {
+                    "type": "boolean",
+                    "description": "Revocation data in the file answers for the signer's "
+                    "certificate (or it names no source of any); false: whether it was revoked "
+                    "is unknown (nothing is fetched; problem `revocation_not_checked`).",
+                },
                 "trustedAt": {
                     "type": ["string", "null"],
                     "format": "date-time",
@@ -129,8 +135,8 @@ register_schemas(
                     "document_timestamp_not_trusted, timestamp_renewal_needed (a notice: the "
                     "last document timestamp's authority certificate has expired; the verdict "
                     "stands), allowed_form_filling, allowed_annotations (notices: changes a "
-                    "certification's permissions allow), development_seal, "
-                    "unchecked_signatures.",
+                    "certification's permissions allow), revocation_not_checked (a notice), "
+                    "development_seal, unchecked_signatures.",
                 },
                 "message": {"type": "string", "description": "The problem, in words."},
                 "fieldName": {

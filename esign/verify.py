@@ -302,6 +302,7 @@ def verification_wire(verification: Verification) -> dict[str, Any]:
                 "timestampAuthority": s.timestamp_authority or None,
                 "timestampTrusted": s.timestamp_trusted,
                 "revoked": s.revoked,
+                "revocationChecked": s.revocation_checked,
                 "trustedAt": iso_ms(s.trusted_at),
                 "development": s.field_name in development,
                 "problems": [{"code": f.code, "message": f.message} for f in s.findings],

@@ -133,6 +133,7 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
                 "intact": s.intact,
                 "trusted": s.trusted,
                 "revoked": s.revoked,
+                "revocation_checked": s.revocation_checked,
                 "development": s.field_name in verification.development,
                 "trusted_at": _time(s.trusted_at),
                 "whole": s.covers_whole_document,

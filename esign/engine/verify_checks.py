@@ -47,6 +47,7 @@ from esign.engine.verify_report import (
     NOT_INTACT,
     NOT_TRUSTED,
     RENEWAL_NEEDED,
+    REVOCATION_NOT_CHECKED,
     REVOKED,
     SIGNATURE_VALUE_INVALID,
     TIMESTAMP_NOT_INTACT,
@@ -282,6 +283,19 @@ class Checker:
             )
         return findings
 
+    def _revocation_data_about(self, embedded: EmbeddedPdfSignature) -> bool:
+        """Whether the file holds revocation data about the signer's certificate (its DSS or
+        the signature's revocation-info attribute), or the certificate names no source of it
+        (nothing could be checked then, nor was anything to be)."""
+        certificate = embedded.signer_cert
+        if not _names_revocation_source(certificate):
+            return True
+        crls, ocsps = _embedded_revocation_data(embedded)
+        about = _Dss((), (*self.dss.crls, *crls), (*self.dss.ocsps, *ocsps))
+        return certificate.serial_number in about.ocsp_serials or (
+            certificate.issuer.dump() in about.crl_issuers
+        )
+
     def _allowed_by_certification(
         self, embedded: EmbeddedPdfSignature, status: object, level: object
     ) -> Finding | None:
@@ -442,6 +456,15 @@ class Checker:
             trusted, revoked = bool(at_time.trusted), bool(at_time.revoked)
             trusted_at = timestamp.timestamp
         trusted = bool(intact and trusted and not revoked)
+        revocation_checked = self._revocation_data_about(embedded)
+        if trusted and not revocation_checked:
+            findings.append(
+                Finding(
+                    REVOCATION_NOT_CHECKED,
+                    "Whether the signer's certificate was revoked was not checked: the file "
+                    "carries no revocation data for it, and none is fetched.",
+                )
+            )
         if intact and revoked:
             findings.append(
                 Finding(
@@ -488,6 +511,7 @@ class Checker:
             trusted_at=trusted_at if trusted else None,
             certificate_sha256=embedded.signer_cert.sha256.hex(),
             signed_revision=embedded.signed_revision,
+            revocation_checked=revocation_checked,
         )
 
     def document_timestamp(

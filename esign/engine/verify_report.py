@@ -42,8 +42,13 @@ RENEWAL_NEEDED = "timestamp_renewal_needed"
 # change in the verdict's sense.
 ALLOWED_FORM_FILLING = "allowed_form_filling"
 ALLOWED_ANNOTATIONS = "allowed_annotations"
+# A trusted signer's certificate names a source of revocation data, and the file carries none
+# about it: whether it was revoked is unknown (nothing is fetched).
+REVOCATION_NOT_CHECKED = "revocation_not_checked"
 # Findings that are notices: the verdict does not rest on them.
-NOTICE_CODES = frozenset({RENEWAL_NEEDED, ALLOWED_FORM_FILLING, ALLOWED_ANNOTATIONS})
+NOTICE_CODES = frozenset(
+    {RENEWAL_NEEDED, ALLOWED_FORM_FILLING, ALLOWED_ANNOTATIONS, REVOCATION_NOT_CHECKED}
+)
 
 CHANGE_CODES = frozenset(
     {
@@ -88,6 +93,8 @@ class SignatureReport:
     trusted_at: datetime | None = None  # the time trust was decided at; None: the current time
     certificate_sha256: str = ""  # hex, of the signer's certificate
     signed_revision: int = -1
+    # revocation data in the file answers for the certificate (or it names no source of any)
+    revocation_checked: bool = True
 
     @property
     def problems(self) -> tuple[str, ...]:
