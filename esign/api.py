@@ -114,6 +114,18 @@ register_schemas(
                     "description": "Sealed with this installation's development key: trusted "
                     "here only.",
                 },
+                "indication": {
+                    "type": "string",
+                    "enum": ["TOTAL-PASSED", "INDETERMINATE", "TOTAL-FAILED"],
+                    "description": "ETSI EN 319 102-1 main indication, from its problems.",
+                },
+                "subIndication": {
+                    "type": ["string", "null"],
+                    "description": "ETSI EN 319 102-1 sub-indication (HASH_FAILURE, "
+                    "SIG_CRYPTO_FAILURE, REVOKED, FORMAT_FAILURE, SIG_CONSTRAINTS_FAILURE, "
+                    "NO_CERTIFICATE_CHAIN_FOUND, CHAIN_CONSTRAINTS_FAILURE, "
+                    "CERTIFICATE_CHAIN_GENERAL_FAILURE); null with TOTAL-PASSED.",
+                },
                 "problems": {
                     "type": "array",
                     "items": ref("VerifyProblem"),
@@ -177,6 +189,23 @@ register_schemas(
                     "type": "array",
                     "items": {"type": "string"},
                     "description": "The field names of the signatures it covers.",
+                },
+                "indication": {
+                    "type": "string",
+                    "enum": ["TOTAL-PASSED", "INDETERMINATE", "TOTAL-FAILED"],
+                    "description": "ETSI EN 319 102-1 main indication, from its problems.",
+                },
+                "subIndication": {
+                    "type": ["string", "null"],
+                    "description": "ETSI EN 319 102-1 sub-indication (HASH_FAILURE, "
+                    "SIG_CRYPTO_FAILURE, REVOKED, FORMAT_FAILURE, SIG_CONSTRAINTS_FAILURE, "
+                    "NO_CERTIFICATE_CHAIN_FOUND, CHAIN_CONSTRAINTS_FAILURE, "
+                    "CERTIFICATE_CHAIN_GENERAL_FAILURE); null with TOTAL-PASSED.",
+                },
+                "problems": {
+                    "type": "array",
+                    "items": ref("VerifyProblem"),
+                    "description": "What is wrong with this document timestamp.",
                 },
             },
         },

@@ -13,7 +13,9 @@ limit the answer is a 422 ValidationError on ``file``; every worker busy is a 50
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
 import logging
 from dataclasses import dataclass
 from datetime import datetime
@@ -284,6 +286,13 @@ def verify_pool() -> VerifyPool:
     return _pool.get()
 
 
+def verification_report_file(verification: Verification) -> str:
+    """The validation report to keep, as the page offers it: the API's JSON (with each
+    signature's and timestamp's EN 319 102-1 indication), base64 for a data: link."""
+    wire = verification_wire(verification)
+    return base64.b64encode(json.dumps(wire, indent=2).encode()).decode()
+
+
 def verification_wire(verification: Verification) -> dict[str, Any]:
     """The JSON of ``POST /api/v1/verify``: the fields of before (``signatures``,
     ``sealedByUs``) first, then the verdict and what it rests on."""
@@ -305,6 +314,8 @@ def verification_wire(verification: Verification) -> dict[str, Any]:
                 "revocationChecked": s.revocation_checked,
                 "trustedAt": iso_ms(s.trusted_at),
                 "development": s.field_name in development,
+                "indication": s.indication[0],
+                "subIndication": s.indication[1],
                 "problems": [{"code": f.code, "message": f.message} for f in s.findings],
             }
             for s in verification.report.signatures
@@ -324,6 +335,9 @@ def verification_wire(verification: Verification) -> dict[str, Any]:
                 "trusted": t.trusted,
                 "coversWholeDocument": t.covers_whole_document,
                 "covers": list(t.covers),
+                "indication": t.indication[0],
+                "subIndication": t.indication[1],
+                "problems": [{"code": f.code, "message": f.message} for f in t.findings],
             }
             for t in verification.report.document_timestamps
         ],

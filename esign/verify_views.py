@@ -36,6 +36,7 @@ from esign.verify import (
     limit_text,
     pdf_verify,
     too_large_message,
+    verification_report_file,
 )
 
 TEMPLATE = "esign/verify.html"
@@ -105,6 +106,7 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
     return {
         "filename": filename,
         "sha256": verification.sha256,
+        "report_file": verification_report_file(verification),
         "valid": verification.valid,
         "verdict": verdict,
         "verdict_title": title,

@@ -68,6 +68,60 @@ CHANGE_CODES = frozenset(
 )
 
 
+# ETSI EN 319 102-1 validation report: the main indication of a signature or timestamp and its
+# sub-indication, from its findings (`indication_of`).
+TOTAL_PASSED = "TOTAL-PASSED"
+INDETERMINATE = "INDETERMINATE"
+TOTAL_FAILED = "TOTAL-FAILED"
+_INDICATION_OF_CODE: tuple[tuple[frozenset[str], str, str], ...] = (
+    # the first group any finding belongs to decides, worst first
+    (frozenset({NOT_INTACT, DOCUMENT_TIMESTAMP_NOT_INTACT}), TOTAL_FAILED, "HASH_FAILURE"),
+    (
+        frozenset({SIGNATURE_VALUE_INVALID, CONTENTS_CHANGED}),
+        TOTAL_FAILED,
+        "SIG_CRYPTO_FAILURE",
+    ),
+    (frozenset({UNREADABLE_SIGNATURE}), INDETERMINATE, "FORMAT_FAILURE"),
+    (frozenset({REVOKED}), TOTAL_FAILED, "REVOKED"),
+    # changes after it that nothing permitted: what was signed is not what is shown
+    (
+        frozenset(
+            {
+                CHANGED_CONTENT,
+                CHANGED_ANNOTATIONS,
+                CHANGED_FORM,
+                CHANGED_METADATA,
+                APPENDED_BYTES,
+                CHANGES_UNKNOWN,
+            }
+        ),
+        INDETERMINATE,
+        "SIG_CONSTRAINTS_FAILURE",
+    ),
+    (
+        frozenset({NOT_TRUSTED, DOCUMENT_TIMESTAMP_NOT_TRUSTED}),
+        INDETERMINATE,
+        "NO_CERTIFICATE_CHAIN_FOUND",
+    ),
+    (frozenset({CERTIFICATE_NOT_FOR_SIGNING}), INDETERMINATE, "CHAIN_CONSTRAINTS_FAILURE"),
+    (
+        frozenset({TIMESTAMP_NOT_INTACT, TIMESTAMP_NOT_TRUSTED}),
+        INDETERMINATE,
+        "CERTIFICATE_CHAIN_GENERAL_FAILURE",
+    ),
+)
+
+
+def indication_of(findings: tuple[Finding, ...]) -> tuple[str, str | None]:
+    """(indication, sub-indication) of EN 319 102-1 for a signature or timestamp with these
+    findings: TOTAL-PASSED (None) when none but notices."""
+    codes = {f.code for f in findings}
+    for group, indication, sub_indication in _INDICATION_OF_CODE:
+        if codes & group:
+            return indication, sub_indication
+    return TOTAL_PASSED, None
+
+
 @dataclass(frozen=True)
 class Finding:
     """One thing wrong, for programs (``code``) and people (``message``)."""
@@ -101,6 +155,10 @@ class SignatureReport:
         return tuple(f.message for f in self.findings)
 
     @property
+    def indication(self) -> tuple[str, str | None]:
+        return indication_of(self.findings)
+
+    @property
     def changed(self) -> bool:
         """Not intact, or changed after it by more than long-term validation data."""
         return any(f.code in CHANGE_CODES for f in self.findings) or not self.intact
@@ -121,6 +179,10 @@ class DocumentTimestampReport:
     @property
     def problems(self) -> tuple[str, ...]:
         return tuple(f.message for f in self.findings)
+
+    @property
+    def indication(self) -> tuple[str, str | None]:
+        return indication_of(self.findings)
 
 
 @dataclass(frozen=True)
