@@ -397,8 +397,12 @@ SEAL_DEV_DIR = Path(env.str("SEAL_DEV_DIR", default=str(DATA_DIR / "seal-dev")))
 # RFC 3161 timestamp authorities, tried in order; with any, seals are PAdES-B-LTA.
 SEAL_TSA_URLS = env.list("SEAL_TSA_URLS", default=[])
 SEAL_TSA_TIMEOUT_SECONDS = env.float("SEAL_TSA_TIMEOUT_SECONDS", default=10.0)
-# PEM bundle of further trusted roots: the TSAs' roots, earlier seal CAs (sealing and /verify).
+# PEM bundle of further trusted roots: earlier seal CAs, partners' signing CAs (sealing and
+# /verify). Without SEAL_TSA_TRUST_ROOTS_FILE, also the TSAs' roots (trusted for both roles).
 SEAL_TRUST_ROOTS_FILE = env.str("SEAL_TRUST_ROOTS_FILE", default="")
+# PEM bundle of the roots of timestamp authorities: trusted for timestamps only, never for a
+# document signature. Set, the roots of SEAL_TRUST_ROOTS_FILE are trusted for signatures only.
+SEAL_TSA_TRUST_ROOTS_FILE = env.str("SEAL_TSA_TRUST_ROOTS_FILE", default="")
 # Days a webform's continue link works (each link handed out counts from when it was made).
 WORKFLOW_CONTINUE_LINK_DAYS = env.int("WORKFLOW_CONTINUE_LINK_DAYS", default=30)
 # Seconds a signing email's send may take before the worker's sweep counts it lost (its worker

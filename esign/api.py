@@ -84,22 +84,48 @@ register_schemas(
                     "type": ["string", "null"],
                     "description": "Common name of the signature timestamp's authority.",
                 },
+                "timestampTrusted": {
+                    "type": "boolean",
+                    "description": "The signature timestamp is intact and its authority trusted "
+                    "(for timestamps): only then is `timestamp` a proven time; otherwise it is "
+                    "the time the token claims (problem `timestamp_not_trusted`).",
+                },
                 "revoked": {
                     "type": "boolean",
                     "description": "Revocation data in the file (its document security store or "
                     "the signature's own) revokes the signer's certificate.",
                 },
+                "revocationChecked": {
+                    "type": "boolean",
+                    "description": "Revocation data in the file answers for the signer's "
+                    "certificate (or it names no source of any); false: whether it was revoked "
+                    "is unknown (nothing is fetched; problem `revocation_not_checked`).",
+                },
                 "trustedAt": {
                     "type": ["string", "null"],
                     "format": "date-time",
-                    "description": "When trust was decided at a past time, the time the "
-                    "signature's trusted timestamp proves (for a certificate expired or revoked "
-                    "since); null when decided at the current time.",
+                    "description": "When trust was decided at a past time, the time a trusted "
+                    "timestamp proves: the earliest trusted document timestamp after the "
+                    "signature (long-term validation), else the signature's own trusted "
+                    "timestamp (for a certificate expired or revoked since); null when decided "
+                    "at the current time.",
                 },
                 "development": {
                     "type": "boolean",
                     "description": "Sealed with this installation's development key: trusted "
                     "here only.",
+                },
+                "indication": {
+                    "type": "string",
+                    "enum": ["TOTAL-PASSED", "INDETERMINATE", "TOTAL-FAILED"],
+                    "description": "ETSI EN 319 102-1 main indication, from its problems.",
+                },
+                "subIndication": {
+                    "type": ["string", "null"],
+                    "description": "ETSI EN 319 102-1 sub-indication (HASH_FAILURE, "
+                    "SIG_CRYPTO_FAILURE, REVOKED, FORMAT_FAILURE, SIG_CONSTRAINTS_FAILURE, "
+                    "NO_CERTIFICATE_CHAIN_FOUND, CHAIN_CONSTRAINTS_FAILURE, "
+                    "CERTIFICATE_CHAIN_GENERAL_FAILURE); null with TOTAL-PASSED.",
                 },
                 "problems": {
                     "type": "array",
@@ -118,8 +144,12 @@ register_schemas(
                     "signature_value_invalid, signature_contents_changed, signature_unreadable, "
                     "changed_content, changed_annotations, changed_form, changed_metadata, "
                     "appended_bytes, changes_unknown, timestamp_not_intact, "
-                    "document_timestamp_not_intact, not_trusted, revoked, "
-                    "document_timestamp_not_trusted, development_seal, unchecked_signatures.",
+                    "timestamp_not_trusted, document_timestamp_not_intact, not_trusted, revoked, "
+                    "document_timestamp_not_trusted, timestamp_renewal_needed (a notice: the "
+                    "last document timestamp's authority certificate has expired; the verdict "
+                    "stands), allowed_form_filling, allowed_annotations (notices: changes a "
+                    "certification's permissions allow), revocation_not_checked (a notice), "
+                    "development_seal, unchecked_signatures.",
                 },
                 "message": {"type": "string", "description": "The problem, in words."},
                 "fieldName": {
@@ -161,6 +191,23 @@ register_schemas(
                     "items": {"type": "string"},
                     "description": "The field names of the signatures it covers.",
                 },
+                "indication": {
+                    "type": "string",
+                    "enum": ["TOTAL-PASSED", "INDETERMINATE", "TOTAL-FAILED"],
+                    "description": "ETSI EN 319 102-1 main indication, from its problems.",
+                },
+                "subIndication": {
+                    "type": ["string", "null"],
+                    "description": "ETSI EN 319 102-1 sub-indication (HASH_FAILURE, "
+                    "SIG_CRYPTO_FAILURE, REVOKED, FORMAT_FAILURE, SIG_CONSTRAINTS_FAILURE, "
+                    "NO_CERTIFICATE_CHAIN_FOUND, CHAIN_CONSTRAINTS_FAILURE, "
+                    "CERTIFICATE_CHAIN_GENERAL_FAILURE); null with TOTAL-PASSED.",
+                },
+                "problems": {
+                    "type": "array",
+                    "items": ref("VerifyProblem"),
+                    "description": "What is wrong with this document timestamp.",
+                },
             },
         },
         "VerifiedSigner": {
@@ -179,6 +226,11 @@ register_schemas(
                     "type": "boolean",
                     "description": "From this service's records, or from a trusted "
                     "signature's certificate; false: a name an untrusted certificate claims.",
+                },
+                "timeProven": {
+                    "type": "boolean",
+                    "description": "`signedAt` is proven: from this service's records or a "
+                    "trusted timestamp; false: the time the signature claims.",
                 },
             },
         },

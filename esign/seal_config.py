@@ -88,16 +88,48 @@ def _roots_in(path: str, modified: float) -> tuple[asn1_x509.Certificate, ...]:
     return tuple(certificates_from_pem(Path(path).read_bytes()))
 
 
-def configured_roots() -> list[asn1_x509.Certificate]:
-    """The roots of SEAL_TRUST_ROOTS_FILE (TSAs' roots, earlier seal CAs)."""
-    path = settings.SEAL_TRUST_ROOTS_FILE
+def _roots_of_file(path: str) -> list[asn1_x509.Certificate]:
     if not path:
         return []
     return list(_roots_in(path, Path(path).stat().st_mtime))
 
 
+def configured_roots() -> list[asn1_x509.Certificate]:
+    """The roots of SEAL_TRUST_ROOTS_FILE and SEAL_TSA_TRUST_ROOTS_FILE: what sealing needs to
+    validate its own chain and its TSAs' (to embed their validation data)."""
+    roots = {
+        c.sha256: c
+        for c in [
+            *_roots_of_file(settings.SEAL_TRUST_ROOTS_FILE),
+            *_roots_of_file(settings.SEAL_TSA_TRUST_ROOTS_FILE),
+        ]
+    }
+    return list(roots.values())
+
+
 def trust_roots() -> list[asn1_x509.Certificate]:
-    """What verification trusts: the seal's own roots and the configured ones.
+    """Every root verification trusts, for either role: the seal's own and the configured."""
+    roots = {c.sha256: c for c in [*_own_roots(), *configured_roots()]}
+    return list(roots.values())
+
+
+def signer_trust_roots() -> list[asn1_x509.Certificate]:
+    """The roots verification trusts for document signatures: the seal's own and
+    SEAL_TRUST_ROOTS_FILE's (never SEAL_TSA_TRUST_ROOTS_FILE's)."""
+    roots = {c.sha256: c for c in [*_own_roots(), *_roots_of_file(settings.SEAL_TRUST_ROOTS_FILE)]}
+    return list(roots.values())
+
+
+def tsa_trust_roots() -> list[asn1_x509.Certificate]:
+    """The roots verification trusts for timestamps: SEAL_TSA_TRUST_ROOTS_FILE's when set;
+    otherwise, as before it existed, the signers' roots (SEAL_TRUST_ROOTS_FILE held both)."""
+    if settings.SEAL_TSA_TRUST_ROOTS_FILE:
+        return _roots_of_file(settings.SEAL_TSA_TRUST_ROOTS_FILE)
+    return signer_trust_roots()
+
+
+def _own_roots() -> list[asn1_x509.Certificate]:
+    """The seal's own roots.
 
     With an HSM and SEAL_CERT_CHAIN_FILE the roots come from that file, so a web server needs
     no session on the HSM to verify; without the file they are read from the token, and an HSM
@@ -112,5 +144,4 @@ def trust_roots() -> list[asn1_x509.Certificate]:
             own = load_credentials(key).roots
         except SealKeyUnavailable as error:
             logger.warning("verify: the seal's roots are unknown (%s)", error.log_detail)
-    roots = {c.sha256: c for c in [*own, *configured_roots()]}
-    return list(roots.values())
+    return own

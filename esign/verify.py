@@ -15,7 +15,9 @@ more are a 429, so one visitor never holds every worker.
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
 import logging
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,6 +26,7 @@ from typing import Any
 from django.conf import settings
 from django.core.files.uploadhandler import FileUploadHandler
 from django.http import HttpRequest
+from django.utils import timezone
 
 from core import uploads
 from core.errors import RequestTooLarge, ServiceBusy, ValidationFailed
@@ -36,7 +39,7 @@ from esign.engine.verify_limits import PdfTooComplex, VerifyLimits, check_pdf_li
 from esign.engine.verify_pool import VerifyBusy, VerifyCrashed, VerifyJob, VerifyPool
 from esign.engine.verify_report import NOT_SIGNED, VALID, PdfVerification
 from esign.models import Packet, PacketDocument, Signer
-from esign.seal_config import seal_key, trust_roots
+from esign.seal_config import seal_key, signer_trust_roots, tsa_trust_roots
 from esign.verify_slots import verify_slot
 
 logger = logging.getLogger(__name__)
@@ -94,6 +97,9 @@ class VerifiedSigner:
     signed_at: datetime | None
     source: str  # "audit_trail" (the packet's signers) or "signature" (a certificate's name)
     verified: bool  # from this service's records, or a trusted signature's certificate
+    # ``signed_at`` is proven: this service's records, or a trusted TSA's timestamp (without
+    # one it is the signer's claim)
+    time_proven: bool = True
 
 
 @dataclass(frozen=True)
@@ -167,8 +173,10 @@ def _report(data: bytes) -> PdfVerification:
         check_pdf_limits(data, verify_limits())
         job = VerifyJob(
             pdf=data,
-            trust_roots=tuple(c.dump() for c in trust_roots()),
+            trust_roots=tuple(c.dump() for c in signer_trust_roots()),
+            tsa_roots=tuple(c.dump() for c in tsa_trust_roots()),
             max_signatures=MAX_SIGNATURES,
+            now=verification_time(),
         )
         report = verify_pool().run(
             job,
@@ -203,6 +211,11 @@ def _verification(data: bytes, report: PdfVerification) -> Verification:
         development=development,
         signers=_signers(report, packet if known_as != DOCUMENT_BEFORE_SIGNING else None),
     )
+
+
+def verification_time() -> datetime:
+    """The time trust is decided at: the current time (tests move it here, not globally)."""
+    return timezone.now()
 
 
 def _known_file(sha: str) -> tuple[str, Packet | None]:
@@ -260,7 +273,11 @@ def _signers(report: PdfVerification, packet: Packet | None) -> tuple[VerifiedSi
         )
     return tuple(
         VerifiedSigner(
-            s.signer or "(unknown)", s.timestamp or s.signed_at, "signature", verified=s.trusted
+            s.signer or "(unknown)",
+            s.timestamp if s.timestamp_trusted else s.signed_at,
+            "signature",
+            verified=s.trusted,
+            time_proven=s.timestamp_trusted,
         )
         for s in report.signatures
         if s.intact
@@ -289,6 +306,13 @@ def verify_pool() -> VerifyPool:
     return _pool.get()
 
 
+def verification_report_file(verification: Verification) -> str:
+    """The validation report to keep, as the page offers it: the API's JSON (with each
+    signature's and timestamp's EN 319 102-1 indication), base64 for a data: link."""
+    wire = verification_wire(verification)
+    return base64.b64encode(json.dumps(wire, indent=2).encode()).decode()
+
+
 def verification_wire(verification: Verification) -> dict[str, Any]:
     """The JSON of ``POST /api/v1/verify``: the fields of before (``signatures``,
     ``sealedByUs``) first, then the verdict and what it rests on."""
@@ -305,9 +329,13 @@ def verification_wire(verification: Verification) -> dict[str, Any]:
                 "level": s.level,
                 "timestamp": iso_ms(s.timestamp),
                 "timestampAuthority": s.timestamp_authority or None,
+                "timestampTrusted": s.timestamp_trusted,
                 "revoked": s.revoked,
+                "revocationChecked": s.revocation_checked,
                 "trustedAt": iso_ms(s.trusted_at),
                 "development": s.field_name in development,
+                "indication": s.indication[0],
+                "subIndication": s.indication[1],
                 "problems": [{"code": f.code, "message": f.message} for f in s.findings],
             }
             for s in verification.report.signatures
@@ -327,6 +355,9 @@ def verification_wire(verification: Verification) -> dict[str, Any]:
                 "trusted": t.trusted,
                 "coversWholeDocument": t.covers_whole_document,
                 "covers": list(t.covers),
+                "indication": t.indication[0],
+                "subIndication": t.indication[1],
+                "problems": [{"code": f.code, "message": f.message} for f in t.findings],
             }
             for t in verification.report.document_timestamps
         ],
@@ -336,6 +367,7 @@ def verification_wire(verification: Verification) -> dict[str, Any]:
                 "signedAt": iso_ms(s.signed_at),
                 "source": s.source,
                 "verified": s.verified,
+                "timeProven": s.time_proven,
             }
             for s in verification.signers
         ],

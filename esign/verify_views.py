@@ -37,6 +37,7 @@ from esign.verify import (
     limit_text,
     pdf_verify,
     too_large_message,
+    verification_report_file,
 )
 
 TEMPLATE = "esign/verify.html"
@@ -106,6 +107,7 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
     return {
         "filename": filename,
         "sha256": verification.sha256,
+        "report_file": verification_report_file(verification),
         "valid": verification.valid,
         "verdict": verdict,
         "verdict_title": title,
@@ -122,6 +124,7 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
                 "signed_at": _time(s.signed_at),
                 "source": s.source,
                 "verified": s.verified,
+                "time_proven": s.time_proven,
             }
             for s in verification.signers
         ],
@@ -133,6 +136,7 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
                 "intact": s.intact,
                 "trusted": s.trusted,
                 "revoked": s.revoked,
+                "revocation_checked": s.revocation_checked,
                 "development": s.field_name in verification.development,
                 "trusted_at": _time(s.trusted_at),
                 "whole": s.covers_whole_document,

@@ -48,7 +48,7 @@ from pyhanko.sign.validation import EmbeddedPdfSignature
 
 from core.engine.problems import InvalidInput
 from esign.engine.verify_checks import Checker
-from esign.engine.verify_report import PdfVerification
+from esign.engine.verify_report import DocumentTimestampReport, PdfVerification
 
 logger = logging.getLogger(__name__)
 
@@ -68,20 +68,22 @@ def verify_pdf(
     trust_roots: Sequence[asn1_x509.Certificate],
     max_signatures: int = MAX_SIGNATURES,
     now: datetime | None = None,
+    tsa_roots: Sequence[asn1_x509.Certificate] | None = None,
 ) -> PdfVerification:
-    """Every signature and document timestamp of ``pdf``, checked against ``trust_roots`` with
-    the validation data the file carries, at ``now`` (the current time by default) or at the
-    time a signature's trusted timestamp proves.
+    """Every signature and document timestamp of ``pdf``, checked against ``trust_roots`` (of
+    document signers) and ``tsa_roots`` (of timestamp authorities; ``trust_roots`` when None)
+    with the validation data the file carries, at ``now`` or at the time a trusted timestamp
+    proves. ``now`` is the caller's clock: None leaves it to pyHanko's (the current time).
 
     Raises PdfNotVerifiable when the bytes cannot be read as a PDF at all.
     """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return _verify(pdf, trust_roots, max_signatures, now)
+        return _verify(pdf, trust_roots, max_signatures, now, tsa_roots)
     # pyHanko's synchronous validation runs its own event loop: not from inside another one.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(_verify, pdf, trust_roots, max_signatures, now).result()
+        return pool.submit(_verify, pdf, trust_roots, max_signatures, now, tsa_roots).result()
 
 
 def _verify(
@@ -89,6 +91,7 @@ def _verify(
     trust_roots: Sequence[asn1_x509.Certificate],
     max_signatures: int,
     now: datetime | None,
+    tsa_roots: Sequence[asn1_x509.Certificate] | None,
 ) -> PdfVerification:
     if not pdf.lstrip()[:1024].startswith(b"%PDF-") and b"%PDF-" not in pdf[:1024]:
         raise PdfNotVerifiable.single("file", "The file is not a PDF.")
@@ -114,29 +117,51 @@ def _verify(
             continue
         signatures.append((name, embedded, ""))
 
-    checker = Checker(reader, pdf, list(trust_roots), now)
+    checker = Checker(
+        reader, pdf, list(trust_roots), now, None if tsa_roots is None else list(tsa_roots)
+    )
     regular = [
         (name, embedded, error)
         for name, embedded, error in signatures
         if embedded is None or embedded.sig_object_type != DOCUMENT_TIMESTAMP
     ]
-    stamped = [
-        (embedded, checker.document_timestamp(name, embedded, regular))
+    document_timestamps = [
+        (name, embedded)
         for name, embedded, _ in signatures
         if embedded is not None and embedded.sig_object_type == DOCUMENT_TIMESTAMP
     ]
+    # AdES long-term validation: the last document timestamp at its own time (and within its
+    # authority's certificate now), each earlier one at the time the next one proves, each
+    # signature at the time the earliest trusted document timestamp after it proves.
+    stamped: dict[str, DocumentTimestampReport] = {}
+    proven: list[tuple[int, datetime]] = []  # (revision, time) of the trusted ones
+    proven_at: datetime | None = None
+    for name, embedded in sorted(document_timestamps, key=lambda t: -t[1].signed_revision):
+        report = checker.document_timestamp(name, embedded, regular, proven_at)
+        stamped[name] = report
+        proven_at = report.at if report.intact and report.trusted else None
+        if proven_at is not None:
+            proven.append((embedded.signed_revision, proven_at))
     # The revision of the latest document timestamp that holds: signatures before it are LTA.
-    latest_timestamp_revision = max(
-        (e.signed_revision for e, report in stamped if report.intact and report.trusted),
-        default=-1,
-    )
+    latest_timestamp_revision = max((revision for revision, _ in proven), default=-1)
     reports = [
-        checker.signature(name, embedded, error, latest_timestamp_revision)
+        checker.signature(
+            name,
+            embedded,
+            error,
+            latest_timestamp_revision,
+            _earliest_proof_after(embedded.signed_revision, proven) if embedded else None,
+        )
         for name, embedded, error in regular
     ]
     return PdfVerification(
         signatures=tuple(reports),
-        document_timestamps=tuple(report for _, report in stamped),
+        document_timestamps=tuple(stamped[name] for name, _ in document_timestamps),
         unchecked=max(0, len(found) - max_signatures),
         appended_bytes=checker.appended_bytes,
     )
+
+
+def _earliest_proof_after(revision: int, proven: list[tuple[int, datetime]]) -> datetime | None:
+    """The time of the earliest trusted document timestamp after ``revision``, if any."""
+    return min(((r, at) for r, at in proven if r > revision), default=(0, None))[1]

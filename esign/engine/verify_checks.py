@@ -7,15 +7,19 @@ Pure Python (no Django).
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 from datetime import datetime
 
+from asn1crypto import crl as asn1_crl
+from asn1crypto import ocsp as asn1_ocsp
 from asn1crypto import parser
 from asn1crypto import x509 as asn1_x509
 from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign.diff_analysis import ModificationLevel
+from pyhanko.sign.fields import MDPPerm
 from pyhanko.sign.general import find_unique_cms_attribute
 from pyhanko.sign.validation import (
     EmbeddedPdfSignature,
@@ -23,11 +27,15 @@ from pyhanko.sign.validation import (
     validate_pdf_timestamp,
 )
 from pyhanko.sign.validation.dss import DocumentSecurityStore, NoDSSFoundError
+from pyhanko.sign.validation.settings import KeyUsageConstraints
 from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
 
 from esign.engine.verify_report import (
+    ALLOWED_ANNOTATIONS,
+    ALLOWED_FORM_FILLING,
     APPENDED_BYTES,
+    CERTIFICATE_NOT_FOR_SIGNING,
     CHANGED_ANNOTATIONS,
     CHANGED_CONTENT,
     CHANGED_FORM,
@@ -38,9 +46,12 @@ from esign.engine.verify_report import (
     DOCUMENT_TIMESTAMP_NOT_TRUSTED,
     NOT_INTACT,
     NOT_TRUSTED,
+    RENEWAL_NEEDED,
+    REVOCATION_NOT_CHECKED,
     REVOKED,
     SIGNATURE_VALUE_INVALID,
     TIMESTAMP_NOT_INTACT,
+    TIMESTAMP_NOT_TRUSTED,
     UNREADABLE_SIGNATURE,
     DocumentTimestampReport,
     Finding,
@@ -50,6 +61,12 @@ from esign.engine.verify_report import (
 logger = logging.getLogger(__name__)
 
 PADES_SUBFILTER = "/ETSI.CAdES.detached"
+
+# A document signature's certificate is for signing (either usage will do); one for time
+# stamping only is refused besides (`_is_timestamping_certificate`).
+SIGNER_KEY_USAGE = KeyUsageConstraints(
+    key_usage={"digital_signature", "non_repudiation"}, match_all_key_usages=False
+)
 
 # Changes after a signature, by pyHanko's modification level of the later revisions.
 _CHANGE_OF_LEVEL = {
@@ -78,9 +95,29 @@ class _Dss:
     def certificate_hashes(self) -> frozenset[bytes]:
         return frozenset(c.sha256 for c in self.certificates)
 
-    @property
-    def has_revocation_data(self) -> bool:
-        return bool(self.crls or self.ocsps)
+    @functools.cached_property
+    def crl_issuers(self) -> frozenset[bytes]:
+        """The DER names of the issuers of the CRLs (unreadable ones left out)."""
+        issuers = set()
+        for data in self.crls:
+            try:
+                issuers.add(asn1_crl.CertificateList.load(data).issuer.dump())
+            except ValueError:
+                continue
+        return frozenset(issuers)
+
+    @functools.cached_property
+    def ocsp_serials(self) -> frozenset[int]:
+        """The serial numbers the OCSP responses answer for (unreadable ones left out)."""
+        serials = set()
+        for data in self.ocsps:
+            try:
+                basic = asn1_ocsp.OCSPResponse.load(data).basic_ocsp_response
+                for response in basic["tbs_response_data"]["responses"]:
+                    serials.add(response["cert_id"]["serial_number"].native)
+            except (ValueError, KeyError, TypeError):
+                continue
+        return frozenset(serials)
 
 
 _NO_DSS = _Dss((), (), ())
@@ -153,9 +190,11 @@ class Checker:
         pdf: bytes,
         roots: list[asn1_x509.Certificate],
         now: datetime | None,
+        tsa_roots: list[asn1_x509.Certificate] | None = None,
     ) -> None:
         self.reader = reader
         self.roots = roots
+        self.tsa_roots = roots if tsa_roots is None else tsa_roots
         self.now = now
         self.dss = _dss(reader)
         self.appended_bytes = _appended_bytes(pdf, reader)
@@ -164,20 +203,22 @@ class Checker:
         self,
         embedded: EmbeddedPdfSignature | None = None,
         moment: datetime | None = None,
+        *,
+        tsa: bool = False,
     ) -> ValidationContext:
-        """Trust in the roots, with the file's own validation data (its DSS and the
-        signature's revocation-info attribute), nothing fetched, at ``moment``. Revocation is
-        soft-fail: a certificate without revocation data in the file is not refused for that
-        (a PAdES-B-B seal carries none), one the data revokes is. Revocation data issued after
-        ``moment`` counts: a CRL of today that says a certificate was revoked last year
-        answers for last year."""
+        """Trust in the signers' roots (the TSAs' with ``tsa``), with the file's own validation
+        data (its DSS and the signature's revocation-info attribute), nothing fetched, at
+        ``moment``. Revocation is soft-fail: a certificate without revocation data in the file
+        is not refused for that (a PAdES-B-B seal carries none), one the data revokes is.
+        Revocation data issued after ``moment`` counts: a CRL of today that says a certificate
+        was revoked last year answers for last year."""
         crls, ocsps = list(self.dss.crls), list(self.dss.ocsps)
         if embedded is not None:
             more_crls, more_ocsps = _embedded_revocation_data(embedded)
             crls += more_crls
             ocsps += more_ocsps
         return ValidationContext(
-            trust_roots=self.roots,
+            trust_roots=self.tsa_roots if tsa else self.roots,
             other_certs=list(self.dss.certificates),
             crls=crls,
             ocsps=ocsps,
@@ -193,7 +234,10 @@ class Checker:
         findings: list[Finding] = []
         if coverage == SignatureCoverageLevel.ENTIRE_REVISION:
             level = getattr(status, "modification_level", None)
-            if level is None:
+            allowed = self._allowed_by_certification(embedded, status, level)
+            if allowed is not None:
+                findings.append(allowed)
+            elif level is None:
                 findings.append(
                     Finding(
                         CHANGES_UNKNOWN,
@@ -202,7 +246,11 @@ class Checker:
                 )
             elif level in _CHANGE_OF_LEVEL:
                 findings.append(Finding(*_CHANGE_OF_LEVEL[level]))
-            if getattr(status, "docmdp_ok", None) is False and level not in _CHANGE_OF_LEVEL:
+            if (
+                allowed is None
+                and getattr(status, "docmdp_ok", None) is False
+                and level not in _CHANGE_OF_LEVEL
+            ):
                 findings.append(
                     Finding(
                         CHANGED_CONTENT,
@@ -234,6 +282,56 @@ class Checker:
                 )
             )
         return findings
+
+    def _revocation_data_about(self, embedded: EmbeddedPdfSignature) -> bool:
+        """Whether the file holds revocation data about the signer's certificate (its DSS or
+        the signature's revocation-info attribute), or the certificate names no source of it
+        (nothing could be checked then, nor was anything to be)."""
+        certificate = embedded.signer_cert
+        if not _names_revocation_source(certificate):
+            return True
+        crls, ocsps = _embedded_revocation_data(embedded)
+        about = _Dss((), (*self.dss.crls, *crls), (*self.dss.ocsps, *ocsps))
+        return certificate.serial_number in about.ocsp_serials or (
+            certificate.issuer.dump() in about.crl_issuers
+        )
+
+    def _allowed_by_certification(
+        self, embedded: EmbeddedPdfSignature, status: object, level: object
+    ) -> Finding | None:
+        """The notice for changes after a certification signature that its permissions
+        (DocMDP /P) allow: form filling (and signing) under P=2 and P=3, annotations under
+        P=3; None when there are none or they are not allowed. pyHanko classifies form filling;
+        added annotations it cannot tell from any other change (0.38), so those are checked
+        here (`_only_annotations_added`)."""
+        try:
+            permission = embedded.docmdp_level
+        except Exception:  # noqa: BLE001 - an unreadable /Reference: no certification
+            return None
+        if permission is None or not getattr(embedded, "is_certification", True):
+            return None
+        docmdp_ok = getattr(status, "docmdp_ok", None) is not False
+        if (
+            level == ModificationLevel.FORM_FILLING
+            and docmdp_ok
+            and permission in (MDPPerm.FILL_FORMS, MDPPerm.ANNOTATE)
+        ):
+            return Finding(
+                ALLOWED_FORM_FILLING,
+                "Form fields were filled in or signatures added after it was certified, which "
+                f"the certifier permitted (certification level {permission.value}).",
+            )
+        if (
+            permission == MDPPerm.ANNOTATE
+            and level in (ModificationLevel.ANNOTATIONS, ModificationLevel.OTHER)
+            and _only_annotations_added(self.reader, embedded.signed_revision)
+        ):
+            return Finding(
+                ALLOWED_ANNOTATIONS,
+                "Comments or other annotations were added after it was certified, which the "
+                "certifier permitted (certification level 3).",
+            )
+        return None
 
     def _info_changed_after(self, revision: int) -> bool:
         """Whether the document information dictionary (the trailer's /Info: title, author...)
@@ -275,14 +373,26 @@ class Checker:
         embedded: EmbeddedPdfSignature | None,
         read_error: str,
         latest_timestamp_revision: int,
+        proven_at: datetime | None = None,
     ) -> SignatureReport:
+        """The report of one signature. ``proven_at`` is the time the earliest trusted document
+        timestamp after it proves the signature and its validation data existed at (AdES
+        long-term validation): its revocation data is judged at that time, not at ``now``,
+        when it may long have been superseded. Without it, trust is decided at ``now``, or at
+        the time of the signature's own trusted timestamp."""
         if embedded is None:
             return _unreadable(name, "", read_error)
         signer = ""
+        moment = proven_at or self.now
         try:
             signer = _name_of(embedded.signer_cert)
-            context = self.context(embedded)
-            status = validate_pdf_signature(embedded, context, self.context())
+            status = validate_pdf_signature(
+                embedded,
+                self.context(embedded, moment),
+                self.context(embedded, moment, tsa=True),
+                key_usage_settings=SIGNER_KEY_USAGE,
+                skip_diff=_covers_entire_file(embedded),
+            )
         except MemoryError:
             raise
         except Exception as error:  # noqa: BLE001 - hostile input: report, never crash
@@ -310,26 +420,64 @@ class Checker:
             )
         timestamp = status.timestamp_validity
         timestamp_ok = bool(timestamp is not None and timestamp.intact and timestamp.valid)
-        timestamp_trusted = bool(timestamp_ok and timestamp is not None and timestamp.trusted)
+        timestamp_trusted = bool(
+            timestamp_ok
+            and timestamp is not None
+            and timestamp.trusted
+            and _is_timestamping_certificate(timestamp.signing_cert)
+        )
         if intact and timestamp is not None and not timestamp_ok:
             findings.append(
                 Finding(TIMESTAMP_NOT_INTACT, "The signature's timestamp is not intact.")
             )
-        trusted, revoked, trusted_at = bool(status.trusted), bool(status.revoked), None
-        if intact and not trusted and timestamp_trusted and timestamp is not None:
-            # Not trusted now (expired, or revoked since): the timestamp proves the signature
-            # existed at its time, so trust is decided at that time.
+        elif intact and timestamp is not None and not timestamp_trusted:
+            findings.append(
+                Finding(
+                    TIMESTAMP_NOT_TRUSTED,
+                    f"The signature's timestamp is by an authority that is not trusted "
+                    f"({_name_of(timestamp.signing_cert)}): its time "
+                    f"({timestamp.timestamp:%Y-%m-%d %H:%M:%S} UTC) is claimed, not proven.",
+                )
+            )
+        # A certificate for time stamping only (a TSA's) is not one for signing documents,
+        # whatever root it chains to.
+        for_signing = not _is_timestamping_certificate(embedded.signer_cert)
+        trusted, revoked = bool(status.trusted and for_signing), bool(status.revoked)
+        trusted_at = proven_at if trusted else None
+        if intact and not trusted and for_signing and timestamp_trusted and timestamp is not None:
+            # Not trusted at the time proven later (expired, or revoked since): the timestamp
+            # proves the signature existed at its time, so trust is decided at that time.
             at_time = validate_pdf_signature(
-                embedded, self.context(embedded, timestamp.timestamp), self.context()
+                embedded,
+                self.context(embedded, timestamp.timestamp),
+                self.context(embedded, timestamp.timestamp, tsa=True),
+                key_usage_settings=SIGNER_KEY_USAGE,
             )
             trusted, revoked = bool(at_time.trusted), bool(at_time.revoked)
             trusted_at = timestamp.timestamp
         trusted = bool(intact and trusted and not revoked)
+        revocation_checked = self._revocation_data_about(embedded)
+        if trusted and not revocation_checked:
+            findings.append(
+                Finding(
+                    REVOCATION_NOT_CHECKED,
+                    "Whether the signer's certificate was revoked was not checked: the file "
+                    "carries no revocation data for it, and none is fetched.",
+                )
+            )
         if intact and revoked:
             findings.append(
                 Finding(
                     REVOKED,
                     "The signer's certificate was revoked (by revocation data in the file).",
+                )
+            )
+        elif intact and not for_signing:
+            findings.append(
+                Finding(
+                    CERTIFICATE_NOT_FOR_SIGNING,
+                    "The signer's certificate is a timestamp authority's, not one for signing "
+                    "documents.",
                 )
             )
         elif intact and not trusted:
@@ -339,7 +487,14 @@ class Checker:
         changes = self.changes_after(embedded, status) if intact else []
         findings += changes
         whole = intact and not changes
-        level = _level(embedded, intact, timestamp_ok, self.dss, latest_timestamp_revision)
+        level = _level(
+            embedded,
+            intact,
+            timestamp_trusted,
+            self.dss,
+            latest_timestamp_revision,
+            timestamp.signing_cert if timestamp is not None else None,
+        )
         return SignatureReport(
             field_name=name,
             signer=signer,
@@ -356,6 +511,7 @@ class Checker:
             trusted_at=trusted_at if trusted else None,
             certificate_sha256=embedded.signer_cert.sha256.hex(),
             signed_revision=embedded.signed_revision,
+            revocation_checked=revocation_checked,
         )
 
     def document_timestamp(
@@ -363,7 +519,14 @@ class Checker:
         name: str,
         embedded: EmbeddedPdfSignature,
         regular: list[tuple[str, EmbeddedPdfSignature | None, str]],
+        proven_at: datetime | None = None,
     ) -> DocumentTimestampReport:
+        """The report of one document timestamp. ``proven_at`` is the time the next trusted
+        document timestamp proves this one and the validation data before it existed at: its
+        authority is judged at that time. The last one (``proven_at`` None) is judged at its
+        own time, with the validation data the file had then, and must still be within its
+        authority's certificate at ``now``; past it, it is trusted but due for renewal (a new
+        document timestamp over the file)."""
         covers = tuple(
             n
             for n, e, _ in regular
@@ -371,7 +534,12 @@ class Checker:
         )
         try:
             authority = _name_of(embedded.signer_cert)
-            status = validate_pdf_timestamp(embedded, self.context(embedded))
+            moment = proven_at or _token_time(embedded)
+            status = validate_pdf_timestamp(
+                embedded,
+                self.context(embedded, moment, tsa=True),
+                skip_diff=_covers_entire_file(embedded),
+            )
         except MemoryError:
             raise
         except Exception as error:  # noqa: BLE001 - hostile input
@@ -393,7 +561,12 @@ class Checker:
                 ),
             )
         intact = bool(status.intact and status.valid and _padding_is_clean(embedded))
-        trusted = bool(intact and status.trusted and not status.revoked)
+        trusted = bool(
+            intact
+            and status.trusted
+            and not status.revoked
+            and _is_timestamping_certificate(embedded.signer_cert)
+        )
         findings: list[Finding] = []
         if not intact:
             findings.append(
@@ -411,6 +584,17 @@ class Checker:
                     f"The document timestamp's authority ({authority}) is not trusted.",
                 )
             )
+        elif proven_at is None and self.now is not None:
+            expires = embedded.signer_cert["tbs_certificate"]["validity"]["not_after"].native
+            if expires <= self.now:
+                findings.append(
+                    Finding(
+                        RENEWAL_NEEDED,
+                        f"The certificate of the last document timestamp's authority "
+                        f"({authority}) expired on {expires:%Y-%m-%d}: what it proves still "
+                        "holds, but a new document timestamp should be added to keep it so.",
+                    )
+                )
         changes = self.changes_after(embedded, status) if intact else []
         return DocumentTimestampReport(
             field_name=name,
@@ -421,6 +605,7 @@ class Checker:
             covers=covers,
             covers_whole_document=intact and not changes,
             findings=tuple(findings),
+            signed_revision=embedded.signed_revision,
         )
 
 
@@ -447,6 +632,114 @@ def _name_of(certificate: asn1_x509.Certificate) -> str:
     return str(common or certificate.subject.human_friendly)
 
 
+_ANNOTATION_ONLY_KEYS = frozenset({"/Annots"})
+
+
+def _only_annotations_added(reader: PdfFileReader, signed_revision: int) -> bool:
+    """Whether every revision after ``signed_revision`` only adds annotations: each object it
+    writes is new and an annotation (not a form field's widget) or its appearance stream, or a
+    page whose only change is more entries in /Annots (or its indirect /Annots array, grown)."""
+    xrefs = reader.xrefs
+    try:
+        for revision in range(signed_revision + 1, xrefs.total_revisions):
+            info = reader.trailer.raw_get("/Info", revision=revision)
+            for ref in xrefs.explicit_refs_in_revision(revision):
+                if isinstance(info, generic.IndirectObject) and ref == info.reference:
+                    continue  # the document information: checked on its own (_info_changed_after)
+                new = reader.get_object(ref, revision=revision)
+                if xrefs.get_historical_ref(ref, revision - 1) is None:
+                    if not _is_annotation_or_appearance(new):
+                        return False
+                    continue
+                old = reader.get_object(ref, revision=revision - 1)
+                if not _grows_annotations(old, new):
+                    return False
+    except MemoryError:
+        raise
+    except Exception:  # noqa: BLE001 - whatever cannot be read is not shown to be allowed
+        return False
+    return True
+
+
+def _is_annotation_or_appearance(value: object) -> bool:
+    if isinstance(value, generic.StreamObject):
+        return value.get("/Subtype") == "/Form"  # an appearance stream (a form XObject)
+    if not isinstance(value, generic.DictionaryObject):
+        return False
+    subtype = value.get("/Subtype")
+    return (
+        subtype is not None
+        and subtype != "/Widget"
+        and "/Rect" in value
+        and value.get("/Type", "/Annot") == "/Annot"
+        and "/FT" not in value
+    )
+
+
+def _grows_annotations(old: object, new: object) -> bool:
+    """A page whose only change is a longer /Annots beginning with the old one, or an /Annots
+    array grown the same way."""
+    if isinstance(old, generic.ArrayObject) and isinstance(new, generic.ArrayObject):
+        return _extends(old, new)
+    if not (
+        isinstance(old, generic.DictionaryObject) and isinstance(new, generic.DictionaryObject)
+    ):
+        return False
+    if isinstance(old, generic.StreamObject) or old.get("/Type") != "/Page":
+        return False
+    keys = (set(old) | set(new)) - _ANNOTATION_ONLY_KEYS
+    if any(old.raw_get(k) != new.raw_get(k) for k in keys if k in old and k in new):
+        return False
+    if set(old) - _ANNOTATION_ONLY_KEYS != set(new) - _ANNOTATION_ONLY_KEYS:
+        return False
+    old_annots = old.raw_get("/Annots") if "/Annots" in old else generic.ArrayObject()
+    new_annots = new.raw_get("/Annots") if "/Annots" in new else generic.ArrayObject()
+    if isinstance(old_annots, generic.IndirectObject) or isinstance(
+        new_annots, generic.IndirectObject
+    ):
+        return old_annots == new_annots  # the array itself, if grown, is checked as an array
+    return (
+        isinstance(old_annots, generic.ArrayObject)
+        and isinstance(new_annots, generic.ArrayObject)
+        and _extends(old_annots, new_annots)
+    )
+
+
+def _extends(old: generic.ArrayObject, new: generic.ArrayObject) -> bool:
+    return len(new) > len(old) and all(new.raw_get(i) == old.raw_get(i) for i in range(len(old)))
+
+
+def _covers_entire_file(embedded: EmbeddedPdfSignature) -> bool:
+    """Whether the signature covers every byte of the file: then no later revision exists and
+    pyHanko's analysis of later revisions (the costliest step on a large file) has nothing to
+    look at."""
+    return embedded.evaluate_signature_coverage() == SignatureCoverageLevel.ENTIRE_FILE
+
+
+def _token_time(embedded: EmbeddedPdfSignature) -> datetime:
+    """The time a timestamp token states (its TSTInfo's genTime), as its authority claims it."""
+    tst_info = embedded.signed_data["encap_content_info"]["content"].parsed
+    return tst_info["gen_time"].native
+
+
+def _is_timestamping_certificate(certificate: asn1_x509.Certificate) -> bool:
+    """RFC 3161 § 2.3: a TSA's certificate has id-kp-timeStamping as its only extended key
+    usage, marked critical."""
+    extension = next(
+        (
+            e
+            for e in certificate["tbs_certificate"]["extensions"]
+            if e["extn_id"].native == "extended_key_usage"
+        ),
+        None,
+    )
+    return bool(
+        extension is not None
+        and extension["critical"].native
+        and extension["extn_value"].native == ["time_stamping"]
+    )
+
+
 def _padding_is_clean(embedded: EmbeddedPdfSignature) -> bool:
     """Whether /Contents has nothing but zeros after the CMS object (the DER's own length)."""
     content = embedded.pkcs7_content
@@ -459,22 +752,55 @@ def _names_revocation_source(certificate: asn1_x509.Certificate) -> bool:
     return bool(certificate.crl_distribution_points or certificate.ocsp_urls)
 
 
+def _chain(
+    certificate: asn1_x509.Certificate, known: list[asn1_x509.Certificate]
+) -> list[asn1_x509.Certificate]:
+    """``certificate`` and its issuers found among ``known``, up to a self-issued one."""
+    by_subject = {c.subject.dump(): c for c in known}
+    chain = [certificate]
+    while chain[-1].issuer != chain[-1].subject and len(chain) < 10:
+        issuer = by_subject.get(chain[-1].issuer.dump())
+        if issuer is None or issuer in chain:
+            break
+        chain.append(issuer)
+    return chain
+
+
+def _is_covered(certificate: asn1_x509.Certificate, dss: _Dss) -> bool:
+    """Whether the DSS holds the certificate and, when it names a source of revocation data,
+    revocation data about it: a CRL of its issuer, or an OCSP response for its serial number."""
+    if certificate.sha256 not in dss.certificate_hashes:
+        return False
+    if not _names_revocation_source(certificate):
+        return True
+    return certificate.serial_number in dss.ocsp_serials or (
+        certificate.issuer.dump() in dss.crl_issuers
+    )
+
+
 def _level(
     embedded: EmbeddedPdfSignature,
     intact: bool,
     timestamped: bool,
     dss: _Dss,
     latest_timestamp_revision: int,
+    timestamp_certificate: asn1_x509.Certificate | None = None,
 ) -> str | None:
+    """The PAdES level: B-LT only when the DSS covers the signer's own chain (each certificate
+    but the root, with revocation data for those that name a source) and the signature
+    timestamp's; B-LTA when a trusted document timestamp follows as well."""
     if str(embedded.sig_object.get("/SubFilter")) != PADES_SUBFILTER or not intact:
         return None
     if not timestamped:
         return "PAdES-B-B"
-    certificate = embedded.signer_cert
-    if certificate.sha256 not in dss.certificate_hashes:
-        return "PAdES-B-T"
-    if _names_revocation_source(certificate) and not dss.has_revocation_data:
-        return "PAdES-B-T"
+    known = [*dss.certificates, *embedded.other_embedded_certs]
+    chains = [_chain(embedded.signer_cert, known)]
+    if timestamp_certificate is not None:
+        chains.append(_chain(timestamp_certificate, known))
+    for chain in chains:
+        issued = [c for c in chain if c.issuer != c.subject]  # the root needs no coverage
+        if not all(_is_covered(c, dss) for c in issued):
+            return "PAdES-B-T"
     if latest_timestamp_revision > embedded.signed_revision:
         return "PAdES-B-LTA"
     return "PAdES-B-LT"

@@ -16,6 +16,7 @@ A job carries everything as data: the file, and the trust roots as DER bytes. Re
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from core.engine.problems import EngineError
 from core.engine.process_pool import PoolErrors, PoolSettings, ProcessPool
@@ -32,6 +33,8 @@ class VerifyJob:
     pdf: bytes
     trust_roots: tuple[bytes, ...]  # DER certificates
     max_signatures: int
+    now: datetime | None = None  # the caller's clock: trust is decided at this time
+    tsa_roots: tuple[bytes, ...] | None = None  # DER; of timestamp authorities (None: trust_roots)
 
 
 class VerifyBusy(EngineError):

@@ -33,6 +33,22 @@ NOT_TRUSTED = "not_trusted"
 REVOKED = "revoked"
 TIMESTAMP_NOT_INTACT = "timestamp_not_intact"
 DOCUMENT_TIMESTAMP_NOT_TRUSTED = "document_timestamp_not_trusted"
+TIMESTAMP_NOT_TRUSTED = "timestamp_not_trusted"
+CERTIFICATE_NOT_FOR_SIGNING = "certificate_not_for_signing"
+# Not a problem yet: the last document timestamp's authority certificate has expired, so the
+# file needs a new document timestamp (archive timestamp renewal) to stay verifiable.
+RENEWAL_NEEDED = "timestamp_renewal_needed"
+# Changes after a certification signature that its permissions (DocMDP) allow: said, and no
+# change in the verdict's sense.
+ALLOWED_FORM_FILLING = "allowed_form_filling"
+ALLOWED_ANNOTATIONS = "allowed_annotations"
+# A trusted signer's certificate names a source of revocation data, and the file carries none
+# about it: whether it was revoked is unknown (nothing is fetched).
+REVOCATION_NOT_CHECKED = "revocation_not_checked"
+# Findings that are notices: the verdict does not rest on them.
+NOTICE_CODES = frozenset(
+    {RENEWAL_NEEDED, ALLOWED_FORM_FILLING, ALLOWED_ANNOTATIONS, REVOCATION_NOT_CHECKED}
+)
 
 CHANGE_CODES = frozenset(
     {
@@ -50,6 +66,60 @@ CHANGE_CODES = frozenset(
         TIMESTAMP_NOT_INTACT,
     }
 )
+
+
+# ETSI EN 319 102-1 validation report: the main indication of a signature or timestamp and its
+# sub-indication, from its findings (`indication_of`).
+TOTAL_PASSED = "TOTAL-PASSED"
+INDETERMINATE = "INDETERMINATE"
+TOTAL_FAILED = "TOTAL-FAILED"
+_INDICATION_OF_CODE: tuple[tuple[frozenset[str], str, str], ...] = (
+    # the first group any finding belongs to decides, worst first
+    (frozenset({NOT_INTACT, DOCUMENT_TIMESTAMP_NOT_INTACT}), TOTAL_FAILED, "HASH_FAILURE"),
+    (
+        frozenset({SIGNATURE_VALUE_INVALID, CONTENTS_CHANGED}),
+        TOTAL_FAILED,
+        "SIG_CRYPTO_FAILURE",
+    ),
+    (frozenset({UNREADABLE_SIGNATURE}), INDETERMINATE, "FORMAT_FAILURE"),
+    (frozenset({REVOKED}), TOTAL_FAILED, "REVOKED"),
+    # changes after it that nothing permitted: what was signed is not what is shown
+    (
+        frozenset(
+            {
+                CHANGED_CONTENT,
+                CHANGED_ANNOTATIONS,
+                CHANGED_FORM,
+                CHANGED_METADATA,
+                APPENDED_BYTES,
+                CHANGES_UNKNOWN,
+            }
+        ),
+        INDETERMINATE,
+        "SIG_CONSTRAINTS_FAILURE",
+    ),
+    (
+        frozenset({NOT_TRUSTED, DOCUMENT_TIMESTAMP_NOT_TRUSTED}),
+        INDETERMINATE,
+        "NO_CERTIFICATE_CHAIN_FOUND",
+    ),
+    (frozenset({CERTIFICATE_NOT_FOR_SIGNING}), INDETERMINATE, "CHAIN_CONSTRAINTS_FAILURE"),
+    (
+        frozenset({TIMESTAMP_NOT_INTACT, TIMESTAMP_NOT_TRUSTED}),
+        INDETERMINATE,
+        "CERTIFICATE_CHAIN_GENERAL_FAILURE",
+    ),
+)
+
+
+def indication_of(findings: tuple[Finding, ...]) -> tuple[str, str | None]:
+    """(indication, sub-indication) of EN 319 102-1 for a signature or timestamp with these
+    findings: TOTAL-PASSED (None) when none but notices."""
+    codes = {f.code for f in findings}
+    for group, indication, sub_indication in _INDICATION_OF_CODE:
+        if codes & group:
+            return indication, sub_indication
+    return TOTAL_PASSED, None
 
 
 @dataclass(frozen=True)
@@ -77,10 +147,16 @@ class SignatureReport:
     trusted_at: datetime | None = None  # the time trust was decided at; None: the current time
     certificate_sha256: str = ""  # hex, of the signer's certificate
     signed_revision: int = -1
+    # revocation data in the file answers for the certificate (or it names no source of any)
+    revocation_checked: bool = True
 
     @property
     def problems(self) -> tuple[str, ...]:
         return tuple(f.message for f in self.findings)
+
+    @property
+    def indication(self) -> tuple[str, str | None]:
+        return indication_of(self.findings)
 
     @property
     def changed(self) -> bool:
@@ -98,10 +174,15 @@ class DocumentTimestampReport:
     covers: tuple[str, ...] = ()  # the field names of the signatures it covers
     covers_whole_document: bool = False
     findings: tuple[Finding, ...] = ()
+    signed_revision: int = -1
 
     @property
     def problems(self) -> tuple[str, ...]:
         return tuple(f.message for f in self.findings)
+
+    @property
+    def indication(self) -> tuple[str, str | None]:
+        return indication_of(self.findings)
 
 
 @dataclass(frozen=True)
@@ -124,9 +205,10 @@ class PdfVerification:
             not t.intact for t in self.document_timestamps
         ):
             return CHANGED
-        if any(not s.trusted for s in self.signatures) or any(
-            not t.trusted for t in self.document_timestamps
-        ):
+        if any(
+            not s.trusted or (s.timestamp is not None and not s.timestamp_trusted)
+            for s in self.signatures
+        ) or any(not t.trusted for t in self.document_timestamps):
             return UNTRUSTED
         return VALID
 

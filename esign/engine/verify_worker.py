@@ -21,7 +21,18 @@ from esign.engine.verify_report import PdfVerification
 
 def _verify(job: VerifyJob) -> PdfVerification:
     roots = [asn1_x509.Certificate.load(der) for der in job.trust_roots]
-    return verify_pdf(job.pdf, trust_roots=roots, max_signatures=job.max_signatures)
+    tsa_roots = (
+        None
+        if job.tsa_roots is None
+        else [asn1_x509.Certificate.load(der) for der in job.tsa_roots]
+    )
+    return verify_pdf(
+        job.pdf,
+        trust_roots=roots,
+        tsa_roots=tsa_roots,
+        max_signatures=job.max_signatures,
+        now=job.now,
+    )
 
 
 def _start() -> Callable[[VerifyJob], PdfVerification]:

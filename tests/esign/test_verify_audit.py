@@ -135,7 +135,9 @@ def test_a_signer_revoked_after_the_timestamp_is_trusted_at_that_time() -> None:
 
     (signature,) = report.signatures
     assert (signature.trusted, signature.revoked) == (True, False)
-    assert signature.trusted_at == signature.timestamp
+    # Issue 33: at the time its document timestamp proves (AdES long-term validation), which
+    # like its signature timestamp's is before the revocation.
+    assert signature.trusted_at == report.document_timestamps[0].at
     assert report.verdict == "valid"
     # pyHanko's plain validation decides at the current time: revoked; its AdES long-term
     # validation, like this one, at the time proven: it passes.
@@ -214,7 +216,11 @@ def test_a_third_party_signature_is_intact_but_untrusted(lta: bytes, development
         False,
         True,
     )
-    assert [f.code for f in report.signatures[0].findings] == ["not_trusted"]
+    # Issue 33: its signature timestamp's TSA is not trusted either, which is now said.
+    assert [f.code for f in report.signatures[0].findings] == [
+        "timestamp_not_trusted",
+        "not_trusted",
+    ]
     assert [f.code for f in report.document_timestamps[0].findings] == [
         "document_timestamp_not_trusted"
     ]
@@ -302,6 +308,7 @@ def test_the_api_says_valid_for_an_intact_b_lta_seal(
             "signedAt": body["signatures"][0]["timestamp"],
             "source": "signature",
             "verified": True,
+            "timeProven": True,  # issue 33: by a trusted timestamp
         }
     ]
     assert body["signatures"][0]["level"] == "PAdES-B-LTA"
@@ -408,7 +415,9 @@ def test_a_third_party_seal_is_untrusted_not_changed(lta: bytes, api_client: Cli
     body = post(api_client, lta)
 
     assert body["verdict"] == "untrusted"
+    # Issue 33: its signature timestamp's TSA is not trusted either, which is now said.
     assert [p["code"] for p in body["problems"]] == [
+        "timestamp_not_trusted",
         "not_trusted",
         "document_timestamp_not_trusted",
     ]

@@ -1,0 +1,95 @@
+"""A validation report to keep (issue 33, item 11): the API answers, and the page offers as a
+JSON file, each signature's and document timestamp's ETSI EN 319 102-1 indication."""
+
+from __future__ import annotations
+
+import base64
+import html as html_lib
+import io
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from esign.engine.seal import seal_pdf
+from esign.engine.seal_credentials import SoftwareKey, load_credentials
+from esign.engine.timestamps import TsaConfig
+from tests.esign import verify_files as files
+from tests.esign.ltvpki import ShortLivedPki
+from tests.esign.test_seal_engine import three_pages
+
+
+@pytest.fixture(scope="module")
+def pki() -> ShortLivedPki:
+    return ShortLivedPki(revocation_seconds=86400)
+
+
+@pytest.fixture(scope="module")
+def lta(pki: ShortLivedPki) -> bytes:
+    key_pem, cert_pem = pki.key_and_certificate("Report seal")
+    return seal_pdf(
+        three_pages(),
+        credentials=load_credentials(SoftwareKey(key_pem, cert_pem, pki.ca_pem)),
+        signing_time=datetime.now(UTC),
+        tsa=TsaConfig(urls=(pki.tsa_url,)),
+    )
+
+
+def _upload(pdf: bytes) -> io.BytesIO:
+    upload = io.BytesIO(pdf)
+    upload.name = "file.pdf"
+    return upload
+
+
+def indications(body: dict[str, Any]) -> list[tuple[str, str | None]]:
+    return [(s["indication"], s["subIndication"]) for s in body["signatures"]] + [
+        (t["indication"], t["subIndication"]) for t in body["documentTimestamps"]
+    ]
+
+
+@pytest.mark.django_db
+def test_the_report_says_the_etsi_indication_of_each_signature_and_timestamp(
+    pki: ShortLivedPki, lta: bytes, api_client: Client, settings: Any, tmp_path: Path
+) -> None:
+    roots = tmp_path / "roots.pem"
+    roots.write_bytes(pki.ca_pem)
+    settings.SEAL_TRUST_ROOTS_FILE = str(roots)
+
+    valid = api_client.post("/api/v1/verify", {"file": _upload(lta)}).json()
+    changed = api_client.post(
+        "/api/v1/verify", {"file": _upload(files.changed_byte_in_dss(lta))}
+    ).json()
+    settings.SEAL_TRUST_ROOTS_FILE = ""
+    foreign = api_client.post("/api/v1/verify", {"file": _upload(lta)}).json()
+
+    assert indications(valid) == [("TOTAL-PASSED", None), ("TOTAL-PASSED", None)]
+    assert indications(changed) == [("TOTAL-PASSED", None), ("TOTAL-FAILED", "HASH_FAILURE")]
+    assert indications(foreign) == [
+        ("INDETERMINATE", "NO_CERTIFICATE_CHAIN_FOUND"),  # (its timestamp's neither)
+        ("INDETERMINATE", "NO_CERTIFICATE_CHAIN_FOUND"),
+    ]
+
+
+@pytest.mark.django_db
+def test_the_page_offers_the_report_as_a_json_file(
+    pki: ShortLivedPki, lta: bytes, settings: Any, tmp_path: Path
+) -> None:
+    roots = tmp_path / "roots.pem"
+    roots.write_bytes(pki.ca_pem)
+    settings.SEAL_TRUST_ROOTS_FILE = str(roots)
+
+    page = Client().post("/verify", {"file": _upload(lta)}).content.decode()
+
+    link = re.search(
+        r'<a id="validation-report" download="validation-report.json" '
+        r'href="data:application/json;base64,([^"]+)"',
+        page,
+    )
+    assert link is not None
+    report = json.loads(base64.b64decode(html_lib.unescape(link.group(1))))
+    assert report["verdict"] == "valid"
+    assert indications(report) == [("TOTAL-PASSED", None), ("TOTAL-PASSED", None)]
