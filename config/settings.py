@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "esign",
     "workflows",
     "webhooks",
+    "idempotency",
 ]
 
 MIDDLEWARE = [
@@ -256,6 +257,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.openapi.describe_document",
         "config.openapi_graphql.add_graphql_section",  # the GraphQL operations, after it
+        "idempotency.openapi.document_idempotency_key",  # the Idempotency-Key header
     ],
 }
 
@@ -482,3 +484,11 @@ LOGGING = {
         "django.request": {"level": "ERROR"},
     },
 }
+
+# Idempotency-Key on the API's POSTs that create something (idempotency.views,
+# docs/configuration.md): how long a key and its first answer are kept; the largest answer kept
+# (a larger one is recorded without it: a retry with its key gets a 409, never a second run);
+# after how long a request still marked running is taken to have died with its process.
+IDEMPOTENCY_KEY_HOURS = env.float("IDEMPOTENCY_KEY_HOURS", default=24.0)
+IDEMPOTENCY_MAX_STORED_BYTES = env.int("IDEMPOTENCY_MAX_STORED_BYTES", default=10 * 1024 * 1024)
+IDEMPOTENCY_RUNNING_SECONDS = env.float("IDEMPOTENCY_RUNNING_SECONDS", default=600.0)

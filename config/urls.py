@@ -12,15 +12,16 @@ from accounts.settings.urls import urlpatterns as settings_urls
 from config.metrics import metrics
 from config.schema import schema
 from core.graphql.explorer import graphiql_page, schema_sdl_view
-from core.graphql.views import GraphQLApi
 from core.openapi import OpenApiDocumentApi
 from core.pages import page_or_api, start_page
 from core.views import favicon, healthz, not_found, readyz
 from esign.api import DocumentVerifyApi
 from esign.verify_views import verify_page
+from idempotency.views import IdempotentGraphQLApi
 from webhooks.urls import urlpatterns as webhook_settings_urls
 
-graphql_view = GraphQLApi.as_view(schema=schema)
+# Idempotency-Key on its POSTs (idempotency.views).
+graphql_view = IdempotentGraphQLApi.as_view(schema=schema)
 
 urlpatterns = [
     path("admin/", admin.site.urls),
