@@ -376,6 +376,7 @@ REFERENCE_OPERATIONS = [
     ("Query", "currentUser"),
     ("Mutation", "webhookTest"),
     ("Mutation", "retryWebhookLog"),
+    ("Mutation", "replayWebhookEvents"),
 ]
 
 

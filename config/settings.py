@@ -373,6 +373,10 @@ WEBHOOK_SECRET_OVERLAP_HOURS = env.float("WEBHOOK_SECRET_OVERLAP_HOURS", default
 # An attempt still unfinished this long after it started was abandoned by a worker that died;
 # a delivery due this long ago that no task picked up lost its task. Both are retried.
 WEBHOOK_LEASE_SECONDS = env.float("WEBHOOK_LEASE_SECONDS", default=120.0)
+# Operators' replays of an organization's events (webhooks.services.replay): deliveries a second
+# at most, so a receiver is not flooded, and the most events one replay sends.
+WEBHOOK_REPLAY_PER_SECOND = env.float("WEBHOOK_REPLAY_PER_SECOND", default=2.0)
+WEBHOOK_REPLAY_MAX_EVENTS = env.int("WEBHOOK_REPLAY_MAX_EVENTS", default=1000)
 
 # --- Sealing and verification (owned by esign/) ------------------------------------------------
 # Completed packets' documents are sealed with a PAdES signature (esign.sealing). The key lives in
