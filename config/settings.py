@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "workflows",
     "webhooks",
     "idempotency",
+    "mcp_server",
 ]
 
 MIDDLEWARE = [
@@ -496,3 +497,7 @@ LOGGING = {
 IDEMPOTENCY_KEY_HOURS = env.float("IDEMPOTENCY_KEY_HOURS", default=24.0)
 IDEMPOTENCY_MAX_STORED_BYTES = env.int("IDEMPOTENCY_MAX_STORED_BYTES", default=10 * 1024 * 1024)
 IDEMPOTENCY_RUNNING_SECONDS = env.float("IDEMPOTENCY_RUNNING_SECONDS", default=600.0)
+
+# The MCP server for AI agents (mcp_server/, docs/clients.md): the largest PDF a tool returns
+# (as base64, a third larger; a larger one is a RequestTooLarge error naming the REST API).
+MCP_MAX_FILE_BYTES = env.int("MCP_MAX_FILE_BYTES", default=5 * 1024 * 1024)

@@ -18,6 +18,7 @@ from core.views import favicon, healthz, not_found, readyz
 from esign.api import DocumentVerifyApi
 from esign.verify_views import verify_page
 from idempotency.views import IdempotentGraphQLApi
+from mcp_server.views import mcp_endpoint
 from webhooks.urls import urlpatterns as webhook_settings_urls
 
 # Idempotency-Key on its POSTs (idempotency.views).
@@ -35,6 +36,8 @@ urlpatterns = [
     # page is accounts', and each app's section brings its changes, in one namespace.
     path("accounts/", include("accounts.urls")),
     path("settings/", include((settings_urls + webhook_settings_urls, "settings"))),
+    # The MCP server for AI agents (Streamable HTTP), with the organization's API key.
+    path("mcp", mcp_endpoint, name="mcp"),
     path("api/v1/", include("fill.urls")),
     path("api/v1/", include("generate.urls")),
     # Verifying a signed PDF: for programs (API key) and a public page for people.
