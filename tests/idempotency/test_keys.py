@@ -16,6 +16,9 @@ from generate import api as generate_api
 from idempotency.models import IdempotencyKey
 from idempotency.sweeps import idempotency_sweep
 from tests.esign.conftest import CREATE, two_signer_packet
+from tests.workflows.conftest import ABOUT_YOU_1, FORGE_SUBMIT, forges
+from workflows.demo import demo_workflow_create
+from workflows.models import WebformSubmission
 
 HTML = {"type": "html", "title": "t", "data": {"html": "<p>Invoice 7</p>"}}
 
@@ -215,6 +218,24 @@ def test_create_etch_packet_twice_with_one_key_makes_one_packet(api_client) -> N
     assert second["Content-Type"] == "application/json"
     assert Packet.objects.count() == 1
     assert first.json()["data"]["createEtchPacket"]["eid"] == Packet.objects.get().eid
+
+
+@pytest.mark.django_db
+def test_forge_submit_twice_with_one_key_starts_one_submission(
+    api_client, organization, demo_template
+) -> None:
+    workflow = demo_workflow_create(organization=organization, template=demo_template)
+    body = {
+        "query": FORGE_SUBMIT,
+        "variables": {"forgeEid": forges(workflow)["about-you"], "payload": ABOUT_YOU_1},
+    }
+    first = post_json(api_client, "/graphql", body, key="forge-1")
+    second = post_json(api_client, "/graphql", body, key="forge-1")
+
+    assert "errors" not in first.json(), first.json()
+    assert second.json() == first.json()
+    assert second["Idempotent-Replayed"] == "true"
+    assert WebformSubmission.objects.count() == 1
 
 
 @pytest.mark.django_db
