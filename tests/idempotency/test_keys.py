@@ -252,3 +252,34 @@ def test_the_openapi_document_names_the_header_on_fill_and_generate(client) -> N
     assert "Idempotency-Key" in names["generatePdf"]
     assert "Idempotency-Key" not in names.get("verifyPdf", [])
     assert "**Safe retries**" in document["info"]["description"]
+
+
+def _multipart(boundary: str) -> bytes:
+    """generate-pdf's fields as multipart parts, framed by ``boundary``."""
+    parts = [("type", "html"), ("title", "t"), ("data", '{"html": "<p>Invoice 7</p>"}')]
+    body = b""
+    for name, value in parts:
+        body += (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'
+        ).encode()
+    return body + f"--{boundary}--\r\n".encode()
+
+
+@pytest.mark.django_db
+def test_a_multipart_retry_with_a_new_boundary_is_the_same_request(
+    api_client, generate_calls
+) -> None:
+    answers = [
+        api_client.post(
+            "/api/v1/generate-pdf",
+            data=_multipart(boundary),
+            content_type=f"multipart/form-data; boundary={boundary}",
+            headers={"Idempotency-Key": "mp-1"},
+        )
+        for boundary in ("----first7522447975807170526983794425", "556e2a3fa791427d95ba17d2")
+    ]
+
+    assert [a.status_code for a in answers] == [200, 200], answers[0].content
+    assert answers[1]["Idempotent-Replayed"] == "true"
+    assert answers[1].content == answers[0].content
+    assert len(generate_calls) == 1
