@@ -48,6 +48,8 @@ from accounts.staff_admin import OrganizationOwnedAdmin, manages, may_manage
 
 # Sign-in locks out after a few failures, per user name and per address (accounts.login_guard).
 admin.site.login_form = GuardedAdminAuthenticationForm
+# Single sign-on offered beside it when configured (accounts.sso).
+admin.site.login_template = "accounts/admin_login.html"
 
 
 class MembershipInline(admin.TabularInline):

@@ -118,6 +118,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # Whether the sign-in pages offer single sign-on, and passwords.
+                "accounts.sso.sso_context",
             ],
         },
     },
@@ -288,6 +290,35 @@ FIELD_ENCRYPTION_KEYS = env.list("FIELD_ENCRYPTION_KEYS", default=[SECRET_KEY])
 ADMIN_LOGIN_FAILURE_LIMIT = env.int("ADMIN_LOGIN_FAILURE_LIMIT", default=5)
 ADMIN_LOGIN_ADDRESS_FAILURE_LIMIT = env.int("ADMIN_LOGIN_ADDRESS_FAILURE_LIMIT", default=20)
 ADMIN_LOGIN_LOCKOUT_SECONDS = env.int("ADMIN_LOGIN_LOCKOUT_SECONDS", default=900)
+
+# Single sign-on through an OpenID Connect provider (accounts/sso.py, docs/configuration.md):
+# off until SSO_OIDC_ISSUER is set. The provider's endpoints come from its discovery document.
+SSO_OIDC_ISSUER = env.str("SSO_OIDC_ISSUER", default="").rstrip("/")
+SSO_OIDC_CLIENT_ID = env.str("SSO_OIDC_CLIENT_ID", default="")
+SSO_OIDC_CLIENT_SECRET = env.str("SSO_OIDC_CLIENT_SECRET", default="")
+SSO_OIDC_SCOPES = env.str("SSO_OIDC_SCOPES", default="openid email profile")
+SSO_OIDC_TIMEOUT_SECONDS = env.float("SSO_OIDC_TIMEOUT_SECONDS", default=10.0)
+# Where a new person lands: the organization their email's domain names, else SSO_ORGANIZATION;
+# their role from the SSO_ROLE_CLAIM claim when it lists owner, admin or member, else SSO_ROLE.
+SSO_ORGANIZATION = env.str("SSO_ORGANIZATION", default="")
+SSO_ORGANIZATIONS_BY_DOMAIN = env.dict("SSO_ORGANIZATIONS_BY_DOMAIN", default={})
+SSO_ROLE = env.str("SSO_ROLE", default="member")
+SSO_ROLE_CLAIM = env.str("SSO_ROLE_CLAIM", default="")
+SSO_EMAIL_DOMAINS = env.list("SSO_EMAIL_DOMAINS", default=[])
+SSO_STAFF_GROUP = env.str("SSO_STAFF_GROUP", default="")
+SSO_PASSWORD_LOGIN = env.bool("SSO_PASSWORD_LOGIN", default=True)
+SSO_BUTTON_LABEL = env.str("SSO_BUTTON_LABEL", default="Sign in with single sign-on")
+if SSO_OIDC_ISSUER and not (SSO_OIDC_CLIENT_ID and SSO_OIDC_CLIENT_SECRET):
+    raise ImproperlyConfigured(
+        "SSO_OIDC_ISSUER needs SSO_OIDC_CLIENT_ID and SSO_OIDC_CLIENT_SECRET."
+    )
+if SSO_ROLE not in ("owner", "admin", "member"):
+    raise ImproperlyConfigured("SSO_ROLE must be owner, admin or member.")
+# Passwords (the admin's and members' forms), then the provider (a sign-in with ?code= only).
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "accounts.sso.SsoBackend",
+]
 # Behind a reverse proxy every client has the proxy's address: trust the last X-Forwarded-For entry.
 TRUST_X_FORWARDED_FOR = env.bool("TRUST_X_FORWARDED_FOR", default=False)
 # Served over https (through a TLS-terminating proxy that sets X-Forwarded-Proto): cookies only

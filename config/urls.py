@@ -35,6 +35,8 @@ urlpatterns = [
     # Members' pages: log in, then the organization's API settings (keys, webhooks...): the
     # page is accounts', and each app's section brings its changes, in one namespace.
     path("accounts/", include("accounts.urls")),
+    # Single sign-on (OpenID Connect): off (404) until SSO_OIDC_ISSUER is set.
+    path("oidc/", include("accounts.sso_urls")),
     path("settings/", include((settings_urls + webhook_settings_urls, "settings"))),
     # The MCP server for AI agents (Streamable HTTP), with the organization's API key.
     path("mcp", mcp_endpoint, name="mcp"),
