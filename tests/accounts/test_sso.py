@@ -154,12 +154,17 @@ def test_a_wrong_state_is_refused_and_creates_nothing(sso_on: Provider, live_ser
 
 def test_a_re_used_code_is_refused_and_creates_nothing(sso_on: Provider, live_server: Any) -> None:
     first, authorize = start(live_server.url)
+    first_state = parse_qs(urlsplit(authorize).query)["state"][0]
+    kept = _session_states(first, live_server)[first_state]  # its nonce and PKCE verifier
     back = callback_of(provider_session(sso_on, "bob"), authorize)
     assert first.get(back, timeout=30).url == f"{live_server.url}/admin/"
     User.objects.all().delete()  # bob again would be new: nothing may create him
     code = parse_qs(urlsplit(back).query)["code"][0]
+    # The code comes back again, to a new sign-in holding the first one's nonce and verifier:
+    # only the code's second use is wrong.
     second, authorize_again = start(live_server.url)
     state = parse_qs(urlsplit(authorize_again).query)["state"][0]
+    _session_states_save(second, {state: kept})
 
     answer = second.get(
         f"{live_server.url}/oidc/callback/?" + urlencode({"code": code, "state": state}),
