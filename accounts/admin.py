@@ -49,6 +49,8 @@ from core.engine.input_checks import line_problem
 
 # Sign-in locks out after a few failures, per user name and per address (accounts.login_guard).
 admin.site.login_form = GuardedAdminAuthenticationForm
+# Single sign-on offered beside it when configured (accounts.sso).
+admin.site.login_template = "accounts/admin_login.html"
 
 
 class MembershipInline(admin.TabularInline):

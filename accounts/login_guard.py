@@ -64,10 +64,16 @@ def login_succeeded(*, username: str) -> None:
     caches["ratelimit"].delete(user_key)
 
 
+PASSWORD_LOGIN_OFF_MESSAGE = "Sign-in with a password is off here; use single sign-on."  # noqa: S105
+
+
 class GuardedAdminAuthenticationForm(AdminAuthenticationForm):
     """The admin's sign-in form, refused while the user name or the address is locked."""
 
     def clean(self) -> dict[str, Any]:
+        if settings.SSO_OIDC_ISSUER and not settings.SSO_PASSWORD_LOGIN:
+            # Single sign-on only (accounts.sso): no password is checked at all.
+            raise forms.ValidationError(PASSWORD_LOGIN_OFF_MESSAGE, code="password_login_off")
         username = str(self.cleaned_data.get("username") or "")
         address = client_address(self.request)
         if login_locked(username=username, address=address):

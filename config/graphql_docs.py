@@ -392,6 +392,7 @@ REFERENCE_OPERATIONS = [
     ("Query", "currentUser"),
     ("Mutation", "webhookTest"),
     ("Mutation", "retryWebhookLog"),
+    ("Mutation", "replayWebhookEvents"),
 ]
 
 

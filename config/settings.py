@@ -81,6 +81,8 @@ INSTALLED_APPS = [
     "esign",
     "workflows",
     "webhooks",
+    "idempotency",
+    "mcp_server",
 ]
 
 MIDDLEWARE = [
@@ -116,6 +118,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # Whether the sign-in pages offer single sign-on, and passwords.
+                "accounts.sso.sso_context",
             ],
         },
     },
@@ -266,6 +270,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.openapi.describe_document",
         "config.openapi_graphql.add_graphql_section",  # the GraphQL operations, after it
+        "idempotency.openapi.document_idempotency_key",  # the Idempotency-Key header
     ],
 }
 
@@ -295,6 +300,35 @@ FIELD_ENCRYPTION_KEYS = env.list("FIELD_ENCRYPTION_KEYS", default=[SECRET_KEY])
 ADMIN_LOGIN_FAILURE_LIMIT = env.int("ADMIN_LOGIN_FAILURE_LIMIT", default=5)
 ADMIN_LOGIN_ADDRESS_FAILURE_LIMIT = env.int("ADMIN_LOGIN_ADDRESS_FAILURE_LIMIT", default=20)
 ADMIN_LOGIN_LOCKOUT_SECONDS = env.int("ADMIN_LOGIN_LOCKOUT_SECONDS", default=900)
+
+# Single sign-on through an OpenID Connect provider (accounts/sso.py, docs/configuration.md):
+# off until SSO_OIDC_ISSUER is set. The provider's endpoints come from its discovery document.
+SSO_OIDC_ISSUER = env.str("SSO_OIDC_ISSUER", default="").rstrip("/")
+SSO_OIDC_CLIENT_ID = env.str("SSO_OIDC_CLIENT_ID", default="")
+SSO_OIDC_CLIENT_SECRET = env.str("SSO_OIDC_CLIENT_SECRET", default="")
+SSO_OIDC_SCOPES = env.str("SSO_OIDC_SCOPES", default="openid email profile")
+SSO_OIDC_TIMEOUT_SECONDS = env.float("SSO_OIDC_TIMEOUT_SECONDS", default=10.0)
+# Where a new person lands: the organization their email's domain names, else SSO_ORGANIZATION;
+# their role from the SSO_ROLE_CLAIM claim when it lists owner, admin or member, else SSO_ROLE.
+SSO_ORGANIZATION = env.str("SSO_ORGANIZATION", default="")
+SSO_ORGANIZATIONS_BY_DOMAIN = env.dict("SSO_ORGANIZATIONS_BY_DOMAIN", default={})
+SSO_ROLE = env.str("SSO_ROLE", default="member")
+SSO_ROLE_CLAIM = env.str("SSO_ROLE_CLAIM", default="")
+SSO_EMAIL_DOMAINS = env.list("SSO_EMAIL_DOMAINS", default=[])
+SSO_STAFF_GROUP = env.str("SSO_STAFF_GROUP", default="")
+SSO_PASSWORD_LOGIN = env.bool("SSO_PASSWORD_LOGIN", default=True)
+SSO_BUTTON_LABEL = env.str("SSO_BUTTON_LABEL", default="Sign in with single sign-on")
+if SSO_OIDC_ISSUER and not (SSO_OIDC_CLIENT_ID and SSO_OIDC_CLIENT_SECRET):
+    raise ImproperlyConfigured(
+        "SSO_OIDC_ISSUER needs SSO_OIDC_CLIENT_ID and SSO_OIDC_CLIENT_SECRET."
+    )
+if SSO_ROLE not in ("owner", "admin", "member"):
+    raise ImproperlyConfigured("SSO_ROLE must be owner, admin or member.")
+# Passwords (the admin's and members' forms), then the provider (a sign-in with ?code= only).
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "accounts.sso.SsoBackend",
+]
 # Behind a reverse proxy every client has the proxy's address: trust the last X-Forwarded-For entry.
 TRUST_X_FORWARDED_FOR = env.bool("TRUST_X_FORWARDED_FOR", default=False)
 # Served over https (through a TLS-terminating proxy that sets X-Forwarded-Proto): cookies only
@@ -381,6 +415,10 @@ WEBHOOK_SECRET_OVERLAP_HOURS = env.float("WEBHOOK_SECRET_OVERLAP_HOURS", default
 # An attempt still unfinished this long after it started was abandoned by a worker that died;
 # a delivery due this long ago that no task picked up lost its task. Both are retried.
 WEBHOOK_LEASE_SECONDS = env.float("WEBHOOK_LEASE_SECONDS", default=120.0)
+# Operators' replays of an organization's events (webhooks.services.replay): deliveries a second
+# at most, so a receiver is not flooded, and the most events one replay sends.
+WEBHOOK_REPLAY_PER_SECOND = env.float("WEBHOOK_REPLAY_PER_SECOND", default=2.0)
+WEBHOOK_REPLAY_MAX_EVENTS = env.int("WEBHOOK_REPLAY_MAX_EVENTS", default=1000)
 
 # --- Sealing and verification (owned by esign/) ------------------------------------------------
 # Completed packets' documents are sealed with a PAdES signature (esign.sealing). The key lives in
@@ -525,3 +563,15 @@ LOGGING = {
         "django.request": {"level": "ERROR"},
     },
 }
+
+# Idempotency-Key on the API's POSTs that create something (idempotency.views,
+# docs/configuration.md): how long a key and its first answer are kept; the largest answer kept
+# (a larger one is recorded without it: a retry with its key gets a 409, never a second run);
+# after how long a request still marked running is taken to have died with its process.
+IDEMPOTENCY_KEY_HOURS = env.float("IDEMPOTENCY_KEY_HOURS", default=24.0)
+IDEMPOTENCY_MAX_STORED_BYTES = env.int("IDEMPOTENCY_MAX_STORED_BYTES", default=10 * 1024 * 1024)
+IDEMPOTENCY_RUNNING_SECONDS = env.float("IDEMPOTENCY_RUNNING_SECONDS", default=600.0)
+
+# The MCP server for AI agents (mcp_server/, docs/clients.md): the largest PDF a tool returns
+# (as base64, a third larger; a larger one is a RequestTooLarge error naming the REST API).
+MCP_MAX_FILE_BYTES = env.int("MCP_MAX_FILE_BYTES", default=5 * 1024 * 1024)

@@ -12,15 +12,17 @@ from accounts.settings.urls import urlpatterns as settings_urls
 from config.metrics import metrics
 from config.schema import schema
 from core.graphql.explorer import graphiql_page, schema_sdl_view
-from core.graphql.views import GraphQLApi
 from core.openapi import OpenApiDocumentApi
 from core.pages import page_or_api, start_page
 from core.views import favicon, healthz, not_found, readyz
 from esign.api import DocumentVerifyApi
 from esign.verify_views import verify_page
+from idempotency.views import IdempotentGraphQLApi
+from mcp_server.views import mcp_endpoint
 from webhooks.urls import urlpatterns as webhook_settings_urls
 
-graphql_view = GraphQLApi.as_view(schema=schema)
+# Idempotency-Key on its POSTs (idempotency.views).
+graphql_view = IdempotentGraphQLApi.as_view(schema=schema)
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -33,7 +35,11 @@ urlpatterns = [
     # Members' pages: log in, then the organization's API settings (keys, webhooks...): the
     # page is accounts', and each app's section brings its changes, in one namespace.
     path("accounts/", include("accounts.urls")),
+    # Single sign-on (OpenID Connect): off (404) until SSO_OIDC_ISSUER is set.
+    path("oidc/", include("accounts.sso_urls")),
     path("settings/", include((settings_urls + webhook_settings_urls, "settings"))),
+    # The MCP server for AI agents (Streamable HTTP), with the organization's API key.
+    path("mcp", mcp_endpoint, name="mcp"),
     path("api/v1/", include("fill.urls")),
     path("api/v1/", include("generate.urls")),
     # Verifying a signed PDF: for programs (API key) and a public page for people.

@@ -54,6 +54,11 @@ def register_schemas(schemas: Mapping[str, Schema]) -> None:
         _registered[name] = schema
 
 
+def registered_schema(name: str) -> Schema:
+    """The component schema ``name`` as registered (the MCP tools' input schemas reuse them)."""
+    return _registered[name]
+
+
 register_schemas(
     {
         "Error": {

@@ -10,6 +10,7 @@ from core.openapi import api_operation, ref
 from core.responses import file_response
 from fill import openapi
 from fill.services import fill_template
+from idempotency.views import idempotent
 from templates_app.services import parse_version_number
 
 
@@ -25,6 +26,7 @@ class FillPdfApi(APIView):
         errors=[400, 404, 413, 503],
         examples=openapi.EXAMPLES,
     )
+    @idempotent(keep_answer=False)
     def post(self, request: Request, template_eid: str) -> HttpResponse:
         pdf = fill_template(
             identity=request.user,

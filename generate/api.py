@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 from core.openapi import api_operation, ref
 from generate import openapi
 from generate.services import pdf_generate
+from idempotency.views import idempotent
 
 
 class GeneratePdfApi(APIView):
@@ -24,6 +25,7 @@ class GeneratePdfApi(APIView):
         errors=[400, 413, 422, 503],
         examples=openapi.EXAMPLES,
     )
+    @idempotent()
     def post(self, request: Request) -> HttpResponse:
         identity = request.user
         pdf = pdf_generate(

@@ -4,6 +4,8 @@ Scoped like every admin of an organization's rows (``accounts.staff_admin``): a 
 is not a superuser sees the endpoints, events and deliveries of their organizations, and only
 an owner or admin of the organization changes its endpoint, resends its deliveries or deletes
 them. As on the settings page, the others see the first characters of the endpoint's token.
+Events are replayed (sent again, paced, with their own webhook-id) by their owners and admins:
+filter the events by action and date, select them, and run the action.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -18,7 +21,11 @@ from django.http import HttpRequest
 from accounts.staff_admin import OrganizationOwnedAdmin, ReadOnlyInline, manages, may_manage
 from core.errors import ValidationFailed
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
-from webhooks.services import check_webhook_url, delivery_resend
+from webhooks.services import (
+    check_webhook_url,
+    delivery_resend,
+    events_replay,
+)
 
 # The token's characters shown to those who do not manage the organization (settings page too).
 TOKEN_SHOWN = 4
@@ -138,12 +145,33 @@ class WebhookDeliveryInline(ReadOnlyInline):
 @admin.register(WebhookEvent)
 class WebhookEventAdmin(OrganizationOwnedAdmin):
     list_display = ["eid", "organization", "action", "created_at"]
-    list_filter = ["action"]
+    list_filter = ["action", "created_at"]
+    date_hierarchy = "created_at"
     list_select_related = ["organization"]
     search_fields = ["eid", "organization__slug"]
     readonly_fields = ["eid", "organization", "action", "data", "webhook_url", "created_at"]
     fields = readonly_fields
     inlines = [WebhookDeliveryInline]
+    actions = ["replay"]
+
+    # "view": an event is never changed, only sent again; who may is checked by ``manages``.
+    @admin.action(
+        description="Replay the selected events (paced, oldest first, same webhook-id)",
+        permissions=["view"],
+    )
+    def replay(self, request: HttpRequest, queryset: QuerySet[WebhookEvent]) -> None:
+        limit = settings.WEBHOOK_REPLAY_MAX_EVENTS
+        events = list(queryset.select_related("organization").order_by("created_at", "id"))
+        if len(events) > limit:
+            messages.error(request, f"At most {limit} events at once; filter a narrower range.")
+            return
+        if not manages(request, {event.organization for event in events}):
+            return
+        replayed = events_replay(events=events, requested_by=f"{request.user} (admin)")
+        due = f"; the last is due at {replayed.last_due:%Y-%m-%d %H:%M:%S} UTC" if events else ""
+        messages.success(
+            request, f"Replaying {len(events)} event(s), see their new deliveries{due}."
+        )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

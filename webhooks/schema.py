@@ -1,17 +1,27 @@
-"""GraphQL: the ``retryWebhookLog`` and ``webhookTest`` mutations and their ``WebhookLog`` type
-(one delivery of an event, with its attempts)."""
+"""GraphQL: the ``retryWebhookLog``, ``webhookTest`` and ``replayWebhookEvents`` mutations and
+their ``WebhookLog`` type (one delivery of an event, with its attempts)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import graphene
+from django.utils.dateparse import parse_datetime
 
 from accounts.identity import ApiIdentity
+from core.errors import ValidationFailed
 from core.graphql.mutations import ServiceMutation
 from core.graphql.scalars import DateTime
 from webhooks.models import WebhookAttempt, WebhookDelivery
-from webhooks.services import check_webhook_url, delivery_get, delivery_resend, webhook_test
+from webhooks.services import (
+    Replayed,
+    check_webhook_url,
+    delivery_get,
+    delivery_resend,
+    organization_events_replay,
+    webhook_test,
+)
 
 
 class WebhookAttemptType(graphene.ObjectType):
@@ -100,6 +110,75 @@ class WebhookTest(ServiceMutation):
         )
 
 
+class WebhookReplayType(graphene.ObjectType):
+    class Meta:
+        name = "WebhookReplay"
+
+    count = graphene.Int(required=True, description="How many events are sent again.")
+    last_due_at = DateTime(description="When the last of them is due (they are paced).")
+    logs = graphene.List(
+        graphene.NonNull(WebhookLogType),
+        required=True,
+        description="The new deliveries, oldest event first.",
+    )
+
+    @staticmethod
+    def resolve_count(replayed: Replayed, info: Any) -> int:
+        return len(replayed.deliveries)
+
+    @staticmethod
+    def resolve_last_due_at(replayed: Replayed, info: Any) -> datetime | None:
+        return replayed.last_due
+
+    @staticmethod
+    def resolve_logs(replayed: Replayed, info: Any) -> list[WebhookDelivery]:
+        return replayed.deliveries
+
+
+def _moment(text: str, property: str) -> datetime:
+    """An ISO 8601 date and time; without an offset, UTC."""
+    try:
+        moment = parse_datetime(text)
+    except ValueError:
+        moment = None
+    if moment is None:
+        raise ValidationFailed.single(property, "Must be an ISO 8601 date and time.")
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+class ReplayWebhookEvents(ServiceMutation):
+    """An extension for operators: send the organization's events of a time range again (of
+    some actions, or all), oldest first, paced (`WEBHOOK_REPLAY_PER_SECOND`), each as a new
+    WebhookLog with the event's own `webhook-id` so receivers deduplicate. The API key's member
+    must be an owner or admin of the organization (else `ForbiddenError`)."""
+
+    class Arguments:
+        since = graphene.String(
+            required=True, description="ISO 8601; events created at or after it (UTC if no offset)."
+        )
+        until = graphene.String(required=True, description="ISO 8601; events created before it.")
+        actions = graphene.List(
+            graphene.NonNull(graphene.String),
+            description="Only these actions (etchPacketComplete, ...); default: every action.",
+        )
+
+    Output = WebhookReplayType
+
+    @classmethod
+    def perform(
+        cls, identity: ApiIdentity, *, since: str, until: str, actions: list[str] | None = None
+    ) -> Replayed:
+        return organization_events_replay(
+            organization=identity.organization,
+            user=identity.user,
+            since=_moment(since, "since"),
+            until=_moment(until, "until"),
+            actions=actions or (),
+            requested_by=_requested_by(identity),
+        )
+
+
 class Mutation(graphene.ObjectType):
     retry_webhook_log = RetryWebhookLog.Field()
     webhook_test = WebhookTest.Field()
+    replay_webhook_events = ReplayWebhookEvents.Field()

@@ -38,6 +38,7 @@ from webhooks.services.events import (
     delivery_resend,
     webhook_test,
 )
+from webhooks.services.replay import REPLAY_PREFIX
 
 LOG_PAGE_SIZE = 20
 MAX_KEY_UPLOAD_BYTES = 10_000
@@ -103,6 +104,8 @@ def _origin(delivery: Any) -> str:
     """Who asked for a delivery, in words: "" for an event's own delivery."""
     if not delivery.requested_by:
         return ""
+    if delivery.requested_by.startswith(REPLAY_PREFIX):
+        return delivery.requested_by  # "Replay by ...", a resend among many
     if delivery.pk != delivery.first_id:
         return f"Resent by {delivery.requested_by}"
     if delivery.event.action == WebhookEvent.Action.WEBHOOK_TEST:

@@ -91,7 +91,11 @@ def test_the_fill_operation(document: dict[str, Any]) -> None:
     body = fill["requestBody"]["content"]
     assert set(body) == {"application/json", "multipart/form-data"}
     assert body["application/json"]["schema"] == {"$ref": "#/components/schemas/FillRequest"}
-    assert [p["name"] for p in fill["parameters"]] == ["template_eid", "versionNumber"]
+    assert [p["name"] for p in fill["parameters"]] == [
+        "template_eid",
+        "versionNumber",
+        "Idempotency-Key",
+    ]
     assert fill["responses"]["200"]["content"] == {
         "application/pdf": {"schema": {"type": "string", "format": "binary"}}
     }

@@ -7,7 +7,8 @@
 - :mod:`~webhooks.services.delivery`: one attempt, claimed, POSTed and finished with no
   transaction open during the HTTP call;
 - :mod:`~webhooks.services.retries`: the next attempt after a failure, and recovering what a
-  dead worker left behind.
+  dead worker left behind;
+- :mod:`~webhooks.services.replay`: operators' paced replays of an organization's events.
 
 The delivery task (``webhooks.tasks``) names its service inside its body, the one import that
 goes back up: the services enqueue the task, so they import its module.
@@ -35,6 +36,15 @@ from webhooks.services.events import (
     event_emit,
     webhook_test,
 )
+from webhooks.services.replay import (
+    REPLAY_PREFIX,
+    Replayed,
+    ReplayForbidden,
+    events_replay,
+    organization_events_replay,
+    replay_allowed,
+    replay_events_select,
+)
 from webhooks.services.retries import Recovered, deliveries_recover, retry_delays
 
 __all__ = [
@@ -42,7 +52,10 @@ __all__ = [
     "ETCH_PACKET_SEALED",
     "ETCH_PACKET_SEAL_FAILED",
     "NO_URL_REASON",
+    "REPLAY_PREFIX",
     "Recovered",
+    "ReplayForbidden",
+    "Replayed",
     "check_public_key",
     "check_webhook_url",
     "deliveries_filter",
@@ -55,6 +68,10 @@ __all__ = [
     "endpoint_token_rotate",
     "endpoint_url_set",
     "event_emit",
+    "events_replay",
+    "organization_events_replay",
+    "replay_allowed",
+    "replay_events_select",
     "retry_delays",
     "secret_rotate",
     "secrets_current",

@@ -9,6 +9,7 @@ commit. Delivery is at least once: receivers deduplicate by ``webhook-id``.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
@@ -58,11 +59,15 @@ def event_emit(
         event = WebhookEvent.objects.create(
             organization=organization, action=action, data=data, webhook_url=url
         )
-        _delivery_start(event=event, requested_by=requested_by)
+        delivery_start(event=event, requested_by=requested_by)
     return event
 
 
-def _delivery_start(*, event: WebhookEvent, requested_by: str) -> WebhookDelivery:
+def delivery_start(
+    *, event: WebhookEvent, requested_by: str, due: datetime | None = None
+) -> WebhookDelivery:
+    """A new delivery of ``event`` to the URL in force, its task enqueued in the transaction;
+    ``due`` (a replay's pace) holds its first attempt until then."""
     endpoint = endpoint_get(organization=event.organization)
     url = event.webhook_url or (endpoint.url if endpoint.is_active else "")
     delivery = WebhookDelivery(
@@ -77,9 +82,13 @@ def _delivery_start(*, event: WebhookEvent, requested_by: str) -> WebhookDeliver
         )
         delivery.save()
         return delivery
-    delivery.next_attempt_at = timezone.now()
+    now = timezone.now()
+    delivery.next_attempt_at = due or now
     delivery.save()
-    enqueue_in_transaction(webhook_deliver, delivery_id=delivery.pk)
+    task = webhook_deliver
+    if due and due > now and task.get_backend().supports_defer:
+        task = task.using(run_after=due)
+    enqueue_in_transaction(task, delivery_id=delivery.pk)
     return delivery
 
 
@@ -87,7 +96,7 @@ def delivery_resend(*, delivery: WebhookDelivery, requested_by: str) -> WebhookD
     """Send the delivery's event again, as a new delivery with the same ``webhook-id``, to the
     URL in force now (the object's own, else the organization's)."""
     with transaction.atomic():
-        return _delivery_start(event=delivery.event, requested_by=requested_by)
+        return delivery_start(event=delivery.event, requested_by=requested_by)
 
 
 def delivery_get(*, organization: Organization, eid: str) -> WebhookDelivery:

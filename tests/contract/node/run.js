@@ -17,6 +17,9 @@ async function main () {
     result = await client.fillPDF(args.templateId, args.payload, args.options || {})
   } else if (command === 'generatePDF') {
     result = await client.generatePDF(args.payload, args.options || {})
+  } else if (command === 'requestREST') {
+    // The client's own REST call with the caller's headers (an Idempotency-Key, for example).
+    result = await client.requestREST(args.url, { method: 'POST', body: JSON.stringify(args.payload), headers: { 'Content-Type': 'application/json', ...(args.headers || {}) } }, { dataType: args.dataType || 'buffer' })
   } else if (command === 'requestGraphQL') {
     result = await client.requestGraphQL({ query: args.query, variables: args.variables || {} }, { dataType: 'json' })
   } else if (command === 'createEtchPacket') {

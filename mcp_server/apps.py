@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class McpServerConfig(AppConfig):
+    name = "mcp_server"
+    verbose_name = "MCP server for AI agents"

@@ -1,0 +1,179 @@
+"""The tools' input JSON Schemas: fill and generate take the REST API's own request schemas (the
+components of the OpenAPI document, which describe what their parsers accept), made
+self-contained for an MCP client (components become ``$defs``); the e-signature and workflow
+tools take the GraphQL mutations' arguments, which their parsers read the same way."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import fill.openapi  # noqa: F401 - registers FillRequest and its parts
+import generate.openapi  # noqa: F401 - registers GenerateRequest and its parts
+from core.openapi import registered_schema
+
+Schema = dict[str, Any]
+
+_COMPONENTS = "#/components/schemas/"
+
+
+def _refs(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        found = set()
+        ref = value.get("$ref")
+        if isinstance(ref, str) and ref.startswith(_COMPONENTS):
+            found.add(ref.removeprefix(_COMPONENTS))
+        for item in value.values():
+            found |= _refs(item)
+        return found
+    if isinstance(value, list):
+        return set().union(*(_refs(item) for item in value)) if value else set()
+    return set()
+
+
+def _rewrite(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            key: (
+                "#/$defs/" + item.removeprefix(_COMPONENTS)
+                if key == "$ref" and isinstance(item, str)
+                else _rewrite(item)
+            )
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_rewrite(item) for item in value]
+    return value
+
+
+def component(name: str, *, extra: Schema | None = None, required: tuple[str, ...] = ()) -> Schema:
+    """The component ``name`` as a self-contained schema with ``$defs``; ``extra`` properties
+    (and ``required`` names) added at its top."""
+    schema = copy.deepcopy(registered_schema(name))
+    needed: set[str] = set()
+    pending = _refs(schema)
+    while pending:
+        ref = pending.pop()
+        if ref not in needed:
+            needed.add(ref)
+            pending |= _refs(registered_schema(ref))
+    result = _rewrite(schema)
+    if extra:
+        result["properties"] = {**extra, **result.get("properties", {})}
+    result["required"] = [*required, *result.get("required", [])]
+    if needed:
+        result["$defs"] = {ref: _rewrite(registered_schema(ref)) for ref in sorted(needed)}
+    return result
+
+
+def _object(properties: Schema, required: list[str]) -> Schema:
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def list_templates() -> Schema:
+    return _object(
+        {
+            "isTemplate": {
+                "type": "boolean",
+                "description": "Only templates (true) or only other PDFs (false); default: all.",
+            }
+        },
+        [],
+    )
+
+
+def fill_template() -> Schema:
+    return component(
+        "FillRequest",
+        extra={
+            "templateEid": {
+                "type": "string",
+                "description": "The template's eid (list_templates).",
+            },
+            "versionNumber": {
+                "type": "integer",
+                "description": "A version; -1 the working draft; default: the latest published.",
+            },
+        },
+        required=("templateEid",),
+    )
+
+
+def generate_pdf() -> Schema:
+    return component("GenerateRequest")
+
+
+def create_packet() -> Schema:
+    return _object(
+        {
+            "name": {"type": "string", "description": "The packet's name."},
+            "files": {
+                "type": "array",
+                "description": "The documents: a template ({id, castEid}), a PDF "
+                "({id, title, file: {data: <base64>, filename, mimetype}}) or HTML "
+                "({id, title, markup: {html, css}}), each with `fields` (the signer fields "
+                "placed on it: {id, type, pageNum, rect: {x, y, width, height}}). As "
+                "createEtchPacket's `files` (the GraphQL reference at /api/docs).",
+                "items": {"type": "object"},
+            },
+            "signers": {
+                "type": "array",
+                "description": "The signers: {id, name, email, signerType: email|embedded, "
+                "routingOrder, fields: [{fileId, fieldId}], ...}, as createEtchPacket's "
+                "`signers`.",
+                "items": {"type": "object"},
+            },
+            "data": {
+                "type": "object",
+                "description": "Fill data for the template files: {payloads: {<file id>: "
+                "{data: {...}}}}, as createEtchPacket's `data`.",
+            },
+            "isDraft": {"type": "boolean", "description": "Create without sending."},
+            "isTest": {"type": "boolean", "description": "A test packet (watermarked)."},
+            "webhookURL": {"type": "string", "description": "This packet's own webhook URL."},
+            "mergePDFs": {"type": "boolean", "description": "One PDF of all the documents."},
+            "signatureEmailSubject": {"type": "string"},
+            "signatureEmailBody": {"type": "string"},
+            "language": {"type": "string", "enum": ["en", "es"]},
+        },
+        ["files", "signers"],
+    )
+
+
+def get_packet() -> Schema:
+    return _object({"eid": {"type": "string", "description": "The packet's eid."}}, ["eid"])
+
+
+def get_signing_link() -> Schema:
+    return _object(
+        {
+            "signerEid": {"type": "string", "description": "An embedded signer's eid."},
+            "clientUserId": {
+                "type": "string",
+                "description": "Your id of the person who will sign (recorded in the audit trail).",
+            },
+        },
+        ["signerEid", "clientUserId"],
+    )
+
+
+def submit_workflow() -> Schema:
+    return _object(
+        {
+            "forgeEid": {"type": "string", "description": "The webform's eid."},
+            "payload": {
+                "type": "object",
+                "description": "The webform's values keyed by field key, as forgeSubmit's.",
+            },
+            "weldDataEid": {
+                "type": "string",
+                "description": "Add this webform to a submission already started.",
+            },
+            "submissionEid": {"type": "string", "description": "Update this submission."},
+            "complete": {"type": "boolean", "description": "Finish the webform."},
+            "isTest": {"type": "boolean"},
+            "currentStep": {"type": "integer"},
+            "webhookURL": {"type": "string"},
+        },
+        ["forgeEid", "payload"],
+    )

@@ -1,0 +1,137 @@
+"""``/mcp``: the MCP server over Streamable HTTP for agents that reach the service over the
+network, authenticated by the organization's API key (``Authorization: Bearer <key>``, or Basic
+as the REST API takes it).
+
+The SDK's transport is an ASGI application; the service runs under WSGI (gunicorn's threads).
+Each POST is served on its own, statelessly with JSON answers (the SDK's ``stateless`` and
+``json_response`` modes: no session to keep between requests, so any process may answer any
+request), by running the SDK's session manager for that one request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import MutableMapping
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+from accounts.authentication import key_from_authorization_header
+from accounts.identity import ApiIdentity
+from accounts.ratelimit import limit_for, rate_limit_hit
+from accounts.services import api_key_authenticate
+from accounts.usage import api_key_usage_count
+from core.errors import AuthorizationError, RateLimited, ServiceError
+from mcp_server.server import current_identity, server_build
+
+
+def _identity(request: HttpRequest) -> ApiIdentity:
+    header = request.headers.get("Authorization", "")
+    scheme, _, credentials = header.strip().partition(" ")
+    raw_key = (
+        credentials.strip() if scheme.lower() == "bearer" else key_from_authorization_header(header)
+    )
+    api_key = api_key_authenticate(raw_key=raw_key) if raw_key else None
+    if api_key is None:
+        raise AuthorizationError(
+            "Not logged in: send the API key as 'Authorization: Bearer <key>'."
+        )
+    api_key_usage_count(api_key=api_key)
+    if settings.RATE_LIMIT_ENABLED:
+        # The key's own limit, shared with its REST and GraphQL requests (the same bucket).
+        decision = rate_limit_hit(
+            bucket=api_key.eid,
+            limit=limit_for(api_key.kind),
+            interval_ms=settings.RATE_LIMIT_INTERVAL_MS,
+        )
+        if not decision.allowed:
+            raise RateLimited(retry_after_seconds=decision.retry_after_seconds)
+    return ApiIdentity(organization=api_key.organization, api_key=api_key)
+
+
+def _scope(request: HttpRequest) -> dict[str, Any]:
+    headers = [
+        (name.lower().encode("latin-1"), value.encode("latin-1"))
+        for name, value in request.headers.items()
+    ]
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": request.method,
+        "scheme": request.scheme,
+        "path": request.path,
+        "raw_path": request.path.encode(),
+        "query_string": request.META.get("QUERY_STRING", "").encode("latin-1"),
+        "root_path": "",
+        "headers": headers,
+        "server": (request.get_host().partition(":")[0], int(request.get_port())),
+        "client": (request.META.get("REMOTE_ADDR", ""), 0),
+    }
+
+
+async def _serve(
+    scope: dict[str, Any], body: bytes
+) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    manager = StreamableHTTPSessionManager(
+        app=server_build(),
+        json_response=True,
+        stateless=True,
+        max_request_body_size=settings.API_MULTIPART_BODY_LIMIT,
+    )
+    received = False
+    status = 500
+    headers: list[tuple[bytes, bytes]] = []
+    chunks: list[bytes] = []
+
+    async def receive() -> MutableMapping[str, Any]:
+        nonlocal received
+        if received:
+            await asyncio.Event().wait()  # the request has no more body: wait to be cancelled
+        received = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        nonlocal status, headers
+        if message["type"] == "http.response.start":
+            status = message["status"]
+            headers = list(message.get("headers", []))
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    async with manager.run():
+        await manager.handle_request(scope, receive, send)
+    return status, headers, b"".join(chunks)
+
+
+@csrf_exempt
+def mcp_endpoint(request: HttpRequest) -> HttpResponse:
+    try:
+        identity = _identity(request)
+    except ServiceError as error:
+        refused = JsonResponse(error.as_wire(), status=error.status)
+        if isinstance(error, RateLimited):
+            refused["Retry-After"] = str(error.retry_after_seconds)
+        else:
+            refused["WWW-Authenticate"] = 'Bearer realm="mcp"'
+        return refused
+    if request.method != "POST":
+        # Stateless: no server-sent stream to open (GET) nor session to end (DELETE).
+        not_allowed = JsonResponse(
+            {"name": "MethodNotAllowedError", "message": "POST MCP messages here."}, status=405
+        )
+        not_allowed["Allow"] = "POST"
+        return not_allowed
+    token = current_identity.set(identity)
+    try:
+        status, headers, body = asyncio.run(_serve(_scope(request), request.body))
+    finally:
+        current_identity.reset(token)
+    response = HttpResponse(body, status=status)
+    for name, value in headers:
+        if name.lower() != b"content-length":
+            response[name.decode("latin-1")] = value.decode("latin-1")
+    return response

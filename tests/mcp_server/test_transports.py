@@ -1,0 +1,109 @@
+"""The MCP server's two transports with the SDK's own client: Streamable HTTP at /mcp on a live
+server (the organization's API key as a Bearer token), and ``manage.py mcp`` over stdio."""
+
+from __future__ import annotations
+
+import base64
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from django.db import connection
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.pdfcheck import page_text
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = {"type": "html", "data": {"html": "<p>Over the wire</p>"}}
+
+
+def over_http(url: str, key: str | None, work: Any) -> Any:
+    async def run() -> Any:
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=60) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            return await work(client)
+
+    return anyio.run(run)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_http_endpoint_lists_and_calls_tools_with_the_key(live_server, api_key) -> None:
+    async def work(client: Client) -> Any:
+        tools = await client.list_tools()
+        made = await client.call_tool("generate_pdf", HTML)
+        bad = await client.call_tool("get_packet", {"eid": "nope"})
+        return tools, made, bad
+
+    tools, made, bad = over_http(f"{live_server.url}/mcp", api_key, work)
+
+    assert len(tools.tools) == 7
+    pdf = base64.b64decode(made.structured_content["base64"])
+    assert "Over the wire" in page_text(pdf)
+    assert bad.is_error is True
+    assert bad.structured_content["name"] == "NotFoundError"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_http_endpoint_refuses_a_request_without_a_key(client) -> None:
+    response = client.post("/mcp", data="{}", content_type="application/json")
+
+    assert response.status_code == 401
+    assert response.json()["name"] == "AuthorizationError"
+    assert response["WWW-Authenticate"] == 'Bearer realm="mcp"'
+
+
+@pytest.mark.django_db
+def test_the_http_endpoint_keeps_the_keys_rate_limit(client_for, api_key, settings) -> None:
+    settings.RATE_LIMIT_DEVELOPMENT = 1
+    settings.RATE_LIMIT_INTERVAL_MS = 60_000
+    http = client_for(api_key)
+    ping = '{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+
+    first = http.post("/mcp", data=ping, content_type="application/json")
+    second = http.post("/mcp", data=ping, content_type="application/json")
+
+    assert first.status_code != 429
+    assert second.status_code == 429
+    assert second.json()["name"] == "RateLimitError"
+    assert int(second["Retry-After"]) >= 1
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="the subprocess reads the test database: PostgreSQL's (CI), not SQLite's in memory",
+)
+def test_manage_py_mcp_serves_the_tools_over_stdio(api_key, demo_template) -> None:
+    database = connection.settings_dict
+    environment = {
+        **os.environ,
+        "MCP_API_KEY": api_key,
+        "DATABASE_URL": (
+            f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/"
+            f"{database['NAME']}"
+        ),
+    }
+    parameters = StdioServerParameters(
+        command=sys.executable, args=[str(ROOT / "manage.py"), "mcp"], env=environment, cwd=ROOT
+    )
+
+    async def run() -> Any:
+        async with Client(parameters) as client:
+            tools = await client.list_tools()
+            listed = await client.call_tool("list_templates", {})
+            bad = await client.call_tool("fill_template", {"data": {}})
+            return tools, listed, bad
+
+    tools, listed, bad = anyio.run(run)
+
+    assert {tool.name for tool in tools.tools} >= {"list_templates", "fill_template"}
+    assert listed.structured_content["templates"][0]["eid"] == demo_template.eid
+    assert bad.structured_content["fields"] == [{"message": "Required", "property": "templateEid"}]
