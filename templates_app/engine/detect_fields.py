@@ -1,0 +1,488 @@
+"""Fields found on a flat PDF's pages: where a person would write, with a type and a name.
+
+A page is rendered (``page_raster``) and its rules found as pixel strokes; on a page with text
+the printed characters are whited out first, so only rules are left (underscores and box glyphs
+such as ☐ stay: they are blanks). A scanned page (no text, a picture) is straightened first.
+From the rules (``form_geometry``):
+
+- a row of small boxes sharing walls is one ``charList`` field, ``maxLength`` its box count;
+- a small square is a ``checkbox``;
+- a larger closed box, or a line, with empty space above its bottom edge is a text field: the
+  empty band (below a label printed inside a table cell) is the field.
+
+Each field's label is the text printed beside it (``page_text.labels_near``: a checkbox's to
+its right, a line's to its left or above, a signature line's below), and the label says its
+type: Signature/Firma, Initials/Iniciales, Date/Fecha, Email, Phone, Amount... Aliases are made
+from labels as the importer makes them (``aliases``), unique in the result; a field with no
+label (a scan has no text) gets its type's stem and a number, as the editor names new fields.
+
+Coordinates are the importer's: page default user space, as widget rects. Pure Python: the
+caller passes the limits (page count, raster size).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+from PIL import Image, ImageDraw
+
+from core.engine.field_types import TEMPLATE_TYPES
+from core.engine.template_spec import FieldSpec, PageSpec, Rect, Style, TemplateSpec
+from templates_app.engine import form_geometry as geometry
+from templates_app.engine import page_raster as raster
+from templates_app.engine.aliases import (
+    ascii_words,
+    identifier_from_phrase,
+    label_phrase,
+    unique_aliases,
+)
+from templates_app.engine.errors import ImportRefused
+from templates_app.engine.page_text import Label, TextLine, labels_near
+
+# Glyphs that are blanks themselves: underscores (a line typed as text) and empty boxes.
+BLANK_GLYPHS = frozenset("_☐□❑❒▢")
+UNDERLINE_MIN = 30.0  # points: shorter rules are parts of letters, arrows, ticks
+UNDERLINE_FIELD_MAX_HEIGHT = 20.0
+FIELD_MIN_HEIGHT = 7.0
+# A cell may have a sign ("=", "$", "%") printed at its left and still be a blank.
+SIGN_MAX_WIDTH = 16.0
+RUN_MIN = 5.0  # points: the shortest stroke that can be the side of a checkbox
+
+
+@dataclass(frozen=True)
+class DetectLimits:
+    max_pages: int = 50
+    dpi: float = 144.0  # pixels per inch of a page's rendering
+    max_pixels: int = 12_000_000  # of one page's rendering; a larger page is drawn smaller
+
+
+@dataclass
+class _Found:
+    kind: str  # "text", "checkbox" or "comb"
+    rect: Rect
+    boxes: tuple[Rect, ...] = ()
+    # Where a label inside the field's own cell would be (the band above an empty band).
+    cell_top: float | None = None
+
+
+class _Line(TextLine):
+    """A text line read from pdfium, which knows where the line really ends."""
+
+    def __init__(self, x: float, y: float, size: float, text: str, right: float) -> None:
+        super().__init__(x=x, y=y, size=size, text=text)
+        self.right = right
+
+    @property
+    def end(self) -> float:
+        return self.right
+
+
+# Words of a label that say what a field holds, first match wins (ASCII, lower case: accents
+# are dropped by ``ascii_words``, so "teléfono" is "telefono").
+_TYPE_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("initial", re.compile(r"\b(initials?|iniciales|initial here)\b")),
+    ("date", re.compile(r"\b(date|dated|fecha|dob|birthdate|birth)\b")),
+    ("signature", re.compile(r"\b(signature|sign here|signed|firma|firme aqui|signer)\b")),
+    ("email", re.compile(r"\b(e ?mail|correo)\b")),
+    ("phone", re.compile(r"\b(phone|telephone|tel|mobile|cell|telefono|celular|fax)\b")),
+    ("number", re.compile(r"\b(amount|total|quantity|qty|how many|number of|importe|cantidad)\b")),
+)
+
+
+def type_from_label(text: str) -> str | None:
+    """The field type a label names, if it names one: "Signature of applicant" -> signature."""
+    words = " ".join(word.lower() for word in ascii_words(text))
+    if "$" in text:
+        return "number"
+    for name, pattern in _TYPE_WORDS:
+        if pattern.search(words):
+            return name
+    return None
+
+
+def detect_fields(
+    data: bytes, *, pages: Sequence[int] | None = None, limits: DetectLimits | None = None
+) -> TemplateSpec:
+    """The fields found on ``pages`` (0-based; all when None) of the PDF ``data``, as a
+    template spec of its pages and the found fields. Raises ImportRefused for a file that is
+    not a readable PDF or has more pages than ``limits.max_pages`` to look at."""
+    limits = limits or DetectLimits()
+    if b"%PDF-" not in data[:1024]:
+        raise ImportRefused("not_pdf", "The file is not a PDF.")
+    try:
+        document = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        raise ImportRefused("damaged", "The PDF is damaged or needs a password.") from exc
+    try:
+        count = len(document)
+        wanted = list(range(count)) if pages is None else sorted(set(pages))
+        if any(not 0 <= page < count for page in wanted):
+            raise ImportRefused("no_such_page", f"The PDF has {count} pages.")
+        if len(wanted) > limits.max_pages:
+            raise ImportRefused(
+                "too_many_pages", f"Fields are looked for on at most {limits.max_pages} pages."
+            )
+        page_specs = []
+        found: list[tuple[int, _Found, str, str | None]] = []
+        for index in range(count):
+            page = document[index]
+            page_specs.append(_page_spec(page))
+            if index in wanted:
+                found.extend((index, *item) for item in _page_fields(page, limits))
+            page.close()
+    finally:
+        document.close()
+    return TemplateSpec(pages=tuple(page_specs), fields=tuple(_field_specs(found)))
+
+
+def _page_spec(page: pdfium.PdfPage) -> PageSpec:
+    x0, y0, x1, y1 = page.get_mediabox()
+    return PageSpec(
+        width=x1 - x0, height=y1 - y0, rotate=page.get_rotation() % 360, media_box=(x0, y0, x1, y1)
+    )
+
+
+def _is_scan(page: pdfium.PdfPage, text: pdfium.PdfTextPage) -> bool:
+    """No text, and a picture: a scanned page (its rules are pixels of the picture)."""
+    if text.count_chars() > 0:
+        return False
+    return any(True for _ in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=2))
+
+
+def _text_lines(text: pdfium.PdfTextPage) -> list[_Line]:
+    """The page's text as pdfium groups it (runs of one line and font), in page space."""
+    lines = []
+    for index in range(text.count_rects()):
+        left, bottom, right, top = text.get_rect(index)
+        words = text.get_text_bounded(left, bottom, right, top).strip()
+        size = top - bottom
+        if not words or size <= 0:
+            continue
+        if words[0] in BLANK_GLYPHS:
+            # "☐ Yes": the box is the field; its label starts after it.
+            words = words.lstrip("".join(BLANK_GLYPHS)).strip()
+            left += size
+            if not words:
+                continue
+        lines.append(_Line(x=left, y=bottom, size=size, text=words, right=right))
+    return lines
+
+
+def _erase_text(
+    image: Image.Image, text: pdfium.PdfTextPage, frame: raster.PageFrame
+) -> Image.Image:
+    """``image`` with its printed characters painted white, but for the blanks among them."""
+    out = image.copy()
+    draw = ImageDraw.Draw(out)
+    for index in range(text.count_chars()):
+        char = chr(pdfium_c.FPDFText_GetUnicode(text.raw, index) or 32)
+        if char in BLANK_GLYPHS or char.isspace():
+            continue
+        left, bottom, right, top = text.get_charbox(index)
+        if right <= left or top <= bottom:
+            continue
+        px0, py0, px1, py1 = frame.box_to_pixels(left, bottom, right, top)
+        draw.rectangle((px0 - 1, py0 - 1, px1 + 1, py1 + 1), fill=255)
+    return out
+
+
+def _page_fields(
+    page: pdfium.PdfPage, limits: DetectLimits
+) -> list[tuple[_Found, str, str | None]]:
+    text = page.get_textpage()
+    try:
+        scan = _is_scan(page, text)
+        width, height = page.get_size()
+        scale = limits.dpi / 72
+        if width * height * scale * scale > limits.max_pixels:
+            scale = math.sqrt(limits.max_pixels / (width * height))
+        frame = raster.PageFrame(
+            crop=page.get_cropbox(),
+            rotation=page.get_rotation() % 360,
+            scale=scale,
+        )
+        image = page.render(
+            scale=scale, grayscale=True, draw_annots=False, may_draw_forms=False
+        ).to_pil()
+        image = image.convert("L")
+        if scan:
+            image, _angle = raster.deskew(image)
+            lines: list[_Line] = []
+            rules_image = image
+        else:
+            lines = _text_lines(text)
+            rules_image = _erase_text(image, text, frame)
+    finally:
+        text.close()
+    found = _shapes(image, rules_image, frame)
+    return [(item, *_label_and_type(item, lines)) for item in found]
+
+
+def _shapes(image: Image.Image, rules_image: Image.Image, frame: raster.PageFrame) -> list[_Found]:
+    scale = frame.scale
+    min_run = max(3, round(RUN_MIN * scale))
+    max_thickness = max(3, round(2.5 * scale) + 1)
+    rules_mask = raster.ink_mask(rules_image)
+    row_runs = raster.row_runs(rules_mask, min_run, max_thickness)
+    column_runs = raster.column_runs(rules_mask, min_run, max_thickness)
+    ink = raster.erase_runs(raster.ink_mask(image), row_runs, column_runs)
+
+    hlines: list[geometry.HLine] = []
+    vlines: list[geometry.VLine] = []
+    for run in row_runs:
+        _add_rule(
+            frame.box_to_page(run.start, run.across, run.end + 1, run.across_end + 1),
+            hlines,
+            vlines,
+        )
+    for run in column_runs:
+        _add_rule(
+            frame.box_to_page(run.across, run.start, run.across_end + 1, run.end + 1),
+            hlines,
+            vlines,
+        )
+
+    def blank_height(x0: float, y0: float, x1: float, y1: float) -> float:
+        """Points of empty paper above y0, inside the page box, up to y1."""
+        left, top, right, bottom = frame.box_to_pixels(x0, y0, x1, y1)
+        rows = raster.blank_rows_from_bottom(
+            ink, (math.ceil(left), math.ceil(top), math.floor(right), math.floor(bottom))
+        )
+        return rows / scale
+
+    def blank_width(x0: float, y0: float, x1: float, y1: float) -> float:
+        """Points of empty paper left of x1, inside the page box, from x0."""
+        left, top, right, bottom = frame.box_to_pixels(x0, y0, x1, y1)
+        columns = raster.blank_columns_from_right(
+            ink, (math.ceil(left), math.ceil(top), math.floor(right), math.floor(bottom))
+        )
+        return columns / scale
+
+    found: list[_Found] = []
+    boxes = geometry.closed_boxes(hlines, vlines)
+    in_combs: set[geometry.Box] = set()
+    for row in geometry.combs(boxes):
+        inset = 1.0
+        if any(
+            blank_height(b.x0 + inset, b.y0 + inset, b.x1 - inset, b.y1 - inset)
+            < 0.8 * (b.height - 2 * inset)
+            for b in row
+        ):
+            continue  # printed in: a table of small cells, not boxes to write in
+        in_combs.update(row)
+        rects = tuple(Rect(b.x0, b.y0, b.width, b.height) for b in row)
+        union = Rect(row[0].x0, row[0].y0, row[-1].x1 - row[0].x0, row[0].height)
+        found.append(_Found("comb", union, boxes=rects))
+    taken = list(in_combs)
+    empty_boxes: list[geometry.Box] = []
+    labelled: list[tuple[geometry.Box, _Found]] = []
+    for box in boxes:
+        if box in in_combs:
+            continue
+        inset = 1.0
+        inner = box.height - 2 * inset
+        empty = blank_height(box.x0 + inset, box.y0 + inset, box.x1 - inset, box.y1 - inset)
+        if geometry.is_checkbox(box):
+            if empty >= 0.8 * inner:
+                found.append(_Found("checkbox", Rect(box.x0, box.y0, box.width, box.height)))
+                taken.append(box)
+            continue
+        if (
+            box.width < geometry.BOX_MIN_WIDTH
+            or not geometry.BOX_MIN_HEIGHT <= box.height <= geometry.BOX_MAX_HEIGHT
+        ):
+            continue
+        if empty >= inner - 0.5:
+            rect = Rect(box.x0, box.y0, box.width, box.height)
+            found.append(_Found("text", rect))
+            taken.append(box)
+            empty_boxes.append(box)
+            continue
+        right = blank_width(box.x0 + inset, box.y0 + inset, box.x1 - inset, box.y1 - inset)
+        if box.width - right <= SIGN_MAX_WIDTH and right * box.height >= empty * box.width:
+            # A cell with a sign at its left ("=", "$"): the field is the rest.
+            rect = Rect(box.x1 - right - inset, box.y0, right + inset, box.height)
+            found.append(_Found("text", rect))
+            taken.append(box)
+            empty_boxes.append(box)
+        elif empty >= max(FIELD_MIN_HEIGHT, 0.3 * inner):
+            # A table cell with its label printed at the top: the field is the band below it.
+            rect = Rect(box.x0, box.y0, box.width, empty + inset)
+            labelled.append((box, _Found("text", rect, cell_top=box.y1)))
+    for box, item in labelled:
+        if any(
+            abs(other.y1 - box.y0) <= geometry.TOLERANCE
+            and abs(other.x0 - box.x0) <= geometry.TOLERANCE
+            and abs(other.x1 - box.x1) <= geometry.TOLERANCE
+            for other in empty_boxes
+        ):
+            continue  # the heading of a table's column: the empty cells below are the fields
+        found.append(item)
+        taken.append(box)
+
+    by_y = sorted(hlines, key=lambda line: line.y)
+    for line in by_y:
+        if line.length < UNDERLINE_MIN:
+            continue
+        for piece in geometry.free_stretches(line, vlines, taken):
+            if piece.length < UNDERLINE_MIN or _heads_column(piece, empty_boxes):
+                continue
+            ceiling = next(
+                (
+                    above.y
+                    for above in by_y
+                    if above.y > piece.y + geometry.TOLERANCE
+                    and above.x0 < piece.x1 - 5
+                    and above.x1 > piece.x0 + 5
+                ),
+                piece.y + 40,
+            )
+            ceiling = min(ceiling, piece.y + 40)
+            empty = blank_height(piece.x0 + 1, piece.y + 1, piece.x1 - 1, ceiling - 1)
+            if empty < FIELD_MIN_HEIGHT:
+                continue
+            height = min(empty + 1, UNDERLINE_FIELD_MAX_HEIGHT)
+            rect = Rect(piece.x0, piece.y, piece.length, height)
+            if any(_overlap_share(rect, other.rect) > 0.3 for other in found):
+                continue
+            cell_top = ceiling if ceiling - piece.y < 40 else None
+            found.append(_Found("text", rect, cell_top=cell_top))
+    found.sort(key=lambda item: (-round(item.rect.top), item.rect.x))
+    return found
+
+
+def _heads_column(piece: geometry.HLine, empty_boxes: Sequence[geometry.Box]) -> bool:
+    """True when ``piece`` is the top edge of an empty cell: the space above it is a table's
+    heading, the cells below are the blanks."""
+    return any(
+        abs(box.y1 - piece.y) <= geometry.TOLERANCE
+        and min(box.x1, piece.x1) - max(box.x0, piece.x0) >= 0.5 * piece.length
+        for box in empty_boxes
+    )
+
+
+def _add_rule(
+    box: tuple[float, float, float, float],
+    hlines: list[geometry.HLine],
+    vlines: list[geometry.VLine],
+) -> None:
+    x0, y0, x1, y1 = box
+    if x1 - x0 >= y1 - y0:
+        hlines.append(geometry.HLine(x0, x1, (y0 + y1) / 2))
+    else:
+        vlines.append(geometry.VLine((x0 + x1) / 2, y0, y1))
+
+
+def _overlap_share(a: Rect, b: Rect) -> float:
+    """The area a and b share, as a share of the smaller one."""
+    width = min(a.right, b.right) - max(a.x, b.x)
+    height = min(a.top, b.top) - max(a.y, b.y)
+    if width <= 0 or height <= 0:
+        return 0.0
+    return width * height / max(1e-6, min(a.width * a.height, b.width * b.height))
+
+
+def _inside_label(item: _Found, lines: Sequence[_Line]) -> Label | None:
+    """The label printed inside a field's own table cell, above the empty band."""
+    if item.cell_top is None:
+        return None
+    rect = item.rect
+    inside = [
+        line
+        for line in lines
+        if rect.x - 2 <= line.x < rect.right - 4 and rect.top - 2 <= line.y < item.cell_top
+    ]
+    if not inside:
+        return None
+    inside.sort(key=lambda line: (-line.y, line.x))
+    return Label(" ".join(line.text.strip() for line in inside[:2]), "above")
+
+
+def _below_label(rect: Rect, lines: Sequence[_Line]) -> Label | None:
+    """A caption printed under a line ("Signature", "Date")."""
+    below = [
+        line
+        for line in lines
+        if rect.y - 3 * line.size - 2 <= line.y + line.size <= rect.y + 1
+        and line.x < rect.right
+        and line.end > rect.x
+    ]
+    if not below:
+        return None
+    return Label(max(below, key=lambda line: line.y).text.strip(), "below")
+
+
+def _label_and_type(item: _Found, lines: Sequence[_Line]) -> tuple[str, str | None]:
+    """The label printed for a found field (or "") and the type it names (or None)."""
+    if not lines:
+        return "", None
+    if item.kind == "checkbox":
+        candidates = labels_near(item.rect, lines, kind="checkbox")
+    else:
+        inside = _inside_label(item, lines)
+        candidates = [*([inside] if inside else []), *labels_near(item.rect, lines, kind="text")]
+        if item.kind == "text" and (below := _below_label(item.rect, lines)) is not None:
+            candidates.append(below)
+    label, kind = "", None
+    for candidate in candidates:
+        phrase = label_phrase(candidate.text, last=candidate.side == "left")
+        if phrase is None:
+            continue
+        if not label:
+            label = phrase
+        kind = kind or type_from_label(candidate.text)
+        if label and kind:
+            break
+    if item.kind != "text":
+        kind = None  # a checkbox or a row of boxes is what its shape says
+    return label, kind
+
+
+def _field_specs(found: Iterable[tuple[int, _Found, str, str | None]]) -> list[FieldSpec]:
+    specs: list[FieldSpec] = []
+    aliases: list[str] = []
+    for number, (page, item, label, named_type) in enumerate(found, start=1):
+        kind = {"checkbox": "checkbox", "comb": "charList"}.get(
+            item.kind, named_type or "shortText"
+        )
+        rect = item.rect
+        spec = FieldSpec(id=f"f{number}", alias="", type=kind, page=page, rect=rect, label=label)
+        if kind == "charList":
+            box = item.boxes[0]
+            size = _font_size(min(rect.height, box.width * 1.2))
+            spec = replace(
+                spec, max_length=len(item.boxes), boxes=item.boxes, style=Style(font_size=size)
+            )
+        elif kind not in ("checkbox", "signature", "initial"):
+            spec = replace(spec, style=Style(font_size=_font_size(rect.height)))
+        phrase_alias = identifier_from_phrase(label) if label else None
+        stem = TEMPLATE_TYPES[kind].alias_stem or kind
+        aliases.append(phrase_alias or f"{stem}{number}")
+        specs.append(spec)
+    return [
+        replace(spec, alias=alias)
+        for spec, alias in zip(specs, unique_aliases(aliases), strict=True)
+    ]
+
+
+def _font_size(height: float) -> float:
+    """The largest whole size (6 to 12 points) whose line fits a box ``height`` points tall."""
+    return float(max(6, min(12, math.floor(height * 0.7))))
+
+
+def without_overlaps(found: Sequence[FieldSpec], existing: Sequence[FieldSpec]) -> list[FieldSpec]:
+    """The found fields that do not overlap an existing field of the same page (by more than a
+    fifth of the smaller one): what a PDF that has fields is missing."""
+    return [
+        item
+        for item in found
+        if not any(
+            other.page == item.page and _overlap_share(item.rect, other.rect) > 0.2
+            for other in existing
+        )
+    ]

@@ -1,0 +1,234 @@
+"""A page as a picture, and the straight lines printed on it.
+
+Field detection reads a page's lines from its rendering, not from its content stream: a form
+draws a rule as a stroked path, a thin filled rectangle, a row of underscores or (scanned) as
+pixels, and a picture shows all of these the same way. pdfium renders the page (pypdfium2), and
+the dark runs of each pixel row (and of each column, on the transposed picture) are found by a
+regular expression over the row's bytes: the work is done in C, with no numpy.
+
+A scanned page is a photograph of paper, turned a little: ``deskew`` finds the angle whose row
+profile is sharpest and turns the picture back, so its rules are rows again.
+
+Coordinates: pixels (``Pixels``) have their origin at the top-left of the rendered crop box; a
+``PageFrame`` turns them into the page's default user space (the space of widget rects).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from PIL import Image, ImageDraw
+
+# Darker than this (0-255) is ink.
+INK_LEVEL = 170
+# The angles (degrees) a scan is tried at to find its skew, and the step between them.
+MAX_SKEW = 2.0
+SKEW_STEP = 0.1
+
+
+@dataclass(frozen=True)
+class PageFrame:
+    """Where the rendered picture lies on the page: crop box, /Rotate and pixels per point."""
+
+    crop: tuple[float, float, float, float]  # x0, y0, x1, y1 in default user space
+    rotation: int  # the page's /Rotate, 0, 90, 180 or 270
+    scale: float  # pixels per point
+
+    def to_page(self, px: float, py: float) -> tuple[float, float]:
+        """The page point at pixel (px, py) of the rendered picture."""
+        x0, y0, x1, y1 = self.crop
+        u, v = px / self.scale, py / self.scale
+        if self.rotation == 90:
+            return x0 + v, y0 + u
+        if self.rotation == 180:
+            return x1 - u, y0 + v
+        if self.rotation == 270:
+            return x1 - v, y1 - u
+        return x0 + u, y1 - v
+
+    def to_pixels(self, x: float, y: float) -> tuple[float, float]:
+        """The pixel of the rendered picture at page point (x, y)."""
+        x0, y0, x1, y1 = self.crop
+        s = self.scale
+        if self.rotation == 90:
+            return (y - y0) * s, (x - x0) * s
+        if self.rotation == 180:
+            return (x1 - x) * s, (y - y0) * s
+        if self.rotation == 270:
+            return (y1 - y) * s, (x1 - x) * s
+        return (x - x0) * s, (y1 - y) * s
+
+    def box_to_page(
+        self, left: float, top: float, right: float, bottom: float
+    ) -> tuple[float, float, float, float]:
+        """A pixel box (left, top, right, bottom) as a page box (x0, y0, x1, y1)."""
+        ax, ay = self.to_page(left, top)
+        bx, by = self.to_page(right, bottom)
+        return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
+
+    def box_to_pixels(
+        self, x0: float, y0: float, x1: float, y1: float
+    ) -> tuple[float, float, float, float]:
+        """A page box as a pixel box (left, top, right, bottom)."""
+        ax, ay = self.to_pixels(x0, y0)
+        bx, by = self.to_pixels(x1, y1)
+        return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
+
+
+@dataclass(frozen=True)
+class Run:
+    """A straight dark stroke in pixels: ``start``..``end`` along it (inclusive), at rows
+    ``across``..``across_end`` across it (its thickness)."""
+
+    start: int
+    end: int
+    across: int
+    across_end: int
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start + 1
+
+    @property
+    def thickness(self) -> int:
+        return self.across_end - self.across + 1
+
+
+def ink_mask(image: Image.Image) -> Image.Image:
+    """``image`` (mode L) as ink (0) on paper (255)."""
+    return image.point(lambda v: 0 if v < INK_LEVEL else 255)
+
+
+def deskew(image: Image.Image) -> tuple[Image.Image, float]:
+    """``image`` turned back by the skew of its rules and lines of text, and that angle.
+
+    The right angle makes each rule one row, so the profile of ink by row has its sharpest
+    peaks: the angle with the largest sum of squared row totals wins (tried on a small copy).
+    """
+    small = image.copy()
+    small.thumbnail((600, 600))
+    inverted = small.point(lambda v: 255 - v)
+    best_angle, best_score = 0.0, -1.0
+    steps = round(MAX_SKEW / SKEW_STEP)
+    for step in range(-steps, steps + 1):
+        angle = step * SKEW_STEP
+        turned = inverted.rotate(angle, resample=Image.Resampling.BILINEAR)
+        rows = turned.resize((1, turned.height), Image.Resampling.BOX).tobytes()
+        score = float(sum(value * value for value in rows))
+        if score > best_score:
+            best_angle, best_score = angle, score
+    if best_angle == 0.0:
+        return image, 0.0
+    turned = image.rotate(
+        best_angle, resample=Image.Resampling.BICUBIC, fillcolor=255, expand=False
+    )
+    return turned, best_angle
+
+
+def row_runs(mask: Image.Image, min_length: int, max_thickness: int) -> list[Run]:
+    """The horizontal strokes of a mask (ink 0): dark runs of each row at least ``min_length``
+    pixels long, joined with the runs of the rows next to them into strokes no thicker than
+    ``max_thickness`` (thicker ones are filled areas, not rules). A stroke broken by a pixel or
+    two (a scan's noise) is joined up."""
+    width, height = mask.size
+    data = mask.tobytes()
+    pattern = re.compile(rb"\x00{%d,}" % max(1, min_length))
+    open_runs: list[list[int]] = []  # [start, end, first row, last row]
+    done: list[list[int]] = []
+    for y in range(height):
+        row = data[y * width : (y + 1) * width]
+        still_open: list[list[int]] = []
+        taken = set()
+        for match in pattern.finditer(row):
+            start, end = match.start(), match.end() - 1
+            for index, run in enumerate(open_runs):
+                if index not in taken and abs(run[0] - start) <= 2 and abs(run[1] - end) <= 2:
+                    taken.add(index)
+                    run[0], run[1], run[3] = min(run[0], start), max(run[1], end), y
+                    still_open.append(run)
+                    break
+            else:
+                still_open.append([start, end, y, y])
+        done.extend(run for index, run in enumerate(open_runs) if index not in taken)
+        open_runs = still_open
+    done.extend(open_runs)
+    strokes = [
+        Run(start, end, first, last)
+        for start, end, first, last in done
+        if last - first + 1 <= max_thickness
+    ]
+    return _join_gaps(strokes)
+
+
+def _join_gaps(runs: list[Run], gap: int = 3) -> list[Run]:
+    """Strokes on the same rows with a gap of at most ``gap`` pixels between them, as one."""
+    runs = sorted(runs, key=lambda run: (run.across, run.start))
+    joined: list[Run] = []
+    for run in runs:
+        for index in range(len(joined) - 1, max(-1, len(joined) - 8), -1):
+            last = joined[index]
+            if abs(last.across - run.across) <= 1 and 0 <= run.start - last.end <= gap + 1:
+                joined[index] = Run(
+                    last.start,
+                    max(last.end, run.end),
+                    min(last.across, run.across),
+                    max(last.across_end, run.across_end),
+                )
+                break
+        else:
+            joined.append(run)
+    return joined
+
+
+def column_runs(mask: Image.Image, min_length: int, max_thickness: int) -> list[Run]:
+    """The vertical strokes of a mask, as ``row_runs`` finds them on its transpose: ``start``
+    and ``end`` are rows, ``across`` columns."""
+    return row_runs(mask.transpose(Image.Transpose.TRANSPOSE), min_length, max_thickness)
+
+
+def erase_runs(mask: Image.Image, rows: list[Run], columns: list[Run]) -> Image.Image:
+    """A copy of ``mask`` without the given strokes, a pixel wider each side: what is left is
+    the text and marks on the page, to tell an empty box from a filled-in one."""
+    out = mask.copy()
+    draw = ImageDraw.Draw(out)
+    for run in rows:
+        draw.rectangle((run.start, run.across - 1, run.end, run.across_end + 1), fill=255)
+    for run in columns:
+        draw.rectangle((run.across - 1, run.start, run.across_end + 1, run.end), fill=255)
+    return out
+
+
+def blank_rows_from_bottom(ink: Image.Image, box: tuple[int, int, int, int]) -> int:
+    """How many pixel rows of ``box`` (left, top, right, bottom; inclusive-exclusive) hold no
+    ink, counted up from its bottom edge: the empty band a person writes in."""
+    left, top, right, bottom = box
+    if right - left < 2 or bottom - top < 1:
+        return 0
+    crop = ink.crop((left, top, right, bottom))
+    # Ink pixels per row: the darkest a row's average gets is 255 - 255 * ink / width.
+    profile = crop.resize((1, crop.height), Image.Resampling.BOX).tobytes()
+    allowed = 255 - max(1, 255 * 1.5 / crop.width)  # a speck of noise is not writing
+    blank = 0
+    for value in reversed(profile):
+        if value < allowed:
+            break
+        blank += 1
+    return blank
+
+
+def blank_columns_from_right(ink: Image.Image, box: tuple[int, int, int, int]) -> int:
+    """How many pixel columns of ``box`` hold no ink, counted from its right edge leftwards:
+    the empty part of a cell whose label or sign ("=", "$") is printed at its left."""
+    left, top, right, bottom = box
+    if right - left < 1 or bottom - top < 2:
+        return 0
+    crop = ink.crop((left, top, right, bottom))
+    profile = crop.resize((crop.width, 1), Image.Resampling.BOX).tobytes()
+    allowed = 255 - max(1, 255 * 1.5 / crop.height)
+    blank = 0
+    for value in reversed(profile):
+        if value < allowed:
+            break
+        blank += 1
+    return blank
