@@ -227,7 +227,8 @@ def _shapes(image: Image.Image, rules_image: Image.Image, frame: raster.PageFram
     scale = frame.scale
     min_run = max(3, round(RUN_MIN * scale))
     max_thickness = max(3, round(2.5 * scale) + 1)
-    rules_mask = raster.ink_mask(rules_image)
+    block = max(4, round(4 * scale))
+    rules_mask = raster.clear_filled_areas(raster.ink_mask(rules_image), block)
     row_runs = raster.row_runs(rules_mask, min_run, max_thickness)
     column_runs = raster.column_runs(rules_mask, min_run, max_thickness)
     ink = raster.erase_runs(raster.ink_mask(image), row_runs, column_runs)
@@ -329,7 +330,8 @@ def _shapes(image: Image.Image, rules_image: Image.Image, frame: raster.PageFram
     for line in by_y:
         if line.length < UNDERLINE_MIN:
             continue
-        for piece in geometry.free_stretches(line, vlines, taken):
+        under = [box for box in taken if abs(box.y0 - line.y) <= geometry.TOLERANCE]
+        for piece in geometry.free_stretches(line, vlines, under):
             if piece.length < UNDERLINE_MIN or _heads_column(piece, empty_boxes):
                 continue
             ceiling = next(

@@ -135,9 +135,9 @@ def free_stretches(line: HLine, vlines: Sequence[VLine], taken: Sequence[Box]) -
     cuts = sorted(
         wall.x
         for wall in vlines
-        if line.x0 + tol < wall.x < line.x1 - tol
-        and wall.y0 <= line.y + tol
+        if wall.y0 <= line.y + tol
         and wall.y1 >= line.y + CHECKBOX_MIN
+        and line.x0 + tol < wall.x < line.x1 - tol
     )
     pieces, start = [], line.x0
     for x in [*cuts, line.x1]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw, ImageFilter
 
 # Darker than this (0-255) is ink.
 INK_LEVEL = 170
@@ -104,26 +104,43 @@ def deskew(image: Image.Image) -> tuple[Image.Image, float]:
     """``image`` turned back by the skew of its rules and lines of text, and that angle.
 
     The right angle makes each rule one row, so the profile of ink by row has its sharpest
-    peaks: the angle with the largest sum of squared row totals wins (tried on a small copy).
+    peaks: the angle with the largest sum of squared row totals wins, tried on a small copy,
+    coarsely and then finely around the best.
     """
     small = image.copy()
-    small.thumbnail((600, 600))
+    small.thumbnail((500, 500))
     inverted = small.point(lambda v: 255 - v)
-    best_angle, best_score = 0.0, -1.0
-    steps = round(MAX_SKEW / SKEW_STEP)
-    for step in range(-steps, steps + 1):
-        angle = step * SKEW_STEP
+
+    def sharpness(angle: float) -> float:
         turned = inverted.rotate(angle, resample=Image.Resampling.BILINEAR)
         rows = turned.resize((1, turned.height), Image.Resampling.BOX).tobytes()
-        score = float(sum(value * value for value in rows))
-        if score > best_score:
-            best_angle, best_score = angle, score
-    if best_angle == 0.0:
+        return float(sum(value * value for value in rows))
+
+    coarse = [
+        step * 4 * SKEW_STEP for step in range(-5, 6) if abs(step * 4 * SKEW_STEP) <= MAX_SKEW
+    ]
+    best = max(coarse, key=sharpness)
+    fine = [best + step * SKEW_STEP / 2 for step in range(-4, 5)]
+    best = max(fine, key=sharpness)
+    if abs(best) < SKEW_STEP / 2:
         return image, 0.0
-    turned = image.rotate(
-        best_angle, resample=Image.Resampling.BICUBIC, fillcolor=255, expand=False
+    turned = image.rotate(best, resample=Image.Resampling.BICUBIC, fillcolor=255, expand=False)
+    return turned, best
+
+
+def clear_filled_areas(mask: Image.Image, block: int) -> Image.Image:
+    """``mask`` with its large dark areas (shaded bars, reversed headings) made paper: the
+    white letters inside them would otherwise read as a maze of small boxes."""
+    width, height = mask.size
+    small = mask.resize((max(1, width // block), max(1, height // block)), Image.Resampling.BOX)
+    filled = small.point(lambda v: 255 if v < 90 else 0)
+    if filled.getbbox() is None:
+        return mask
+    # Grown by a block each way, so the rim of an area goes with it.
+    filled = filled.filter(ImageFilter.MaxFilter(3)).resize(
+        (width, height), Image.Resampling.NEAREST
     )
-    return turned, best_angle
+    return ImageChops.lighter(mask, filled)
 
 
 def row_runs(mask: Image.Image, min_length: int, max_thickness: int) -> list[Run]:
