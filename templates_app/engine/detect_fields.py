@@ -54,6 +54,14 @@ SIGN_MAX_WIDTH = 16.0
 RUN_MIN = 5.0  # points: the shortest stroke that can be the side of a checkbox
 
 
+class DetectRefused(ImportRefused):
+    """A PDF fields cannot be looked for in (``reason``: not_pdf, damaged, no_such_page,
+    too_many_pages). It pickles, so a detection worker can send it back as it is."""
+
+    def __reduce__(self) -> tuple[type[DetectRefused], tuple[str, str]]:
+        return (type(self), (self.reason, str(self)))
+
+
 @dataclass(frozen=True)
 class DetectLimits:
     max_pages: int = 50
@@ -110,21 +118,21 @@ def detect_fields(
 ) -> TemplateSpec:
     """The fields found on ``pages`` (0-based; all when None) of the PDF ``data``, as a
     template spec of its pages and the found fields. Raises ImportRefused for a file that is
-    not a readable PDF or has more pages than ``limits.max_pages`` to look at."""
+    not a readable PDF or has more pages than ``limits.max_pages`` to look at (DetectRefused)."""
     limits = limits or DetectLimits()
     if b"%PDF-" not in data[:1024]:
-        raise ImportRefused("not_pdf", "The file is not a PDF.")
+        raise DetectRefused("not_pdf", "The file is not a PDF.")
     try:
         document = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
-        raise ImportRefused("damaged", "The PDF is damaged or needs a password.") from exc
+        raise DetectRefused("damaged", "The PDF is damaged or needs a password.") from exc
     try:
         count = len(document)
         wanted = list(range(count)) if pages is None else sorted(set(pages))
         if any(not 0 <= page < count for page in wanted):
-            raise ImportRefused("no_such_page", f"The PDF has {count} pages.")
+            raise DetectRefused("no_such_page", f"The PDF has {count} pages.")
         if len(wanted) > limits.max_pages:
-            raise ImportRefused(
+            raise DetectRefused(
                 "too_many_pages", f"Fields are looked for on at most {limits.max_pages} pages."
             )
         page_specs = []
@@ -160,7 +168,8 @@ def _text_lines(text: pdfium.PdfTextPage) -> list[_Line]:
     for index in range(text.count_rects()):
         left, bottom, right, top = text.get_rect(index)
         words = text.get_text_bounded(left, bottom, right, top).strip()
-        size = top - bottom
+        # pdfium bounds the glyphs: capitals fill about 0.7 of an em, the font size.
+        size = (top - bottom) / 0.7
         if not words or size <= 0:
             continue
         if words[0] in BLANK_GLYPHS:
