@@ -441,12 +441,11 @@ def _label_and_type(item: _Found, lines: Sequence[_Line]) -> tuple[str, str | No
             candidates.append(below)
     label, kind = "", None
     for candidate in candidates:
-        phrase = label_phrase(candidate.text, last=candidate.side == "left")
-        if phrase is None:
-            continue
-        if not label:
-            label = phrase
+        # "Signature" alone names no alias (a generated name, to the alias rules) but a type.
         kind = kind or type_from_label(candidate.text)
+        phrase = label_phrase(candidate.text, last=candidate.side == "left")
+        if phrase is not None and not label:
+            label = phrase
         if label and kind:
             break
     if item.kind != "text":
@@ -473,7 +472,9 @@ def _field_specs(found: Iterable[tuple[int, _Found, str, str | None]]) -> list[F
             spec = replace(spec, style=Style(font_size=_font_size(rect.height)))
         phrase_alias = identifier_from_phrase(label) if label else None
         stem = TEMPLATE_TYPES[kind].alias_stem or kind
-        aliases.append(phrase_alias or f"{stem}{number}")
+        # As the importer names a signature field with a generated name: "signature".
+        fallback = stem if named_type in ("signature", "initial") else f"{stem}{number}"
+        aliases.append(phrase_alias or fallback)
         specs.append(spec)
     return [
         replace(spec, alias=alias)
