@@ -51,6 +51,7 @@ UNDERLINE_FIELD_MAX_HEIGHT = 20.0
 FIELD_MIN_HEIGHT = 7.0
 # A cell may have a sign ("=", "$", "%") printed at its left and still be a blank.
 SIGN_MAX_WIDTH = 16.0
+FILLED_MIN = 8.0  # points: the smallest side of a field shown by its background colour
 RUN_MIN = 5.0  # points: the shortest stroke that can be the side of a checkbox
 
 
@@ -215,8 +216,14 @@ def _page_fields(
             rotation=page.get_rotation() % 360,
             scale=scale,
         )
+        # Paths drawn without smoothing: a thin grey rule stays one dark pixel wide instead of
+        # two light ones that read as paper.
         image = page.render(
-            scale=scale, grayscale=True, draw_annots=False, may_draw_forms=False
+            scale=scale,
+            grayscale=True,
+            draw_annots=False,
+            may_draw_forms=False,
+            no_smoothpath=not scan,
         ).to_pil()
         image = image.convert("L")
         if scan:
@@ -335,6 +342,28 @@ def _shapes(image: Image.Image, rules_image: Image.Image, frame: raster.PageFram
         found.append(item)
         taken.append(box)
 
+    # Fields shown only by a background colour: even rectangles of tint, empty inside, with
+    # paper around them (not a piece of a bold letter or of a shaded band).
+    tint = raster.tint_mask(rules_image)
+    min_side = max(3, round(FILLED_MIN * scale))
+    for left, top, right, bottom in raster.filled_boxes(tint, min_side):
+        if not raster.paper_around(tint, (left, top, right, bottom), max(2, round(scale))):
+            continue
+        x0, y0, x1, y1 = frame.box_to_page(left, top, right, bottom)
+        box = geometry.Box(x0, y0, x1, y1)
+        rect = Rect(x0, y0, box.width, box.height)
+        if any(_overlap_share(rect, other.rect) > 0.3 for other in found):
+            continue  # the fill inside a ruled box already found
+        if geometry.is_checkbox(box):
+            found.append(_Found("checkbox", rect))
+        elif box.width >= geometry.BOX_MIN_WIDTH and (
+            geometry.BOX_MIN_HEIGHT <= box.height <= geometry.BOX_MAX_HEIGHT
+        ):
+            found.append(_Found("text", rect))
+        else:
+            continue
+        taken.append(box)
+
     by_y = sorted(hlines, key=lambda line: line.y)
     for line in by_y:
         if line.length < UNDERLINE_MIN:
@@ -355,10 +384,19 @@ def _shapes(image: Image.Image, rules_image: Image.Image, frame: raster.PageFram
             )
             ceiling = min(ceiling, piece.y + 40)
             empty = blank_height(piece.x0 + 1, piece.y + 1, piece.x1 - 1, ceiling - 1)
+            x0 = piece.x0
             if empty < FIELD_MIN_HEIGHT:
-                continue
+                # A sign on the line's start ("$ ____"): the field is the line after it.
+                band = min(ceiling, piece.y + UNDERLINE_FIELD_MAX_HEIGHT) - 1
+                right = blank_width(piece.x0 + 1, piece.y + 1, piece.x1 - 1, band)
+                if piece.length - right > SIGN_MAX_WIDTH or right < UNDERLINE_MIN / 2:
+                    continue
+                x0 = piece.x1 - 1 - right
+                empty = blank_height(x0, piece.y + 1, piece.x1 - 1, ceiling - 1)
+                if empty < FIELD_MIN_HEIGHT:
+                    continue
             height = min(empty + 1, UNDERLINE_FIELD_MAX_HEIGHT)
-            rect = Rect(piece.x0, piece.y, piece.length, height)
+            rect = Rect(x0, piece.y, piece.x1 - x0, height)
             if any(_overlap_share(rect, other.rect) > 0.3 for other in found):
                 continue
             cell_top = ceiling if ceiling - piece.y < 40 else None

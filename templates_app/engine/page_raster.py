@@ -22,6 +22,8 @@ from PIL import Image, ImageChops, ImageDraw, ImageFilter
 
 # Darker than this (0-255) is ink.
 INK_LEVEL = 170
+# Darker than this is a tint: a field's background colour.
+TINT_LEVEL = 240
 # The angles (degrees) a scan is tried at to find its skew, and the step between them.
 MAX_SKEW = 2.0
 SKEW_STEP = 0.1
@@ -100,6 +102,11 @@ def ink_mask(image: Image.Image) -> Image.Image:
     return image.point(lambda v: 0 if v < INK_LEVEL else 255)
 
 
+def tint_mask(image: Image.Image) -> Image.Image:
+    """``image`` as anything not white (0), the lightest background tints included."""
+    return image.point(lambda v: 0 if v < TINT_LEVEL else 255)
+
+
 def deskew(image: Image.Image) -> tuple[Image.Image, float]:
     """``image`` turned back by the skew of its rules and lines of text, and that angle.
 
@@ -143,15 +150,13 @@ def clear_filled_areas(mask: Image.Image, block: int) -> Image.Image:
     return ImageChops.lighter(mask, filled)
 
 
-def row_runs(mask: Image.Image, min_length: int, max_thickness: int) -> list[Run]:
-    """The horizontal strokes of a mask (ink 0): dark runs of each row at least ``min_length``
-    pixels long, joined with the runs of the rows next to them into strokes no thicker than
-    ``max_thickness`` (thicker ones are filled areas, not rules). A stroke broken by a pixel or
-    two (a scan's noise) is joined up."""
+def _row_groups(mask: Image.Image, min_length: int) -> list[list[int]]:
+    """Dark runs of each row at least ``min_length`` pixels long, joined with the runs of the
+    rows next to them that start and end within two pixels: [start, end, first row, last row]."""
     width, height = mask.size
     data = mask.tobytes()
     pattern = re.compile(rb"\x00{%d,}" % max(1, min_length))
-    open_runs: list[list[int]] = []  # [start, end, first row, last row]
+    open_runs: list[list[int]] = []
     done: list[list[int]] = []
     for y in range(height):
         row = data[y * width : (y + 1) * width]
@@ -170,12 +175,31 @@ def row_runs(mask: Image.Image, min_length: int, max_thickness: int) -> list[Run
         done.extend(run for index, run in enumerate(open_runs) if index not in taken)
         open_runs = still_open
     done.extend(open_runs)
+    return done
+
+
+def row_runs(mask: Image.Image, min_length: int, max_thickness: int) -> list[Run]:
+    """The horizontal strokes of a mask (ink 0): dark runs of each row at least ``min_length``
+    pixels long, joined with the runs of the rows next to them into strokes no thicker than
+    ``max_thickness`` (thicker ones are filled areas, not rules). A stroke broken by a pixel or
+    two (a scan's noise) is joined up."""
     strokes = [
         Run(start, end, first, last)
-        for start, end, first, last in done
+        for start, end, first, last in _row_groups(mask, min_length)
         if last - first + 1 <= max_thickness
     ]
     return _join_gaps(strokes)
+
+
+def filled_boxes(mask: Image.Image, min_side: int) -> list[tuple[int, int, int, int]]:
+    """Rectangles of one even tint (``mask``: tinted 0), at least ``min_side`` pixels each way,
+    as (left, top, right, bottom) exclusive: a field shown only by its background colour. Text
+    or a rule inside breaks a rectangle's rows, so only empty ones are found whole."""
+    return [
+        (start, first, end + 1, last + 1)
+        for start, end, first, last in _row_groups(mask, min_side)
+        if last - first + 1 >= min_side
+    ]
 
 
 def _join_gaps(runs: list[Run], gap: int = 3) -> list[Run]:
@@ -249,3 +273,24 @@ def blank_columns_from_right(ink: Image.Image, box: tuple[int, int, int, int]) -
             break
         blank += 1
     return blank
+
+
+def paper_around(mask: Image.Image, box: tuple[int, int, int, int], margin: int) -> bool:
+    """True when the ``margin`` pixels around ``box`` (left, top, right, bottom) are mostly
+    paper (255) in ``mask``: the box stands alone."""
+    left, top, right, bottom = box
+    width, height = mask.size
+    strips = (
+        (left - margin, top - margin, right + margin, top),
+        (left - margin, bottom, right + margin, bottom + margin),
+        (left - margin, top, left, bottom),
+        (right, top, right + margin, bottom),
+    )
+    for x0, y0, x1, y1 in strips:
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(width, x1), min(height, y1)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        mean = mask.crop((x0, y0, x1, y1)).resize((1, 1), Image.Resampling.BOX).tobytes()[0]
+        if mean < 200:
+            return False
+    return True
