@@ -186,16 +186,37 @@ def _text_lines(text: pdfium.PdfTextPage) -> list[_Line]:
 def _erase_text(
     image: Image.Image, text: pdfium.PdfTextPage, frame: raster.PageFrame
 ) -> Image.Image:
-    """``image`` with its printed characters painted white, but for the blanks among them."""
+    """``image`` with its printed characters painted white, but for the blanks among them.
+    Neighbouring characters of a line are painted as one box (a space apart at most), so a rule
+    drawn between two words is never painted over."""
     out = image.copy()
     draw = ImageDraw.Draw(out)
+    boxes: list[tuple[float, float, float, float]] = []
+    current: list[float] | None = None
     for index in range(text.count_chars()):
         char = chr(pdfium_c.FPDFText_GetUnicode(text.raw, index) or 32)
-        if char in BLANK_GLYPHS or char.isspace():
+        if char.isspace():
+            continue
+        if char in BLANK_GLYPHS:
+            current = None
             continue
         left, bottom, right, top = text.get_charbox(index)
         if right <= left or top <= bottom:
             continue
+        if (
+            current is not None
+            and abs(current[1] - bottom) <= 0.5 * (top - bottom) + 1
+            and current[2] - 0.5 <= left <= current[2] + 0.6 * (top - bottom)
+        ):
+            current[1], current[2], current[3] = (
+                min(current[1], bottom),
+                right,
+                max(current[3], top),
+            )
+            continue
+        current = [left, bottom, right, top]
+        boxes.append(current)  # type: ignore[arg-type]  # grown in place until the next box
+    for left, bottom, right, top in boxes:
         px0, py0, px1, py1 = frame.box_to_pixels(left, bottom, right, top)
         draw.rectangle((px0 - 1, py0 - 1, px1 + 1, py1 + 1), fill=255)
     return out
