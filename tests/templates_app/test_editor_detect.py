@@ -90,3 +90,22 @@ def test_a_bad_request_is_a_validation_error(member_client: Client, fw9_template
     assert response.json()["fields"][0]["message"] == "The PDF has 6 pages."
 
     assert member_client.get(url(fw9_template)).status_code == 405
+
+
+def test_a_detection_past_its_deadline_is_stopped_and_refused(
+    member_client: Client, organization: Organization, settings
+) -> None:
+    """The worker is killed at DETECT_TIMEOUT_SECONDS: a 422 in the wire shape, and the next
+    request is served by a new worker."""
+    template = template_create_from_pdf(organization=organization, title="Flat", pdf=flat_form())
+    settings.DETECT_TIMEOUT_SECONDS = 0.001
+
+    response = post(member_client, template, {})
+
+    assert response.status_code == 422
+    assert response.json() == {
+        "name": "UnprocessableDocumentError",
+        "message": "Looking for fields took longer than 0.001 s and was stopped.",
+    }
+    settings.DETECT_TIMEOUT_SECONDS = 60.0
+    assert post(member_client, template, {}).status_code == 200
