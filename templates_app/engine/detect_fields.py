@@ -51,6 +51,8 @@ UNDERLINE_FIELD_MAX_HEIGHT = 20.0
 FIELD_MIN_HEIGHT = 7.0
 # A cell may have a sign ("=", "$", "%") printed at its left and still be a blank.
 SIGN_MAX_WIDTH = 16.0
+# A label printed inside a cell above its blank is a line or two; more is a cell of text.
+LABEL_MAX_HEIGHT = 24.0
 FILLED_MIN = 8.0  # points: the smallest side of a field shown by its background colour
 RUN_MIN = 5.0  # points: the shortest stroke that can be the side of a checkbox
 
@@ -348,7 +350,7 @@ def _shapes(image: Image.Image, rules_image: Image.Image, frame: raster.PageFram
             found.append(_Found("text", rect))
             taken.append(box)
             empty_boxes.append(box)
-        elif empty >= max(FIELD_MIN_HEIGHT, 0.3 * inner):
+        elif empty >= max(FIELD_MIN_HEIGHT, 0.3 * inner) and inner - empty <= LABEL_MAX_HEIGHT:
             # A table cell with its label printed at the top: the field is the band below it.
             rect = Rect(box.x0, box.y0, box.width, empty + inset)
             labelled.append((box, _Found("text", rect, cell_top=box.y1)))
