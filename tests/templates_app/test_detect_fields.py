@@ -185,15 +185,16 @@ def test_found_fields_that_overlap_existing_ones_are_left_out() -> None:
 
 
 def test_a_real_form_flattened_is_found_above_the_measured_floor() -> None:
-    # The CRA B300 (13 pages, 715 true fields): measured 0.95 precision and 0.96 recall on its
-    # flat pages, 0.92 / 0.96 on a 150 dpi copy turned 0.5 degrees (bench/detect_fields.py).
+    # Pages 2 and 5 of the CRA B300 (155 true fields): measured 155 of 162 found on the flat
+    # pages (0.96 precision, 1.00 recall) and 155 of 164 on a 150 dpi copy turned 0.5 degrees
+    # (0.95, 1.00); the floors leave room for rendering differences, not for a lost kind of box.
     imported = import_pdf((PDFS / "ca-cra-b300-cannabis-duty.pdf").read_bytes())
     true = [item for item in truth(imported.spec) if item.page in (1, 4)]
 
     vector = score(true, detect_fields(imported.pdf, pages=[1, 4]).fields)
     scanned = score(true, detect_fields(scanned_copy(imported.pdf, 150, 0.5), pages=[1, 4]).fields)
 
-    assert vector.matched / vector.true >= 0.9
+    assert vector.matched / vector.true >= 0.95
     assert vector.matched / vector.found >= 0.9
-    assert scanned.matched / scanned.true >= 0.85
-    assert scanned.matched / scanned.found >= 0.85
+    assert scanned.matched / scanned.true >= 0.9
+    assert scanned.matched / scanned.found >= 0.88
