@@ -53,6 +53,7 @@ FIELD_MIN_HEIGHT = 7.0
 SIGN_MAX_WIDTH = 16.0
 # A label printed inside a cell above its blank is a line or two; more is a cell of text.
 LABEL_MAX_HEIGHT = 24.0
+RING_MIN_SCAN = 9.0  # points: a radio button on a scan, larger than the letters beside it
 FILLED_MIN = 8.0  # points: the smallest side of a field shown by its background colour
 RUN_MIN = 5.0  # points: the shortest stroke that can be the side of a checkbox
 
@@ -258,11 +259,13 @@ def _page_fields(
             rules_image = _erase_text(image, text, frame)
     finally:
         text.close()
-    found = _shapes(image, rules_image, frame)
+    found = _shapes(image, rules_image, frame, scan=scan)
     return [(item, *_label_and_type(item, lines)) for item in found]
 
 
-def _shapes(image: Image.Image, rules_image: Image.Image, frame: raster.PageFrame) -> list[_Found]:
+def _shapes(
+    image: Image.Image, rules_image: Image.Image, frame: raster.PageFrame, *, scan: bool
+) -> list[_Found]:
     scale = frame.scale
     min_run = max(3, round(RUN_MIN * scale))
     max_thickness = max(3, round(2.5 * scale) + 1)
@@ -386,6 +389,23 @@ def _shapes(image: Image.Image, rules_image: Image.Image, frame: raster.PageFram
         else:
             continue
         taken.append(box)
+
+    # Radio buttons: small rings. On a scan the letters are still there, so a ring must be
+    # larger than an "O" of body text.
+    ring_min = RING_MIN_SCAN if scan else geometry.CHECKBOX_MIN
+    # Without the long rules (a ring is shorter), whose every row is a run to follow.
+    ring_max = round(geometry.CHECKBOX_MAX * scale)
+    no_rules = raster.erase_runs(
+        rules_mask,
+        [run for run in row_runs if run.length > ring_max],
+        [run for run in column_runs if run.length > ring_max],
+    )
+    for left, top, right, bottom in raster.small_rings(no_rules, round(ring_min * scale), ring_max):
+        x0, y0, x1, y1 = frame.box_to_page(left, top, right, bottom)
+        rect = Rect(x0, y0, x1 - x0, y1 - y0)
+        if not any(_overlap_share(rect, other.rect) > 0.3 for other in found):
+            found.append(_Found("checkbox", rect))
+            taken.append(geometry.Box(x0, y0, x1, y1))
 
     by_y = sorted(hlines, key=lambda line: line.y)
     for line in by_y:

@@ -160,6 +160,10 @@ def _row_groups(mask: Image.Image, min_length: int) -> list[list[int]]:
     done: list[list[int]] = []
     for y in range(height):
         row = data[y * width : (y + 1) * width]
+        if needle not in row:  # most rows: one fast search, nothing to follow
+            done.extend(open_runs)
+            open_runs = []
+            continue
         still_open: list[list[int]] = []
         taken = set()
         # Both this row's runs and the open ones are in order of their start: one pass.
@@ -313,3 +317,70 @@ def paper_around(mask: Image.Image, box: tuple[int, int, int, int], margin: int)
         if mean < 200:
             return False
     return True
+
+
+def small_rings(mask: Image.Image, min_side: int, max_side: int) -> list[tuple[int, int, int, int]]:
+    """Small round outlines standing alone (radio buttons), as (left, top, right, bottom)
+    exclusive: connected shapes of ink (found run by run, row by row) about as wide as tall,
+    between ``min_side`` and ``max_side`` pixels, hollow (a ring, not a dot or a letter's
+    blob), whose middle and corners are paper."""
+    width, height = mask.size
+    data = mask.tobytes()
+    parent: list[int] = []
+    boxes: list[list[int]] = []  # per run: left, top, right, bottom, ink
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    previous: list[tuple[int, int, int]] = []  # (start, end, run index) of the row above
+    for y in range(height):
+        row = data[y * width : (y + 1) * width]
+        if b"\x00" not in row:
+            previous = []
+            continue
+        current: list[tuple[int, int, int]] = []
+        pointer = 0
+        for start, end in _runs_of(row, b"\x00"):
+            index = len(parent)
+            parent.append(index)
+            boxes.append([start, y, end + 1, y + 1, end - start + 1])
+            current.append((start, end, index))
+            while pointer < len(previous) and previous[pointer][1] < start - 1:
+                pointer += 1
+            above = pointer
+            while above < len(previous) and previous[above][0] <= end + 1:
+                a, b = root(previous[above][2]), root(index)
+                if a != b:
+                    parent[b] = a
+                above += 1
+        previous = current
+    shapes: dict[int, list[int]] = {}
+    for index, box in enumerate(boxes):
+        key = root(index)
+        shape = shapes.get(key)
+        if shape is None:
+            shapes[key] = list(box)
+        else:
+            shape[0], shape[1] = min(shape[0], box[0]), min(shape[1], box[1])
+            shape[2], shape[3] = max(shape[2], box[2]), max(shape[3], box[3])
+            shape[4] += box[4]
+    rings = []
+    for left, top, right, bottom, ink in shapes.values():
+        w, h = right - left, bottom - top
+        if not (min_side <= w <= max_side and min_side <= h <= max_side and 0.8 <= w / h <= 1.25):
+            continue
+        if ink > 0.6 * w * h or data[((top + bottom) // 2) * width + (left + right) // 2] == 0:
+            continue  # a dot or a filled blob, not a ring
+        corners = (
+            data[(top + 1) * width + left + 1],
+            data[(top + 1) * width + right - 2],
+            data[(bottom - 2) * width + left + 1],
+            data[(bottom - 2) * width + right - 2],
+        )
+        if 0 in corners:
+            continue  # square cornered: a frame of something else (squares are boxes)
+        rings.append((left, top, right, bottom))
+    return rings

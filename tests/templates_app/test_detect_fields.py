@@ -104,6 +104,20 @@ def test_small_squares_and_box_glyphs_are_checkboxes_named_by_their_labels() -> 
     assert near(fields[1].rect, 72, 570, 10, 10)
 
 
+def test_round_radio_buttons_are_checkboxes_named_by_their_labels() -> None:
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 10)
+        for row, label in enumerate(("Cash", "Cheque")):
+            c.circle(78, 605 - row * 24, 6)
+            c.drawString(90, 601 - row * 24, label)
+
+    fields = detect_fields(page(draw)).fields
+
+    assert [(f.alias, f.type) for f in fields] == [("cash", "checkbox"), ("cheque", "checkbox")]
+    assert near(fields[0].rect, 72, 599, 12, 12, tol=1.0)
+    assert near(fields[1].rect, 72, 575, 12, 12, tol=1.0)
+
+
 def test_signature_date_and_initials_lines_get_their_types_in_english_and_spanish() -> None:
     def draw(c: Canvas) -> None:
         c.setFont("Helvetica", 10)
