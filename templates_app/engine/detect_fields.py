@@ -44,8 +44,9 @@ from templates_app.engine.aliases import (
 from templates_app.engine.errors import ImportRefused
 from templates_app.engine.page_text import Label, TextLine, labels_near
 
-# Glyphs that are blanks themselves: underscores (a line typed as text) and empty boxes.
-BLANK_GLYPHS = frozenset("_☐□❑❒▢")
+# Glyphs that are blanks themselves: underscores (a line typed as text) and boxes (pdfium reads
+# each of ZapfDingbats' boxes, ❏ ❑ included, as ■).
+BLANK_GLYPHS = frozenset("_☐□❏❐❑❒▢■")
 UNDERLINE_MIN = 30.0  # points: shorter rules are parts of letters, arrows, ticks
 UNDERLINE_FIELD_MAX_HEIGHT = 20.0
 FIELD_MIN_HEIGHT = 7.0

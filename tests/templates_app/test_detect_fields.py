@@ -104,6 +104,21 @@ def test_small_squares_and_box_glyphs_are_checkboxes_named_by_their_labels() -> 
     assert near(fields[1].rect, 72, 570, 10, 10)
 
 
+def test_box_glyphs_are_checkboxes() -> None:
+    def draw(c: Canvas) -> None:
+        c.setFont("ZapfDingbats", 12)
+        c.drawString(72, 600, "o")  # ❏
+        c.drawString(72, 570, "q")  # ❑
+        c.setFont("Helvetica", 10)
+        c.drawString(90, 601, "Yes")
+        c.drawString(90, 571, "No")
+
+    fields = detect_fields(page(draw)).fields
+
+    assert [(f.alias, f.type) for f in fields] == [("yes", "checkbox"), ("no", "checkbox")]
+    assert near(fields[0].rect, 72, 600, 9, 8.5, tol=1.0)
+
+
 def test_round_radio_buttons_are_checkboxes_named_by_their_labels() -> None:
     def draw(c: Canvas) -> None:
         c.setFont("Helvetica", 10)
