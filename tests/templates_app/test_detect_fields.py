@@ -12,7 +12,12 @@ from reportlab.pdfgen.canvas import Canvas
 
 from bench.detect_fields import scanned_copy, score, truth
 from core.engine.template_spec import FieldSpec, Rect
-from templates_app.engine.detect_fields import detect_fields, type_from_label, without_overlaps
+from templates_app.engine.detect_fields import (
+    DetectLimits,
+    detect_fields,
+    type_from_label,
+    without_overlaps,
+)
 from templates_app.engine.errors import ImportRefused
 from templates_app.engine.pdf_import import import_pdf
 from tests.fixtures import PDFS
@@ -192,7 +197,6 @@ def test_only_the_pages_asked_for_are_read_and_the_limits_hold() -> None:
     with pytest.raises(ImportRefused) as refused:
         detect_fields(pdf, pages=[2])
     assert refused.value.reason == "no_such_page"
-    from templates_app.engine.detect_fields import DetectLimits
 
     with pytest.raises(ImportRefused) as refused:
         detect_fields(pdf, limits=DetectLimits(max_pages=1))
@@ -227,3 +231,18 @@ def test_a_real_form_flattened_is_found_above_the_measured_floor() -> None:
     assert vector.matched / vector.found >= 0.9
     assert scanned.matched / scanned.true >= 0.9
     assert scanned.matched / scanned.found >= 0.88
+
+
+def test_a_large_page_is_drawn_within_the_pixel_bound() -> None:
+    """A 100-inch page at 144 dpi would be 207 million pixels: it is drawn at the resolution
+    that fits max_pixels, and its box is still found where it is."""
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=(7200, 7200))
+    canvas.setLineWidth(3)
+    canvas.rect(1000, 5000, 2000, 60)
+    canvas.save()
+
+    (field,) = detect_fields(buffer.getvalue(), limits=DetectLimits(max_pixels=4_000_000)).fields
+
+    assert field.type == "shortText"
+    assert near(field.rect, 1000, 5000, 2000, 60, tol=8)
