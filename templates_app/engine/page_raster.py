@@ -226,21 +226,29 @@ def filled_boxes(mask: Image.Image, min_side: int) -> list[tuple[int, int, int, 
 
 
 def _join_gaps(runs: list[Run], gap: int = 3) -> list[Run]:
-    """Strokes on the same rows with a gap of at most ``gap`` pixels between them, as one."""
-    runs = sorted(runs, key=lambda run: (run.across, run.start))
+    """Strokes that continue one another, as one: on rows at most a pixel apart (a scan's
+    leftover skew steps a rule by a row every few hundred pixels), overlapping or with a gap of
+    at most ``gap`` pixels between them. The joined stroke's rows are those of its first part
+    (its position across), so a long rule stepping down does not grow thick."""
+    runs = sorted(runs, key=lambda run: run.start)
     joined: list[Run] = []
+    # The stroke last extended on each row: where a run on that row or next to it may join.
+    by_row: dict[int, int] = {}
     for run in runs:
-        for index in range(len(joined) - 1, max(-1, len(joined) - 8), -1):
+        middle = (run.across + run.across_end) // 2
+        for row in (middle, middle - 1, middle + 1):
+            index = by_row.get(row)
+            if index is None:
+                continue
             last = joined[index]
-            if abs(last.across - run.across) <= 1 and 0 <= run.start - last.end <= gap + 1:
+            if last.start <= run.start <= last.end + gap + 1:
                 joined[index] = Run(
-                    last.start,
-                    max(last.end, run.end),
-                    min(last.across, run.across),
-                    max(last.across_end, run.across_end),
+                    last.start, max(last.end, run.end), last.across, last.across_end
                 )
+                by_row[middle] = index
                 break
         else:
+            by_row[middle] = len(joined)
             joined.append(run)
     return joined
 
