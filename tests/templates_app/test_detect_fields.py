@@ -217,20 +217,31 @@ def test_found_fields_that_overlap_existing_ones_are_left_out() -> None:
     assert [f.id for f in without_overlaps(found, existing)] == ["f2", "f3"]
 
 
-def test_a_real_form_flattened_is_found_above_the_measured_floor() -> None:
-    # Pages 2 and 5 of the CRA B300 (155 true fields): measured 155 of 162 found on the flat
-    # pages (0.96 precision, 1.00 recall) and 155 of 164 on a 150 dpi copy turned 0.5 degrees
-    # (0.95, 1.00); the floors leave room for rendering differences, not for a lost kind of box.
-    imported = import_pdf((PDFS / "ca-cra-b300-cannabis-duty.pdf").read_bytes())
-    true = [item for item in truth(imported.spec) if item.page in (1, 4)]
+# Measured (bench/detect_fields.py's scoring) on 2026-11-27: pages 2 and 5 of the CRA B300
+# (155 true fields): 155 of 162 found on the flat pages, 155 of 163 on a 150 dpi copy turned
+# 0.5 degrees; page 1 of the IRS W-9 (22 true fields): 19 of 24 and 20 of 27. The floors leave
+# room for rendering differences, not for a lost kind of box.
+FLOORS = [
+    # file, pages, (vector precision, recall), (rasterised precision, recall)
+    ("ca-cra-b300-cannabis-duty.pdf", [1, 4], (0.9, 0.95), (0.88, 0.9)),
+    ("irs-fw9-2018.pdf", [0], (0.75, 0.8), (0.7, 0.85)),
+]
 
-    vector = score(true, detect_fields(imported.pdf, pages=[1, 4]).fields)
-    scanned = score(true, detect_fields(scanned_copy(imported.pdf, 150, 0.5), pages=[1, 4]).fields)
 
-    assert vector.matched / vector.true >= 0.95
-    assert vector.matched / vector.found >= 0.9
-    assert scanned.matched / scanned.true >= 0.9
-    assert scanned.matched / scanned.found >= 0.88
+@pytest.mark.parametrize(("name", "pages", "vector_floor", "scanned_floor"), FLOORS)
+def test_a_real_form_flattened_is_found_above_the_measured_floor(
+    name: str, pages: list[int], vector_floor: tuple, scanned_floor: tuple
+) -> None:
+    imported = import_pdf((PDFS / name).read_bytes())
+    true = [item for item in truth(imported.spec) if item.page in pages]
+
+    vector = score(true, detect_fields(imported.pdf, pages=pages).fields)
+    scanned = score(true, detect_fields(scanned_copy(imported.pdf, 150, 0.5), pages=pages).fields)
+
+    assert vector.matched / vector.found >= vector_floor[0]
+    assert vector.matched / vector.true >= vector_floor[1]
+    assert scanned.matched / scanned.found >= scanned_floor[0]
+    assert scanned.matched / scanned.true >= scanned_floor[1]
 
 
 def test_a_large_page_is_drawn_within_the_pixel_bound() -> None:
