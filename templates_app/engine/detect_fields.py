@@ -10,9 +10,9 @@ From the rules (``form_geometry``):
 - a larger closed box, or a line, with empty space above its bottom edge is a text field: the
   empty band (below a label printed inside a table cell) is the field.
 
-Each field's label is the text printed beside it (``page_text.labels_near``: a checkbox's to
-its right, a line's to its left or above, a signature line's below), and the label says its
-type: Signature/Firma, Initials/Iniciales, Date/Fecha, Email, Phone, Amount... Aliases are made
+Each field's label is the text printed beside it, and the label says its type
+(``field_labels``: Signature/Firma, Initials/Iniciales, Date/Fecha, Email, Phone, Amount...).
+Aliases are made
 from labels as the importer makes them (``aliases``), unique in the result; a field with no
 label (a scan has no text) gets its type's stem and a number, as the editor names new fields.
 
@@ -23,7 +23,6 @@ caller passes the limits (page count, raster size).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -35,18 +34,15 @@ from core.engine.field_types import TEMPLATE_TYPES
 from core.engine.template_spec import FieldSpec, PageSpec, Rect, Style, TemplateSpec
 from templates_app.engine import form_geometry as geometry
 from templates_app.engine import page_raster as raster
-from templates_app.engine.aliases import (
-    ascii_words,
-    identifier_from_phrase,
-    label_phrase,
-    unique_aliases,
-)
+from templates_app.engine.aliases import identifier_from_phrase, unique_aliases
 from templates_app.engine.errors import ImportRefused
-from templates_app.engine.page_text import Label, TextLine, labels_near
+from templates_app.engine.field_labels import (
+    BLANK_GLYPHS,
+    TextRun,
+    label_and_type,
+    text_runs,
+)
 
-# Glyphs that are blanks themselves: underscores (a line typed as text) and boxes (pdfium reads
-# each of ZapfDingbats' boxes, ❏ ❑ included, as ■).
-BLANK_GLYPHS = frozenset("_☐□❏❐❑❒▢■")
 UNDERLINE_MIN = 30.0  # points: shorter rules are parts of letters, arrows, ticks
 UNDERLINE_FIELD_MAX_HEIGHT = 20.0
 FIELD_MIN_HEIGHT = 7.0
@@ -81,41 +77,6 @@ class _Found:
     boxes: tuple[Rect, ...] = ()
     # Where a label inside the field's own cell would be (the band above an empty band).
     cell_top: float | None = None
-
-
-class _Line(TextLine):
-    """A text line read from pdfium, which knows where the line really ends."""
-
-    def __init__(self, x: float, y: float, size: float, text: str, right: float) -> None:
-        super().__init__(x=x, y=y, size=size, text=text)
-        self.right = right
-
-    @property
-    def end(self) -> float:
-        return self.right
-
-
-# Words of a label that say what a field holds, first match wins (ASCII, lower case: accents
-# are dropped by ``ascii_words``, so "teléfono" is "telefono").
-_TYPE_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("initial", re.compile(r"\b(initials?|iniciales|initial here)\b")),
-    ("date", re.compile(r"\b(date|dated|fecha|dob|birthdate|birth)\b")),
-    ("signature", re.compile(r"\b(signature|sign here|signed|firma|firme aqui|signer)\b")),
-    ("email", re.compile(r"\b(e ?mail|correo)\b")),
-    ("phone", re.compile(r"\b(phone|telephone|tel|mobile|cell|telefono|celular|fax)\b")),
-    ("number", re.compile(r"\b(amount|total|quantity|qty|how many|number of|importe|cantidad)\b")),
-)
-
-
-def type_from_label(text: str) -> str | None:
-    """The field type a label names, if it names one: "Signature of applicant" -> signature."""
-    words = " ".join(word.lower() for word in ascii_words(text))
-    if "$" in text:
-        return "number"
-    for name, pattern in _TYPE_WORDS:
-        if pattern.search(words):
-            return name
-    return None
 
 
 def detect_fields(
@@ -165,26 +126,6 @@ def _is_scan(page: pdfium.PdfPage, text: pdfium.PdfTextPage) -> bool:
     if text.count_chars() > 0:
         return False
     return any(True for _ in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=2))
-
-
-def _text_lines(text: pdfium.PdfTextPage) -> list[_Line]:
-    """The page's text as pdfium groups it (runs of one line and font), in page space."""
-    lines = []
-    for index in range(text.count_rects()):
-        left, bottom, right, top = text.get_rect(index)
-        words = text.get_text_bounded(left, bottom, right, top).strip()
-        # pdfium bounds the glyphs: capitals fill about 0.7 of an em, the font size.
-        size = (top - bottom) / 0.7
-        if not words or size <= 0:
-            continue
-        if words[0] in BLANK_GLYPHS:
-            # "☐ Yes": the box is the field; its label starts after it.
-            words = words.lstrip("".join(BLANK_GLYPHS)).strip()
-            left += size
-            if not words:
-                continue
-        lines.append(_Line(x=left, y=bottom, size=size, text=words, right=right))
-    return lines
 
 
 def _erase_text(
@@ -253,15 +194,18 @@ def _page_fields(
         image = image.convert("L")
         if scan:
             image, _angle = raster.deskew(image)
-            lines: list[_Line] = []
+            lines: list[TextRun] = []
             rules_image = image
         else:
-            lines = _text_lines(text)
+            lines = text_runs(text)
             rules_image = _erase_text(image, text, frame)
     finally:
         text.close()
     found = _shapes(image, rules_image, frame, scan=scan)
-    return [(item, *_label_and_type(item, lines)) for item in found]
+    return [
+        (item, *label_and_type(item.kind, item.rect, lines, cell_top=item.cell_top))
+        for item in found
+    ]
 
 
 def _shapes(
@@ -478,61 +422,6 @@ def _overlap_share(a: Rect, b: Rect) -> float:
     if width <= 0 or height <= 0:
         return 0.0
     return width * height / max(1e-6, min(a.width * a.height, b.width * b.height))
-
-
-def _inside_label(item: _Found, lines: Sequence[_Line]) -> Label | None:
-    """The label printed inside a field's own table cell, above the empty band."""
-    if item.cell_top is None:
-        return None
-    rect = item.rect
-    inside = [
-        line
-        for line in lines
-        if rect.x - 2 <= line.x < rect.right - 4 and rect.top - 2 <= line.y < item.cell_top
-    ]
-    if not inside:
-        return None
-    inside.sort(key=lambda line: (-line.y, line.x))
-    return Label(" ".join(line.text.strip() for line in inside[:2]), "above")
-
-
-def _below_label(rect: Rect, lines: Sequence[_Line]) -> Label | None:
-    """A caption printed under a line ("Signature", "Date")."""
-    below = [
-        line
-        for line in lines
-        if rect.y - 3 * line.size - 2 <= line.y + line.size <= rect.y + 1
-        and line.x < rect.right
-        and line.end > rect.x
-    ]
-    if not below:
-        return None
-    return Label(max(below, key=lambda line: line.y).text.strip(), "below")
-
-
-def _label_and_type(item: _Found, lines: Sequence[_Line]) -> tuple[str, str | None]:
-    """The label printed for a found field (or "") and the type it names (or None)."""
-    if not lines:
-        return "", None
-    if item.kind == "checkbox":
-        candidates = labels_near(item.rect, lines, kind="checkbox")
-    else:
-        inside = _inside_label(item, lines)
-        candidates = [*([inside] if inside else []), *labels_near(item.rect, lines, kind="text")]
-        if item.kind == "text" and (below := _below_label(item.rect, lines)) is not None:
-            candidates.append(below)
-    label, kind = "", None
-    for candidate in candidates:
-        # "Signature" alone names no alias (a generated name, to the alias rules) but a type.
-        kind = kind or type_from_label(candidate.text)
-        phrase = label_phrase(candidate.text, last=candidate.side == "left")
-        if phrase is not None and not label:
-            label = phrase
-        if label and kind:
-            break
-    if item.kind != "text":
-        kind = None  # a checkbox or a row of boxes is what its shape says
-    return label, kind
 
 
 def _field_specs(found: Iterable[tuple[int, _Found, str, str | None]]) -> list[FieldSpec]:

@@ -12,13 +12,9 @@ from reportlab.pdfgen.canvas import Canvas
 
 from bench.detect_fields import scanned_copy, score, truth
 from core.engine.template_spec import FieldSpec, Rect
-from templates_app.engine.detect_fields import (
-    DetectLimits,
-    detect_fields,
-    type_from_label,
-    without_overlaps,
-)
+from templates_app.engine.detect_fields import DetectLimits, detect_fields, without_overlaps
 from templates_app.engine.errors import ImportRefused
+from templates_app.engine.field_labels import type_from_label
 from templates_app.engine.pdf_import import import_pdf
 from tests.fixtures import PDFS
 
