@@ -211,186 +211,223 @@ def _page_fields(
 def _shapes(
     image: Image.Image, rules_image: Image.Image, frame: raster.PageFrame, *, scan: bool
 ) -> list[_Found]:
-    scale = frame.scale
-    min_run = max(3, round(RUN_MIN * scale))
-    max_thickness = max(3, round(2.5 * scale) + 1)
-    block = max(4, round(4 * scale))
-    rules_mask = raster.clear_filled_areas(raster.ink_mask(rules_image), block)
-    row_runs = raster.row_runs(rules_mask, min_run, max_thickness)
-    column_runs = raster.column_runs(rules_mask, min_run, max_thickness)
-    ink = raster.erase_runs(raster.ink_mask(image), row_runs, column_runs)
+    """The blanks of one rendered page, top to bottom: ``image`` as drawn, ``rules_image`` with
+    its text whited out (the same picture on a scan). Each kind of shape in turn; a later one
+    never takes the place of a field already found."""
+    page = _PageShapes(image, rules_image, frame)
+    boxes = geometry.closed_boxes(page.hlines, page.vlines)
+    page.add_combs(boxes)
+    page.add_boxes(boxes)
+    page.add_tinted_boxes()
+    page.add_rings(scan=scan)
+    page.add_lines()
+    return sorted(page.found, key=lambda item: (-round(item.rect.top), item.rect.x))
 
-    hlines: list[geometry.HLine] = []
-    vlines: list[geometry.VLine] = []
-    for run in row_runs:
-        _add_rule(
-            frame.box_to_page(run.start, run.across, run.end + 1, run.across_end + 1),
-            hlines,
-            vlines,
-        )
-    for run in column_runs:
-        _add_rule(
-            frame.box_to_page(run.across, run.start, run.across_end + 1, run.end + 1),
-            hlines,
-            vlines,
-        )
 
-    def blank_height(x0: float, y0: float, x1: float, y1: float) -> float:
-        """Points of empty paper above y0, inside the page box, up to y1."""
-        left, top, right, bottom = frame.box_to_pixels(x0, y0, x1, y1)
-        rows = raster.blank_rows_from_bottom(
-            ink, (math.ceil(left), math.ceil(top), math.floor(right), math.floor(bottom))
-        )
-        return rows / scale
+class _PageShapes:
+    """One page's rules (in page space), its ink without them, and the fields found so far."""
 
-    def blank_width(x0: float, y0: float, x1: float, y1: float) -> float:
-        """Points of empty paper left of x1, inside the page box, from x0."""
-        left, top, right, bottom = frame.box_to_pixels(x0, y0, x1, y1)
-        columns = raster.blank_columns_from_right(
-            ink, (math.ceil(left), math.ceil(top), math.floor(right), math.floor(bottom))
-        )
-        return columns / scale
-
-    found: list[_Found] = []
-    boxes = geometry.closed_boxes(hlines, vlines)
-    in_combs: set[geometry.Box] = set()
-    for row in geometry.combs(boxes):
-        inset = 1.0
-        if any(
-            blank_height(b.x0 + inset, b.y0 + inset, b.x1 - inset, b.y1 - inset)
-            < 0.8 * (b.height - 2 * inset)
-            for b in row
-        ):
-            continue  # printed in: a table of small cells, not boxes to write in
-        in_combs.update(row)
-        rects = tuple(Rect(b.x0, b.y0, b.width, b.height) for b in row)
-        union = Rect(row[0].x0, row[0].y0, row[-1].x1 - row[0].x0, row[0].height)
-        found.append(_Found("comb", union, boxes=rects))
-    taken = list(in_combs)
-    empty_boxes: list[geometry.Box] = []
-    labelled: list[tuple[geometry.Box, _Found]] = []
-    for box in boxes:
-        if box in in_combs:
-            continue
-        inset = 1.0
-        inner = box.height - 2 * inset
-        empty = blank_height(box.x0 + inset, box.y0 + inset, box.x1 - inset, box.y1 - inset)
-        if geometry.is_checkbox(box):
-            if empty >= 0.8 * inner:
-                found.append(_Found("checkbox", Rect(box.x0, box.y0, box.width, box.height)))
-                taken.append(box)
-            continue
-        if (
-            box.width < geometry.BOX_MIN_WIDTH
-            or not geometry.BOX_MIN_HEIGHT <= box.height <= geometry.BOX_MAX_HEIGHT
-        ):
-            continue
-        if empty >= inner - 0.5:
-            rect = Rect(box.x0, box.y0, box.width, box.height)
-            found.append(_Found("text", rect))
-            taken.append(box)
-            empty_boxes.append(box)
-            continue
-        right = blank_width(box.x0 + inset, box.y0 + inset, box.x1 - inset, box.y1 - inset)
-        if box.width - right <= SIGN_MAX_WIDTH and right * box.height >= empty * box.width:
-            # A cell with a sign at its left ("=", "$"): the field is the rest.
-            rect = Rect(box.x1 - right - inset, box.y0, right + inset, box.height)
-            found.append(_Found("text", rect))
-            taken.append(box)
-            empty_boxes.append(box)
-        elif empty >= max(FIELD_MIN_HEIGHT, 0.3 * inner) and inner - empty <= LABEL_MAX_HEIGHT:
-            # A table cell with its label printed at the top: the field is the band below it.
-            rect = Rect(box.x0, box.y0, box.width, empty + inset)
-            labelled.append((box, _Found("text", rect, cell_top=box.y1)))
-    for box, item in labelled:
-        if any(
-            abs(other.y1 - box.y0) <= geometry.TOLERANCE
-            and abs(other.x0 - box.x0) <= geometry.TOLERANCE
-            and abs(other.x1 - box.x1) <= geometry.TOLERANCE
-            for other in empty_boxes
-        ):
-            continue  # the heading of a table's column: the empty cells below are the fields
-        found.append(item)
-        taken.append(box)
-
-    # Fields shown only by a background colour: even rectangles of tint, empty inside, with
-    # paper around them (not a piece of a bold letter or of a shaded band).
-    tint = raster.tint_mask(rules_image)
-    min_side = max(3, round(FILLED_MIN * scale))
-    for left, top, right, bottom in raster.filled_boxes(tint, min_side):
-        if not raster.paper_around(tint, (left, top, right, bottom), max(2, round(scale))):
-            continue
-        x0, y0, x1, y1 = frame.box_to_page(left, top, right, bottom)
-        box = geometry.Box(x0, y0, x1, y1)
-        rect = Rect(x0, y0, box.width, box.height)
-        if any(_overlap_share(rect, other.rect) > 0.3 for other in found):
-            continue  # the fill inside a ruled box already found
-        if geometry.is_checkbox(box):
-            found.append(_Found("checkbox", rect))
-        elif box.width >= geometry.BOX_MIN_WIDTH and (
-            geometry.BOX_MIN_HEIGHT <= box.height <= geometry.BOX_MAX_HEIGHT
-        ):
-            found.append(_Found("text", rect))
-        else:
-            continue
-        taken.append(box)
-
-    # Radio buttons: small rings. On a scan the letters are still there, so a ring must be
-    # larger than an "O" of body text.
-    ring_min = RING_MIN_SCAN if scan else geometry.CHECKBOX_MIN
-    # Without the long rules (a ring is shorter), whose every row is a run to follow.
-    ring_max = round(geometry.CHECKBOX_MAX * scale)
-    no_rules = raster.erase_runs(
-        rules_mask,
-        [run for run in row_runs if run.length > ring_max],
-        [run for run in column_runs if run.length > ring_max],
-    )
-    for left, top, right, bottom in raster.small_rings(no_rules, round(ring_min * scale), ring_max):
-        x0, y0, x1, y1 = frame.box_to_page(left, top, right, bottom)
-        rect = Rect(x0, y0, x1 - x0, y1 - y0)
-        if not any(_overlap_share(rect, other.rect) > 0.3 for other in found):
-            found.append(_Found("checkbox", rect))
-            taken.append(geometry.Box(x0, y0, x1, y1))
-
-    by_y = sorted(hlines, key=lambda line: line.y)
-    for line in by_y:
-        if line.length < UNDERLINE_MIN:
-            continue
-        under = [box for box in taken if abs(box.y0 - line.y) <= geometry.TOLERANCE]
-        for piece in geometry.free_stretches(line, vlines, under):
-            if piece.length < UNDERLINE_MIN or _heads_column(piece, empty_boxes):
-                continue
-            ceiling = next(
-                (
-                    above.y
-                    for above in by_y
-                    if above.y > piece.y + geometry.TOLERANCE
-                    and above.x0 < piece.x1 - 5
-                    and above.x1 > piece.x0 + 5
-                ),
-                piece.y + 40,
+    def __init__(self, image: Image.Image, rules_image: Image.Image, frame: raster.PageFrame):
+        self.frame = frame
+        self.scale = scale = frame.scale
+        min_run = max(3, round(RUN_MIN * scale))
+        max_thickness = max(3, round(2.5 * scale) + 1)
+        block = max(4, round(4 * scale))
+        self.rules_image = rules_image
+        self.rules_mask = raster.clear_filled_areas(raster.ink_mask(rules_image), block)
+        self.row_runs = raster.row_runs(self.rules_mask, min_run, max_thickness)
+        self.column_runs = raster.column_runs(self.rules_mask, min_run, max_thickness)
+        # What is printed besides the rules: tells an empty box from a filled-in one.
+        self.ink = raster.erase_runs(raster.ink_mask(image), self.row_runs, self.column_runs)
+        self.hlines: list[geometry.HLine] = []
+        self.vlines: list[geometry.VLine] = []
+        for run in self.row_runs:
+            self._add_rule(
+                frame.box_to_page(run.start, run.across, run.end + 1, run.across_end + 1)
             )
-            ceiling = min(ceiling, piece.y + 40)
-            empty = blank_height(piece.x0 + 1, piece.y + 1, piece.x1 - 1, ceiling - 1)
-            x0 = piece.x0
-            if empty < FIELD_MIN_HEIGHT:
-                # A sign on the line's start ("$ ____"): the field is the line after it.
-                band = min(ceiling, piece.y + UNDERLINE_FIELD_MAX_HEIGHT) - 1
-                right = blank_width(piece.x0 + 1, piece.y + 1, piece.x1 - 1, band)
-                if piece.length - right > SIGN_MAX_WIDTH or right < UNDERLINE_MIN / 2:
-                    continue
-                x0 = piece.x1 - 1 - right
-                empty = blank_height(x0, piece.y + 1, piece.x1 - 1, ceiling - 1)
-                if empty < FIELD_MIN_HEIGHT:
-                    continue
-            height = min(empty + 1, UNDERLINE_FIELD_MAX_HEIGHT)
-            rect = Rect(x0, piece.y, piece.x1 - x0, height)
-            if any(_overlap_share(rect, other.rect) > 0.3 for other in found):
+        for run in self.column_runs:
+            self._add_rule(
+                frame.box_to_page(run.across, run.start, run.across_end + 1, run.end + 1)
+            )
+        self.found: list[_Found] = []
+        self.taken: list[geometry.Box] = []  # boxes whose bottom rule is no line to write on
+        self.empty_boxes: list[geometry.Box] = []  # boxes that are fields, empty as printed
+
+    def _add_rule(self, box: tuple[float, float, float, float]) -> None:
+        x0, y0, x1, y1 = box
+        if x1 - x0 >= y1 - y0:
+            self.hlines.append(geometry.HLine(x0, x1, (y0 + y1) / 2))
+        else:
+            self.vlines.append(geometry.VLine((x0 + x1) / 2, y0, y1))
+
+    def _pixels(self, x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int, int]:
+        left, top, right, bottom = self.frame.box_to_pixels(x0, y0, x1, y1)
+        return math.ceil(left), math.ceil(top), math.floor(right), math.floor(bottom)
+
+    def blank_height(self, x0: float, y0: float, x1: float, y1: float) -> float:
+        """Points of empty paper above y0, inside the page box, up to y1."""
+        rows = raster.blank_rows_from_bottom(self.ink, self._pixels(x0, y0, x1, y1))
+        return rows / self.scale
+
+    def blank_width(self, x0: float, y0: float, x1: float, y1: float) -> float:
+        """Points of empty paper left of x1, inside the page box, from x0."""
+        columns = raster.blank_columns_from_right(self.ink, self._pixels(x0, y0, x1, y1))
+        return columns / self.scale
+
+    def overlaps_found(self, rect: Rect) -> bool:
+        return any(_overlap_share(rect, other.rect) > 0.3 for other in self.found)
+
+    def add_combs(self, boxes: Sequence[geometry.Box]) -> None:
+        """Rows of empty character boxes: one charList each."""
+        inset = 1.0
+        for row in geometry.combs(boxes):
+            if any(
+                self.blank_height(b.x0 + inset, b.y0 + inset, b.x1 - inset, b.y1 - inset)
+                < 0.8 * (b.height - 2 * inset)
+                for b in row
+            ):
+                continue  # printed in: a table of small cells, not boxes to write in
+            self.taken.extend(row)
+            rects = tuple(Rect(b.x0, b.y0, b.width, b.height) for b in row)
+            union = Rect(row[0].x0, row[0].y0, row[-1].x1 - row[0].x0, row[0].height)
+            self.found.append(_Found("comb", union, boxes=rects))
+
+    def add_boxes(self, boxes: Sequence[geometry.Box]) -> None:
+        """Empty squares (checkboxes), and empty boxes and table cells (text fields): the whole
+        box, the part right of a sign, or the band below a label printed inside."""
+        in_combs = set(self.taken)
+        inset = 1.0
+        labelled: list[tuple[geometry.Box, _Found]] = []
+        for box in boxes:
+            if box in in_combs:
                 continue
-            cell_top = ceiling if ceiling - piece.y < 40 else None
-            found.append(_Found("text", rect, cell_top=cell_top))
-    found.sort(key=lambda item: (-round(item.rect.top), item.rect.x))
-    return found
+            inner = box.height - 2 * inset
+            empty = self.blank_height(
+                box.x0 + inset, box.y0 + inset, box.x1 - inset, box.y1 - inset
+            )
+            whole = Rect(box.x0, box.y0, box.width, box.height)
+            if geometry.is_checkbox(box):
+                if empty >= 0.8 * inner:
+                    self.found.append(_Found("checkbox", whole))
+                    self.taken.append(box)
+                continue
+            if (
+                box.width < geometry.BOX_MIN_WIDTH
+                or not geometry.BOX_MIN_HEIGHT <= box.height <= geometry.BOX_MAX_HEIGHT
+            ):
+                continue
+            if empty >= inner - 0.5:
+                self.found.append(_Found("text", whole))
+                self.taken.append(box)
+                self.empty_boxes.append(box)
+                continue
+            right = self.blank_width(box.x0 + inset, box.y0 + inset, box.x1 - inset, box.y1 - inset)
+            if box.width - right <= SIGN_MAX_WIDTH and right * box.height >= empty * box.width:
+                # A cell with a sign at its left ("=", "$"): the field is the rest.
+                rect = Rect(box.x1 - right - inset, box.y0, right + inset, box.height)
+                self.found.append(_Found("text", rect))
+                self.taken.append(box)
+                self.empty_boxes.append(box)
+            elif empty >= max(FIELD_MIN_HEIGHT, 0.3 * inner) and inner - empty <= LABEL_MAX_HEIGHT:
+                # A table cell with its label printed at the top: the field is the band below it.
+                rect = Rect(box.x0, box.y0, box.width, empty + inset)
+                labelled.append((box, _Found("text", rect, cell_top=box.y1)))
+        for box, item in labelled:
+            if any(
+                abs(other.y1 - box.y0) <= geometry.TOLERANCE
+                and abs(other.x0 - box.x0) <= geometry.TOLERANCE
+                and abs(other.x1 - box.x1) <= geometry.TOLERANCE
+                for other in self.empty_boxes
+            ):
+                continue  # the heading of a table's column: the empty cells below are the fields
+            self.found.append(item)
+            self.taken.append(box)
+
+    def add_tinted_boxes(self) -> None:
+        """Fields shown only by a background colour: even rectangles of tint, empty inside,
+        with paper around them (not a piece of a bold letter or of a shaded band)."""
+        tint = raster.tint_mask(self.rules_image)
+        min_side = max(3, round(FILLED_MIN * self.scale))
+        for left, top, right, bottom in raster.filled_boxes(tint, min_side):
+            if not raster.paper_around(tint, (left, top, right, bottom), max(2, round(self.scale))):
+                continue
+            x0, y0, x1, y1 = self.frame.box_to_page(left, top, right, bottom)
+            box = geometry.Box(x0, y0, x1, y1)
+            rect = Rect(x0, y0, box.width, box.height)
+            if self.overlaps_found(rect):
+                continue  # the fill inside a ruled box already found
+            if geometry.is_checkbox(box):
+                self.found.append(_Found("checkbox", rect))
+            elif box.width >= geometry.BOX_MIN_WIDTH and (
+                geometry.BOX_MIN_HEIGHT <= box.height <= geometry.BOX_MAX_HEIGHT
+            ):
+                self.found.append(_Found("text", rect))
+            else:
+                continue
+            self.taken.append(box)
+
+    def add_rings(self, *, scan: bool) -> None:
+        """Radio buttons: small rings. On a scan the letters are still there, so a ring must be
+        larger than an "O" of body text."""
+        ring_min = RING_MIN_SCAN if scan else geometry.CHECKBOX_MIN
+        # Without the long rules (a ring is shorter), whose every row is a run to follow.
+        ring_max = round(geometry.CHECKBOX_MAX * self.scale)
+        no_rules = raster.erase_runs(
+            self.rules_mask,
+            [run for run in self.row_runs if run.length > ring_max],
+            [run for run in self.column_runs if run.length > ring_max],
+        )
+        for left, top, right, bottom in raster.small_rings(
+            no_rules, round(ring_min * self.scale), ring_max
+        ):
+            x0, y0, x1, y1 = self.frame.box_to_page(left, top, right, bottom)
+            rect = Rect(x0, y0, x1 - x0, y1 - y0)
+            if not self.overlaps_found(rect):
+                self.found.append(_Found("checkbox", rect))
+                self.taken.append(geometry.Box(x0, y0, x1, y1))
+
+    def add_lines(self) -> None:
+        """Lines to write on: the free stretches of each long rule with empty paper above them
+        (after a sign printed on the line's start, if there is one)."""
+        by_y = sorted(self.hlines, key=lambda line: line.y)
+        for line in by_y:
+            if line.length < UNDERLINE_MIN:
+                continue
+            under = [box for box in self.taken if abs(box.y0 - line.y) <= geometry.TOLERANCE]
+            for piece in geometry.free_stretches(line, self.vlines, under):
+                if piece.length >= UNDERLINE_MIN and not _heads_column(piece, self.empty_boxes):
+                    self._add_line(piece, by_y)
+
+    def _add_line(self, piece: geometry.HLine, by_y: Sequence[geometry.HLine]) -> None:
+        ceiling = next(
+            (
+                above.y
+                for above in by_y
+                if above.y > piece.y + geometry.TOLERANCE
+                and above.x0 < piece.x1 - 5
+                and above.x1 > piece.x0 + 5
+            ),
+            piece.y + 40,
+        )
+        ceiling = min(ceiling, piece.y + 40)
+        empty = self.blank_height(piece.x0 + 1, piece.y + 1, piece.x1 - 1, ceiling - 1)
+        x0 = piece.x0
+        if empty < FIELD_MIN_HEIGHT:
+            # A sign on the line's start ("$ ____"): the field is the line after it.
+            band = min(ceiling, piece.y + UNDERLINE_FIELD_MAX_HEIGHT) - 1
+            right = self.blank_width(piece.x0 + 1, piece.y + 1, piece.x1 - 1, band)
+            if piece.length - right > SIGN_MAX_WIDTH or right < UNDERLINE_MIN / 2:
+                return
+            x0 = piece.x1 - 1 - right
+            empty = self.blank_height(x0, piece.y + 1, piece.x1 - 1, ceiling - 1)
+            if empty < FIELD_MIN_HEIGHT:
+                return
+        height = min(empty + 1, UNDERLINE_FIELD_MAX_HEIGHT)
+        rect = Rect(x0, piece.y, piece.x1 - x0, height)
+        if self.overlaps_found(rect):
+            return
+        cell_top = ceiling if ceiling - piece.y < 40 else None
+        self.found.append(_Found("text", rect, cell_top=cell_top))
 
 
 def _heads_column(piece: geometry.HLine, empty_boxes: Sequence[geometry.Box]) -> bool:
@@ -401,18 +438,6 @@ def _heads_column(piece: geometry.HLine, empty_boxes: Sequence[geometry.Box]) ->
         and min(box.x1, piece.x1) - max(box.x0, piece.x0) >= 0.5 * piece.length
         for box in empty_boxes
     )
-
-
-def _add_rule(
-    box: tuple[float, float, float, float],
-    hlines: list[geometry.HLine],
-    vlines: list[geometry.VLine],
-) -> None:
-    x0, y0, x1, y1 = box
-    if x1 - x0 >= y1 - y0:
-        hlines.append(geometry.HLine(x0, x1, (y0 + y1) / 2))
-    else:
-        vlines.append(geometry.VLine((x0 + x1) / 2, y0, y1))
 
 
 def _overlap_share(a: Rect, b: Rect) -> float:
