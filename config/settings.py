@@ -508,6 +508,18 @@ VERIFY_QUEUE_TIMEOUT_SECONDS = env.float("VERIFY_QUEUE_TIMEOUT_SECONDS", default
 # 0 for no bound.
 VERIFY_MAX_PER_ADDRESS = env.int("VERIFY_MAX_PER_ADDRESS", default=None)
 
+# Field detection on a template's flat pages (the editor's "Detect fields", manage.py
+# detect_fields): at most DETECT_MAX_PAGES pages at once, each drawn at DETECT_DPI and at most
+# DETECT_MAX_PIXELS (a larger page is drawn smaller). From the web it runs in worker processes
+# (templates_app.engine.detect_pool), each within an address-space limit and a deadline.
+DETECT_MAX_PAGES = env.int("DETECT_MAX_PAGES", default=50)
+DETECT_DPI = env.float("DETECT_DPI", default=144.0)
+DETECT_MAX_PIXELS = env.int("DETECT_MAX_PIXELS", default=12_000_000)
+DETECT_WORKERS = env.int("DETECT_WORKERS", default=1)
+DETECT_WORKER_MEMORY_MB = env.int("DETECT_WORKER_MEMORY_MB", default=1024)
+DETECT_TIMEOUT_SECONDS = env.float("DETECT_TIMEOUT_SECONDS", default=60.0)
+DETECT_QUEUE_TIMEOUT_SECONDS = env.float("DETECT_QUEUE_TIMEOUT_SECONDS", default=10.0)
+
 # --- Public writes: signing and webform pages (owned by esign/ and workflows/) -----------------
 # A signer's finish (POST /api/etch/sign/<eid>/complete, JSON): the whole body, refused (413)
 # before it is read; the drawn signature (a PNG, sent as a data URL); each typed value, in

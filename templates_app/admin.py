@@ -288,6 +288,7 @@ class PdfTemplateAdmin(admin.ModelAdmin):
                     ("pdf", editor.editor_pdf),
                     ("spec", editor.editor_spec),
                     ("publish", editor.editor_publish),
+                    ("detect", editor.editor_detect),
                 )
             ),
         ]

@@ -13,6 +13,10 @@ Endpoints (under ``admin/templates_app/pdftemplate/<id>/editor/``):
   ``{spec, title}`` saves it through ``template_update_working``. A refused save answers 400
   ``{"name": "ValidationError", "fields": [{"property": "fields.3.rect", "message"}]}``.
 - ``publish/``: POST publishes the working version.
+- ``detect/``: POST ``{pages?: [0-based page], onlyMissing?: bool}`` answers ``{fields}``: the
+  fields found on those pages of the working version's PDF (``templates_app.detection``, in a
+  detection worker), ids ``d1``... and aliases unique beside the template's. Nothing is saved:
+  the editor shows them as a draft until the person accepts them and saves.
 - ``preview/``: POST ``{data?}`` fills the working version (example data when ``data`` is
   absent) and answers the PDF. Filling is fill's work, above this app: ``fill/admin.py`` serves
   it (``register_template_view``), with ``json_body`` and ``error_response`` from here.
@@ -35,7 +39,7 @@ from core.engine.template_spec import ALIGNMENTS, FONT_WEIGHTS
 from core.errors import ServiceError, ValidationFailed
 from core.parsers import check_json_value, too_deep
 from core.responses import file_response
-from templates_app import services
+from templates_app import detection, services
 from templates_app.engine.describe import example_data
 from templates_app.models import PdfTemplate
 
@@ -95,6 +99,7 @@ def editor_page(
             "spec": _url("editor_spec", template),
             "pdf": _url("editor_pdf", template),
             "publish": _url("editor_publish", template),
+            "detect": _url("editor_detect", template),
             "preview": _url("editor_preview", template),
             "change": _url("change", template),
             "pdfjs": static("vendor/pdfjs/pdf.min.mjs"),
@@ -157,3 +162,24 @@ def editor_publish(request: HttpRequest, template: PdfTemplate) -> JsonResponse:
         return error_response(error)
     state = _working_state(template)
     return JsonResponse({**state, "publishedNumber": version.number})
+
+
+def editor_detect(request: HttpRequest, template: PdfTemplate) -> JsonResponse:
+    if request.method != "POST":
+        return JsonResponse({"name": "MethodNotAllowed", "message": "POST only."}, status=405)
+    try:
+        body = json_body(request)
+        pages, only_missing = body.get("pages"), body.get("onlyMissing", False)
+        if pages is not None and (
+            not isinstance(pages, list)
+            or not all(isinstance(page, int) and not isinstance(page, bool) for page in pages)
+        ):
+            raise ValidationFailed.single("pages", "A list of page numbers (from 0), or absent.")
+        if not isinstance(only_missing, bool):
+            raise ValidationFailed.single("onlyMissing", "Must be true or false.")
+        fields = detection.template_detect_fields(
+            template=template, pages=pages, only_missing=only_missing
+        )
+    except ServiceError as error:
+        return error_response(error)
+    return JsonResponse({"fields": fields})

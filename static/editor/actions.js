@@ -3,8 +3,8 @@
 //   {name, label, keys: ["Mod+Z"], perform(ctx, detail), enabled?(ctx), anywhere?}
 //
 // The keyboard looks keys up here; toolbar buttons (data-action="<name>") and the side panel run
-// actions by name. ``ctx`` is {state, view, saver, preview, toast}; ``detail`` is {event} for a
-// key, {fieldId} from the panel, {} from a button. ``enabled`` false: the action does not run, its
+// actions by name. ``ctx`` is {state, view, saver, preview, detector, toast}; ``detail`` is
+// {event} for a key, {fieldId} from the panel, {} from a button. ``enabled`` false: the action does not run, its
 // key is left to the browser and its button is disabled. ``anywhere``: its key works also while
 // typing in a box or with the preview open.
 //
@@ -214,6 +214,11 @@ export const EDITOR_ACTIONS = [
     name: "preview",
     label: "Preview",
     perform: ({ preview }) => preview.open(),
+  },
+  {
+    name: "detect",
+    label: "Detect fields",
+    perform: ({ detector }) => (detector.isOpen ? detector.close() : detector.open()),
   },
 ];
 

@@ -3,8 +3,8 @@
 //
 // Modules: actions.js (what the user can do, with its keys and buttons); document-state.js (the
 // document, selection, undo) and state.js (the changes made to it); saving.js (save and
-// publish); pages.js (the pages, zoom and scrolling), page-canvas.js (drawing a page),
-// overlays.js (the fields over the pages) and gestures.js (the mouse); panel.js (the side
+// publish); detect.js (fields found on the pages, shown as a draft); pages.js (the pages, zoom
+// and scrolling), page-canvas.js (drawing a page), overlays.js (the fields over the pages) and gestures.js (the mouse); panel.js (the side
 // panel) with document-panel.js, field-panel.js, sub-rect-sections.js, format-section.js,
 // style-controls.js and several-fields-panel.js (what it shows); preview.js (the fill preview);
 // api.js (the server); fields.js (field types, declared by the server) and geometry.js (rects
@@ -14,6 +14,7 @@
 import { h, num } from "../common/dom.js";
 import { ActionRegistry, EDITOR_ACTIONS } from "./actions.js";
 import { Api } from "./api.js";
+import { FieldDetector } from "./detect.js";
 import { defineFieldTypes, fieldTypeNames, isSignerType, typeLabel } from "./fields.js";
 import { PagesView } from "./pages.js";
 import { Panel } from "./panel.js";
@@ -45,7 +46,8 @@ async function boot() {
     ensureSaved,
     name: config.eid,
   });
-  const actions = new ActionRegistry({ state, view, saver, preview, toast });
+  const detector = new FieldDetector($("#ed-detect"), { api, state, view, toast });
+  const actions = new ActionRegistry({ state, view, saver, preview, detector, toast });
   actions.register(...EDITOR_ACTIONS);
   const panel = new Panel($(".ed-panel"), { state, config, actions });
   panel.render();

@@ -1,4 +1,5 @@
 import io
+import json
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -57,3 +58,24 @@ def test_import_template_refuses_a_form_that_needs_a_password(
         call_command("import_template", "acme", str(secret))
     assert PdfTemplate.objects.count() == 0
     assert not settings.MEDIA_ROOT.exists()
+
+
+def test_detect_fields_prints_the_field_info_of_the_pages_asked_for(tmp_path) -> None:
+    from tests.templates_app.test_editor_detect import flat_form
+
+    path = tmp_path / "flat.pdf"
+    path.write_bytes(flat_form())
+    out = io.StringIO()
+
+    call_command("detect_fields", str(path), "--pages", "1", stdout=out)
+
+    info = json.loads(out.getvalue())
+    assert [(f["id"], f["alias"], f["type"], f["pageNum"]) for f in info["fields"]] == [
+        ("f1", "fullName", "shortText", 0),
+        ("f2", "iAgree", "checkbox", 0),
+    ]
+    assert info["pages"][0]["width"] == 612
+    with pytest.raises(CommandError, match="The PDF has 1 pages."):
+        call_command("detect_fields", str(path), "--pages", "2", stdout=out)
+    with pytest.raises(CommandError, match="--pages: 'x' is not a page or range."):
+        call_command("detect_fields", str(path), "--pages", "x", stdout=out)

@@ -283,6 +283,7 @@ ENDPOINTS = [
     ("editor_spec", "post"),
     ("editor_publish", "post"),
     ("editor_preview", "post"),
+    ("editor_detect", "post"),
 ]
 
 

@@ -1,0 +1,139 @@
+"""The labels printed beside a found field, and the type a label names.
+
+The text of a page is read from pdfium in runs (one line, one font, with their true bounds);
+a field's label is the run printed where its label would be (``page_text.labels_near``: a
+checkbox's to its right, a text field's to its left or above; inside its own table cell, above
+its empty band; under a line, as "Signature" is printed under a signature line). The label's
+words say the type: Signature/Firma, Initials/Iniciales, Date/Fecha, Email/Correo,
+Phone/Teléfono, Amount/Total/$.
+
+Pure Python.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import pypdfium2 as pdfium
+
+from core.engine.template_spec import Rect
+from templates_app.engine.aliases import ascii_words, label_phrase
+from templates_app.engine.page_text import Label, TextLine, labels_near
+
+# Glyphs that are blanks themselves: underscores (a line typed as text) and boxes (pdfium reads
+# each of ZapfDingbats' boxes, ❏ ❑ included, as ■).
+BLANK_GLYPHS = frozenset("_☐□❏❐❑❒▢■")
+
+
+class TextRun(TextLine):
+    """A run of text read from pdfium (one line, one font), which knows where it really ends."""
+
+    def __init__(self, x: float, y: float, size: float, text: str, right: float) -> None:
+        super().__init__(x=x, y=y, size=size, text=text)
+        self.right = right
+
+    @property
+    def end(self) -> float:
+        return self.right
+
+
+# Words of a label that say what a field holds, first match wins (ASCII, lower case: accents
+# are dropped by ``ascii_words``, so "teléfono" is "telefono").
+_TYPE_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("initial", re.compile(r"\b(initials?|iniciales|initial here)\b")),
+    ("date", re.compile(r"\b(date|dated|fecha|dob|birthdate|birth)\b")),
+    ("signature", re.compile(r"\b(signature|sign here|signed|firma|firme aqui|signer)\b")),
+    ("email", re.compile(r"\b(e ?mail|correo)\b")),
+    ("phone", re.compile(r"\b(phone|telephone|tel|mobile|cell|telefono|celular|fax)\b")),
+    ("number", re.compile(r"\b(amount|total|quantity|qty|how many|number of|importe|cantidad)\b")),
+)
+
+
+def type_from_label(text: str) -> str | None:
+    """The field type a label names, if it names one: "Signature of applicant" -> signature."""
+    words = " ".join(word.lower() for word in ascii_words(text))
+    if "$" in text:
+        return "number"
+    for name, pattern in _TYPE_WORDS:
+        if pattern.search(words):
+            return name
+    return None
+
+
+def text_runs(text: pdfium.PdfTextPage) -> list[TextRun]:
+    """The page's text as pdfium groups it (runs of one line and font), in page space."""
+    lines = []
+    for index in range(text.count_rects()):
+        left, bottom, right, top = text.get_rect(index)
+        words = text.get_text_bounded(left, bottom, right, top).strip()
+        # pdfium bounds the glyphs: capitals fill about 0.7 of an em, the font size.
+        size = (top - bottom) / 0.7
+        if not words or size <= 0:
+            continue
+        if words[0] in BLANK_GLYPHS:
+            # "☐ Yes": the box is the field; its label starts after it.
+            words = words.lstrip("".join(BLANK_GLYPHS)).strip()
+            left += size
+            if not words:
+                continue
+        lines.append(TextRun(x=left, y=bottom, size=size, text=words, right=right))
+    return lines
+
+
+def _inside_label(rect: Rect, cell_top: float | None, lines: Sequence[TextRun]) -> Label | None:
+    """The label printed inside a field's own table cell, above the empty band."""
+    if cell_top is None:
+        return None
+    inside = [
+        line
+        for line in lines
+        if rect.x - 2 <= line.x < rect.right - 4 and rect.top - 2 <= line.y < cell_top
+    ]
+    if not inside:
+        return None
+    inside.sort(key=lambda line: (-line.y, line.x))
+    return Label(" ".join(line.text.strip() for line in inside[:2]), "above")
+
+
+def _below_label(rect: Rect, lines: Sequence[TextRun]) -> Label | None:
+    """A caption printed under a line ("Signature", "Date")."""
+    below = [
+        line
+        for line in lines
+        if rect.y - 3 * line.size - 2 <= line.y + line.size <= rect.y + 1
+        and line.x < rect.right
+        and line.end > rect.x
+    ]
+    if not below:
+        return None
+    return Label(max(below, key=lambda line: line.y).text.strip(), "below")
+
+
+def label_and_type(
+    kind: str, rect: Rect, lines: Sequence[TextRun], *, cell_top: float | None = None
+) -> tuple[str, str | None]:
+    """The label printed for a found field of shape ``kind`` ("text", "checkbox", "comb") at
+    ``rect`` (or "") and the type it names (or None). ``cell_top``: the top of the table cell
+    whose empty band the field is, where a label inside the cell is looked for."""
+    if not lines:
+        return "", None
+    if kind == "checkbox":
+        candidates = labels_near(rect, lines, kind="checkbox")
+    else:
+        inside = _inside_label(rect, cell_top, lines)
+        candidates = [*([inside] if inside else []), *labels_near(rect, lines, kind="text")]
+        if kind == "text" and (below := _below_label(rect, lines)) is not None:
+            candidates.append(below)
+    label, named = "", None
+    for candidate in candidates:
+        # "Signature" alone names no alias (a generated name, to the alias rules) but a type.
+        named = named or type_from_label(candidate.text)
+        phrase = label_phrase(candidate.text, last=candidate.side == "left")
+        if phrase is not None and not label:
+            label = phrase
+        if label and named:
+            break
+    if kind != "text":
+        named = None  # a checkbox or a row of boxes is what its shape says
+    return label, named

@@ -1,0 +1,156 @@
+"""The shapes of a form's blanks, from its rules: closed boxes (table cells, checkboxes), rows of
+character boxes (combs) and lines to write on.
+
+Everything here is in page space (points, y up) and knows nothing of pictures: the rules come
+from ``page_raster`` through the page's frame. A rule is a ``HLine`` or a ``VLine``.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# Positions within this many points are the same (rules drawn with a pen's width, a scan's blur).
+TOLERANCE = 2.0
+CHECKBOX_MIN = 5.0
+CHECKBOX_MAX = 22.0
+COMB_CELL_MAX_WIDTH = 30.0
+BOX_MIN_WIDTH = 20.0
+BOX_MIN_HEIGHT = 7.0
+BOX_MAX_HEIGHT = 120.0
+
+
+@dataclass(frozen=True)
+class HLine:
+    x0: float
+    x1: float
+    y: float
+
+    @property
+    def length(self) -> float:
+        return self.x1 - self.x0
+
+
+@dataclass(frozen=True)
+class VLine:
+    x: float
+    y0: float
+    y1: float
+
+
+@dataclass(frozen=True)
+class Box:
+    """A closed rectangle of rules, as x0, y0 (bottom), x1, y1 (top)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
+
+def closed_boxes(hlines: Sequence[HLine], vlines: Sequence[VLine]) -> list[Box]:
+    """The smallest rectangles closed by rules: for each rule as a bottom edge, each pair of
+    neighbouring walls standing on it, and the lowest rule above that spans both walls."""
+    tol = TOLERANCE
+    by_y = sorted(hlines, key=lambda line: line.y)
+    ys = [line.y for line in by_y]
+    walls_by_x = sorted(vlines, key=lambda line: line.x)
+    wall_xs = [line.x for line in walls_by_x]
+    boxes: set[tuple[int, int, int, int]] = set()
+    out: list[Box] = []
+    for bottom in by_y:
+        first = bisect_left(wall_xs, bottom.x0 - tol)
+        walls: list[VLine] = []
+        for wall in walls_by_x[first:]:
+            if wall.x > bottom.x1 + tol:
+                break
+            if wall.y0 <= bottom.y + tol and wall.y1 >= bottom.y + CHECKBOX_MIN:
+                if walls and wall.x - walls[-1].x <= tol:
+                    if wall.y1 > walls[-1].y1:
+                        walls[-1] = wall  # the same wall drawn twice: keep the taller
+                    continue
+                walls.append(wall)
+        for left, right in zip(walls, walls[1:], strict=False):
+            if right.x - left.x < CHECKBOX_MIN:
+                continue
+            reach = min(left.y1, right.y1) + tol
+            start = bisect_left(ys, bottom.y + CHECKBOX_MIN - tol)
+            for top in by_y[start:]:
+                if top.y > reach:
+                    break
+                if top.x0 <= left.x + tol and top.x1 >= right.x - tol:
+                    key = (round(left.x), round(bottom.y), round(right.x), round(top.y))
+                    if key not in boxes:
+                        boxes.add(key)
+                        out.append(Box(left.x, bottom.y, right.x, top.y))
+                    break
+    return out
+
+
+def is_checkbox(box: Box) -> bool:
+    return (
+        CHECKBOX_MIN <= box.width <= CHECKBOX_MAX
+        and CHECKBOX_MIN <= box.height <= CHECKBOX_MAX
+        and 0.7 <= box.width / box.height <= 1.4
+    )
+
+
+def combs(boxes: Sequence[Box]) -> list[list[Box]]:
+    """Rows of at least two small boxes of one size side by side, sharing their walls: the
+    character boxes of a tax form's number."""
+    small = sorted(
+        (b for b in boxes if b.width <= COMB_CELL_MAX_WIDTH and b.height <= 40),
+        key=lambda b: (round(b.y0), b.x0),
+    )
+    rows: list[list[Box]] = []
+    for box in small:
+        for row in rows:
+            last = row[-1]
+            if (
+                abs(last.y0 - box.y0) <= TOLERANCE
+                and abs(last.y1 - box.y1) <= TOLERANCE
+                and abs(box.x0 - last.x1) <= TOLERANCE
+                and max(box.width, last.width) <= 1.35 * min(box.width, last.width)
+            ):
+                row.append(box)
+                break
+        else:
+            rows.append([box])
+    return [row for row in rows if len(row) >= 2]
+
+
+def free_stretches(line: HLine, vlines: Sequence[VLine], taken: Sequence[Box]) -> list[HLine]:
+    """The parts of a rule not under a box already found, cut where a wall meets it from above:
+    each is a line someone may write on."""
+    tol = TOLERANCE
+    cuts = sorted(
+        wall.x
+        for wall in vlines
+        if wall.y0 <= line.y + tol
+        and wall.y1 >= line.y + CHECKBOX_MIN
+        and line.x0 + tol < wall.x < line.x1 - tol
+    )
+    pieces, start = [], line.x0
+    for x in [*cuts, line.x1]:
+        if x - start > tol:
+            pieces.append(HLine(start, x, line.y))
+        start = x
+    free = []
+    for piece in pieces:
+        covered = sum(
+            max(0.0, min(piece.x1, box.x1) - max(piece.x0, box.x0))
+            for box in taken
+            if abs(box.y0 - piece.y) <= tol
+        )
+        if covered < 0.5 * piece.length:
+            free.append(piece)
+    return free

@@ -1,0 +1,394 @@
+"""A page as a picture, and the straight lines printed on it.
+
+Field detection reads a page's lines from its rendering, not from its content stream: a form
+draws a rule as a stroked path, a thin filled rectangle, a row of underscores or (scanned) as
+pixels, and a picture shows all of these the same way. pdfium renders the page (pypdfium2), and
+the dark runs of each pixel row (and of each column, on the transposed picture) are found by
+searching the row's bytes: the work is done in C, with no numpy.
+
+A scanned page is a photograph of paper, turned a little: ``deskew`` finds the angle whose row
+profile is sharpest and turns the picture back, so its rules are rows again.
+
+Coordinates: pixels (``Pixels``) have their origin at the top-left of the rendered crop box; a
+``PageFrame`` turns them into the page's default user space (the space of widget rects).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from PIL import Image, ImageChops, ImageDraw, ImageFilter
+
+# Darker than this (0-255) is ink.
+INK_LEVEL = 170
+# Darker than this is a tint: a field's background colour.
+TINT_LEVEL = 240
+# The angles (degrees) a scan is tried at to find its skew, and the step between them.
+MAX_SKEW = 2.0
+SKEW_STEP = 0.1
+
+
+@dataclass(frozen=True)
+class PageFrame:
+    """Where the rendered picture lies on the page: crop box, /Rotate and pixels per point."""
+
+    crop: tuple[float, float, float, float]  # x0, y0, x1, y1 in default user space
+    rotation: int  # the page's /Rotate, 0, 90, 180 or 270
+    scale: float  # pixels per point
+
+    def to_page(self, px: float, py: float) -> tuple[float, float]:
+        """The page point at pixel (px, py) of the rendered picture."""
+        x0, y0, x1, y1 = self.crop
+        u, v = px / self.scale, py / self.scale
+        if self.rotation == 90:
+            return x0 + v, y0 + u
+        if self.rotation == 180:
+            return x1 - u, y0 + v
+        if self.rotation == 270:
+            return x1 - v, y1 - u
+        return x0 + u, y1 - v
+
+    def to_pixels(self, x: float, y: float) -> tuple[float, float]:
+        """The pixel of the rendered picture at page point (x, y)."""
+        x0, y0, x1, y1 = self.crop
+        s = self.scale
+        if self.rotation == 90:
+            return (y - y0) * s, (x - x0) * s
+        if self.rotation == 180:
+            return (x1 - x) * s, (y - y0) * s
+        if self.rotation == 270:
+            return (y1 - y) * s, (x1 - x) * s
+        return (x - x0) * s, (y1 - y) * s
+
+    def box_to_page(
+        self, left: float, top: float, right: float, bottom: float
+    ) -> tuple[float, float, float, float]:
+        """A pixel box (left, top, right, bottom) as a page box (x0, y0, x1, y1)."""
+        ax, ay = self.to_page(left, top)
+        bx, by = self.to_page(right, bottom)
+        return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
+
+    def box_to_pixels(
+        self, x0: float, y0: float, x1: float, y1: float
+    ) -> tuple[float, float, float, float]:
+        """A page box as a pixel box (left, top, right, bottom)."""
+        ax, ay = self.to_pixels(x0, y0)
+        bx, by = self.to_pixels(x1, y1)
+        return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
+
+
+@dataclass(frozen=True)
+class Run:
+    """A straight dark stroke in pixels: ``start``..``end`` along it (inclusive), at rows
+    ``across``..``across_end`` across it (its thickness)."""
+
+    start: int
+    end: int
+    across: int
+    across_end: int
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start + 1
+
+    @property
+    def thickness(self) -> int:
+        return self.across_end - self.across + 1
+
+
+def ink_mask(image: Image.Image) -> Image.Image:
+    """``image`` (mode L) as ink (0) on paper (255)."""
+    return image.point(lambda v: 0 if v < INK_LEVEL else 255)
+
+
+def tint_mask(image: Image.Image) -> Image.Image:
+    """``image`` as anything not white (0), the lightest background tints included."""
+    return image.point(lambda v: 0 if v < TINT_LEVEL else 255)
+
+
+def deskew(image: Image.Image) -> tuple[Image.Image, float]:
+    """``image`` turned back by the skew of its rules and lines of text, and that angle.
+
+    The right angle makes each rule one row, so the profile of ink by row has its sharpest
+    peaks: the angle with the largest sum of squared row totals wins, tried on a small copy,
+    coarsely and then finely around the best.
+    """
+    small = image.copy()
+    small.thumbnail((500, 500))
+    inverted = small.point(lambda v: 255 - v)
+
+    def sharpness(angle: float) -> float:
+        turned = inverted.rotate(angle, resample=Image.Resampling.BILINEAR)
+        rows = turned.resize((1, turned.height), Image.Resampling.BOX).tobytes()
+        return float(sum(value * value for value in rows))
+
+    coarse = [
+        step * 4 * SKEW_STEP for step in range(-5, 6) if abs(step * 4 * SKEW_STEP) <= MAX_SKEW
+    ]
+    best = max(coarse, key=sharpness)
+    fine = [best + step * SKEW_STEP / 2 for step in range(-4, 5)]
+    best = max(fine, key=sharpness)
+    if abs(best) < SKEW_STEP / 2:
+        return image, 0.0
+    turned = image.rotate(best, resample=Image.Resampling.BICUBIC, fillcolor=255, expand=False)
+    return turned, best
+
+
+def clear_filled_areas(mask: Image.Image, block: int) -> Image.Image:
+    """``mask`` with its large dark areas (shaded bars, reversed headings) made paper: the
+    white letters inside them would otherwise read as a maze of small boxes."""
+    width, height = mask.size
+    small = mask.resize((max(1, width // block), max(1, height // block)), Image.Resampling.BOX)
+    filled = small.point(lambda v: 255 if v < 90 else 0)
+    if filled.getbbox() is None:
+        return mask
+    # Grown by a block each way, so the rim of an area goes with it.
+    filled = filled.filter(ImageFilter.MaxFilter(3)).resize(
+        (width, height), Image.Resampling.NEAREST
+    )
+    return ImageChops.lighter(mask, filled)
+
+
+def _row_groups(mask: Image.Image, min_length: int) -> list[list[int]]:
+    """Dark runs of each row at least ``min_length`` pixels long, joined with the runs of the
+    rows next to them that start and end within two pixels: [start, end, first row, last row]."""
+    width, height = mask.size
+    data = mask.tobytes()
+    needle = b"\x00" * max(1, min_length)
+    open_runs: list[list[int]] = []
+    done: list[list[int]] = []
+    for y in range(height):
+        row = data[y * width : (y + 1) * width]
+        if needle not in row:  # most rows: one fast search, nothing to follow
+            done.extend(open_runs)
+            open_runs = []
+            continue
+        still_open: list[list[int]] = []
+        taken = set()
+        # Both this row's runs and the open ones are in order of their start: one pass.
+        first = 0
+        for start, end in _runs_of(row, needle):
+            while first < len(open_runs) and open_runs[first][0] < start - 2:
+                first += 1
+            index = first
+            while index < len(open_runs) and open_runs[index][0] <= start + 2:
+                run = open_runs[index]
+                if index not in taken and abs(run[1] - end) <= 2:
+                    taken.add(index)
+                    run[0], run[1], run[3] = min(run[0], start), max(run[1], end), y
+                    still_open.append(run)
+                    break
+                index += 1
+            else:
+                still_open.append([start, end, y, y])
+        done.extend(run for index, run in enumerate(open_runs) if index not in taken)
+        still_open.sort(key=lambda run: run[0])
+        open_runs = still_open
+    done.extend(open_runs)
+    return done
+
+
+def _runs_of(row: bytes, needle: bytes) -> Iterator[tuple[int, int]]:
+    """(first, last) of each run of ink (0) in ``row`` at least as long as ``needle``. bytes.find
+    is a fast C search; a regular expression steps through every byte in Python's engine."""
+    position = row.find(needle)
+    while position >= 0:
+        end = row.find(b"\xff", position)
+        if end < 0:
+            end = len(row)
+        yield position, end - 1
+        position = row.find(needle, end)
+
+
+def row_runs(mask: Image.Image, min_length: int, max_thickness: int) -> list[Run]:
+    """The horizontal strokes of a mask (ink 0): dark runs of each row at least ``min_length``
+    pixels long, joined with the runs of the rows next to them into strokes no thicker than
+    ``max_thickness`` (thicker ones are filled areas, not rules). A stroke broken by a pixel or
+    two (a scan's noise) is joined up."""
+    strokes = [
+        Run(start, end, first, last)
+        for start, end, first, last in _row_groups(mask, min_length)
+        if last - first + 1 <= max_thickness
+    ]
+    return _join_gaps(strokes)
+
+
+def filled_boxes(mask: Image.Image, min_side: int) -> list[tuple[int, int, int, int]]:
+    """Rectangles of one even tint (``mask``: tinted 0), at least ``min_side`` pixels each way,
+    as (left, top, right, bottom) exclusive: a field shown only by its background colour. Text
+    or a rule inside breaks a rectangle's rows, so only empty ones are found whole."""
+    return [
+        (start, first, end + 1, last + 1)
+        for start, end, first, last in _row_groups(mask, min_side)
+        if last - first + 1 >= min_side
+    ]
+
+
+def _join_gaps(runs: list[Run], gap: int = 3) -> list[Run]:
+    """Strokes that continue one another, as one: on rows at most a pixel apart (a scan's
+    leftover skew steps a rule by a row every few hundred pixels), overlapping or with a gap of
+    at most ``gap`` pixels between them. The joined stroke's rows are those of its first part
+    (its position across), so a long rule stepping down does not grow thick."""
+    runs = sorted(runs, key=lambda run: run.start)
+    joined: list[Run] = []
+    # The stroke last extended on each row: where a run on that row or next to it may join.
+    by_row: dict[int, int] = {}
+    for run in runs:
+        middle = (run.across + run.across_end) // 2
+        for row in (middle, middle - 1, middle + 1):
+            index = by_row.get(row)
+            if index is None:
+                continue
+            last = joined[index]
+            if last.start <= run.start <= last.end + gap + 1:
+                joined[index] = Run(
+                    last.start, max(last.end, run.end), last.across, last.across_end
+                )
+                by_row[middle] = index
+                break
+        else:
+            by_row[middle] = len(joined)
+            joined.append(run)
+    return joined
+
+
+def column_runs(mask: Image.Image, min_length: int, max_thickness: int) -> list[Run]:
+    """The vertical strokes of a mask, as ``row_runs`` finds them on its transpose: ``start``
+    and ``end`` are rows, ``across`` columns."""
+    return row_runs(mask.transpose(Image.Transpose.TRANSPOSE), min_length, max_thickness)
+
+
+def erase_runs(mask: Image.Image, rows: list[Run], columns: list[Run]) -> Image.Image:
+    """A copy of ``mask`` without the given strokes, a pixel wider each side: what is left is
+    the text and marks on the page, to tell an empty box from a filled-in one."""
+    out = mask.copy()
+    draw = ImageDraw.Draw(out)
+    for run in rows:
+        draw.rectangle((run.start, run.across - 1, run.end, run.across_end + 1), fill=255)
+    for run in columns:
+        draw.rectangle((run.across - 1, run.start, run.across_end + 1, run.end), fill=255)
+    return out
+
+
+def blank_rows_from_bottom(ink: Image.Image, box: tuple[int, int, int, int]) -> int:
+    """How many pixel rows of ``box`` (left, top, right, bottom; inclusive-exclusive) hold no
+    ink, counted up from its bottom edge: the empty band a person writes in."""
+    left, top, right, bottom = box
+    if right - left < 2 or bottom - top < 1:
+        return 0
+    crop = ink.crop((left, top, right, bottom))
+    # Ink pixels per row: the darkest a row's average gets is 255 - 255 * ink / width.
+    profile = crop.resize((1, crop.height), Image.Resampling.BOX).tobytes()
+    allowed = 255 - max(1, 255 * 1.5 / crop.width)  # a speck of noise is not writing
+    blank = 0
+    for value in reversed(profile):
+        if value < allowed:
+            break
+        blank += 1
+    return blank
+
+
+def blank_columns_from_right(ink: Image.Image, box: tuple[int, int, int, int]) -> int:
+    """How many pixel columns of ``box`` hold no ink, counted from its right edge leftwards:
+    the empty part of a cell whose label or sign ("=", "$") is printed at its left."""
+    left, top, right, bottom = box
+    if right - left < 1 or bottom - top < 2:
+        return 0
+    crop = ink.crop((left, top, right, bottom))
+    profile = crop.resize((crop.width, 1), Image.Resampling.BOX).tobytes()
+    allowed = 255 - max(1, 255 * 1.5 / crop.height)
+    blank = 0
+    for value in reversed(profile):
+        if value < allowed:
+            break
+        blank += 1
+    return blank
+
+
+def paper_around(mask: Image.Image, box: tuple[int, int, int, int], margin: int) -> bool:
+    """True when the ``margin`` pixels around ``box`` (left, top, right, bottom) are mostly
+    paper (255) in ``mask``: the box stands alone."""
+    left, top, right, bottom = box
+    width, height = mask.size
+    strips = (
+        (left - margin, top - margin, right + margin, top),
+        (left - margin, bottom, right + margin, bottom + margin),
+        (left - margin, top, left, bottom),
+        (right, top, right + margin, bottom),
+    )
+    for x0, y0, x1, y1 in strips:
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(width, x1), min(height, y1)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        mean = mask.crop((x0, y0, x1, y1)).resize((1, 1), Image.Resampling.BOX).tobytes()[0]
+        if mean < 200:
+            return False
+    return True
+
+
+def small_rings(mask: Image.Image, min_side: int, max_side: int) -> list[tuple[int, int, int, int]]:
+    """Small round outlines standing alone (radio buttons), as (left, top, right, bottom)
+    exclusive: connected shapes of ink (found run by run, row by row) about as wide as tall,
+    between ``min_side`` and ``max_side`` pixels, hollow (a ring, not a dot or a letter's
+    blob), whose middle and corners are paper."""
+    width, height = mask.size
+    data = mask.tobytes()
+    parent: list[int] = []
+    boxes: list[list[int]] = []  # per run: left, top, right, bottom, ink
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    previous: list[tuple[int, int, int]] = []  # (start, end, run index) of the row above
+    for y in range(height):
+        row = data[y * width : (y + 1) * width]
+        if b"\x00" not in row:
+            previous = []
+            continue
+        current: list[tuple[int, int, int]] = []
+        pointer = 0
+        for start, end in _runs_of(row, b"\x00"):
+            index = len(parent)
+            parent.append(index)
+            boxes.append([start, y, end + 1, y + 1, end - start + 1])
+            current.append((start, end, index))
+            while pointer < len(previous) and previous[pointer][1] < start - 1:
+                pointer += 1
+            above = pointer
+            while above < len(previous) and previous[above][0] <= end + 1:
+                a, b = root(previous[above][2]), root(index)
+                if a != b:
+                    parent[b] = a
+                above += 1
+        previous = current
+    shapes: dict[int, list[int]] = {}
+    for index, box in enumerate(boxes):
+        key = root(index)
+        shape = shapes.get(key)
+        if shape is None:
+            shapes[key] = list(box)
+        else:
+            shape[0], shape[1] = min(shape[0], box[0]), min(shape[1], box[1])
+            shape[2], shape[3] = max(shape[2], box[2]), max(shape[3], box[3])
+            shape[4] += box[4]
+    rings = []
+    for left, top, right, bottom, ink in shapes.values():
+        w, h = right - left, bottom - top
+        if not (min_side <= w <= max_side and min_side <= h <= max_side and 0.8 <= w / h <= 1.25):
+            continue
+        if ink > 0.6 * w * h or data[((top + bottom) // 2) * width + (left + right) // 2] == 0:
+            continue  # a dot or a filled blob, not a ring
+        corners = (
+            data[(top + 1) * width + left + 1],
+            data[(top + 1) * width + right - 2],
+            data[(bottom - 2) * width + left + 1],
+            data[(bottom - 2) * width + right - 2],
+        )
+        if 0 in corners:
+            continue  # square cornered: a frame of something else (squares are boxes)
+        rings.append((left, top, right, bottom))
+    return rings
