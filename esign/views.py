@@ -23,6 +23,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.embedding import allow_framing_by, embed_origins
@@ -33,11 +34,11 @@ from core.responses import file_response
 from core.uploads import check_declared_size, size_text
 from esign import lifecycle
 from esign.audit import Client
-from esign.documents import document_pdf
+from esign.documents import document_page_boxes, document_pdf
 from esign.downloads import document_group_archive
 from esign.emails import gets_emails, signer_of_copy_link
 from esign.engine.errors import PageUnavailable
-from esign.engine.pages import PAGE_WIDTHS, page_boxes, page_width, render_page
+from esign.engine.pages import PAGE_WIDTHS, page_width, render_page
 from esign.languages import in_language, page_language_activate
 from esign.link_views import error_page
 from esign.models import Packet, PacketDocument, Signer
@@ -111,6 +112,12 @@ def _finished(signer: Signer, keys: dict[str, Any]) -> JsonResponse:
     return JsonResponse({"event": keys, "redirectURL": redirect, "legacyURL": redirect or done})
 
 
+# Compressed (a third of its bytes on a slow link). BREACH needs a secret and input of the
+# attacker's in one compressed response: the page's one secret is the link's token, and what
+# the page shows of the request is that token itself (an attacker who can choose it already has
+# it) and withinIframe, as true or false; the rest is the sender's. Django's GZipMiddleware adds
+# random bytes to every response's gzip header besides (Heal The Breach).
+@gzip_page
 @xframe_options_exempt  # framing is governed by the CSP frame-ancestors of _framed
 @require_GET
 def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
@@ -140,15 +147,11 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
         "canSign": is_signers_turn(signer),
         "waitingFor": waiting_for,
         "documents": [
-            {
-                "id": document["id"],
-                "title": document["title"],
-                "url": document["url"],
-                "filename": document["filename"],
-                "pages": [{"view": p["view"], "rotate": p["rotate"]} for p in document["pages"]],
-            }
+            {key: value for key, value in document.items() if key != "first_page"}
             for document in documents
         ],
+        "pageWidths": PAGE_WIDTHS,
+        "pageSizes": PAGE_SIZES,
         "fields": signer_fields(signer),
         "completeUrl": reverse("esign-complete", args=[signer.eid]),
         "declineUrl": reverse("esign-decline", args=[signer.eid]),
@@ -169,47 +172,86 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
             "config": config,
             "token": token,
             "documents": documents,
+            "page_sizes": PAGE_SIZES,
+            "modules": SIGNING_MODULES,
             "strings": signing_strings(),
         },
     )
     return _framed(response, origins, language)
 
 
+# How wide a page is shown, for the browser's choice among the pictures' widths (srcset): the
+# column, 880 px from 912 px up, else the window less its margins. Past a device pixel ratio of 2
+# the column is said to be a third narrower, so that a DPR-3 phone downloads a picture about
+# twice as wide as the column (800 px for 358 px) instead of three times (1200 px): as sharp to
+# the eye at arm's length, and a third of the bytes on a slow link, which is what decides when
+# the first page shows. sign.js gives the later pages the same sizes.
+# sign.js and every module it imports, preloaded by the page's head.
+SIGNING_MODULES = (
+    "esign/sign.js",
+    "esign/adopt.js",
+    "esign/pad.js",
+    "esign/controls.js",
+    "esign/fields.js",
+    "esign/strings.js",
+    "esign/documents.js",
+    "esign/outcome.js",
+    "esign/embed.js",
+    "common/dom.js",
+    "common/page-box.js",
+    "embed/parent.js",
+)
+PAGE_SIZES = (
+    "(min-resolution: 2.01dppx) and (min-width: 912px) 587px, "
+    "(min-resolution: 2.01dppx) calc((100vw - 32px) * 2 / 3), "
+    "(min-width: 912px) 880px, calc(100vw - 32px)"
+)
+
+
 def _shown_document(signer: Signer, document: PacketDocument, token: str) -> dict[str, Any]:
     """A document as the signing page shows it: its pages as pictures drawn on the server, in
     the widths of PAGE_WIDTHS (the browser picks one by the column's width on its screen), and
-    each page's box for placing the fields over it. The pictures' URLs carry the link's token
-    (an <img> sends no header) and the document's version, so a browser may keep them."""
+    the pages' boxes for placing the fields over them, as runs of equal pages so that the page
+    does not grow with a long document's page count. The pictures' URLs carry the link's token
+    (an <img> sends no header) and the document's version, so a browser may keep them; the
+    script builds them (documents.js) but for the first page's (``first_page``), which is in
+    the HTML so that the browser asks for it before any script runs."""
     title = document.title or document.filename
-    boxes = page_boxes(document_pdf(document))
-    pages = []
-    for index, box in enumerate(boxes):
-        url = reverse("esign-page-image", args=[signer.eid, document.alias_id, index])
+    boxes = document_page_boxes(document)
+    version = document.current_sha256[:16]
+    first_url = reverse("esign-page-image", args=[signer.eid, document.alias_id, 0])
 
-        def src(width: int, url: str = url) -> str:
-            query = urlencode({"w": width, "v": document.current_sha256[:16], "token": token})
-            return f"{url}?{query}"
+    def src(width: int) -> str:
+        return f"{first_url}?{urlencode({'w': width, 'v': version, 'token': token})}"
 
-        pages.append(
-            {
-                "index": index,
-                "number": index + 1,
-                "label": _("{title}, page {number} of {total}").format(
-                    title=title, number=index + 1, total=len(boxes)
-                ),
-                "ratio": f"{box.width:g} / {box.height:g}",
-                "src": src(800),
-                "srcset": ", ".join(f"{src(width)} {width}w" for width in PAGE_WIDTHS),
-                "view": list(box.view),
-                "rotate": box.rotate,
-            }
-        )
+    runs: list[dict[str, Any]] = []
+    for box in boxes:
+        shape = {"view": list(box.view), "rotate": box.rotate}
+        if runs and runs[-1]["view"] == shape["view"] and runs[-1]["rotate"] == box.rotate:
+            runs[-1]["count"] += 1
+        else:
+            runs.append({**shape, "count": 1})
+    first_page = None
+    if boxes:
+        first_page = {
+            "label": _("{title}, page {number} of {total}").format(
+                title=title, number=1, total=len(boxes)
+            ),
+            "ratio": f"{boxes[0].width:g} / {boxes[0].height:g}",
+            "src": src(800),
+            "srcset": ", ".join(f"{src(width)} {width}w" for width in PAGE_WIDTHS),
+        }
     return {
         "id": document.alias_id,
         "title": title,
         "url": reverse("esign-document", args=[signer.eid, document.alias_id]),
         "filename": _pdf_name(document),
-        "pages": pages,
+        # The pictures' URL but its last part, "<page>.webp".
+        "pagesUrl": first_url.removesuffix("0.webp"),
+        "version": version,
+        "pageCount": len(boxes),
+        "pages": runs,
+        "first_page": first_page,
     }
 
 

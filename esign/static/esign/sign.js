@@ -416,7 +416,11 @@ async function start() {
     root.dataset.state = "waiting";
     notice(waitingMessage(), "info");
   }
-  const view = new DocumentsView($("#sg-documents"), config.documents || []);
+  const view = new DocumentsView($("#sg-documents"), config.documents || [], {
+    token,
+    widths: config.pageWidths || [],
+    sizes: config.pageSizes || "",
+  });
   if (config.signerStatus === "completed") showCopies();
   if (!config.canSign) return;
 
