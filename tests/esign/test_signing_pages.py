@@ -73,6 +73,7 @@ def test_the_page_lays_out_every_page_as_a_picture_and_loads_no_pdf_reader(
     html = response.content.decode()
     assert "pdfjs" not in html
     assert "pdf.worker" not in html
+    assert "{#" not in html  # no template comment shown as text
     version = PacketDocument.objects.get(packet__signers__eid=signer).current_sha256[:16]
     # Only the first page's picture is in the HTML (asked for before any script runs), at most
     # twice the column's width on a phone of DPR 3 (the sizes' "* 2 / 3"); the script lays out
