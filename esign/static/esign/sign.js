@@ -13,6 +13,7 @@ import {
   AUTOMATIC,
   PLACEHOLDERS,
   STAMPED,
+  isRequired,
   keyOf,
   labelOf,
   sortFields,
@@ -39,6 +40,7 @@ const state = {
   current: 0,
   values: {},
   accepted: new Set(),
+  seen: new Set(), // the keys of the fields the guide has shown
   adoption: null, // {mode: "draw"|"text", drawn, typed, initials}
   errors: new Map(), // field key -> message from the server or the guide
   busy: false,
@@ -64,15 +66,20 @@ function isFilled(field) {
     case "initial":
       return Boolean(adoption && adoption.initials);
     case "signatureDate":
-    case "checkbox":
       return true;
+    case "checkbox":
+      return state.values[keyOf(field)] === true;
     default:
       return String(state.values[keyOf(field)] ?? "").trim() !== "" && !typeProblem(field);
   }
 }
 
+// Filled, or left empty where it may be once the guide has shown it; and accepted when each
+// field is to be accepted.
 function isDone(field) {
-  return isFilled(field) && (!config.acceptEachField || state.accepted.has(keyOf(field)));
+  const key = keyOf(field);
+  const complete = isFilled(field) || (!isRequired(field) && state.seen.has(key));
+  return complete && (!config.acceptEachField || state.accepted.has(key));
 }
 
 function doneCount() {
@@ -237,6 +244,7 @@ function select(index, { focus = false, announceIt = true, scroll = true } = {})
   if (!state.fields.length) return;
   state.current = Math.max(0, Math.min(state.fields.length - 1, index));
   const field = state.fields[state.current];
+  state.seen.add(keyOf(field));
   renderBoxes();
   renderGuide();
   const box = state.boxes.get(keyOf(field));
@@ -301,7 +309,7 @@ function setValue(field, value) {
 function accept() {
   const field = state.fields[state.current];
   if (!field) return;
-  if (!isFilled(field)) {
+  if (!isFilled(field) && isRequired(field)) {
     state.errors.set(keyOf(field), typeProblem(field) || t("fillFirst"));
     renderBoxes();
     renderGuide();
@@ -356,6 +364,11 @@ async function finish() {
   const missing = state.fields.findIndex((field) => !isDone(field));
   if (missing >= 0) {
     const field = state.fields[missing];
+    if (!isRequired(field) && !state.seen.has(keyOf(field))) {
+      // Not shown yet: the guide shows it, with nothing wrong about it.
+      select(missing, { focus: true });
+      return;
+    }
     const left = state.fields.length - doneCount();
     state.errors.set(
       keyOf(field),
