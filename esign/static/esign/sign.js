@@ -137,6 +137,13 @@ function renderBoxes() {
   renderFieldList();
 }
 
+// Where a field of the list is: its page, and its document's name when the packet has several
+// (two "Signature, page 1" would not say which is which).
+function listWhere(field) {
+  if (documentTitles.size > 1) return where(field);
+  return t("list.page", { number: field.page + 1 });
+}
+
 // The list of the signer's fields above the documents: each one, where it is, whether it is
 // done; selecting one goes to it.
 function renderFieldList() {
@@ -164,7 +171,7 @@ function renderFieldList() {
           },
           h("span", { class: "sg-fieldlist-mark", "aria-hidden": "true" }, isDone(field) ? "\u2713" : String(index + 1)),
           h("span", { class: "sg-fieldlist-label" }, labelOf(field)),
-          h("span", { class: "sg-fieldlist-where" }, t("list.page", { number: field.page + 1 })),
+          h("span", { class: "sg-fieldlist-where" }, listWhere(field)),
           h("span", { class: "sg-visually-hidden" }, t(isDone(field) ? "list.done" : "list.todo")),
         ),
       ),
