@@ -43,6 +43,8 @@ export function signingOutcome({ root, config, token }) {
     notice("");
     $("#sg-result-title").textContent = title;
     $("#sg-result-text").textContent = text;
+    // The result is the page's <main> now: the documents' one is hidden (one main at a time).
+    $("#sg-main").hidden = true;
     $("#sg-result").hidden = false;
     $("#sg-result").focus();
   }

@@ -121,15 +121,17 @@ function renderBox(field, index) {
   ]
     .filter(Boolean)
     .join(" ");
-  el.setAttribute(
-    "aria-label",
-    t(done ? "box.done" : "box.todo", {
-      label: labelOf(field),
-      number: index + 1,
-      total: state.fields.length,
-    }),
-  );
-  el.replaceChildren(...[boxContent(field)].filter(Boolean));
+  // The box is named by what it shows ("Sign here", "AL"), then what it is, for a screen
+  // reader (WCAG 2.5.3, label in name: a voice user says what they see).
+  const content = boxContent(field);
+  const shown = content?.textContent.trim();
+  const what = t(done ? "box.done" : "box.todo", {
+    label: labelOf(field),
+    number: index + 1,
+    total: state.fields.length,
+  });
+  el.setAttribute("aria-label", shown ? `${shown}, ${what}` : what);
+  el.replaceChildren(...[content].filter(Boolean));
 }
 
 function renderBoxes() {
