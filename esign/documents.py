@@ -1,17 +1,33 @@
-"""A packet document's PDF as it stands, and its pages' boxes."""
+"""A packet document's PDF as it stands or as a signer is given it, its file name, its pages'
+boxes."""
 
 from __future__ import annotations
 
 from django.core.cache import cache
 
 from core.blobs import blob_read
+from core.engine.archive import safe_filename
 from esign.engine.pages import PageBox, page_boxes
-from esign.models import PacketDocument
+from esign.models import Packet, PacketDocument
 
 
 def document_pdf(document: PacketDocument) -> bytes:
     """The document as it stands: prepared, with every signature given so far."""
     return blob_read(document.current_path, document.current_sha256)
+
+
+def document_as_given(document: PacketDocument, packet: Packet) -> bytes:
+    """What a signer is given of the document: the sealed PDF once the packet is sealed, until
+    then the document as it stands (with every signature so far)."""
+    if document.sealed_sha256 and packet.seal_status == Packet.SealStatus.SEALED:
+        return blob_read(document.sealed_path, document.sealed_sha256)
+    return document_pdf(document)
+
+
+def document_filename(document: PacketDocument) -> str:
+    """The document's file name, ending in .pdf."""
+    name = safe_filename(document.filename or document.title, f"{document.alias_id}.pdf")
+    return name if name.lower().endswith(".pdf") else f"{name}.pdf"
 
 
 def document_page_boxes(document: PacketDocument) -> list[PageBox]:

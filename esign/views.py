@@ -27,16 +27,20 @@ from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.embedding import allow_framing_by, embed_origins
-from core.blobs import blob_read
-from core.engine.archive import safe_filename
 from core.errors import Conflict, RequestTooLarge, ServiceError, ValidationFailed
 from core.responses import file_response
 from core.uploads import check_declared_size, size_text
 from esign import lifecycle
 from esign.audit import Client
-from esign.documents import document_page_boxes, document_pdf
+from esign.copies import signer_copies
+from esign.documents import (
+    document_as_given,
+    document_filename,
+    document_page_boxes,
+    document_pdf,
+)
 from esign.downloads import document_group_archive
-from esign.emails import gets_emails, signer_of_copy_link
+from esign.emails import gets_emails
 from esign.engine.errors import PageUnavailable
 from esign.engine.pages import PAGE_WIDTHS, page_width, render_page
 from esign.languages import in_language, page_language_activate
@@ -50,6 +54,7 @@ from esign.tokens import (
     SigningRefused,
     signer_done_key,
     signer_from_token,
+    signer_of_copy_link,
     signer_of_done_key,
 )
 
@@ -103,13 +108,17 @@ def _refused(refused: SigningRefused) -> JsonResponse:
 def _finished(signer: Signer, keys: dict[str, Any]) -> JsonResponse:
     """The answer to signing or declining: the event for the embedding app, where to go, and
     the event's legacy string (legacyURL): a page that exists, the redirect URL when there is
-    one, else the completion page, whose key shows the signer their documents."""
+    one, else the completion page, whose key shows the signer their documents; and, to a
+    signer who signed, their lasting copy (copies: esign.copies)."""
     redirect = with_query(signer.redirect_url, keys) if signer.redirect_url else None
     done = with_query(
         f"{settings.PUBLIC_BASE_URL}{reverse('esign-done')}",
         {**keys, "key": signer_done_key(signer)},
     )
-    return JsonResponse({"event": keys, "redirectURL": redirect, "legacyURL": redirect or done})
+    body: dict[str, Any] = {"event": keys, "redirectURL": redirect, "legacyURL": redirect or done}
+    if keys["signerStatus"] == Signer.Status.COMPLETED:
+        body["copies"] = signer_copies(signer)  # the done state's lasting links
+    return JsonResponse(body)
 
 
 # Compressed (a third of its bytes on a slow link). BREACH needs a secret and input of the
@@ -161,6 +170,8 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
         "isTest": packet.is_test,
         "sealed": packet.seal_status == Packet.SealStatus.SEALED,
         "getsEmails": gets_emails(signer),
+        # A signer who signed: their lasting copy (esign.copies) rather than links by the token.
+        "copies": signer_copies(signer) if signer.status == Signer.Status.COMPLETED else None,
         "publicBaseUrl": settings.PUBLIC_BASE_URL,
     }
     response = render(
@@ -245,7 +256,7 @@ def _shown_document(signer: Signer, document: PacketDocument, token: str) -> dic
         "id": document.alias_id,
         "title": title,
         "url": reverse("esign-document", args=[signer.eid, document.alias_id]),
-        "filename": _pdf_name(document),
+        "filename": document_filename(document),
         # The pictures' URL but its last part, "<page>.webp".
         "pagesUrl": first_url.removesuffix("0.webp"),
         "version": version,
@@ -273,24 +284,14 @@ def signing_document(request: HttpRequest, signer_eid: str, alias_id: str) -> Ht
     document = signer.packet.documents.filter(alias_id=alias_id).first()
     if document is None:
         return JsonResponse({"errorType": "notFound", "message": "No such document."}, status=404)
-    # The sealed document once the packet is sealed; until then as it stands (stamped so far).
-    if document.sealed_sha256 and signer.packet.seal_status == Packet.SealStatus.SEALED:
-        pdf = blob_read(document.sealed_path, document.sealed_sha256)
-    else:
-        pdf = document_pdf(document)
     response = file_response(
-        pdf,
-        filename=_pdf_name(document),
+        document_as_given(document, signer.packet),
+        filename=document_filename(document),
         content_type="application/pdf",
         attachment=request.GET.get("download") == "1",
     )
     response["Cache-Control"] = "no-store"
     return response
-
-
-def _pdf_name(document: PacketDocument) -> str:
-    name = safe_filename(document.filename or document.title, f"{document.alias_id}.pdf")
-    return name if name.lower().endswith(".pdf") else f"{name}.pdf"
 
 
 @require_GET
@@ -340,6 +341,33 @@ def signer_copy(request: HttpRequest, signer_eid: str) -> HttpResponse:
         return HttpResponse(error.message, status=error.status, content_type="text/plain")
     response = file_response(
         archive.data, filename=f"{archive.filename}.zip", content_type="application/zip"
+    )
+    response["Cache-Control"] = "no-store"
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+@require_GET
+def signer_copy_document(request: HttpRequest, signer_eid: str, alias_id: str) -> HttpResponse:
+    """One document of a signer's lasting copy (esign.copies), shown as a PDF: the key of the
+    copy link, for a signer who signed."""
+    signer = signer_of_copy_link(signer_eid=signer_eid, key=request.GET.get("key", ""))
+    language = page_language_activate(request, signer)
+    document = None
+    if signer is not None and signer.status == Signer.Status.COMPLETED:
+        document = signer.packet.documents.filter(alias_id=alias_id).first()
+    if signer is None or document is None:
+        response = HttpResponse(
+            _("This link is not valid, or it has expired. Ask the sender for a copy."),
+            status=404,
+            content_type="text/plain; charset=utf-8",
+        )
+        return in_language(response, language)
+    response = file_response(
+        document_as_given(document, signer.packet),
+        filename=document_filename(document),
+        content_type="application/pdf",
+        attachment=False,
     )
     response["Cache-Control"] = "no-store"
     response["Referrer-Policy"] = "no-referrer"

@@ -399,7 +399,7 @@ async function finish() {
   }
   const { response, data } = result;
   if (response.ok) {
-    if (!data.redirectURL) showCopies({ sealed: false });
+    if (!data.redirectURL) showCopies({ sealed: false, copies: data.copies });
     finished(data, {
       stateName: "done",
       title: t("done"),
