@@ -16,10 +16,8 @@ import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.core import signing
 from django.core.mail import BadHeaderError, send_mail
 from django.db import transaction
-from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -30,7 +28,13 @@ from esign.languages import written_language
 from esign.link_limits import new_link_count
 from esign.models import Packet, Signer, SignerEmail
 from esign.tasks import signer_email_task
-from esign.tokens import TOKEN_TTL, signer_token_issue, signing_url
+from esign.tokens import (
+    COPY_LINK_DAYS,
+    TOKEN_TTL,
+    signer_copy_url,
+    signer_token_issue,
+    signing_url,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -115,32 +119,6 @@ def signer_reminders_queue(*, now: datetime | None = None) -> int:
 
 def _enqueue(email_id: int, attempt: int = 1) -> None:
     enqueue_in_transaction(signer_email_task, email_id=email_id, attempt=attempt)
-
-
-# How long the link to a signer's copy of the sealed documents works.
-COPY_LINK_DAYS = 90
-_COPY_SALT = "esign.signer-copy"
-
-
-def signer_copy_url(signer: Signer) -> str:
-    """A link to ``signer``'s copy of the packet's sealed documents (a zip), signed with the
-    service's SECRET_KEY; it works for COPY_LINK_DAYS."""
-    key = signing.TimestampSigner(salt=_COPY_SALT).sign(signer.eid)
-    path = reverse("esign-signer-copy", args=[signer.eid])
-    return f"{settings.PUBLIC_BASE_URL}{path}?key={key}"
-
-
-def signer_of_copy_link(*, signer_eid: str, key: str) -> Signer | None:
-    """The signer a copy link is for, while it works."""
-    try:
-        eid = signing.TimestampSigner(salt=_COPY_SALT).unsign(
-            key, max_age=timedelta(days=COPY_LINK_DAYS)
-        )
-    except signing.BadSignature:
-        return None
-    if eid != signer_eid:
-        return None
-    return Signer.objects.select_related("packet__organization").filter(eid=eid).first()
 
 
 def signer_copies_queue(packet: Packet) -> int:

@@ -92,7 +92,24 @@ def signer_status_changed(signer: Signer) -> None:
 
 
 def signer_completed(signer: Signer) -> None:
-    _signer_event(signer, "signerComplete")
+    """signerComplete, with an extension key: ``documents``, the signer's lasting copy
+    ([{id, title, filename, url}], esign.copies), for an app that embeds its signers (they get
+    no email) to hand them."""
+    # Imported here: esign.copies needs esign.emails, which needs esign.lifecycle, which
+    # imports this module.
+    from esign.copies import signer_copies
+
+    packet = signer.packet
+    _emit(
+        packet,
+        "signerComplete",
+        {
+            "signer": _signer(signer),
+            "etchPacket": _packet(packet),
+            "documentGroup": _group(packet),
+            "documents": signer_copies(signer),
+        },
+    )
 
 
 def packet_completed(packet: Packet) -> None:

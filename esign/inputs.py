@@ -51,9 +51,19 @@ class SignField:
     type: str
     page: int
     rect: Rect
+    # A template field's alias (its Field Alias, which cast shows): signers may name it so too.
+    alias: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "type": self.type, "page": self.page, "rect": self.rect.to_json()}
+        out = {"id": self.id, "type": self.type, "page": self.page, "rect": self.rect.to_json()}
+        return out | ({"alias": self.alias} if self.alias else {})
+
+
+def field_ids(fields: Iterable[SignField]) -> dict[str, str]:
+    """The ids a signer may name a file's fields by, to the field's id: each id, and a template
+    field's alias where no field has that id."""
+    ids = {f.id: f.id for f in fields}
+    return {f.alias: f.id for f in fields if f.alias} | ids
 
 
 @dataclass(frozen=True)
@@ -378,7 +388,7 @@ def _cross_check(
             document = by_id.get(file_id)
             if document is None:
                 problems.append(Problem(f"{where}.fileId", f"No file has the id {file_id!r}."))
-            elif field_id not in {f.id for f in document.fields}:
+            elif (resolved := field_ids(document.fields).get(field_id)) is None:
                 if document.cast_eid is None:
                     problems.append(
                         Problem(f"{where}.fieldId", f"File {file_id!r} has no field {field_id!r}.")
@@ -393,12 +403,12 @@ def _cross_check(
                         )
                     )
                 # else: one of its template's fields, perhaps (checked when the template is read)
-            elif (file_id, field_id) in taken:
+            elif (file_id, resolved) in taken:
                 problems.append(
-                    Problem(where, f"The field is already signer {taken[(file_id, field_id)]!r}'s.")
+                    Problem(where, f"The field is already signer {taken[(file_id, resolved)]!r}'s.")
                 )
             else:
-                taken[(file_id, field_id)] = signer.alias_id
+                taken[(file_id, resolved)] = signer.alias_id
 
 
 def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
@@ -469,7 +479,7 @@ def with_template_fields(
     file: FileInput, template_fields: Iterable[FieldSpec], index: int
 ) -> FileInput:
     """``file`` (from ``castEid``) with its template's signer fields after its own fields, by the
-    template's field ids; an id given in ``files[].fields`` too is refused."""
+    template's field ids (and aliases); an id given in ``files[].fields`` too is refused."""
     own = {f.id: n for n, f in enumerate(file.fields)}
     added: list[SignField] = []
     problems: list[Problem] = []
@@ -485,7 +495,8 @@ def with_template_fields(
                 )
             )
             continue
-        added.append(SignField(id=spec.id, type=kind, page=spec.page, rect=spec.rect))
+        alias = spec.alias if spec.alias != spec.id else ""
+        added.append(SignField(id=spec.id, type=kind, page=spec.page, rect=spec.rect, alias=alias))
     if problems:
         raise ValidationFailed.from_problems(problems)
     return replace(file, fields=(*file.fields, *added))

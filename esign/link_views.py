@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.embedding import allow_framing_by, allow_framing_by_anyone, embed_origins
 from core.errors import RateLimited
+from esign.copies import signer_copies
 from esign.emails import WAITING_FOR_LINK, gets_emails, signer_email_resend
 from esign.languages import in_language, page_language_activate
 from esign.models import Packet, Signer
@@ -126,7 +127,7 @@ def signing_done(request: HttpRequest) -> HttpResponse:
     language = page_language_activate(request, signer)
     context: dict[str, Any] = {"documents": [], "title": _("Done"), "text": ""}
     if signer is not None:
-        context.update(_outcome(signer, query.get("key", "")))
+        context.update(_outcome(signer))
         origins = embed_origins(signer.packet.organization)
     else:
         origins = []
@@ -140,7 +141,7 @@ def signing_done(request: HttpRequest) -> HttpResponse:
     return _framed(render(request, "esign/done.html", context), origins, language)
 
 
-def _outcome(signer: Signer, key: str) -> dict[str, Any]:
+def _outcome(signer: Signer) -> dict[str, Any]:
     """What the completion page says to ``signer`` and the documents it offers them."""
     if signer.status == Signer.Status.DECLINED:
         return {
@@ -149,17 +150,13 @@ def _outcome(signer: Signer, key: str) -> dict[str, Any]:
         }
     packet = signer.packet
     sealed = packet.seal_status == Packet.SealStatus.SEALED
-    documents = []
-    for document in packet.documents.all():
-        url = reverse("esign-document", args=[signer.eid, document.alias_id])
-        title = document.title or document.filename
-        documents.append({"title": title, "url": f"{url}?key={key}&download=1"})
+    documents = signer_copies(signer)  # lasting links, each opening its PDF
     if sealed:
         note = _("The signed documents, sealed by the service: keep them for your records.")
     else:
         note = _(
-            "The documents with every signature given so far. Once everybody has signed and the "
-            "documents are sealed, the signing link gives you the sealed copies."
+            "The documents with every signature given so far. Once everybody has signed and "
+            "the documents are sealed, this link gives you the sealed copies."
         )
     return {
         "title": _("Done"),

@@ -42,6 +42,7 @@ def signing_strings() -> dict[str, str]:
         "list.done": _(", completed"),
         "list.todo": _(", to do"),
         "where": _("page {number} of “{title}”"),
+        "page.label": _("{title}, page {number} of {total}"),
         "on": _(" on {where}"),
         "adopt.signatureHelp": _(
             "Adopt your signature once; it goes in each of your signature fields."

@@ -29,16 +29,20 @@ class Adoption:
 
 
 def signer_fields(signer: Signer) -> list[dict[str, Any]]:
-    """The signer's fields with their documents: [{fileId, fieldId, type, page, rect, ...}]."""
+    """The signer's fields with their documents: [{fileId, fieldId, type, page, rect, ...}],
+    ``fieldId`` the field's id whether the signer was given it by id or by its template alias
+    (esign.inputs.field_ids: an id before an alias)."""
     documents = {d.alias_id: d for d in signer.packet.documents.all()}
     out = []
     for ref in signer.fields:
         document = documents.get(ref["fileId"])
         if document is None:
             continue
-        for field in document.fields:
-            if field["id"] == ref["fieldId"]:
-                out.append({"fileId": document.alias_id, "fieldId": field["id"], **field})
+        by_alias = {f["alias"]: f for f in document.fields if f.get("alias")}
+        by_id = {f["id"]: f for f in document.fields}
+        field = by_id.get(ref["fieldId"]) or by_alias.get(ref["fieldId"])
+        if field is not None:
+            out.append({"fileId": document.alias_id, "fieldId": field["id"], **field})
     return out
 
 

@@ -185,3 +185,29 @@ def signer_of_done_key(*, signer_eid: str, key: str) -> Signer | None:
         .filter(eid=signer_eid, status__in=finished)
         .first()
     )
+
+
+# How long the link to a signer's copy of the sealed documents works.
+COPY_LINK_DAYS = 90
+_COPY_SALT = "esign.signer-copy"
+
+
+def signer_copy_url(signer: Signer) -> str:
+    """A link to ``signer``'s copy of the packet's sealed documents (a zip), signed with the
+    service's SECRET_KEY; it works for COPY_LINK_DAYS."""
+    key = signing.TimestampSigner(salt=_COPY_SALT).sign(signer.eid)
+    path = reverse("esign-signer-copy", args=[signer.eid])
+    return f"{settings.PUBLIC_BASE_URL}{path}?key={key}"
+
+
+def signer_of_copy_link(*, signer_eid: str, key: str) -> Signer | None:
+    """The signer a copy link is for, while it works."""
+    try:
+        eid = signing.TimestampSigner(salt=_COPY_SALT).unsign(
+            key, max_age=timedelta(days=COPY_LINK_DAYS)
+        )
+    except signing.BadSignature:
+        return None
+    if eid != signer_eid:
+        return None
+    return Signer.objects.select_related("packet__organization").filter(eid=eid).first()

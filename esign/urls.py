@@ -21,6 +21,11 @@ urlpatterns = [
     path("api/etch/sign/<name:signer_eid>/decline", views.signing_decline, name="esign-decline"),
     path("api/etch/copy/<name:signer_eid>", views.signer_copy, name="esign-signer-copy"),
     path(
+        "api/etch/copy/<name:signer_eid>/<name:alias_id>.pdf",
+        views.signer_copy_document,
+        name="esign-signer-copy-document",
+    ),
+    path(
         "api/etch/sign/<name:signer_eid>/new-link",
         link_views.signing_new_link,
         name="esign-new-link",

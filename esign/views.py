@@ -22,22 +22,27 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.embedding import allow_framing_by, embed_origins
-from core.blobs import blob_read
-from core.engine.archive import safe_filename
 from core.errors import Conflict, RequestTooLarge, ServiceError, ValidationFailed
 from core.parsers import decode_json
 from core.responses import file_response
 from core.uploads import check_declared_size, size_text
 from esign import lifecycle
 from esign.audit import Client
-from esign.documents import document_pdf
+from esign.copies import signer_copies
+from esign.documents import (
+    document_as_given,
+    document_filename,
+    document_page_boxes,
+    document_pdf,
+)
 from esign.downloads import document_group_archive
-from esign.emails import gets_emails, signer_of_copy_link
+from esign.emails import gets_emails
 from esign.engine.errors import PageUnavailable
-from esign.engine.pages import PAGE_WIDTHS, page_boxes, page_width, render_page
+from esign.engine.pages import PAGE_WIDTHS, page_width, render_page
 from esign.engine.signature_image import SignatureImageUnusable, signature_image
 from esign.languages import in_language, page_language_activate
 from esign.link_views import error_page
@@ -50,6 +55,7 @@ from esign.tokens import (
     SigningRefused,
     signer_done_key,
     signer_from_token,
+    signer_of_copy_link,
     signer_of_done_key,
 )
 
@@ -103,15 +109,25 @@ def _refused(refused: SigningRefused) -> JsonResponse:
 def _finished(signer: Signer, keys: dict[str, Any]) -> JsonResponse:
     """The answer to signing or declining: the event for the embedding app, where to go, and
     the event's legacy string (legacyURL): a page that exists, the redirect URL when there is
-    one, else the completion page, whose key shows the signer their documents."""
+    one, else the completion page, whose key shows the signer their documents; and, to a
+    signer who signed, their lasting copy (copies: esign.copies)."""
     redirect = with_query(signer.redirect_url, keys) if signer.redirect_url else None
     done = with_query(
         f"{settings.PUBLIC_BASE_URL}{reverse('esign-done')}",
         {**keys, "key": signer_done_key(signer)},
     )
-    return JsonResponse({"event": keys, "redirectURL": redirect, "legacyURL": redirect or done})
+    body: dict[str, Any] = {"event": keys, "redirectURL": redirect, "legacyURL": redirect or done}
+    if keys["signerStatus"] == Signer.Status.COMPLETED:
+        body["copies"] = signer_copies(signer)  # the done state's lasting links
+    return JsonResponse(body)
 
 
+# Compressed (a third of its bytes on a slow link). BREACH needs a secret and input of the
+# attacker's in one compressed response: the page's one secret is the link's token, and what
+# the page shows of the request is that token itself (an attacker who can choose it already has
+# it) and withinIframe, as true or false; the rest is the sender's. Django's GZipMiddleware adds
+# random bytes to every response's gzip header besides (Heal The Breach).
+@gzip_page
 @xframe_options_exempt  # framing is governed by the CSP frame-ancestors of _framed
 @require_GET
 def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
@@ -141,15 +157,11 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
         "canSign": is_signers_turn(signer),
         "waitingFor": waiting_for,
         "documents": [
-            {
-                "id": document["id"],
-                "title": document["title"],
-                "url": document["url"],
-                "filename": document["filename"],
-                "pages": [{"view": p["view"], "rotate": p["rotate"]} for p in document["pages"]],
-            }
+            {key: value for key, value in document.items() if key != "first_page"}
             for document in documents
         ],
+        "pageWidths": PAGE_WIDTHS,
+        "pageSizes": PAGE_SIZES,
         "fields": signer_fields(signer),
         "completeUrl": reverse("esign-complete", args=[signer.eid]),
         "declineUrl": reverse("esign-decline", args=[signer.eid]),
@@ -159,6 +171,8 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
         "isTest": packet.is_test,
         "sealed": packet.seal_status == Packet.SealStatus.SEALED,
         "getsEmails": gets_emails(signer),
+        # A signer who signed: their lasting copy (esign.copies) rather than links by the token.
+        "copies": signer_copies(signer) if signer.status == Signer.Status.COMPLETED else None,
         "publicBaseUrl": settings.PUBLIC_BASE_URL,
     }
     response = render(
@@ -170,47 +184,86 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
             "config": config,
             "token": token,
             "documents": documents,
+            "page_sizes": PAGE_SIZES,
+            "modules": SIGNING_MODULES,
             "strings": signing_strings(),
         },
     )
     return _framed(response, origins, language)
 
 
+# How wide a page is shown, for the browser's choice among the pictures' widths (srcset): the
+# column, 880 px from 912 px up, else the window less its margins. Past a device pixel ratio of 2
+# the column is said to be a third narrower, so that a DPR-3 phone downloads a picture about
+# twice as wide as the column (800 px for 358 px) instead of three times (1200 px): as sharp to
+# the eye at arm's length, and a third of the bytes on a slow link, which is what decides when
+# the first page shows. sign.js gives the later pages the same sizes.
+# sign.js and every module it imports, preloaded by the page's head.
+SIGNING_MODULES = (
+    "esign/sign.js",
+    "esign/adopt.js",
+    "esign/pad.js",
+    "esign/controls.js",
+    "esign/fields.js",
+    "esign/strings.js",
+    "esign/documents.js",
+    "esign/outcome.js",
+    "esign/embed.js",
+    "common/dom.js",
+    "common/page-box.js",
+    "embed/parent.js",
+)
+PAGE_SIZES = (
+    "(min-resolution: 2.01dppx) and (min-width: 912px) 587px, "
+    "(min-resolution: 2.01dppx) calc((100vw - 32px) * 2 / 3), "
+    "(min-width: 912px) 880px, calc(100vw - 32px)"
+)
+
+
 def _shown_document(signer: Signer, document: PacketDocument, token: str) -> dict[str, Any]:
     """A document as the signing page shows it: its pages as pictures drawn on the server, in
     the widths of PAGE_WIDTHS (the browser picks one by the column's width on its screen), and
-    each page's box for placing the fields over it. The pictures' URLs carry the link's token
-    (an <img> sends no header) and the document's version, so a browser may keep them."""
+    the pages' boxes for placing the fields over them, as runs of equal pages so that the page
+    does not grow with a long document's page count. The pictures' URLs carry the link's token
+    (an <img> sends no header) and the document's version, so a browser may keep them; the
+    script builds them (documents.js) but for the first page's (``first_page``), which is in
+    the HTML so that the browser asks for it before any script runs."""
     title = document.title or document.filename
-    boxes = page_boxes(document_pdf(document))
-    pages = []
-    for index, box in enumerate(boxes):
-        url = reverse("esign-page-image", args=[signer.eid, document.alias_id, index])
+    boxes = document_page_boxes(document)
+    version = document.current_sha256[:16]
+    first_url = reverse("esign-page-image", args=[signer.eid, document.alias_id, 0])
 
-        def src(width: int, url: str = url) -> str:
-            query = urlencode({"w": width, "v": document.current_sha256[:16], "token": token})
-            return f"{url}?{query}"
+    def src(width: int) -> str:
+        return f"{first_url}?{urlencode({'w': width, 'v': version, 'token': token})}"
 
-        pages.append(
-            {
-                "index": index,
-                "number": index + 1,
-                "label": _("{title}, page {number} of {total}").format(
-                    title=title, number=index + 1, total=len(boxes)
-                ),
-                "ratio": f"{box.width:g} / {box.height:g}",
-                "src": src(800),
-                "srcset": ", ".join(f"{src(width)} {width}w" for width in PAGE_WIDTHS),
-                "view": list(box.view),
-                "rotate": box.rotate,
-            }
-        )
+    runs: list[dict[str, Any]] = []
+    for box in boxes:
+        shape = {"view": list(box.view), "rotate": box.rotate}
+        if runs and runs[-1]["view"] == shape["view"] and runs[-1]["rotate"] == box.rotate:
+            runs[-1]["count"] += 1
+        else:
+            runs.append({**shape, "count": 1})
+    first_page = None
+    if boxes:
+        first_page = {
+            "label": _("{title}, page {number} of {total}").format(
+                title=title, number=1, total=len(boxes)
+            ),
+            "ratio": f"{boxes[0].width:g} / {boxes[0].height:g}",
+            "src": src(800),
+            "srcset": ", ".join(f"{src(width)} {width}w" for width in PAGE_WIDTHS),
+        }
     return {
         "id": document.alias_id,
         "title": title,
         "url": reverse("esign-document", args=[signer.eid, document.alias_id]),
-        "filename": _pdf_name(document),
-        "pages": pages,
+        "filename": document_filename(document),
+        # The pictures' URL but its last part, "<page>.webp".
+        "pagesUrl": first_url.removesuffix("0.webp"),
+        "version": version,
+        "pageCount": len(boxes),
+        "pages": runs,
+        "first_page": first_page,
     }
 
 
@@ -232,24 +285,14 @@ def signing_document(request: HttpRequest, signer_eid: str, alias_id: str) -> Ht
     document = signer.packet.documents.filter(alias_id=alias_id).first()
     if document is None:
         return JsonResponse({"errorType": "notFound", "message": "No such document."}, status=404)
-    # The sealed document once the packet is sealed; until then as it stands (stamped so far).
-    if document.sealed_sha256 and signer.packet.seal_status == Packet.SealStatus.SEALED:
-        pdf = blob_read(document.sealed_path, document.sealed_sha256)
-    else:
-        pdf = document_pdf(document)
     response = file_response(
-        pdf,
-        filename=_pdf_name(document),
+        document_as_given(document, signer.packet),
+        filename=document_filename(document),
         content_type="application/pdf",
         attachment=request.GET.get("download") == "1",
     )
     response["Cache-Control"] = "no-store"
     return response
-
-
-def _pdf_name(document: PacketDocument) -> str:
-    name = safe_filename(document.filename or document.title, f"{document.alias_id}.pdf")
-    return name if name.lower().endswith(".pdf") else f"{name}.pdf"
 
 
 @require_GET
@@ -299,6 +342,33 @@ def signer_copy(request: HttpRequest, signer_eid: str) -> HttpResponse:
         return HttpResponse(error.message, status=error.status, content_type="text/plain")
     response = file_response(
         archive.data, filename=f"{archive.filename}.zip", content_type="application/zip"
+    )
+    response["Cache-Control"] = "no-store"
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+@require_GET
+def signer_copy_document(request: HttpRequest, signer_eid: str, alias_id: str) -> HttpResponse:
+    """One document of a signer's lasting copy (esign.copies), shown as a PDF: the key of the
+    copy link, for a signer who signed."""
+    signer = signer_of_copy_link(signer_eid=signer_eid, key=request.GET.get("key", ""))
+    language = page_language_activate(request, signer)
+    document = None
+    if signer is not None and signer.status == Signer.Status.COMPLETED:
+        document = signer.packet.documents.filter(alias_id=alias_id).first()
+    if signer is None or document is None:
+        response = HttpResponse(
+            _("This link is not valid, or it has expired. Ask the sender for a copy."),
+            status=404,
+            content_type="text/plain; charset=utf-8",
+        )
+        return in_language(response, language)
+    response = file_response(
+        document_as_given(document, signer.packet),
+        filename=document_filename(document),
+        content_type="application/pdf",
+        attachment=False,
     )
     response["Cache-Control"] = "no-store"
     response["Referrer-Policy"] = "no-referrer"

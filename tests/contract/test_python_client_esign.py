@@ -16,7 +16,13 @@ from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
 
 from esign.seal_config import trust_roots
+from templates_app import services as templates
 from tests.esign.conftest import contract_pdf
+from tests.esign.test_template_signer_fields import (
+    field_of,
+    packet_variables,
+    signer_fields_sample,
+)
 from tests.pdfcheck import words
 
 
@@ -121,3 +127,24 @@ def test_create_sign_and_download(
     assert "filled@example.com" in filled
     uploaded = " ".join(w.text for page in words(archive.read("upload.pdf")) for w in page)
     assert "Ada Lovelace" in uploaded
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_template_signer_field_is_named_by_its_alias(python_anvil, organization) -> None:
+    """create_etch_packet with {fileId, fieldId} where fieldId is the template field's Field
+    Alias (what cast shows), as the spec keys fields."""
+    template = signer_fields_sample(organization)
+    signature = field_of(template, "signature")
+    spec = templates.working_version(template).spec
+    for field in spec["fields"]:
+        if field["id"] == signature["id"]:
+            field["alias"] = "signatureOfUsPerson"
+    templates.template_update_working(template=template, spec=spec)
+    templates.template_publish(template=template)
+
+    variables = packet_variables(template, ["signatureOfUsPerson"])
+    created = python_anvil("create_etch_packet", payload=variables)
+
+    assert "error" not in created, created
+    [signer] = created["result"]["createEtchPacket"]["documentGroup"]["signers"]
+    assert signer["aliasId"] == "employee"

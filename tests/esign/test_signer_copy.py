@@ -17,7 +17,7 @@ from django.test import Client
 from accounts.models import User
 from esign.models import AuditEvent, Packet, PacketDocument, Signer, SignerEmail
 from esign.sealing import packet_seal
-from tests.esign.conftest import send_queued_emails, token_of
+from tests.esign.conftest import send_queued_emails, sign, token_of
 
 pytestmark = pytest.mark.django_db
 
@@ -124,3 +124,98 @@ def test_the_packet_admin_downloads_voids_and_names_audit_events_for_people(
     open_packet.refresh_from_db()
     packet.refresh_from_db()
     assert (open_packet.status, packet.status) == ("voided", "completed")
+
+
+def test_an_embedded_signer_keeps_a_lasting_copy_that_opens_each_document_as_a_pdf(
+    create_packet: Any, sign_url: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from webhooks.models import WebhookEvent
+
+    packet = create_packet()  # two embedded signers, who get no email
+    eids = {s["aliasId"]: s["eid"] for s in packet["documentGroup"]["signers"]}
+    browser = Client()
+    done = sign(
+        browser,
+        eids["client"],
+        token_of(sign_url(eids["client"])),
+        {"signature": {"typed": "Ada Lovelace"}, "values": {"agreement/title1": "Chief Analyst"}},
+    )
+    assert done.status_code == 200, done.content
+    # The answer to finishing (the page's done state) and the signerComplete event (an
+    # extension key, "documents") hand the signer the same lasting links; the event's keys
+    # posted to the parent frame stay as they were.
+    [copy] = done.json()["copies"]
+    assert set(done.json()["event"]) == {
+        "action", "signerEid", "signerStatus", "nextSignerEid", "documentGroupEid",
+        "documentGroupStatus", "etchPacketEid",
+    }  # fmt: skip
+    assert copy["id"] == "agreement"
+    assert copy["title"] == "Services agreement"
+    assert copy["filename"] == "agreement.pdf"
+    assert copy["url"].startswith(
+        f"{settings.PUBLIC_BASE_URL}/api/etch/copy/{eids['client']}/agreement.pdf?key="
+    )
+    event = WebhookEvent.objects.get(action="signerComplete")
+    [from_event] = event.data["documents"]  # its key is signed at its own second: the same link
+    assert {**from_event, "url": ""} == {**copy, "url": ""}
+    assert from_event["url"].split("?")[0] == copy["url"].split("?")[0]
+    assert event.data["signer"]["eid"] == eids["client"]
+
+    # On a phone it opens as a PDF (inline), the document as it stands, sealed once sealed.
+    url = copy["url"].replace(settings.PUBLIC_BASE_URL, "")
+    document = PacketDocument.objects.get(packet__eid=packet["eid"])
+    before = Client().get(url)
+    assert before.status_code == 200
+    assert before["Content-Type"] == "application/pdf"
+    assert before["Content-Disposition"] == 'inline; filename="agreement.pdf"'
+    assert hashlib.sha256(before.content).hexdigest() == document.current_sha256
+    # The completion page offers the same lasting links (not ones behind the signing token).
+    completion = Client().get(done.json()["legacyURL"].replace(settings.PUBLIC_BASE_URL, ""))
+    [offered] = re.findall(r'<a href="([^"]+)"', completion.content.decode())
+    assert offered.startswith(copy["url"].split("?")[0] + "?key=")
+    assert Client().get(offered.replace(settings.PUBLIC_BASE_URL, "")).status_code == 200
+    assert Client().get(from_event["url"].replace(settings.PUBLIC_BASE_URL, "")).status_code == 200
+    sign(
+        browser,
+        eids["provider"],
+        token_of(sign_url(eids["provider"])),
+        {"signature": {"typed": "Charles Babbage"}},
+    )
+    packet_seal(packet_id=Packet.objects.get(eid=packet["eid"]).pk)
+    document.refresh_from_db()
+    after = Client().get(url)
+    assert hashlib.sha256(after.content).hexdigest() == document.sealed_sha256
+
+    # Another signer's eid or document, a changed key: nothing. After 90 days: nothing.
+    assert Client().get(url.replace(eids["client"], eids["provider"])).status_code == 404
+    assert Client().get(url.replace("agreement.pdf", "other.pdf")).status_code == 404
+    assert Client().get(url[:-2] + "xx").status_code == 404
+    later = timezone.now() + timedelta(days=91)
+    monkeypatch.setattr("time.time", lambda: later.timestamp())
+    expired = Client().get(url)
+    assert expired.status_code == 404
+    assert "has expired" in expired.content.decode()
+
+
+def test_a_signer_who_declined_gets_no_copy(create_packet: Any, sign_url: Any) -> None:
+    packet = create_packet()
+    signer = packet["documentGroup"]["signers"][0]["eid"]
+    token = token_of(sign_url(signer))
+    declined = Client().post(
+        f"/api/etch/sign/{signer}/decline",
+        data={"reason": "No."},
+        content_type="application/json",
+        HTTP_X_SIGNING_TOKEN=token,
+    )
+    assert declined.status_code == 200
+    assert "copies" not in declined.json()
+    from esign.tokens import signer_copy_url
+
+    key = signer_copy_url(Signer.objects.get(eid=signer)).split("key=")[1]
+    url = f"/api/etch/copy/{signer}/agreement.pdf?key={key}"
+    assert Client().get(url).status_code == 404

@@ -524,6 +524,9 @@ def test_the_signer_downloads_their_copy_after_signing_and_when_reopening(
     link = tab.page.locator("#sg-copies-list a")
     assert link.inner_text() == "Download “Services agreement” (PDF)"
     assert link.get_attribute("download") == "agreement.pdf"
+    # The lasting copy (90 days), not a link behind the 24-hour signing token.
+    assert f"/api/etch/copy/{first}/agreement.pdf?key=" in link.get_attribute("href")
+    assert "token=" not in link.get_attribute("href")
     assert "sealed copies" in tab.page.inner_text("#sg-copies-note")
     with tab.page.expect_download() as download:
         link.click()
@@ -539,6 +542,7 @@ def test_the_signer_downloads_their_copy_after_signing_and_when_reopening(
     tab.page.wait_for_selector("#sg-copies:not([hidden])")
     assert "You have signed these documents" in tab.page.inner_text("#sg-notice")
     assert tab.page.locator("#sg-copies-list a").count() == 1
+    assert "/api/etch/copy/" in tab.page.get_attribute("#sg-copies-list a", "href")
     SHOTS.mkdir(parents=True, exist_ok=True)
     tab.page.screenshot(path=str(SHOTS / "15-reopened-copy-phone.png"))
     tab.close()

@@ -4,18 +4,24 @@ version; and the page that lays them out, with no PDF reader."""
 
 from __future__ import annotations
 
+import base64
+import gzip
 import io
+import json
+import posixpath
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from PIL import Image
 
 from esign.engine.errors import PageUnavailable
 from esign.engine.pages import PAGE_WIDTHS, page_boxes, page_width, render_page
 from esign.models import PacketDocument
-from tests.esign.conftest import contract_pdf, token_of
+from tests.esign.conftest import contract_pdf, token_of, two_signer_packet
 
 pytestmark = pytest.mark.django_db
 
@@ -67,22 +73,68 @@ def test_the_page_lays_out_every_page_as_a_picture_and_loads_no_pdf_reader(
     html = response.content.decode()
     assert "pdfjs" not in html
     assert "pdf.worker" not in html
+    assert "{#" not in html  # no template comment shown as text
     version = PacketDocument.objects.get(packet__signers__eid=signer).current_sha256[:16]
+    # Only the first page's picture is in the HTML (asked for before any script runs), at most
+    # twice the column's width on a phone of DPR 3 (the sizes' "* 2 / 3"); the script lays out
+    # the others from the config's runs of equal pages.
     sources = re.findall(r'<img class="sg-canvas" alt="" src="([^"]+)"', html)
     assert [s.split("?")[0] for s in sources] == [
         f"/api/etch/sign/{signer}/documents/agreement/pages/0.webp",
-        f"/api/etch/sign/{signer}/documents/agreement/pages/1.webp",
     ]
     assert sources[0].replace("&amp;", "&").endswith(f"?w=800&v={version}&token={token}")
-    assert html.count('fetchpriority="high"') == 1  # the first page, at once
-    assert html.count('loading="lazy"') == 1  # the others when near the view
-    assert html.count(" 1760w") == 2
+    assert html.count('fetchpriority="high"') == 1
+    assert html.count(" 1760w") == 1
+    assert 'sizes="(min-resolution: 2.01dppx) and (min-width: 912px) 587px' in html
+    [document] = config_of(html)["documents"]
+    assert document["pagesUrl"] == f"/api/etch/sign/{signer}/documents/agreement/pages/"
+    assert document["version"] == version
+    assert document["pageCount"] == 2
+    assert document["pages"] == [{"view": [0, 0, 612, 792], "rotate": 0, "count": 2}]
 
-    picture = client.get(sources[1].replace("&amp;", "&").replace("w=800", "w=700"))
+    second = f"{document['pagesUrl']}1.webp?w=700&v={version}&token={token}"
+    picture = client.get(second)
     assert picture.status_code == 200
     assert picture["Content-Type"] == "image/webp"
     assert picture["Cache-Control"] == "private, max-age=86400"
     assert Image.open(io.BytesIO(picture.content)).size == (800, 1036)
+
+
+def config_of(html: str) -> dict[str, Any]:
+    found = re.search(r'<script id="signing-config" type="application/json">(.*?)</script>', html)
+    assert found
+    return json.loads(found.group(1))
+
+
+def test_a_200_page_packets_page_is_as_small_as_a_2_page_ones_and_compressed(
+    create_packet: Any, sign_url: Any
+) -> None:
+    sizes = {}
+    for pages in (2, 200):
+        packet = create_packet(files=[{**two_signer_packet()["files"][0], "file": upload(pages)}])
+        signer = packet["documentGroup"]["signers"][0]["eid"]
+        url = f"/api/etch/verify/{signer}?token={token_of(sign_url(signer))}"
+        plain = Client().get(url)
+        assert "Content-Encoding" not in plain
+        html = plain.content.decode()
+        assert config_of(html)["documents"][0]["pageCount"] == pages
+        sizes[pages] = len(plain.content)
+        compressed = Client().get(url, HTTP_ACCEPT_ENCODING="gzip")
+        assert compressed["Content-Encoding"] == "gzip"
+        assert "Accept-Encoding" in compressed["Vary"]
+        assert gzip.decompress(compressed.content).decode().count('class="sg-canvas"') == 1
+        assert len(compressed.content) < len(plain.content) / 2
+    # The same but for two more digits in four places: "200 pages", "page 1 of 200", the
+    # config's pageCount and its run's count.
+    assert sizes[200] - sizes[2] == 8
+
+
+def upload(pages: int) -> dict[str, str]:
+    return {
+        "data": base64.b64encode(contract_pdf(pages)).decode(),
+        "filename": "agreement.pdf",
+        "mimetype": "application/pdf",
+    }
 
 
 def test_pictures_need_the_signers_own_valid_link(create_packet: Any, sign_url: Any) -> None:
@@ -99,3 +151,23 @@ def test_pictures_need_the_signers_own_valid_link(create_packet: Any, sign_url: 
     bad_width = client.get(f"{url}?token={token}&w=wide")
     assert bad_width.status_code == 404
     assert client.get(f"{url}?token={token}").status_code == 200
+
+
+def test_the_page_preloads_every_module_sign_js_imports(create_packet: Any, sign_url: Any) -> None:
+    """A module is otherwise found only once the one importing it has arrived: a round trip
+    per level of imports before the page can show its first page."""
+    static = Path(settings.BASE_DIR) / "static"
+    roots = {"esign": Path(settings.BASE_DIR) / "esign" / "static" / "esign"}
+    graph, todo = set(), ["esign/sign.js"]
+    while todo:
+        module = todo.pop()
+        if module in graph:
+            continue
+        graph.add(module)
+        folder, name = module.split("/", 1)
+        source = (roots.get(folder, static / folder) / name).read_text()
+        for imported in re.findall(r'^import .* from "(\.\.?/[^"]+)";$', source, re.MULTILINE):
+            todo.append(posixpath.normpath(posixpath.join(folder, imported)))
+    html = _page(Client(), create_packet, sign_url)[2].content.decode()
+    preloaded = re.findall(r'<link rel="modulepreload" href="/static/([^"]+)">', html)
+    assert sorted(preloaded) == sorted(graph)

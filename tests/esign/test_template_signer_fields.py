@@ -266,3 +266,68 @@ def test_a_payload_may_not_fill_a_signer_field_or_repeat_its_pages(graphql, orga
         }
     ]
     assert Packet.objects.count() == 0
+
+
+def test_a_templates_signer_fields_may_be_named_by_their_alias(
+    graphql: Callable[..., dict[str, Any]],
+    sign_url: Callable[..., str],
+    client: Client,
+    api_client: Client,
+    organization,
+) -> None:
+    """The spec: every field has an id used as its key, and the id can be set as the Field
+    Alias (cast shows it, fill takes it): a signer's fieldId may be the alias too."""
+    template = signer_fields_sample(organization)
+    signature = field_of(template, "signature")
+    spec = templates.working_version(template).spec
+    for field in spec["fields"]:
+        if field["id"] == signature["id"]:
+            field["alias"] = "signatureOfUsPerson"
+    templates.template_update_working(template=template, spec=spec)
+    templates.template_publish(template=template)
+    assert signature["id"] != "signatureOfUsPerson"
+
+    result = graphql(CREATE, packet_variables(template, ["signatureOfUsPerson", "signerName1"]))
+
+    assert "errors" not in result, result
+    packet = result["data"]["createEtchPacket"]
+    [signer] = packet["documentGroup"]["signers"]
+    token = token_of(sign_url(signer["eid"]))
+    # The page, the values and the stamps know the fields by their ids.
+    config = signing_config(client, signer["eid"], token)
+    assert [(f["fieldId"], f["type"]) for f in config["fields"]] == [
+        (signature["id"], "signature"),
+        ("nm1", "fullName"),
+    ]
+    done = sign(
+        client,
+        signer["eid"],
+        token,
+        {"signature": {"typed": "Ada Lovelace"}, "values": {"record/nm1": "Ada Lovelace"}},
+    )
+    assert done.status_code == 200, done.content
+    page = words(sealed_document(api_client, packet))[0]
+    assert "Ada" in text_in_rect(page, signature["rect"], tolerance=2)
+    assert text_in_rect(page, NAME_RECT) == "Ada Lovelace"
+
+
+def test_a_field_named_by_its_id_and_by_its_alias_is_still_one_signers(
+    graphql: Callable[..., dict[str, Any]], organization
+) -> None:
+    template = signer_fields_sample(organization)
+    variables = packet_variables(template, ["nm1"])
+    variables["signers"].append(
+        {
+            **variables["signers"][0],
+            "id": "witness",
+            "email": "witness@example.com",
+            "fields": [{"fileId": "record", "fieldId": "signerName1"}],
+        }
+    )
+
+    result = graphql(CREATE, variables)
+
+    assert result["errors"][0]["extensions"]["fields"] == [
+        {"message": "The field is already signer 'employee''s.", "property": "signers.1.fields.0"}
+    ]
+    assert Packet.objects.count() == 0

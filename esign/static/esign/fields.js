@@ -22,6 +22,11 @@ export const PLACEHOLDERS = {
 };
 export const STAMPED = new Set(["signature", "initial"]);
 
+// Whether the signer must fill the field before finishing (as the service checks it): every
+// field but a checkbox, which is true or false. The guide visits every field all the same; a
+// field that may stay empty counts as done once the guide has shown it.
+export const isRequired = (field) => field.type !== "checkbox";
+
 export const keyOf = (field) => `${field.fileId}/${field.fieldId}`;
 export const labelOf = (field) => TYPE_LABELS[field.type] || TYPE_LABELS.text;
 export const today = () => new Date().toISOString().slice(0, 10); // the server stamps the UTC date

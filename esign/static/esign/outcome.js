@@ -19,15 +19,24 @@ export function signingOutcome({ root, config, token }) {
 
   // The signer's copy: each document as it stands (sealed once everybody signed and the service
   // sealed it; until then with every signature given so far).
-  function showCopies({ sealed = config.sealed } = {}) {
-    const documents = config.documents || [];
+  // ``copies``: the lasting links of a signer who signed (esign/copies.py, from finishing or the
+  // config), each opening its PDF for 90 days; without them, the documents by the signing token.
+  function showCopies({ sealed = config.sealed, copies = config.copies } = {}) {
+    const documents = copies || config.documents || [];
     if (!documents.length) return;
     const link = (doc) => {
-      const query = new URLSearchParams({ token, download: "1" });
+      // A lasting link is absolute (for the event and the completion page): here, on this
+      // page's own origin, so that it is saved rather than navigated to.
+      const lasting = copies && new URL(doc.url, window.location.href);
+      const href = lasting
+        ? `${lasting.pathname}${lasting.search}`
+        : `${doc.url}?${new URLSearchParams({ token, download: "1" })}`;
       return h(
         "li",
         {},
-        h("a", { href: `${doc.url}?${query}`, download: doc.filename }, t("copy.download", { title: doc.title })),
+        // Saved under its name (the page may be in a frame); the lasting link itself opens the
+        // PDF in the browser, as from the completion page or the event.
+        h("a", { href, download: doc.filename }, t("copy.download", { title: doc.title })),
       );
     };
     $("#sg-copies-note").textContent = t(
@@ -43,6 +52,8 @@ export function signingOutcome({ root, config, token }) {
     notice("");
     $("#sg-result-title").textContent = title;
     $("#sg-result-text").textContent = text;
+    // The result is the page's <main> now: the documents' one is hidden (one main at a time).
+    $("#sg-main").hidden = true;
     $("#sg-result").hidden = false;
     $("#sg-result").focus();
   }

@@ -13,6 +13,7 @@ import {
   AUTOMATIC,
   PLACEHOLDERS,
   STAMPED,
+  isRequired,
   keyOf,
   labelOf,
   sortFields,
@@ -39,6 +40,7 @@ const state = {
   current: 0,
   values: {},
   accepted: new Set(),
+  seen: new Set(), // the keys of the fields the guide has shown
   adoption: null, // {mode: "draw"|"text", drawn, typed, initials}
   errors: new Map(), // field key -> message from the server or the guide
   busy: false,
@@ -64,15 +66,20 @@ function isFilled(field) {
     case "initial":
       return Boolean(adoption && adoption.initials);
     case "signatureDate":
-    case "checkbox":
       return true;
+    case "checkbox":
+      return state.values[keyOf(field)] === true;
     default:
       return String(state.values[keyOf(field)] ?? "").trim() !== "" && !typeProblem(field);
   }
 }
 
+// Filled, or left empty where it may be once the guide has shown it; and accepted when each
+// field is to be accepted.
 function isDone(field) {
-  return isFilled(field) && (!config.acceptEachField || state.accepted.has(keyOf(field)));
+  const key = keyOf(field);
+  const complete = isFilled(field) || (!isRequired(field) && state.seen.has(key));
+  return complete && (!config.acceptEachField || state.accepted.has(key));
 }
 
 function doneCount() {
@@ -114,20 +121,29 @@ function renderBox(field, index) {
   ]
     .filter(Boolean)
     .join(" ");
-  el.setAttribute(
-    "aria-label",
-    t(done ? "box.done" : "box.todo", {
-      label: labelOf(field),
-      number: index + 1,
-      total: state.fields.length,
-    }),
-  );
-  el.replaceChildren(...[boxContent(field)].filter(Boolean));
+  // The box is named by what it shows ("Sign here", "AL"), then what it is, for a screen
+  // reader (WCAG 2.5.3, label in name: a voice user says what they see).
+  const content = boxContent(field);
+  const shown = content?.textContent.trim();
+  const what = t(done ? "box.done" : "box.todo", {
+    label: labelOf(field),
+    number: index + 1,
+    total: state.fields.length,
+  });
+  el.setAttribute("aria-label", shown ? `${shown}, ${what}` : what);
+  el.replaceChildren(...[content].filter(Boolean));
 }
 
 function renderBoxes() {
   state.fields.forEach((field, index) => renderBox(field, index));
   renderFieldList();
+}
+
+// Where a field of the list is: its page, and its document's name when the packet has several
+// (two "Signature, page 1" would not say which is which).
+function listWhere(field) {
+  if (documentTitles.size > 1) return where(field);
+  return t("list.page", { number: field.page + 1 });
 }
 
 // The list of the signer's fields above the documents: each one, where it is, whether it is
@@ -157,7 +173,7 @@ function renderFieldList() {
           },
           h("span", { class: "sg-fieldlist-mark", "aria-hidden": "true" }, isDone(field) ? "\u2713" : String(index + 1)),
           h("span", { class: "sg-fieldlist-label" }, labelOf(field)),
-          h("span", { class: "sg-fieldlist-where" }, t("list.page", { number: field.page + 1 })),
+          h("span", { class: "sg-fieldlist-where" }, listWhere(field)),
           h("span", { class: "sg-visually-hidden" }, t(isDone(field) ? "list.done" : "list.todo")),
         ),
       ),
@@ -237,6 +253,7 @@ function select(index, { focus = false, announceIt = true, scroll = true } = {})
   if (!state.fields.length) return;
   state.current = Math.max(0, Math.min(state.fields.length - 1, index));
   const field = state.fields[state.current];
+  state.seen.add(keyOf(field));
   renderBoxes();
   renderGuide();
   const box = state.boxes.get(keyOf(field));
@@ -301,7 +318,7 @@ function setValue(field, value) {
 function accept() {
   const field = state.fields[state.current];
   if (!field) return;
-  if (!isFilled(field)) {
+  if (!isFilled(field) && isRequired(field)) {
     state.errors.set(keyOf(field), typeProblem(field) || t("fillFirst"));
     renderBoxes();
     renderGuide();
@@ -356,6 +373,11 @@ async function finish() {
   const missing = state.fields.findIndex((field) => !isDone(field));
   if (missing >= 0) {
     const field = state.fields[missing];
+    if (!isRequired(field) && !state.seen.has(keyOf(field))) {
+      // Not shown yet: the guide shows it, with nothing wrong about it.
+      select(missing, { focus: true });
+      return;
+    }
     const left = state.fields.length - doneCount();
     state.errors.set(
       keyOf(field),
@@ -377,7 +399,7 @@ async function finish() {
   }
   const { response, data } = result;
   if (response.ok) {
-    if (!data.redirectURL) showCopies({ sealed: false });
+    if (!data.redirectURL) showCopies({ sealed: false, copies: data.copies });
     finished(data, {
       stateName: "done",
       title: t("done"),
@@ -416,7 +438,11 @@ async function start() {
     root.dataset.state = "waiting";
     notice(waitingMessage(), "info");
   }
-  const view = new DocumentsView($("#sg-documents"), config.documents || []);
+  const view = new DocumentsView($("#sg-documents"), config.documents || [], {
+    token,
+    widths: config.pageWidths || [],
+    sizes: config.pageSizes || "",
+  });
   if (config.signerStatus === "completed") showCopies();
   if (!config.canSign) return;
 

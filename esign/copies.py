@@ -1,0 +1,35 @@
+"""A signer's lasting copy of the packet's documents: a link per document that opens it as a
+PDF (a phone shows it; a zip it may not open), working for COPY_LINK_DAYS like the emailed zip
+link and with its key (esign.tokens.signer_copy_url): the document as it stands until the
+packet is sealed, the sealed one after. Offered on the completion page, in the answer to
+finishing (the signing page's done state) and in the signerComplete event (``documents``), so
+that an embedded signer, who gets no email, keeps a copy too."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+from django.conf import settings
+from django.urls import reverse
+
+from esign.documents import document_filename
+from esign.models import Signer
+from esign.tokens import signer_copy_url
+
+
+def signer_copies(signer: Signer) -> list[dict[str, str]]:
+    """[{id, title, filename, url}] for each document of ``signer``'s packet."""
+    # The zip link's key opens the documents one by one as well.
+    key = parse_qs(urlsplit(signer_copy_url(signer)).query)["key"][0]
+    out = []
+    for document in signer.packet.documents.all():
+        path = reverse("esign-signer-copy-document", args=[signer.eid, document.alias_id])
+        out.append(
+            {
+                "id": document.alias_id,
+                "title": document.title or document.filename,
+                "filename": document_filename(document),
+                "url": f"{settings.PUBLIC_BASE_URL}{path}?key={key}",
+            }
+        )
+    return out
