@@ -14,7 +14,7 @@ from accounts.models import Organization
 from core.blobs import blob_read
 from core.engine.archive import PdfZip, safe_filename
 from core.errors import Conflict, ServiceError
-from esign.models import Packet, SealedFileVersion
+from esign.models import Packet, PacketDocument, SealedFileVersion
 from esign.seal_renewal import newest_versions
 from esign.services import document_group_get
 
@@ -117,3 +117,16 @@ def document_group_archive(*, organization: Organization, group_eid: str) -> Arc
         sealed(SealedFileVersion.AUDIT_TRAIL, packet.audit_trail_path, packet.audit_trail_sha256),
     )
     return Archive(safe_filename(packet.name, group.eid), archive.finish())
+
+
+def sealed_document_pdf(document: PacketDocument) -> bytes:
+    """A sealed document's newest version, as the zip serves it: a renewal's (esign.seal_renewal)
+    when its archive timestamp was renewed, the file as sealed otherwise."""
+    version = (
+        document.packet.sealed_versions.filter(slot=SealedFileVersion.document_slot(document.pk))
+        .order_by("-version")
+        .first()
+    )
+    if version is not None:
+        return blob_read(version.path, version.sha256)
+    return blob_read(document.sealed_path, document.sealed_sha256)

@@ -25,7 +25,6 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.embedding import allow_framing_by, embed_origins
-from core.blobs import blob_read
 from core.engine.archive import safe_filename
 from core.errors import Conflict, RequestTooLarge, ServiceError, ValidationFailed
 from core.parsers import decode_json
@@ -34,7 +33,7 @@ from core.uploads import check_declared_size, size_text
 from esign import lifecycle
 from esign.audit import Client
 from esign.documents import document_pdf
-from esign.downloads import document_group_archive
+from esign.downloads import document_group_archive, sealed_document_pdf
 from esign.emails import gets_emails, signer_of_copy_link
 from esign.engine.errors import PageUnavailable
 from esign.engine.pages import PAGE_WIDTHS, page_boxes, page_width, render_page
@@ -234,7 +233,7 @@ def signing_document(request: HttpRequest, signer_eid: str, alias_id: str) -> Ht
         return JsonResponse({"errorType": "notFound", "message": "No such document."}, status=404)
     # The sealed document once the packet is sealed; until then as it stands (stamped so far).
     if document.sealed_sha256 and signer.packet.seal_status == Packet.SealStatus.SEALED:
-        pdf = blob_read(document.sealed_path, document.sealed_sha256)
+        pdf = sealed_document_pdf(document)  # its newest version, renewals included
     else:
         pdf = document_pdf(document)
     response = file_response(

@@ -86,6 +86,8 @@ def test_a_renewed_seal_is_proven_by_pyhanko_and_valid_in_our_verifier_after_its
         assert body["verdict"] == "valid_development", name  # the development key: see below
         assert [p["code"] for p in body["problems"]] == ["development_seal"], name
         assert [s["level"] for s in body["signatures"]] == ["PAdES-B-LTA"], name
+        known = "sealed_audit_trail" if name == "audit-trail.pdf" else "sealed_document"
+        assert (body["knownAs"], body["sealedByUs"]) == (known, True), name  # by its new hash
 
         # The file as sealed: its last timestamp still proves what it covers here (this
         # verifier judges each item at the time the next timestamp proves), but it is past its
