@@ -30,7 +30,7 @@ from esign.audit import action_label
 from esign.downloads import document_group_archive
 from esign.emails import gets_emails, signer_email_resend
 from esign.lifecycle import OPEN_PACKET
-from esign.models import AuditEvent, Packet, PacketDocument, Signer
+from esign.models import AuditEvent, Packet, PacketDocument, SealedFileVersion, Signer
 from esign.routing import turn_signers
 from esign.sealing import packet_seal_retry
 from esign.services import packet_delete, packet_void_now
@@ -61,6 +61,28 @@ class DocumentInline(ReadOnlyInline):
 def _short_hash(value: str) -> str:
     """The first 16 hex digits (the whole one in the tooltip): the table fits 1366 px."""
     return format_html('<span title="{}">{}…</span>', value, value[:16]) if value else "-"
+
+
+class SealedVersionInline(ReadOnlyInline):
+    """Each sealed file's versions (esign.seal_renewal): when the newest is due for a new archive
+    timestamp, and why its last renewal failed (with when it is tried again)."""
+
+    model = SealedFileVersion
+    verbose_name = "sealed file version"
+    fields = [
+        "slot",
+        "version",
+        "hash",
+        "created_at",
+        "renewal_due_at",
+        "renewal_retry_at",
+        "renewal_error",
+    ]
+    readonly_fields = fields
+
+    @admin.display(description="SHA-256")
+    def hash(self, obj: SealedFileVersion) -> str:
+        return _short_hash(obj.sha256)
 
 
 class SignerInline(ReadOnlyInline):
@@ -134,7 +156,7 @@ class PacketAdmin(OrganizationOwnedAdmin):
         "merged_sha256",
     ]
     fields = readonly_fields
-    inlines = [DocumentInline, SignerInline, AuditInline]
+    inlines = [DocumentInline, SealedVersionInline, SignerInline, AuditInline]
     actions = ["seal_again", "resend_signing_emails", "void"]
     change_form_template = "admin/esign/packet/change_form.html"
 

@@ -8,7 +8,7 @@ from django.core.cache import cache
 from core.blobs import blob_read
 from core.engine.archive import safe_filename
 from esign.engine.pages import PageBox, page_boxes
-from esign.models import Packet, PacketDocument
+from esign.models import Packet, PacketDocument, SealedFileVersion
 
 
 def document_pdf(document: PacketDocument) -> bytes:
@@ -20,8 +20,21 @@ def document_as_given(document: PacketDocument, packet: Packet) -> bytes:
     """What a signer is given of the document: the sealed PDF once the packet is sealed, until
     then the document as it stands (with every signature so far)."""
     if document.sealed_sha256 and packet.seal_status == Packet.SealStatus.SEALED:
-        return blob_read(document.sealed_path, document.sealed_sha256)
+        return sealed_document_pdf(document)  # its newest version, renewals included
     return document_pdf(document)
+
+
+def sealed_document_pdf(document: PacketDocument) -> bytes:
+    """A sealed document's newest version, as the zip serves it: a renewal's (esign.seal_renewal)
+    when its archive timestamp was renewed, the file as sealed otherwise."""
+    version = (
+        document.packet.sealed_versions.filter(slot=SealedFileVersion.document_slot(document.pk))
+        .order_by("-version")
+        .first()
+    )
+    if version is not None:
+        return blob_read(version.path, version.sha256)
+    return blob_read(document.sealed_path, document.sealed_sha256)
 
 
 def document_filename(document: PacketDocument) -> str:

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from core.graphql.scalars import iso_ms
+from esign.copies import signer_copies
 from esign.models import Packet, Signer
 from webhooks.services import ETCH_PACKET_SEAL_FAILED, ETCH_PACKET_SEALED, event_emit
 
@@ -95,10 +96,6 @@ def signer_completed(signer: Signer) -> None:
     """signerComplete, with an extension key: ``documents``, the signer's lasting copy
     ([{id, title, filename, url}], esign.copies), for an app that embeds its signers (they get
     no email) to hand them."""
-    # Imported here: esign.copies needs esign.emails, which needs esign.lifecycle, which
-    # imports this module.
-    from esign.copies import signer_copies
-
     packet = signer.packet
     _emit(
         packet,

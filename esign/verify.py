@@ -38,7 +38,7 @@ from esign.engine.seal_verify import MAX_SIGNATURES, PdfNotVerifiable
 from esign.engine.verify_limits import PdfTooComplex, VerifyLimits, check_pdf_limits
 from esign.engine.verify_pool import VerifyBusy, VerifyCrashed, VerifyJob, VerifyPool
 from esign.engine.verify_report import NOT_SIGNED, VALID, PdfVerification
-from esign.models import Packet, PacketDocument, Signer
+from esign.models import Packet, PacketDocument, SealedFileVersion, Signer
 from esign.seal_config import seal_key, signer_trust_roots, tsa_trust_roots
 from esign.verify_slots import verify_slot
 
@@ -220,7 +220,8 @@ def verification_time() -> datetime:
 
 def _known_file(sha: str) -> tuple[str, Packet | None]:
     """What this service knows the file as, by its SHA-256, and its packet. Only the sealed
-    hashes are indexed; the others are looked up only when no sealed file matched."""
+    hashes (and renewed versions') are indexed; the others are looked up only when no sealed
+    file matched."""
     sealed = Packet.SealStatus.SEALED
     document = (
         PacketDocument.objects.filter(sealed_sha256=sha, packet__seal_status=sealed)
@@ -235,6 +236,16 @@ def _known_file(sha: str) -> tuple[str, Packet | None]:
     packet = Packet.objects.filter(audit_trail_sha256=sha, seal_status=sealed).first()
     if packet is not None:
         return SEALED_AUDIT_TRAIL, packet
+    # A version an archive timestamp renewal stored (esign.seal_renewal): the file as sealed,
+    # grown by a new timestamp, is still the same sealed document or audit trail.
+    version = (
+        SealedFileVersion.objects.filter(sha256=sha, packet__seal_status=sealed)
+        .select_related("packet")
+        .first()
+    )
+    if version is not None:
+        audit_trail = version.slot == SealedFileVersion.AUDIT_TRAIL
+        return (SEALED_AUDIT_TRAIL if audit_trail else SEALED_DOCUMENT), version.packet
     document = PacketDocument.objects.filter(current_sha256=sha).select_related("packet").first()
     if document is not None and (
         document.packet.seal_status == sealed or document.current_sha256 != document.prepared_sha256

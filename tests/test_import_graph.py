@@ -31,6 +31,7 @@ LATE_IMPORTS = {
     # A task module names its service, which enqueues the task and so imports the task module.
     ("esign/tasks.py", "esign.sealing"): "the seal task's service",
     ("esign/tasks.py", "esign.emails"): "the signer email task's service",
+    ("esign/tasks.py", "esign.seal_renewal"): "the seal renewal task's service",
     ("webhooks/tasks.py", "webhooks.services"): "the delivery task's service",
     # Django loads the email backend while reading the settings, before any model can be.
     ("core/mail.py", "core.models"): "SentEmail, from the settings' email backend",

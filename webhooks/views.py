@@ -32,6 +32,7 @@ from webhooks.services.endpoints import (
     secrets_current,
 )
 from webhooks.services.events import (
+    EXTENSION_ACTIONS,
     NO_URL_REASON,
     deliveries_filter,
     delivery_get,
@@ -96,7 +97,8 @@ def webhook_settings_context(request: HttpRequest, organization: Organization) -
         "filters": filters,
         "filter_query": urlencode({k: v for k, v in filters.items() if v}),
         "statuses": WebhookDelivery.Status.choices,
-        "actions": WebhookEvent.Action.values,
+        # The spec's events, then this service's extensions (the seal's), as the filter takes.
+        "actions": [*WebhookEvent.Action.values, *sorted(EXTENSION_ACTIONS)],
     }
 
 

@@ -105,7 +105,10 @@ def _verify(
         raise PdfNotVerifiable.single("file", "The PDF could not be read.") from None
 
     signatures: list[tuple[str, EmbeddedPdfSignature | None, str]] = []
-    for name, _value, field_ref in found[:max_signatures]:
+    for field_name, _value, field_ref in found[:max_signatures]:
+        # A plain str: pyHanko's TextStringObject holds its reader (and with it the whole file),
+        # which the report would otherwise carry back from the verify worker, pickled.
+        name = str(field_name)
         try:
             embedded = EmbeddedPdfSignature(reader, field_ref, name)
         except MemoryError:

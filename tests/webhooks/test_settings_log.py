@@ -90,3 +90,18 @@ def test_the_log_is_paged_by_20_and_filtered(
     assert last.count("<tr data-delivery=") == 6
     assert tests_only.count("<tr data-delivery=") == 1
     assert "1 delivery, newest first" in tests_only
+
+
+def test_the_action_filter_offers_the_seal_events_and_filters_by_them(
+    owner_client: Client, organization: Organization
+) -> None:
+    sealed = event_emit(organization=organization, action="etchPacketSealed", data={})
+    event_emit(organization=organization, action="etchPacketComplete", data={})
+
+    html = page(owner_client, "?action=etchPacketSealed")
+
+    options = re.search(r'<select id="f-action" name="action">(.*?)</select>', html, re.S)
+    values = re.findall(r'<option value="([^"]*)"', options.group(1))
+    assert values[-2:] == ["etchPacketSealFailed", "etchPacketSealed"]
+    assert '<option value="etchPacketSealed" selected>' in html
+    assert re.findall(r'<tr data-delivery="(\w+)">', html) == [sealed.deliveries.get().eid]

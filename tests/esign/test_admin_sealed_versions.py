@@ -1,0 +1,37 @@
+"""The packet's admin page shows each sealed file's versions (esign.seal_renewal) and why a
+renewal failed, so an operator sees a seal that is not being kept valid."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from accounts.models import User
+from esign.models import SealedFileVersion
+from esign.sealing import packet_seal
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_packet_page_shows_sealed_file_versions_and_a_renewal_error(complete: Any) -> None:
+    _, packet = complete()
+    packet_seal(packet_id=packet.pk)
+    retry_at = timezone.now() + timedelta(hours=1)
+    SealedFileVersion.objects.filter(packet=packet, slot="audit-trail").update(
+        renewal_error="timestamp_unavailable: No timestamp authority answered.",
+        renewal_retry_at=retry_at,
+    )
+    trail = SealedFileVersion.objects.get(packet=packet, slot="audit-trail")
+    browser = Client()
+    browser.force_login(User.objects.create_superuser("root", "root@example.com", "pw-tests"))
+
+    page = browser.get(f"/admin/esign/packet/{packet.pk}/change/").content.decode()
+
+    assert "Sealed file versions" in page
+    assert f"document-{packet.documents.get().pk}" in page
+    assert "timestamp_unavailable: No timestamp authority answered." in page
+    assert f'<span title="{trail.sha256}">{trail.sha256[:16]}…</span>' in page
