@@ -183,13 +183,24 @@ def page_rules(screen: Screen) -> dict[str, Any]:
         "earlier": {key: has_value(stored.get(key)) for key in sorted(earlier)},
         # What decides whether Next or Finish ends this page: the conditions of this webform's
         # later pages ("" for one always shown), and whether other webforms follow.
+        # The step line follows too: this page's number, and the steps of the webforms after
+        # this one (their pages' conditions look at their own webform's fields).
         "next": None
         if screen.preview
         else {
             "later": later,
             "moreWebforms": screen.webform.eid != screen.definition.webforms[-1].eid,
+            "stepNumber": screen.step_number,
+            "stepsAfter": _steps_after_webform(screen),
+            "title": screen.page.title,
         },
     }
+
+
+def _steps_after_webform(screen: Screen) -> int:
+    order = [w.eid for w in screen.definition.webforms]
+    here = order.index(screen.webform.eid)
+    return sum(1 for webform, _index in screen.steps if order.index(webform.eid) > here)
 
 
 def page_strings() -> dict[str, str]:
@@ -200,6 +211,7 @@ def page_strings() -> dict[str, str]:
         "madeSmaller": gettext("Made smaller to send: {before} KB to {after} KB."),
         "next": gettext("Next"),
         "finish": gettext("Finish"),
+        "step": gettext("Step {number} of {total}: {title}"),
         "entry": gettext("Entry {number}"),
         "remove": gettext("Remove entry {number}"),
         "removed": gettext("Entry {number} removed."),

@@ -97,12 +97,18 @@ function showConditional() {
     const box = container(field);
     if (box && field.showWhen) box.hidden = !isShown(field);
   }
-  // Next or Finish: whether a later page of this webform will be shown (workflows.screen_steps).
+  // Next or Finish, and "Step n of m": the later pages of this webform shown now (each
+  // condition as the server's screen steps count it), and the steps of the webforms after it.
+  const steps = rules.next;
+  if (!steps) return;
+  const shownLater = steps.later.filter((key) => !key || holds(key)).length;
   const next = document.getElementById("wf-next");
-  if (rules.next && next) {
-    const more = rules.next.moreWebforms || rules.next.later.some((key) => !key || holds(key));
-    next.textContent = more ? strings.next : strings.finish;
-  }
+  if (next) next.textContent = steps.moreWebforms || shownLater ? strings.next : strings.finish;
+  const total = steps.stepNumber + shownLater + steps.stepsAfter;
+  const line = document.getElementById("wf-step");
+  if (line) line.textContent = fill(strings.step, { number: steps.stepNumber, total, title: steps.title });
+  const bar = document.getElementById("wf-bar");
+  if (bar) bar.max = total;
 }
 
 function container(field) {
