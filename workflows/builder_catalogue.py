@@ -121,12 +121,27 @@ def all_settings() -> set[str]:
     return names - STRUCTURE
 
 
+# The builder's palette of field types: each type in one category, in this order.
+TYPE_CATEGORIES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Text", ("shortText", "longText", "textWrap", "charList")),
+    ("Numbers", ("number", "integer", "dollar", "percent")),
+    ("Choices", ("checkbox", "radioGroup")),
+    ("People and contact", ("fullName", "email", "phone", "usAddress")),
+    ("Dates", ("date",)),
+    ("Tax numbers", ("ssn", "ein")),
+    ("Files", ("imageFile",)),
+)
+
+
 def catalogue_json() -> dict[str, Any]:
     """The types, the settings of each, of pages and groups, and how every setting looks."""
     return {
         "types": [
             {"name": t.name, "label": t.label, "settings": list(settings_of(t.name))}
             for t in TYPES.values()
+        ],
+        "typeCategories": [
+            {"label": label, "types": list(names)} for label, names in TYPE_CATEGORIES
         ],
         "page": _settings(catalogue.PAGE_SETTINGS),
         "group": _settings(catalogue.GROUP_SETTINGS),
