@@ -171,6 +171,68 @@ export function hasValue(raw) {
   return raw !== false && !isEmpty(raw);
 }
 
+// Conditions beyond "has a value" (workflows.engine.conditions, whose docstring says the
+// format and how each rule reads a value; tests hold the two to the same table). ``read(key)``
+// gives a field's value; for "<group>.<field>" the list of that field's values, one an entry.
+const COMPARE = {
+  lt: (a, b) => a < b,
+  lte: (a, b) => a <= b,
+  gt: (a, b) => a > b,
+  gte: (a, b) => a >= b,
+};
+
+export function numberOf(value) {
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (typeof value !== "string") return null;
+  const digits = value.replace(/[\s,$%]/g, "");
+  return /^-?(\d+\.?\d*|\.\d+)$/.test(digits) ? Number(digits) : null;
+}
+
+export function same(value, expected) {
+  if (typeof expected === "boolean") {
+    return value === expected || (typeof value === "string" && value.trim() === String(expected));
+  }
+  if (typeof expected === "number") {
+    const given = numberOf(value);
+    return given !== null && given === expected;
+  }
+  if (typeof value === "string") return value.trim() === expected.trim();
+  if (typeof value !== "number") return false;
+  return numberOf(expected) === value;
+}
+
+function valueHolds(rule, value) {
+  if (rule.op === "hasValue") return hasValue(value);
+  if (!hasValue(value) && value !== false) return false;
+  if (rule.op === "equals") return same(value, rule.value);
+  if (rule.op === "notEquals") return !same(value, rule.value);
+  if (rule.op === "oneOf") return rule.value.some((choice) => same(value, choice));
+  const given = numberOf(value);
+  return given !== null && COMPARE[rule.op](given, rule.value);
+}
+
+// The rules of a condition's JSON (listedRules: [{field, op, value}]), and whether all or any must
+// hold (match).
+export function conditionRules(condition) {
+  const match = "any" in condition ? "any" : "all";
+  const listed = condition.all || condition.any || [condition];
+  const listedRules = listed.map((rule) => {
+    const op = Object.keys(rule).find((name) => name !== "field");
+    return { field: rule.field, op, value: rule[op] };
+  });
+  return { match, listedRules };
+}
+
+export function conditionHolds(condition, read) {
+  const { match, listedRules } = conditionRules(condition);
+  const holds = (rule) => {
+    if (!rule.field.includes(".")) return valueHolds(rule, read(rule.field));
+    const values = read(rule.field);
+    return Array.isArray(values) && values.some((value) => valueHolds(rule, value));
+  };
+  return match === "any" ? listedRules.some(holds) : listedRules.every(holds);
+}
+
 // Whether ``field`` is shown: its showWhen field (before it on this page, or on an earlier
 // page: ``rules.earlier``) has a value (workflows.engine.resolve.check_fields). A hidden field
 // is not checked, and the server drops its value.
