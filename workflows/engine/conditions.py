@@ -28,6 +28,7 @@ Pure Python: no Django.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ COMPARISONS = ("lt", "lte", "gt", "gte")
 OPERATORS = ("hasValue", "equals", "notEquals", "oneOf", *COMPARISONS)
 MAX_RULES = 10
 MAX_CHOICES = 50
+MAX_TEXT = 2000  # characters of a condition as kept (condition_text): the rows' column
 _KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}(\.[A-Za-z][A-Za-z0-9_]{0,63})?$")
 _NUMBER = re.compile(r"^-?(\d+\.?\d*|\.\d+)$")
 _NOT_IN_NUMBER = re.compile(r"[\s,$%]")
@@ -127,6 +129,43 @@ def _rule(raw: Any, path: str) -> Rule:
     if op in COMPARISONS and (isinstance(value, bool) or not isinstance(value, int | float)):
         raise ConditionInvalid(f"{at}{op}", "Must be a number.")
     return Rule(key, op, list(value) if op == "oneOf" else value)
+
+
+def condition_text(condition: Condition) -> str:
+    """How a definition keeps a condition (``show_when``, a row's column): the key alone for
+    the one condition there was, ``{field, hasValue: true}`` (as stored before), else its JSON."""
+    rule = condition.rules[0]
+    if len(condition.rules) == 1 and rule.op == "hasValue" and "." not in rule.field:
+        return rule.field
+    return json.dumps(condition.to_json(), separators=(",", ":"), ensure_ascii=False)
+
+
+def kept_condition(raw: Any) -> str:
+    """A showWhen's JSON as a definition keeps it (``condition_text``), or ConditionInvalid."""
+    text = condition_text(parse_condition(raw))
+    if len(text) > MAX_TEXT:
+        raise ConditionInvalid("", f"Too long: at most {MAX_TEXT} characters as JSON.")
+    return text
+
+
+def condition_of(text: str) -> Condition | None:
+    """The condition ``condition_text`` made (None for "": always shown)."""
+    if not text:
+        return None
+    if text.startswith("{"):
+        return parse_condition(json.loads(text))
+    return Condition((Rule(text, "hasValue", True),))
+
+
+def condition_holds(text: str, values: Mapping[str, Any]) -> bool:
+    """Whether the condition kept as ``text`` holds for ``values`` ("" always does)."""
+    condition = condition_of(text)
+    return condition is None or condition.holds(values)
+
+
+def condition_keys(text: str) -> tuple[str, ...]:
+    condition = condition_of(text)
+    return condition.keys if condition else ()
 
 
 def _scalar(value: Any) -> bool:
