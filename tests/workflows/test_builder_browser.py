@@ -6,6 +6,7 @@ Screenshots go to test-artifacts/workflows/builder-*.png."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +19,7 @@ from tests.browser import watched_tab
 from tests.templates_app.conftest import ARTIFACTS
 from tests.workflows.test_admin_browser import log_in
 from workflows.models import Webform, WebformPage, Workflow
-from workflows.services import workflow_publish
+from workflows.services import workflow_import, workflow_publish
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -357,3 +358,52 @@ def test_add_workflow_reaches_the_builder_in_two_pages_and_publishes_there(
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "builder-04-published-1366.png"))
     assert axe_violations(page) == []
+
+
+def test_a_condition_of_two_rules_is_built_by_keyboard(
+    page: Any, live_server: Any, organization: Organization
+) -> None:
+    workflow, _created = workflow_import(
+        organization=organization,
+        data={"slug": "lease", "name": "Lease", "webforms": [{"slug": "you", "name": "You",
+              "pages": [
+            {"title": "You", "fields": [
+                {"key": "rent", "type": "dollar", "label": "Rent"},
+                {"key": "pets", "type": "checkbox", "label": "Pets"}]},
+            {"title": "More", "fields": [
+                {"key": "deposit", "type": "dollar", "label": "Deposit"}]}]}]},
+    )  # fmt: skip
+    webform = workflow.webforms.get()
+    log_in(page, live_server, organization)
+    page.goto(f"{live_server.url}/admin/workflows/webform/{webform.pk}/builder/")
+    page.wait_for_selector("#wfb[data-state=ready]")
+    page.click(".wfb-field[data-key=deposit] [data-role=item]")
+
+    # Rule 1: the rent is at least 1000; rule 2: pets has a value; either will do.
+    tab_to(page, "[data-path=showWhen]")
+    page.keyboard.type("Rent (")
+    tab_to(page, "[data-rule='1'][data-part=test]")
+    page.select_option("[data-rule='1'][data-part=test]", "gte")
+    tab_to(page, "[data-rule='1'][data-part=value]")
+    page.keyboard.type("1,000")
+    tab_to(page, "#wfb-set-showWhen-add")
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "wfb-set-showWhen-field-2"
+    page.select_option("[data-rule='2'][data-part=field]", "pets")
+    page.select_option("#wfb-set-showWhen-match", "any")
+    page.screenshot(path=str(SHOTS / "builder-05-condition-two-rules-1366.png"), full_page=True)
+    assert axe_violations(page) == []
+    page.keyboard.press("Control+S")
+    wait_saved(page)
+
+    deposit = webform.fields.get(key="deposit")
+    assert json.loads(deposit.show_when) == {
+        "any": [{"field": "rent", "gte": 1000}, {"field": "pets", "hasValue": True}]
+    }
+    # Renaming the rent's key renames it in the rules.
+    page.click(".wfb-field[data-key=rent] [data-role=item]")
+    page.fill("[data-path=key]", "monthlyRent")
+    page.keyboard.press("Control+S")
+    wait_saved(page)
+    deposit.refresh_from_db()
+    assert json.loads(deposit.show_when)["any"][0] == {"field": "monthlyRent", "gte": 1000}

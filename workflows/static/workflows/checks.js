@@ -1,7 +1,10 @@
 // The rules of a webform value (workflows/engine/rules.py), as the browser applies them: the same
 // checks, patterns, limits and messages (in the reader's language), given by the server in the
 // page (its "wf-rules" data). The server checks again whatever this module says.
+import { conditionRules, numberOf } from "./condition_rules.js";
 import { readConfig } from "./embed.js";
+
+export { conditionRules, numberOf } from "./condition_rules.js";
 
 export const rules = readConfig("wf-rules");
 export const M = rules.messages;
@@ -181,13 +184,6 @@ const COMPARE = {
   gte: (a, b) => a >= b,
 };
 
-export function numberOf(value) {
-  if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  if (typeof value !== "string") return null;
-  const digits = value.replace(/[\s,$%]/g, "");
-  return /^-?(\d+\.?\d*|\.\d+)$/.test(digits) ? Number(digits) : null;
-}
-
 export function same(value, expected) {
   if (typeof expected === "boolean") {
     return value === expected || (typeof value === "string" && value.trim() === String(expected));
@@ -209,18 +205,6 @@ function valueHolds(rule, value) {
   if (rule.op === "oneOf") return rule.value.some((choice) => same(value, choice));
   const given = numberOf(value);
   return given !== null && COMPARE[rule.op](given, rule.value);
-}
-
-// The rules of a condition's JSON (listedRules: [{field, op, value}]), and whether all or any must
-// hold (match).
-export function conditionRules(condition) {
-  const match = "any" in condition ? "any" : "all";
-  const listed = condition.all || condition.any || [condition];
-  const listedRules = listed.map((rule) => {
-    const op = Object.keys(rule).find((name) => name !== "field");
-    return { field: rule.field, op, value: rule[op] };
-  });
-  return { match, listedRules };
 }
 
 export function conditionHolds(condition, read) {

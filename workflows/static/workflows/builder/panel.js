@@ -3,6 +3,7 @@
 // found with it. Typing changes the model at once (the preview follows).
 
 import { clear, h } from "../../common/dom.js";
+import { conditionEditor } from "./condition.js";
 import { getPath } from "./paths.js";
 
 const COMPLEX = new Set(["fullName", "usAddress", "phone"]);
@@ -277,29 +278,16 @@ export class Panel {
         input = h("textarea", { ...common, rows: 4, oninput: () => set(optionsFrom(input.value)) });
         input.value = optionsText(value);
         break;
-      case "condition": {
-        const earlier = this.model.fieldsBefore(item.uid).filter((f) => f.data.key);
-        const current = value && value.field;
-        input = h(
-          "select",
-          {
-            ...common,
-            onchange: () => set(input.value ? { field: input.value, hasValue: true } : undefined),
-          },
-          h("option", { value: "" }, "Always show it"),
-          earlier.map((f) =>
-            h(
-              "option",
-              { value: f.data.key, selected: f.data.key === current },
-              `${f.data.label || f.data.key} (${f.data.key})`,
-            ),
-          ),
-          current && !earlier.some((f) => f.data.key === current)
-            ? h("option", { value: current, selected: true }, `${current} (not an earlier field)`)
-            : null,
-        );
-        break;
-      }
+      case "condition":
+        return conditionEditor({
+          id,
+          earlier: this.model.fieldsBefore(item.uid).filter((f) => f.data.key),
+          value,
+          set,
+          label: look.label,
+          help,
+          error,
+        });
       case "default":
         if (type === "checkbox") {
           inline = true;
