@@ -373,7 +373,10 @@ def end_page(
             # The same link while it lasts (a reload, the back button), a new one once it does
             # not: issued by esign, audited, and never one per page view.
             url = signer_link(signer=turn, reason=AuditAction.SIGNING_URL_CREATED)
-            sign_url = url + ("&withinIframe=true" if embedded else "")
+            # Marked embedded, not withinIframe: that flag says the legacy signature frame opened
+            # the link, and such a page posts the legacy string only (esign/static/esign/embed.js),
+            # while the app that frames a workflow hears the event objects.
+            sign_url = url + ("&embedded=true" if embedded else "")
         waiting_for = [s.name for s in signers if s.status not in lifecycle.FINISHED_SIGNER]
     zip_path = reverse(
         "workflows-documents-zip",
