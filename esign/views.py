@@ -75,12 +75,15 @@ def _framed(response: HttpResponse, origins: list[str], language: str) -> HttpRe
     return in_language(response, language)
 
 
-def completion_keys(outcome: SigningOutcome, *, action: str = "signerComplete") -> dict[str, Any]:
-    """The keys posted to the parent frame and appended to the redirect URL."""
+def completion_keys(outcome: SigningOutcome) -> dict[str, Any]:
+    """The keys posted to the parent frame and appended to the redirect URL. Declining is
+    finishing too: ``signerComplete`` with ``signerStatus: "declined"``, the one action of a
+    signer done with the page that the published frames and the reference know (an action of
+    its own fell into switch-based integrators' default branch); docs/esign.md."""
     packet = outcome.packet
     group = packet.document_group
     return {
-        "action": action,
+        "action": "signerComplete",
         "signerEid": outcome.signer.eid,
         "signerStatus": outcome.signer.status,
         "nextSignerEid": outcome.next_signer.eid if outcome.next_signer else None,
@@ -473,4 +476,4 @@ def signing_decline(request: HttpRequest, signer: Signer, body: dict[str, Any]) 
     outcome = signer_decline(
         signer=signer, reason=reason if isinstance(reason, str) else "", client=_client(request)
     )
-    return completion_keys(outcome, action="signerDecline")
+    return completion_keys(outcome)

@@ -116,7 +116,7 @@ def _origin(delivery: Any) -> str:
 
 
 @changes
-@section("webhook")
+@section("webhook", controls={"url": "webhook_url"})
 def webhook_url_save(request: HttpRequest, membership: Membership) -> HttpResponse:
     endpoint_url_set(organization=membership.organization, url=request.POST.get("url", ""))
     return changed(request, membership, "webhook", "Webhook URL saved.")
@@ -154,7 +154,7 @@ def webhook_send_test(request: HttpRequest, membership: Membership) -> HttpRespo
 
 
 @changes
-@section("encryption")
+@section("encryption", controls={"publicKey": "public_key"})
 def webhook_public_key_save(request: HttpRequest, membership: Membership) -> HttpResponse:
     if request.POST.get("remove"):
         pem = ""

@@ -85,6 +85,7 @@ class WebformInline(OrderedInline):
     model = Webform
     fields = ["position", "name", "slug", "edit_link"]
     readonly_fields = ["edit_link"]
+    prepopulated_fields = {"slug": ("name",)}
     verbose_name_plural = "Webforms, in the order people fill them"
 
     @admin.display(description="Pages and fields")
@@ -170,6 +171,30 @@ class WorkflowAdmin(admin.ModelAdmin):
     actions = ["publish_workflows", "export_json"]
     change_form_template = "admin/workflows/workflow/change_form.html"
     change_list_template = "admin/workflows/workflow/change_list.html"
+    # The address follows the name while the slug is new (Django's prepopulate, add form only).
+    prepopulated_fields = {"slug": ("name",)}
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        """The organization chosen already when the user manages only one."""
+        initial = super().get_changeform_initial_data(request)
+        managed = list(staff_managed_organizations(user=request.user)[:2])
+        if len(managed) == 1:
+            initial.setdefault("organization", managed[0].pk)
+        return initial
+
+    def response_add(
+        self, request: HttpRequest, obj: Workflow, post_url_continue: str | None = None
+    ) -> HttpResponse:
+        """Saved: straight to the builder of its first webform (save_related made it), so
+        "Add workflow" is two pages from the builder; "Save and continue" and "Save and add
+        another" keep the admin's way."""
+        response = super().response_add(request, obj, post_url_continue)
+        webform = obj.webforms.first()
+        if "_continue" in request.POST or "_addanother" in request.POST or webform is None:
+            return response
+        if response.status_code != 302:  # a popup's answer
+            return response
+        return HttpResponseRedirect(reverse("admin:workflows_webform_builder", args=[webform.pk]))
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Workflow]:
         queryset = super().get_queryset(request).select_related("organization")
@@ -375,6 +400,10 @@ class WorkflowAdmin(admin.ModelAdmin):
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
+        workflow = form.instance
+        # A new workflow gets a first webform, named and addressed as the workflow.
+        if not change and not workflow.webforms.exists():
+            Webform.objects.create(workflow=workflow, name=workflow.name, slug=workflow.slug)
         # A new webform gets a first page, so its fields have somewhere to go.
         for webform in form.instance.webforms.filter(pages__isnull=True):
             WebformPage.objects.create(webform=webform, title="Page 1")

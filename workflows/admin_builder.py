@@ -13,6 +13,8 @@ endpoints, under ``admin/workflows/webform/<id>/builder/``:
 - ``draft/``: POST the webform as drafted: the preview shows it, nothing is saved.
 - ``preview/``: the page of the draft ``?forge=<slug>&page=<n>`` as the public form draws it
   (GET), or checked as people's pages are (POST, workflows.views.preview).
+- ``publish/``: POST publishes the webform's workflow as saved (``workflow_publish``): 200
+  ``{"version": <number>}``, or its refusal in the wire shape, nothing published.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from workflows import views
 from workflows.builder import builder_state, preview_definition, webform_build
 from workflows.builder_catalogue import catalogue_json
 from workflows.models import Webform, WebformPage, Workflow
+from workflows.services import workflow_publish
 
 WebformView = Callable[[HttpRequest, Webform], HttpResponse]
 
@@ -74,6 +77,16 @@ def builder_draft(request: HttpRequest, webform: Webform) -> HttpResponse:
     # Kept in the session: the preview's own links and its "Check this page" reach it there.
     request.session[_draft_key(webform)] = draft
     return HttpResponse(status=204)
+
+
+def builder_publish(request: HttpRequest, webform: Webform) -> JsonResponse:
+    if request.method != "POST":
+        return JsonResponse({"name": "MethodNotAllowed", "message": "POST only."}, status=405)
+    try:
+        version = workflow_publish(workflow=webform.workflow)
+    except ServiceError as error:
+        return error_response(error)
+    return JsonResponse({"version": version.number})
 
 
 def builder_preview(request: HttpRequest, webform: Webform) -> HttpResponse:
@@ -149,6 +162,7 @@ class WebformAdmin(admin.ModelAdmin):
                 ("definition", builder_definition),
                 ("draft", builder_draft),
                 ("preview", builder_preview),
+                ("publish", builder_publish),
             )
         ]
         page = path(
@@ -183,6 +197,7 @@ class WebformAdmin(admin.ModelAdmin):
                 "definition": _url("builder_definition", webform),
                 "draft": _url("builder_draft", webform),
                 "preview": _url("builder_preview", webform),
+                "publish": _url("builder_publish", webform),
             },
             "slug": webform.slug,
             "catalogue": catalogue_json(),

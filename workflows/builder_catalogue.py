@@ -28,7 +28,7 @@ STRUCTURE = frozenset({"id", "fields", "groups"})
 class Look:
     """How the panel shows a setting. ``input`` is one of panel.js's inputs: text, key,
     textarea, checkbox, number, count (a whole number from 0), select (of ``choices``), options
-    (a radio group's, one a line), condition (``{field, hasValue: true}`` on an earlier field),
+    (a radio group's, one a line), condition (rules on earlier fields, builder/condition.js),
     default (the field's own kind of value), json (anything else)."""
 
     label: str
@@ -88,9 +88,10 @@ LOOKS: dict[str, Look] = {
         help="Checked like an answer: a date as YYYY-MM-DD; a name, address or phone as JSON.",
     ),
     "showWhen": Look(
-        "Show only when this earlier field has a value",
+        "Show only when",
         "condition",
-        help="Hidden, it is not asked and what was given is dropped.",
+        help="Rules on earlier fields; with several, all or any of them. Hidden, it is not "
+        "asked and what was given is dropped.",
     ),
     "title": Look("Page title", "text", required=True),
     "description": Look("Description", "textarea", help="Shown above the page's fields."),
@@ -121,12 +122,27 @@ def all_settings() -> set[str]:
     return names - STRUCTURE
 
 
+# The builder's palette of field types: each type in one category, in this order.
+TYPE_CATEGORIES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Text", ("shortText", "longText", "textWrap", "charList")),
+    ("Numbers", ("number", "integer", "dollar", "percent")),
+    ("Choices", ("checkbox", "radioGroup")),
+    ("People and contact", ("fullName", "email", "phone", "usAddress")),
+    ("Dates", ("date",)),
+    ("Tax numbers", ("ssn", "ein")),
+    ("Files", ("imageFile",)),
+)
+
+
 def catalogue_json() -> dict[str, Any]:
     """The types, the settings of each, of pages and groups, and how every setting looks."""
     return {
         "types": [
             {"name": t.name, "label": t.label, "settings": list(settings_of(t.name))}
             for t in TYPES.values()
+        ],
+        "typeCategories": [
+            {"label": label, "types": list(names)} for label, names in TYPE_CATEGORIES
         ],
         "page": _settings(catalogue.PAGE_SETTINGS),
         "group": _settings(catalogue.GROUP_SETTINGS),

@@ -97,10 +97,10 @@ class WebformPage(models.Model):
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True, max_length=2000)
     show_when = models.CharField(
-        max_length=64,
+        max_length=2000,
         blank=True,
-        help_text="Show the page only when the field of this key, on an earlier page, has a "
-        "value (blank: always).",
+        help_text="Show the page only when this condition on earlier pages' fields holds: the "
+        "key of a field that must have a value, or a condition's JSON (blank: always).",
     )
     position = models.PositiveIntegerField(default=0)
 
@@ -174,9 +174,10 @@ class WebformField(models.Model):
         help_text="Phone fields: numbers of this region are shown without the country code.",
     )
     show_when = models.CharField(
-        max_length=64,
+        max_length=2000,
         blank=True,
-        help_text="Show only when the earlier field of this key has a value (blank: always).",
+        help_text="Show only when this condition on earlier fields holds: the key of a field "
+        "that must have a value, or a condition's JSON (blank: always).",
     )
     position = models.PositiveIntegerField(default=0)
 

@@ -24,14 +24,15 @@ from esign.models import Signer
 from esign.routing import is_signers_turn
 from esign.tokens import signer_link
 from workflows import submissions
+from workflows.engine.conditions import condition_keys
 from workflows.engine.definition import WebformDef, WorkflowDef
+from workflows.engine.defs import show_when_json
 from workflows.engine.resolve import answers, drop_hidden
 from workflows.engine.rules import (
     IMAGE_TYPES,
     PHONE_REGION_INFO,
     US_STATES,
     browser_rules,
-    has_value,
 )
 from workflows.field_views import FieldView, GroupView, field_views, group_views, rule_gettext
 from workflows.models import Submission, Workflow
@@ -172,24 +173,47 @@ def page_rules(screen: Screen) -> dict[str, Any]:
         for w, i in screen.definition.steps()
         if w.eid == screen.webform.eid and i > screen.page_index
     ]
-    earlier = ({f.definition.show_when for f in screen.fields} | set(later)) - on_page - {""}
+    conditions = [f.definition.show_when for f in screen.fields] + later
+    earlier = {key for c in conditions for key in condition_keys(c)} - on_page
     stored = drop_hidden(screen.webform, screen.payloads.get(screen.webform.slug, {}))
     return {
         **rules,
         "fields": [f.definition.to_json() for f in screen.fields],
         "groups": [g.definition.to_json() for g in screen.groups],
-        # Whether each field of an earlier page that a showWhen names has a value (what form.js
-        # cannot read from the page); a field hidden by its own condition has none.
-        "earlier": {key: has_value(stored.get(key)) for key in sorted(earlier)},
+        # The value of each field of an earlier page that a condition names (what form.js
+        # cannot read from the page; a group's field: its value in each entry); a field hidden
+        # by its own condition has none.
+        "earlier": {key: _earlier_value(stored, key) for key in sorted(earlier)},
         # What decides whether Next or Finish ends this page: the conditions of this webform's
-        # later pages ("" for one always shown), and whether other webforms follow.
+        # later pages (null for one always shown), and whether other webforms follow.
+        # The step line follows too: this page's number, and the steps of the webforms after
+        # this one (their pages' conditions look at their own webform's fields).
         "next": None
         if screen.preview
         else {
-            "later": later,
+            "later": [show_when_json(c) if c else None for c in later],
             "moreWebforms": screen.webform.eid != screen.definition.webforms[-1].eid,
+            "stepNumber": screen.step_number,
+            "stepsAfter": _steps_after_webform(screen),
+            "title": screen.page.title,
         },
     }
+
+
+def _earlier_value(stored: dict[str, Any], key: str) -> Any:
+    group, _, member = key.partition(".")
+    if not member:
+        return stored.get(key)
+    entries = stored.get(group)
+    return (
+        [e.get(member) for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+    )
+
+
+def _steps_after_webform(screen: Screen) -> int:
+    order = [w.eid for w in screen.definition.webforms]
+    here = order.index(screen.webform.eid)
+    return sum(1 for webform, _index in screen.steps if order.index(webform.eid) > here)
 
 
 def page_strings() -> dict[str, str]:
@@ -200,6 +224,7 @@ def page_strings() -> dict[str, str]:
         "madeSmaller": gettext("Made smaller to send: {before} KB to {after} KB."),
         "next": gettext("Next"),
         "finish": gettext("Finish"),
+        "step": gettext("Step {number} of {total}: {title}"),
         "entry": gettext("Entry {number}"),
         "remove": gettext("Remove entry {number}"),
         "removed": gettext("Entry {number} removed."),
@@ -348,7 +373,10 @@ def end_page(
             # The same link while it lasts (a reload, the back button), a new one once it does
             # not: issued by esign, audited, and never one per page view.
             url = signer_link(signer=turn, reason=AuditAction.SIGNING_URL_CREATED)
-            sign_url = url + ("&withinIframe=true" if embedded else "")
+            # Marked embedded, not withinIframe: that flag says the legacy signature frame opened
+            # the link, and such a page posts the legacy string only (esign/static/esign/embed.js),
+            # while the app that frames a workflow hears the event objects.
+            sign_url = url + ("&embedded=true" if embedded else "")
         waiting_for = [s.name for s in signers if s.status not in lifecycle.FINISHED_SIGNER]
     zip_path = reverse(
         "workflows-documents-zip",

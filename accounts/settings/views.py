@@ -11,6 +11,7 @@ new API key: that response shows the key once and is not stored anywhere. Other 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.contrib import messages
@@ -33,6 +34,25 @@ from core.responses import file_response
 
 CHANGE_ROLES = frozenset({Membership.Role.OWNER, Membership.Role.ADMIN})
 USAGE_DAYS = 14
+
+
+class PageErrors:
+    """A refused change's messages, by where the page shows them: a control's name
+    (``key_name``, ``webhook_url``...) or, for a message no control owns, its section's anchor.
+
+    Not a dict: a template resolves ``errors.keys`` on a dict with no "keys" entry to the
+    dict's ``keys`` method, and the API keys section showed ``dict_keys(['webhook'])``.
+    Here a name with no message is "", whatever the name.
+    """
+
+    def __init__(self, messages: Mapping[str, str] | None = None) -> None:
+        self._messages = dict(messages or {})
+
+    def __getitem__(self, name: str) -> str:
+        return self._messages.get(name, "")
+
+    def __bool__(self) -> bool:
+        return bool(self._messages)
 
 
 def _membership(request: HttpRequest, slug: str) -> Membership:
@@ -94,7 +114,7 @@ def _render(
     membership: Membership,
     *,
     new_key: tuple[ApiKey, str] | None = None,
-    errors: dict[str, str] | None = None,
+    errors: PageErrors | None = None,
     status: int = 200,
 ) -> HttpResponse:
     organization = membership.organization
@@ -114,7 +134,7 @@ def _render(
         "embed_origins": embed_origins(organization),
         "usage_days": days,
         "usage": usage,
-        "errors": errors or {},
+        "errors": errors or PageErrors(),
         "form": request.POST if errors else {},
     }
     response = render(request, "accounts/settings/page.html", context, status=status)
@@ -126,8 +146,9 @@ def _render(
 def changes(view: Any) -> Any:
     """A POST that changes the organization: login, membership, an owner's or admin's role.
 
-    The view gets the membership; a ValidationFailed it raises re-renders the page with the
-    message in the section the view names (``view.section``), status 400, nothing changed.
+    The view gets the membership; a ValidationFailed it raises re-renders the page, status 400,
+    nothing changed, each message beside the control its field names (``view.controls``) or
+    else at the top of the section the view names (``view.section``).
     """
 
     @login_required
@@ -141,8 +162,7 @@ def changes(view: Any) -> Any:
         try:
             return view(request, membership, **kwargs)
         except ValidationFailed as failure:
-            message = " ".join(f.message for f in failure.fields)
-            return _render(request, membership, errors={view.section: message}, status=400)
+            return _render(request, membership, errors=_errors(view, failure), status=400)
         except NotFound as missing:
             raise Http404(missing.message) from None
 
@@ -151,18 +171,29 @@ def changes(view: Any) -> Any:
     return wrapped
 
 
-def section(name: str) -> Any:
-    """The section whose error message a change's refusal shows (see :func:`changes`)."""
+def _errors(view: Any, failure: ValidationFailed) -> PageErrors:
+    placed: dict[str, list[str]] = {}
+    for field in failure.fields:
+        where = view.controls.get(field.property, view.section)
+        placed.setdefault(where, []).append(field.message)
+    return PageErrors({where: " ".join(texts) for where, texts in placed.items()})
+
+
+def section(name: str, controls: Mapping[str, str] | None = None) -> Any:
+    """Where a change's refusal shows its messages (see :func:`changes`): beside the control
+    ``controls`` maps the field's property to (its error's name in the template), else at the
+    top of the section ``name``."""
 
     def mark(view: Any) -> Any:
         view.section = name
+        view.controls = dict(controls or {})
         return view
 
     return mark
 
 
 @changes
-@section("keys")
+@section("keys", controls={"name": "key_name", "kind": "key_kind"})
 def key_create(request: HttpRequest, membership: Membership) -> HttpResponse:
     kind = request.POST.get("kind", "")
     name = request.POST.get("name", "").strip()
@@ -215,7 +246,7 @@ def payload_key_download(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @changes
-@section("embedding")
+@section("embedding", controls={"embedOrigins": "origins"})
 def embed_origins_save(request: HttpRequest, membership: Membership) -> HttpResponse:
     embed_origins_set(
         organization=membership.organization,

@@ -8,6 +8,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import ApiKey, Organization, User
+from tests.axe import axe_violations
 from tests.browser import acme_key_status
 from tests.templates_app.conftest import ARTIFACTS
 from webhooks.models import WebhookAttempt, WebhookDelivery
@@ -119,3 +120,34 @@ def test_an_owner_creates_a_key_uses_it_and_revokes_it(
     context.close()
     assert overflow <= 0
     assert errors == []
+
+
+def test_a_refused_webhook_url_is_shown_by_the_url_field_only(
+    browser, live_server, organization: Organization, owner: User
+) -> None:
+    owner.set_password(PASSWORD)
+    owner.save()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(f"{live_server.url}/accounts/login/?next=/settings/acme/")
+    page.get_by_label("User name").fill("olivia")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{live_server.url}/settings/acme/")
+
+    field = page.get_by_label("Webhook URL")
+    # type=url lets an ftp: URL through, so the refusal shown is the server's.
+    field.fill("ftp://hooks.example.com/in")
+    page.get_by_role("button", name="Save URL").click()
+    page.wait_for_selector("#webhook-url-error")
+
+    assert page.locator("#keys .error").count() == 0
+    assert page.locator(".error").all_inner_texts() == ["Enter an http or https URL."]
+    assert field.get_attribute("aria-invalid") == "true"
+    assert "dict_keys" not in page.content()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#keys").screenshot(path=str(ARTIFACTS / "settings-refused-url-keys.png"))
+    page.locator("#webhook").screenshot(path=str(ARTIFACTS / "settings-refused-url.png"))
+    assert axe_violations(page) == []
+    context.close()

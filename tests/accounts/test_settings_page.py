@@ -252,6 +252,47 @@ def test_a_url_that_is_not_http_is_refused_and_the_old_one_kept(
     assert endpoint_get(organization=organization).url == "https://hooks.example.com/in"
 
 
+def section_html(html: str, anchor: str) -> str:
+    """The section ``<section ... id="anchor">`` of the page, up to its end."""
+    found = re.search(rf'<section class="card" id="{anchor}".*?</section>', html, re.S)
+    assert found is not None, anchor
+    return found.group(0)
+
+
+def test_a_refused_url_shows_its_message_by_the_url_and_nothing_in_the_other_sections(
+    owner_client: Client,
+) -> None:
+    response = owner_client.post(url("webhook-url"), {"url": "ftp://hooks.example.com/in"})
+
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "dict_keys" not in html
+    for other in ("keys", "encryption", "embedding", "log"):
+        assert 'class="error"' not in section_html(html, other), other
+    webhook = section_html(html, "webhook")
+    assert re.findall(r'<p class="error"[^>]*>(.*?)</p>', webhook) == [
+        "Enter an http or https URL."
+    ]
+    assert 'aria-describedby="webhook-url-error webhook-url-help" aria-invalid="true"' in webhook
+    assert 'id="webhook-url-error"' in webhook
+    assert 'value="ftp://hooks.example.com/in"' in webhook  # what was typed, to correct
+
+
+def test_each_refusal_shows_beside_its_own_control(owner_client: Client) -> None:
+    cases = [
+        ("key-create", {"kind": "development", "name": "x" * 101}, "keys", "key-name-error"),
+        ("key-create", {"kind": "root"}, "keys", "key-kind-error"),
+        ("embed-origins", {"origins": "not an origin"}, "embedding", "origins-error"),
+        ("public-key", {"public_key": "garbage"}, "encryption", "public-key-error"),
+    ]
+    for name, data, anchor, error_id in cases:
+        html = owner_client.post(url(name), data).content.decode()
+        errors = re.findall(r'<p class="error" id="([^"]+)"', html)
+        assert errors == [error_id], name
+        assert f'id="{error_id}"' in section_html(html, anchor)
+        assert f'aria-describedby="{error_id}"' in html
+
+
 def test_the_test_button_logs_a_webhook_test(
     owner_client: Client, organization: Organization, django_capture_on_commit_callbacks: Callable
 ) -> None:

@@ -8,13 +8,29 @@ Prints one JSON document: {"result": ...} or {"error": "...", "type": "..."}; bi
 (PDF bytes) are written to the path given in the arguments as "out".
 """
 
+import inspect
 import json
 import sys
 from pathlib import Path
 
+import python_anvil.http
 from python_anvil import constants
 from python_anvil.api import Anvil
 from python_anvil.api_resources.requests import PlainRequest, RestRequest
+from python_anvil.http import HTTPClient
+from ratelimit import limits, sleep_and_retry
+
+
+def pacing() -> dict:
+    """How many calls a period every client lets through: the limiter of ratelimit's
+    ``limits`` in the closure of ``HTTPClient.do_request`` (under ``sleep_and_retry``)."""
+    limited = HTTPClient.do_request.__wrapped__
+    [limiter] = [
+        cell.cell_contents
+        for cell in limited.__closure__
+        if hasattr(cell.cell_contents, "clamped_calls")
+    ]
+    return {"calls": limiter.clamped_calls, "period": limiter.period}
 
 
 def main() -> None:
@@ -23,7 +39,7 @@ def main() -> None:
     # docs/clients.md, python-anvil: begin
     RestRequest.API_HOST = BASE_URL  # fill_pdf, generate_pdf: {BASE_URL}/api/v1/...
     PlainRequest.API_HOST = BASE_URL  # download_documents: {BASE_URL}/api/document-group/...
-    constants.VALID_HOSTS.append(BASE_URL)  # request_fully_qualified(): URLs the service hands out
+    python_anvil.http.GRAPHQL_ENDPOINT = f"{BASE_URL}/graphql"  # an Anvil made without endpoint_url
     anvil = Anvil(api_key=API_KEY, endpoint_url=f"{BASE_URL}/graphql")  # every GraphQL call
     # docs/clients.md, python-anvil: end
     try:
@@ -57,6 +73,24 @@ def main() -> None:
             data = anvil.download_documents(args["document_group_eid"])
             Path(args["out"]).write_bytes(data)
             result = {"bytes": len(data)}
+        elif command == "pacing":
+            # What Anvil(environment=...) paces at; then with docs/clients.md's replacement.
+            Anvil(api_key=API_KEY, environment=args["environment"])
+            result = {"as_installed": pacing()}
+            # docs/clients.md, pacing: begin
+            unpaced = inspect.unwrap(HTTPClient.do_request)
+            HTTPClient.do_request = sleep_and_retry(limits(calls=40, period=1)(unpaced))
+            # docs/clients.md, pacing: end
+            result["replaced"] = pacing()
+        elif command == "request_fully_qualified":
+            constants.VALID_HOSTS.append(BASE_URL)  # the host allowed: it still cannot work
+            result = anvil.request_fully_qualified().get(args["url"])
+        elif command == "client_request":
+            url = args["url"]
+            # docs/clients.md, full URL: begin
+            content, status_code, headers = anvil.client.request("GET", url)
+            # docs/clients.md, full URL: end
+            result = {"status": status_code, "bytes": len(content), "type": headers["Content-Type"]}
         else:
             raise SystemExit(f"unknown command {command}")
     except Exception as exc:  # report the client's own error to the test

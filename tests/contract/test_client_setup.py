@@ -44,7 +44,7 @@ def test_python_anvil_runs_with_the_documented_lines() -> None:
 
     assert setup == marked_lines(runner, "python-anvil")
     assert set(imports) <= code_lines(runner)
-    assert len(setup) == 4  # two class attributes, the hosts list, the GraphQL endpoint
+    assert len(setup) == 4  # two class attributes, the module's GraphQL address, the client
 
 
 def test_anvilco_anvil_runs_with_the_documented_lines() -> None:

@@ -1,11 +1,14 @@
 """The published embed components, installed from the npm registry (tests/contract/node), host
-the signing page in an integrator's app on another origin, in Chromium:
+the signing page in an integrator's app on another origin, in Chromium, used exactly as
+docs/esign.md's examples show (the test's page takes their props from the document):
 
 - ``@anvilco/react-signature-frame`` (legacy) hands its ``onFinish`` every message; its README's
-  integrator follows it with ``window.location.assign(url)``: the string must be a page that
-  exists (the completion page, or the signer's redirect URL).
+  integrator follows it with ``window.location.assign(url)``: it must be called once, with a
+  page that exists (the completion page, or the signer's redirect URL).
 - ``@anvilco/anvil-embed-frame`` hands its ``onEvent`` the event objects.
-- A link that cannot be used, framed by any origin, tells the frame's page ``signerError``.
+- Both hear nothing without ``anvilURL`` (their READMEs' usage): it defaults to the hosted origin.
+- A decline is ``signerComplete`` with ``signerStatus: "declined"``; a link that cannot be used,
+  framed by any origin, tells the frame's page ``signerError`` with the link's ``signerEid``.
 
 The components are React 16 components published as CommonJS: the integrator's page loads
 React's UMD builds and gives the package a ``require`` that names them (no bundler).
@@ -27,19 +30,50 @@ from django.test import Client
 
 from accounts.models import Organization
 from esign.models import Signer
+from templates_app.engine.demo import build_demo_template
+from templates_app.services import template_create_with_spec
 from tests.browser import Tab
 from tests.esign.conftest import sign, token_of, two_signer_packet
 from tests.esign.test_signing_browser import DESKTOP, SHOTS, events, signers_of
+from workflows.demo import demo_workflow_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-NODE_MODULES = Path(__file__).resolve().parents[1] / "contract" / "node" / "node_modules"
+# Resolved: node_modules may be a link (a worktree shares the main checkout's).
+NODE_MODULES = (
+    Path(__file__).resolve().parents[1] / "contract" / "node" / "node_modules"
+).resolve()
 PACKAGES = {
     "legacy": "@anvilco/react-signature-frame",
     "embed": "@anvilco/anvil-embed-frame",
+    "workflow": "@anvilco/anvil-embed-frame",
 }
-# The integrator's page: {package} is the component's CommonJS file. Its callbacks are the
-# READMEs': onFinish follows the URL it is given; onEvent keeps the event.
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+# kind -> the component and the document whose example of it the page runs
+COMPONENTS = {
+    "legacy": ("AnvilSignatureFrame", "esign.md"),
+    "embed": ("AnvilEmbedFrame", "esign.md"),
+    "workflow": ("AnvilEmbedFrame", "workflows.md"),
+}
+
+
+def documented_props(component: str, doc: str) -> str:
+    """docs/<doc>'s example of ``<component ... />`` (one ``name={value}`` a line) as the
+    JavaScript object of its props."""
+    text = (DOCS / doc).read_text()
+    block = text.split(f"```jsx\n<{component}\n", 1)[1].split("/>\n```", 1)[0]
+    props = []
+    for line in block.splitlines():
+        name, value = line.strip().split("=", 1)
+        assert value.startswith("{"), line
+        assert value.endswith("}"), line
+        props.append(f"{name}: {value[1:-1]}")
+    return "{ " + ", ".join(props) + " }"
+
+
+# The integrator's page: {package} is the component's CommonJS file, {props} the documented
+# example's props. With no `anvil` parameter it leaves anvilURL out, as the READMEs do. The
+# test's own additions: a size, and a record of each onFinish call (around the documented one).
 APP_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Integrator app</title>
 <link rel="icon" href="data:,"></head>
@@ -55,15 +89,20 @@ function require(name) { return { react: window.React, "react-dom": window.React
 <script>
 const params = new URLSearchParams(location.search);
 const Frame = module.exports.default;
-const style = { width: "100%", height: "760px", border: "0" };
+const signURL = params.get("src");
+const workflowURL = params.get("src");
+const BASE_URL = params.get("anvil");
 window.__events = [];
-const props = params.get("kind") === "legacy"
-  ? { signURL: params.get("src"), anvilURL: params.get("anvil"), scroll: null,
-      enableDefaultStyles: false, style,
-      onFinish: (redirectURL) => { window.recordFinish(redirectURL);
-                                   window.location.assign(redirectURL); } }
-  : { iframeURL: params.get("src"), anvilURL: params.get("anvil"), style,
-      onEvent: (event) => { window.__events.push({ origin: "", data: event }); } };
+function handleEvent(event) { window.__events.push({ origin: "", data: event }); }
+const documented = {props};
+if (!params.has("anvil")) delete documented.anvilURL;
+const props = Object.assign({}, documented, { style: { width: "100%", height: "760px", border: "0" } });
+if (documented.onFinish) {
+  Object.assign(props, { enableDefaultStyles: false, scroll: null, onFinish: (value) => {
+    if (window.recordFinish) window.recordFinish(value);
+    documented.onFinish(value);
+  } });
+}
 ReactDOM.render(React.createElement(Frame, props), document.getElementById("root"));
 </script></body></html>
 """
@@ -74,8 +113,10 @@ class _App(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         body, kind = None, "text/html; charset=utf-8"
         if parts.path == "/app.html":
-            package = PACKAGES.get(parse_qs(parts.query).get("kind", [""])[0], "")
-            body = APP_PAGE.replace("{package}", package).encode() if package else None
+            kind = parse_qs(parts.query).get("kind", [""])[0]
+            if kind in PACKAGES:
+                page = APP_PAGE.replace("{package}", PACKAGES[kind])
+                body = page.replace("{props}", documented_props(*COMPONENTS[kind])).encode()
         elif parts.path == "/done":
             body = b"<!doctype html><title>Back</title><h1>Back in the app</h1>"
         elif parts.path.startswith("/nm/") and parts.path.endswith(".js"):
@@ -124,9 +165,16 @@ def packet_of(organization: Organization, app: str, create_packet, settings, liv
     return make
 
 
+def app_url(app: str, kind: str, url: str, anvil: str | None) -> str:
+    """The integrator's page framing ``url``; ``anvil`` None leaves anvilURL out."""
+    query = f"kind={kind}&src={quote(url, safe='')}"
+    if anvil is not None:
+        query += f"&anvil={quote(anvil, safe='')}"
+    return f"{app}/app.html?{query}"
+
+
 def open_app(tab: Tab, app: str, kind: str, url: str, anvil: str) -> Any:
-    query = f"kind={kind}&src={quote(url, safe='')}&anvil={quote(anvil, safe='')}"
-    tab.page.goto(f"{app}/app.html?{query}")
+    tab.page.goto(app_url(app, kind, url, anvil))
     frame = tab.page.wait_for_selector("iframe").content_frame()
     frame.wait_for_selector("#signing[data-state=ready]")
     return frame
@@ -155,10 +203,11 @@ def navigations(tab: Tab) -> list[tuple[str, int]]:
     return seen
 
 
-def object_navigation(message: Any) -> bool:
-    """The legacy frame hands onFinish the event object too (it passes on every message); its
-    integrator's assign() of it is overtaken by the string's, which the test follows."""
-    return "object%20Object" in message.text or "status of 4" in message.text
+def record_finish(tab: Tab) -> list[Any]:
+    """Every value the legacy frame hands its integrator's onFinish, in order."""
+    finished: list[Any] = []
+    tab.page.expose_function("recordFinish", lambda value: finished.append(value))
+    return finished
 
 
 def test_the_legacy_frame_leads_its_integrator_to_the_completion_page(
@@ -167,9 +216,8 @@ def test_the_legacy_frame_leads_its_integrator_to_the_completion_page(
     signers = packet_of()
     first = signers["client"]
     url = sign_url(first)
-    tab = Tab(browser, DESKTOP, expected=object_navigation)
-    finished: list[Any] = []
-    tab.page.expose_function("recordFinish", lambda value: finished.append(value))
+    tab = Tab(browser, DESKTOP)
+    finished = record_finish(tab)
     loaded = navigations(tab)
     frame = open_app(tab, app, "legacy", url, live_server.url)
     assert frame.url.endswith("&withinIframe=true")
@@ -177,10 +225,11 @@ def test_the_legacy_frame_leads_its_integrator_to_the_completion_page(
     tab.page.wait_for_url(re.compile(re.escape(live_server.url) + r"/etch-complete\?"))
     tab.page.wait_for_selector("h1")
 
-    strings = [value for value in finished if isinstance(value, str)]
-    assert len(strings) == 1
-    assert strings[0].startswith(f"{live_server.url}/etch-complete?action=signerComplete&")
-    assert (strings[0], 200) in loaded
+    # Once, with the URL: never the event object first ("/[object Object]").
+    [string] = finished
+    assert string.startswith(f"{live_server.url}/etch-complete?action=signerComplete&")
+    assert [url for url, _status in loaded][1:] == [string]
+    assert (string, 200) in loaded
     assert tab.page.inner_text("h1") == "Done"
     assert "You signed. Download your copy below." in tab.page.inner_text("main")
     link = tab.page.get_attribute(".sg-copies-list a", "href")
@@ -200,9 +249,8 @@ def test_the_legacy_frame_follows_the_signers_redirect_url(
     body = {"signature": {"typed": "Ada Lovelace"}, "values": {"agreement/title1": "CTO"}}
     done = sign(Client(), signers["client"], token_of(sign_url(signers["client"])), body)
     assert done.status_code == 200
-    tab = Tab(browser, DESKTOP, expected=object_navigation)
-    finished: list[Any] = []
-    tab.page.expose_function("recordFinish", lambda value: finished.append(value))
+    tab = Tab(browser, DESKTOP)
+    finished = record_finish(tab)
     loaded = navigations(tab)
     frame = open_app(tab, app, "legacy", sign_url(signers["provider"]), live_server.url)
     frame.click(".sg-field[data-key='agreement/sig2']")
@@ -217,7 +265,7 @@ def test_the_legacy_frame_follows_the_signers_redirect_url(
     frame.click("#sg-adopt-ok")
     frame.click("#sg-finish")
     tab.page.wait_for_url(f"{app}/done?**")
-    [string] = [value for value in finished if isinstance(value, str)]
+    [string] = finished
     assert string.startswith(f"{app}/done?from=esign&action=signerComplete&")
     assert (string, 200) in loaded
     assert tab.page.inner_text("h1") == "Back in the app"
@@ -263,6 +311,7 @@ def test_a_bad_link_in_any_origins_frame_posts_signer_error(
             "errorType": "tokenInvalid",
             "error": "tokenInvalid",
             "message": "This signing link is not valid.",
+            "signerEid": "NoSuchSigner",
         },
     }
     legacy = as_string["data"]
@@ -324,4 +373,169 @@ def test_a_voided_packets_link_tells_the_embedding_app_why(
     assert "The sender cancelled this request." in frame.inner_text("main")
     SHOTS.mkdir(parents=True, exist_ok=True)
     tab.page.screenshot(path=str(SHOTS / "23-voided-link-in-embed-frame-desktop.png"))
+    tab.close()
+
+
+def test_without_anvil_url_as_the_readmes_show_neither_frame_hears_anything(
+    browser, live_server, app: str, packet_of, sign_url
+) -> None:
+    # A link that cannot be used posts at once, to any origin: the quickest event to wait for.
+    packet_of()
+    unknown = f"{live_server.url}/api/etch/verify/NoSuchSigner?token=nope"
+    for kind in ("embed", "legacy"):
+        tab = Tab(browser, DESKTOP, expected=lambda message: "status of 403" in message.text)
+        finished = record_finish(tab)
+        tab.page.goto(app_url(app, kind, unknown, None))
+        frame = tab.page.wait_for_selector("iframe").content_frame()
+        frame.wait_for_selector(".sg-error[data-error-type=tokenInvalid]")
+        tab.page.wait_for_timeout(500)
+        assert tab.page.evaluate("window.__events") == [], kind
+        assert finished == [], kind
+        tab.close()
+
+
+def decline(frame: Any) -> None:
+    frame.click("#sg-decline-open")
+    frame.fill("#sg-decline-reason", "The title is wrong.")
+    frame.click("#sg-decline-ok")
+
+
+def test_a_decline_is_signer_complete_with_status_declined_in_both_frames(
+    browser, live_server, app: str, packet_of, sign_url
+) -> None:
+    signers = packet_of()
+    first = signers["client"]
+    tab = Tab(browser, DESKTOP)
+    frame = open_app(tab, app, "embed", sign_url(first), live_server.url)
+    decline(frame)
+    frame.wait_for_selector("#signing[data-state=declined]")
+    [event] = [e["data"] for e in events(tab, 1)]
+    packet = Signer.objects.get(eid=first).packet
+    assert event == {
+        "action": "signerComplete",
+        "signerEid": first,
+        "signerStatus": "declined",
+        "nextSignerEid": None,
+        "documentGroupEid": packet.document_group.eid,
+        "documentGroupStatus": "declined",
+        "etchPacketEid": packet.eid,
+    }
+    tab.page.wait_for_timeout(200)
+    assert len(tab.page.evaluate("window.__events")) == 1
+    tab.close()
+
+    # The legacy frame: onFinish once, with the string, which its integrator follows.
+    signers = packet_of()
+    first = signers["client"]
+    tab = Tab(browser, DESKTOP)
+    finished = record_finish(tab)
+    frame = open_app(tab, app, "legacy", sign_url(first), live_server.url)
+    decline(frame)
+    tab.page.wait_for_url(re.compile(re.escape(live_server.url) + r"/etch-complete\?"))
+    tab.page.wait_for_selector("h1")
+    [string] = finished
+    assert string.startswith(f"{live_server.url}/etch-complete?action=signerComplete&")
+    assert parse_qs(urlsplit(string).query)["signerStatus"] == ["declined"]
+    assert tab.page.inner_text("h1") == "You declined to sign"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tab.page.screenshot(path=str(SHOTS / "24-legacy-frame-declined-desktop.png"))
+    tab.close()
+
+
+@pytest.mark.parametrize("link", ["bad-token", "unknown-signer"])
+def test_a_link_that_is_not_valid_is_signer_error_with_its_signer_eid_in_both_frames(
+    browser, live_server, app: str, packet_of, sign_url, link: str
+) -> None:
+    signers = packet_of()
+    eid = signers["client"] if link == "bad-token" else "NoSuchSigner0000000x"
+    url = f"{live_server.url}/api/etch/verify/{eid}?token=not-a-token"
+    expected = {
+        "action": "signerError",
+        "errorType": "tokenInvalid",
+        "error": "tokenInvalid",
+        "message": "This signing link is not valid.",
+        "signerEid": eid,
+    }
+    tab = Tab(browser, DESKTOP, expected=lambda message: "status of 403" in message.text)
+    tab.page.goto(app_url(app, "embed", url, live_server.url))
+    assert [e["data"] for e in events(tab, 1)] == [expected]
+    tab.page.wait_for_timeout(200)
+    assert len(tab.page.evaluate("window.__events")) == 1
+    tab.close()
+
+    tab = Tab(browser, DESKTOP, expected=lambda message: "status of 403" in message.text)
+    finished = record_finish(tab)
+    tab.page.goto(app_url(app, "legacy", url, live_server.url))
+    tab.page.wait_for_url(re.compile(re.escape(live_server.url) + r"/etch-complete\?"))
+    [string] = finished
+    query = parse_qs(urlsplit(string).query)
+    assert {key: value for [key, value] in ((k, v[0]) for k, v in query.items())} == expected
+    assert "This signing link is not valid." in tab.page.inner_text("main")
+    tab.close()
+
+
+def test_the_documented_workflow_example_hears_the_workflows_events(
+    browser, live_server, app: str, organization: Organization, settings
+) -> None:
+    settings.PUBLIC_BASE_URL = live_server.url
+    organization.embed_origins = [app]
+    organization.save()
+    pdf, spec = build_demo_template()
+    template = template_create_with_spec(
+        organization=organization, title="Demo", pdf=pdf, spec=spec, publish=True
+    )
+    workflow = demo_workflow_create(organization=organization, template=template)
+    url = f"{live_server.url}/form/acme/{workflow.slug}?embedded=true"
+    tab = Tab(browser, DESKTOP)
+    tab.page.goto(app_url(app, "workflow", url, live_server.url))
+    frame = tab.page.wait_for_selector("iframe").content_frame()
+    frame.fill("[name='name.firstName']", "Ada")
+    frame.fill("[name='name.lastName']", "Lovelace")
+    frame.fill("[name='email']", "ada@example.com")
+    frame.fill("[name='phone.num']", "415 555 0132")
+    frame.get_by_role("button", name="Next").click()
+    [event] = [e["data"] for e in events(tab, 1)]
+    assert event["action"] == "forgeSubmitPage"
+    assert event["weldEid"] == workflow.eid
+    assert event["pageIndex"] == 0
+    tab.close()
+
+
+def test_an_embedded_workflows_signer_is_heard_by_the_embed_frame_as_an_object(
+    browser, live_server, app: str, organization: Organization, demo_template, settings, tmp_path
+) -> None:
+    # The workflow's signing link is its own (embedded=true), not the legacy frame's
+    # (withinIframe=true, which gets the string only): the embed frame hears the object.
+    from tests.workflows.test_signing_step import nda
+
+    settings.PUBLIC_BASE_URL = live_server.url
+    settings.SEAL_DEV_DIR = tmp_path / "seal-dev"
+    organization.embed_origins = [app]
+    organization.save()
+    nda(organization, demo_template)
+    url = f"{live_server.url}/form/acme/nda?embedded=true"
+    tab = Tab(browser, DESKTOP)
+    tab.page.goto(app_url(app, "workflow", url, live_server.url))
+    frame = tab.page.wait_for_selector("iframe").content_frame()
+    frame.fill("[name='name.firstName']", "Ada")
+    frame.fill("[name='name.lastName']", "Lovelace")
+    frame.fill("[name='email']", "ada@example.com")
+    frame.click("#wf-next")
+    frame.wait_for_selector("#wf-sign")
+    frame.click("#wf-sign")
+    frame.wait_for_selector("#signing[data-state=ready]")
+    frame.click(".sg-field[data-key$='/sig1']")
+    frame.wait_for_selector("#sg-adopt[open]")
+    pad = frame.locator("#sg-pad").bounding_box()
+    tab.page.mouse.move(pad["x"] + 20, pad["y"] + 40)
+    tab.page.mouse.down()
+    tab.page.mouse.move(pad["x"] + 150, pad["y"] + 20, steps=5)
+    tab.page.mouse.up()
+    frame.click("#sg-adopt-ok")
+    frame.click("#sg-finish")
+    tab.page.wait_for_function(
+        "window.__events.some((e) => e.data.action === 'signerComplete')", timeout=30_000
+    )
+    actions = [e["data"]["action"] for e in tab.page.evaluate("window.__events")]
+    assert actions[:3] == ["forgeSubmitPage", "forgeComplete", "signerComplete"]
     tab.close()

@@ -380,11 +380,12 @@ def test_an_expired_link_shows_the_error_page_and_posts_signer_error(
     tab.close()
 
 
-def test_an_origin_that_is_not_allowed_hears_only_the_errors_type_and_message(
+def test_an_origin_that_is_not_allowed_hears_only_the_error_and_the_links_signer(
     browser, live_server, embedder, organization: Organization, create_packet, sign_url, graphql
 ) -> None:
     # The list names another app: the page that frames the expired link is told that it failed
-    # (posted to "*"), but not whose link it was.
+    # (posted to "*"): the error's type and message, and the signer eid of the link it framed
+    # (which it put there), nothing the link did not show it (no reason, no redirect URL).
     organization.embed_origins = ["https://app.example.com"]
     organization.save()
     first = signers_of(create_packet())["client"]
@@ -403,10 +404,11 @@ def test_an_origin_that_is_not_allowed_hears_only_the_errors_type_and_message(
             "errorType": "tokenExpired",
             "error": "tokenExpired",
             "message": "This signing link has expired.",
+            "signerEid": first,
         },
     }
     assert as_string["data"].startswith(f"{live_server.url}/etch-complete?action=signerError&")
-    assert first not in as_string["data"]
+    assert as_string["data"].endswith(f"&signerEid={first}")
     tab.close()
 
 

@@ -6,6 +6,7 @@ Screenshots go to test-artifacts/workflows/builder-*.png."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +19,7 @@ from tests.browser import watched_tab
 from tests.templates_app.conftest import ARTIFACTS
 from tests.workflows.test_admin_browser import log_in
 from workflows.models import Webform, WebformPage, Workflow
-from workflows.services import workflow_publish
+from workflows.services import workflow_import, workflow_publish
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -82,6 +83,22 @@ def wait_saved(page: Any) -> None:
     page.wait_for_selector("#wfb-status[data-status=saved]")
 
 
+TYPE_NAMES = {
+    "Email": "email",
+    "Dollar": "dollar",
+    "Radio group": "radioGroup",
+    "Short text": "shortText",
+    "Date": "date",
+}
+
+
+def choose_type(page: Any, name: str) -> None:
+    """Pick a type in the palette by keyboard: Tab to its button, then Enter."""
+    tab_to(page, f"#wfb-set-type button[data-type={name}]")
+    page.keyboard.press("Enter")
+    assert page.get_attribute(f"#wfb-set-type [data-type={name}]", "aria-pressed") == "true"
+
+
 def add_field(
     page: Any, page_number: int, label: str, type_label: str, *, within: str = ""
 ) -> None:
@@ -90,8 +107,7 @@ def add_field(
     page.keyboard.press("Enter")
     assert page.evaluate("document.activeElement.dataset.path") == "label"
     page.keyboard.type(label)
-    tab_to(page, "#wfb-set-type")
-    page.keyboard.type(type_label)  # a closed select picks the option typed
+    choose_type(page, TYPE_NAMES[type_label])
 
 
 def test_a_webform_is_built_from_nothing_by_keyboard_and_published(
@@ -127,23 +143,23 @@ def test_a_webform_is_built_from_nothing_by_keyboard_and_published(
     assert "baseRegion" not in shown
     tab_to(page, "[data-path='validation.min']")
     page.keyboard.type("5")
-    page.select_option("#wfb-set-type", "phone")
+    page.click("#wfb-set-type [data-type=phone]")
     shown = settings_shown(page)
     assert "baseRegion" in shown
     assert "validation.min" not in shown
     frame = page.frame_locator(SHOWN_FRAME)
     frame.locator("[data-key=monthlyRent].wf-type-phone").wait_for()
     # Back to an amount: the phone had no smallest value, so there is none to keep.
-    page.select_option("#wfb-set-type", "dollar")
+    page.click("#wfb-set-type [data-type=dollar]")
     frame.locator("[data-key=monthlyRent].wf-type-dollar").wait_for()
     assert page.input_value("[data-path='validation.min']") == ""
     tab_to(page, "[data-path='validation.min']")
     page.keyboard.type("100")
 
-    # A second page, by keyboard: a radio group and a field shown only once it has a value.
+    # A second page, by keyboard: its title is where the focus lands, to type it at once.
     tab_to(page, "[data-role=add-page]")
     page.keyboard.press("Enter")
-    tab_to(page, "[data-path=title]")
+    assert page.evaluate("document.activeElement.dataset.path") == "title"
     page.keyboard.press("Control+A")
     page.keyboard.type("Pets")
     add_field(page, 2, "Pet", "Radio group")
@@ -161,7 +177,9 @@ def test_a_webform_is_built_from_nothing_by_keyboard_and_published(
     tab_to(page, "[data-path=maxEntries]")
     page.keyboard.type("3")
     add_field(page, 2, "Plate", "Short text", within=" .wfb-group[data-key=vehicles]")
-    types = page.eval_on_selector_all("#wfb-set-type option", "o => o.map(x => x.value)")
+    types = page.eval_on_selector_all(
+        "#wfb-set-type [data-type]", "o => o.map(x => x.dataset.type)"
+    )
     assert "imageFile" not in types
     assert "shortText" in types
     assert "showWhen" not in settings_shown(page)
@@ -302,3 +320,90 @@ def test_a_repeating_groups_problem_is_shown_on_it_and_its_fields_are_dragged_in
     group = webform.groups.get()
     assert [f.key for f in group.fields.order_by("position")] == ["birthDate", "firstName"]
     assert [f.key for f in webform.fields.filter(group=None)] == ["name"]
+
+
+def test_add_workflow_reaches_the_builder_in_two_pages_and_publishes_there(
+    page: Any, live_server: Any, organization: Organization
+) -> None:
+    log_in(page, live_server, organization)
+    loaded: list[str] = []
+    page.on(
+        "response",
+        lambda response: (
+            response.request.is_navigation_request()
+            and response.status == 200
+            and loaded.append(response.url)
+        ),
+    )
+    page.goto(f"{live_server.url}/admin/workflows/workflow/add/")
+    # The one organization the user manages is chosen; the address follows the name.
+    assert page.input_value("#id_organization") == str(organization.pk)
+    page.locator("#id_name").press_sequentially("Lease agreement")
+    assert page.input_value("#id_slug") == "lease-agreement"
+    page.click("input[name=_save]")
+    page.wait_for_selector("#wfb[data-state=ready]")
+    webform = Webform.objects.get(workflow__slug="lease-agreement")
+    assert loaded == [
+        f"{live_server.url}/admin/workflows/workflow/add/",
+        f"{live_server.url}/admin/workflows/webform/{webform.pk}/builder/",
+    ]
+
+    add_field(page, 1, "Tenant name", "Short text")
+    # Publish saves what is not saved yet, then publishes.
+    tab_to(page, "#wfb-publish", back=True)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#wfb-status:text('Published as version 1')")
+    assert webform.workflow.versions.get().number == 1
+    assert [f.key for f in webform.fields.all()] == ["tenantName"]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "builder-04-published-1366.png"))
+    assert axe_violations(page) == []
+
+
+def test_a_condition_of_two_rules_is_built_by_keyboard(
+    page: Any, live_server: Any, organization: Organization
+) -> None:
+    workflow, _created = workflow_import(
+        organization=organization,
+        data={"slug": "lease", "name": "Lease", "webforms": [{"slug": "you", "name": "You",
+              "pages": [
+            {"title": "You", "fields": [
+                {"key": "rent", "type": "dollar", "label": "Rent"},
+                {"key": "pets", "type": "checkbox", "label": "Pets"}]},
+            {"title": "More", "fields": [
+                {"key": "deposit", "type": "dollar", "label": "Deposit"}]}]}]},
+    )  # fmt: skip
+    webform = workflow.webforms.get()
+    log_in(page, live_server, organization)
+    page.goto(f"{live_server.url}/admin/workflows/webform/{webform.pk}/builder/")
+    page.wait_for_selector("#wfb[data-state=ready]")
+    page.click(".wfb-field[data-key=deposit] [data-role=item]")
+
+    # Rule 1: the rent is at least 1000; rule 2: pets has a value; either will do.
+    tab_to(page, "[data-path=showWhen]")
+    page.keyboard.type("Rent (")
+    tab_to(page, "[data-rule='1'][data-part=test]")
+    page.select_option("[data-rule='1'][data-part=test]", "gte")
+    tab_to(page, "[data-rule='1'][data-part=value]")
+    page.keyboard.type("1,000")
+    tab_to(page, "#wfb-set-showWhen-add")
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "wfb-set-showWhen-field-2"
+    page.select_option("[data-rule='2'][data-part=field]", "pets")
+    page.select_option("#wfb-set-showWhen-match", "any")
+    page.screenshot(path=str(SHOTS / "builder-05-condition-two-rules-1366.png"), full_page=True)
+    assert axe_violations(page) == []
+    page.keyboard.press("Control+S")
+    wait_saved(page)
+
+    deposit = webform.fields.get(key="deposit")
+    assert json.loads(deposit.show_when) == {
+        "any": [{"field": "rent", "gte": 1000}, {"field": "pets", "hasValue": True}]
+    }
+    # Renaming the rent's key renames it in the rules.
+    page.click(".wfb-field[data-key=rent] [data-role=item]")
+    page.fill("[data-path=key]", "monthlyRent")
+    page.keyboard.press("Control+S")
+    wait_saved(page)
+    deposit.refresh_from_db()
+    assert json.loads(deposit.show_when)["any"][0] == {"field": "monthlyRent", "gte": 1000}

@@ -58,9 +58,9 @@ def test_show_when_round_trips_through_json() -> None:
     [
         ({"field": "later", "hasValue": True}, "showWhen.field", "No earlier field has the key 'later'."),
         ({"field": "petAge", "hasValue": True}, "showWhen.field", "No earlier field has the key 'petAge'."),
-        ({"field": "pets"}, "showWhen", "Must be {field: <key>, hasValue: true}."),
-        ({"field": "pets", "hasValue": False}, "showWhen", "Must be {field: <key>, hasValue: true}."),
-        ("pets", "showWhen", "Must be {field: <key>, hasValue: true}."),
+        ({"field": "pets"}, "showWhen", "Give the field and one of: hasValue, equals, notEquals, oneOf, lt, lte, gt, gte."),
+        ({"field": "pets", "hasValue": False}, "showWhen.hasValue", "Must be true."),
+        ("pets", "showWhen", "Must be an object."),
         ({"field": "no such", "hasValue": True}, "showWhen.field", "Must be the key of an earlier field."),
     ],
 )  # fmt: skip

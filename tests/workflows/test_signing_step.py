@@ -108,7 +108,7 @@ def test_the_person_signs_right_after_the_webform(
     assert "Your documents are ready to sign" in html
     sign_url = config(done)["signUrl"]
     assert sign_url.startswith(f"http://127.0.0.1:8000/api/etch/verify/{signer.eid}?token=")
-    assert sign_url.endswith("&withinIframe=true")
+    assert sign_url.endswith("&embedded=true")  # not withinIframe: the legacy frame's flag
     assert [e["action"] for e in config(done)["events"]] == ["forgeSubmitPage", "forgeComplete"]
     # The document to sign is already filled with the webform's values.
     prepared = " ".join(w.text for page in words(_current_pdf(packet)) for w in page)

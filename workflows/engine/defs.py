@@ -10,10 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from workflows.engine.catalogue import FORMAT
+from workflows.engine.conditions import condition_of
 
 
-def show_when_json(key: str) -> dict[str, Any]:
-    return {"field": key, "hasValue": True}
+def show_when_json(text: str) -> dict[str, Any]:
+    """The JSON of a condition kept as ``text`` (workflows.engine.conditions.condition_text)."""
+    condition = condition_of(text)
+    return condition.to_json() if condition else {}
 
 
 @dataclass(frozen=True)
@@ -30,9 +33,9 @@ class FieldDef:
     max_length: int | None = None
     options: tuple[tuple[str, str], ...] = ()  # (value, label) of a radioGroup
     base_region: str = "US"  # phone: numbers of this region are shown without country code
-    # The key of an earlier field of the webform: this field is shown only when that one has a
-    # value (``showWhen: {field, hasValue: true}``); hidden, it is not required and its value is
-    # dropped (workflows.engine.resolve).
+    # The condition on earlier fields that shows this field (``showWhen``; kept as
+    # workflows.engine.conditions.condition_text: the key alone for "has a value"); hidden, it
+    # is not required and its value is dropped (workflows.engine.resolve).
     show_when: str = ""
 
     def to_json(self) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from workflows.engine.catalogue import (
     MAX_PAGES,
     SLUG,
 )
+from workflows.engine.conditions import ConditionInvalid, condition_keys, kept_condition
 from workflows.engine.defs import FieldDef, GroupDef, PageDef, WebformDef
 from workflows.engine.rules import EMPTY, FieldInvalid, check_value
 
@@ -180,19 +181,17 @@ def parse_field(raw: Any, path: str, problems: list[Problem]) -> FieldDef | None
 
 
 def _show_when(raw: Any, path: str, problems: list[Problem]) -> str:
-    """The key a ``showWhen`` names ("" when there is none): ``{field: <key>, hasValue: true}``,
-    the one condition there is, of a field or a page (whether that key names an earlier field
-    is checked by the webform)."""
+    """The condition of a ``showWhen``, as a definition keeps it ("" when there is none;
+    workflows.engine.conditions: ``{field, hasValue: true}``, ``equals``... ``all`` / ``any``).
+    Whether its keys name earlier fields is checked by the webform."""
     if raw is None:
         return ""
-    if not isinstance(raw, Mapping) or raw.get("hasValue") is not True:
-        problems.append(Problem(path, "Must be {field: <key>, hasValue: true}."))
+    try:
+        return kept_condition(raw)
+    except ConditionInvalid as invalid:
+        where = f"{path}.{invalid.path}" if invalid.path else path
+        problems.append(Problem(where, invalid.message))
         return ""
-    key = raw.get("field")
-    if not isinstance(key, str) or not KEY.match(key):
-        problems.append(Problem(f"{path}.field", "Must be the key of an earlier field."))
-        return ""
-    return key
 
 
 def _optional(field: FieldDef) -> FieldDef:
@@ -247,6 +246,8 @@ class _Keys:
     def __init__(self) -> None:
         self.page: dict[str, int] = {}
         self.in_group: set[str] = set()
+        self.groups: dict[str, set[str]] = {}  # a repeating group's key -> its fields' keys
+        self.current = 0  # the page being read
 
     def add(self, key: str, page: int, at: str, problems: list[Problem], *, grouped: bool) -> None:
         if key in self.page:
@@ -255,18 +256,31 @@ class _Keys:
         if grouped:
             self.in_group.add(key)
 
-    def check_condition(self, key: str, at: str, problems: list[Problem], *, page: int) -> None:
-        """``key`` of a showWhen at ``at``: a field before it outside any group (on an earlier
-        page when ``page`` >= 0, the condition of a page)."""
-        earlier = key in self.page and key not in self.in_group
-        if earlier and page >= 0 and self.page[key] >= page:
-            earlier = False
-        if not earlier:
-            where = "field on an earlier page" if page >= 0 else "earlier field"
-            problems.append(Problem(f"{at}.showWhen.field", f"No {where} has the key {key!r}."))
+    def check_condition(
+        self, condition: str, at: str, problems: list[Problem], *, page: int
+    ) -> None:
+        """The keys of a showWhen at ``at``: each a field before it outside any group (on an
+        earlier page when ``page`` >= 0, the condition of a page), or ``<group>.<field>``, a
+        field of a repeating group of an earlier page."""
+        for key in condition_keys(condition):
+            group, _, member = key.partition(".")
+            if member:
+                earlier = (
+                    self.groups.get(group) is not None
+                    and member in self.groups[group]
+                    and self.page[group] < (page if page >= 0 else self.current)
+                )
+            else:
+                earlier = key in self.page and key not in self.in_group
+                if earlier and page >= 0 and self.page[key] >= page:
+                    earlier = False
+            if not earlier:
+                where = "field on an earlier page" if page >= 0 else "earlier field"
+                problems.append(Problem(f"{at}.showWhen.field", f"No {where} has the key {key!r}."))
 
 
 def _page(raw: Any, index: int, path: str, keys: _Keys, problems: list[Problem]) -> PageDef | None:
+    keys.current = index
     at = f"{path}.pages.{index}"
     if not isinstance(raw, Mapping):
         problems.append(Problem(at, "Must be an object."))
@@ -296,6 +310,7 @@ def _page(raw: Any, index: int, path: str, keys: _Keys, problems: list[Problem])
         if group is None:
             continue
         keys.add(group.key, index, f"{at}.groups.{n}", problems, grouped=True)
+        keys.groups[group.key] = {member.key for member in group.fields}
         for m, member in enumerate(group.fields):
             keys.add(member.key, index, f"{at}.groups.{n}.fields.{m}", problems, grouped=True)
         groups.append(group)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from workflows.engine.conditions import condition_holds
 from workflows.engine.defs import (
     DocumentDef,
     FieldDef,
@@ -18,7 +19,7 @@ from workflows.engine.defs import (
 from workflows.engine.entries import EntriesInvalid, check_entries, column, form_entries
 from workflows.engine.form_inputs import form_value
 from workflows.engine.messages import FieldInvalid, Message, pgettext
-from workflows.engine.rules import EMPTY, check_form_value, check_value, has_value
+from workflows.engine.rules import EMPTY, check_form_value, check_value
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,8 @@ def _optional(definition: FieldDef) -> FieldDef:
 
 
 def page_conditions(webform: WebformDef) -> dict[str, str]:
-    """The key each field or group of a conditional page waits for (its page's showWhen)."""
+    """The condition each field or group of a conditional page waits for (its page's
+    showWhen, as workflows.engine.conditions.condition_text keeps it)."""
     return {
         item.key: page.show_when for page in webform.pages if page.show_when for item in page.items
     }
@@ -59,15 +61,15 @@ def check_fields(
     conditions: Mapping[str, str] | None = None,
 ) -> Checked:
     """Check ``raw[key]`` for each of ``fields`` (fields and repeating groups; absent keys are
-    blank). A field whose ``showWhen`` field has no value (among those checked before it, else
-    in ``known``: the stored payload), or whose page's has none (``conditions``, from
+    blank). A field whose ``showWhen`` does not hold (on the values checked before it, else in
+    ``known``: the stored payload), or whose page's does not (``conditions``, from
     ``page_conditions``), is hidden: not required, and its value is dropped (EMPTY)."""
     checked = Checked()
     seen = dict(known or {})
     for definition in fields:
         waits_for = [definition.show_when] if isinstance(definition, FieldDef) else []
         waits_for.append((conditions or {}).get(definition.key, ""))
-        if any(key and not has_value(seen.get(key)) for key in waits_for):
+        if not all(condition_holds(condition, seen) for condition in waits_for):
             checked.values[definition.key] = EMPTY
             seen.pop(definition.key, None)
             continue
@@ -98,8 +100,10 @@ def _hidden(webform: WebformDef, payload: Mapping[str, Any]) -> tuple[set[int], 
     pages: set[int] = set()
     keys: set[str] = set()
 
-    def waits(key: str) -> bool:
-        return bool(key) and (key in keys or not has_value(payload.get(key)))
+    def waits(condition: str) -> bool:
+        # A value its own condition hides counts as not given.
+        shown = {key: value for key, value in payload.items() if key not in keys}
+        return not condition_holds(condition, shown)
 
     for index, page in enumerate(webform.pages):
         if waits(page.show_when):
@@ -111,14 +115,14 @@ def _hidden(webform: WebformDef, payload: Mapping[str, Any]) -> tuple[set[int], 
 
 
 def hidden_pages(webform: WebformDef, payload: Mapping[str, Any]) -> set[int]:
-    """The indexes of the pages ``payload`` hides: their showWhen field has no value, or is
-    itself hidden. They are skipped, and their fields are hidden."""
+    """The indexes of the pages ``payload`` hides: their showWhen does not hold (a hidden
+    field's value counting as not given). They are skipped, and their fields are hidden."""
     return _hidden(webform, payload)[0]
 
 
 def hidden_keys(webform: WebformDef, payload: Mapping[str, Any]) -> set[str]:
-    """The keys of the webform's fields and groups that ``payload`` hides: their showWhen
-    field, or their page's, has no value or is itself hidden."""
+    """The keys of the webform's fields and groups that ``payload`` hides: their showWhen, or
+    their page's, does not hold (a hidden field's value counting as not given)."""
     return _hidden(webform, payload)[1]
 
 

@@ -1,7 +1,10 @@
 // The rules of a webform value (workflows/engine/rules.py), as the browser applies them: the same
 // checks, patterns, limits and messages (in the reader's language), given by the server in the
 // page (its "wf-rules" data). The server checks again whatever this module says.
+import { conditionRules, numberOf } from "./condition_rules.js";
 import { readConfig } from "./embed.js";
+
+export { conditionRules, numberOf } from "./condition_rules.js";
 
 export const rules = readConfig("wf-rules");
 export const M = rules.messages;
@@ -169,6 +172,49 @@ export function check(field, raw, enforceRequired = true) {
 // Whether a value counts as given for a showWhen (workflows.engine.rules.has_value).
 export function hasValue(raw) {
   return raw !== false && !isEmpty(raw);
+}
+
+// Conditions beyond "has a value" (workflows.engine.conditions, whose docstring says the
+// format and how each rule reads a value; tests hold the two to the same table). ``read(key)``
+// gives a field's value; for "<group>.<field>" the list of that field's values, one an entry.
+const COMPARE = {
+  lt: (a, b) => a < b,
+  lte: (a, b) => a <= b,
+  gt: (a, b) => a > b,
+  gte: (a, b) => a >= b,
+};
+
+export function same(value, expected) {
+  if (typeof expected === "boolean") {
+    return value === expected || (typeof value === "string" && value.trim() === String(expected));
+  }
+  if (typeof expected === "number") {
+    const given = numberOf(value);
+    return given !== null && given === expected;
+  }
+  if (typeof value === "string") return value.trim() === expected.trim();
+  if (typeof value !== "number") return false;
+  return numberOf(expected) === value;
+}
+
+function valueHolds(rule, value) {
+  if (rule.op === "hasValue") return hasValue(value);
+  if (!hasValue(value) && value !== false) return false;
+  if (rule.op === "equals") return same(value, rule.value);
+  if (rule.op === "notEquals") return !same(value, rule.value);
+  if (rule.op === "oneOf") return rule.value.some((choice) => same(value, choice));
+  const given = numberOf(value);
+  return given !== null && COMPARE[rule.op](given, rule.value);
+}
+
+export function conditionHolds(condition, read) {
+  const { match, listedRules } = conditionRules(condition);
+  const holds = (rule) => {
+    if (!rule.field.includes(".")) return valueHolds(rule, read(rule.field));
+    const values = read(rule.field);
+    return Array.isArray(values) && values.some((value) => valueHolds(rule, value));
+  };
+  return match === "any" ? listedRules.some(holds) : listedRules.every(holds);
 }
 
 // Whether ``field`` is shown: its showWhen field (before it on this page, or on an earlier

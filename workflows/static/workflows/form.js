@@ -3,7 +3,7 @@
 // groups (groups.js), and the page's events for an embedding page (embed.js). The server checks
 // again whatever this script says; without the script the page still works, one round trip per
 // check. What it writes on the page comes from the server, in the reader's language.
-import { M, PARTS, check, hasValue, invalidParts, rules } from "./checks.js";
+import { M, PARTS, check, conditionHolds, invalidParts, rules } from "./checks.js";
 import { postEvents, readConfig } from "./embed.js";
 import { entryFields, groupElements, groupMessage, setUpGroup, showGroupMessage } from "./groups.js";
 import { smaller } from "./photos.js";
@@ -72,12 +72,20 @@ async function fitChosen(field) {
   }
 }
 
+// Whether ``field`` is shown: its showWhen (checks.js's conditionHolds) holds on the values of
+// the fields it names, read on this page (a hidden one's as none) or, for an earlier page's,
+// from ``rules.earlier`` (workflows.engine.resolve.check_fields).
 export function isShown(field, fields = rules.fields, earlier = rules.earlier, read = givenValue) {
-  const key = field.showWhen?.field;
-  if (!key) return true;
-  const source = fields.find((f) => f.key === key);
-  if (!source) return Boolean(earlier?.[key]);
-  return isShown(source, fields, earlier, read) && hasValue(read(source));
+  if (!field.showWhen) return true;
+  return conditionHolds(field.showWhen, reader(fields, earlier, read));
+}
+
+function reader(fields = rules.fields, earlier = rules.earlier, read = givenValue) {
+  return (key) => {
+    const source = fields.find((f) => f.key === key);
+    if (!source) return earlier?.[key];
+    return isShown(source, fields, earlier, read) ? read(source) : null;
+  };
 }
 
 // The value a showWhen looks at: an image field's is its file (chosen now, or kept).
@@ -86,23 +94,24 @@ function givenValue(field) {
   return input(`${field.key}.file`)?.files?.length ? "file" : input(field.key)?.value || null;
 }
 
-// Whether the field ``key`` (on this page or an earlier one) has a value a showWhen counts.
-function holds(key) {
-  const source = rules.fields.find((f) => f.key === key);
-  return source ? isShown(source) && hasValue(givenValue(source)) : Boolean(rules.earlier?.[key]);
-}
 
 function showConditional() {
   for (const field of rules.fields) {
     const box = container(field);
     if (box && field.showWhen) box.hidden = !isShown(field);
   }
-  // Next or Finish: whether a later page of this webform will be shown (workflows.screen_steps).
+  // Next or Finish, and "Step n of m": the later pages of this webform shown now (each
+  // condition as the server's screen steps count it), and the steps of the webforms after it.
+  const steps = rules.next;
+  if (!steps) return;
+  const shownLater = steps.later.filter((condition) => !condition || conditionHolds(condition, reader())).length;
   const next = document.getElementById("wf-next");
-  if (rules.next && next) {
-    const more = rules.next.moreWebforms || rules.next.later.some((key) => !key || holds(key));
-    next.textContent = more ? strings.next : strings.finish;
-  }
+  if (next) next.textContent = steps.moreWebforms || shownLater ? strings.next : strings.finish;
+  const total = steps.stepNumber + shownLater + steps.stepsAfter;
+  const line = document.getElementById("wf-step");
+  if (line) line.textContent = fill(strings.step, { number: steps.stepNumber, total, title: steps.title });
+  const bar = document.getElementById("wf-bar");
+  if (bar) bar.max = total;
 }
 
 function container(field) {

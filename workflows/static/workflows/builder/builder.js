@@ -39,8 +39,9 @@ const preview = new Preview(
     postJSON,
   },
 );
-// A field or group added: its label is where one types next.
+// A field or group added: its label is where one types next; a page added, its title.
 outline.onAdded = () => panel.focusSetting("label");
+outline.onPageAdded = () => panel.focusSetting("title");
 
 function showStatus(kind, text) {
   status.dataset.status = kind;
@@ -126,6 +127,25 @@ async function doSave() {
 }
 
 document.getElementById("wfb-save").addEventListener("click", doSave);
+
+// Publish: what is saved becomes the version people fill (the whole workflow's), after a save
+// of what is not saved yet; a refusal says why in the status line.
+const publishButton = document.getElementById("wfb-publish");
+publishButton.addEventListener("click", async () => {
+  if (model.dirty) await doSave();
+  if (model.dirty) return; // not saved: its problems are shown
+  publishButton.disabled = true;
+  showStatus("saving", "Publishing…");
+  try {
+    const published = await serial(() => postJSON(config.urls.publish, {}));
+    showStatus("saved", `Published as version ${published.version}`);
+    announce(`Published as version ${published.version}.`);
+  } catch (error) {
+    showStatus("error", `Not published: ${error.message}`);
+  } finally {
+    publishButton.disabled = false;
+  }
+});
 document.addEventListener("keydown", (event) => {
   if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") {
     event.preventDefault();

@@ -276,10 +276,13 @@ export class Model {
     const old = field.data.key;
     field.data.key = key;
     if (!old || old === key) return;
+    const swap = (rule) => (rule.field === old ? { ...rule, field: key } : rule);
     for (const other of [...this.pages, ...this.allFields()]) {
-      if (other !== field && other.data.showWhen && other.data.showWhen.field === old) {
-        other.data.showWhen = { ...other.data.showWhen, field: key };
-      }
+      const condition = other !== field && other.data.showWhen;
+      if (!condition) continue;
+      if (condition.all) other.data.showWhen = { all: condition.all.map(swap) };
+      else if (condition.any) other.data.showWhen = { any: condition.any.map(swap) };
+      else other.data.showWhen = swap(condition);
     }
     if (keep) delete field.errors.key;
   }

@@ -249,6 +249,7 @@ export class Outline {
   addPage() {
     const page = this.model.addPage();
     this.focus(page.uid);
+    this.onPageAdded(page);
     this.announce(`Page ${this.model.pages.indexOf(page) + 1} added.`);
   }
 

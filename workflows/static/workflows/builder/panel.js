@@ -3,6 +3,7 @@
 // found with it. Typing changes the model at once (the preview follows).
 
 import { clear, h } from "../../common/dom.js";
+import { conditionEditor } from "./condition.js";
 import { getPath } from "./paths.js";
 
 const COMPLEX = new Set(["fullName", "usAddress", "phone"]);
@@ -151,21 +152,56 @@ export class Panel {
     if (uses.length) box.append(h("p", { class: "wfb-hint" }, `This field ${uses.join("; ")}.`));
   }
 
+  // The type: a palette of buttons by category (the catalogue's), the type's own pressed.
+  // Buttons, so a keyboard reaches each with Tab and picks it with Enter or Space.
   typeSetting(field, type) {
     const id = "wfb-set-type";
-    const select = h(
-      "select",
-      {
-        id,
-        class: "wfb-input",
-        dataset: { path: "type" },
-        onchange: () => this.model.setType(field.uid, select.value),
-      },
-      this.model
-        .typesFor(field)
-        .map((t) => h("option", { value: t.name, selected: t.name === type.name }, t.label)),
+    const allowed = new Set(this.model.typesFor(field).map((t) => t.name));
+    const label = new Map(this.model.catalogue.types.map((t) => [t.name, t.label]));
+    const error = field.errors.type;
+    const palette = h(
+      "fieldset",
+      { id, class: "wfb-palette", dataset: { path: "type" }, "aria-describedby": `${id}-error` },
+      h("legend", { class: "wfb-label" }, "Type"),
     );
-    return this.row(id, "Type", select, { error: field.errors.type });
+    const press = (name) => {
+      for (const button of palette.querySelectorAll("button[data-type]"))
+        button.setAttribute("aria-pressed", String(button.dataset.type === name));
+    };
+    for (const [n, category] of (this.model.catalogue.typeCategories || []).entries()) {
+      const names = category.types.filter((name) => allowed.has(name));
+      if (!names.length) continue;
+      const titleId = `${id}-category-${n}`;
+      palette.append(
+        h(
+          "div",
+          { class: "wfb-palette-group", role: "group", "aria-labelledby": titleId },
+          h("p", { class: "wfb-palette-title", id: titleId }, category.label),
+          names.map((name) =>
+            h(
+              "button",
+              {
+                type: "button",
+                class: "wfb-type",
+                dataset: { type: name },
+                "aria-pressed": String(name === type.name),
+                onclick: () => {
+                  press(name);
+                  this.model.setType(field.uid, name);
+                },
+              },
+              label.get(name),
+            ),
+          ),
+        ),
+      );
+    }
+    return h(
+      "div",
+      { class: `wfb-setting${error ? " has-error" : ""}` },
+      palette,
+      h("p", { class: "wfb-error", id: `${id}-error`, hidden: !error }, error || ""),
+    );
   }
 
   row(id, label, input, { help = "", error = "", required = false, inline = false } = {}) {
@@ -242,29 +278,16 @@ export class Panel {
         input = h("textarea", { ...common, rows: 4, oninput: () => set(optionsFrom(input.value)) });
         input.value = optionsText(value);
         break;
-      case "condition": {
-        const earlier = this.model.fieldsBefore(item.uid).filter((f) => f.data.key);
-        const current = value && value.field;
-        input = h(
-          "select",
-          {
-            ...common,
-            onchange: () => set(input.value ? { field: input.value, hasValue: true } : undefined),
-          },
-          h("option", { value: "" }, "Always show it"),
-          earlier.map((f) =>
-            h(
-              "option",
-              { value: f.data.key, selected: f.data.key === current },
-              `${f.data.label || f.data.key} (${f.data.key})`,
-            ),
-          ),
-          current && !earlier.some((f) => f.data.key === current)
-            ? h("option", { value: current, selected: true }, `${current} (not an earlier field)`)
-            : null,
-        );
-        break;
-      }
+      case "condition":
+        return conditionEditor({
+          id,
+          earlier: this.model.fieldsBefore(item.uid).filter((f) => f.data.key),
+          value,
+          set,
+          label: look.label,
+          help,
+          error,
+        });
       case "default":
         if (type === "checkbox") {
           inline = true;
