@@ -234,8 +234,10 @@ def generate_description() -> str:
         'diagonal "DEVELOPMENT" watermark.\n\n'
         "Limits: the HTML/CSS or Markdown text of one request is at most "
         f"{settings.GENERATE_MAX_SOURCE_BYTES} bytes (413), the document at most "
-        f"{settings.GENERATE_MAX_PAGES} pages and {settings.GENERATE_TIMEOUT_SECONDS:g} seconds "
-        f"of rendering and {settings.GENERATE_WORKER_MEMORY_MB} MB of memory (422).\n\n"
+        f"{settings.GENERATE_MAX_PAGES} pages, {settings.GENERATE_TIMEOUT_SECONDS:g} seconds "
+        f"of processor time plus {settings.GENERATE_TIMEOUT_SECONDS_PER_PAGE:g} a page, "
+        f"{settings.GENERATE_WALL_TIMEOUT_SECONDS:g} seconds in all, and "
+        f"{settings.GENERATE_WORKER_MEMORY_MB} MB of memory (422).\n\n"
         "Send `Accept: application/pdf` or `*/*`."
     )
 

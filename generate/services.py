@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping
 from pathlib import Path
@@ -34,10 +35,10 @@ def pdf_generate(*, organization: Organization, watermark: bool, body: object) -
     already parsed); ``watermark`` for a development key's documents.
 
     Raises ValidationFailed (400, with property paths), RequestTooLarge (413),
-    UnprocessableDocument (422: page cap, time cap, memory, a document the renderer fails on),
-    FontUnavailableError or ServiceBusy (503, with Retry-After: every worker busy for the queue
-    timeout, the queue full, or the organization at its share of the workers). A render worker
-    that dies is a 500.
+    UnprocessableDocument (422: page cap, CPU-time cap, wall-clock backstop, memory, a document
+    the renderer fails on), FontUnavailableError or ServiceBusy (503, with Retry-After: every
+    worker busy for the queue timeout, the queue full, or the organization at its share of the
+    workers). A render worker that dies is a 500.
     """
     if not isinstance(body, Mapping):
         raise ValidationFailed.single("", "The request body must be a JSON object.")
@@ -62,9 +63,16 @@ def pdf_generate(*, organization: Organization, watermark: bool, body: object) -
             watermark=watermark,
             max_pages=settings.GENERATE_MAX_PAGES,
         )
+        # The cap is CPU time, counted by the worker (a busy host does not make a document
+        # longer); wall-clock time is only a backstop.
+        job = dataclasses.replace(
+            job,
+            cpu_seconds=settings.GENERATE_TIMEOUT_SECONDS,
+            cpu_seconds_per_page=settings.GENERATE_TIMEOUT_SECONDS_PER_PAGE,
+        )
         rendered = render_pool().run(
             job,
-            timeout=settings.GENERATE_TIMEOUT_SECONDS,
+            timeout=settings.GENERATE_WALL_TIMEOUT_SECONDS,
             queue_timeout=settings.GENERATE_QUEUE_TIMEOUT_SECONDS,
             # One organization's documents never hold every render worker of this process.
             tenant=organization.eid,
