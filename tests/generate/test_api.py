@@ -109,13 +109,18 @@ def test_multipart_body_with_each_property_a_part(production_client) -> None:
 
 def test_large_payload_over_multipart_beyond_the_json_limit(production_client) -> None:
     text = "word " * 250_000  # 1.25 MB: over the JSON limit, fine as multipart
+    json_body = json.dumps({"data": [{"content": text}]})
     json_response = post(production_client, {"data": [{"content": text}]})
     response = production_client.post(
         URL, data={"data": json.dumps([{"content": text[:2000]}, {"content": "x" * 1_200_000}])}
     )
 
     assert json_response.status_code == 413
-    assert json_response.json() == {"name": "RequestTooLarge", "message": "Request Too Large"}
+    assert json_response.json() == {
+        "name": "RequestTooLarge",
+        "message": f"The request body is {len(json_body):,} bytes (1.3 MB); the limit is "
+        "1,048,576 bytes (1 MiB). Send a larger payload as multipart/form-data.",
+    }
     assert response.status_code == 200
 
 
