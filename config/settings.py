@@ -320,7 +320,7 @@ FILL_IMAGE_DEADLINE_SECONDS = env.float("FILL_IMAGE_DEADLINE_SECONDS", default=1
 # POST /api/v1/generate-pdf renders in worker processes. A render is stopped past its CPU-time
 # budget (a base plus an allowance per page laid out: what a document costs, however busy the
 # host), or, as a backstop, when its wall-clock time runs out (its worker is killed).
-GENERATE_MAX_PAGES = env.int("GENERATE_MAX_PAGES", default=500)
+GENERATE_MAX_PAGES = env.int("GENERATE_MAX_PAGES", default=2000)
 GENERATE_TIMEOUT_SECONDS = env.float("GENERATE_TIMEOUT_SECONDS", default=60.0)
 GENERATE_TIMEOUT_SECONDS_PER_PAGE = env.float("GENERATE_TIMEOUT_SECONDS_PER_PAGE", default=1.0)
 GENERATE_WALL_TIMEOUT_SECONDS = env.float("GENERATE_WALL_TIMEOUT_SECONDS", default=900.0)

@@ -97,3 +97,14 @@ def test_the_cpu_budget_grows_with_the_pages_laid_out(production_client, setting
     pdf = generate_pdf(production_client, report(150))
 
     assert len(page_texts(pdf)) == 86
+
+
+def test_the_default_page_cap_allows_long_reports(production_client):
+    # GENERATE_MAX_PAGES as shipped (2,000; it was 500): light pages, cheap to render.
+    html = "".join(f'<p style="break-after: page">page {k}</p>' for k in range(501))
+
+    pdf = generate_pdf(production_client, {"type": "html", "data": {"html": html}})
+
+    texts = page_texts(pdf)
+    assert len(texts) == 501
+    assert texts[-1].strip() == "page 500"
