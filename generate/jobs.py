@@ -17,13 +17,17 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
+from django_tasks import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Organization
 from core.api_errors import internal_error_body, log_unexpected
 from core.background import enqueue_in_transaction, retry_later
 from core.blobs import blob_delete, blob_read, blob_save
 from core.errors import NotFound, ServiceBusy, ServiceError, ValidationFailed
+from core.sweeps import task_results_lost_fail
 from generate.models import GenerateJob
 from generate.services import pdf_check, pdf_render
 from generate.tasks import generate_job_task
@@ -135,3 +139,33 @@ def generate_jobs_expired_delete(*, now: datetime) -> int:
             blob_delete(path)
     GenerateJob.objects.filter(pk__in=[pk for pk, _ in expired]).delete()
     return len(expired)
+
+
+def generate_jobs_lost_recover(*, now: datetime) -> int:
+    """Jobs whose task is gone: a pending one (its task deleted by hand) is enqueued again; a
+    running one whose task has run longer than any render may (the wall-clock backstop and the
+    queue wait, plus a minute) lost its worker while rendering, and ends as a 500 would, rather
+    than being tried again (the document may be what killed it). Returns how many."""
+    lease = settings.GENERATE_WALL_TIMEOUT_SECONDS + settings.GENERATE_QUEUE_TIMEOUT_SECONDS + 60
+    started_before = now - timedelta(seconds=lease)
+    task_results_lost_fail(task_path=generate_job_task.module_path, started_before=started_before)
+    live = Q(status=TaskResultStatus.READY) | Q(status=TaskResultStatus.RUNNING)
+    covered = {
+        row["kwargs"]["job_id"]
+        for row in DBTaskResult.objects.filter(task_path=generate_job_task.module_path)
+        .filter(live)
+        .values_list("args_kwargs", flat=True)
+    }
+    repaired = 0
+    unfinished = GenerateJob.objects.filter(status__in=[Status.PENDING, Status.RUNNING])
+    for job_id in unfinished.exclude(pk__in=covered).values_list("pk", flat=True)[:1000]:
+        with transaction.atomic():
+            job = unfinished.select_for_update(skip_locked=True).filter(pk=job_id).first()
+            if job is None:
+                continue
+            if job.status == Status.PENDING:
+                enqueue_in_transaction(generate_job_task, job_id=job.pk)
+            else:
+                _finish(job, error=internal_error_body())
+            repaired += 1
+    return repaired

@@ -13,7 +13,7 @@ from django_tasks_db.models import DBTaskResult
 
 from generate.jobs import generate_job_run
 from generate.models import GenerateJob
-from generate.sweeps import expired_jobs
+from generate.sweeps import expired_jobs, lost_jobs
 from tests.generate.conftest import URL, page_texts
 
 TASK = "generate.tasks.generate_job_task"
@@ -123,3 +123,28 @@ def test_a_done_job_expires_and_the_sweep_deletes_its_pdf(
     assert expired_jobs(now=later) == 1
     assert not GenerateJob.objects.exists()
     assert not default_storage.exists(stored.pdf_path)
+
+
+def test_the_sweep_requeues_a_pending_job_and_ends_one_whose_worker_died(production_client):
+    pending = post_async(production_client, PAYLOAD).json()
+    running = post_async(production_client, PAYLOAD).json()
+    now = timezone.now()
+    tasks = {
+        t.args_kwargs["kwargs"]["job_id"]: t for t in DBTaskResult.objects.filter(task_path=TASK)
+    }
+    pending_job = GenerateJob.objects.get(eid=pending["id"])
+    running_job = GenerateJob.objects.get(eid=running["id"])
+    tasks[pending_job.pk].delete()  # lost
+    # The worker claimed the job and died: its task stays RUNNING, started long ago.
+    GenerateJob.objects.filter(pk=running_job.pk).update(status="running")
+    DBTaskResult.objects.filter(pk=tasks[running_job.pk].pk).update(
+        status="RUNNING", started_at=now - datetime.timedelta(hours=2)
+    )
+
+    assert lost_jobs(now=now) == 2
+
+    assert run_queued_jobs() == ["done"]  # the pending one, enqueued again
+    assert production_client.get(pending["statusURL"]).status_code == 200
+    ended = production_client.get(running["statusURL"]).json()
+    assert (ended["status"], ended["error"]["name"]) == ("failed", "InternalServerError")
+    assert lost_jobs(now=now) == 0
