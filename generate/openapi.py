@@ -267,7 +267,10 @@ def generate_description() -> str:
         f"of processor time plus {settings.GENERATE_TIMEOUT_SECONDS_PER_PAGE:g} a page, "
         f"{settings.GENERATE_WALL_TIMEOUT_SECONDS:g} seconds in all, and "
         f"{settings.GENERATE_WORKER_MEMORY_MB} MB of memory (422).\n\n"
-        "Send `Accept: application/pdf` or `*/*`."
+        "Send `Accept: application/pdf` or `*/*`.\n\n"
+        "Extension: with `?async=true` the answer is `202` with the job's status "
+        "(`GeneratePdfJob`, JSON) once the body is checked, and the document renders in the "
+        "background; `GET` its `statusURL` for the PDF."
     )
 
 
