@@ -10,11 +10,11 @@ service's own limits, read from the same environment as the application (config/
   render pool bounds how many generate requests wait (``GENERATE_MAX_WAITING``), so threads stay
   free for fills.
 - **Timeouts above every cap.** A generate may wait ``GENERATE_QUEUE_TIMEOUT_SECONDS`` for a
-  render worker and then render for ``GENERATE_TIMEOUT_SECONDS``; its 422 or 503 comes back in
-  JSON before any server timeout. With threads, gunicorn's ``timeout`` only restarts a worker
-  process that stops answering the arbiter (a wedged process), never a slow request; it is set
-  above the caps anyway, and so is the grace given to requests in flight at a restart. A reverse
-  proxy in front needs a read timeout above ``timeout`` too.
+  render worker and then render for ``GENERATE_WALL_TIMEOUT_SECONDS`` at most; its 422 or 503
+  comes back in JSON before any server timeout. With threads, gunicorn's ``timeout`` only
+  restarts a worker process that stops answering the arbiter (a wedged process), never a slow
+  request; it is set above the caps anyway, and so is the grace given to requests in flight at
+  a restart. A reverse proxy in front needs a read timeout above ``timeout`` too.
 - **No credentials in the access log.** gunicorn's default format logs the Basic-auth user
   name, which is the API key. This format has no ``%(u)s``, and logs the path without its query.
 - **JSON errors.** Requests gunicorn refuses itself (a request line over 4094 bytes: 414,
@@ -40,7 +40,7 @@ threads = int(os.environ.get("GUNICORN_THREADS", "16"))
 worker_class = "config.gunicorn_worker.JsonErrorThreadWorker"
 
 # The longest a request may take by the service's own caps: a generate's wait and render.
-_longest_request = app.GENERATE_QUEUE_TIMEOUT_SECONDS + app.GENERATE_TIMEOUT_SECONDS
+_longest_request = app.GENERATE_QUEUE_TIMEOUT_SECONDS + app.GENERATE_WALL_TIMEOUT_SECONDS
 timeout = int(_longest_request) + 30
 graceful_timeout = timeout
 keepalive = 5

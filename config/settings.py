@@ -351,9 +351,15 @@ FILL_MAX_DATA_URL_BYTES = env.int("FILL_MAX_DATA_URL_BYTES", default=100 * 1024)
 FILL_IMAGE_DEADLINE_SECONDS = env.float("FILL_IMAGE_DEADLINE_SECONDS", default=10.0)
 
 # --- Generate (owned by generate/) --------------------------------------------------------------
-# POST /api/v1/generate-pdf renders in worker processes that are killed at the time cap.
-GENERATE_MAX_PAGES = env.int("GENERATE_MAX_PAGES", default=500)
+# POST /api/v1/generate-pdf renders in worker processes. A render is stopped past its CPU-time
+# budget (a base plus an allowance per page laid out: what a document costs, however busy the
+# host), or, as a backstop, when its wall-clock time runs out (its worker is killed).
+GENERATE_MAX_PAGES = env.int("GENERATE_MAX_PAGES", default=2000)
 GENERATE_TIMEOUT_SECONDS = env.float("GENERATE_TIMEOUT_SECONDS", default=60.0)
+GENERATE_TIMEOUT_SECONDS_PER_PAGE = env.float("GENERATE_TIMEOUT_SECONDS_PER_PAGE", default=1.0)
+GENERATE_WALL_TIMEOUT_SECONDS = env.float("GENERATE_WALL_TIMEOUT_SECONDS", default=900.0)
+# An asynchronous job's PDF (POST /api/v1/generate-pdf?async=true) is kept this long once done.
+GENERATE_JOB_RETENTION_SECONDS = env.int("GENERATE_JOB_RETENTION_SECONDS", default=86400)
 GENERATE_QUEUE_TIMEOUT_SECONDS = env.float("GENERATE_QUEUE_TIMEOUT_SECONDS", default=30.0)
 GENERATE_MAX_SOURCE_BYTES = env.int("GENERATE_MAX_SOURCE_BYTES", default=10 * 1_048_576)
 GENERATE_WORKERS = env.int("GENERATE_WORKERS", default=2)

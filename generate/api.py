@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.openapi import api_operation, ref
+from core.openapi import RATE_LIMIT_HEADERS, api_operation, error_responses, ref
 from generate import openapi
+from generate.jobs import (
+    generate_job_create,
+    generate_job_get,
+    generate_job_pdf,
+    generate_job_summary,
+)
+from generate.models import GenerateJob
 from generate.services import pdf_generate
 from idempotency.views import idempotent
+
+ASYNC_VALUES = ("true", "1")
 
 
 class GeneratePdfApi(APIView):
@@ -24,13 +36,62 @@ class GeneratePdfApi(APIView):
         success=(200, "application/pdf", "The new PDF."),
         errors=[400, 413, 422, 503],
         examples=openapi.EXAMPLES,
+        parameters=[
+            OpenApiParameter(
+                "async",
+                bool,
+                description="Extension: `true` answers 202 with the job's status (JSON) and its "
+                "`statusURL` (also in `Location`) at once, and renders in the background.",
+            )
+        ],
     )
     @idempotent()
     def post(self, request: Request) -> HttpResponse:
         identity = request.user
+        if request.query_params.get("async", "").lower() in ASYNC_VALUES:
+            job = generate_job_create(
+                organization=identity.organization,
+                watermark=identity.is_development,
+                body=request.data,
+            )
+            summary = generate_job_summary(job)
+            return Response(summary, status=202, headers={"Location": summary["statusURL"]})
         pdf = pdf_generate(
             organization=identity.organization,
             watermark=identity.is_development,
             body=request.data,
         )
         return HttpResponse(pdf, content_type="application/pdf")
+
+
+class GeneratePdfJobApi(APIView):
+    """An asynchronous generate job: its status while it runs, then its PDF."""
+
+    @extend_schema(
+        operation_id="getGeneratePdfJob",
+        summary="The status of an asynchronous generate job, or its PDF once done",
+        description=openapi.JOB_DESCRIPTION,
+        tags=["generate"],
+        responses={
+            (200, "application/pdf"): OpenApiResponse(
+                response=OpenApiTypes.BINARY, description="The job is done: its PDF."
+            ),
+            (202, "application/json"): OpenApiResponse(
+                response=ref("GeneratePdfJob"), description="Pending or running."
+            ),
+            (200, "application/json"): OpenApiResponse(
+                response=ref("GeneratePdfJob"),
+                description="Failed: the status with its `error` (the wire error).",
+            ),
+            **error_responses([401, 404, 429, 500]),
+        },
+        parameters=RATE_LIMIT_HEADERS,
+    )
+    def get(self, request: Request, eid: str) -> HttpResponse:
+        job = generate_job_get(organization=request.user.organization, eid=eid)
+        if job.status == GenerateJob.Status.DONE:
+            return HttpResponse(generate_job_pdf(job), content_type="application/pdf")
+        summary = generate_job_summary(job)
+        # Not there yet: 202 while it runs; a failed job's status (with its error) is a 200.
+        status = 200 if job.status == GenerateJob.Status.FAILED else 202
+        return Response(summary, status=status)

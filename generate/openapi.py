@@ -223,8 +223,37 @@ SCHEMAS: dict[str, Schema] = {
             },
         },
     },
+    "GeneratePdfJob": {
+        "type": "object",
+        "description": "Extension: an asynchronous generate job (`POST /api/v1/generate-pdf"
+        "?async=true`), as its status URL shows it.",
+        "properties": {
+            "id": {"type": "string"},
+            "status": {"type": "string", "enum": ["pending", "running", "done", "failed"]},
+            "statusURL": {"type": "string", "description": "GET it for the status, or the PDF."},
+            "pages": {"type": ["integer", "null"]},
+            "error": {
+                "type": ["object", "null"],
+                "description": "A failed job's error, in the wire shape (`name`, `message`).",
+            },
+            "createdAt": {"type": "string", "format": "date-time"},
+            "finishedAt": {"type": ["string", "null"], "format": "date-time"},
+            "expiresAt": {
+                "type": ["string", "null"],
+                "format": "date-time",
+                "description": "After this the job and its PDF are gone (404).",
+            },
+        },
+    },
 }
 register_schemas(SCHEMAS)
+
+JOB_DESCRIPTION = (
+    "Extension. The job of `POST /api/v1/generate-pdf?async=true`, for the organization that "
+    "made it only (any other key gets 404): 202 with its status while it is pending or "
+    "running, 200 with its PDF once done, 200 with its status and `error` if it failed. A "
+    "finished job is kept `GENERATE_JOB_RETENTION_SECONDS`, then 404."
+)
 
 
 def generate_description() -> str:
@@ -234,9 +263,14 @@ def generate_description() -> str:
         'diagonal "DEVELOPMENT" watermark.\n\n'
         "Limits: the HTML/CSS or Markdown text of one request is at most "
         f"{settings.GENERATE_MAX_SOURCE_BYTES} bytes (413), the document at most "
-        f"{settings.GENERATE_MAX_PAGES} pages and {settings.GENERATE_TIMEOUT_SECONDS:g} seconds "
-        f"of rendering and {settings.GENERATE_WORKER_MEMORY_MB} MB of memory (422).\n\n"
-        "Send `Accept: application/pdf` or `*/*`."
+        f"{settings.GENERATE_MAX_PAGES} pages, {settings.GENERATE_TIMEOUT_SECONDS:g} seconds "
+        f"of processor time plus {settings.GENERATE_TIMEOUT_SECONDS_PER_PAGE:g} a page, "
+        f"{settings.GENERATE_WALL_TIMEOUT_SECONDS:g} seconds in all, and "
+        f"{settings.GENERATE_WORKER_MEMORY_MB} MB of memory (422).\n\n"
+        "Send `Accept: application/pdf` or `*/*`.\n\n"
+        "Extension: with `?async=true` the answer is `202` with the job's status "
+        "(`GeneratePdfJob`, JSON) once the body is checked, and the document renders in the "
+        "background; `GET` its `statusURL` for the PDF."
     )
 
 

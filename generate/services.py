@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +19,8 @@ from core.pools import SettingsPool
 from core.resources import font_library, resource_policy
 from generate.engine import (
     RESOURCE_CONTENT_TYPES,
+    RenderedPdf,
+    RenderJob,
     RenderPool,
     ResourceFetcher,
     build_render_job,
@@ -34,11 +37,42 @@ def pdf_generate(*, organization: Organization, watermark: bool, body: object) -
     already parsed); ``watermark`` for a development key's documents.
 
     Raises ValidationFailed (400, with property paths), RequestTooLarge (413),
-    UnprocessableDocument (422: page cap, time cap, memory, a document the renderer fails on),
-    FontUnavailableError or ServiceBusy (503, with Retry-After: every worker busy for the queue
-    timeout, the queue full, or the organization at its share of the workers). A render worker
-    that dies is a 500.
+    UnprocessableDocument (422: page cap, CPU-time cap, wall-clock backstop, memory, a document
+    the renderer fails on), FontUnavailableError or ServiceBusy (503, with Retry-After: every
+    worker busy for the queue timeout, the queue full, or the organization at its share of the
+    workers). A render worker that dies is a 500.
     """
+    return pdf_render(organization=organization, watermark=watermark, body=body).pdf
+
+
+def pdf_check(*, organization: Organization, body: object) -> None:
+    """Raise what `pdf_generate` would raise for ``body`` before rendering (400, 413, 503 for a
+    font), without rendering: an asynchronous job is refused now, not once it runs."""
+    _render_job(organization=organization, watermark=False, body=body)
+
+
+def pdf_render(*, organization: Organization, watermark: bool, body: object) -> RenderedPdf:
+    """`pdf_generate`, with the page count."""
+    job, mode = _render_job(organization=organization, watermark=watermark, body=body)
+    try:
+        rendered = render_pool().run(
+            job,
+            timeout=settings.GENERATE_WALL_TIMEOUT_SECONDS,
+            queue_timeout=settings.GENERATE_QUEUE_TIMEOUT_SECONDS,
+            # One organization's documents never hold every render worker of this process.
+            tenant=organization.eid,
+        )
+    except EngineError as error:
+        raise_for_engine_error(error)
+    logger.info(
+        "generate: %s document, %d pages, %d bytes", mode, rendered.pages, len(rendered.pdf)
+    )
+    return rendered
+
+
+def _render_job(
+    *, organization: Organization, watermark: bool, body: object
+) -> tuple[RenderJob, str]:
     if not isinstance(body, Mapping):
         raise ValidationFailed.single("", "The request body must be a JSON object.")
     body = dict(body)
@@ -62,19 +96,16 @@ def pdf_generate(*, organization: Organization, watermark: bool, body: object) -
             watermark=watermark,
             max_pages=settings.GENERATE_MAX_PAGES,
         )
-        rendered = render_pool().run(
-            job,
-            timeout=settings.GENERATE_TIMEOUT_SECONDS,
-            queue_timeout=settings.GENERATE_QUEUE_TIMEOUT_SECONDS,
-            # One organization's documents never hold every render worker of this process.
-            tenant=organization.eid,
-        )
     except EngineError as error:
         raise_for_engine_error(error)
-    logger.info(
-        "generate: %s document, %d pages, %d bytes", request.mode, rendered.pages, len(rendered.pdf)
+    # The cap is CPU time, counted by the worker (a busy host does not make a document
+    # longer); wall-clock time is only a backstop.
+    job = dataclasses.replace(
+        job,
+        cpu_seconds=settings.GENERATE_TIMEOUT_SECONDS,
+        cpu_seconds_per_page=settings.GENERATE_TIMEOUT_SECONDS_PER_PAGE,
     )
-    return rendered.pdf
+    return job, request.mode
 
 
 def document_fetcher() -> ResourceFetcher:

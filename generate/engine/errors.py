@@ -69,6 +69,25 @@ class RenderTimeout(GenerateError):
         return (type(self), (self.seconds,))
 
 
+class RenderCpuLimit(GenerateError):
+    """Rendering used more CPU time than its budget (a base plus an allowance per page laid
+    out, `generate.engine.cpu_budget`); the render was stopped."""
+
+    code = "render_cpu_limit"
+    kind = "unprocessable"
+
+    def __init__(self, seconds: float, pages: int) -> None:
+        self.seconds = seconds
+        self.pages = pages
+        super().__init__(
+            f"The document needed more than {seconds:g} seconds of processor time to render "
+            f"({pages} pages laid out by then) and was stopped."
+        )
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (type(self), (self.seconds, self.pages))
+
+
 class RenderOutOfMemory(GenerateError):
     """Rendering needed more memory than a worker may use (``limit_bytes``; 0 if unknown)."""
 

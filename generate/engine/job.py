@@ -24,6 +24,10 @@ class RenderJob:
     title: str | None = None
     watermark: str | None = None
     max_pages: int = 1000
+    # The CPU-time budget of the render in its worker (`generate.engine.cpu_budget`): this many
+    # CPU-seconds plus ``cpu_seconds_per_page`` for each page laid out; 0 for no budget.
+    cpu_seconds: float = 0.0
+    cpu_seconds_per_page: float = 0.0
 
 
 @dataclass(frozen=True)

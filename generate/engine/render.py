@@ -23,7 +23,7 @@ import contextlib
 import threading
 import traceback
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import tinycss2
@@ -63,11 +63,18 @@ class _Fetcher(URLFetcher):
         )
 
 
-def render_pdf(job: RenderJob, *, font_config: FontConfiguration | None = None) -> RenderedPdf:
+def render_pdf(
+    job: RenderJob,
+    *,
+    font_config: FontConfiguration | None = None,
+    on_page: Callable[[], None] | None = None,
+) -> RenderedPdf:
     """Render ``job`` to PDF bytes; PageLimitExceeded when it would have too many pages.
 
     A ``font_config`` may be shared by successive renders that add no ``@font-face`` fonts (the
-    worker does that: it is the slowest object to build); pass None for a fresh one.
+    worker does that: it is the slowest object to build); pass None for a fresh one. ``on_page``
+    is called for each page laid out, in every layout pass (the worker's CPU budget grows with
+    it).
     """
     fetcher = _Fetcher(job.fetcher)
     document = weasyprint.HTML(string=job.html, url_fetcher=fetcher, base_url=DOCUMENT_BASE_URL)
@@ -79,7 +86,7 @@ def render_pdf(job: RenderJob, *, font_config: FontConfiguration | None = None) 
     stylesheets = [
         weasyprint.CSS(string=css, url_fetcher=fetcher, font_config=config) for css in user_sheets
     ]
-    with _page_cap(job.max_pages):
+    with _page_cap(job.max_pages, on_page):
         rendering = document.render(
             font_config=config,
             stylesheets=stylesheets,
@@ -111,9 +118,12 @@ def _capped_make_all_pages(context: Any, root_box: Any, html: Any, pages: Any) -
     """
     assert _original_make_all_pages is not None
     limit = getattr(_cap, "limit", None)
+    on_page = getattr(_cap, "on_page", None)
     for count, page in enumerate(_original_make_all_pages(context, root_box, html, pages), 1):
         if limit is not None and count > limit:
             raise PageLimitExceeded(count, limit)
+        if on_page is not None:
+            on_page()
         yield page
 
 
@@ -122,12 +132,13 @@ if _original_make_all_pages is not None:
 
 
 @contextlib.contextmanager
-def _page_cap(limit: int) -> Iterator[None]:
+def _page_cap(limit: int, on_page: Callable[[], None] | None = None) -> Iterator[None]:
     _cap.limit = limit
+    _cap.on_page = on_page
     try:
         yield
     finally:
-        _cap.limit = None
+        _cap.limit = _cap.on_page = None
 
 
 # -- what failed ----------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ import shutil
 from weasyprint.text.fonts import FontConfiguration
 
 from core.engine import process_worker
-from generate.engine.errors import GenerateError
+from generate.engine.cpu_budget import CpuBudgetExceeded, cpu_budget
+from generate.engine.errors import GenerateError, RenderCpuLimit
 from generate.engine.job import RenderedPdf, RenderJob
 from generate.engine.render import describe_failure, render_pdf, warm_up
 
@@ -28,7 +29,16 @@ class _Renderer:
 
     def __call__(self, job: RenderJob) -> RenderedPdf:
         try:
-            return render_pdf(job, font_config=self.font_config)
+            with cpu_budget(job.cpu_seconds, job.cpu_seconds_per_page) as budget:
+                try:
+                    return render_pdf(
+                        job,
+                        font_config=self.font_config,
+                        on_page=budget.page_done if budget is not None else None,
+                    )
+                except CpuBudgetExceeded:
+                    assert budget is not None
+                    raise RenderCpuLimit(budget.allowed, budget.pages) from None
         finally:
             folder = getattr(self.font_config, "_folder", None)
             if folder is not None:

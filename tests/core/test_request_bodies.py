@@ -32,7 +32,11 @@ def test_json_body_one_byte_over_the_limit_is_413(api_client: Client) -> None:
 
     assert response.status_code == 413
     assert response["Content-Type"] == "application/json"
-    assert response.json() == {"name": "RequestTooLarge", "message": "Request Too Large"}
+    assert response.json() == {
+        "name": "RequestTooLarge",
+        "message": f"The request body is {LIMIT + 1:,} bytes (1.0 MB); the limit is {LIMIT:,} "
+        "bytes (1 MiB). Send a larger payload as multipart/form-data.",
+    }
 
 
 def test_multipart_reaches_the_view_as_the_same_dict_as_json(api_client: Client) -> None:

@@ -118,7 +118,11 @@ def test_json_body_limit_is_1_mib(demo_template, api_client) -> None:
 
     assert at_limit.status_code == 200
     assert over.status_code == 413
-    assert over.json() == {"name": "RequestTooLarge", "message": "Request Too Large"}
+    assert over.json() == {
+        "name": "RequestTooLarge",
+        "message": "The request body is 1,048,577 bytes (1.0 MB); the limit is 1,048,576 bytes "
+        "(1 MiB). Send a larger payload as multipart/form-data.",
+    }
 
 
 def png_data_url(size_bytes_target: int) -> str:

@@ -184,7 +184,7 @@ def test_an_organization_over_its_share_gets_a_503_with_retry_after(
     settings.GENERATE_WORKERS = 2
     settings.GENERATE_MAX_JOBS_PER_ORGANIZATION = 1
     settings.GENERATE_QUEUE_TIMEOUT_SECONDS = 0.5
-    settings.GENERATE_TIMEOUT_SECONDS = 4
+    settings.GENERATE_WALL_TIMEOUT_SECONDS = 4
     settings.GENERATE_MAX_PAGES = 5000
     acme = Client(HTTP_AUTHORIZATION=basic_auth(production_key))
     globex = Client(HTTP_AUTHORIZATION=basic_auth(other_api_key))
