@@ -96,7 +96,7 @@ def signer_reminders_queue(*, now: datetime | None = None) -> int:
     queued = 0
     packets = Packet.objects.filter(
         status__in=lifecycle.OPEN_PACKET, reminder_days__isnull=False, reminder_days__gt=0
-    )
+    ).exclude(expires_at__lte=now)  # past its expiry, before the sweep expires it
     for packet in packets:
         due_before = now - timedelta(days=packet.reminder_days or 0)
         for signer in packet.signers.filter(status__in=WAITING_FOR_LINK):

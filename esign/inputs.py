@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from core.engine.input_checks import column_range, length_problem, line_problem
 from core.engine.problems import Problem
@@ -113,6 +116,7 @@ class PacketInput:
     reply_to_email: str = ""
     reminder_days: int | None = None
     language: str = ""  # "" (the browser's, English for emails), or one of LANGUAGES
+    expires_at: datetime | None = None  # expiresAt / expiresInDays (esign.expiry)
 
 
 MAX_REMINDER_DAYS = 365
@@ -401,6 +405,51 @@ def _cross_check(
                 taken[(file_id, field_id)] = signer.alias_id
 
 
+# The furthest a packet may expire: five years from now (a bound, not a policy).
+MAX_EXPIRY_DAYS = 365 * 5
+
+
+def expiry_at(value: Any, path: str, problems: list[Problem], *, now: datetime) -> datetime | None:
+    """``value`` as an ISO 8601 date and time in the future (at most MAX_EXPIRY_DAYS away); a
+    time without an offset is UTC. None (and a problem at ``path``) when it is not one."""
+    parsed = parse_datetime(value) if isinstance(value, str) else None
+    if parsed is None:
+        problems.append(Problem(path, "Must be an ISO 8601 date and time."))
+        return None
+    if timezone.is_naive(parsed):
+        parsed = parsed.replace(tzinfo=UTC)
+    if parsed <= now:
+        problems.append(Problem(path, "Must be in the future."))
+        return None
+    if parsed > now + timedelta(days=MAX_EXPIRY_DAYS):
+        problems.append(Problem(path, f"Must be at most {MAX_EXPIRY_DAYS} days from now."))
+        return None
+    return parsed
+
+
+def expiry_of_arguments(
+    expires_at: Any, expires_in_days: Any, problems: list[Problem], *, now: datetime
+) -> datetime | None:
+    """createEtchPacket's ``expiresAt`` or ``expiresInDays`` (from now), never both."""
+    if expires_at is not None and expires_in_days is not None:
+        problems.append(Problem("expiresInDays", "Give expiresAt or expiresInDays, not both."))
+        return None
+    if expires_at is not None:
+        return expiry_at(expires_at, "expiresAt", problems, now=now)
+    if expires_in_days is None:
+        return None
+    if (
+        not isinstance(expires_in_days, int)
+        or isinstance(expires_in_days, bool)
+        or not 1 <= expires_in_days <= MAX_EXPIRY_DAYS
+    ):
+        problems.append(
+            Problem("expiresInDays", f"Must be a whole number from 1 to {MAX_EXPIRY_DAYS}.")
+        )
+        return None
+    return now + timedelta(days=expires_in_days)
+
+
 def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     """The createEtchPacket arguments, checked; ValidationFailed names every problem."""
     problems: list[Problem] = []
@@ -444,6 +493,9 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     email_subject = _line(arguments.get("signatureEmailSubject"), "signatureEmailSubject", problems)
     reply_to_name = _line(arguments.get("replyToName"), "replyToName", problems)
     language = _language(arguments.get("language"), "language", problems)
+    expires_at = expiry_of_arguments(
+        arguments.get("expiresAt"), arguments.get("expiresInDays"), problems, now=timezone.now()
+    )
     if problems:
         raise ValidationFailed.from_problems(problems)
     return PacketInput(
@@ -462,6 +514,7 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
         reply_to_email=reply_to,
         reminder_days=reminder_days,
         language=language,
+        expires_at=expires_at,
     )
 
 

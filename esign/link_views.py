@@ -50,12 +50,21 @@ def error_page(request: HttpRequest, refused: SigningRefused) -> HttpResponse:
     if refused.reason:
         event["reason"] = refused.reason
     token = request.GET.get("token", "")
-    renewable = refused.error_type == "tokenExpired" and _renewable(signer, token)
+    # A packet past its expiry gets no new link from the signer: only the sender's extension.
+    packet_expired = refused.reason == "packetExpired"
+    renewable = (
+        refused.error_type == "tokenExpired" and not packet_expired and _renewable(signer, token)
+    )
+    message = (
+        _("This signature request has expired.")
+        if packet_expired
+        else error_messages().get(refused.error_type, str(refused))
+    )
     response = render(
         request,
         "esign/error.html",
         {
-            "message": error_messages().get(refused.error_type, str(refused)),
+            "message": message,
             "event": event,
             "origins": origins,
             "new_link_url": reverse("esign-new-link", args=[signer.eid])

@@ -23,6 +23,9 @@ class PacketStatus(models.TextChoices):
     DECLINED = "declined"
     VOIDED = "voided"
     COMPLETED = "completed"
+    # Extension: its expiresAt passed before everyone signed (esign.expiry); the sender may
+    # extend it, which re-opens it.
+    EXPIRED = "expired"
 
 
 class PacketSealStatus(models.TextChoices):
@@ -43,6 +46,8 @@ class SignerStatus(models.TextChoices):
     DECLINED = "declined"
     VOIDED = "voided"
     COMPLETED = "completed"
+    # Extension: it was their turn when the packet expired (re-opened if the sender extends it).
+    EXPIRED = "expired"
 
 
 class Language(models.TextChoices):
@@ -91,6 +96,9 @@ class Packet(models.Model):
     # Email signers who have not signed are reminded every this many days (null: never).
     reminder_days = models.PositiveSmallIntegerField(null=True, blank=True)
     language = models.CharField(max_length=8, choices=Language.choices, blank=True, default="")
+    # Extension (createEtchPacket's expiresAt / expiresInDays, extendEtchPacket): past this,
+    # nobody may sign and the packet is expired (esign.expiry). Null: it never expires.
+    expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
     # Sealing, once completed (blank before). The audit trail PDF is stored like the documents.
     seal_status = models.CharField(
         max_length=16, choices=SealStatus.choices, blank=True, default=""

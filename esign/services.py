@@ -254,6 +254,7 @@ def packet_store(prepared: PreparedPacket) -> Packet:
             reply_to_email=packet_input.reply_to_email,
             reminder_days=packet_input.reminder_days,
             language=packet_input.language,
+            expires_at=packet_input.expires_at,
         )
         DocumentGroup.objects.create(packet=packet)
         for position, (file, version, pages, paths) in enumerate(prepared.documents):

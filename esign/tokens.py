@@ -17,6 +17,7 @@ from accounts.identity import ApiIdentity
 from accounts.models import Organization
 from core.errors import Conflict, ValidationFailed
 from core.lookups import get_or_not_found
+from esign import lifecycle
 from esign.audit import AuditAction, audit
 from esign.models import Packet, Signer, SignerToken
 
@@ -90,6 +91,8 @@ def sign_url_generate(*, identity: ApiIdentity, signer_eid: str, client_user_id:
         raise ValidationFailed.single("clientUserId", "Required")
     if signer.packet.status == Packet.Status.DRAFT:
         raise Conflict("The packet is a draft: send it first.")
+    if lifecycle.packet_past_expiry(signer.packet):
+        raise Conflict("The packet has expired: extend it first (extendEtchPacket).")
     with transaction.atomic():
         token = signer_token_issue(signer=signer, client_user_id=client_user_id)
         audit(packet=signer.packet, signer=signer, action=AuditAction.SIGNING_URL_CREATED)
@@ -153,6 +156,10 @@ def signer_from_token(*, signer_eid: str, token: str, now: datetime | None = Non
         reason = "packetVoided" if signer.packet.status == Packet.Status.VOIDED else "signerVoided"
         raise SigningRefused(
             "notFound", "This signature request was cancelled.", signer, reason=reason
+        )
+    if lifecycle.packet_past_expiry(signer.packet, now):
+        raise SigningRefused(
+            "tokenExpired", "This signature request has expired.", signer, reason="packetExpired"
         )
     if row.revoked_at is not None or row.expires_at <= now:
         raise SigningRefused("tokenExpired", "This signing link has expired.", signer)
