@@ -35,7 +35,12 @@ SIGNER_SHAPE = """One signer, a JSON object:
   "redirectURL": "https://app.example.com/signed",
                                # http(s); where the signing page sends the signer when done,
                                #   with signerEid, documentGroupEid, action... in the query
-  "enableEmails": true         # false: no emails to this signer (their copy link included)
+  "enableEmails": true,        # false: no emails to this signer (their copy link included)
+  "verify": {"method": "sms", "phone": "+44 20 7946 0958"}
+                               # extension: a one-time code before the documents: "email"
+                               #   (to their email) or "sms" (to phone, international, kept
+                               #   in E.164); "integrator" (embedded signers only) asks for
+                               #   none: you verified them, recorded as such in the trail
 }
 ```
 

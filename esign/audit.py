@@ -49,6 +49,9 @@ class AuditAction(models.TextChoices):
     SIGNER_EXPIRED = "signerExpired", _("Request expired")
     SIGNER_REOPENED = "signerReopened", _("Asked to sign again after the expiry")
     TOKENS_EXPIRED = "tokensExpired", _("Signing links expired")
+    SIGNER_CODE_SENT = "signerCodeSent", _("Verification code sent")
+    SIGNER_VERIFIED = "signerVerified", _("Verified with a code")
+    SIGNER_CODE_LOCKED = "signerCodeLocked", _("Verification code locked after wrong tries")
 
 
 def action_label(action: str) -> str:

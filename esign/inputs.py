@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import phonenumbers
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.utils import timezone
@@ -97,6 +98,10 @@ class SignerInput:
     enable_emails: bool
     fields: tuple[tuple[str, str], ...]  # (file id, field id)
     language: str = ""  # "" (the packet's), or one of LANGUAGES
+    # verify: a code before signing ("email", "sms" with verify_phone in E.164), or "integrator"
+    # (an embedded signer the integrator verified itself); "" none (esign.verification).
+    verify_method: str = ""
+    verify_phone: str = ""
 
 
 @dataclass(frozen=True)
@@ -356,7 +361,55 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
         enable_emails=bool(enable),
         fields=tuple(fields),
         language=_language(raw.get("language"), f"{path}.language", problems),
+        **_verify(raw.get("verify"), path, str(signer_type), email, problems),
     )
+
+
+VERIFY_METHODS = ("email", "sms", "integrator")
+
+
+def _verify(
+    raw: Any, path: str, signer_type: str, email: str, problems: list[Problem]
+) -> dict[str, str]:
+    """A signer's ``verify`` (an extension): ``{method: "email" | "sms" | "integrator", phone}``.
+    A phone is checked and kept in E.164 (phonenumbers); "integrator" is for embedded signers
+    only (the integrator verified them itself)."""
+    if raw is None:
+        return {}
+    path = f"{path}.verify"
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(path, "Must be an object {method, phone}."))
+        return {}
+    method = raw.get("method")
+    if method not in VERIFY_METHODS:
+        problems.append(Problem(f"{path}.method", "Must be email, sms or integrator."))
+        return {}
+    if method == "email" and not email:
+        problems.append(Problem(f"{path}.method", "An email code needs the signer's email."))
+    if method == "integrator" and signer_type != "embedded":
+        problems.append(Problem(f"{path}.method", "Only an embedded signer may be integrator."))
+    phone = ""
+    if method == "sms":
+        phone = _phone(raw.get("phone"), f"{path}.phone", problems)
+    return {"verify_method": str(method), "verify_phone": phone}
+
+
+def _phone(value: Any, path: str, problems: list[Problem]) -> str:
+    """An international phone number (with its + and country code), as E.164."""
+    if not isinstance(value, str) or not value.strip():
+        problems.append(Problem(path, "Required for an SMS code."))
+        return ""
+    if problem := line_problem(value):
+        problems.append(Problem(path, problem))
+        return ""
+    try:
+        number = phonenumbers.parse(value, None)
+    except phonenumbers.NumberParseException:
+        number = None
+    if number is None or not phonenumbers.is_valid_number(number):
+        problems.append(Problem(path, "Must be a valid phone number with its country code (+...)."))
+        return ""
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
 
 
 def _cross_check(

@@ -315,6 +315,8 @@ def _create_signer(packet: Packet, signer: SignerInput) -> Signer:
         accept_each_field=signer.accept_each_field,
         enable_emails=signer.enable_emails,
         language=signer.language,
+        verify_method=signer.verify_method,
+        verify_phone=signer.verify_phone,
         fields=[{"fileId": file_id, "fieldId": field_id} for file_id, field_id in signer.fields],
     )
 

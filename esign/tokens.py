@@ -20,8 +20,11 @@ from core.lookups import get_or_not_found
 from esign import lifecycle
 from esign.audit import AuditAction, audit
 from esign.models import Packet, Signer, SignerToken
+from esign.verification import needs_code
 
 TOKEN_TTL = timedelta(hours=24)
+# The reason of a link refused until its signer enters their one-time code.
+VERIFICATION_REQUIRED = "verificationRequired"
 # A link kept for showing again is reused only while it lasts at least this much longer.
 REUSE_MARGIN = timedelta(hours=1)
 
@@ -93,9 +96,16 @@ def sign_url_generate(*, identity: ApiIdentity, signer_eid: str, client_user_id:
         raise Conflict("The packet is a draft: send it first.")
     if lifecycle.packet_past_expiry(signer.packet):
         raise Conflict("The packet has expired: extend it first (extendEtchPacket).")
+    # The integrator verified this signer itself (verify: {method: "integrator"}): recorded.
+    detail = {"verifiedBy": "integrator"} if signer.verify_method == "integrator" else None
     with transaction.atomic():
         token = signer_token_issue(signer=signer, client_user_id=client_user_id)
-        audit(packet=signer.packet, signer=signer, action=AuditAction.SIGNING_URL_CREATED)
+        audit(
+            packet=signer.packet,
+            signer=signer,
+            action=AuditAction.SIGNING_URL_CREATED,
+            detail=detail,
+        )
     return signing_url(signer=signer, token=token)
 
 
@@ -141,8 +151,9 @@ def signer_of_expired_link(*, signer_eid: str, token: str) -> Signer | None:
     return token_row.signer
 
 
-def signer_from_token(*, signer_eid: str, token: str, now: datetime | None = None) -> Signer:
-    """The signer a link opens: the token must be this signer's, unexpired and not revoked."""
+def token_checked(*, signer_eid: str, token: str, now: datetime | None = None) -> SignerToken:
+    """The link ``token`` of this signer: unexpired, not revoked, its request not cancelled or
+    expired (SigningRefused otherwise). Its signer may still have a code to enter."""
     now = now or timezone.now()
     row = (
         SignerToken.objects.select_related("signer__packet__organization")
@@ -163,7 +174,22 @@ def signer_from_token(*, signer_eid: str, token: str, now: datetime | None = Non
         )
     if row.revoked_at is not None or row.expires_at <= now:
         raise SigningRefused("tokenExpired", "This signing link has expired.", signer)
-    return signer
+    return row
+
+
+def signer_from_token(*, signer_eid: str, token: str, now: datetime | None = None) -> Signer:
+    """The signer a link opens: the token must be this signer's, unexpired and not revoked, and
+    their one-time code entered with it if they have one (esign.verification): until then the
+    link is refused with ``reason: verificationRequired`` (the page sends them to the code)."""
+    row = token_checked(signer_eid=signer_eid, token=token, now=now)
+    if needs_code(row.signer, row):
+        raise SigningRefused(
+            "tokenInvalid",
+            "Enter the code sent to you before signing.",
+            row.signer,
+            reason=VERIFICATION_REQUIRED,
+        )
+    return row.signer
 
 
 # The completion page a signer (or the integrator following the legacy frame's string) lands on
