@@ -90,7 +90,7 @@ def test_an_email_code_opens_the_documents(graphql, sign_url) -> None:
     html = sent.content.decode()
     assert 'autocomplete="one-time-code"' in html
     assert 'inputmode="numeric"' in html
-    assert '<label for="code">' in html
+    assert '<label class="sg-label" for="code">' in html
     assert mail.outbox[-1].to == ["ada@example.com"]
     code = code_in(mail.outbox[-1].body)
     stored = SignerCode.objects.get()
