@@ -222,7 +222,10 @@ def signing_code(request: HttpRequest, signer_eid: str) -> HttpResponse:
     status = 200
     if request.method == "POST" and request.POST.get("action") == "send":
         outcome = code_send(signer=signer, client=client)
-        if not outcome.sent:
+        if outcome.failed:
+            context["problem"] = _("The code could not be sent. Try again in a moment.")
+            status = 503
+        elif not outcome.sent:
             context["problem"] = _("Too many codes or tries. Try again in %(minutes)s minutes.") % {
                 "minutes": max(1, (outcome.wait_seconds + 59) // 60)
             }

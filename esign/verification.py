@@ -15,6 +15,7 @@ integrator says it verified the signer, and their link's audit entry records tha
 from __future__ import annotations
 
 import hmac
+import logging
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -28,7 +29,9 @@ from django.utils.translation import gettext as _
 from esign.audit import AuditAction, Client, audit
 from esign.languages import written_language
 from esign.models import Signer, SignerCode, SignerToken
-from esign.sms import sms_send
+from esign.sms import SmsFailed, sms_send
+
+logger = logging.getLogger(__name__)
 
 CODE_DIGITS = 6
 CODE_TTL = timedelta(minutes=10)
@@ -61,6 +64,7 @@ def _hash(signer: Signer, code: str) -> str:
 class SendOutcome:
     sent: bool
     wait_seconds: int = 0  # when not sent: how long until a code may be sent
+    failed: bool = False  # not sent: the email or the SMS provider refused it
 
 
 def _live(signer: Signer, now: datetime) -> SignerCode | None:
@@ -96,7 +100,8 @@ def _wait(signer: Signer, now: datetime) -> int:
 
 def code_send(*, signer: Signer, client: Client | None = None) -> SendOutcome:
     """Send ``signer`` a new code (the previous ones stop working), unless locked or over the
-    cap on sends; audited with the method and the masked address."""
+    cap on sends; audited with the method and the masked address once it went out. A code that
+    could not be sent (the SMS provider refused it) stops working at once."""
     now = timezone.now()
     with transaction.atomic():
         signer = Signer.objects.select_for_update().select_related("packet").get(pk=signer.pk)
@@ -107,28 +112,33 @@ def code_send(*, signer: Signer, client: Client | None = None) -> SendOutcome:
         SignerCode.objects.filter(signer=signer, used_at__isnull=True, expires_at__gt=now).update(
             expires_at=now
         )
-        SignerCode.objects.create(
+        row = SignerCode.objects.create(
             signer=signer,
             code_hash=_hash(signer, code),
             method=signer.verify_method,
             created_at=now,
             expires_at=now + CODE_TTL,
         )
-        audit(
-            packet=signer.packet,
-            signer=signer,
-            action=AuditAction.SIGNER_CODE_SENT,
-            client=client,
-            detail={"method": signer.verify_method, "to": masked_destination(signer)},
-        )
     with translation.override(written_language(signer=signer)):
         minutes = int(CODE_TTL.total_seconds() // 60)
         text = _("Your code to sign “{packet}”: {code}. It works once, for {minutes} minutes.")
         body = text.format(packet=signer.packet.name, code=code, minutes=minutes)
-        if signer.verify_method == "sms":
-            sms_send(to=signer.verify_phone, body=body)
-        else:
-            send_mail(_("Your signing code"), body, None, [signer.email])
+        try:
+            if signer.verify_method == "sms":
+                sms_send(to=signer.verify_phone, body=body)
+            else:
+                send_mail(_("Your signing code"), body, None, [signer.email])
+        except (SmsFailed, OSError):
+            logger.warning("verification: the code to signer %s could not be sent", signer.eid)
+            SignerCode.objects.filter(pk=row.pk).update(expires_at=now)
+            return SendOutcome(sent=False, failed=True)
+    audit(
+        packet=signer.packet,
+        signer=signer,
+        action=AuditAction.SIGNER_CODE_SENT,
+        client=client,
+        detail={"method": signer.verify_method, "to": masked_destination(signer)},
+    )
     return SendOutcome(sent=True)
 
 
