@@ -35,7 +35,12 @@ SIGNER_SHAPE = """One signer, a JSON object:
   "redirectURL": "https://app.example.com/signed",
                                # http(s); where the signing page sends the signer when done,
                                #   with signerEid, documentGroupEid, action... in the query
-  "enableEmails": true         # false: no emails to this signer (their copy link included)
+  "enableEmails": true,        # false: no emails to this signer (their copy link included)
+  "verify": {"method": "sms", "phone": "+44 20 7946 0958"}
+                               # extension: a one-time code before the documents: "email"
+                               #   (to their email) or "sms" (to phone, international, kept
+                               #   in E.164); "integrator" (embedded signers only) asks for
+                               #   none: you verified them, recorded as such in the trail
 }
 ```
 
@@ -128,6 +133,22 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "createEtchPacket(organizationEid)": "The caller's organization's eid, or omitted; "
         "another organization is NotFoundError.",
         "createEtchPacket(signatureProvider)": "Accepted and ignored: this service signs.",
+        "createEtchPacket(expiresAt)": "Extension. An ISO 8601 date and time (UTC when it has "
+        "no offset), in the future and at most 5 years away, after which nobody may sign: the "
+        "signing links are refused at once, the packet and its signers whose turn it was become "
+        "`expired`, reminders stop and the `etchPacketExpired` webhook event is sent. "
+        "extendEtchPacket moves it. Not with expiresInDays.",
+        "createEtchPacket(expiresInDays)": "Extension. A whole number of days from now (1 to "
+        "1825) after which the packet expires, as with expiresAt (not with it).",
+        "extendEtchPacket": "Extension. Change when the packet expires (a draft, open or expired "
+        "packet; a completed, declined or voided one is a Conflict). An expired packet re-opens "
+        "(status sent, or partial if someone signed): its expired signers are asked again and "
+        "the email signers among them are sent a new link, counted against the per-signer cap "
+        "on new links (past it: RateLimitError with Retry-After, and nothing changes). Audited "
+        "(packetExtended, packetReopened).",
+        "extendEtchPacket(eid)": "The packet's eid.",
+        "extendEtchPacket(expiresAt)": "An ISO 8601 date and time in the future, at most 5 "
+        "years away; otherwise a ValidationError on expiresAt.",
         "createEtchPacket(signaturePageOptions)": "Accepted and ignored.",
         "createEtchPacket(enableEmails)": "Accepted and ignored; per signer, use "
         "`signers[].enableEmails`.",
@@ -201,7 +222,9 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "eid": "The packet's id.",
         "name": "The packet's name.",
         "status": "draft, sent, delivered (a signer has the request), partial (some signed), "
-        "completed, declined or voided.",
+        "completed, declined or voided; or the extension expired (expiresAt passed before "
+        "everyone signed; extendEtchPacket re-opens it).",
+        "expiresAt": "Extension. When the packet expires (ISO 8601); null: never.",
         "isTest": "A test packet (pages marked TEST).",
         "allowUpdates": "As given to createEtchPacket.",
         "numberRemainingSigners": "Signers who have not finished yet.",
@@ -246,7 +269,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "routingOrder": "When they sign: after every signer of a lower order.",
         "name": "As given.",
         "email": "As given.",
-        "status": "created, sent, delivered, viewed, completed, declined, skipped or voided.",
+        "status": "created, sent, delivered, viewed, completed, declined, skipped or voided; or "
+        "the extension expired (their turn when the packet expired).",
         "signActionType": "email or embedded (signerType).",
         "completedAt": "When they finished (ISO 8601).",
     },
@@ -384,6 +408,7 @@ REFERENCE_OPERATIONS = [
     ("Mutation", "sendEtchPacket"),
     ("Mutation", "expireSignerTokens"),
     ("Mutation", "resendEtchSignerEmail"),
+    ("Mutation", "extendEtchPacket"),
     ("Mutation", "forgeSubmit"),
     ("Query", "weldData"),
     ("Query", "weld"),

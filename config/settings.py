@@ -233,6 +233,13 @@ RATE_LIMIT_INTERVAL_MS = env.int("RATE_LIMIT_INTERVAL_MS", default=1000)
 # admin's "Email a new link" together) per window; more is a 429 and sends nothing.
 ESIGN_RESEND_PER_SIGNER = env.int("ESIGN_RESEND_PER_SIGNER", default=3)
 ESIGN_RESEND_WINDOW_SECONDS = env.int("ESIGN_RESEND_WINDOW_SECONDS", default=3600)
+# Where signers' one-time codes by SMS go (esign.sms): "console" (logged; development),
+# "database" (kept in memory for tests to read) or "http" (a provider: POST JSON to the URL with
+# the token, through core.engine.fetch's address guard).
+ESIGN_SMS_BACKEND = env.str("ESIGN_SMS_BACKEND", default="console")
+ESIGN_SMS_URL = env.str("ESIGN_SMS_URL", default="")
+ESIGN_SMS_TOKEN = env.str("ESIGN_SMS_TOKEN", default="")
+ESIGN_SMS_TIMEOUT_SECONDS = env.float("ESIGN_SMS_TIMEOUT_SECONDS", default=10.0)
 # Submissions one client address may start on a public webform per window; more get 429 and
 # nothing is stored (workflows.submission_limit).
 WEBFORM_NEW_SUBMISSIONS_PER_ADDRESS = env.int("WEBFORM_NEW_SUBMISSIONS_PER_ADDRESS", default=20)

@@ -29,6 +29,9 @@ class AuditAction(models.TextChoices):
     PACKET_COMPLETED = "packetCompleted", _("Every signer signed")
     PACKET_DECLINED = "packetDeclined", _("Packet declined")
     PACKET_VOIDED = "packetVoided", _("Packet voided")
+    PACKET_EXPIRED = "packetExpired", _("Packet expired before everyone signed")
+    PACKET_EXTENDED = "packetExtended", _("Expiry date changed by the sender")
+    PACKET_REOPENED = "packetReopened", _("Packet re-opened after its expiry")
     PACKET_SEAL_FAILED = "packetSealFailed", _("Sealing postponed")
     PACKET_SEALED = "packetSealed", _("Documents sealed")
     SEAL_RENEWED = "sealRenewed", _("Seal's archive timestamp renewed")
@@ -43,7 +46,12 @@ class AuditAction(models.TextChoices):
     SIGNER_DECLINED = "signerDeclined", _("Declined")
     SIGNER_SKIPPED = "signerSkipped", _("No longer asked to sign")
     SIGNER_VOIDED = "signerVoided", _("Request cancelled")
+    SIGNER_EXPIRED = "signerExpired", _("Request expired")
+    SIGNER_REOPENED = "signerReopened", _("Asked to sign again after the expiry")
     TOKENS_EXPIRED = "tokensExpired", _("Signing links expired")
+    SIGNER_CODE_SENT = "signerCodeSent", _("Verification code sent")
+    SIGNER_VERIFIED = "signerVerified", _("Verified with a code")
+    SIGNER_CODE_LOCKED = "signerCodeLocked", _("Verification code locked after wrong tries")
 
 
 def action_label(action: str) -> str:
@@ -70,6 +78,7 @@ def trail_labels() -> TrailLabels:
         PacketStatus.DECLINED: gettext("declined"),
         PacketStatus.VOIDED: gettext("voided"),
         PacketStatus.COMPLETED: gettext("completed"),
+        PacketStatus.EXPIRED: gettext("expired"),
         SignerStatus.CREATED: gettext("created"),
         SignerStatus.VIEWED: gettext("viewed"),
         SignerStatus.SKIPPED: gettext("skipped"),

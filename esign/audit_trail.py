@@ -62,6 +62,14 @@ def _event(event: AuditEvent) -> TrailEvent:
     elif event.action == "packetCreated" and "documents" in detail:
         count = int(detail["documents"])
         text = ngettext("{count} document", "{count} documents", count).format(count=count)
+    elif event.action in ("packetExtended", "packetExpired") and detail.get("expiresAt"):
+        expires = datetime.fromisoformat(detail["expiresAt"])
+        text = gettext("expires at {time}").format(time=_when(expires))
+    elif event.action in ("signerCodeSent", "signerVerified") and detail.get("to"):
+        method = gettext("SMS") if detail.get("method") == "sms" else gettext("email")
+        text = gettext("by {method} to {to}").format(method=method, to=detail["to"])
+    elif event.action == "signingUrlCreated" and detail.get("verifiedBy") == "integrator":
+        text = gettext("identity verified by the integrator")
     elif event.action == "packetSealFailed":
         text = gettext("attempt {attempt}: {error}").format(
             attempt=detail.get("attempt"), error=detail.get("error")

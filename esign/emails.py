@@ -24,14 +24,13 @@ from django.utils.translation import gettext as _
 from core.background import enqueue_in_transaction, retry_later
 from esign import lifecycle
 from esign.audit import AuditAction, audit
+from esign.copies import COPY_LINK_DAYS, signer_copy_url
 from esign.languages import written_language
 from esign.link_limits import new_link_count
 from esign.models import Packet, Signer, SignerEmail
 from esign.tasks import signer_email_task
 from esign.tokens import (
-    COPY_LINK_DAYS,
     TOKEN_TTL,
-    signer_copy_url,
     signer_token_issue,
     signing_url,
 )
@@ -100,7 +99,7 @@ def signer_reminders_queue(*, now: datetime | None = None) -> int:
     queued = 0
     packets = Packet.objects.filter(
         status__in=lifecycle.OPEN_PACKET, reminder_days__isnull=False, reminder_days__gt=0
-    )
+    ).exclude(expires_at__lte=now)  # past its expiry, before the sweep expires it
     for packet in packets:
         due_before = now - timedelta(days=packet.reminder_days or 0)
         for signer in packet.signers.filter(status__in=WAITING_FOR_LINK):

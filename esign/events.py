@@ -1,6 +1,7 @@
 """The webhook events of e-signature, emitted through the webhooks app in the transaction of
 the change they report: documentGroupCreate, signerUpdateStatus, signerComplete,
-etchPacketComplete, and the extensions etchPacketSealed and etchPacketSealFailed. Their ``data``
+etchPacketComplete, and the extensions etchPacketSealed, etchPacketSealFailed and
+etchPacketExpired. Their ``data``
 names packets, groups and signers by their wire fields."""
 
 from __future__ import annotations
@@ -13,7 +14,12 @@ from django.urls import reverse
 from core.graphql.scalars import iso_ms
 from esign.copies import signer_copies
 from esign.models import Packet, Signer
-from webhooks.services import ETCH_PACKET_SEAL_FAILED, ETCH_PACKET_SEALED, event_emit
+from webhooks.services import (
+    ETCH_PACKET_EXPIRED,
+    ETCH_PACKET_SEAL_FAILED,
+    ETCH_PACKET_SEALED,
+    event_emit,
+)
 
 
 def _packet(packet: Packet) -> dict[str, Any]:
@@ -24,6 +30,7 @@ def _packet(packet: Packet) -> dict[str, Any]:
         "isTest": packet.is_test,
         "createdAt": iso_ms(packet.created_at),
         "completedAt": iso_ms(packet.completed_at),
+        "expiresAt": iso_ms(packet.expires_at),
     }
 
 
@@ -158,5 +165,19 @@ def packet_seal_failed(packet: Packet) -> None:
             "etchPacket": _packet(packet),
             "documentGroup": _group(packet),
             "seal": seal_summary(packet),
+        },
+    )
+
+
+def packet_expired(packet: Packet) -> None:
+    """Extension: the packet's expiresAt passed before everyone signed; its signers whose turn it
+    was are ``expired`` (the sender may extend it: extendEtchPacket)."""
+    _emit(
+        packet,
+        ETCH_PACKET_EXPIRED,
+        {
+            "etchPacket": _packet(packet),
+            "documentGroup": _group(packet),
+            "signers": [_signer(s) for s in packet.signers.all()],
         },
     )

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import phonenumbers
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from core.engine.input_checks import column_range, length_problem, line_problem
 from core.engine.problems import Problem
@@ -104,6 +108,10 @@ class SignerInput:
     enable_emails: bool
     fields: tuple[tuple[str, str], ...]  # (file id, field id)
     language: str = ""  # "" (the packet's), or one of LANGUAGES
+    # verify: a code before signing ("email", "sms" with verify_phone in E.164), or "integrator"
+    # (an embedded signer the integrator verified itself); "" none (esign.verification).
+    verify_method: str = ""
+    verify_phone: str = ""
 
 
 @dataclass(frozen=True)
@@ -123,6 +131,7 @@ class PacketInput:
     reply_to_email: str = ""
     reminder_days: int | None = None
     language: str = ""  # "" (the browser's, English for emails), or one of LANGUAGES
+    expires_at: datetime | None = None  # expiresAt / expiresInDays (esign.expiry)
 
 
 MAX_REMINDER_DAYS = 365
@@ -362,7 +371,55 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
         enable_emails=bool(enable),
         fields=tuple(fields),
         language=_language(raw.get("language"), f"{path}.language", problems),
+        **_verify(raw.get("verify"), path, str(signer_type), email, problems),
     )
+
+
+VERIFY_METHODS = ("email", "sms", "integrator")
+
+
+def _verify(
+    raw: Any, path: str, signer_type: str, email: str, problems: list[Problem]
+) -> dict[str, str]:
+    """A signer's ``verify`` (an extension): ``{method: "email" | "sms" | "integrator", phone}``.
+    A phone is checked and kept in E.164 (phonenumbers); "integrator" is for embedded signers
+    only (the integrator verified them itself)."""
+    if raw is None:
+        return {}
+    path = f"{path}.verify"
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(path, "Must be an object {method, phone}."))
+        return {}
+    method = raw.get("method")
+    if method not in VERIFY_METHODS:
+        problems.append(Problem(f"{path}.method", "Must be email, sms or integrator."))
+        return {}
+    if method == "email" and not email:
+        problems.append(Problem(f"{path}.method", "An email code needs the signer's email."))
+    if method == "integrator" and signer_type != "embedded":
+        problems.append(Problem(f"{path}.method", "Only an embedded signer may be integrator."))
+    phone = ""
+    if method == "sms":
+        phone = _phone(raw.get("phone"), f"{path}.phone", problems)
+    return {"verify_method": str(method), "verify_phone": phone}
+
+
+def _phone(value: Any, path: str, problems: list[Problem]) -> str:
+    """An international phone number (with its + and country code), as E.164."""
+    if not isinstance(value, str) or not value.strip():
+        problems.append(Problem(path, "Required for an SMS code."))
+        return ""
+    if problem := line_problem(value):
+        problems.append(Problem(path, problem))
+        return ""
+    try:
+        number = phonenumbers.parse(value, None)
+    except phonenumbers.NumberParseException:
+        number = None
+    if number is None or not phonenumbers.is_valid_number(number):
+        problems.append(Problem(path, "Must be a valid phone number with its country code (+...)."))
+        return ""
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
 
 
 def _cross_check(
@@ -411,6 +468,51 @@ def _cross_check(
                 taken[(file_id, resolved)] = signer.alias_id
 
 
+# The furthest a packet may expire: five years from now (a bound, not a policy).
+MAX_EXPIRY_DAYS = 365 * 5
+
+
+def expiry_at(value: Any, path: str, problems: list[Problem], *, now: datetime) -> datetime | None:
+    """``value`` as an ISO 8601 date and time in the future (at most MAX_EXPIRY_DAYS away); a
+    time without an offset is UTC. None (and a problem at ``path``) when it is not one."""
+    parsed = parse_datetime(value) if isinstance(value, str) else None
+    if parsed is None:
+        problems.append(Problem(path, "Must be an ISO 8601 date and time."))
+        return None
+    if timezone.is_naive(parsed):
+        parsed = parsed.replace(tzinfo=UTC)
+    if parsed <= now:
+        problems.append(Problem(path, "Must be in the future."))
+        return None
+    if parsed > now + timedelta(days=MAX_EXPIRY_DAYS):
+        problems.append(Problem(path, f"Must be at most {MAX_EXPIRY_DAYS} days from now."))
+        return None
+    return parsed
+
+
+def expiry_of_arguments(
+    expires_at: Any, expires_in_days: Any, problems: list[Problem], *, now: datetime
+) -> datetime | None:
+    """createEtchPacket's ``expiresAt`` or ``expiresInDays`` (from now), never both."""
+    if expires_at is not None and expires_in_days is not None:
+        problems.append(Problem("expiresInDays", "Give expiresAt or expiresInDays, not both."))
+        return None
+    if expires_at is not None:
+        return expiry_at(expires_at, "expiresAt", problems, now=now)
+    if expires_in_days is None:
+        return None
+    if (
+        not isinstance(expires_in_days, int)
+        or isinstance(expires_in_days, bool)
+        or not 1 <= expires_in_days <= MAX_EXPIRY_DAYS
+    ):
+        problems.append(
+            Problem("expiresInDays", f"Must be a whole number from 1 to {MAX_EXPIRY_DAYS}.")
+        )
+        return None
+    return now + timedelta(days=expires_in_days)
+
+
 def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     """The createEtchPacket arguments, checked; ValidationFailed names every problem."""
     problems: list[Problem] = []
@@ -454,6 +556,9 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     email_subject = _line(arguments.get("signatureEmailSubject"), "signatureEmailSubject", problems)
     reply_to_name = _line(arguments.get("replyToName"), "replyToName", problems)
     language = _language(arguments.get("language"), "language", problems)
+    expires_at = expiry_of_arguments(
+        arguments.get("expiresAt"), arguments.get("expiresInDays"), problems, now=timezone.now()
+    )
     if problems:
         raise ValidationFailed.from_problems(problems)
     return PacketInput(
@@ -472,6 +577,7 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
         reply_to_email=reply_to,
         reminder_days=reminder_days,
         language=language,
+        expires_at=expires_at,
     )
 
 

@@ -15,16 +15,20 @@ The statuses (the compatible API's strings):
   sign) → ``delivered`` (a signer has the request: their email was handed to the mail server, or
   they opened their link) → ``partial`` (someone signed) → ``completed`` (everyone signed).
   ``declined`` (a signer refused) and ``voided`` (the sender cancelled) end it early.
+  ``expired`` (an extension: its ``expires_at`` passed, esign.expiry) stops it until the sender
+  extends it, which re-opens it as ``sent`` (nobody signed yet) or ``partial``.
 - signer: ``created`` (not their turn yet) → ``sent`` (their turn: an email is on its way, or an
   embedded link may be made) → ``delivered`` (their email was handed to the mail server) →
   ``viewed`` (they opened the link) → ``completed``. ``declined`` (they refused), ``voided``
   (the packet was voided before they finished) and ``skipped`` (another signer declined, so
-  their turn never comes) end it.
+  their turn never comes) end it. ``expired``: it was their turn when the packet expired; the
+  packet's extension makes it their turn again (``sent``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
@@ -38,18 +42,22 @@ P, S = Packet.Status, Signer.Status
 
 PACKET_MOVES: Mapping[str, frozenset[str]] = {
     P.DRAFT: frozenset({P.SENT, P.VOIDED}),
-    P.SENT: frozenset({P.DELIVERED, P.PARTIAL, P.COMPLETED, P.DECLINED, P.VOIDED}),
-    P.DELIVERED: frozenset({P.PARTIAL, P.COMPLETED, P.DECLINED, P.VOIDED}),
-    P.PARTIAL: frozenset({P.COMPLETED, P.DECLINED, P.VOIDED}),
+    P.SENT: frozenset({P.DELIVERED, P.PARTIAL, P.COMPLETED, P.DECLINED, P.VOIDED, P.EXPIRED}),
+    P.DELIVERED: frozenset({P.PARTIAL, P.COMPLETED, P.DECLINED, P.VOIDED, P.EXPIRED}),
+    P.PARTIAL: frozenset({P.COMPLETED, P.DECLINED, P.VOIDED, P.EXPIRED}),
+    P.EXPIRED: frozenset({P.SENT, P.PARTIAL, P.VOIDED}),
     P.COMPLETED: frozenset(),
     P.DECLINED: frozenset(),
     P.VOIDED: frozenset(),
 }
 SIGNER_MOVES: Mapping[str, frozenset[str]] = {
     S.CREATED: frozenset({S.SENT, S.SKIPPED, S.VOIDED}),
-    S.SENT: frozenset({S.DELIVERED, S.VIEWED, S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED}),
-    S.DELIVERED: frozenset({S.VIEWED, S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED}),
-    S.VIEWED: frozenset({S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED}),
+    S.SENT: frozenset(
+        {S.DELIVERED, S.VIEWED, S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED, S.EXPIRED}
+    ),
+    S.DELIVERED: frozenset({S.VIEWED, S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED, S.EXPIRED}),
+    S.VIEWED: frozenset({S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED, S.EXPIRED}),
+    S.EXPIRED: frozenset({S.SENT, S.VOIDED}),
     S.COMPLETED: frozenset(),
     S.DECLINED: frozenset(),
     S.SKIPPED: frozenset(),
@@ -67,6 +75,7 @@ _PACKET_ACTIONS: dict[str, AuditAction] = {
     P.COMPLETED: AuditAction.PACKET_COMPLETED,
     P.DECLINED: AuditAction.PACKET_DECLINED,
     P.VOIDED: AuditAction.PACKET_VOIDED,
+    P.EXPIRED: AuditAction.PACKET_EXPIRED,
 }
 _SIGNER_ACTIONS: dict[str, AuditAction] = {
     S.SENT: AuditAction.SIGNER_NOTIFIED,
@@ -76,7 +85,19 @@ _SIGNER_ACTIONS: dict[str, AuditAction] = {
     S.DECLINED: AuditAction.SIGNER_DECLINED,
     S.SKIPPED: AuditAction.SIGNER_SKIPPED,
     S.VOIDED: AuditAction.SIGNER_VOIDED,
+    S.EXPIRED: AuditAction.SIGNER_EXPIRED,
 }
+
+
+def packet_past_expiry(packet: Packet, now: datetime | None = None) -> bool:
+    """Whether nobody may sign ``packet`` any more for its expiry: ``expired``, or open and past
+    its ``expires_at`` (before the sweep moves it)."""
+    if packet.status == P.EXPIRED:
+        return True
+    now = now or timezone.now()
+    return (
+        packet.status in OPEN_PACKET and packet.expires_at is not None and packet.expires_at <= now
+    )
 
 
 def packet_may_move(packet: Packet, to: str) -> bool:
@@ -94,9 +115,11 @@ def packet_move(
     if not packet_may_move(packet, to):
         raise Conflict(f"The packet is {packet.status}; it cannot become {to}.")
     now = timezone.now()
+    # Leaving ``expired`` is the sender's extension, whatever status it returns to.
+    action = AuditAction.PACKET_REOPENED if packet.status == P.EXPIRED else _PACKET_ACTIONS[to]
     packet.status = to
     fields = ["status", "updated_at"]
-    if to == P.SENT:
+    if to == P.SENT and packet.sent_at is None:
         packet.sent_at = now
         fields.append("sent_at")
     elif to == P.COMPLETED:
@@ -104,9 +127,11 @@ def packet_move(
         fields.append("completed_at")
     packet.save(update_fields=fields)
     DocumentGroup.objects.filter(packet=packet).update(status=to, updated_at=now)
-    audit(packet=packet, action=_PACKET_ACTIONS[to], client=client, detail=detail)
+    audit(packet=packet, action=action, client=client, detail=detail)
     if to == P.COMPLETED:
         events.packet_completed(packet)
+    elif to == P.EXPIRED:
+        events.packet_expired(packet)
     hooks.packet_status_changed(packet)
 
 
@@ -123,6 +148,7 @@ def signer_move(
     """
     if not signer_may_move(signer, to):
         raise Conflict(f"The signer is {signer.status}; they cannot become {to}.")
+    action = AuditAction.SIGNER_REOPENED if signer.status == S.EXPIRED else _SIGNER_ACTIONS[to]
     signer.status = to
     update = ["status", "updated_at", *fields]
     if to == S.COMPLETED:
@@ -132,7 +158,7 @@ def signer_move(
     audit(
         packet=signer.packet,
         signer=signer,
-        action=_SIGNER_ACTIONS[to],
+        action=action,
         client=client,
         detail=detail,
     )

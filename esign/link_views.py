@@ -9,9 +9,10 @@ posts the error's type and message only, unless the origin is an allowed one).
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.clickjacking import xframe_options_exempt
@@ -20,12 +21,27 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.embedding import allow_framing_by, allow_framing_by_anyone, embed_origins
 from core.errors import RateLimited
+from esign.audit import Client
 from esign.copies import signer_copies
 from esign.emails import WAITING_FOR_LINK, gets_emails, signer_email_resend
 from esign.languages import in_language, page_language_activate
 from esign.models import Packet, Signer
 from esign.page_strings import error_messages
-from esign.tokens import SigningRefused, signer_of_done_key, signer_of_expired_link
+from esign.tokens import (
+    VERIFICATION_REQUIRED,
+    SigningRefused,
+    signer_of_done_key,
+    signer_of_expired_link,
+    token_checked,
+)
+from esign.verification import (
+    CodeResult,
+    code_check,
+    code_pending,
+    code_send,
+    masked_destination,
+    needs_code,
+)
 
 
 def _framed(response: HttpResponse, origins: list[str], language: str) -> HttpResponse:
@@ -36,8 +52,12 @@ def _framed(response: HttpResponse, origins: list[str], language: str) -> HttpRe
 
 
 def error_page(request: HttpRequest, refused: SigningRefused) -> HttpResponse:
-    """The page of a link that cannot be used; the event keeps the wire's English message."""
+    """The page of a link that cannot be used; the event keeps the wire's English message. A
+    link whose signer has a code to enter leads to the code page instead."""
     signer = refused.signer
+    if refused.reason == VERIFICATION_REQUIRED and signer is not None:
+        query = urlencode({"token": request.GET.get("token", "")})
+        return redirect(f"{reverse('esign-code', args=[signer.eid])}?{query}")
     language = page_language_activate(request, signer)
     origins = embed_origins(signer.packet.organization) if signer else []
     match = request.resolver_match
@@ -51,12 +71,21 @@ def error_page(request: HttpRequest, refused: SigningRefused) -> HttpResponse:
     if refused.reason:
         event["reason"] = refused.reason
     token = request.GET.get("token", "")
-    renewable = refused.error_type == "tokenExpired" and _renewable(signer, token)
+    # A packet past its expiry gets no new link from the signer: only the sender's extension.
+    packet_expired = refused.reason == "packetExpired"
+    renewable = (
+        refused.error_type == "tokenExpired" and not packet_expired and _renewable(signer, token)
+    )
+    message = (
+        _("This signature request has expired.")
+        if packet_expired
+        else error_messages().get(refused.error_type, str(refused))
+    )
     response = render(
         request,
         "esign/error.html",
         {
-            "message": error_messages().get(refused.error_type, str(refused)),
+            "message": message,
             "event": event,
             "origins": origins,
             "new_link_url": reverse("esign-new-link", args=[signer.eid])
@@ -164,3 +193,52 @@ def _outcome(signer: Signer) -> dict[str, Any]:
         "note": note,
         "documents": documents,
     }
+
+
+@csrf_exempt  # the link's token (posted with the form) is the credential, as on the signing page
+@xframe_options_exempt  # framing is governed by the CSP frame-ancestors of _framed
+def signing_code(request: HttpRequest, signer_eid: str) -> HttpResponse:
+    """The one-time code a signer with ``verify`` enters before the documents
+    (esign.verification): "Send me a code", then the code; a right one leads to the signing
+    page, a wrong one says so, a locked or over-sent one says how long to wait."""
+    token = request.POST.get("token") or request.GET.get("token", "")
+    try:
+        row = token_checked(signer_eid=signer_eid, token=token)
+    except SigningRefused as refused:
+        return error_page(request, refused)
+    signer = row.signer
+    language = page_language_activate(request, signer)
+    origins = embed_origins(signer.packet.organization)
+    signing = f"{reverse('esign-verify', args=[signer.eid])}?{urlencode({'token': token})}"
+    if not needs_code(signer, row):
+        return redirect(signing)
+    client = Client(
+        ip=request.META.get("REMOTE_ADDR"), user_agent=request.META.get("HTTP_USER_AGENT", "")
+    )
+    context: dict[str, Any] = {"token": token, "to": masked_destination(signer), "problem": ""}
+    status = 200
+    if request.method == "POST" and request.POST.get("action") == "send":
+        outcome = code_send(signer=signer, client=client)
+        if outcome.failed:
+            context["problem"] = _("The code could not be sent. Try again in a moment.")
+            status = 503
+        elif not outcome.sent:
+            context["problem"] = _("Too many codes or tries. Try again in %(minutes)s minutes.") % {
+                "minutes": max(1, (outcome.wait_seconds + 59) // 60)
+            }
+            status = 429
+    elif request.method == "POST":
+        result = code_check(
+            signer=signer, token=row, code=request.POST.get("code", ""), client=client
+        )
+        if result == CodeResult.RIGHT:
+            return redirect(signing)
+        context["problem"] = {
+            CodeResult.WRONG: _("That code is not right. Check it and try again."),
+            CodeResult.LOCKED: _("Too many wrong tries. Send yourself a new code in a while."),
+            CodeResult.NONE: _("That code has expired. Send yourself a new one."),
+        }[result]
+        status = 400
+    context["pending"] = code_pending(signer)
+    response = render(request, "esign/verify_code.html", context, status=status)
+    return _framed(response, origins, language)

@@ -23,6 +23,9 @@ class PacketStatus(models.TextChoices):
     DECLINED = "declined"
     VOIDED = "voided"
     COMPLETED = "completed"
+    # Extension: its expiresAt passed before everyone signed (esign.expiry); the sender may
+    # extend it, which re-opens it.
+    EXPIRED = "expired"
 
 
 class PacketSealStatus(models.TextChoices):
@@ -43,6 +46,8 @@ class SignerStatus(models.TextChoices):
     DECLINED = "declined"
     VOIDED = "voided"
     COMPLETED = "completed"
+    # Extension: it was their turn when the packet expired (re-opened if the sender extends it).
+    EXPIRED = "expired"
 
 
 class Language(models.TextChoices):
@@ -91,6 +96,9 @@ class Packet(models.Model):
     # Email signers who have not signed are reminded every this many days (null: never).
     reminder_days = models.PositiveSmallIntegerField(null=True, blank=True)
     language = models.CharField(max_length=8, choices=Language.choices, blank=True, default="")
+    # Extension (createEtchPacket's expiresAt / expiresInDays, extendEtchPacket): past this,
+    # nobody may sign and the packet is expired (esign.expiry). Null: it never expires.
+    expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
     # Sealing, once completed (blank before). The audit trail PDF is stored like the documents.
     seal_status = models.CharField(
         max_length=16, choices=SealStatus.choices, blank=True, default=""
@@ -258,6 +266,10 @@ class Signer(models.Model):
     signature_text = models.CharField(max_length=255, blank=True)
     initials_text = models.CharField(max_length=32, blank=True)
     decline_reason = models.TextField(blank=True)
+    # Extension: a one-time code before the documents (esign.verification): "email", "sms" (to
+    # verify_phone, E.164) or "integrator" (an embedded signer the integrator verified); "": none.
+    verify_method = models.CharField(max_length=16, blank=True, default="")
+    verify_phone = models.CharField(max_length=20, blank=True, default="")
     completed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -324,9 +336,32 @@ class SignerToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # When the signer entered a right one-time code with this link (esign.verification).
+    verified_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"link of {self.signer} until {self.expires_at:%Y-%m-%d %H:%M}"
+
+
+class SignerCode(models.Model):
+    """A one-time code sent to a signer before they may see the documents (esign.verification):
+    only its hash is kept; it lasts a few minutes, is used once, and is locked after too many
+    wrong tries."""
+
+    signer = models.ForeignKey(Signer, on_delete=models.CASCADE, related_name="codes")
+    code_hash = models.CharField(max_length=64)
+    method = models.CharField(max_length=16)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    tries = models.PositiveSmallIntegerField(default=0)
+    used_at = models.DateTimeField(null=True, blank=True)
+    locked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["signer", "-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.method} code of signer {self.signer_id}"
 
 
 class AuditEvent(models.Model):

@@ -1,5 +1,6 @@
 """GraphQL of e-signature packets, under the wire names: etchPacket, createEtchPacket,
-sendEtchPacket, generateEtchSignURL, expireSignerTokens, voidDocumentGroup, removeEtchPacket."""
+sendEtchPacket, generateEtchSignURL, expireSignerTokens, voidDocumentGroup, removeEtchPacket, and
+the extensions resendEtchSignerEmail and extendEtchPacket."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from core.graphql.mutations import ServiceMutation, identity_of
 from core.graphql.scalars import JSON, DateTime, Upload
 from esign import services, tokens
 from esign.emails import signer_email_resend
+from esign.expiry import packet_extend
 from esign.inputs import parse_packet_input
 from esign.models import DocumentGroup, Packet, Signer
 from esign.routing import packet_send
@@ -122,6 +124,8 @@ class EtchPacketType(graphene.ObjectType):
     sealed_at = DateTime()
     seal_error = graphene.Field(lambda: SealErrorType)
     seal_retry_at = DateTime()
+    # Extension: when nobody may sign any more (null: never); see esign.expiry.
+    expires_at = DateTime()
 
     @staticmethod
     def resolve_id(packet: Packet, info: Any) -> str:
@@ -231,6 +235,8 @@ class CreateEtchPacket(ServiceMutation):
             "Without it, pages follow the browser's Accept-Language; emails and the audit "
             "trail are in English."
         )
+        expires_at = graphene.String()  # extensions (esign.expiry)
+        expires_in_days = JSON()  # JSON: a wrong value is a ValidationError on the property
 
     Output = EtchPacketType
 
@@ -255,6 +261,8 @@ class CreateEtchPacket(ServiceMutation):
             "replyToEmail": arguments.get("reply_to_email"),
             "reminderDays": arguments.get("reminder_days"),
             "language": arguments.get("language"),
+            "expiresAt": arguments.get("expires_at"),
+            "expiresInDays": arguments.get("expires_in_days"),
         }
         packet_input = parse_packet_input(wire)
         return services.packet_create(
@@ -340,6 +348,23 @@ class ResendEtchSignerEmail(ServiceMutation):
         return signer_email_resend(signer=signer, requested_by=f"API key {identity.api_key.prefix}")
 
 
+class ExtendEtchPacket(ServiceMutation):
+    """Extension: the packet expires at ``expiresAt`` instead (a draft, open or expired packet).
+    An expired packet re-opens: its signers whose turn it was are asked again and emailed a new
+    link (within the per-signer cap on new links: past it, RateLimitError and nothing changes).
+    """
+
+    class Arguments:
+        eid = graphene.String(required=True)
+        expires_at = graphene.String(required=True)
+
+    Output = EtchPacketType
+
+    @classmethod
+    def perform(cls, identity: ApiIdentity, *, eid: str, expires_at: str) -> Packet:
+        return packet_extend(identity=identity, eid=eid, expires_at=expires_at)
+
+
 class Mutation(graphene.ObjectType):
     create_etch_packet = CreateEtchPacket.Field()
     send_etch_packet = SendEtchPacket.Field()
@@ -348,3 +373,4 @@ class Mutation(graphene.ObjectType):
     void_document_group = VoidDocumentGroup.Field()
     remove_etch_packet = RemoveEtchPacket.Field()
     resend_etch_signer_email = ResendEtchSignerEmail.Field()
+    extend_etch_packet = ExtendEtchPacket.Field()

@@ -254,6 +254,7 @@ def packet_store(prepared: PreparedPacket) -> Packet:
             reply_to_email=packet_input.reply_to_email,
             reminder_days=packet_input.reminder_days,
             language=packet_input.language,
+            expires_at=packet_input.expires_at,
         )
         DocumentGroup.objects.create(packet=packet)
         for position, (file, version, pages, paths) in enumerate(prepared.documents):
@@ -314,6 +315,8 @@ def _create_signer(packet: Packet, signer: SignerInput) -> Signer:
         accept_each_field=signer.accept_each_field,
         enable_emails=signer.enable_emails,
         language=signer.language,
+        verify_method=signer.verify_method,
+        verify_phone=signer.verify_phone,
         fields=[{"fileId": file_id, "fieldId": field_id} for file_id, field_id in signer.fields],
     )
 

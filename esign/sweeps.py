@@ -1,6 +1,7 @@
 """The sweeps of e-signature (core.sweeps): seals whose task was lost (a packet completed and
 not yet sealed, due now, with no task that will seal it), archive timestamp renewals that are
-due (esign.seal_renewal), and signers' emails whose task was lost (esign.emails)."""
+due (esign.seal_renewal), signers' emails whose task was lost (esign.emails), reminders, and
+packets past their expiry (esign.expiry)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from django_tasks_db.models import DBTaskResult
 from core.background import enqueue_in_transaction
 from core.sweeps import sweep, task_results_lost_fail
 from esign.emails import signer_emails_recover, signer_reminders_queue
+from esign.expiry import packets_expire
 from esign.models import Packet, SealedFileVersion
 from esign.seal_renewal import renewals_due, sealed_versions_record
 from esign.tasks import packet_seal_task, sealed_file_renew_task, signer_email_task
@@ -130,3 +132,9 @@ def emails_sweep(*, now: datetime) -> int:
 def reminders_sweep(*, now: datetime) -> int:
     """Queue the reminders due (packets with reminder_days); returns how many."""
     return signer_reminders_queue(now=now)
+
+
+@sweep("esign.expiry")
+def expiry_sweep(*, now: datetime) -> int:
+    """Expire the open packets past their expiresAt (esign.expiry); returns how many."""
+    return packets_expire(now=now, limit=SWEEP_BATCH)

@@ -17,10 +17,14 @@ from accounts.identity import ApiIdentity
 from accounts.models import Organization
 from core.errors import Conflict, ValidationFailed
 from core.lookups import get_or_not_found
+from esign import lifecycle
 from esign.audit import AuditAction, audit
 from esign.models import Packet, Signer, SignerToken
+from esign.verification import needs_code
 
 TOKEN_TTL = timedelta(hours=24)
+# The reason of a link refused until its signer enters their one-time code.
+VERIFICATION_REQUIRED = "verificationRequired"
 # A link kept for showing again is reused only while it lasts at least this much longer.
 REUSE_MARGIN = timedelta(hours=1)
 
@@ -90,9 +94,18 @@ def sign_url_generate(*, identity: ApiIdentity, signer_eid: str, client_user_id:
         raise ValidationFailed.single("clientUserId", "Required")
     if signer.packet.status == Packet.Status.DRAFT:
         raise Conflict("The packet is a draft: send it first.")
+    if lifecycle.packet_past_expiry(signer.packet):
+        raise Conflict("The packet has expired: extend it first (extendEtchPacket).")
+    # The integrator verified this signer itself (verify: {method: "integrator"}): recorded.
+    detail = {"verifiedBy": "integrator"} if signer.verify_method == "integrator" else None
     with transaction.atomic():
         token = signer_token_issue(signer=signer, client_user_id=client_user_id)
-        audit(packet=signer.packet, signer=signer, action=AuditAction.SIGNING_URL_CREATED)
+        audit(
+            packet=signer.packet,
+            signer=signer,
+            action=AuditAction.SIGNING_URL_CREATED,
+            detail=detail,
+        )
     return signing_url(signer=signer, token=token)
 
 
@@ -138,8 +151,9 @@ def signer_of_expired_link(*, signer_eid: str, token: str) -> Signer | None:
     return token_row.signer
 
 
-def signer_from_token(*, signer_eid: str, token: str, now: datetime | None = None) -> Signer:
-    """The signer a link opens: the token must be this signer's, unexpired and not revoked."""
+def token_checked(*, signer_eid: str, token: str, now: datetime | None = None) -> SignerToken:
+    """The link ``token`` of this signer: unexpired, not revoked, its request not cancelled or
+    expired (SigningRefused otherwise). Its signer may still have a code to enter."""
     now = now or timezone.now()
     row = (
         SignerToken.objects.select_related("signer__packet__organization")
@@ -154,9 +168,28 @@ def signer_from_token(*, signer_eid: str, token: str, now: datetime | None = Non
         raise SigningRefused(
             "notFound", "This signature request was cancelled.", signer, reason=reason
         )
+    if lifecycle.packet_past_expiry(signer.packet, now):
+        raise SigningRefused(
+            "tokenExpired", "This signature request has expired.", signer, reason="packetExpired"
+        )
     if row.revoked_at is not None or row.expires_at <= now:
         raise SigningRefused("tokenExpired", "This signing link has expired.", signer)
-    return signer
+    return row
+
+
+def signer_from_token(*, signer_eid: str, token: str, now: datetime | None = None) -> Signer:
+    """The signer a link opens: the token must be this signer's, unexpired and not revoked, and
+    their one-time code entered with it if they have one (esign.verification): until then the
+    link is refused with ``reason: verificationRequired`` (the page sends them to the code)."""
+    row = token_checked(signer_eid=signer_eid, token=token, now=now)
+    if needs_code(row.signer, row):
+        raise SigningRefused(
+            "tokenInvalid",
+            "Enter the code sent to you before signing.",
+            row.signer,
+            reason=VERIFICATION_REQUIRED,
+        )
+    return row.signer
 
 
 # The completion page a signer (or the integrator following the legacy frame's string) lands on
@@ -185,29 +218,3 @@ def signer_of_done_key(*, signer_eid: str, key: str) -> Signer | None:
         .filter(eid=signer_eid, status__in=finished)
         .first()
     )
-
-
-# How long the link to a signer's copy of the sealed documents works.
-COPY_LINK_DAYS = 90
-_COPY_SALT = "esign.signer-copy"
-
-
-def signer_copy_url(signer: Signer) -> str:
-    """A link to ``signer``'s copy of the packet's sealed documents (a zip), signed with the
-    service's SECRET_KEY; it works for COPY_LINK_DAYS."""
-    key = signing.TimestampSigner(salt=_COPY_SALT).sign(signer.eid)
-    path = reverse("esign-signer-copy", args=[signer.eid])
-    return f"{settings.PUBLIC_BASE_URL}{path}?key={key}"
-
-
-def signer_of_copy_link(*, signer_eid: str, key: str) -> Signer | None:
-    """The signer a copy link is for, while it works."""
-    try:
-        eid = signing.TimestampSigner(salt=_COPY_SALT).unsign(
-            key, max_age=timedelta(days=COPY_LINK_DAYS)
-        )
-    except signing.BadSignature:
-        return None
-    if eid != signer_eid:
-        return None
-    return Signer.objects.select_related("packet__organization").filter(eid=eid).first()

@@ -30,6 +30,7 @@ urlpatterns = [
         link_views.signing_new_link,
         name="esign-new-link",
     ),
+    path("api/etch/sign/<name:signer_eid>/code", link_views.signing_code, name="esign-code"),
     # Where the legacy frame's string leads when the signer has no redirect URL.
     path("etch-complete", link_views.signing_done, name="esign-done"),
     path(

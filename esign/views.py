@@ -32,7 +32,7 @@ from core.responses import file_response
 from core.uploads import check_declared_size, size_text
 from esign import lifecycle
 from esign.audit import Client
-from esign.copies import signer_copies
+from esign.copies import signer_copies, signer_of_copy_link
 from esign.documents import (
     document_as_given,
     document_filename,
@@ -55,7 +55,6 @@ from esign.tokens import (
     SigningRefused,
     signer_done_key,
     signer_from_token,
-    signer_of_copy_link,
     signer_of_done_key,
 )
 

@@ -214,7 +214,7 @@ def test_a_signer_who_declined_gets_no_copy(create_packet: Any, sign_url: Any) -
     )
     assert declined.status_code == 200
     assert "copies" not in declined.json()
-    from esign.tokens import signer_copy_url
+    from esign.copies import signer_copy_url
 
     key = signer_copy_url(Signer.objects.get(eid=signer)).split("key=")[1]
     url = f"/api/etch/copy/{signer}/agreement.pdf?key={key}"

@@ -27,6 +27,7 @@ from webhooks.services.endpoints import (
 )
 from webhooks.services.events import (
     ACTIONS,
+    ETCH_PACKET_EXPIRED,
     ETCH_PACKET_SEAL_FAILED,
     ETCH_PACKET_SEALED,
     NO_URL_REASON,
@@ -49,6 +50,7 @@ from webhooks.services.retries import Recovered, deliveries_recover, retry_delay
 
 __all__ = [
     "ACTIONS",
+    "ETCH_PACKET_EXPIRED",
     "ETCH_PACKET_SEALED",
     "ETCH_PACKET_SEAL_FAILED",
     "NO_URL_REASON",
