@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from django.conf import settings
+
 from core.engine.problems import Problem
 from core.engine.template_spec import FieldSpec, Rect
 from core.errors import ValidationFailed
@@ -85,7 +87,7 @@ class SignerInput:
     accept_each_field: bool
     enable_emails: bool
     fields: tuple[tuple[str, str], ...]  # (file id, field id)
-    language: str = ""  # "" (the packet's), or one of LANGUAGES
+    language: str = ""  # "" (the packet's), or one of shipped_languages()
 
 
 @dataclass(frozen=True)
@@ -104,20 +106,26 @@ class PacketInput:
     reply_to_name: str = ""
     reply_to_email: str = ""
     reminder_days: int | None = None
-    language: str = ""  # "" (the browser's, English for emails), or one of LANGUAGES
+    language: str = ""  # "" (the browser's, English for emails), or one of shipped_languages()
 
 
 MAX_REMINDER_DAYS = 365
-# The languages of the signer's pages, emails and the audit trail (models.Language).
-LANGUAGES = ("en", "es")
+
+
+def shipped_languages() -> tuple[str, ...]:
+    """The languages of the signer's pages, emails and the audit trail: settings.LANGUAGES, each
+    with its catalogues shipped (core.checks), the same codes as models.Language."""
+    return tuple(code for code, _name in settings.LANGUAGES)
 
 
 def _language(value: Any, path: str, problems: list[Problem]) -> str:
-    """An extension of createEtchPacket: ``language`` of the packet or of one signer."""
+    """An extension of createEtchPacket: ``language`` of the packet or of one signer, a code of
+    shipped_languages() in any case ("pt-BR", "zh-Hans" as BCP 47 writes them)."""
     if value is None or value == "":
         return ""
-    if not isinstance(value, str) or value.strip().lower() not in LANGUAGES:
-        problems.append(Problem(path, f"Must be one of {', '.join(LANGUAGES)}."))
+    languages = shipped_languages()
+    if not isinstance(value, str) or value.strip().lower() not in languages:
+        problems.append(Problem(path, f"Must be one of {', '.join(languages)}."))
         return ""
     return value.strip().lower()
 
