@@ -1,8 +1,8 @@
 """A check from outside (issue 35): a clean copy of the committed tree, started the way
 docs/configuration.md ("Running in production") and docs/deployment.md say (migrate,
 collectstatic, gunicorn; no bootstrap, no compile step), serves a signer's page in every language
-of settings.LANGUAGES: at least 90 % of the English page's words replaced, and right to left for
-Arabic and Hebrew. Before the catalogues were committed, such a copy served 4 % of a Spanish
+of settings.LANGUAGES: at least 90 % of the English page's words replaced, and dir="rtl" for
+Arabic and Hebrew (dir="ltr" for the others). Before the catalogues were committed, such a copy served 4 % of a Spanish
 page in Spanish."""
 
 from __future__ import annotations
@@ -185,3 +185,5 @@ def test_the_signing_page_of_a_fresh_clone_is_in_each_language(signing_page, lan
     assert len(english) > 80
     assert re.search(rf'<html lang="{language}"', html, re.IGNORECASE), html[:300]
     assert replaced >= 0.9, (language, f"{replaced:.0%}", left_in_english)
+    direction = "rtl" if language in ("ar", "he") else "ltr"
+    assert f'dir="{direction}"' in html[:500]

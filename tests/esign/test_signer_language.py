@@ -105,7 +105,7 @@ def test_the_signing_page_in_spanish_by_the_packet_language(graphql, sign_url) -
     html = page.content.decode()
     assert page.status_code == 200
     assert page["Content-Language"] == "es"
-    assert '<html lang="es">' in html
+    assert '<html lang="es" dir="ltr">' in html
     assert "Firmando como <strong>Ada Lovelace</strong>" in html
     assert ">Terminar</button>" in html
     assert "Adopte su firma" in html
