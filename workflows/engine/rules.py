@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from core.engine.images import image_from_bytes
 from workflows.engine.messages import MESSAGES, FieldInvalid
+from workflows.engine.numbers import ENGLISH, NumberFormat, canonical_number
 from workflows.engine.phones import PHONE_REGION_INFO, PHONE_REGION_ORDER, national_number
 
 # Importable from here as before the messages and phones had modules of their own.
@@ -104,7 +105,7 @@ def _text(raw: Any, limit: int = MAX_TEXT) -> str:
     return raw.strip()
 
 
-def _number(raw: Any, kind: str) -> Decimal:
+def _number(raw: Any, kind: str, number_format: NumberFormat = ENGLISH) -> Decimal:
     if isinstance(raw, bool) or not isinstance(raw, int | float | str):
         raise FieldInvalid("number")
     if isinstance(raw, str):
@@ -113,6 +114,7 @@ def _number(raw: Any, kind: str) -> Decimal:
             text = text.removeprefix("$").strip()
         if kind == "percent":
             text = text.removesuffix("%").strip()
+        text = canonical_number(text, number_format)
         if not _NUMBER.match(text) or not any(c.isdigit() for c in text):
             raise FieldInvalid("number")
         value = Decimal(text.replace(",", ""))
@@ -179,9 +181,10 @@ def has_value(value: Any) -> bool:
     return value is not False and not is_empty(value)
 
 
-def check_value(field: Any, raw: Any) -> Any:
+def check_value(field: Any, raw: Any, *, number_format: NumberFormat = ENGLISH) -> Any:
     """The normalized value of ``raw`` for ``field`` (a ``definition.FieldDef``); ``EMPTY``
-    when nothing was given and the field is optional. FieldInvalid says what is wrong."""
+    when nothing was given and the field is optional. FieldInvalid says what is wrong.
+    ``number_format``: how a number typed in a page is written (its reader's language)."""
     kind = field.type
     if kind == "checkbox":
         if raw is None:
@@ -195,11 +198,13 @@ def check_value(field: Any, raw: Any) -> Any:
         if field.required:
             raise FieldInvalid("required")
         return EMPTY
+    if kind in NUMBER_TYPES:
+        return _check_number(field, raw, number_format)
     check = _CHECKS[kind]
     return check(field, raw)
 
 
-def check_form_value(field: Any, raw: Any) -> Any:
+def check_form_value(field: Any, raw: Any, *, number_format: NumberFormat = ENGLISH) -> Any:
     """``check_value`` for a value posted by a public webform page, where an image is only ever
     an uploaded file (or the data: URL an earlier upload became), never a link: a URL given
     there would make the service fetch whatever an anonymous visitor names."""
@@ -209,7 +214,7 @@ def check_form_value(field: Any, raw: Any) -> Any:
             raise FieldInvalid("imageUpload")
         if given == IMAGE_UPLOAD_UNREADABLE:
             raise FieldInvalid("imageBytes")
-    return check_value(field, raw)
+    return check_value(field, raw, number_format=number_format)
 
 
 def _check_text(field: Any, raw: Any) -> str:
@@ -268,9 +273,9 @@ def _check_date(field: Any, raw: Any) -> str:
     return text
 
 
-def _check_number(field: Any, raw: Any) -> int | float:
+def _check_number(field: Any, raw: Any, number_format: NumberFormat = ENGLISH) -> int | float:
     kind = field.type
-    value = _number(raw, kind)
+    value = _number(raw, kind, number_format)
     if kind == "integer" and value != value.to_integral_value():
         raise FieldInvalid("integer")
     if kind == "percent" and not 0 <= value <= 100:
@@ -394,10 +399,13 @@ def _same(text: str) -> str:
     return text
 
 
-def browser_rules(translate: Callable[[str], str] = _same) -> dict[str, Any]:
+def browser_rules(
+    translate: Callable[[str], str] = _same, number_format: NumberFormat = ENGLISH
+) -> dict[str, Any]:
     """What form.js needs to apply these rules: messages, patterns, regions, states, limits;
-    the messages and regions' names in the language of ``translate``."""
+    the messages and regions' names in the language of ``translate``, numbers as written in it."""
     return {
+        "numberFormat": number_format.as_browser_rule(),
         "messages": {code: translate(text) for code, text in MESSAGES.items()},
         "patterns": {
             "email": EMAIL_PATTERN,
