@@ -148,11 +148,17 @@ SENDERS_WORDS = ("Services agreement", "Ada Lovelace")
 DATA = re.compile(r"^(?:[a-z][\w.:/-]*|[\w.:/-]*[\d/][\w.:/-]*)$")
 
 
+# The language menu names each language in itself, on every page alike.
+LANGUAGE_NAMES = {name for _code, name in settings.LANGUAGES}
+
+
 def english_words(segments: list[str]) -> set[str]:
     return {
         segment
         for segment in segments
-        if not any(words in segment for words in SENDERS_WORDS) and not DATA.match(segment)
+        if not any(words in segment for words in SENDERS_WORDS)
+        and not DATA.match(segment)
+        and segment not in LANGUAGE_NAMES
     }
 
 
