@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.utils.translation import get_language_info
 
 from tests.conftest import basic_auth
 from tests.esign.conftest import CREATE, SIGN_URL, token_of, two_signer_packet
@@ -149,7 +150,7 @@ DATA = re.compile(r"^(?:[a-z][\w.:/-]*|[\w.:/-]*[\d/][\w.:/-]*)$")
 
 
 # The language menu names each language in itself, on every page alike.
-LANGUAGE_NAMES = {name for _code, name in settings.LANGUAGES}
+LANGUAGE_NAMES = {get_language_info(code)["name_local"] for code, _name in settings.LANGUAGES}
 
 
 def english_words(segments: list[str]) -> set[str]:

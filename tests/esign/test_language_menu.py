@@ -51,8 +51,9 @@ def test_the_signing_page_menu_lists_every_language_and_keeps_the_token(graphql,
     assert [code for code, selected in options if selected] == ["es"]  # the packet's language
     assert f'<input type="hidden" name="token" value="{token}">' in html
     assert '<label for="lang-menu-select">Idioma</label>' in html
+    assert ">English</option>" in html  # each named in itself, not in the page's language
     assert ">日本語</option>" in html
-    assert ">العربية</option>" in html
+    assert ">العربيّة</option>" in html
 
 
 def test_the_signers_choice_wins_and_is_kept_for_their_pages_and_emails(graphql, sign_url) -> None:

@@ -187,12 +187,12 @@ def test_a_webform_page(browser, live_server, organization, demo_template, langu
         assert tab.page.get_attribute("html", "dir") == words["dir"]
         assert words["first_name"] in tab.page.locator("label").all_inner_texts()
         assert tab.page.inner_text("#wf-next") == words["next"]
-        assert_text_at_start(tab, language, "label >> nth=0")
+        assert_text_at_start(tab, language, ".wf-field label >> nth=0")
         assert axe_violations(tab.page) == []
         shoot(tab, FORM_SHOTS, f"50-{language}-webform-{name}")
         # Nothing typed: the browser's check says so in the language.
         tab.page.click("#wf-next")
-        assert words["required"] in tab.page.inner_text("form")
+        assert words["required"] in tab.page.inner_text(".wf-shell")
         assert axe_violations(tab.page) == []
         shoot(tab, FORM_SHOTS, f"51-{language}-webform-refused-{name}")
         tab.close()
