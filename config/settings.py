@@ -187,6 +187,10 @@ LANGUAGES = [
     ("ar", "العربية"),
     ("he", "עברית"),
 ]
+# The apps' own catalogues before those of the installed packages: gettext takes the first
+# catalogue that has a message, and django.contrib.auth's or DRF's "Email", "Created" (earlier in
+# INSTALLED_APPS) would otherwise stand in for ours on a signer's audit trail.
+LOCALE_PATHS = [BASE_DIR / "esign" / "locale", BASE_DIR / "workflows" / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
