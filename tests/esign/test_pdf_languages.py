@@ -14,6 +14,7 @@ import tempfile
 import unicodedata
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.utils import translation
@@ -118,13 +119,19 @@ def test_the_audit_trail_in_arabic_reads_back_in_order_with_joined_letters() -> 
     # A mixed line (poppler's reordering of those is its own guess): in "الوقت (UTC)", read from
     # the right, the Arabic word comes first.
     # pdftotext -bbox lists each word's glyphs as drawn, left to right.
-    placed = {unicodedata.normalize("NFKC", w.text): w for w in poppler_words(pdf)}
+    placed: dict[str, Any] = {}
+    for word in poppler_words(pdf):  # the first of each (the footer repeats some)
+        placed.setdefault(unicodedata.normalize("NFKC", word.text), word)
     assert placed["الوقت"[::-1]].x_min > placed["(UTC)"].x_max
     used = fonts(pdf)
     assert "NotoSansArabic-Regular" in used
     assert any(name.startswith("NotoSansHebrew") for name in used), used
     page = render(pdf, "60-audit-trail-arabic")
-    assert ink(page, (54, 50, 200, 90)) > 200  # the title is drawn
+    # The page is mirrored: the title at the right margin, each label right of its value.
+    assert ink(page, (400, 50, 558, 90)) > 200
+    assert ink(page, (54, 50, 300, 90)) == 0
+    assert placed["الحزمة"[::-1]].x_min > placed["Packet1234567890abcd"].x_max
+    assert placed["Packet1234567890abcd"].x_max == pytest.approx(612 - 54 - 90, abs=1)
 
 
 def test_the_audit_trail_in_hebrew() -> None:
