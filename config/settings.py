@@ -168,9 +168,33 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en"
-# What signers and webform users can read: English, and Spanish (the spec's users include Mexico).
-# Each app keeps its catalogue in <app>/locale/<lang>/LC_MESSAGES; bootstrap.sh compiles them.
-LANGUAGES = [("en", "English"), ("es", "Español")]
+# What signers and webform users can read (pages, emails, the audit trail), each language named in
+# itself for the pages' language menu. Each app keeps its catalogue in
+# <app>/locale/<locale>/LC_MESSAGES: the .po and its compiled .mo are both committed, so any
+# checkout serves every language; core.checks refuses to start when a .mo is missing or stale.
+# esign.models.Language lists the same codes (a packet's or signer's ``language``).
+LANGUAGES = [
+    ("en", "English"),
+    ("es", "Español"),
+    ("fr", "Français"),
+    ("de", "Deutsch"),
+    ("pt-br", "Português (Brasil)"),
+    ("it", "Italiano"),
+    ("nl", "Nederlands"),
+    ("pl", "Polski"),
+    ("tr", "Türkçe"),
+    ("sv", "Svenska"),
+    ("uk", "Українська"),
+    ("zh-hans", "简体中文"),
+    ("ja", "日本語"),
+    ("ko", "한국어"),
+    ("ar", "العربية"),
+    ("he", "עברית"),
+]
+# The apps' own catalogues before those of the installed packages: gettext takes the first
+# catalogue that has a message, and django.contrib.auth's or DRF's "Email", "Created" (earlier in
+# INSTALLED_APPS) would otherwise stand in for ours on a signer's audit trail.
+LOCALE_PATHS = [BASE_DIR / "esign" / "locale", BASE_DIR / "workflows" / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -113,9 +113,27 @@ class PageLanguageMiddleware(LocaleMiddleware):
             translation.activate(settings.LANGUAGE_CODE)
             request.LANGUAGE_CODE = settings.LANGUAGE_CODE  # type: ignore[attr-defined]
             return
+        chosen = request.GET.get("lang", "").strip().lower()
+        if chosen in {code for code, _name in settings.LANGUAGES}:
+            # The page's language menu: the reader's choice wins over their browser's, and the
+            # cookie keeps it for the next pages (Django's LocaleMiddleware reads it).
+            translation.activate(chosen)
+            request.LANGUAGE_CODE = chosen  # type: ignore[attr-defined]
+            request.language_chosen = chosen  # type: ignore[attr-defined]
+            return
         super().process_request(request)
 
     def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
         if is_api_request(request):
             return response
+        chosen = getattr(request, "language_chosen", "")
+        if chosen:
+            response.set_cookie(
+                settings.LANGUAGE_COOKIE_NAME,
+                chosen,
+                max_age=365 * 24 * 3600,
+                samesite="Lax",
+                secure=request.is_secure(),
+                httponly=True,
+            )
         return super().process_response(request, response)

@@ -84,6 +84,7 @@ def trail_labels() -> TrailLabels:
         SignerStatus.SKIPPED: gettext("skipped"),
     }
     return TrailLabels(
+        right_to_left=translation.get_language_bidi(),
         title=gettext("Certificate of completion"),
         document_title=gettext("Certificate of completion: {packet}"),
         document_subject=gettext("Audit trail of packet {packet}"),

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import phonenumbers
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.utils import timezone
@@ -107,7 +108,7 @@ class SignerInput:
     accept_each_field: bool
     enable_emails: bool
     fields: tuple[tuple[str, str], ...]  # (file id, field id)
-    language: str = ""  # "" (the packet's), or one of LANGUAGES
+    language: str = ""  # "" (the packet's), or one of shipped_languages()
     # verify: a code before signing ("email", "sms" with verify_phone in E.164), or "integrator"
     # (an embedded signer the integrator verified itself); "" none (esign.verification).
     verify_method: str = ""
@@ -130,21 +131,27 @@ class PacketInput:
     reply_to_name: str = ""
     reply_to_email: str = ""
     reminder_days: int | None = None
-    language: str = ""  # "" (the browser's, English for emails), or one of LANGUAGES
+    language: str = ""  # "" (the browser's, English for emails), or one of shipped_languages()
     expires_at: datetime | None = None  # expiresAt / expiresInDays (esign.expiry)
 
 
 MAX_REMINDER_DAYS = 365
-# The languages of the signer's pages, emails and the audit trail (models.Language).
-LANGUAGES = ("en", "es")
+
+
+def shipped_languages() -> tuple[str, ...]:
+    """The languages of the signer's pages, emails and the audit trail: settings.LANGUAGES, each
+    with its catalogues shipped (core.checks), the same codes as models.Language."""
+    return tuple(code for code, _name in settings.LANGUAGES)
 
 
 def _language(value: Any, path: str, problems: list[Problem]) -> str:
-    """An extension of createEtchPacket: ``language`` of the packet or of one signer."""
+    """An extension of createEtchPacket: ``language`` of the packet or of one signer, a code of
+    shipped_languages() in any case ("pt-BR", "zh-Hans" as BCP 47 writes them)."""
     if value is None or value == "":
         return ""
-    if not isinstance(value, str) or value.strip().lower() not in LANGUAGES:
-        problems.append(Problem(path, f"Must be one of {', '.join(LANGUAGES)}."))
+    languages = shipped_languages()
+    if not isinstance(value, str) or value.strip().lower() not in languages:
+        problems.append(Problem(path, f"Must be one of {', '.join(languages)}."))
         return ""
     return value.strip().lower()
 

@@ -57,6 +57,20 @@ class Language(models.TextChoices):
 
     ENGLISH = "en", "English"
     SPANISH = "es", "Español"
+    FRENCH = "fr", "Français"
+    GERMAN = "de", "Deutsch"
+    PORTUGUESE_BRAZIL = "pt-br", "Português (Brasil)"
+    ITALIAN = "it", "Italiano"
+    DUTCH = "nl", "Nederlands"
+    POLISH = "pl", "Polski"
+    TURKISH = "tr", "Türkçe"
+    SWEDISH = "sv", "Svenska"
+    UKRAINIAN = "uk", "Українська"
+    CHINESE_SIMPLIFIED = "zh-hans", "简体中文"
+    JAPANESE = "ja", "日本語"
+    KOREAN = "ko", "한국어"
+    ARABIC = "ar", "العربية"
+    HEBREW = "he", "עברית"
 
 
 class SignerEmailKind(models.TextChoices):

@@ -138,7 +138,7 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
         signer = signer_from_token(signer_eid=signer_eid, token=token)
     except SigningRefused as refused:
         return error_page(request, refused)
-    language = page_language_activate(request, signer)
+    language = page_language_activate(request, signer, remember=True)
     packet = signer.packet
     origins = embed_origins(packet.organization)
     signer_viewed(signer=signer, client=_client(request))

@@ -99,9 +99,7 @@ elif [ "$(cat .venv/.requirements.sha256 2>/dev/null)" != \
   install_venv .venv requirements.txt
 fi
 
-# The translations: each app's locale/<lang>/LC_MESSAGES/django.po, compiled where it is (the .mo
-# files are build output, not kept in git).
-if compgen -G '*/locale/*/LC_MESSAGES/*.po' >/dev/null; then
-  .venv/bin/python manage.py compilemessages -v 0 --ignore '.venv*' --ignore 'node_modules' \
-    --ignore 'tests' --ignore 'data' >&2
-fi
+# The translations need no step here: each app's locale/<locale>/LC_MESSAGES/django.po is committed
+# with its compiled django.mo, so every checkout serves every language; migrate (below) stops with
+# core.E001 if a .po was edited without recompiling (`manage.py compilemessages`, see
+# docs/deployment.md, Languages).

@@ -27,6 +27,7 @@ from workflows.engine.resolve import (
 from workflows.field_views import field_views, group_strings, group_views
 from workflows.models import Submission, Workflow
 from workflows.page_input import posted_values
+from workflows.reader_numbers import page_number_format
 from workflows.screen_steps import next_page, position_of, previous_page, shown_pages
 from workflows.screens import Screen, embed_event, end_page, render_screen, stored_screen
 from workflows.submission_limit import new_submission_wait, too_many_message
@@ -48,7 +49,12 @@ def post_page(
     values = posted_values(request, webform, page_index)
     known = submissions.payloads_of(submission).get(webform.slug, {}) if submission else {}
     raw, checked = check_form_page(
-        webform, page_index, values.get, enforce_required=not back, known=known
+        webform,
+        page_index,
+        values.get,
+        enforce_required=not back,
+        known=known,
+        number_format=page_number_format(),
     )
     page = webform.pages[page_index]
     draft: dict[str, dict[str, str]] = {}

@@ -36,6 +36,7 @@ from workflows.engine.rules import (
 )
 from workflows.field_views import FieldView, GroupView, field_views, group_views, rule_gettext
 from workflows.models import Submission, Workflow
+from workflows.reader_numbers import page_number_format
 from workflows.screen_steps import shown_steps
 
 EMBED_FLAGS = ("embedded", "withinIframe")
@@ -165,7 +166,7 @@ class Screen:
 
 
 def page_rules(screen: Screen) -> dict[str, Any]:
-    rules = browser_rules(rule_gettext)
+    rules = browser_rules(rule_gettext, page_number_format())
     rules["limits"]["imageUploadBytes"] = settings.WEBFORM_IMAGE_UPLOAD_MAX_BYTES
     on_page = {f.definition.key for f in screen.fields}
     later = [

@@ -42,6 +42,7 @@ from workflows.field_views import field_views, group_views
 from workflows.models import Submission, Workflow
 from workflows.page_input import posted_values, read_post
 from workflows.page_post import post_page
+from workflows.reader_numbers import page_number_format
 from workflows.screen_steps import last_webform, position_of, requested_page
 from workflows.screens import (
     Screen,
@@ -341,7 +342,10 @@ def preview(
     note = ""
     if request.method == "POST":
         raw, checked = check_form_page(
-            webform, page_index, posted_values(request, webform, page_index).get
+            webform,
+            page_index,
+            posted_values(request, webform, page_index).get,
+            number_format=page_number_format(),
         )
         values, errors = raw, checked.errors
         note = "" if errors else "Every field of this page passes its checks (nothing is saved)."

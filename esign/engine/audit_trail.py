@@ -94,6 +94,9 @@ class TrailLabels:
     detail: str = "Detail"
     footer_packet: str = "packet {packet}"
     footer_page: str = "page {page} of {pages}"
+    # The reader's language is written right to left (Arabic, Hebrew): the page is mirrored,
+    # each label, value and column starting from the right margin.
+    right_to_left: bool = False
     # A packet's or signer's status (the wire's value) as the reader says it; missing: as is.
     statuses: Mapping[str, str] = field(default_factory=dict)
 
@@ -196,6 +199,7 @@ class _Layout:
             self.handwriting = fonts.resolve(DEFAULT_FAMILY, italic=True)
         self.page = 1
         self.y = PAGE_HEIGHT - MARGIN
+        self.right_to_left = labels.right_to_left
 
     # --- the document -----------------------------------------------------------------------------
     def draw(self) -> tuple[bytes, int]:
@@ -271,7 +275,7 @@ class _Layout:
             TEXT_SIZE,
             MUTED,
         )
-        x, y = MARGIN + label_width, top - height
+        x, y = self.across(MARGIN + label_width, width), top - height
         self.canvas.saveState()
         self.canvas.setStrokeColor(HexColor(RULE))
         self.canvas.setLineWidth(0.5)
@@ -286,26 +290,18 @@ class _Layout:
             )
             ascent, descent = self.setter.extent(self.setter.font_name(self.handwriting))
             baseline = (height - 8 - (ascent - descent) * size) / 2 - descent * size
-            self.draw_line(line, (width - 8 - line.width) / 2, baseline, size, INK)
+            self.draw_line(line, (width - 8 - line.width) / 2, baseline, size, INK, placed=True)
         else:
-            self.draw_line(
-                self.setter.line(self.labels.none_adopted, self.regular, TEXT_SIZE),
-                4,
-                (height - 8) / 2,
-                TEXT_SIZE,
-                MUTED,
-            )
+            none = self.setter.line(self.labels.none_adopted, self.regular, TEXT_SIZE)
+            start = width - 8 - 4 - none.width if self.right_to_left else 4
+            self.draw_line(none, start, (height - 8) / 2, TEXT_SIZE, MUTED, placed=True)
         self.canvas.restoreState()
         labels = self.labels
         kind = labels.drawn if image is not None else labels.typed if signer.signature_text else ""
         if kind:
-            self.draw_line(
-                self.setter.line(kind, self.regular, SMALL_SIZE),
-                x + width + 6,
-                y + 2,
-                SMALL_SIZE,
-                MUTED,
-            )
+            said = self.setter.line(kind, self.regular, SMALL_SIZE)
+            beside = x - 6 - said.width if self.right_to_left else x + width + 6
+            self.draw_line(said, beside, y + 2, SMALL_SIZE, MUTED, placed=True)
         self.y = y - 4
 
     def events(self, events: Sequence[TrailEvent], *, with_client: bool) -> None:
@@ -363,7 +359,25 @@ class _Layout:
         line = self.setter.line(text, self.regular, SMALL_SIZE)
         self.draw_line(line, MARGIN, MARGIN - 24, SMALL_SIZE, MUTED)
 
-    def draw_line(self, line: Line, x: float, baseline: float, size: float, color: str) -> None:
+    def across(self, x: float, width: float) -> float:
+        """Where something ``width`` wide laid out at ``x`` from the left margin is drawn: there,
+        or mirrored (the same distance from the right margin) on a right-to-left page."""
+        return PAGE_WIDTH - x - width if self.right_to_left else x
+
+    def draw_line(
+        self,
+        line: Line,
+        x: float,
+        baseline: float,
+        size: float,
+        color: str,
+        *,
+        placed: bool = False,
+    ) -> None:
+        """``line`` at ``x`` of the layout (mirrored on a right-to-left page), or, ``placed``,
+        exactly at ``x`` of the current coordinates."""
+        if not placed:
+            x = self.across(x, line.width)
         text = self.canvas.beginText()
         text.setTextOrigin(x, baseline)
         text.setFillColor(HexColor(color))

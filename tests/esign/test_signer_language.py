@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core import mail
 from django.test import Client
 
-from esign.models import Packet, Signer
+from esign.models import Language, Packet, Signer
 from esign.sealing import packet_seal
 from esign.services import packet_void_now
 from tests.esign.conftest import send_queued_emails, sign, token_of, two_signer_packet
@@ -61,21 +61,38 @@ def test_the_language_is_stored_and_a_signer_may_override_it(graphql) -> None:
     assert by_alias == {"client": "", "provider": "en"}
 
 
+SHIPPED = "en, es, fr, de, pt-br, it, nl, pl, tr, sv, uk, zh-hans, ja, ko, ar, he"
+
+
 def test_an_unknown_language_is_the_wire_validation_error_and_stores_nothing(graphql) -> None:
     variables = two_signer_packet()
-    variables["signers"][0]["language"] = "de"
-    result = create(graphql, language="fr", signers=variables["signers"])
+    variables["signers"][0]["language"] = "eo"
+    result = create(graphql, language="fr-CA", signers=variables["signers"])
     assert result["data"] == {"createEtchPacket": None}
     [error] = result["errors"]
     assert error["extensions"]["code"] == "ValidationError"
     assert error["extensions"]["fields"] == [
-        {"message": "Must be one of en, es.", "property": "signers.0.language"},
-        {"message": "Must be one of en, es.", "property": "language"},
+        {"message": f"Must be one of {SHIPPED}.", "property": "signers.0.language"},
+        {"message": f"Must be one of {SHIPPED}.", "property": "language"},
     ]
     assert Packet.objects.count() == 0
     assert create(graphql, language="Spanish")["errors"][0]["extensions"]["fields"] == [
-        {"message": "Must be one of en, es.", "property": "language"}
+        {"message": f"Must be one of {SHIPPED}.", "property": "language"}
     ]
+
+
+def test_every_shipped_language_is_taken_for_the_packet_and_each_signer(graphql) -> None:
+    shipped = [code for code, _name in settings.LANGUAGES]
+    assert ", ".join(shipped) == SHIPPED
+    assert sorted(shipped) == sorted(Language.values)
+    for code in shipped:
+        variables = two_signer_packet()
+        variables["signers"][1]["language"] = code.upper()  # "PT-BR", "ZH-HANS": any case
+        result = create(graphql, language=code, signers=variables["signers"])
+        assert "errors" not in result, (code, result)
+        packet = Packet.objects.get(eid=result["data"]["createEtchPacket"]["eid"])
+        assert packet.language == code
+        assert packet.signers.get(alias_id="provider").language == code
 
 
 def open_page(graphql, sign_url, client: Client, signer: str) -> Any:
@@ -88,7 +105,7 @@ def test_the_signing_page_in_spanish_by_the_packet_language(graphql, sign_url) -
     html = page.content.decode()
     assert page.status_code == 200
     assert page["Content-Language"] == "es"
-    assert '<html lang="es">' in html
+    assert '<html lang="es" dir="ltr">' in html
     assert "Firmando como <strong>Ada Lovelace</strong>" in html
     assert ">Terminar</button>" in html
     assert "Adopte su firma" in html

@@ -39,7 +39,7 @@ def test_the_first_page_is_in_spanish(organization, demo_template) -> None:
 
     html = spanish().get(START).content.decode()
 
-    assert '<html lang="es">' in html
+    assert '<html lang="es" dir="ltr">' in html
     assert "Paso 1 de 2: You" in html  # the staff's own titles stay as written
     assert ">Nombre</label>" in html
     assert ">Apellido</label>" in html

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from workflows.engine.conditions import condition_holds
@@ -19,6 +20,7 @@ from workflows.engine.defs import (
 from workflows.engine.entries import EntriesInvalid, check_entries, column, form_entries
 from workflows.engine.form_inputs import form_value
 from workflows.engine.messages import FieldInvalid, Message, pgettext
+from workflows.engine.numbers import ENGLISH, NumberFormat
 from workflows.engine.rules import EMPTY, check_form_value, check_value
 
 
@@ -140,16 +142,19 @@ def check_form_page(
     *,
     enforce_required: bool = True,
     known: Mapping[str, Any] | None = None,
+    number_format: NumberFormat = ENGLISH,
 ) -> tuple[dict[str, Any], Checked]:
     """The posted page of a webform: its wire values (to show again on an error) and the check,
-    with the page's own rules (``check_form_value``: an image only as an uploaded file).
+    with the page's own rules (``check_form_value``: an image only as an uploaded file; numbers
+    as ``number_format``, the page's language, writes them).
     ``known`` is what the webform holds so far (for the showWhen of earlier pages' fields)."""
     shown = webform.pages[page]
     raw: dict[str, Any] = {f.key: form_value(f, get) for f in shown.fields}
     raw.update({g.key: form_entries(g, get) for g in shown.groups})
     checked = check_fields(
         shown.items, raw, enforce_required=enforce_required,
-        check=check_form_value, known=known, conditions=page_conditions(webform),
+        check=partial(check_form_value, number_format=number_format),
+        known=known, conditions=page_conditions(webform),
     )  # fmt: skip
     return raw, checked
 

@@ -24,6 +24,7 @@ from typing import Any, Final
 from core.engine.images import DEFAULT_MAX_DECODED_BYTES, TOO_LARGE, image_refusal
 from core.engine.input_checks import text_problem
 from workflows.engine.messages import MESSAGES, FieldInvalid
+from workflows.engine.numbers import ENGLISH, NumberFormat, canonical_number
 from workflows.engine.phones import PHONE_REGION_INFO, PHONE_REGION_ORDER, national_number
 from workflows.engine.photos import SIDES
 
@@ -133,7 +134,7 @@ def _text(raw: Any, limit: int = MAX_TEXT) -> str:
     return raw.strip()
 
 
-def _number(raw: Any, kind: str) -> Decimal:
+def _number(raw: Any, kind: str, number_format: NumberFormat = ENGLISH) -> Decimal:
     if isinstance(raw, bool) or not isinstance(raw, int | float | str):
         raise FieldInvalid("number")
     if isinstance(raw, str):
@@ -142,6 +143,7 @@ def _number(raw: Any, kind: str) -> Decimal:
             text = text.removeprefix("$").strip()
         if kind == "percent":
             text = text.removesuffix("%").strip()
+        text = canonical_number(text, number_format)
         if not _NUMBER.match(text) or not any(c.isdigit() for c in text):
             raise FieldInvalid("number")
         value = Decimal(text.replace(",", ""))
@@ -208,9 +210,10 @@ def has_value(value: Any) -> bool:
     return value is not False and not is_empty(value)
 
 
-def check_value(field: Any, raw: Any) -> Any:
+def check_value(field: Any, raw: Any, *, number_format: NumberFormat = ENGLISH) -> Any:
     """The normalized value of ``raw`` for ``field`` (a ``definition.FieldDef``); ``EMPTY``
-    when nothing was given and the field is optional. FieldInvalid says what is wrong."""
+    when nothing was given and the field is optional. FieldInvalid says what is wrong.
+    ``number_format``: how a number typed in a page is written (its reader's language)."""
     if _holds_control(raw):
         raise FieldInvalid("controlCharacters")
     kind = field.type
@@ -226,11 +229,13 @@ def check_value(field: Any, raw: Any) -> Any:
         if field.required:
             raise FieldInvalid("required")
         return EMPTY
+    if kind in NUMBER_TYPES:
+        return _check_number(field, raw, number_format)
     check = _CHECKS[kind]
     return check(field, raw)
 
 
-def check_form_value(field: Any, raw: Any) -> Any:
+def check_form_value(field: Any, raw: Any, *, number_format: NumberFormat = ENGLISH) -> Any:
     """``check_value`` for a value posted by a public webform page, where an image is only ever
     an uploaded file (or the data: URL an earlier upload became), never a link: a URL given
     there would make the service fetch whatever an anonymous visitor names."""
@@ -244,7 +249,7 @@ def check_form_value(field: Any, raw: Any) -> Any:
             # What a page carries is what an upload became (a fitted image): no more pixels
             # than that, since the documents are filled with it in the web process.
             _check_image(field, given, max_decoded_bytes=PAGE_IMAGE_MAX_DECODED_BYTES)
-    return check_value(field, raw)
+    return check_value(field, raw, number_format=number_format)
 
 
 def _check_text(field: Any, raw: Any) -> str:
@@ -303,9 +308,9 @@ def _check_date(field: Any, raw: Any) -> str:
     return text
 
 
-def _check_number(field: Any, raw: Any) -> int | float:
+def _check_number(field: Any, raw: Any, number_format: NumberFormat = ENGLISH) -> int | float:
     kind = field.type
-    value = _number(raw, kind)
+    value = _number(raw, kind, number_format)
     if kind == "integer" and value != value.to_integral_value():
         raise FieldInvalid("integer")
     if kind == "percent" and not 0 <= value <= 100:
@@ -437,10 +442,13 @@ def _same(text: str) -> str:
     return text
 
 
-def browser_rules(translate: Callable[[str], str] = _same) -> dict[str, Any]:
+def browser_rules(
+    translate: Callable[[str], str] = _same, number_format: NumberFormat = ENGLISH
+) -> dict[str, Any]:
     """What form.js needs to apply these rules: messages, patterns, regions, states, limits;
-    the messages and regions' names in the language of ``translate``."""
+    the messages and regions' names in the language of ``translate``, numbers as written in it."""
     return {
+        "numberFormat": number_format.as_browser_rule(),
         "messages": {code: translate(text) for code, text in MESSAGES.items()},
         "patterns": {
             "email": EMAIL_PATTERN,

@@ -1,7 +1,9 @@
 """Fitting text into boxes: glyph-fallback runs, measuring, shrinking, wrapping.
 
 Widths come from reportlab's metrics of the very fonts that are embedded, so what is measured
-is what is drawn.
+is what is drawn. Right-to-left text (Arabic, Hebrew) is shaped and put in visual order here
+(core.engine.fonts.shaping), once per drawn line: every engine that draws text (fill, stamps,
+the audit trail) goes through this class.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass
 from reportlab.pdfbase import pdfmetrics
 
 from core.engine.fonts import FontFace, FontLibrary, register_face
+from core.engine.fonts.shaping import has_right_to_left, shape_logical, visual_line
 
 MIN_FONT_SIZE = 4.0
 PADDING = 2.0
@@ -51,7 +54,7 @@ class TextSetter:
         return ascent, descent
 
     def line(self, text: str, face: FontFace, size: float) -> Line:
-        runs = self.runs(text, face)
+        runs = self.runs(visual_line(text), face)
         return Line(runs, self.width(runs, size))
 
     def fit_line(
@@ -70,12 +73,27 @@ class TextSetter:
             line = Line(line.runs, self.width(line.runs, size))
         return line, size
 
-    def wrap(self, text: str, face: FontFace, size: float, width: float) -> list[Line]:
-        """Greedy word wrap; newlines start new lines; words longer than a line are broken."""
+    @staticmethod
+    def _text(line: Line) -> str:
+        return "".join(text for _name, text in line.runs)
+
+    def wrap(
+        self, text: str, face: FontFace, size: float, width: float, *, bidi: bool = True
+    ) -> list[Line]:
+        """Greedy word wrap; newlines start new lines; words longer than a line are broken.
+        ``bidi=False``: the lines stay in reading order (for right-to-left text, see above)."""
         available = max(1.0, width - 2 * PADDING)
         space = self.width(self.runs(" ", face), size)
         lines: list[Line] = []
         for paragraph in text.split("\n"):
+            if bidi and has_right_to_left(paragraph):
+                # Wrapped in reading order with the joined letters' widths; each line is then
+                # drawn in visual order.
+                lines.extend(
+                    self.line(self._text(line), face, size)
+                    for line in self.wrap(shape_logical(paragraph), face, size, width, bidi=False)
+                )
+                continue
             current: list[Run] = []
             current_width = 0.0
             for word in paragraph.split(" "):

@@ -46,10 +46,35 @@ function nineDigits(raw, kind) {
   return digits;
 }
 
+// Numbers as the page's reader writes them ("15,5" on a Spanish page): the separators of the
+// page's language come from the server (rules.numberFormat), as workflows/engine/numbers.py
+// reads them; a number written so becomes the canonical "15.5", anything else is left as typed.
+const SPACES = " \u00a0\u202f";
+const ARABIC_DIGITS = "٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹٫٬";
+const LATIN_DIGITS = "01234567890123456789.,";
+const escape = (source) => source.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+
+export function canonicalNumber(written, format = rules.numberFormat) {
+  const value = [...written.trim()]
+    .map((c) => (ARABIC_DIGITS.includes(c) ? LATIN_DIGITS[ARABIC_DIGITS.indexOf(c)] : c))
+    .join("");
+  if (!format || (format.decimal === "." && format.group === ",")) return value;
+  const group = format.group === " " ? `[${SPACES}]` : escape(format.group);
+  const pattern = new RegExp(
+    `^([-+]?)(\\d{1,3}(?:${group}\\d{3})+|\\d+)?(?:${escape(format.decimal)}(\\d+))?$`,
+  );
+  const match = pattern.exec(value);
+  if (!match || !/\d/.test(value)) return value;
+  const [, sign, whole, fraction] = match;
+  const digits = (whole ?? "").replace(/\D/g, "") || "0";
+  return fraction ? `${sign}${digits}.${fraction}` : `${sign}${digits}`;
+}
+
 function number(raw, kind) {
   let value = text(raw, 100);
   if (kind === "dollar" && value.startsWith("$")) value = value.slice(1).trim();
   if (kind === "percent" && value.endsWith("%")) value = value.slice(0, -1).trim();
+  value = canonicalNumber(value);
   if (!PATTERNS.number.test(value) || !/\d/.test(value)) throw new Invalid("number");
   const parsed = Number(value.replace(/,/g, ""));
   if (!Number.isFinite(parsed)) throw new Invalid("number");
