@@ -381,6 +381,13 @@ WEBHOOK_SECRET_OVERLAP_HOURS = env.float("WEBHOOK_SECRET_OVERLAP_HOURS", default
 # An attempt still unfinished this long after it started was abandoned by a worker that died;
 # a delivery due this long ago that no task picked up lost its task. Both are retried.
 WEBHOOK_LEASE_SECONDS = env.float("WEBHOOK_LEASE_SECONDS", default=120.0)
+# Deliveries one task claims, sends and finishes together (webhooks.services.delivery): the claim
+# and finish transactions are paid once per batch. 1: one delivery per task.
+WEBHOOK_DELIVERY_BATCH = env.int("WEBHOOK_DELIVERY_BATCH", default=10)
+if WEBHOOK_DELIVERY_BATCH < 1:
+    raise ImproperlyConfigured(
+        f"WEBHOOK_DELIVERY_BATCH must be at least 1 (got {WEBHOOK_DELIVERY_BATCH})."
+    )
 
 # --- Sealing and verification (owned by esign/) ------------------------------------------------
 # Completed packets' documents are sealed with a PAdES signature (esign.sealing). The key lives in
