@@ -225,6 +225,8 @@ RATE_LIMIT_ENABLED = env.bool("RATE_LIMIT_ENABLED", default=True)
 RATE_LIMIT_DEVELOPMENT = env.int("RATE_LIMIT_DEVELOPMENT", default=2)
 RATE_LIMIT_PRODUCTION = env.int("RATE_LIMIT_PRODUCTION", default=40)
 RATE_LIMIT_INTERVAL_MS = env.int("RATE_LIMIT_INTERVAL_MS", default=1000)
+# API requests per key and day are counted in each process and written this often (accounts.usage).
+API_KEY_USAGE_FLUSH_SECONDS = env.float("API_KEY_USAGE_FLUSH_SECONDS", default=5.0)
 # New signing links the sender may have emailed to one signer (resendEtchSignerEmail and the
 # admin's "Email a new link" together) per window; more is a 429 and sends nothing.
 ESIGN_RESEND_PER_SIGNER = env.int("ESIGN_RESEND_PER_SIGNER", default=3)
