@@ -122,3 +122,15 @@ def test_a_batch_left_by_a_dead_worker_is_retried_once_each_lease_ran_out(
     # Each enqueued again for attempt 2 (and the first's own task, not run here, still waits).
     waiting = [r.args_kwargs["kwargs"].get("attempt", 1) for r in DBTaskResult.objects.ready()]
     assert sorted(waiting) == [1, 2, 2, 2]
+
+
+@pytest.mark.django_db
+def test_an_event_in_the_callers_transaction_costs_no_savepoint(
+    endpoint_org: Organization,
+) -> None:
+    from django.db import transaction
+
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        event_emit(organization=endpoint_org, action="webhookTest", data={})
+
+    assert not [q for q in queries if "SAVEPOINT" in q["sql"]]
