@@ -102,6 +102,12 @@ def stop_workers(workers: list[subprocess.Popen]) -> None:
             worker.kill()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
@@ -204,6 +210,7 @@ def main() -> None:
         ):
             time.sleep(0.5)
         all_delivered = time.monotonic() - started
+        worker_cpu = sum(cpu_seconds(worker.pid) for worker in workers)
     finally:
         stop_workers(workers)
         server.stop()
@@ -229,6 +236,10 @@ def main() -> None:
         f"arrived at {args.packets / arrived:.2f} packets/s ({arrived:.1f} s); all sealed after "
         f"{all_sealed:.1f} s ({len(ordered)}/{args.packets}: {len(ordered) / all_sealed:.2f}/s "
         f"overall); {deliveries.count()} deliveries, all arrived after {all_delivered:.1f} s"
+    )
+    print(
+        f"the workers' CPU: {worker_cpu:.1f} s in all, {worker_cpu / args.packets * 1000:.0f} ms "
+        "per packet (its seal and its deliveries)"
     )
     print(f"last signature -> sealed          {describe(ordered)}")
     print(f"  first 50                        {describe(ordered[:50])}")
