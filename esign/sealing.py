@@ -127,6 +127,7 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
     reason = f"Sealed by {_service_name()} once every signer had signed"
     levels: list[str] = []
     sealed_pdfs: dict[str, bytes] = {}  # by SHA-256: when each is due for renewal
+    untimestamped: set[str] = set()
     # SEAL_EMBED_AUDIT_TRAIL: each document carries its evidence, the certificate of completion
     # as it stands before the seal (the sealed files' hashes cannot be in it yet), sealed with it.
     evidence: tuple[Attachment, ...] = ()
@@ -154,7 +155,10 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
         # a sixth of a seal's time; tests/esign/test_seal_level.py checks that they agree).
         levels.append(result.level if result.level in PADES_LEVELS else "unknown")
         sealed = result.pdf
-        sealed_pdfs[hashlib.sha256(sealed).hexdigest()] = sealed
+        sha = hashlib.sha256(sealed).hexdigest()
+        sealed_pdfs[sha] = sealed
+        if result.level == "PAdES-B-B":
+            untimestamped.add(sha)  # no timestamp to renew: its file need not be read for one
         return sealed
 
     prefix = f"packets/{packet.organization.eid}/{packet.eid}"
@@ -176,7 +180,7 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
     # (esign.seal_renewal), read from the files here, outside the transaction.
     sealed = Packet.objects.get(pk=packet.pk)
     sealed.audit_trail_path, sealed.audit_trail_sha256 = trail_path, trail_sha
-    versions = sealed_versions_prepare(sealed, pdfs=sealed_pdfs)
+    versions = sealed_versions_prepare(sealed, pdfs=sealed_pdfs, untimestamped=untimestamped)
     with transaction.atomic():
         locked = Packet.objects.select_for_update().get(pk=packet.pk)
         if locked.seal_status == Packet.SealStatus.SEALED:

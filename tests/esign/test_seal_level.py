@@ -61,7 +61,10 @@ def test_sealing_a_packet_records_the_level_without_verifying_the_files_again(
     # Wherever the verifier is reached from (the module, or a name imported from it).
     monkeypatch.setattr(seal_verify, "verify_pdf", refuse)
     monkeypatch.setattr("esign.sealing.verify_pdf", refuse, raising=False)
+    # Nor read again for a timestamp to renew: a B-B seal has none.
+    monkeypatch.setattr("esign.seal_renewal.timestamp_expiry", refuse)
 
     assert packet_seal(packet_id=packet.pk) == "sealed (PAdES-B-B)"
     packet.refresh_from_db()
     assert packet.seal_level == "PAdES-B-B"
+    assert [v.renewal_due_at for v in packet.sealed_versions.all()] == [None, None]
