@@ -45,14 +45,20 @@ def rate_limit_hit(
     key = f"rl:{bucket}:{window}"
     # Keep the counter a little past its window so a slow request still finds it.
     timeout = math.ceil(interval_ms / 1000) + 1
-    if cache.add(key, 1, timeout=timeout):
-        count = 1
-    else:
-        try:
-            count = cache.incr(key)
-        except ValueError:  # expired between add() and incr(): this request opens it again
-            cache.add(key, 1, timeout=timeout)
+    # The increment first: every request but a window's first finds the counter there, and one
+    # locked read and write (the database cache) is all it costs; add() before it cost as much
+    # again on every request (issue 38). Redis (RATE_LIMIT_CACHE_URL) does either in one step.
+    try:
+        count = cache.incr(key)
+    except ValueError:  # the window's first request (or its counter expired): open it
+        if cache.add(key, 1, timeout=timeout):
             count = 1
+        else:  # another process opened it meanwhile
+            try:
+                count = cache.incr(key)
+            except ValueError:  # and it expired again at once: this request opens it
+                cache.set(key, 1, timeout=timeout)
+                count = 1
     retry_ms = (window + 1) * interval_ms - now_ms
     return RateDecision(
         allowed=count <= limit,

@@ -253,6 +253,8 @@ RATE_LIMIT_ENABLED = env.bool("RATE_LIMIT_ENABLED", default=True)
 RATE_LIMIT_DEVELOPMENT = env.int("RATE_LIMIT_DEVELOPMENT", default=2)
 RATE_LIMIT_PRODUCTION = env.int("RATE_LIMIT_PRODUCTION", default=40)
 RATE_LIMIT_INTERVAL_MS = env.int("RATE_LIMIT_INTERVAL_MS", default=1000)
+# API requests per key and day are counted in each process and written this often (accounts.usage).
+API_KEY_USAGE_FLUSH_SECONDS = env.float("API_KEY_USAGE_FLUSH_SECONDS", default=5.0)
 # New signing links the sender may have emailed to one signer (resendEtchSignerEmail and the
 # admin's "Email a new link" together) per window; more is a 429 and sends nothing.
 ESIGN_RESEND_PER_SIGNER = env.int("ESIGN_RESEND_PER_SIGNER", default=3)
@@ -456,6 +458,13 @@ WEBHOOK_LEASE_SECONDS = env.float("WEBHOOK_LEASE_SECONDS", default=120.0)
 # at most, so a receiver is not flooded, and the most events one replay sends.
 WEBHOOK_REPLAY_PER_SECOND = env.float("WEBHOOK_REPLAY_PER_SECOND", default=2.0)
 WEBHOOK_REPLAY_MAX_EVENTS = env.int("WEBHOOK_REPLAY_MAX_EVENTS", default=1000)
+# Deliveries one task claims, sends and finishes together (webhooks.services.delivery): the claim
+# and finish transactions are paid once per batch. 1: one delivery per task.
+WEBHOOK_DELIVERY_BATCH = env.int("WEBHOOK_DELIVERY_BATCH", default=10)
+if WEBHOOK_DELIVERY_BATCH < 1:
+    raise ImproperlyConfigured(
+        f"WEBHOOK_DELIVERY_BATCH must be at least 1 (got {WEBHOOK_DELIVERY_BATCH})."
+    )
 
 # --- Sealing and verification (owned by esign/) ------------------------------------------------
 # Completed packets' documents are sealed with a PAdES signature (esign.sealing). The key lives in

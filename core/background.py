@@ -50,6 +50,13 @@ from core.wakeup import workers_wake
 
 P = ParamSpec("P")
 
+# Task priorities (``@task(priority=...)``, -100 to 100, default 0): a worker claims the due task
+# of highest priority first, then the oldest (django-tasks-db's ordering, core.worker). Work that
+# a person waits for (a seal, a signer's email) is never queued behind webhook deliveries or
+# other default-priority tasks; background upkeep (archive timestamp renewal) comes last.
+PRIORITY_WAITED_FOR = 10
+PRIORITY_BACKGROUND = -10
+
 # Seconds before each retry: six retries spread over about ten hours, then the caller gives up.
 RETRY_DELAYS: tuple[float, ...] = (10, 60, 300, 1800, 7200, 28800)
 # Each delay is stretched or shortened at random by up to this fraction, so that deliveries which

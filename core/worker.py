@@ -14,6 +14,7 @@ import random
 import time
 
 from django.db import close_old_connections
+from django.db.models import F
 from django.db.utils import OperationalError
 from django_tasks_db.management.commands.db_worker import Worker as DbWorker
 from django_tasks_db.models import DBTaskResult
@@ -32,12 +33,18 @@ class Worker(DbWorker):
 
     def claim_next(self) -> DBTaskResult | None:
         """The next ready task of the queues served, claimed by this worker; None if none (or
-        the SQLite database is locked for now)."""
+        the SQLite database is locked for now).
+
+        The highest priority first (``@task(priority=...)``: a seal or a signer's email before
+        webhook deliveries, core.background), then the one due first, then the oldest:
+        django-tasks-db's own ordering, spelt out because the order is the point here.
+        """
         tasks = DBTaskResult.objects.ready().filter(backend_name=self.backend_name)
         if not self.process_all_queues:
             tasks = tasks.filter(queue_name__in=self.queue_names)
         if self.excluded_queue_names:
             tasks = tasks.exclude(queue_name__in=self.excluded_queue_names)
+        tasks = tasks.order_by(F("priority").desc(), F("run_after").asc(), F("enqueued_at").asc())
         with exclusive_transaction(tasks.db):
             try:
                 task_result = tasks.get_locked()

@@ -19,7 +19,7 @@ the same file racing store one new version (the first), as the row lock decides.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -70,11 +70,16 @@ def _sealed_files(packet: Packet) -> list[tuple[str, str, str, str]]:
 
 
 def sealed_versions_prepare(
-    packet: Packet, *, pdfs: Mapping[str, bytes] | None = None
+    packet: Packet,
+    *,
+    pdfs: Mapping[str, bytes] | None = None,
+    untimestamped: Collection[str] = (),
 ) -> list[SealedFileVersion]:
     """Version 1 (unsaved) of each of the sealed packet's files that has none yet, with when it
     is due for renewal, read from the file (from ``pdfs``, by SHA-256, or from storage). Sealing
-    prepares them before, and saves them in, the transaction that marks the packet sealed."""
+    prepares them before, and saves them in, the transaction that marks the packet sealed.
+    ``untimestamped``: SHA-256s of files the caller knows carry no timestamp (sealed at
+    PAdES-B-B): nothing to renew, and nothing to read."""
     pdfs = pdfs or {}
     known = set(packet.sealed_versions.values_list("slot", flat=True)) if packet.pk else set()
     return [
@@ -84,7 +89,11 @@ def sealed_versions_prepare(
             version=1,
             path=path,
             sha256=sha,
-            renewal_due_at=renewal_due_at(pdfs.get(sha) or blob_read(path, sha)),
+            renewal_due_at=(
+                None
+                if sha in untimestamped
+                else renewal_due_at(pdfs.get(sha) or blob_read(path, sha))
+            ),
         )
         for slot, _name, path, sha in _sealed_files(packet)
         if slot not in known

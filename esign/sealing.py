@@ -26,7 +26,6 @@ import logging
 import re
 from collections.abc import Callable
 
-from asn1crypto import x509 as asn1_x509
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -40,9 +39,8 @@ from esign.audit_trail import audit_trail_pdf
 from esign.documents import document_pdf
 from esign.emails import signer_copies_queue
 from esign.engine.errors import SealError, SealKeyUnavailable
-from esign.engine.seal import Attachment, seal_pdf
+from esign.engine.seal import Attachment, seal_document
 from esign.engine.seal_credentials import SealKey, forget_credentials, load_credentials
-from esign.engine.seal_verify import verify_pdf
 from esign.engine.timestamps import FallbackTimeStamper
 from esign.models import Packet, PacketDocument, SealedFileVersion
 from esign.seal_config import configured_roots, seal_key, tsa_config
@@ -129,6 +127,7 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
     reason = f"Sealed by {_service_name()} once every signer had signed"
     levels: list[str] = []
     sealed_pdfs: dict[str, bytes] = {}  # by SHA-256: when each is due for renewal
+    untimestamped: set[str] = set()
     # SEAL_EMBED_AUDIT_TRAIL: each document carries its evidence, the certificate of completion
     # as it stands before the seal (the sealed files' hashes cannot be in it yet), sealed with it.
     evidence: tuple[Attachment, ...] = ()
@@ -142,7 +141,7 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
         )
 
     def seal(pdf: bytes, attachments: tuple[Attachment, ...] = ()) -> bytes:
-        sealed = seal_pdf(
+        result = seal_document(
             pdf,
             credentials=credentials,
             signing_time=timezone.now(),
@@ -152,8 +151,14 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
             location=_service_name(),
             attachments=attachments,
         )
-        levels.append(_level_of(sealed, [*credentials.roots, *roots]))
-        sealed_pdfs[hashlib.sha256(sealed).hexdigest()] = sealed
+        # The level from what the seal step embedded (not by verifying the file again: that was
+        # a sixth of a seal's time; tests/esign/test_seal_level.py checks that they agree).
+        levels.append(result.level if result.level in PADES_LEVELS else "unknown")
+        sealed = result.pdf
+        sha = hashlib.sha256(sealed).hexdigest()
+        sealed_pdfs[sha] = sealed
+        if result.level == "PAdES-B-B":
+            untimestamped.add(sha)  # no timestamp to renew: its file need not be read for one
         return sealed
 
     prefix = f"packets/{packet.organization.eid}/{packet.eid}"
@@ -168,14 +173,14 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
         _seal_merged(packet, prefix, lambda pdf: seal(pdf, evidence))
     trail = audit_trail_pdf(packet, credentials=credentials)
     trail_path, trail_sha = blob_save(prefix=prefix, data=seal(trail))
-    # What the files really reach, read back from them (the weakest of this attempt's), never
-    # what was asked for.
+    # What the files reach (the weakest of this attempt's), as embedded, never what was asked
+    # for.
     level = min(levels, key=PADES_LEVELS.index)
     # Version 1 of each sealed file, with when its archive timestamp is due for renewal
     # (esign.seal_renewal), read from the files here, outside the transaction.
     sealed = Packet.objects.get(pk=packet.pk)
     sealed.audit_trail_path, sealed.audit_trail_sha256 = trail_path, trail_sha
-    versions = sealed_versions_prepare(sealed, pdfs=sealed_pdfs)
+    versions = sealed_versions_prepare(sealed, pdfs=sealed_pdfs, untimestamped=untimestamped)
     with transaction.atomic():
         locked = Packet.objects.select_for_update().get(pk=packet.pk)
         if locked.seal_status == Packet.SealStatus.SEALED:
@@ -209,15 +214,6 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
 
 
 PADES_LEVELS = ["unknown", "PAdES-B-B", "PAdES-B-T", "PAdES-B-LT", "PAdES-B-LTA"]
-
-
-def _level_of(sealed: bytes, roots: list[asn1_x509.Certificate]) -> str:
-    """The PAdES level of the seal (the file's last signature), as verification reads it."""
-    signatures = verify_pdf(sealed, trust_roots=roots).signatures
-    level = signatures[-1].level if signatures else None
-    if level is None or level not in PADES_LEVELS:
-        return "unknown"
-    return level
 
 
 def _seal_merged(packet: Packet, prefix: str, seal: Callable[[bytes], bytes]) -> None:

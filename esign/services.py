@@ -257,8 +257,9 @@ def packet_store(prepared: PreparedPacket) -> Packet:
             expires_at=packet_input.expires_at,
         )
         DocumentGroup.objects.create(packet=packet)
-        for position, (file, version, pages, paths) in enumerate(prepared.documents):
-            PacketDocument.objects.create(
+        # One INSERT each for the documents and the signers, whatever their number.
+        PacketDocument.objects.bulk_create(
+            PacketDocument(
                 packet=packet,
                 alias_id=file.id,
                 position=position,
@@ -273,8 +274,9 @@ def packet_store(prepared: PreparedPacket) -> Packet:
                 fields=[field.to_json() for field in file.fields],
                 page_count=pages,
             )
-        for signer in packet_input.signers:
-            _create_signer(packet, signer)
+            for position, (file, version, pages, paths) in enumerate(prepared.documents)
+        )
+        Signer.objects.bulk_create(_new_signer(packet, signer) for signer in packet_input.signers)
         audit(
             packet=packet,
             action=AuditAction.PACKET_CREATED,
@@ -302,8 +304,8 @@ def packet_create(
         raise
 
 
-def _create_signer(packet: Packet, signer: SignerInput) -> Signer:
-    return Signer.objects.create(
+def _new_signer(packet: Packet, signer: SignerInput) -> Signer:
+    return Signer(
         packet=packet,
         alias_id=signer.alias_id[:200],
         name=signer.name[:255],

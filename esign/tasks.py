@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from django_tasks import task
 
+from core.background import PRIORITY_BACKGROUND, PRIORITY_WAITED_FOR
 
-@task()
+
+# Someone waits for a seal and a signer's email: they run before the webhook deliveries (and any
+# other task at the default priority) that are due, whatever their order of arrival.
+@task(priority=PRIORITY_WAITED_FOR)
 def packet_seal_task(*, packet_id: int, attempt: int = 1) -> str:
     """Attempt ``attempt`` at sealing packet ``packet_id``; schedules its own retry on failure.
 
@@ -18,7 +22,7 @@ def packet_seal_task(*, packet_id: int, attempt: int = 1) -> str:
     return packet_seal(packet_id=packet_id, attempt=attempt)
 
 
-@task()
+@task(priority=PRIORITY_BACKGROUND)  # due within weeks: after everything else
 def sealed_file_renew_task(*, version_id: int) -> str:
     """Renew the archive timestamp of a sealed file (esign.seal_renewal); a failure is recorded
     on the file and tried again by the sweep. Idempotent: a file renewed already is left."""
@@ -27,7 +31,7 @@ def sealed_file_renew_task(*, version_id: int) -> str:
     return sealed_file_renew(version_id=version_id)
 
 
-@task()
+@task(priority=PRIORITY_WAITED_FOR)
 def signer_email_task(*, email_id: int, attempt: int = 1) -> str:
     """Attempt ``attempt`` at sending a signer's email (esign.emails); retries itself."""
     from esign.emails import signer_email_send  # esign.emails enqueues this task

@@ -95,7 +95,11 @@ fi
 # other. The worker runs in its own session (setsid) so that Ctrl-C reaches it only once, as
 # the SIGTERM below: a second signal would interrupt the task it is running. `manage.py worker`
 # is db_worker woken as soon as a task is enqueued, which also sweeps for work whose task was
-# lost (a worker killed in the middle of it) every TASKS_SWEEP_SECONDS.
+# lost (a worker killed in the middle of it) every TASKS_SWEEP_SECONDS. Two workers: one serves
+# only the default queue (seals, signer emails), so a burst of webhook deliveries never stands
+# between a signer and the sealed packet; the other serves every queue, the highest priority
+# first (seals and emails before deliveries, core.background), so it helps with a burst of seals
+# and sends the deliveries otherwise.
 pids=()
 stop() {
   trap - INT TERM HUP
@@ -108,6 +112,8 @@ trap stop EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
+setsid python manage.py worker --queue-name default --no-reload &
+pids+=("$!")
 setsid python manage.py worker --queue-name '*' --no-reload &
 pids+=("$!")
 # The production server and its configuration (gunicorn.conf.py: threaded workers, timeouts

@@ -19,6 +19,7 @@ Pure Python (no Django).
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -159,12 +160,40 @@ def draw_audit_trail(
     handwriting_font: the TrueType file typed signatures were stamped in (None, or a file that
     is not usable: Noto Sans Italic).
     """
-    # Laid out twice: the first pass counts the pages for the "page n of m" footers.
-    pages = _Layout(trail, fonts, handwriting_font, total_pages=0).draw()[1]
-    pdf, _ = _Layout(trail, fonts, handwriting_font, total_pages=pages).draw()
+    # Laid out twice: the first pass counts the pages for the "page n of m" footers. The text is
+    # split into glyph runs and measured once (the setter keeps its lines for the second pass).
+    setter = _MemoSetter(fonts)
+    pages = _Layout(trail, fonts, handwriting_font, setter, total_pages=0).draw()[1]
+    pdf, _ = _Layout(trail, fonts, handwriting_font, setter, total_pages=pages).draw()
     if trail.is_test:
         pdf = stamp_pdf(pdf, [], fonts=fonts, handwriting_font=None, test_mark=True)
     return pdf
+
+
+class _MemoSetter(TextSetter):
+    """A TextSetter that keeps the lines it made: both layout passes of a trail set the same
+    text, and splitting it into glyph runs is most of the drawing's time."""
+
+    def __init__(self, fonts: FontLibrary) -> None:
+        super().__init__(fonts)
+        self._lines: dict[tuple[str, FontFace, float], Line] = {}
+        self._wrapped: dict[tuple[str, FontFace, float, float, bool], list[Line]] = {}
+
+    def line(self, text: str, face: FontFace, size: float) -> Line:
+        key = (text, face, size)
+        line = self._lines.get(key)
+        if line is None:
+            line = self._lines[key] = super().line(text, face, size)
+        return line
+
+    def wrap(
+        self, text: str, face: FontFace, size: float, width: float, *, bidi: bool = True
+    ) -> list[Line]:
+        key = (text, face, size, width, bidi)
+        lines = self._wrapped.get(key)
+        if lines is None:
+            lines = self._wrapped[key] = super().wrap(text, face, size, width, bidi=bidi)
+        return list(lines)
 
 
 class _Layout:
@@ -173,6 +202,7 @@ class _Layout:
         trail: AuditTrail,
         fonts: FontLibrary,
         handwriting_font: Path | None,
+        setter: TextSetter,
         *,
         total_pages: int,
     ) -> None:
@@ -188,12 +218,12 @@ class _Layout:
         # invariant=1 keeps the file's ids stable; its dates are this record's, not 2000-01-01.
         made = trail.generated_at.astimezone(UTC).strftime("D:%Y%m%d%H%M%S+00'00'")
         self.canvas.setDateFormatter(lambda *_: made)
-        self.setter = TextSetter(fonts)
+        self.setter = setter
         self.painter = Painter(self.canvas, self.setter)
         self.regular = fonts.resolve(DEFAULT_FAMILY)
         self.bold = fonts.resolve(DEFAULT_FAMILY, bold=True)
         self.hash_face = fonts.resolve(HASH_FONT)
-        if handwriting_font is not None and is_usable_truetype(handwriting_font):
+        if handwriting_font is not None and _usable_truetype(handwriting_font):
             self.handwriting = FontFace("Handwriting", False, False, path=handwriting_font)
         else:
             self.handwriting = fonts.resolve(DEFAULT_FAMILY, italic=True)
@@ -242,6 +272,8 @@ class _Layout:
             self.events(trail.packet_events, with_client=False)
         self.footer()
         self.canvas.showPage()
+        if not self.total_pages:
+            return b"", self.page  # the counting pass: nothing to write (fonts subset, compress)
         self.canvas.save()
         return self.buffer.getvalue(), self.page
 
@@ -469,6 +501,15 @@ class _Layout:
             self.y -= height + 2
 
 
+@functools.lru_cache(maxsize=8)
+def _usable_truetype(path: Path) -> bool:
+    """is_usable_truetype, once per process for the handwriting font (a file of the service's)."""
+    return is_usable_truetype(path)
+
+
+# Decoded and cropped once per process for the passes and trails of a packet (the one a sealed
+# document carries and the final one): the same few images, a few hundred kilobytes at most.
+@functools.lru_cache(maxsize=16)
 def _signature_image(data: bytes) -> LoadedImage | None:
     """The drawn signature cropped to its ink, or None when it is not a usable PNG (the trail
     then says nothing was adopted rather than failing: the image was checked at signing)."""

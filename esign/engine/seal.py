@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
+from asn1crypto import cms
 from asn1crypto import x509 as asn1_x509
 from pyhanko.pdf_utils import embed, generic
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
@@ -38,6 +39,7 @@ from pyhanko.pdf_utils.misc import PdfError
 from pyhanko.sign import fields, signers
 from pyhanko.sign.general import SigningError
 from pyhanko.sign.signers.pdf_cms import PdfCMSSignedAttributes
+from pyhanko.sign.signers.pdf_signer import PostSignInstructions
 from pyhanko.sign.timestamps.common_utils import TimestampRequestError
 from pyhanko_certvalidator import ValidationContext
 from pyhanko_certvalidator.errors import PathBuildingError, PathValidationError, RevokedError
@@ -89,6 +91,18 @@ def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, coroutine).result()
 
 
+@dataclass(frozen=True)
+class SealedPdf:
+    """A sealed file and the PAdES level of its seal, from what the seal step embedded: a
+    ``ETSI.CAdES.detached`` signature (B-B), its signature timestamp (B-T), the chains'
+    validation data in the document security store (B-LT), a document timestamp over it all
+    (B-LTA). The same reading as esign.engine.seal_verify's, without parsing the file again
+    (tests/esign/test_seal_level.py checks that the two agree)."""
+
+    pdf: bytes
+    level: str
+
+
 def seal_pdf(
     pdf: bytes,
     *,
@@ -100,7 +114,32 @@ def seal_pdf(
     location: str = "",
     attachments: Sequence[Attachment] = (),
 ) -> bytes:
-    """``pdf`` with the seal appended as an incremental update (the original bytes unchanged).
+    """The sealed file of :func:`seal_document` (its arguments and errors)."""
+    return seal_document(
+        pdf,
+        credentials=credentials,
+        signing_time=signing_time,
+        tsa=tsa,
+        trust_roots=trust_roots,
+        reason=reason,
+        location=location,
+        attachments=attachments,
+    ).pdf
+
+
+def seal_document(
+    pdf: bytes,
+    *,
+    credentials: SealCredentials,
+    signing_time: datetime,
+    tsa: TsaConfig | FallbackTimeStamper | None = None,
+    trust_roots: Sequence[asn1_x509.Certificate] = (),
+    reason: str = "",
+    location: str = "",
+    attachments: Sequence[Attachment] = (),
+) -> SealedPdf:
+    """``pdf`` with the seal appended as an incremental update (the original bytes unchanged),
+    and the level of the seal (:class:`SealedPdf`).
 
     attachments: files embedded in the same update, before the seal is computed (the seal
     covers them): the audit trail a sealed document carries (SEAL_EMBED_AUDIT_TRAIL).
@@ -216,7 +255,7 @@ async def _seal(
     reason: str,
     location: str,
     attachments: Sequence[Attachment] = (),
-) -> bytes:
+) -> SealedPdf:
     long_term = timestamper is not None
     context: ValidationContext | None = None
     if long_term:
@@ -279,9 +318,28 @@ async def _seal(
             document_digest=prepared.document_digest,
             pdf_cms_signed_attrs=PdfCMSSignedAttributes(**attributes),
         )
+        instructions = signed.post_sign_instructions
         await signed.post_signature_processing(output)
         output.seek(0)
-        return bytes(output.read())
+        return SealedPdf(bytes(output.read()), _level(signed.sig_contents, instructions))
     finally:
         if context is not None:
             await context.aclose()  # the HTTP session pyHanko opened for revocation data
+
+
+def _level(cms_bytes: bytes, instructions: PostSignInstructions | None) -> str:
+    """The PAdES level of a seal from what was embedded: its CMS object (the signature
+    timestamp token is an unsigned attribute of it) and what was added after it (the validation
+    data in the document security store, then a document timestamp)."""
+    signer_info = cms.ContentInfo.load(cms_bytes)["content"]["signer_infos"][0]
+    unsigned = signer_info["unsigned_attrs"]
+    stamped = unsigned.native is not None and any(
+        attribute["type"].native == "signature_time_stamp_token" for attribute in unsigned
+    )
+    if not stamped:
+        return "PAdES-B-B"
+    if instructions is None or instructions.validation_info is None:
+        return "PAdES-B-T"
+    if instructions.timestamper is None:
+        return "PAdES-B-LT"
+    return "PAdES-B-LTA"

@@ -128,3 +128,22 @@ def test_unauthenticated_requests_use_the_development_limit_in_headers(db: None,
 
     assert response.status_code == 401
     assert response["X-RateLimit-Limit"] == "3"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_request_in_an_open_window_costs_one_locked_read_and_write_of_the_counter() -> None:
+    from django.test.utils import CaptureQueriesContext
+
+    from accounts.ratelimit import rate_limit_hit
+
+    now_ms = 1_000_000_000
+    first = rate_limit_hit(bucket="k", limit=5, interval_ms=60_000, now_ms=now_ms)
+    with CaptureQueriesContext(connection) as queries:
+        second = rate_limit_hit(bucket="k", limit=5, interval_ms=60_000, now_ms=now_ms + 1)
+
+    assert (first.count, second.count) == (1, 2)
+    # SELECT ... FOR UPDATE and UPDATE (and the transaction around them): no add() before.
+    statements = [
+        q["sql"] for q in queries if q["sql"].split()[0] in ("SELECT", "UPDATE", "INSERT")
+    ]
+    assert len(statements) == 2, statements

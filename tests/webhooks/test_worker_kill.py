@@ -45,6 +45,8 @@ def worker_environment(database_url: str, tmp_path: Path) -> dict[str, str]:
         "FETCH_ALLOW_NETWORKS": "127.0.0.0/8",
         "WEBHOOK_LEASE_SECONDS": str(LEASE_SECONDS),
         "WEBHOOK_RETRY_DELAYS": "0.2,0.5,1,1,1,1,1,1",
+        # One delivery per task: the lease of one attempt (batches: test_delivery_batches.py).
+        "WEBHOOK_DELIVERY_BATCH": "1",
     }
 
 

@@ -61,6 +61,8 @@ def test_a_worker_killed_mid_delivery_is_swept_up_by_another_within_a_bound(
         "WEBHOOK_LEASE_SECONDS": str(LEASE_SECONDS),
         "WEBHOOK_RETRY_DELAYS": "0.2,0.5,1,1,1,1,1,1",
         "TASKS_SWEEP_SECONDS": str(SWEEP_SECONDS),
+        # One delivery per task: the lease of one attempt (batches: test_delivery_batches.py).
+        "WEBHOOK_DELIVERY_BATCH": "1",
     }
     try:
         endpoint_url_set(organization=organization, url=receiver.url)

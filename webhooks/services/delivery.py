@@ -1,9 +1,17 @@
-"""One delivery attempt, in three steps so that no database transaction is open during the HTTP
-call: claim (count the attempt, log it as in progress, take a lease, build the signed body),
+"""Delivery attempts, in three steps so that no database transaction is open during the HTTP
+calls: claim (count the attempt, log it as in progress, take a lease, build the signed body),
 POST through the outbound guard, finish (log the answer; delivered, retry later or failed).
 
-A worker that dies between the first and the last step leaves the claim behind; the sweep
-(``webhooks.services.retries.deliveries_recover``) retries it once its lease ran out.
+Claimed in batches: the task of one delivery also claims up to ``WEBHOOK_DELIVERY_BATCH - 1``
+other deliveries that are due and unclaimed (``SKIP LOCKED``: two workers take different ones),
+retires their waiting tasks in the same transaction, sends them one after the other and finishes
+them all in one transaction. The claim and the finish, most of a delivery's cost in the worker,
+are paid once per batch instead of once per delivery.
+
+A worker that dies between the first and the last step leaves the claims behind; the sweep
+(``webhooks.services.retries.deliveries_recover``) retries them once their lease ran out. The
+lease of the n-th delivery of a batch is ``WEBHOOK_LEASE_SECONDS`` plus n times
+``WEBHOOK_TIMEOUT_SECONDS``: it covers the POSTs before it.
 """
 
 from __future__ import annotations
@@ -18,6 +26,8 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django_tasks import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
 
 from core.engine.fetch import FetchError, PostResponse, post
 from core.engine.payload_crypto import encrypt_payload
@@ -26,11 +36,14 @@ from webhooks.engine.signing import signature_headers
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
 from webhooks.services.endpoints import endpoint_get, secrets_current
 from webhooks.services.retries import delivery_fail, retry_schedule
+from webhooks.tasks import webhook_deliver
 
 logger = logging.getLogger(__name__)
 
 Status = WebhookDelivery.Status
 Outcome = WebhookAttempt.Outcome
+
+DISABLED_ERROR = "The webhook URL answered 410 Gone and was disabled."
 
 
 @dataclass(frozen=True)
@@ -42,15 +55,41 @@ class _Claimed:
     headers: dict[str, str]
 
 
+@dataclass(frozen=True)
+class _Sent:
+    claimed: _Claimed
+    response: PostResponse | None
+    error: str
+    elapsed: float
+
+
 def delivery_attempt(*, delivery_id: int, attempt: int, now: datetime | None = None) -> str:
-    """Run attempt number ``attempt`` of a delivery (the task's body); returns what happened.
+    """Run attempt number ``attempt`` of a delivery (the task's body), and the next attempt of
+    other due deliveries in the same batch; returns what happened to this one (and how many
+    others went with it).
 
     Idempotent: a delivery already finished, or whose attempt ``attempt`` already started (a
-    duplicate task, a task re-enqueued by recovery), is left alone.
+    duplicate task, a task re-enqueued by recovery, a delivery sent in another task's batch), is
+    left alone, and then no batch is taken either.
     """
-    claimed = _claim(delivery_id=delivery_id, attempt=attempt, now=now or timezone.now())
-    if isinstance(claimed, str):
-        return claimed
+    batch = _claim(delivery_id=delivery_id, attempt=attempt, now=now or timezone.now())
+    if isinstance(batch, str):
+        return batch
+    sent: list[_Sent] = []
+    gone: set[str] = set()  # URLs that answered 410 Gone in this batch: disabled, not sent again
+    for claimed in batch:
+        if claimed.url in gone:
+            sent.append(_Sent(claimed, None, DISABLED_ERROR, 0.0))
+            continue
+        sent.append(_send(claimed))
+        if sent[-1].response is not None and sent[-1].response.status == 410:
+            gone.add(claimed.url)
+    outcomes = _finish(sent)
+    more = f" (and {len(batch) - 1} more in its batch)" if len(batch) > 1 else ""
+    return outcomes[0] + more
+
+
+def _send(claimed: _Claimed) -> _Sent:
     started = time.monotonic()
     response: PostResponse | None = None
     error = ""
@@ -59,13 +98,15 @@ def delivery_attempt(*, delivery_id: int, attempt: int, now: datetime | None = N
     except FetchError as failure:
         error = f"{failure.code}: {failure.message}"
     except Exception as failure:  # noqa: BLE001 - logged and recorded; the attempt must finish
-        logger.exception("Webhook delivery %s failed unexpectedly", delivery_id)
+        logger.exception("Webhook delivery %s failed unexpectedly", claimed.delivery_id)
         error = f"internal_error: {type(failure).__name__}"
     elapsed = response.elapsed_seconds if response else time.monotonic() - started
-    return _finish(claimed=claimed, response=response, error=error, elapsed=elapsed)
+    return _Sent(claimed, response, error, elapsed)
 
 
-def _claim(*, delivery_id: int, attempt: int, now: datetime) -> _Claimed | str:
+def _claim(*, delivery_id: int, attempt: int, now: datetime) -> list[_Claimed] | str:
+    """Claim the delivery's attempt and up to ``WEBHOOK_DELIVERY_BATCH - 1`` others that are
+    due (theirs first in line), in one transaction; the reason when this one is not claimable."""
     with transaction.atomic():
         delivery = (
             WebhookDelivery.objects.select_for_update()
@@ -79,23 +120,81 @@ def _claim(*, delivery_id: int, attempt: int, now: datetime) -> _Claimed | str:
             return "attempt started already"
         if delivery.claimed_until is not None:
             return "attempt under way"
-        endpoint = endpoint_get(organization=delivery.organization)
-        if delivery.url == endpoint.url and endpoint.disabled_at is not None:
+        endpoints: dict[int, WebhookEndpoint] = {}
+        if _endpoint_disabled(delivery, endpoints):
             delivery.status = Status.FAILED
-            delivery.last_error = "The webhook URL answered 410 Gone and was disabled."
+            delivery.last_error = DISABLED_ERROR
             delivery.next_attempt_at = None
             delivery.save()
             return "endpoint disabled"
-        number = delivery.attempt_count + 1
-        delivery.attempt_count = number
-        delivery.claimed_until = now + timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS)
-        delivery.save(update_fields=["attempt_count", "claimed_until", "updated_at"])
-        WebhookAttempt.objects.create(delivery=delivery, number=number, started_at=now)
-        secrets = [s.secret for s in secrets_current(organization=delivery.organization, now=now)]
-        body, headers = _signed_body(
-            event=delivery.event, endpoint=endpoint, secrets=secrets, now=now
-        )
-        return _Claimed(delivery.pk, number, delivery.url, body, headers)
+        batch = [delivery]
+        room = settings.WEBHOOK_DELIVERY_BATCH - 1
+        if room > 0:
+            others = (
+                WebhookDelivery.objects.select_for_update(skip_locked=True, of=("self",))
+                .select_related("event", "organization")
+                .filter(status=Status.PENDING, claimed_until__isnull=True, next_attempt_at__lte=now)
+                .exclude(pk=delivery.pk)
+                .order_by("next_attempt_at", "pk")[: room * 2]
+            )
+            for other in others:
+                if len(batch) > room:
+                    break
+                if not _endpoint_disabled(other, endpoints):
+                    batch.append(other)
+            _tasks_retire([other.pk for other in batch[1:]], by=delivery_id, now=timezone.now())
+        lease = timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS)
+        step = timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS)
+        secrets: dict[int, list[str]] = {}
+        claimed = []
+        attempts = []
+        for n, item in enumerate(batch):
+            item.attempt_count += 1
+            item.claimed_until = now + lease + n * step
+            item.updated_at = now
+            attempts.append(
+                WebhookAttempt(delivery=item, number=item.attempt_count, started_at=now)
+            )
+            if item.organization_id not in secrets:
+                secrets[item.organization_id] = [
+                    s.secret for s in secrets_current(organization=item.organization, now=now)
+                ]
+            body, headers = _signed_body(
+                event=item.event,
+                endpoint=endpoints[item.organization_id],
+                secrets=secrets[item.organization_id],
+                now=now,
+            )
+            claimed.append(_Claimed(item.pk, item.attempt_count, item.url, body, headers))
+        WebhookDelivery.objects.bulk_update(batch, ["attempt_count", "claimed_until", "updated_at"])
+        WebhookAttempt.objects.bulk_create(attempts)
+        return claimed
+
+
+def _endpoint_disabled(delivery: WebhookDelivery, endpoints: dict[int, WebhookEndpoint]) -> bool:
+    """Whether the delivery goes to its organization's URL, disabled after a 410 (``endpoints``:
+    the organizations' endpoints read so far, filled in)."""
+    if delivery.organization_id not in endpoints:
+        endpoints[delivery.organization_id] = endpoint_get(organization=delivery.organization)
+    endpoint = endpoints[delivery.organization_id]
+    return delivery.url == endpoint.url and endpoint.disabled_at is not None
+
+
+def _tasks_retire(delivery_ids: list[int], *, by: int, now: datetime) -> None:
+    """Mark the waiting tasks of deliveries claimed into a batch done, so that no worker spends a
+    claim on them (they would only find the attempt started already)."""
+    if not delivery_ids:
+        return
+    DBTaskResult.objects.filter(
+        status=TaskResultStatus.READY,
+        task_path=webhook_deliver.module_path,
+        args_kwargs__kwargs__delivery_id__in=delivery_ids,
+    ).update(
+        status=TaskResultStatus.SUCCESSFUL,
+        started_at=now,
+        finished_at=now,
+        return_value=f"sent in the batch of delivery {by}",
+    )
 
 
 def _signed_body(
@@ -123,45 +222,87 @@ def _excerpt(response: PostResponse) -> str:
     return text + (" […]" if response.truncated else "")
 
 
-def _finish(*, claimed: _Claimed, response: PostResponse | None, error: str, elapsed: float) -> str:
+def _finish(sent: list[_Sent]) -> list[str]:
+    """Record every answer of a batch in one transaction; the outcomes, in the batch's order."""
     now = timezone.now()
+    with transaction.atomic():
+        ids = [item.claimed.delivery_id for item in sent]
+        deliveries = {
+            d.pk: d
+            for d in WebhookDelivery.objects.select_for_update()
+            .select_related("organization")
+            .filter(pk__in=ids)
+            .order_by("pk")
+        }
+        numbers = {(item.claimed.delivery_id, item.claimed.number) for item in sent}
+        attempts = {
+            (a.delivery_id, a.number): a
+            for a in WebhookAttempt.objects.filter(delivery_id__in=ids)
+            if (a.delivery_id, a.number) in numbers
+        }
+        outcomes = []
+        for item in sent:
+            delivery = deliveries[item.claimed.delivery_id]
+            attempt = attempts[(delivery.pk, item.claimed.number)]
+            outcomes.append(_finish_one(delivery, attempt, item, now=now))
+        WebhookAttempt.objects.bulk_update(
+            list(attempts.values()),
+            ["finished_at", "duration_ms", "status_code", "error", "response_excerpt", "outcome"],
+        )
+        WebhookDelivery.objects.bulk_update(
+            [deliveries[pk] for pk in ids],
+            [
+                "status",
+                "last_status_code",
+                "last_error",
+                "delivered_at",
+                "next_attempt_at",
+                "claimed_until",
+                "updated_at",
+            ],
+        )
+        return outcomes
+
+
+def _finish_one(
+    delivery: WebhookDelivery,
+    attempt: WebhookAttempt,
+    sent: _Sent,
+    *,
+    now: datetime,
+) -> str:
+    """Set what the answer means on the delivery and its attempt (saved by the caller)."""
+    response, error = sent.response, sent.error
     status_code = response.status if response else None
     if response is not None and not 200 <= response.status < 300:
         error = f"HTTP {response.status} {response.reason}".strip()[:500]
-    with transaction.atomic():
-        delivery = (
-            WebhookDelivery.objects.select_for_update()
-            .select_related("organization")
-            .get(pk=claimed.delivery_id)
-        )
-        attempt = WebhookAttempt.objects.get(delivery=delivery, number=claimed.number)
-        attempt.finished_at = now
-        attempt.duration_ms = round(elapsed * 1000)
-        attempt.status_code = status_code
-        attempt.error = error[:500]
-        attempt.response_excerpt = _excerpt(response) if response else ""
-        # Recovery took this attempt for abandoned (the lease ran out while the POST was slow)
-        # and scheduled the next one: only a success still counts.
-        superseded = delivery.attempt_count != claimed.number or delivery.status != Status.PENDING
-        delivery.last_status_code = status_code
-        delivery.last_error = error[:500]
-        if status_code is not None and 200 <= status_code < 300:
-            attempt.outcome = Outcome.DELIVERED
-            delivery.status = Status.DELIVERED
-            delivery.delivered_at = now
-            delivery.next_attempt_at = None
-            delivery.claimed_until = None
-        elif superseded:
-            attempt.outcome = Outcome.RETRY if delivery.status == Status.PENDING else Outcome.FAILED
-        elif status_code == 410:
-            attempt.outcome = Outcome.FAILED
-            delivery_fail(delivery)
+    attempt.finished_at = now
+    attempt.duration_ms = round(sent.elapsed * 1000)
+    attempt.status_code = status_code
+    attempt.error = error[:500]
+    attempt.response_excerpt = _excerpt(response) if response else ""
+    # Recovery took this attempt for abandoned (the lease ran out while the POST was slow)
+    # and scheduled the next one: only a success still counts.
+    superseded = delivery.attempt_count != sent.claimed.number or delivery.status != Status.PENDING
+    delivery.last_status_code = status_code
+    delivery.last_error = error[:500]
+    delivery.updated_at = now
+    if status_code is not None and 200 <= status_code < 300:
+        attempt.outcome = Outcome.DELIVERED
+        delivery.status = Status.DELIVERED
+        delivery.delivered_at = now
+        delivery.next_attempt_at = None
+        delivery.claimed_until = None
+    elif superseded:
+        attempt.outcome = Outcome.RETRY if delivery.status == Status.PENDING else Outcome.FAILED
+    elif status_code == 410 or sent.error == DISABLED_ERROR:  # DISABLED_ERROR: not sent
+        attempt.outcome = Outcome.FAILED
+        delivery_fail(delivery)
+        if status_code == 410:
             WebhookEndpoint.objects.filter(
                 organization=delivery.organization, url=delivery.url, disabled_at__isnull=True
             ).update(disabled_at=now)
-        else:
-            retry_at = retry_schedule(delivery, claimed.number, response, now)
-            attempt.outcome = Outcome.RETRY if retry_at else Outcome.FAILED
-        attempt.save()
-        delivery.save()
-        return attempt.outcome
+    else:
+        retry_at = retry_schedule(delivery, sent.claimed.number, response, now)
+        attempt.outcome = Outcome.RETRY if retry_at else Outcome.FAILED
+    return attempt.outcome
