@@ -19,7 +19,7 @@ import base64
 import hashlib
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -111,6 +111,7 @@ class Verification:
     known_as: str = ""  # SEALED_DOCUMENT, ..., DOCUMENT_BEFORE_SIGNING, or ""
     development: frozenset[str] = frozenset()  # field names sealed with the development key
     signers: tuple[VerifiedSigner, ...] = ()
+    verified_at: datetime | None = None  # the time trust was decided at (verification_time)
 
     @property
     def verdict(self) -> str:
@@ -162,12 +163,13 @@ def pdf_verify(*, data: bytes, client: str) -> Verification:
         raise RequestTooLarge(too_large_message())
     if not data:
         raise ValidationFailed.single("file", "Required")
+    at = verification_time()
     with verify_slot(client):
-        report = _report(data)
-    return _verification(data, report)
+        report = _report(data, at)
+    return replace(_verification(data, report), verified_at=at)
 
 
-def _report(data: bytes) -> PdfVerification:
+def _report(data: bytes, at: datetime) -> PdfVerification:
     """The verify worker's report on ``data``, once its raw bytes pass the structural limits."""
     try:
         check_pdf_limits(data, verify_limits())
@@ -176,7 +178,7 @@ def _report(data: bytes) -> PdfVerification:
             trust_roots=tuple(c.dump() for c in signer_trust_roots()),
             tsa_roots=tuple(c.dump() for c in tsa_trust_roots()),
             max_signatures=MAX_SIGNATURES,
-            now=verification_time(),
+            now=at,
         )
         report = verify_pool().run(
             job,
