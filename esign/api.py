@@ -100,7 +100,14 @@ register_schemas(
                     "type": "boolean",
                     "description": "Revocation data in the file answers for the signer's "
                     "certificate (or it names no source of any); false: whether it was revoked "
-                    "is unknown (nothing is fetched; problem `revocation_not_checked`).",
+                    "is unknown (nothing is fetched unless VERIFY_ONLINE_REVOCATION is on; "
+                    "problem `revocation_not_checked`).",
+                },
+                "revocationCheckedOnline": {
+                    "type": "boolean",
+                    "description": "The file carried no revocation data for the signer's "
+                    "certificate and the verifier fetched it from the certificate's OCSP "
+                    "responder or CRL (only with VERIFY_ONLINE_REVOCATION on; false otherwise).",
                 },
                 "trustedAt": {
                     "type": ["string", "null"],
@@ -395,7 +402,9 @@ class DocumentVerifyApi(APIView):
         description="Checks every signature and document timestamp of the PDF in the "
         "multipart part `file`: intact, trusted (against the service's own roots and its "
         "configured ones, with the revocation data the file carries, at the time its "
-        "timestamps prove; nothing is fetched), whether anything but validation data was "
+        "timestamps prove; nothing is fetched unless the installation turned on "
+        "VERIFY_ONLINE_REVOCATION: then a signer's missing OCSP response or CRL is fetched), "
+        "whether anything but validation data was "
         "added after it, its PAdES level and timestamp; whether the file is exactly one this "
         "service sealed; and one `verdict` with the `problems` it rests on and the `signers`. "
         "The file is not kept. A file "

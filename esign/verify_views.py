@@ -134,6 +134,7 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
                 "trusted": s.trusted,
                 "revoked": s.revoked,
                 "revocation_checked": s.revocation_checked,
+                "revocation_online": s.revocation_checked_online,
                 "development": s.field_name in verification.development,
                 "trusted_at": _time(s.trusted_at),
                 "whole": s.covers_whole_document,
@@ -175,6 +176,8 @@ def _trust_words(s: Any, development: bool) -> str:
     words = "Yes: the certificate chains to a trusted root"
     if s.trusted_at:
         words += f" (checked at {_time(s.trusted_at)}, the time a trusted timestamp proves)"
+    if s.revocation_checked_online:
+        words += ". Revocation checked online, with the certificate's authority"
     if not s.revocation_checked:
         words += (
             ". Revocation not checked: the file carries no revocation data for this certificate"
@@ -200,6 +203,9 @@ def _signature_section(s: Any, development: bool) -> ReportSection:
         level = s.level
     else:
         level = _yes_no(s.intact, "Not a PAdES signature", "None (the signature is not intact)")
+    revocation = _yes_no(s.revocation_checked, "Checked", "Not checked")
+    if s.revocation_checked_online:
+        revocation += " online, with the certificate's authority"
     return ReportSection(
         heading=f"Signature: {s.signer or '(unknown)'}",
         rows=(
@@ -208,6 +214,7 @@ def _signature_section(s: Any, development: bool) -> ReportSection:
             ("Sub-indication", sub_indication or "None"),
             ("Intact", _yes_no(s.intact, "Yes: the signed content is unchanged", "No")),
             ("Trusted", _trust_words(s, development)),
+            ("Revocation", revocation),
             (
                 "Whole document",
                 _yes_no(
