@@ -553,6 +553,11 @@ VERIFY_QUEUE_TIMEOUT_SECONDS = env.float("VERIFY_QUEUE_TIMEOUT_SECONDS", default
 # (esign.verify_slots); more are refused at once (429). Unset: half of VERIFY_WORKERS, at least 1.
 # 0 for no bound.
 VERIFY_MAX_PER_ADDRESS = env.int("VERIFY_MAX_PER_ADDRESS", default=None)
+# Opt-in: fetch a signer's OCSP response or CRL when the file carries no revocation data for
+# its certificate (through core.engine.fetch: FETCH_ALLOW_HOSTS/NETWORKS for private addresses),
+# each request within VERIFY_REVOCATION_FETCH_SECONDS. Off: nothing is fetched.
+VERIFY_ONLINE_REVOCATION = env.bool("VERIFY_ONLINE_REVOCATION", default=False)
+VERIFY_REVOCATION_FETCH_SECONDS = env.float("VERIFY_REVOCATION_FETCH_SECONDS", default=2.0)
 
 # Field detection on a template's flat pages (the editor's "Detect fields", manage.py
 # detect_fields): at most DETECT_MAX_PAGES pages at once, each drawn at DETECT_DPI and at most

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -27,6 +27,7 @@ from esign.verify import (
     pdf_verify,
     verification_wire,
 )
+from esign.verify_views import verification_report_pdf
 
 register_schemas(
     {
@@ -99,7 +100,14 @@ register_schemas(
                     "type": "boolean",
                     "description": "Revocation data in the file answers for the signer's "
                     "certificate (or it names no source of any); false: whether it was revoked "
-                    "is unknown (nothing is fetched; problem `revocation_not_checked`).",
+                    "is unknown (nothing is fetched unless VERIFY_ONLINE_REVOCATION is on; "
+                    "problem `revocation_not_checked`).",
+                },
+                "revocationCheckedOnline": {
+                    "type": "boolean",
+                    "description": "The file carried no revocation data for the signer's "
+                    "certificate and the verifier fetched it from the certificate's OCSP "
+                    "responder or CRL (only with VERIFY_ONLINE_REVOCATION on; false otherwise).",
                 },
                 "trustedAt": {
                     "type": ["string", "null"],
@@ -367,6 +375,26 @@ class DocumentGroupZipApi(APIView):
         )
 
 
+REPORT_FORMAT = OpenApiParameter(
+    "format",
+    OpenApiTypes.STR,
+    OpenApiParameter.QUERY,
+    required=False,
+    enum=["json", "pdf"],
+    description="`pdf`: the validation report as a printable PDF instead of JSON (the default).",
+)
+
+
+def wants_pdf_report(request: Request) -> bool:
+    """``?format=pdf``, or an Accept naming application/pdf but not JSON (a client that
+    accepts both, or anything, keeps the JSON of before)."""
+    chosen = request.query_params.get("format", "").lower()
+    if chosen:
+        return chosen == "pdf"
+    accept = request.META.get("HTTP_ACCEPT", "").lower()
+    return "application/pdf" in accept and "json" not in accept
+
+
 class DocumentVerifyApi(APIView):
     @extend_schema(
         operation_id="verifyPdf",
@@ -374,29 +402,46 @@ class DocumentVerifyApi(APIView):
         description="Checks every signature and document timestamp of the PDF in the "
         "multipart part `file`: intact, trusted (against the service's own roots and its "
         "configured ones, with the revocation data the file carries, at the time its "
-        "timestamps prove; nothing is fetched), whether anything but validation data was "
+        "timestamps prove; nothing is fetched unless the installation turned on "
+        "VERIFY_ONLINE_REVOCATION: then a signer's missing OCSP response or CRL is fetched), "
+        "whether anything but validation data was "
         "added after it, its PAdES level and timestamp; whether the file is exactly one this "
         "service sealed; and one `verdict` with the `problems` it rests on and the `signers`. "
         "The file is not kept. A file "
         "over a verification limit (the size of a signature's contents, revisions, objects, "
-        "signatures; the verifier's memory or time) is a 422 ValidationError on `file`.",
+        "signatures; the verifier's memory or time) is a 422 ValidationError on `file`. "
+        "The answer is JSON; with `?format=pdf` (or `Accept: application/pdf` and not JSON) "
+        "it is the same validation report as a printable PDF (signer, EN 319 102-1 "
+        "indication and sub-indication, level and times of each signature and document "
+        "timestamp, the file's SHA-256 and the verification time), as an attachment "
+        "`validation-report.pdf`.",
         tags=["esign"],
         request={"multipart/form-data": ref("VerifyRequest")},
         responses={
-            200: OpenApiResponse(response=ref("Verification"), description="The verification."),
+            200: OpenApiResponse(
+                response=ref("Verification"),
+                description="The verification (with `format=pdf`: the report as "
+                "`application/pdf`).",
+            ),
             **error_responses([400, 401, 413, 415, 429, 500, 503]),
             422: OpenApiResponse(
                 response=ref("ValidationError"),
                 description="The file is over a verification limit.",
             ),
         },
-        parameters=RATE_LIMIT_HEADERS,
+        parameters=[REPORT_FORMAT, *RATE_LIMIT_HEADERS],
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: Request) -> Response | HttpResponse:
         check_declared_size(request._request)
         request._request.upload_handlers = in_memory_upload_handlers(request._request)
         upload = request.FILES.get("file")
         if upload is None:
             raise ValidationFailed.single("file", "Required")
         verification = pdf_verify(data=upload.read(), client=client_address(request._request))
+        if wants_pdf_report(request):
+            return file_response(
+                verification_report_pdf(verification, (upload.name or "upload.pdf")[:200]),
+                filename="validation-report.pdf",
+                content_type="application/pdf",
+            )
         return Response(verification_wire(verification))

@@ -19,7 +19,7 @@ import base64
 import hashlib
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -29,6 +29,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from core import uploads
+from core.engine.fetch import FetchPolicy
 from core.errors import RequestTooLarge, ServiceBusy, ValidationFailed
 from core.graphql.scalars import iso_ms
 from core.pools import SettingsPool
@@ -111,6 +112,7 @@ class Verification:
     known_as: str = ""  # SEALED_DOCUMENT, ..., DOCUMENT_BEFORE_SIGNING, or ""
     development: frozenset[str] = frozenset()  # field names sealed with the development key
     signers: tuple[VerifiedSigner, ...] = ()
+    verified_at: datetime | None = None  # the time trust was decided at (verification_time)
 
     @property
     def verdict(self) -> str:
@@ -162,12 +164,13 @@ def pdf_verify(*, data: bytes, client: str) -> Verification:
         raise RequestTooLarge(too_large_message())
     if not data:
         raise ValidationFailed.single("file", "Required")
+    at = verification_time()
     with verify_slot(client):
-        report = _report(data)
-    return _verification(data, report)
+        report = _report(data, at)
+    return replace(_verification(data, report), verified_at=at)
 
 
-def _report(data: bytes) -> PdfVerification:
+def _report(data: bytes, at: datetime) -> PdfVerification:
     """The verify worker's report on ``data``, once its raw bytes pass the structural limits."""
     try:
         check_pdf_limits(data, verify_limits())
@@ -176,7 +179,8 @@ def _report(data: bytes) -> PdfVerification:
             trust_roots=tuple(c.dump() for c in signer_trust_roots()),
             tsa_roots=tuple(c.dump() for c in tsa_trust_roots()),
             max_signatures=MAX_SIGNATURES,
-            now=verification_time(),
+            now=at,
+            online_revocation=online_revocation_policy(),
         )
         report = verify_pool().run(
             job,
@@ -210,6 +214,27 @@ def _verification(data: bytes, report: PdfVerification) -> Verification:
         known_as=known_as,
         development=development,
         signers=_signers(report, packet if known_as != DOCUMENT_BEFORE_SIGNING else None),
+    )
+
+
+# An OCSP response or a CRL to read in the online revocation check: a CA's CRL can be large.
+REVOCATION_MAX_BYTES = 4 * 1_048_576
+
+
+def online_revocation_policy() -> FetchPolicy | None:
+    """How the verify worker may fetch a signer's missing revocation data
+    (VERIFY_ONLINE_REVOCATION), or None: nothing is fetched. A certificate's OCSP and CRL
+    addresses are named by whoever made the file, so they pass the same address guard as any
+    URL in request data (FETCH_ALLOW_HOSTS / FETCH_ALLOW_NETWORKS for private ones)."""
+    if not settings.VERIFY_ONLINE_REVOCATION:
+        return None
+    return FetchPolicy(
+        deadline_seconds=settings.VERIFY_REVOCATION_FETCH_SECONDS,
+        max_bytes=REVOCATION_MAX_BYTES,
+        max_redirects=0,
+        allow_hosts=frozenset(settings.FETCH_ALLOW_HOSTS),
+        allow_networks=tuple(settings.FETCH_ALLOW_NETWORKS),
+        user_agent="docautomation-verify/1",
     )
 
 
@@ -343,6 +368,7 @@ def verification_wire(verification: Verification) -> dict[str, Any]:
                 "timestampTrusted": s.timestamp_trusted,
                 "revoked": s.revoked,
                 "revocationChecked": s.revocation_checked,
+                "revocationCheckedOnline": s.revocation_checked_online,
                 "trustedAt": iso_ms(s.trusted_at),
                 "development": s.field_name in development,
                 "indication": s.indication[0],

@@ -13,6 +13,7 @@ temporary file on disk first.
 
 from __future__ import annotations
 
+import base64
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,6 +26,7 @@ from django.views.decorators.http import require_http_methods
 from accounts.login_guard import client_address
 from accounts.ratelimit import rate_limit_hit
 from core.errors import RateLimited, RequestTooLarge, ServiceBusy, ValidationFailed
+from esign.engine.report_pdf import ReportSection, ReportText, report_pdf
 from esign.engine.verify_report import CHANGED, NOT_SIGNED, UNTRUSTED, VALID
 from esign.verify import (
     DEVELOPMENT_SEAL,
@@ -97,17 +99,12 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
     title, tone, meaning = VERDICTS[verdict]
     if verdict == VALID and verification.sealed_by_us:
         title = "Valid: sealed by this service"
-    seen: set[str] = set()
-    problems = []
-    for code, message, _name in verification.problems:
-        # The headline says these already.
-        if message not in seen and code not in (DEVELOPMENT_SEAL, NOT_SIGNED):
-            seen.add(message)
-            problems.append(message)
+    problems = _result_problems(verification)
     return {
         "filename": filename,
         "sha256": verification.sha256,
         "report_file": verification_report_file(verification),
+        "report_pdf": base64.b64encode(verification_report_pdf(verification, filename)).decode(),
         "valid": verification.valid,
         "verdict": verdict,
         "verdict_title": title,
@@ -137,6 +134,7 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
                 "trusted": s.trusted,
                 "revoked": s.revoked,
                 "revocation_checked": s.revocation_checked,
+                "revocation_online": s.revocation_checked_online,
                 "development": s.field_name in verification.development,
                 "trusted_at": _time(s.trusted_at),
                 "whole": s.covers_whole_document,
@@ -161,6 +159,167 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
             for t in report.document_timestamps
         ],
     }
+
+
+def _yes_no(value: bool, yes: str, no: str) -> str:
+    return yes if value else no
+
+
+def _trust_words(s: Any, development: bool) -> str:
+    """The page's "Trusted" words for signature ``s``."""
+    if development:
+        return "In this installation only: a development certificate, trusted nowhere else"
+    if s.revoked:
+        return "No: the certificate was revoked"
+    if not s.trusted:
+        return "No: not from an authority this service trusts"
+    words = "Yes: the certificate chains to a trusted root"
+    if s.trusted_at:
+        words += f" (checked at {_time(s.trusted_at)}, the time a trusted timestamp proves)"
+    if s.revocation_checked_online:
+        words += ". Revocation checked online, with the certificate's authority"
+    if not s.revocation_checked:
+        words += (
+            ". Revocation not checked: the file carries no revocation data for this certificate"
+        )
+    return words
+
+
+def _signature_section(s: Any, development: bool) -> ReportSection:
+    indication, sub_indication = s.indication
+    if s.timestamp:
+        stamped = f"{_time(s.timestamp)} by {s.timestamp_authority or '(unknown)'}" + _yes_no(
+            s.timestamp_trusted,
+            " (proven: a trusted timestamp)",
+            " (claimed: the timestamp is not trusted)",
+        )
+    else:
+        stamped = "None"
+    if s.signed_at:
+        claimed = f"{_time(s.signed_at)} (the time the signature claims)"
+    else:
+        claimed = "(not stated)"
+    if s.level:
+        level = s.level
+    else:
+        level = _yes_no(s.intact, "Not a PAdES signature", "None (the signature is not intact)")
+    revocation = _yes_no(s.revocation_checked, "Checked", "Not checked")
+    if s.revocation_checked_online:
+        revocation += " online, with the certificate's authority"
+    return ReportSection(
+        heading=f"Signature: {s.signer or '(unknown)'}",
+        rows=(
+            ("Signer", s.signer or "(unknown)"),
+            ("Indication", indication),
+            ("Sub-indication", sub_indication or "None"),
+            ("Intact", _yes_no(s.intact, "Yes: the signed content is unchanged", "No")),
+            ("Trusted", _trust_words(s, development)),
+            ("Revocation", revocation),
+            (
+                "Whole document",
+                _yes_no(
+                    s.covers_whole_document,
+                    "Yes: nothing was changed after it",
+                    "No: the file was changed after it",
+                ),
+            ),
+            ("PAdES level", level),
+            ("Signed at", claimed),
+            ("Timestamp", stamped),
+            ("Field", s.field_name),
+        ),
+        findings=tuple(f.message for f in s.findings),
+    )
+
+
+def _timestamp_section(t: Any) -> ReportSection:
+    indication, sub_indication = t.indication
+    covers = ", ".join(t.covers)
+    return ReportSection(
+        heading=f"Document timestamp: {_time(t.at) or '(no time)'}",
+        rows=(
+            ("Authority", t.authority or "(unknown)"),
+            ("Indication", indication),
+            ("Sub-indication", sub_indication or "None"),
+            ("Time", _time(t.at) or "(no time)"),
+            (
+                "Intact",
+                _yes_no(
+                    t.intact,
+                    "Yes: nothing it covers was changed",
+                    "No: something it covers was changed",
+                ),
+            ),
+            ("Trusted", _yes_no(t.trusted, "Yes: the authority chains to a trusted root", "No")),
+            (
+                "Covers",
+                f"{covers}, and everything in the file before it"
+                if covers
+                else "Everything in the file before it",
+            ),
+        ),
+        findings=tuple(f.message for f in t.findings),
+    )
+
+
+def verification_report_pdf(verification: Verification, filename: str) -> bytes:
+    """The validation report as a printable PDF: what the page shows, with each signature's and
+    document timestamp's EN 319 102-1 indication (the JSON report's)."""
+    title, _tone, meaning = VERDICTS[verification.verdict]
+    report = verification.report
+    summary = (
+        ("File", filename),
+        ("SHA-256", verification.sha256),
+        ("Verified at", _time(verification.verified_at) or "(unknown)"),
+        (
+            "What was checked",
+            "Each signature and document timestamp: intact, trusted (against the service's "
+            "trust roots, with the revocation data the file carries, at the time its "
+            "timestamps prove), and whether the file was changed after it; and whether the "
+            "file is exactly one this service sealed.",
+        ),
+        (
+            "Sealed by this service",
+            _yes_no(
+                verification.sealed_by_us,
+                f"Yes: this exact file is {KNOWN_AS.get(verification.known_as, 'a file')} "
+                "this service sealed",
+                "No",
+            ),
+        ),
+    )
+    sections = tuple(
+        _signature_section(s, s.field_name in verification.development) for s in report.signatures
+    ) + tuple(_timestamp_section(t) for t in report.document_timestamps)
+    result = _result_problems(verification)
+    return report_pdf(
+        ReportText(
+            title="Validation report",
+            summary=summary,
+            verdict=title,
+            verdict_meaning=meaning,
+            problems=tuple(result),
+            sections=sections,
+            closing=(
+                f"{report.unchecked} more signature(s) were not checked. "
+                if report.unchecked
+                else ""
+            )
+            + "Indications as in ETSI EN 319 102-1 (TOTAL-PASSED, INDETERMINATE, TOTAL-FAILED).",
+            monospaced_labels=frozenset({"SHA-256", "Field"}),
+        )
+    )
+
+
+def _result_problems(verification: Verification) -> list[str]:
+    """Everything wrong, once each, without what the headline already says."""
+    seen: set[str] = set()
+    problems = []
+    for code, message, _name in verification.problems:
+        if message not in seen and code not in (DEVELOPMENT_SEAL, NOT_SIGNED):
+            seen.add(message)
+            problems.append(message)
+    return problems
 
 
 @csrf_exempt  # checked by _verify, once the upload handlers are in place

@@ -14,10 +14,12 @@ Pure Python (no Django).
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Iterable
-from typing import TypeAlias
+from collections.abc import Awaitable, Iterable
+from typing import Any, TypeAlias
 
+import requests
 from asn1crypto import cms, crl, ocsp
 from asn1crypto import x509 as asn1_x509
 from pyhanko_certvalidator.authority import Authority
@@ -25,6 +27,14 @@ from pyhanko_certvalidator.errors import CRLFetchError, OCSPFetchError
 from pyhanko_certvalidator.fetchers import FetcherBackend, Fetchers
 from pyhanko_certvalidator.fetchers.aiohttp_fetchers import AIOHttpFetcherBackend
 from pyhanko_certvalidator.fetchers.api import CRLFetcher, OCSPFetcher, OwnedFetcherBackend
+from pyhanko_certvalidator.fetchers.common_utils import FetchBudget, FetchLimits
+from pyhanko_certvalidator.fetchers.requests_fetchers import (
+    RequestsCertificateFetcher,
+    RequestsCRLFetcher,
+    RequestsOCSPFetcher,
+)
+
+from core.engine.fetch import FetchError, FetchPolicy, fetch, post
 
 logger = logging.getLogger(__name__)
 
@@ -101,3 +111,76 @@ class _ReadableFetcherBackend(FetcherBackend):
 def revocation_fetchers() -> OwnedFetcherBackend:
     """Fetchers for a ValidationContext (``fetcher_backend=``), closed with the context."""
     return OwnedFetcherBackend(_ReadableFetcherBackend())
+
+
+class _GuardedResponse:
+    """What pyHanko's requests fetchers read of a response: its body and its headers."""
+
+    def __init__(self, content: bytes, content_type: str) -> None:
+        self.content = content
+        self.headers = {"Content-Type": content_type}
+        self.status_code = 200
+
+
+class _GuardedHttp:
+    """pyHanko's requests fetchers' two HTTP calls, made by the project's one outbound client
+    (core.engine.fetch: its address guard, one deadline, a size cap) instead of ``requests``:
+    a URL in a certificate is named by whoever made the file, so a private or loopback
+    address is refused unless the policy allows it."""
+
+    policy: FetchPolicy
+
+    def _get(self, url: str, *, acceptable_content_types: Iterable[str]) -> Awaitable[Any]:
+        def task() -> _GuardedResponse:
+            try:
+                fetched = fetch(url, self.policy)
+            except FetchError as error:
+                raise requests.RequestException(f"{error.code}: {error.message}") from error
+            return _GuardedResponse(fetched.data, fetched.content_type)
+
+        return asyncio.to_thread(task)
+
+    def _post(
+        self, url: str, data: bytes, *, content_type: str, acceptable_content_types: Iterable[str]
+    ) -> Awaitable[Any]:
+        def task() -> _GuardedResponse:
+            headers = {"Content-Type": content_type, "Accept": ",".join(acceptable_content_types)}
+            try:
+                answer = post(url, data, self.policy, headers=headers)
+            except FetchError as error:
+                raise requests.RequestException(f"{error.code}: {error.message}") from error
+            if answer.status != 200 or answer.truncated:
+                raise requests.RequestException(f"status {answer.status}")
+            return _GuardedResponse(answer.body, answer.header("Content-Type") or "")
+
+        return asyncio.to_thread(task)
+
+
+class _GuardedOcspFetcher(_GuardedHttp, RequestsOCSPFetcher):
+    def __init__(self, policy: FetchPolicy, budget: FetchBudget) -> None:
+        super().__init__(per_request_timeout=policy.deadline_seconds, budget=budget)
+        self.policy = policy
+
+
+class _GuardedCrlFetcher(_GuardedHttp, RequestsCRLFetcher):
+    def __init__(self, policy: FetchPolicy, budget: FetchBudget) -> None:
+        super().__init__(per_request_timeout=policy.deadline_seconds, budget=budget)
+        self.policy = policy
+
+
+class _GuardedCertificateFetcher(_GuardedHttp, RequestsCertificateFetcher):
+    def __init__(self, policy: FetchPolicy, budget: FetchBudget) -> None:
+        super().__init__(per_request_timeout=policy.deadline_seconds, budget=budget)
+        self.policy = policy
+
+
+def guarded_revocation_fetchers(policy: FetchPolicy) -> Fetchers:
+    """Fetchers (a ValidationContext's ``fetchers=``) whose every request goes through
+    core.engine.fetch under ``policy``: the verifier's opt-in online revocation check.
+    Unreadable answers count as none. Nothing to close: each request is its own connection."""
+    budget = FetchBudget(FetchLimits())
+    return Fetchers(
+        ocsp_fetcher=_ReadableOcspFetcher(_GuardedOcspFetcher(policy, budget)),
+        crl_fetcher=_ReadableCrlFetcher(_GuardedCrlFetcher(policy, budget)),
+        cert_fetcher=_GuardedCertificateFetcher(policy, budget),
+    )

@@ -46,6 +46,7 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign.fields import enumerate_sig_fields
 from pyhanko.sign.validation import EmbeddedPdfSignature
 
+from core.engine.fetch import FetchPolicy
 from core.engine.problems import InvalidInput
 from esign.engine.verify_checks import Checker
 from esign.engine.verify_report import DocumentTimestampReport, PdfVerification
@@ -69,21 +70,28 @@ def verify_pdf(
     max_signatures: int = MAX_SIGNATURES,
     now: datetime | None = None,
     tsa_roots: Sequence[asn1_x509.Certificate] | None = None,
+    online_revocation: FetchPolicy | None = None,
 ) -> PdfVerification:
     """Every signature and document timestamp of ``pdf``, checked against ``trust_roots`` (of
     document signers) and ``tsa_roots`` (of timestamp authorities; ``trust_roots`` when None)
     with the validation data the file carries, at ``now`` or at the time a trusted timestamp
     proves. ``now`` is the caller's clock: None leaves it to pyHanko's (the current time).
 
+    With ``online_revocation`` (opt-in), a signer's revocation data the file lacks is fetched
+    from its certificate's OCSP responder or CRL, through core.engine.fetch under that policy;
+    without it nothing is fetched.
+
     Raises PdfNotVerifiable when the bytes cannot be read as a PDF at all.
     """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return _verify(pdf, trust_roots, max_signatures, now, tsa_roots)
+        return _verify(pdf, trust_roots, max_signatures, now, tsa_roots, online_revocation)
     # pyHanko's synchronous validation runs its own event loop: not from inside another one.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(_verify, pdf, trust_roots, max_signatures, now, tsa_roots).result()
+        return pool.submit(
+            _verify, pdf, trust_roots, max_signatures, now, tsa_roots, online_revocation
+        ).result()
 
 
 def _verify(
@@ -92,6 +100,7 @@ def _verify(
     max_signatures: int,
     now: datetime | None,
     tsa_roots: Sequence[asn1_x509.Certificate] | None,
+    online_revocation: FetchPolicy | None = None,
 ) -> PdfVerification:
     if not pdf.lstrip()[:1024].startswith(b"%PDF-") and b"%PDF-" not in pdf[:1024]:
         raise PdfNotVerifiable.single("file", "The file is not a PDF.")
@@ -121,7 +130,12 @@ def _verify(
         signatures.append((name, embedded, ""))
 
     checker = Checker(
-        reader, pdf, list(trust_roots), now, None if tsa_roots is None else list(tsa_roots)
+        reader,
+        pdf,
+        list(trust_roots),
+        now,
+        None if tsa_roots is None else list(tsa_roots),
+        online=online_revocation,
     )
     regular = [
         (name, embedded, error)

@@ -30,7 +30,10 @@ from pyhanko.sign.validation.dss import DocumentSecurityStore, NoDSSFoundError
 from pyhanko.sign.validation.settings import KeyUsageConstraints
 from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
+from pyhanko_certvalidator.fetchers import Fetchers
 
+from core.engine.fetch import FetchPolicy
+from esign.engine.revocation import guarded_revocation_fetchers
 from esign.engine.verify_report import (
     ALLOWED_ANNOTATIONS,
     ALLOWED_FORM_FILLING,
@@ -191,8 +194,10 @@ class Checker:
         roots: list[asn1_x509.Certificate],
         now: datetime | None,
         tsa_roots: list[asn1_x509.Certificate] | None = None,
+        online: FetchPolicy | None = None,
     ) -> None:
         self.reader = reader
+        self.online = online  # fetch a signer's missing revocation data under this policy
         self.roots = roots
         self.tsa_roots = roots if tsa_roots is None else tsa_roots
         self.now = now
@@ -205,13 +210,15 @@ class Checker:
         moment: datetime | None = None,
         *,
         tsa: bool = False,
+        fetchers: Fetchers | None = None,
     ) -> ValidationContext:
         """Trust in the signers' roots (the TSAs' with ``tsa``), with the file's own validation
         data (its DSS and the signature's revocation-info attribute), nothing fetched, at
         ``moment``. Revocation is soft-fail: a certificate without revocation data in the file
         is not refused for that (a PAdES-B-B seal carries none), one the data revokes is.
         Revocation data issued after ``moment`` counts: a CRL of today that says a certificate
-        was revoked last year answers for last year."""
+        was revoked last year answers for last year. With ``fetchers`` (the opt-in online
+        check) what the file lacks is fetched with them."""
         crls, ocsps = list(self.dss.crls), list(self.dss.ocsps)
         if embedded is not None:
             more_crls, more_ocsps = _embedded_revocation_data(embedded)
@@ -222,11 +229,19 @@ class Checker:
             other_certs=list(self.dss.certificates),
             crls=crls,
             ocsps=ocsps,
-            allow_fetching=False,
+            allow_fetching=fetchers is not None,
+            fetchers=fetchers,
             revocation_mode="soft-fail",
             retroactive_revinfo=True,
             moment=moment or self.now,
         )
+
+    def _online_fetchers(self, embedded: EmbeddedPdfSignature) -> Fetchers | None:
+        """Fetchers for the signer's revocation data when the online check is on and the file
+        carries none about its certificate; None otherwise (nothing is fetched)."""
+        if self.online is None or self._revocation_data_about(embedded):
+            return None
+        return guarded_revocation_fetchers(self.online)
 
     def changes_after(self, embedded: EmbeddedPdfSignature, status: object) -> list[Finding]:
         """What follows the revision of ``embedded`` besides long-term validation data."""
@@ -384,11 +399,12 @@ class Checker:
             return _unreadable(name, "", read_error)
         signer = ""
         moment = proven_at or self.now
+        online = self._online_fetchers(embedded)
         try:
             signer = _name_of(embedded.signer_cert)
             status = validate_pdf_signature(
                 embedded,
-                self.context(embedded, moment),
+                self.context(embedded, moment, fetchers=online),
                 self.context(embedded, moment, tsa=True),
                 key_usage_settings=SIGNER_KEY_USAGE,
                 skip_diff=_covers_entire_file(embedded),
@@ -456,20 +472,23 @@ class Checker:
             trusted, revoked = bool(at_time.trusted), bool(at_time.revoked)
             trusted_at = timestamp.timestamp
         trusted = bool(intact and trusted and not revoked)
-        revocation_checked = self._revocation_data_about(embedded)
+        checked_online = online is not None and _fetched_about(online, embedded.signer_cert)
+        revocation_checked = checked_online or self._revocation_data_about(embedded)
         if trusted and not revocation_checked:
             findings.append(
                 Finding(
                     REVOCATION_NOT_CHECKED,
                     "Whether the signer's certificate was revoked was not checked: the file "
-                    "carries no revocation data for it, and none is fetched.",
+                    "carries no revocation data for it, and none "
+                    + ("could be fetched." if online is not None else "is fetched."),
                 )
             )
         if intact and revoked:
+            source = "fetched online" if checked_online else "in the file"
             findings.append(
                 Finding(
                     REVOKED,
-                    "The signer's certificate was revoked (by revocation data in the file).",
+                    f"The signer's certificate was revoked (by revocation data {source}).",
                 )
             )
         elif intact and not for_signing:
@@ -512,6 +531,7 @@ class Checker:
             certificate_sha256=embedded.signer_cert.sha256.hex(),
             signed_revision=embedded.signed_revision,
             revocation_checked=revocation_checked,
+            revocation_checked_online=checked_online,
         )
 
     def document_timestamp(
@@ -804,3 +824,13 @@ def _level(
     if latest_timestamp_revision > embedded.signed_revision:
         return "PAdES-B-LTA"
     return "PAdES-B-LT"
+
+
+def _fetched_about(fetchers: Fetchers, certificate: asn1_x509.Certificate) -> bool:
+    """Whether the online check got an OCSP response or a CRL about ``certificate``."""
+    if list(fetchers.ocsp_fetcher.fetched_responses_for_cert(certificate)):
+        return True
+    try:
+        return bool(list(fetchers.crl_fetcher.fetched_crls_for_cert(certificate)))
+    except KeyError:  # pyHanko's CRL fetcher: no CRL was fetched for this certificate
+        return False

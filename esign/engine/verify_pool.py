@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from core.engine.fetch import FetchPolicy
 from core.engine.problems import EngineError
 from core.engine.process_pool import PoolErrors, PoolSettings, ProcessPool
 from esign.engine.verify_limits import PdfTooComplex
@@ -35,6 +36,9 @@ class VerifyJob:
     max_signatures: int
     now: datetime | None = None  # the caller's clock: trust is decided at this time
     tsa_roots: tuple[bytes, ...] | None = None  # DER; of timestamp authorities (None: trust_roots)
+    # VERIFY_ONLINE_REVOCATION: fetch a signer's missing revocation data under this policy
+    # (None: nothing is fetched)
+    online_revocation: FetchPolicy | None = None
 
 
 class VerifyBusy(EngineError):

@@ -149,6 +149,8 @@ class SignatureReport:
     signed_revision: int = -1
     # revocation data in the file answers for the certificate (or it names no source of any)
     revocation_checked: bool = True
+    # the revocation data was fetched from the certificate's authority (VERIFY_ONLINE_REVOCATION)
+    revocation_checked_online: bool = False
 
     @property
     def problems(self) -> tuple[str, ...]:

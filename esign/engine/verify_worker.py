@@ -32,6 +32,7 @@ def _verify(job: VerifyJob) -> PdfVerification:
         tsa_roots=tsa_roots,
         max_signatures=job.max_signatures,
         now=job.now,
+        online_revocation=job.online_revocation,
     )
 
 

@@ -4,6 +4,7 @@ JSON file, each signature's and document timestamp's ETSI EN 319 102-1 indicatio
 from __future__ import annotations
 
 import base64
+import hashlib
 import html as html_lib
 import io
 import json
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from pypdf import PdfReader
 
 from esign.engine.seal import seal_pdf
 from esign.engine.seal_credentials import SoftwareKey, load_credentials
@@ -93,3 +95,65 @@ def test_the_page_offers_the_report_as_a_json_file(
     report = json.loads(base64.b64decode(html_lib.unescape(link.group(1))))
     assert report["verdict"] == "valid"
     assert indications(report) == [("TOTAL-PASSED", None), ("TOTAL-PASSED", None)]
+
+
+def pdf_text(pdf: bytes) -> str:
+    return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
+
+
+@pytest.mark.django_db
+def test_the_api_answers_the_report_as_a_printable_pdf_when_asked(
+    pki: ShortLivedPki, lta: bytes, api_client: Client, settings: Any, tmp_path: Path
+) -> None:
+    roots = tmp_path / "roots.pem"
+    roots.write_bytes(pki.ca_pem)
+    settings.SEAL_TRUST_ROOTS_FILE = str(roots)
+    sha = hashlib.sha256(lta).hexdigest()
+
+    by_query = api_client.post("/api/v1/verify?format=pdf", {"file": _upload(lta)})
+    by_accept = api_client.post(
+        "/api/v1/verify", {"file": _upload(lta)}, HTTP_ACCEPT="application/pdf"
+    )
+    default = api_client.post("/api/v1/verify", {"file": _upload(lta)})
+    changed = api_client.post(
+        "/api/v1/verify?format=pdf", {"file": _upload(files.changed_byte_in_dss(lta))}
+    )
+
+    assert by_query.status_code == 200
+    assert by_query["Content-Type"] == "application/pdf"
+    assert "validation-report.pdf" in by_query["Content-Disposition"]
+    text = pdf_text(by_query.content)
+    assert "Report seal" in text  # the signer
+    assert sha in text.replace("\n", "")
+    assert "TOTAL-PASSED" in text
+    assert "Verified at" in text
+    assert by_accept["Content-Type"] == "application/pdf"
+    assert "Report seal" in pdf_text(by_accept.content)
+    assert default["Content-Type"].startswith("application/json")  # the default is unchanged
+    assert default.json()["sha256"] == sha
+    changed_text = pdf_text(changed.content)
+    assert "TOTAL-FAILED" in changed_text
+    assert "HASH_FAILURE" in changed_text
+
+
+@pytest.mark.django_db
+def test_the_page_offers_the_report_as_a_printable_pdf(
+    pki: ShortLivedPki, lta: bytes, settings: Any, tmp_path: Path
+) -> None:
+    roots = tmp_path / "roots.pem"
+    roots.write_bytes(pki.ca_pem)
+    settings.SEAL_TRUST_ROOTS_FILE = str(roots)
+
+    page = Client().post("/verify", {"file": _upload(lta)}).content.decode()
+
+    link = re.search(
+        r'<a id="validation-report-pdf" download="validation-report.pdf" '
+        r'href="data:application/pdf;base64,([^"]+)"',
+        page,
+    )
+    assert link is not None
+    text = pdf_text(base64.b64decode(html_lib.unescape(link.group(1))))
+    assert "Report seal" in text
+    assert "TOTAL-PASSED" in text
+    assert hashlib.sha256(lta).hexdigest() in text.replace("\n", "")
+    assert "file.pdf" in text
