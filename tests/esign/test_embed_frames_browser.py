@@ -232,8 +232,9 @@ def test_the_legacy_frame_leads_its_integrator_to_the_completion_page(
     assert (string, 200) in loaded
     assert tab.page.inner_text("h1") == "Done"
     assert "You signed. Download your copy below." in tab.page.inner_text("main")
-    link = tab.page.get_attribute(".sg-copies-list a", "href")
-    download = tab.page.request.get(live_server.url + link)
+    link = urlsplit(tab.page.get_attribute(".sg-copies-list a", "href") or "")
+    # The signer's lasting copy (an absolute link on PUBLIC_BASE_URL), fetched from this server.
+    download = tab.page.request.get(f"{live_server.url}{link.path}?{link.query}")
     assert (download.status, download.headers["content-type"]) == (200, "application/pdf")
     SHOTS.mkdir(parents=True, exist_ok=True)
     tab.page.screenshot(path=str(SHOTS / "20-legacy-frame-completion-page-desktop.png"))
