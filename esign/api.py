@@ -29,6 +29,23 @@ from esign.verify import (
 )
 from esign.verify_views import verification_report_pdf
 
+# A signature's and a document timestamp's verdict in the terms of ETSI EN 319 102-1: the same
+# two properties in both schemas.
+_ETSI_INDICATION = {
+    "indication": {
+        "type": "string",
+        "enum": ["TOTAL-PASSED", "INDETERMINATE", "TOTAL-FAILED"],
+        "description": "ETSI EN 319 102-1 main indication, from its problems.",
+    },
+    "subIndication": {
+        "type": ["string", "null"],
+        "description": "ETSI EN 319 102-1 sub-indication (HASH_FAILURE, "
+        "SIG_CRYPTO_FAILURE, REVOKED, FORMAT_FAILURE, SIG_CONSTRAINTS_FAILURE, "
+        "NO_CERTIFICATE_CHAIN_FOUND, CHAIN_CONSTRAINTS_FAILURE, "
+        "CERTIFICATE_CHAIN_GENERAL_FAILURE); null with TOTAL-PASSED.",
+    },
+}
+
 register_schemas(
     {
         "VerifyRequest": {
@@ -123,18 +140,7 @@ register_schemas(
                     "description": "Sealed with this installation's development key: trusted "
                     "here only.",
                 },
-                "indication": {
-                    "type": "string",
-                    "enum": ["TOTAL-PASSED", "INDETERMINATE", "TOTAL-FAILED"],
-                    "description": "ETSI EN 319 102-1 main indication, from its problems.",
-                },
-                "subIndication": {
-                    "type": ["string", "null"],
-                    "description": "ETSI EN 319 102-1 sub-indication (HASH_FAILURE, "
-                    "SIG_CRYPTO_FAILURE, REVOKED, FORMAT_FAILURE, SIG_CONSTRAINTS_FAILURE, "
-                    "NO_CERTIFICATE_CHAIN_FOUND, CHAIN_CONSTRAINTS_FAILURE, "
-                    "CERTIFICATE_CHAIN_GENERAL_FAILURE); null with TOTAL-PASSED.",
-                },
+                **_ETSI_INDICATION,
                 "problems": {
                     "type": "array",
                     "items": ref("VerifyProblem"),
@@ -199,18 +205,7 @@ register_schemas(
                     "items": {"type": "string"},
                     "description": "The field names of the signatures it covers.",
                 },
-                "indication": {
-                    "type": "string",
-                    "enum": ["TOTAL-PASSED", "INDETERMINATE", "TOTAL-FAILED"],
-                    "description": "ETSI EN 319 102-1 main indication, from its problems.",
-                },
-                "subIndication": {
-                    "type": ["string", "null"],
-                    "description": "ETSI EN 319 102-1 sub-indication (HASH_FAILURE, "
-                    "SIG_CRYPTO_FAILURE, REVOKED, FORMAT_FAILURE, SIG_CONSTRAINTS_FAILURE, "
-                    "NO_CERTIFICATE_CHAIN_FOUND, CHAIN_CONSTRAINTS_FAILURE, "
-                    "CERTIFICATE_CHAIN_GENERAL_FAILURE); null with TOTAL-PASSED.",
-                },
+                **_ETSI_INDICATION,
                 "problems": {
                     "type": "array",
                     "items": ref("VerifyProblem"),
