@@ -10,8 +10,11 @@ are paid once per batch instead of once per delivery.
 
 A worker that dies between the first and the last step leaves the claims behind; the sweep
 (``webhooks.services.retries.deliveries_recover``) retries them once their lease ran out. The
-lease of the n-th delivery of a batch is ``WEBHOOK_LEASE_SECONDS`` plus n times
-``WEBHOOK_TIMEOUT_SECONDS``: it covers the POSTs before it.
+lease of every delivery of a batch of n is ``WEBHOOK_LEASE_SECONDS`` plus n - 1 times
+``WEBHOOK_TIMEOUT_SECONDS``: the batch is finished after its last POST, so each lease must cover
+all of them (a shorter one let the sweep retry a delivery a live worker was about to finish, and
+the receiver got it twice). A worker killed during a batch leaves every delivery of it to be sent
+again: at most one batch of duplicates per killed worker, each marked by its abandoned attempt.
 """
 
 from __future__ import annotations
@@ -143,14 +146,15 @@ def _claim(*, delivery_id: int, attempt: int, now: datetime) -> list[_Claimed] |
                 if not _endpoint_disabled(other, endpoints):
                     batch.append(other)
             _tasks_retire([other.pk for other in batch[1:]], by=delivery_id, now=timezone.now())
-        lease = timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS)
-        step = timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS)
+        lease = timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS) + (len(batch) - 1) * timedelta(
+            seconds=settings.WEBHOOK_TIMEOUT_SECONDS
+        )
         secrets: dict[int, list[str]] = {}
         claimed = []
         attempts = []
-        for n, item in enumerate(batch):
+        for item in batch:
             item.attempt_count += 1
-            item.claimed_until = now + lease + n * step
+            item.claimed_until = now + lease
             item.updated_at = now
             attempts.append(
                 WebhookAttempt(delivery=item, number=item.attempt_count, started_at=now)
