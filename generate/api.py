@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.errors import ValidationFailed
 from core.openapi import RATE_LIMIT_HEADERS, api_operation, error_responses, ref
 from generate import openapi
 from generate.jobs import (
@@ -42,7 +43,13 @@ class GeneratePdfApi(APIView):
                 bool,
                 description="Extension: `true` answers 202 with the job's status (JSON) and its "
                 "`statusURL` (also in `Location`) at once, and renders in the background.",
-            )
+            ),
+            OpenApiParameter(
+                "webhookURL",
+                str,
+                description="Extension, with `async=true`: where the `generatePdfJobFinished` "
+                "webhook event announces the job's end (default: the organization's webhook URL).",
+            ),
         ],
     )
     @idempotent()
@@ -53,9 +60,15 @@ class GeneratePdfApi(APIView):
                 organization=identity.organization,
                 watermark=identity.is_development,
                 body=request.data,
+                webhook_url=request.query_params.get("webhookURL", ""),
             )
             summary = generate_job_summary(job)
             return Response(summary, status=202, headers={"Location": summary["statusURL"]})
+        if "webhookURL" in request.query_params:
+            # A request that waits for its PDF has nothing to announce: say so, not ignore it.
+            raise ValidationFailed.single(
+                "webhookURL", "webhookURL is only for asynchronous requests (async=true)."
+            )
         pdf = pdf_generate(
             organization=identity.organization,
             watermark=identity.is_development,

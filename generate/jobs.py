@@ -4,8 +4,9 @@ GENERATE_JOB_RETENTION_SECONDS after it is done, for the organization that asked
 
 For documents that take longer than a request should: the same body, rules and caps as the
 synchronous endpoint (generate.services.pdf_generate), but no HTTP request waits for the render.
-No webhook event yet: the app layers (pyproject.toml) keep generate below webhooks, so generate
-cannot emit one; clients poll the status URL.
+Its end (done or failed) is announced by the ``generatePdfJobFinished`` webhook event, to the
+job's own ``webhookURL`` or the organization's, in the transaction that records it; clients may
+also poll the status URL.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from core.sweeps import task_results_lost_fail
 from generate.models import GenerateJob
 from generate.services import pdf_check, pdf_render
 from generate.tasks import generate_job_task
+from webhooks.services import GENERATE_PDF_JOB_FINISHED, check_webhook_url, event_emit
 
 logger = logging.getLogger(__name__)
 
@@ -38,18 +40,22 @@ Status = GenerateJob.Status
 
 
 def generate_job_create(
-    *, organization: Organization, watermark: bool, body: object
+    *, organization: Organization, watermark: bool, body: object, webhook_url: str = ""
 ) -> GenerateJob:
-    """Check ``body`` as the synchronous endpoint would (400, 413 now, not later), store it and
-    enqueue its render in the same transaction."""
+    """Check ``body`` as the synchronous endpoint would (400, 413 now, not later) and the
+    ``webhookURL`` as every other one is, store it and enqueue its render in the same
+    transaction."""
     if not isinstance(body, Mapping):
         raise ValidationFailed.single("", "The request body must be a JSON object.")
     pdf_check(organization=organization, body=body)
+    if webhook_url:
+        webhook_url = check_webhook_url(webhook_url)
     with transaction.atomic():
         job = GenerateJob.objects.create(
             organization=organization,
             body=json.dumps(dict(body)),
             watermark=watermark,
+            webhook_url=webhook_url,
             created_at=timezone.now(),
         )
         enqueue_in_transaction(generate_job_task, job_id=job.pk)
@@ -105,15 +111,25 @@ def generate_job_run(*, job_id: int, attempt: int = 1) -> str:
 
 
 def _finish(job: GenerateJob, **outcome: object) -> str:
+    """End a running job (in the caller's transaction) and announce it; a job ended already
+    (by the sweep, say) is left alone and announced once only."""
     now = timezone.now()
     status = Status.FAILED if outcome.get("error") else Status.DONE
-    GenerateJob.objects.filter(pk=job.pk, status=Status.RUNNING).update(
+    ended = GenerateJob.objects.filter(pk=job.pk, status=Status.RUNNING).update(
         status=status,
         body="",  # the request is not kept once it has been rendered
         finished_at=now,
         expires_at=now + timedelta(seconds=settings.GENERATE_JOB_RETENTION_SECONDS),
         **outcome,
     )
+    if ended:
+        job.refresh_from_db()
+        event_emit(
+            organization=job.organization,
+            action=GENERATE_PDF_JOB_FINISHED,
+            data={"generatePdfJob": generate_job_summary(job)},
+            webhook_url=job.webhook_url or None,
+        )
     return status
 
 

@@ -28,6 +28,8 @@ class GenerateJob(models.Model):
     pdf_path = models.CharField(max_length=300, blank=True, default="")
     pdf_sha256 = models.CharField(max_length=64, blank=True, default="")
     error = models.JSONField(null=True, blank=True)  # the wire error of a failed job
+    # Where its end is announced (``?webhookURL=``); blank: the organization's webhook URL.
+    webhook_url = models.URLField(max_length=2000, blank=True, default="")
     created_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
     # After this the job and its PDF are gone (404; the sweep deletes them).

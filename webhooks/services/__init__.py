@@ -30,6 +30,7 @@ from webhooks.services.events import (
     ETCH_PACKET_EXPIRED,
     ETCH_PACKET_SEAL_FAILED,
     ETCH_PACKET_SEALED,
+    GENERATE_PDF_JOB_FINISHED,
     NO_URL_REASON,
     deliveries_filter,
     delivery_get,
@@ -51,6 +52,7 @@ from webhooks.services.retries import Recovered, deliveries_recover, retry_delay
 __all__ = [
     "ACTIONS",
     "ETCH_PACKET_EXPIRED",
+    "GENERATE_PDF_JOB_FINISHED",
     "ETCH_PACKET_SEALED",
     "ETCH_PACKET_SEAL_FAILED",
     "NO_URL_REASON",
