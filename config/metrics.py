@@ -33,6 +33,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector, CollectorRegistry
 
 from core.errors import NotFound
+from core.json_views import error_response
 from esign.models import Packet
 from generate.services import render_pool_stats
 from webhooks.models import WebhookDelivery
@@ -166,7 +167,7 @@ def _authorized(request: HttpRequest) -> bool:
 @require_GET
 def metrics(request: HttpRequest) -> HttpResponse:
     if not settings.METRICS_TOKEN:
-        return JsonResponse(NotFound().as_wire(), status=404)
+        return error_response(NotFound())
     if not _authorized(request):
         response = JsonResponse(
             {"name": "AuthorizationError", "message": "Bearer METRICS_TOKEN required."},

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET
 
 from core.api_errors import internal_error_body
 from core.errors import BadRequest, NotFound
+from core.json_views import error_response
 from core.middleware import is_api_request
 
 logger = logging.getLogger("core.health")
@@ -65,7 +66,7 @@ def readyz(request: HttpRequest) -> HttpResponse:
 # the wire shape's 404, not the CSRF failure page (there is nothing here to protect).
 @csrf_exempt
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return JsonResponse(NotFound().as_wire(), status=404)
+    return error_response(NotFound())
 
 
 # Django answers a request it refuses before any view (a Host header that is not in
@@ -74,7 +75,7 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
 @csrf_exempt
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if is_api_request(request):
-        return JsonResponse(BadRequest().as_wire(), status=400)
+        return error_response(BadRequest())
     return defaults.bad_request(request, exception)
 
 

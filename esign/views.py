@@ -23,13 +23,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.gzip import gzip_page
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from accounts.embedding import allow_framing_by, embed_origins
-from core.errors import Conflict, RequestTooLarge, ServiceError, ValidationFailed
-from core.parsers import decode_json
+from core.errors import ServiceError, ValidationFailed
+from core.json_views import json_object, json_view
 from core.responses import file_response
-from core.uploads import check_declared_size, size_text
+from core.uploads import size_text
 from esign import lifecycle
 from esign.audit import Client
 from esign.copies import signer_copies, signer_of_copy_link
@@ -377,22 +377,6 @@ def signer_copy_document(request: HttpRequest, signer_eid: str, alias_id: str) -
     return response
 
 
-def _json_body(request: HttpRequest) -> dict[str, Any]:
-    """The signer's JSON, within SIGNING_BODY_MAX_BYTES: a larger Content-Length is refused
-    before the body is read (the stream Django reads never goes past Content-Length). It is read
-    as the API reads JSON (``core.parsers.decode_json``): nesting within the depth limit, and
-    text without NUL, control characters or lone surrogates, whatever key holds it."""
-    limit = settings.SIGNING_BODY_MAX_BYTES
-    message = f"The request is larger than the limit of {size_text(limit)}."
-    check_declared_size(request, limit=limit, message=message)
-    if len(request.body) > limit:
-        raise RequestTooLarge(message)
-    body = decode_json(request.body or b"{}")
-    if not isinstance(body, dict):
-        raise ValidationFailed.single("", "The body must be a JSON object.")
-    return body
-
-
 def _adoption(body: dict[str, Any]) -> Adoption:
     signature = body.get("signature") or {}
     if not isinstance(signature, dict):
@@ -427,19 +411,16 @@ def _adoption(body: dict[str, Any]) -> Adoption:
     )
 
 
-def _problem_response(error: ServiceError) -> JsonResponse:
-    return JsonResponse(error.as_wire(), status=error.status)
-
-
 def _signer_action(
     action: Callable[[HttpRequest, Signer, dict[str, Any]], dict[str, Any]],
 ) -> Callable[[HttpRequest, str], HttpResponse]:
     """A signer's POST (finishing, declining): the signer by the token in the request's header,
-    the JSON body read, ``action``'s refusals answered as problems; what it answers are the keys
-    of the event (``_finished``)."""
+    then the JSON body read within SIGNING_BODY_MAX_BYTES (``core.json_views``, as every JSON
+    view reads it), ``action``'s refusals answered in the wire shape; what it answers are the
+    keys of the event (``_finished``)."""
 
     @csrf_exempt  # authenticated by the signing token in a header, never by a cookie
-    @require_POST
+    @json_view()
     @functools.wraps(action)
     def view(request: HttpRequest, signer_eid: str) -> HttpResponse:
         token = request.META.get(TOKEN_HEADER, "")
@@ -449,11 +430,8 @@ def _signer_action(
             return _refused(refused)
         # What the page shows of a refusal is in the signer's language, as the page itself.
         page_language_activate(request, signer)
-        try:
-            keys = action(request, signer, _json_body(request))
-        except (ValidationFailed, Conflict, RequestTooLarge) as error:
-            return _problem_response(error)
-        return _finished(signer, keys)
+        body = json_object(request, limit=settings.SIGNING_BODY_MAX_BYTES)
+        return _finished(signer, action(request, signer, body))
 
     return view
 

@@ -9,16 +9,18 @@ find them by URL name.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
 from core.errors import ServiceError
+from core.json_views import json_view
 from core.responses import file_response
 from fill.services import fill_version, fill_with_example_data
 from templates_app import services as templates
 from templates_app.admin import register_template_view
-from templates_app.editor import error_response, json_body
 from templates_app.engine.describe import example_data
 from templates_app.models import PdfTemplate
 
@@ -37,19 +39,16 @@ def template_test_fill(request: HttpRequest, template: PdfTemplate) -> HttpRespo
     )
 
 
-def editor_preview(request: HttpRequest, template: PdfTemplate) -> HttpResponse:
+@json_view(prefix="body")
+def editor_preview(
+    request: HttpRequest, template: PdfTemplate, body: dict[str, Any]
+) -> HttpResponse:
     """The working version filled with ``data`` (or example data), as a PDF to look at."""
-    if request.method != "POST":
-        return JsonResponse({"name": "MethodNotAllowed", "message": "POST only."}, status=405)
-    try:
-        body = json_body(request)
-        version = templates.working_version(template)
-        data = body.get("data")
-        if data is None:
-            data = example_data(templates.version_spec(version))
-        pdf = fill_version(version=version, body={"data": data})
-    except ServiceError as error:
-        return error_response(error)
+    version = templates.working_version(template)
+    data = body.get("data")
+    if data is None:
+        data = example_data(templates.version_spec(version))
+    pdf = fill_version(version=version, body={"data": data})
     name = f"preview-{template.eid}.pdf"
     response = file_response(pdf, filename=name, content_type="application/pdf", attachment=False)
     response["Cache-Control"] = "private, no-store"

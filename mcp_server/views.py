@@ -25,6 +25,7 @@ from accounts.ratelimit import limit_for, rate_limit_hit
 from accounts.services import api_key_authenticate
 from accounts.usage import api_key_usage_count
 from core.errors import AuthorizationError, RateLimited, ServiceError
+from core.json_views import error_response
 from mcp_server.server import current_identity, server_build
 
 
@@ -112,7 +113,7 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     try:
         identity = _identity(request)
     except ServiceError as error:
-        refused = JsonResponse(error.as_wire(), status=error.status)
+        refused = error_response(error)
         if isinstance(error, RateLimited):
             refused["Retry-After"] = str(error.retry_after_seconds)
         else:

@@ -19,15 +19,16 @@ Endpoints (under ``admin/templates_app/pdftemplate/<id>/editor/``):
   the editor shows them as a draft until the person accepts them and saves.
 - ``preview/``: POST ``{data?}`` fills the working version (example data when ``data`` is
   absent) and answers the PDF. Filling is fill's work, above this app: ``fill/admin.py`` serves
-  it (``register_template_view``), with ``json_body`` and ``error_response`` from here.
+  it (``register_template_view``).
+
+The JSON endpoints go through ``core.json_views.json_view`` (methods, the body within the API's
+JSON cap, errors in the wire shape); their body's errors are named under ``body``.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.templatetags.static import static
@@ -36,8 +37,8 @@ from django.urls import reverse
 from core.engine.field_types import field_types_json
 from core.engine.fonts import BUILTIN_FAMILIES
 from core.engine.template_spec import ALIGNMENTS, FONT_WEIGHTS
-from core.errors import ServiceError, ValidationFailed
-from core.parsers import check_json_value, too_deep
+from core.errors import ValidationFailed
+from core.json_views import json_view
 from core.responses import file_response
 from templates_app import detection, services
 from templates_app.engine.describe import example_data
@@ -46,27 +47,6 @@ from templates_app.models import PdfTemplate
 # Families offered in the editor's font list besides the built-in ones; any catalog family typed
 # by hand is accepted too (the fill checks it).
 SUGGESTED_FAMILIES = ("Roboto", "Open Sans", "Lato", "Inter", "Source Serif 4", "Fira Mono")
-
-
-def error_response(error: ServiceError) -> JsonResponse:
-    return JsonResponse(error.as_wire(), status=error.status)
-
-
-def json_body(request: HttpRequest) -> dict[str, Any]:
-    """The request's JSON object; anything else is a ValidationFailed naming the body.
-
-    Nested no deeper than the API allows (core.parsers): the validator and the fill walk it.
-    """
-    try:
-        body = json.loads(request.body or b"{}")
-    except (ValueError, UnicodeDecodeError):
-        raise ValidationFailed.single("body", "The body is not valid JSON.") from None
-    except RecursionError:
-        raise ValidationFailed.single("body", too_deep(settings.API_JSON_MAX_DEPTH)) from None
-    check_json_value(body, max_depth=settings.API_JSON_MAX_DEPTH, prefix="body")
-    if not isinstance(body, dict):
-        raise ValidationFailed.single("body", "The body must be a JSON object.")
-    return body
 
 
 def _url(name: str, template: PdfTemplate) -> str:
@@ -134,52 +114,39 @@ def editor_pdf(request: HttpRequest, template: PdfTemplate) -> HttpResponse:
     return response
 
 
-def editor_spec(request: HttpRequest, template: PdfTemplate) -> JsonResponse:
-    if request.method == "GET":
-        return JsonResponse(_working_state(template))
-    if request.method != "POST":
-        return JsonResponse({"name": "MethodNotAllowed", "message": "GET or POST."}, status=405)
-    try:
-        body = json_body(request)
+@json_view(methods=("GET", "POST"), prefix="body")
+def editor_spec(request: HttpRequest, template: PdfTemplate, body: dict[str, Any]) -> JsonResponse:
+    if request.method == "POST":
         spec, title = body.get("spec"), body.get("title")
         if not isinstance(spec, dict):
             raise ValidationFailed.single("spec", "Required: the template spec object.")
         if title is not None and not isinstance(title, str):
             raise ValidationFailed.single("title", "Must be a string.")
         services.template_update_working(template=template, spec=spec, title=title)
-    except ServiceError as error:
-        return error_response(error)
-    template.refresh_from_db()
+        template.refresh_from_db()
     return JsonResponse(_working_state(template))
 
 
+@json_view(prefix="body")
 def editor_publish(request: HttpRequest, template: PdfTemplate) -> JsonResponse:
-    if request.method != "POST":
-        return JsonResponse({"name": "MethodNotAllowed", "message": "POST only."}, status=405)
-    try:
-        version = services.template_publish(template=template)
-    except ServiceError as error:
-        return error_response(error)
+    version = services.template_publish(template=template)
     state = _working_state(template)
     return JsonResponse({**state, "publishedNumber": version.number})
 
 
-def editor_detect(request: HttpRequest, template: PdfTemplate) -> JsonResponse:
-    if request.method != "POST":
-        return JsonResponse({"name": "MethodNotAllowed", "message": "POST only."}, status=405)
-    try:
-        body = json_body(request)
-        pages, only_missing = body.get("pages"), body.get("onlyMissing", False)
-        if pages is not None and (
-            not isinstance(pages, list)
-            or not all(isinstance(page, int) and not isinstance(page, bool) for page in pages)
-        ):
-            raise ValidationFailed.single("pages", "A list of page numbers (from 0), or absent.")
-        if not isinstance(only_missing, bool):
-            raise ValidationFailed.single("onlyMissing", "Must be true or false.")
-        fields = detection.template_detect_fields(
-            template=template, pages=pages, only_missing=only_missing
-        )
-    except ServiceError as error:
-        return error_response(error)
+@json_view(prefix="body")
+def editor_detect(
+    request: HttpRequest, template: PdfTemplate, body: dict[str, Any]
+) -> JsonResponse:
+    pages, only_missing = body.get("pages"), body.get("onlyMissing", False)
+    if pages is not None and (
+        not isinstance(pages, list)
+        or not all(isinstance(page, int) and not isinstance(page, bool) for page in pages)
+    ):
+        raise ValidationFailed.single("pages", "A list of page numbers (from 0), or absent.")
+    if not isinstance(only_missing, bool):
+        raise ValidationFailed.single("onlyMissing", "Must be true or false.")
+    fields = detection.template_detect_fields(
+        template=template, pages=pages, only_missing=only_missing
+    )
     return JsonResponse({"fields": fields})

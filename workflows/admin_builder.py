@@ -32,8 +32,8 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from accounts.staff import staff_manages, staff_organizations
-from core.errors import ServiceError, ValidationFailed
-from templates_app.editor import error_response, json_body
+from core.errors import ValidationFailed
+from core.json_views import json_view
 from workflows import views
 from workflows.builder import builder_state, preview_definition, webform_build
 from workflows.builder_catalogue import catalogue_json
@@ -51,41 +51,30 @@ def _url(name: str, webform: Webform) -> str:
     return reverse(f"admin:workflows_webform_{name}", args=[webform.pk])
 
 
-def builder_definition(request: HttpRequest, webform: Webform) -> JsonResponse:
-    if request.method == "GET":
-        return JsonResponse(builder_state(webform))
-    if request.method != "POST":
-        return JsonResponse({"name": "MethodNotAllowed", "message": "GET or POST."}, status=405)
-    try:
-        webform_build(webform=webform, data=json_body(request).get("webform"))
-    except ServiceError as error:
-        return error_response(error)
-    request.session.pop(_draft_key(webform), None)
-    webform.refresh_from_db()
+@json_view(methods=("GET", "POST"), prefix="body")
+def builder_definition(
+    request: HttpRequest, webform: Webform, body: dict[str, Any]
+) -> JsonResponse:
+    if request.method == "POST":
+        webform_build(webform=webform, data=body.get("webform"))
+        request.session.pop(_draft_key(webform), None)
+        webform.refresh_from_db()
     return JsonResponse(builder_state(webform))
 
 
-def builder_draft(request: HttpRequest, webform: Webform) -> HttpResponse:
-    if request.method != "POST":
-        return JsonResponse({"name": "MethodNotAllowed", "message": "POST only."}, status=405)
-    try:
-        draft = json_body(request).get("webform")
-        if not isinstance(draft, dict):
-            raise ValidationFailed.single("webform", "Required: the webform as drafted.")
-    except ServiceError as error:
-        return error_response(error)
+@json_view(prefix="body")
+def builder_draft(request: HttpRequest, webform: Webform, body: dict[str, Any]) -> HttpResponse:
+    draft = body.get("webform")
+    if not isinstance(draft, dict):
+        raise ValidationFailed.single("webform", "Required: the webform as drafted.")
     # Kept in the session: the preview's own links and its "Check this page" reach it there.
     request.session[_draft_key(webform)] = draft
     return HttpResponse(status=204)
 
 
+@json_view(prefix="body")
 def builder_publish(request: HttpRequest, webform: Webform) -> JsonResponse:
-    if request.method != "POST":
-        return JsonResponse({"name": "MethodNotAllowed", "message": "POST only."}, status=405)
-    try:
-        version = workflow_publish(workflow=webform.workflow)
-    except ServiceError as error:
-        return error_response(error)
+    version = workflow_publish(workflow=webform.workflow)
     return JsonResponse({"version": version.number})
 
 
