@@ -60,12 +60,6 @@ def packet_of(signers: int, files: int) -> dict[str, Any]:
 def queries(call: Callable[[], Any]) -> tuple[int, Any]:
     with CaptureQueriesContext(connection) as captured:
         result = call()
-    import sys
-
-    sys.path.insert(0, "/tmp")
-    import h12_qdump
-
-    h12_qdump.dump(captured, "")
     return len(captured), result
 
 
