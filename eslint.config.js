@@ -73,6 +73,11 @@ export default [
     languageOptions: { sourceType: "commonjs", globals: globals.node },
   },
   {
+    // The pages' pure modules' unit tests, run by Node's test runner as ES modules.
+    files: ["tests/js/*.test.js"],
+    languageOptions: { globals: globals.node },
+  },
+  {
     // This file, run by Node as an ES module.
     files: ["eslint.config.js"],
     languageOptions: { globals: globals.node },

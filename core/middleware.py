@@ -11,6 +11,7 @@ from django.middleware.locale import LocaleMiddleware
 from django.utils import translation
 
 from core.eids import random_base62
+from core.importmap import import_map_csp_source
 from core.logging import reset_request_id, set_request_id
 
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
@@ -58,14 +59,20 @@ class RateLimitHeadersMiddleware:
         return response
 
 
-# Scripts only from this service's own files: no inline script, no eval, no plug-ins, and no
-# <base> that would move relative script URLs elsewhere. Styles are not restricted (the pages'
-# templates set a few inline styles, which cannot run code).
-SCRIPT_POLICY = {"script-src": "'self'", "object-src": "'none'", "base-uri": "'self'"}
+# Scripts only from this service's own files: no inline script (but the import map, by its hash:
+# core.importmap), no eval, no plug-ins, and no <base> that would move relative script URLs
+# elsewhere. Styles are not restricted (the pages' templates set a few inline styles, which
+# cannot run code).
+def script_policy() -> dict[str, str]:
+    return {
+        "script-src": f"'self' {import_map_csp_source()}",
+        "object-src": "'none'",
+        "base-uri": "'self'",
+    }
 
 
 class ContentSecurityPolicyMiddleware:
-    """Add SCRIPT_POLICY to the Content-Security-Policy of every HTML page.
+    """Add ``script_policy()`` to the Content-Security-Policy of every HTML page.
 
     A page that sets its own policy (``frame-ancestors`` of the embedding origins, see
     accounts.embedding) keeps its directives; the missing ones are added to it.
@@ -80,7 +87,9 @@ class ContentSecurityPolicyMiddleware:
             return response
         policy = response.get("Content-Security-Policy", "")
         present = {part.split()[0] for part in policy.split(";") if part.strip()}
-        added = [f"{name} {value}" for name, value in SCRIPT_POLICY.items() if name not in present]
+        added = [
+            f"{name} {value}" for name, value in script_policy().items() if name not in present
+        ]
         response["Content-Security-Policy"] = "; ".join(
             [part.strip() for part in policy.split(";") if part.strip()] + added
         )

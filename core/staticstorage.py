@@ -27,8 +27,10 @@ class HashedStaticFilesStorage(CompressedManifestStaticFilesStorage):
 
     - the hashed names are used with DEBUG on too (the run command's server runs with it), so
       that every page of the run command is served as in production;
-    - the import specifiers of JavaScript modules (``import { h } from "../common/dom.js"``)
-      are rewritten to the hashed names too, so a module graph is cached as a whole;
+    - the relative import specifiers of JavaScript modules (``import { x } from "./x.js"``)
+      are rewritten to the hashed names too, so an app's module graph is cached as a whole
+      (the shared modules, ``"#common/dom.js"``, are named by the pages' import map, which
+      core.importmap makes from the same hashed names);
     - a file missing from the manifest (a name a template makes up) falls back to its plain
       name, served with a short cache lifetime, rather than failing the page;
     - a reference to a file that does not exist (a vendored file's ``sourceMappingURL`` to a map

@@ -34,7 +34,7 @@ class FieldType:
     name: str
     label: str
     # The editor colours fields by kind of value: text, id, date, choice, number, boxes,
-    # complex, image (one ``.cat-<category>`` rule each in static/editor/editor.css).
+    # complex, image (one ``.cat-<category>`` rule each in templates_app/static/editor/editor.css).
     category: str = "text"
     # Width and height in points of a field placed with a click instead of a drag.
     default_size: tuple[float, float] = (160.0, 18.0)

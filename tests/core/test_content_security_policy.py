@@ -1,5 +1,5 @@
 """Every page forbids scripts that are not the service's own files: ``script-src 'self'``, no
-inline script, no eval, no plug-in. Pages that may be framed keep their ``frame-ancestors``.
+inline script (but the import map, by its SHA-256: core.importmap), no eval, no plug-in. Pages that may be framed keep their ``frame-ancestors``.
 In Chromium, an inline script added to a page is blocked and reported."""
 
 from __future__ import annotations
@@ -12,12 +12,17 @@ import pytest
 from django.test import Client
 
 from accounts.models import Organization, User
+from core.importmap import import_map_csp_source
 from templates_app.models import PdfTemplate
 from tests.esign.conftest import CREATE, SIGN_URL, two_signer_packet
 from workflows.demo import DEMO_WORKFLOW_SLUG, demo_workflow_create
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT_POLICY = ("script-src 'self'", "object-src 'none'", "base-uri 'self'")
+SCRIPT_POLICY = (
+    f"script-src 'self' {import_map_csp_source()}",
+    "object-src 'none'",
+    "base-uri 'self'",
+)
 
 
 def graphql(client: Client, query: str, variables: dict) -> dict:
@@ -146,3 +151,24 @@ def test_chromium_blocks_and_reports_an_inline_script_on_a_page(browser, live_se
     assert tab.evaluate("window.__injected") is None
     assert any(m.startswith("CSP violation: script-src-elem inline") for m in messages), messages
     context.close()
+
+
+@pytest.mark.django_db
+def test_the_only_inline_script_allowed_is_the_import_map_the_page_carries(
+    organization: Organization, demo_template: PdfTemplate
+) -> None:
+    """The policy's one hash is the page's import map's (core.importmap): the map names every
+    shared module, and nothing else inline can match it."""
+    import base64
+    import hashlib
+
+    demo_workflow_create(organization=organization, template=demo_template)
+    page = Client().get(f"/form/{organization.slug}/{DEMO_WORKFLOW_SLUG}")
+    html = page.content.decode()
+    (text,) = re.findall(r'<script type="importmap">(.*?)</script>', html, re.S)
+    digest = base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+    assert directives(page)["script-src"] == f"'self' 'sha256-{digest}'"
+    imports = json.loads(text)["imports"]
+    assert {"#common/dom.js", "#common/page-box.js", "#embed/parent.js"} <= set(imports)
+    assert all(url.startswith("/static/") for url in imports.values())

@@ -1,5 +1,5 @@
 """The scripts' module graph: the public pages (signing, webforms) share modules with the admin's
-template editor only through static/common/, never by importing the editor's own modules, so the
+template editor only through static/common/ (``#common/...``), never by importing the editor's own modules, so the
 editor can change without breaking a signer's page."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# import ... from "x", export ... from "x", import "x", import("x")
-SPECIFIER = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*)["']([./][^"']*)["']""")
+# import ... from "x", export ... from "x", import "x", import("x"): relative, or a shared module
+# by its import map name ("#common/dom.js", core.importmap)
+SPECIFIER = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*)["']([./#][^"']*)["']""")
 
 
 def shipped_scripts() -> dict[str, Path]:
@@ -28,7 +29,9 @@ def shipped_scripts() -> dict[str, Path]:
 def imports_of(name: str, script: Path) -> list[str]:
     """The names under /static/ of the modules ``script`` imports."""
     return [
-        posixpath.normpath(posixpath.join(posixpath.dirname(name), specifier))
+        specifier[1:]
+        if specifier.startswith("#")
+        else posixpath.normpath(posixpath.join(posixpath.dirname(name), specifier))
         for specifier in SPECIFIER.findall(script.read_text())
     ]
 
@@ -50,3 +53,21 @@ def test_every_imported_module_exists() -> None:
     imported = {target for name, script in scripts.items() for target in imports_of(name, script)}
     assert {"common/dom.js", "common/page-box.js", "editor/state.js"} <= imported
     assert sorted(imported - set(scripts)) == []
+
+
+def test_a_shared_module_is_named_through_the_import_map_never_by_a_relative_path() -> None:
+    """A relative path out of an app's static folder resolves only once collectstatic has merged
+    them; "#common/..." resolves in the source tree too (package.json's imports, for Node) and
+    on the page (its import map)."""
+    shared = ("common/", "embed/")
+    crossing = {
+        name: specifier
+        for name, script in shipped_scripts().items()
+        for specifier in SPECIFIER.findall(script.read_text())
+        if specifier.startswith(".")
+        and posixpath.normpath(posixpath.join(posixpath.dirname(name), specifier)).startswith(
+            shared
+        )
+        and not name.startswith(shared)
+    }
+    assert crossing == {}

@@ -13,6 +13,7 @@ from django.core import mail
 from django.test import Client
 from pypdf import PdfReader
 
+from core.importmap import import_map_csp_source
 from esign.models import AuditEvent, Packet, Signer
 from esign.sealing import packet_seal
 from tests.esign.conftest import (
@@ -288,8 +289,8 @@ def test_signing_pages_may_be_framed_only_by_the_organization(
     page = client.get(url.replace("http://127.0.0.1:8000", ""))
 
     assert page["Content-Security-Policy"] == (
-        "frame-ancestors 'self' https://app.example.com; script-src 'self'; object-src 'none';"
-        " base-uri 'self'"
+        "frame-ancestors 'self' https://app.example.com;"
+        f" script-src 'self' {import_map_csp_source()}; object-src 'none'; base-uri 'self'"
     )
     assert "X-Frame-Options" not in page
 

@@ -65,7 +65,9 @@ def test_the_editor_page_carries_every_field_type_as_the_spec_module_declares_it
     html = member_client.get(url("editor", fw9_template)).content.decode()
     embedded = re.search(r'<script id="editor-config" type="application/json">(.*?)</script>', html)
     sent = json.loads(embedded.group(1))["fieldTypes"]
-    css = (Path(__file__).parents[2] / "static" / "editor" / "editor.css").read_text()
+    css = (
+        Path(__file__).parents[2] / "templates_app" / "static" / "editor" / "editor.css"
+    ).read_text()
 
     assert [t["name"] for t in sent] == list(TEMPLATE_FIELD_TYPES)
     for carried in sent:

@@ -16,6 +16,7 @@ from django.test import Client
 from PIL import Image
 
 from accounts.models import Organization
+from core.importmap import import_map_csp_source
 from tests.workflows.conftest import FORGE_SUBMIT
 from webhooks.models import WebhookEvent
 from workflows.models import Submission, WebformSubmission, Workflow
@@ -73,8 +74,8 @@ def test_the_first_page(demo_workflow: Workflow, organization: Organization) -> 
 
     assert response.status_code == 200
     assert response["Content-Security-Policy"] == (
-        "frame-ancestors 'self' https://app.example.com; script-src 'self'; object-src 'none';"
-        " base-uri 'self'"
+        "frame-ancestors 'self' https://app.example.com;"
+        f" script-src 'self' {import_map_csp_source()}; object-src 'none'; base-uri 'self'"
     )
     assert "X-Frame-Options" not in response
     assert response["Cache-Control"] == "no-store"

@@ -2,7 +2,7 @@
 // service fills in, a checkbox, or a value to type. ``page`` holds the signing page's state
 // and what the control does to it (sign.js's controlActions).
 
-import { h } from "../common/dom.js";
+import { h } from "#common/dom.js";
 import { STAMPED, keyOf, labelOf, today } from "./fields.js";
 import { pageLanguage, t } from "./strings.js";
 

@@ -8,13 +8,13 @@
 // as small as a 3-page one's. A later page's picture is asked for only once the first page's has
 // arrived (they would share a slow link with it) and when the page comes near the view.
 //
-// Fields are placed as the template editor places them (static/editor/geometry.js): the rect in
+// Fields are placed as the template editor places them (templates_app/static/editor/geometry.js): the rect in
 // PDF points of the page's unrotated user space goes through the page's viewport, built below as
 // pdf.js builds it (its view box and /Rotate). The box is kept in percentages of the page, so
 // the page can take any width (phone or desktop) without placing anything again.
 
-import { h } from "../common/dom.js";
-import { rectToBox } from "../common/page-box.js";
+import { h } from "#common/dom.js";
+import { rectToBox } from "#common/page-box.js";
 import { t } from "./strings.js";
 
 // How far ahead of the view a page's picture is asked for: a view's height.

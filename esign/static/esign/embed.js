@@ -11,7 +11,7 @@
 // an integrator following its README goes to "/[object Object]" first. Any other parent (the
 // embed frame, which ignores strings, or a plain iframe) gets both.
 
-import { isFramed, parentOrigin } from "../embed/parent.js";
+import { isFramed, parentOrigin } from "#embed/parent.js";
 
 // The legacy string of an event the server made no URL for (a link that cannot be used):
 // the service's completion page, `${base}/etch-complete?action=...` (null keys left out),

@@ -3,7 +3,7 @@
 // declining, and what a signer who cannot sign yet reads. The words are the server's, in the
 // signer's language (strings.js).
 
-import { h } from "../common/dom.js";
+import { h } from "#common/dom.js";
 import { goTo, legacyMessage, postToParent } from "./embed.js";
 import { pageLanguage, t } from "./strings.js";
 

@@ -5,7 +5,7 @@
 // attributes of #signing (the token): no inline script, no interpolated JS.
 // Requests carry the token in the X-Signing-Token header, never a cookie.
 
-import { h } from "../common/dom.js";
+import { h } from "#common/dom.js";
 import { AdoptDialog } from "./adopt.js";
 import { controlFor } from "./controls.js";
 import { DocumentsView } from "./documents.js";

@@ -5,8 +5,8 @@
 // change; the editor's ordinary Save stores them. With "Only where there is no field yet", places
 // that already have a field are left out (a PDF that has some fields).
 
-import { clear, h } from "../common/dom.js";
-import { rectToBox } from "../common/page-box.js";
+import { clear, h } from "#common/dom.js";
+import { rectToBox } from "#common/page-box.js";
 import { fieldTypeNames, isSignerType, newId, typeLabel } from "./fields.js";
 
 export class FieldDetector {

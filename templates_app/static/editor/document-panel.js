@@ -1,7 +1,7 @@
 // The side panel when nothing is selected: the document's style, its fields (by page, with a
 // filter), its arrays and the keyboard shortcuts.
 
-import { clear, h } from "../common/dom.js";
+import { clear, h } from "#common/dom.js";
 import { categoryOf, typeLabel } from "./fields.js";
 import { styleControls } from "./style-controls.js";
 

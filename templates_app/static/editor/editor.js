@@ -8,10 +8,11 @@
 // panel) with document-panel.js, field-panel.js, sub-rect-sections.js, format-section.js,
 // style-controls.js and several-fields-panel.js (what it shows); preview.js (the fill preview);
 // api.js (the server); fields.js (field types, declared by the server) and geometry.js (rects
-// and boxes). ../common/ holds what the signing page shares: dom.js (building elements) and
+// and boxes). "#common/..." (static/common/, named through the page's import map and, for Node,
+// package.json's "imports") holds what the signing page shares: dom.js (building elements) and
 // page-box.js (a page's rects on screen).
 
-import { h, num } from "../common/dom.js";
+import { h, num } from "#common/dom.js";
 import { ActionRegistry, EDITOR_ACTIONS } from "./actions.js";
 import { Api } from "./api.js";
 import { FieldDetector } from "./detect.js";

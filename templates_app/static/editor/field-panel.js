@@ -1,7 +1,7 @@
 // The side panel for one selected field: its alias, type, label and flags, its position, the
 // sections its type has (boxes, options, parts, format), its style and its array.
 
-import { h, num } from "../common/dom.js";
+import { h, num } from "#common/dom.js";
 import { categoryOf, fieldTypeNames, isSignerType, partsOf, typeLabel } from "./fields.js";
 import { formatSection } from "./format-section.js";
 import { styleControls } from "./style-controls.js";

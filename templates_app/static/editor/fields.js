@@ -2,7 +2,7 @@
 // server) and how a field's type-specific parts (boxes, radio options, parts of complex types)
 // are laid out.
 
-import { boxToRect, rectToBox } from "../common/page-box.js";
+import { boxToRect, rectToBox } from "#common/page-box.js";
 import { splitBox, unionRect } from "./geometry.js";
 
 // The field types as the server declares them (core/engine/field_types.py, sent in the page's

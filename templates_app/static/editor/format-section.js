@@ -1,7 +1,7 @@
 // The side panel's "Format" section: a date field's pattern, or a number's decimals, separators
 // and currency symbol (the keys each type has are fields.js' formatKeys). Null for other types.
 
-import { h } from "../common/dom.js";
+import { h } from "#common/dom.js";
 import { formatKeys } from "./fields.js";
 
 const DATE_PATTERNS = [

@@ -1,8 +1,8 @@
 // Arithmetic on rectangles (PDF points, y up) and boxes (CSS pixels, y down) for the editor's
 // tools: moving, scaling, joining, splitting. Converting between the two spaces is a page's
-// viewport's work (static/common/page-box.js).
+// viewport's work (#common/page-box.js).
 
-import { round2 } from "../common/page-box.js";
+import { round2 } from "#common/page-box.js";
 
 export function translateRect(rect, dx, dy) {
   return {

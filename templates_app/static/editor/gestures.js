@@ -2,8 +2,8 @@
 // move, drag a handle to resize, draw a field or a radio option with the draw tools, drag on the
 // empty page to select what the rectangle touches. A move or a resize is one undo step.
 
-import { h } from "../common/dom.js";
-import { boxToRect, pointToPdf, rectToBox, screenDeltaToPdf } from "../common/page-box.js";
+import { h } from "#common/dom.js";
+import { boxToRect, pointToPdf, rectToBox, screenDeltaToPdf } from "#common/page-box.js";
 import { categoryOf, defaultSize, fitToSubRects, getSubRect, setSubRect } from "./fields.js";
 import { boxesIntersect, normalizeBox, translateRect, unionBox } from "./geometry.js";
 import { moveField, resizeField } from "./state.js";

@@ -3,8 +3,8 @@
 // the last save, with resize handles on the single selected field. Only fields whose drawing
 // changed are drawn again.
 
-import { h } from "../common/dom.js";
-import { rectToBox } from "../common/page-box.js";
+import { h } from "#common/dom.js";
+import { rectToBox } from "#common/page-box.js";
 import { categoryOf, subLabel, subRects, typeLabel } from "./fields.js";
 
 const HANDLES = ["nw", "n", "ne", "e", "se", "s", "sw", "w"];

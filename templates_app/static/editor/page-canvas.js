@@ -1,6 +1,6 @@
 // A pdf.js page drawn onto a canvas, for the editor's pages and the preview's.
 
-import { h } from "../common/dom.js";
+import { h } from "#common/dom.js";
 
 // Browsers cap a canvas' size (Safari on iOS at about 16.7 million pixels, and leaves a bigger
 // one blank): a big page at a high zoom gets fewer pixels per CSS pixel instead.

@@ -2,8 +2,8 @@
 // scrolling, and an overlay per page where the fields are drawn (overlays.js) and the mouse works
 // on them (gestures.js).
 
-import { h } from "../common/dom.js";
-import { rectToBox } from "../common/page-box.js";
+import { h } from "#common/dom.js";
+import { rectToBox } from "#common/page-box.js";
 import { onDoubleClick, onHover, onPointerDown } from "./gestures.js";
 import { drawOverlays } from "./overlays.js";
 import { drawPage } from "./page-canvas.js";

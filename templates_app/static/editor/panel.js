@@ -10,7 +10,7 @@
 // shows is built by document-panel.js (nothing selected), field-panel.js (one field) and
 // several-fields-panel.js, each given the panel.
 
-import { clear, h } from "../common/dom.js";
+import { clear, h } from "#common/dom.js";
 import { documentPanel, renderFieldList } from "./document-panel.js";
 import { fieldPanel } from "./field-panel.js";
 import { severalFieldsPanel } from "./several-fields-panel.js";

@@ -1,7 +1,7 @@
 // The preview dialog: fill the working version with example data (or data typed as JSON) and
 // show the filled pages, drawn with pdf.js as the editor's own pages are (page-canvas.js).
 
-import { clear } from "../common/dom.js";
+import { clear } from "#common/dom.js";
 import { drawPage } from "./page-canvas.js";
 
 export class Preview {

@@ -1,7 +1,7 @@
 // The side panel for several selected fields: one type for all, wrapping them into an array,
 // lining them up, duplicating and deleting them.
 
-import { h } from "../common/dom.js";
+import { h } from "#common/dom.js";
 import { fieldTypeNames, typeLabel } from "./fields.js";
 
 export function severalFieldsPanel(panel, fields) {

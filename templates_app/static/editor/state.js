@@ -3,7 +3,7 @@
 // arrays, lining fields up, and the document's title and style. Each change is one edit(): one
 // undo step, then a "change" event.
 
-import { boxToRectWithin, rectToBox, round2, screenDeltaToPdf } from "../common/page-box.js";
+import { boxToRectWithin, rectToBox, round2, screenDeltaToPdf } from "#common/page-box.js";
 import { DocumentState } from "./document-state.js";
 import {
   aliasStem,

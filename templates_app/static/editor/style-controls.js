@@ -1,7 +1,7 @@
 // The five style settings (font, size, colour, alignment, weight): the document's, or one
 // field's, which leave a setting to the document when empty.
 
-import { h } from "../common/dom.js";
+import { h } from "#common/dom.js";
 
 // The five style settings, of the document (``field`` null) or of one field.
 export function styleControls(panel, field) {

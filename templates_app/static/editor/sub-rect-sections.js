@@ -2,7 +2,7 @@
 // character boxes or lines of a field (charList, textWrap), the options of a radio group, and the
 // parts of a complex type (a full name's first name, last name...).
 
-import { h } from "../common/dom.js";
+import { h } from "#common/dom.js";
 import { partRects, partsOf, subLabel } from "./fields.js";
 
 export function boxesSection(panel, field) {

@@ -4,7 +4,7 @@
 // organizationSlug, organizationEid, weldEid, weldDataEid, forgeEid, submissionEid}) posted to
 // the parent's exact origin (static/embed/parent.js).
 
-import { parentOrigin } from "../embed/parent.js";
+import { parentOrigin } from "#embed/parent.js";
 
 // Post each event to the parent; how many were posted.
 export function postEvents(events, allowed) {

@@ -2,7 +2,7 @@
 // the model (model.js), the list of pages and fields (outline.js), the settings of the selected
 // one (panel.js), the live preview (preview.js) and saving (saving.js). See docs/workflows.md.
 
-import { clear, h } from "../../common/dom.js";
+import { clear, h } from "#common/dom.js";
 import { Model } from "./model.js";
 import { Outline } from "./outline.js";
 import { Panel } from "./panel.js";

@@ -2,7 +2,7 @@
 // each an earlier field, a test and a value, which all or any must hold. The first rule's field
 // is the setting's select ("Always show it" removes the condition); "Add a rule" adds one.
 
-import { clear, h } from "../../common/dom.js";
+import { clear, h } from "#common/dom.js";
 import { conditionRules, numberOf } from "../condition_rules.js";
 
 export const TESTS = [

@@ -2,7 +2,7 @@
 // (drag, or Alt+↑ and Alt+↓, or its Move buttons), add and remove fields, groups and pages.
 // A field outside groups moves between pages; a group's field stays in its group.
 
-import { clear, h } from "../../common/dom.js";
+import { clear, h } from "#common/dom.js";
 
 const nameOf = {
   page: (page, index) => `Page ${index + 1}: ${page.data.title || "(no title yet)"}`,

@@ -2,7 +2,7 @@
 // field shows the settings of its type only, each with its label, help and the problem a save
 // found with it. Typing changes the model at once (the preview follows).
 
-import { clear, h } from "../../common/dom.js";
+import { clear, h } from "#common/dom.js";
 import { conditionEditor } from "./condition.js";
 import { getPath } from "./paths.js";
 
