@@ -4,19 +4,18 @@ packet's lock: one signs for the group, the other gets a 409 and nothing of thei
 
 from __future__ import annotations
 
-from typing import Any
-
 import threading
+from typing import Any
 
 import pytest
 from django.db import connection
 from django.test import Client
 
+from esign import signing
 from esign.documents import document_pdf
 from esign.models import AuditEvent, Packet, Signer
 from esign.tokens import signer_token_issue
 from tests.esign.conftest import CREATE, sign
-from esign import signing
 from tests.esign.test_races import in_threads
 from tests.esign.test_signing_groups import group_packet, sign_up_to_the_group
 from tests.pdfcheck import words
