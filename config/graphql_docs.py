@@ -280,8 +280,9 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "routingOrder": "When they sign: after every signer of a lower order.",
         "name": "As given.",
         "email": "As given.",
-        "status": "created, sent, delivered, viewed, completed, declined, skipped or voided; or "
-        "the extension expired (their turn when the packet expired).",
+        "status": "created, sent, delivered, viewed, completed, declined, skipped (another "
+        "signer declined, or enough members of their signing group signed) or voided; or the "
+        "extension expired (their turn when the packet expired).",
         "signActionType": "email or embedded (signerType).",
         "completedAt": "When they finished (ISO 8601).",
         "role": "Extension. signer, or witness (of the signer witnessFor names).",
