@@ -353,3 +353,23 @@ def test_the_trail_is_in_the_packets_language(graphql) -> None:
     assert "fue testigo de la firma de Ada Lovelace" in trail
     assert "firmó por el grupo “directors”" in trail
     assert "el grupo “directors” lo firmó Charles Babbage" in trail
+
+
+def test_the_admin_shows_each_signers_group_or_whom_they_witness(graphql, organization) -> None:
+    from django.urls import reverse
+
+    from tests.esign.test_packet_admin_roles import staff
+
+    packet = created(graphql, group_packet())
+    sign_up_to_the_group(packet["eid"])
+    assert signed("turing").status_code == 200
+    row = Packet.objects.get(eid=packet["eid"])
+
+    page = staff(organization, "admin").get(reverse("admin:esign_packet_change", args=[row.pk]))
+
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert html.count("group directors (1 to sign)") == 3
+    assert "witness of client" in html
+    assert 'title="signerSkipped"' in html
+    assert "signedBy: [&#x27;Alan Turing&#x27;]" in html
