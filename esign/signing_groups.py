@@ -36,10 +36,12 @@ def group_signed_by(signer: Signer) -> list[Signer]:
 
 def skipped_for_group(signer: Signer) -> list[Signer]:
     """Who signed for ``signer``'s group, when ``signer`` was skipped because of it ([]
-    otherwise: not in a group, or skipped because someone declined)."""
+    otherwise: not in a group, or skipped because someone declined before enough members of
+    the group signed)."""
     if signer.status != Signer.Status.SKIPPED:
         return []
-    return group_signed_by(signer)
+    signed = group_signed_by(signer)
+    return signed if len(signed) >= signer.signing_group_required else []
 
 
 def fields_filled_by_another(signer: Signer) -> bool:

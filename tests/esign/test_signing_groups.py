@@ -373,3 +373,24 @@ def test_the_admin_shows_each_signers_group_or_whom_they_witness(graphql, organi
     assert "witness of client" in html
     assert 'title="signerSkipped"' in html
     assert "signedBy: [&#x27;Alan Turing&#x27;]" in html
+
+
+def test_a_member_skipped_because_someone_declined_is_not_told_the_group_signed(graphql) -> None:
+    packet = created(graphql, group_packet(required=2))
+    sign_up_to_the_group(packet["eid"])
+    assert signed("turing").status_code == 200
+    babbage = signer(packet["eid"], "babbage")
+    token = signer_token_issue(signer=babbage)
+    somerville = signer(packet["eid"], "somerville")
+    declined = Client().post(
+        f"/api/etch/sign/{somerville.eid}/decline",
+        data={"reason": "Not mine to sign"},
+        content_type="application/json",
+        HTTP_X_SIGNING_TOKEN=signer_token_issue(signer=somerville),
+    )
+    assert declined.status_code == 200, declined.content
+
+    page = Client().get(f"/api/etch/verify/{babbage.eid}?token={token}")
+    assert Signer.objects.get(pk=babbage.pk).status == "skipped"
+    assert 'data-reason="groupSigned"' not in page.content.decode()
+    assert "already signed this step" not in page.content.decode()
