@@ -71,7 +71,7 @@ def _event(event: AuditEvent) -> TrailEvent:
     elif event.action == "signingUrlCreated" and detail.get("verifiedBy") == "integrator":
         text = gettext("identity verified by the integrator")
     elif event.action == "signerCompleted" and detail.get("group"):
-        text = gettext("signed for the group “{group}”").format(group=detail["group"])
+        text = gettext("for the group “{group}”").format(group=detail["group"])
     elif event.action == "signerCompleted" and detail.get("witnessFor"):
         text = gettext("witnessed the signature of {name}").format(
             name=detail.get("witnessed") or detail["witnessFor"]
