@@ -394,4 +394,3 @@ def test_a_member_skipped_because_someone_declined_is_not_told_the_group_signed(
     assert Signer.objects.get(pk=babbage.pk).status == "skipped"
     assert 'data-reason="groupSigned"' not in page.content.decode()
     assert "already signed this step" not in page.content.decode()
-
