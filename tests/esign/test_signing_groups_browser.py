@@ -47,15 +47,17 @@ def link(live_server: Any, person: Signer) -> str:
 
 
 @pytest.mark.parametrize(
-    ("language", "said", "nothing_more"),
+    ("language", "heading", "said", "nothing_more"),
     [
         (
             "",
+            "Your group's step is signed",
             "Mary Somerville already signed this step for your group.",
             "Nothing more is needed from you",
         ),
         (
             "es",
+            "El paso de su grupo está firmado",
             "Mary Somerville ya firmó este paso por su grupo.",
             "No se necesita nada más de usted",
         ),
@@ -66,6 +68,7 @@ def test_a_members_link_after_another_signed_says_who_and_signs_nothing(
     live_server: Any,
     group_packet_in: Any,
     language: str,
+    heading: str,
     said: str,
     nothing_more: str,
 ) -> None:
@@ -79,6 +82,7 @@ def test_a_members_link_after_another_signed_says_who_and_signs_nothing(
     for name, viewport, options in SIZES:
         tab = Tab(browser, viewport, expected=refused_request, **options)
         tab.page.goto(url)
+        assert tab.page.inner_text("h1") == heading
         main = tab.page.locator("main.sg-error")
         assert main.get_attribute("data-reason") == "groupSigned"
         text = main.inner_text()
