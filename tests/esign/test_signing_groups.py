@@ -397,3 +397,12 @@ def test_a_member_skipped_because_someone_declined_is_not_told_the_group_signed(
     assert Signer.objects.get(pk=babbage.pk).status == "skipped"
     assert 'data-reason="groupSigned"' not in page.content.decode()
     assert "already signed this step" not in page.content.decode()
+
+
+def test_the_schema_and_the_api_reference_describe_them(client: Client) -> None:
+    sdl = client.get("/graphql/schema.graphql").content.decode()
+    assert "type SigningGroup" in sdl
+    assert "How many members sign for the group's step." in sdl
+    assert "A witness's: the id (aliasId) of the signer they witness" in sdl
+    assert '"group": {"id": "directors", "required": 1}' in sdl
+    assert '"role": "witness", "witnessFor": "client"' in sdl
