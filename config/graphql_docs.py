@@ -36,11 +36,22 @@ SIGNER_SHAPE = """One signer, a JSON object:
                                # http(s); where the signing page sends the signer when done,
                                #   with signerEid, documentGroupEid, action... in the query
   "enableEmails": true,        # false: no emails to this signer (their copy link included)
-  "verify": {"method": "sms", "phone": "+44 20 7946 0958"}
+  "verify": {"method": "sms", "phone": "+44 20 7946 0958"},
                                # extension: a one-time code before the documents: "email"
                                #   (to their email) or "sms" (to phone, international, kept
                                #   in E.164); "integrator" (embedded signers only) asks for
                                #   none: you verified them, recorded as such in the trail
+  "group": {"id": "directors", "required": 1},
+                               # extension: a signing group, several signers of one step of
+                               #   whom `required` (default 1, at most the members) sign for
+                               #   it; members share routingOrder, fields (whoever signs first
+                               #   fills them) and required. Once enough signed, the others
+                               #   are `skipped`, their links ended
+  "role": "witness", "witnessFor": "client"
+                               # extension: a witness of the signer whose id is witnessFor
+                               #   (not a witness, not in a group): a greater routingOrder,
+                               #   fields on the pages of that signer's fields; the audit
+                               #   trail records whom they witnessed. Default role "signer"
 }
 ```
 
@@ -269,10 +280,22 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "routingOrder": "When they sign: after every signer of a lower order.",
         "name": "As given.",
         "email": "As given.",
-        "status": "created, sent, delivered, viewed, completed, declined, skipped or voided; or "
-        "the extension expired (their turn when the packet expired).",
+        "status": "created, sent, delivered, viewed, completed, declined, skipped (another "
+        "signer declined, or enough members of their signing group signed) or voided; or the "
+        "extension expired (their turn when the packet expired).",
         "signActionType": "email or embedded (signerType).",
         "completedAt": "When they finished (ISO 8601).",
+        "role": "Extension. signer, or witness (of the signer witnessFor names).",
+        "witnessFor": "Extension. A witness's: the id (aliasId) of the signer they witness; "
+        "null otherwise.",
+        "group": "Extension. The signing group the signer is a member of (signers[].group), "
+        "or null.",
+    },
+    "SigningGroup": {
+        "id": "The group's id, as given (signers[].group.id).",
+        "required": "How many members sign for the group's step.",
+        "signedBy": "The members who signed for the group so far, first first. Once "
+        "`required` did, the others are `skipped`.",
     },
     "WeldData": {
         "id": "The same as eid.",

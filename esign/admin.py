@@ -87,8 +87,26 @@ class SealedVersionInline(ReadOnlyInline):
 
 class SignerInline(ReadOnlyInline):
     model = Signer
-    fields = ["alias_id", "name", "email", "signer_type", "routing_order", "status", "completed_at"]
+    fields = [
+        "alias_id",
+        "name",
+        "email",
+        "signer_type",
+        "routing_order",
+        "signs_as",
+        "status",
+        "completed_at",
+    ]
     readonly_fields = fields
+
+    @admin.display(description="signs as")
+    def signs_as(self, obj: Signer) -> str:
+        """A member of a signing group, a witness, or "-" (esign.signing_groups)."""
+        if obj.signing_group:
+            return f"group {obj.signing_group} ({obj.signing_group_required} to sign)"
+        if obj.role == Signer.Role.WITNESS:
+            return f"witness of {obj.witness_for}"
+        return "-"
 
 
 class AuditInline(ReadOnlyInline):

@@ -70,6 +70,16 @@ def _event(event: AuditEvent) -> TrailEvent:
         text = gettext("by {method} to {to}").format(method=method, to=detail["to"])
     elif event.action == "signingUrlCreated" and detail.get("verifiedBy") == "integrator":
         text = gettext("identity verified by the integrator")
+    elif event.action == "signerCompleted" and detail.get("group"):
+        text = gettext("for the group “{group}”").format(group=detail["group"])
+    elif event.action == "signerCompleted" and detail.get("witnessFor"):
+        text = gettext("witnessed the signature of {name}").format(
+            name=detail.get("witnessed") or detail["witnessFor"]
+        )
+    elif event.action == "signerSkipped" and detail.get("group"):
+        text = gettext("the group “{group}” was signed by {names}").format(
+            group=detail["group"], names=", ".join(detail.get("signedBy") or ())
+        )
     elif event.action == "packetSealFailed":
         text = gettext("attempt {attempt}: {error}").format(
             attempt=detail.get("attempt"), error=detail.get("error")

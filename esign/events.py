@@ -14,6 +14,7 @@ from django.urls import reverse
 from core.graphql.scalars import iso_ms
 from esign.copies import signer_copies
 from esign.models import Packet, Signer
+from esign.signing_groups import wire_extensions
 from webhooks.services import (
     ETCH_PACKET_EXPIRED,
     ETCH_PACKET_SEAL_FAILED,
@@ -66,6 +67,8 @@ def _signer(signer: Signer) -> dict[str, Any]:
         **signer_summary(signer),
         "signActionType": signer.signer_type,
         "completedAt": iso_ms(signer.completed_at),
+        # Extensions: role, witnessFor, group {id, required, signedBy} (esign.signing_groups).
+        **wire_extensions(signer),
     }
 
 

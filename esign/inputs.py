@@ -113,6 +113,12 @@ class SignerInput:
     # (an embedded signer the integrator verified itself); "" none (esign.verification).
     verify_method: str = ""
     verify_phone: str = ""
+    # group: {id, required} (esign.signing_groups): "" and 0 without one.
+    signing_group: str = ""
+    signing_group_required: int = 0
+    # role "witness" with witnessFor (another signer's id), or "signer".
+    role: str = "signer"
+    witness_for: str = ""
 
 
 @dataclass(frozen=True)
@@ -379,7 +385,57 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
         fields=tuple(fields),
         language=_language(raw.get("language"), f"{path}.language", problems),
         **_verify(raw.get("verify"), path, str(signer_type), email, problems),
+        **_group(raw.get("group"), path, problems),
+        **_role(raw, path, problems),
     )
+
+
+# The most members a group may require (its column's type bounds it; MAX_SIGNERS does first).
+MAX_GROUP_REQUIRED = MAX_SIGNERS
+
+
+def _group(raw: Any, path: str, problems: list[Problem]) -> dict[str, Any]:
+    """A signer's ``group`` (an extension): ``{id, required}``, the signing group they belong
+    to and how many of its members must sign (default 1); checked against the other members in
+    :func:`_check_groups`."""
+    if raw is None:
+        return {}
+    path = f"{path}.group"
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(path, "Must be an object {id, required}."))
+        return {}
+    group_id = raw.get("id")
+    if not isinstance(group_id, str) or not group_id.strip():
+        problems.append(Problem(f"{path}.id", "Required: the group's id, a non-empty string."))
+        return {}
+    if problem := line_problem(group_id) or (
+        "At most 200 characters." if len(group_id.strip()) > 200 else None
+    ):
+        problems.append(Problem(f"{path}.id", problem))
+        return {}
+    required = raw.get("required", 1)
+    if not isinstance(required, int) or isinstance(required, bool) or required < 1:
+        problems.append(Problem(f"{path}.required", "Must be a whole number from 1."))
+        return {}
+    return {"signing_group": group_id.strip(), "signing_group_required": required}
+
+
+def _role(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> dict[str, Any]:
+    """A signer's ``role`` (an extension): "signer" (default) or "witness", which needs
+    ``witnessFor``, the id of the signer witnessed (checked in :func:`_check_witnesses`)."""
+    role = raw.get("role") or "signer"
+    witness_for = raw.get("witnessFor")
+    if role not in ("signer", "witness"):
+        problems.append(Problem(f"{path}.role", "Must be signer or witness."))
+        return {}
+    if role == "signer":
+        if witness_for is not None:
+            problems.append(Problem(f"{path}.witnessFor", 'Only for a signer of role "witness".'))
+        return {}
+    if not isinstance(witness_for, str) or not witness_for.strip():
+        problems.append(Problem(f"{path}.witnessFor", "Required: the id of the signer witnessed."))
+        return {}
+    return {"role": "witness", "witness_for": witness_for.strip()}
 
 
 VERIFY_METHODS = ("email", "sms", "integrator")
@@ -387,7 +443,7 @@ VERIFY_METHODS = ("email", "sms", "integrator")
 
 def _verify(
     raw: Any, path: str, signer_type: str, email: str, problems: list[Problem]
-) -> dict[str, str]:
+) -> dict[str, Any]:
     """A signer's ``verify`` (an extension): ``{method: "email" | "sms" | "integrator", phone}``.
     A phone is checked and kept in E.164 (phonenumbers); "integrator" is for embedded signers
     only (the integrator verified them itself)."""
@@ -446,6 +502,8 @@ def _cross_check(
     if len(set(aliases)) != len(aliases):
         problems.append(Problem("signers", "Signer ids must be unique."))
     taken: dict[tuple[str, str], str] = {}
+    # Members of one signing group share their fields (whoever signs fills them).
+    group_of = {s.alias_id: s.signing_group for s in signers}
     for index, signer in enumerate(signers):
         for n, (file_id, field_id) in enumerate(signer.fields):
             where = f"signers.{index}.fields.{n}"
@@ -467,12 +525,136 @@ def _cross_check(
                         )
                     )
                 # else: one of its template's fields, perhaps (checked when the template is read)
-            elif (file_id, resolved) in taken:
+            elif (file_id, resolved) in taken and not (
+                signer.signing_group
+                and group_of[taken[(file_id, resolved)]] == signer.signing_group
+            ):
                 problems.append(
                     Problem(where, f"The field is already signer {taken[(file_id, resolved)]!r}'s.")
                 )
             else:
-                taken[(file_id, resolved)] = signer.alias_id
+                taken.setdefault((file_id, resolved), signer.alias_id)
+    _check_groups(signers, problems)
+    _check_witnesses(by_id, signers, problems)
+
+
+def _check_groups(signers: list[SignerInput], problems: list[Problem]) -> None:
+    """The members of each signing group sign one routing step: the same routing order, the
+    same fields and the same ``required``, at most their number; a witness is in no group."""
+    first: dict[str, tuple[int, SignerInput]] = {}
+    members: dict[str, int] = {}
+    for signer in signers:
+        if signer.signing_group:
+            members[signer.signing_group] = members.get(signer.signing_group, 0) + 1
+    for index, signer in enumerate(signers):
+        group = signer.signing_group
+        if not group:
+            continue
+        path = f"signers.{index}"
+        if signer.role == "witness":
+            problems.append(Problem(f"{path}.group", "A witness cannot be in a signing group."))
+        if group not in first:
+            first[group] = (index, signer)
+            if signer.signing_group_required > members[group]:
+                problems.append(
+                    Problem(
+                        f"{path}.group.required",
+                        f"Group {group!r} has {members[group]} member(s): required must be "
+                        f"from 1 to {members[group]}.",
+                    )
+                )
+            continue
+        _, lead = first[group]
+        if signer.routing_order != lead.routing_order:
+            problems.append(
+                Problem(
+                    f"{path}.routingOrder",
+                    f"The members of group {group!r} sign in one routing step: give "
+                    f"{lead.routing_order}, as signer {lead.alias_id!r}.",
+                )
+            )
+        if set(signer.fields) != set(lead.fields):
+            problems.append(
+                Problem(
+                    f"{path}.fields",
+                    f"The members of group {group!r} are given the same fields as signer "
+                    f"{lead.alias_id!r} (whoever signs fills them).",
+                )
+            )
+        if signer.signing_group_required != lead.signing_group_required:
+            problems.append(
+                Problem(
+                    f"{path}.group.required",
+                    f"The members of group {group!r} give the same required as signer "
+                    f"{lead.alias_id!r} ({lead.signing_group_required}).",
+                )
+            )
+
+
+def _field_pages(
+    files: Mapping[str, FileInput], signer: SignerInput
+) -> list[tuple[str, int]] | None:
+    """The (file id, page) of each of ``signer``'s fields; None while one is not known yet (a
+    template's field, before the template is read)."""
+    pages = []
+    for file_id, field_id in signer.fields:
+        document = files.get(file_id)
+        resolved = field_ids(document.fields).get(field_id) if document else None
+        if document is None or resolved is None:
+            return None
+        pages.append((file_id, next(f.page for f in document.fields if f.id == resolved)))
+    return pages
+
+
+def _check_witnesses(
+    files: Mapping[str, FileInput], signers: list[SignerInput], problems: list[Problem]
+) -> None:
+    """A witness names another signer (``witnessFor``: not a witness, not in a group), signs
+    after them (a greater routing order) and has their fields on the pages of that signer's
+    fields (a template's fields are known, and checked, once it is read)."""
+    by_alias = {s.alias_id: s for s in signers}
+    for index, signer in enumerate(signers):
+        if signer.role != "witness":
+            continue
+        path = f"signers.{index}"
+        witnessed = by_alias.get(signer.witness_for)
+        if witnessed is None:
+            problems.append(
+                Problem(f"{path}.witnessFor", f"No signer has the id {signer.witness_for!r}.")
+            )
+            continue
+        if witnessed is signer:
+            problems.append(Problem(f"{path}.witnessFor", "A signer cannot witness themselves."))
+            continue
+        if witnessed.role == "witness" or witnessed.signing_group:
+            problems.append(
+                Problem(
+                    f"{path}.witnessFor",
+                    f"Signer {witnessed.alias_id!r} cannot be witnessed: name a signer who is "
+                    "neither a witness nor in a signing group.",
+                )
+            )
+            continue
+        if signer.routing_order <= witnessed.routing_order:
+            problems.append(
+                Problem(
+                    f"{path}.routingOrder",
+                    f"A witness signs after the signer witnessed: give a routing order greater "
+                    f"than {witnessed.routing_order} (signer {witnessed.alias_id!r}'s).",
+                )
+            )
+        own, theirs = _field_pages(files, signer), _field_pages(files, witnessed)
+        if own is None or theirs is None:
+            continue  # a template's field: checked once its template is read
+        for n, where in enumerate(own):
+            if where not in theirs:
+                problems.append(
+                    Problem(
+                        f"{path}.fields.{n}",
+                        f"A witness signs on the pages of the fields of signer "
+                        f"{witnessed.alias_id!r}: file {where[0]!r} page {where[1]} has none.",
+                    )
+                )
 
 
 # The furthest a packet may expire: five years from now (a bound, not a policy).

@@ -21,7 +21,8 @@ The statuses (the compatible API's strings):
   embedded link may be made) → ``delivered`` (their email was handed to the mail server) →
   ``viewed`` (they opened the link) → ``completed``. ``declined`` (they refused), ``voided``
   (the packet was voided before they finished) and ``skipped`` (another signer declined, so
-  their turn never comes) end it. ``expired``: it was their turn when the packet expired; the
+  their turn never comes, or enough members of their signing group signed for it:
+  esign.signing_groups) end it. ``expired``: it was their turn when the packet expired; the
   packet's extension makes it their turn again (``sent``).
 """
 

@@ -27,6 +27,7 @@ from esign.emails import WAITING_FOR_LINK, gets_emails, signer_email_resend
 from esign.languages import in_language, page_language_activate
 from esign.models import Packet, Signer
 from esign.page_strings import error_messages
+from esign.signing_groups import GROUP_SIGNED, skipped_for_group
 from esign.tokens import (
     VERIFICATION_REQUIRED,
     SigningRefused,
@@ -81,6 +82,9 @@ def error_page(request: HttpRequest, refused: SigningRefused) -> HttpResponse:
         if packet_expired
         else error_messages().get(refused.error_type, str(refused))
     )
+    if refused.reason == GROUP_SIGNED and signer is not None:
+        names = ", ".join(member.name for member in skipped_for_group(signer))
+        message = _("{names} already signed this step for your group.").format(names=names)
     response = render(
         request,
         "esign/error.html",

@@ -257,6 +257,10 @@ class Signer(models.Model):
         DRAW = "draw"
         TEXT = "text"
 
+    class Role(models.TextChoices):
+        SIGNER = "signer"
+        WITNESS = "witness"
+
     eid = EidField()
     packet = models.ForeignKey(Packet, on_delete=models.CASCADE, related_name="signers")
     alias_id = models.CharField(max_length=200)
@@ -284,6 +288,15 @@ class Signer(models.Model):
     # verify_phone, E.164) or "integrator" (an embedded signer the integrator verified); "": none.
     verify_method = models.CharField(max_length=16, blank=True, default="")
     verify_phone = models.CharField(max_length=20, blank=True, default="")
+    # Extension: a signing group (esign.signing_groups): the members of one group (same
+    # signing_group, routing order and fields) sign one step; it is done once
+    # signing_group_required of them signed, and the others are skipped. "" and 0: no group.
+    signing_group = models.CharField(max_length=200, blank=True, default="")
+    signing_group_required = models.PositiveSmallIntegerField(default=0)
+    # Extension: "witness" signs after the signer whose alias_id is witness_for, on the pages
+    # of that signer's fields (esign.signing_groups); "signer" otherwise.
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.SIGNER)
+    witness_for = models.CharField(max_length=200, blank=True, default="")
     completed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -294,6 +307,9 @@ class Signer(models.Model):
             models.UniqueConstraint(fields=["packet", "alias_id"], name="unique_signer_alias"),
             models.CheckConstraint(
                 condition=models.Q(status__in=SignerStatus.values), name="signer_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(role__in=["signer", "witness"]), name="signer_role_valid"
             ),
         ]
 

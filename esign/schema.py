@@ -20,6 +20,7 @@ from esign.expiry import packet_extend
 from esign.inputs import parse_packet_input
 from esign.models import DocumentGroup, Packet, Signer
 from esign.routing import packet_send
+from esign.signing_groups import group_signed_by
 
 
 class EtchSignerType(graphene.ObjectType):
@@ -35,14 +36,49 @@ class EtchSignerType(graphene.ObjectType):
     status = graphene.String()
     sign_action_type = graphene.String()
     completed_at = DateTime()
+    # Extensions: signing groups and witnesses (esign.signing_groups).
+    role = graphene.String()
+    witness_for = graphene.String()
+    group = graphene.Field(lambda: SigningGroupType)
 
     @staticmethod
     def resolve_id(signer: Signer, info: Any) -> str:
         return signer.eid
 
     @staticmethod
+    def resolve_witness_for(signer: Signer, info: Any) -> str | None:
+        return signer.witness_for or None
+
+    @staticmethod
+    def resolve_group(signer: Signer, info: Any) -> Signer | None:
+        return signer if signer.signing_group else None
+
+    @staticmethod
     def resolve_sign_action_type(signer: Signer, info: Any) -> str:
         return signer.signer_type
+
+
+class SigningGroupType(graphene.ObjectType):
+    """A signer's signing group (an extension), resolved from the signer."""
+
+    class Meta:
+        name = "SigningGroup"
+
+    id = graphene.String()
+    required = graphene.Int()
+    signed_by = graphene.List(EtchSignerType)
+
+    @staticmethod
+    def resolve_id(signer: Signer, info: Any) -> str:
+        return signer.signing_group
+
+    @staticmethod
+    def resolve_required(signer: Signer, info: Any) -> int:
+        return signer.signing_group_required
+
+    @staticmethod
+    def resolve_signed_by(signer: Signer, info: Any) -> list[Signer]:
+        return group_signed_by(signer)
 
 
 class DocumentGroupType(graphene.ObjectType):

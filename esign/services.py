@@ -319,6 +319,10 @@ def _new_signer(packet: Packet, signer: SignerInput) -> Signer:
         language=signer.language,
         verify_method=signer.verify_method,
         verify_phone=signer.verify_phone,
+        signing_group=signer.signing_group,
+        signing_group_required=signer.signing_group_required,
+        role=signer.role,
+        witness_for=signer.witness_for,
         fields=[{"fileId": file_id, "fieldId": field_id} for file_id, field_id in signer.fields],
     )
 

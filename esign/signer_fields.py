@@ -17,6 +17,7 @@ from core.engine.problems import Problem
 from core.errors import ValidationFailed
 from esign.inputs import STAMP_TYPES
 from esign.models import Signer
+from esign.signing_groups import fields_filled_by_another
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,10 @@ class Adoption:
 def signer_fields(signer: Signer) -> list[dict[str, Any]]:
     """The signer's fields with their documents: [{fileId, fieldId, type, page, rect, ...}],
     ``fieldId`` the field's id whether the signer was given it by id or by its template alias
-    (esign.inputs.field_ids: an id before an alias)."""
+    (esign.inputs.field_ids: an id before an alias). Nothing for a member of a signing group
+    whose fields another member filled first (esign.signing_groups)."""
+    if signer.signing_group and fields_filled_by_another(signer):
+        return []
     documents = {d.alias_id: d for d in signer.packet.documents.all()}
     out = []
     for ref in signer.fields:

@@ -20,11 +20,19 @@ from core.blobs import blob_delete, blob_save
 from core.errors import Conflict
 from esign import lifecycle
 from esign.audit import AuditAction, Client, audit
-from esign.models import Packet, Signer
+from esign.models import Packet, Signer, SignerEmail
 from esign.routing import is_signers_turn, locked, notify_next, turn_signers
 from esign.sealing import packet_seal_enqueue
 from esign.signer_fields import Adoption, check_values
+from esign.signing_groups import (
+    completion_detail,
+    fields_filled_by_another,
+    group_signed_by,
+    skip_detail,
+    skipped_for_group,
+)
 from esign.stamping import signer_stamps, stamps_apply, stamps_discard
+from esign.tokens import signer_tokens_revoke
 
 # How often a finish stamps again because another signer of its group finished first.
 STAMP_ATTEMPTS = 5
@@ -47,6 +55,12 @@ def _locked_signer(signer: Signer) -> tuple[Packet, Signer]:
 
 
 def _check_open(signer: Signer) -> None:
+    if signed := skipped_for_group(signer):
+        raise Conflict(
+            gettext("{names} already signed this step for your group.").format(
+                names=", ".join(member.name for member in signed)
+            )
+        )
     if signer.packet.status not in lifecycle.OPEN_PACKET or signer.status in (
         lifecycle.ENDED_SIGNER
     ):
@@ -78,6 +92,8 @@ def signer_complete(
     """The signer finishes: their fields are stamped onto the documents, the next routing group
     is notified, and the packet completes (and is queued for sealing) when nobody is left."""
     _check_open(signer)  # a closed request says so before any complaint about the values
+    if fields_filled_by_another(signer):
+        values = {}  # a later member of a group: its fields hold the first member's signature
     check_values(signer, adoption, values)
     kept = {k: v for k, v in values.items() if isinstance(v, str | bool)}
     drawn_path = ""
@@ -105,8 +121,10 @@ def signer_complete(
                     signer,
                     Signer.Status.COMPLETED,
                     client=client,
+                    detail=completion_detail(signer),
                     fields=("values", "signature_path", "signature_text", "initials_text"),
                 )
+                _settle_group(packet, signer)
                 return _after_signature(packet, signer)
         except _Restamp:
             stamps_discard(stamped)
@@ -117,6 +135,25 @@ def signer_complete(
                 blob_delete(drawn_path)
             raise
     raise Conflict(gettext("Other signers are signing this packet right now; try again."))
+
+
+def _settle_group(packet: Packet, signer_done: Signer) -> None:
+    """Once as many members of ``signer_done``'s group signed as it requires, its step is done:
+    the other members are ``skipped`` (audited with who signed for the group), their links end
+    and their queued emails are cancelled. Under the packet's lock, so of two members signing
+    at once for the last place, the second finds itself skipped (a Conflict, nothing written)."""
+    signed = group_signed_by(signer_done)
+    if not signed or len(signed) < signer_done.signing_group_required:
+        return
+    for member in packet.signers.filter(signing_group=signer_done.signing_group):
+        member.packet = packet
+        if not lifecycle.signer_may_move(member, Signer.Status.SKIPPED):
+            continue
+        signer_tokens_revoke(signer=member)
+        SignerEmail.objects.filter(signer=member, status=SignerEmail.Status.PENDING).update(
+            status=SignerEmail.Status.CANCELLED
+        )
+        lifecycle.signer_move(member, Signer.Status.SKIPPED, detail=skip_detail(member, signed))
 
 
 def _after_signature(packet: Packet, signer_done: Signer) -> SigningOutcome:

@@ -20,6 +20,7 @@ from core.lookups import get_or_not_found
 from esign import lifecycle
 from esign.audit import AuditAction, audit
 from esign.models import Packet, Signer, SignerToken
+from esign.signing_groups import GROUP_SIGNED, skipped_for_group
 from esign.verification import needs_code
 
 TOKEN_TTL = timedelta(hours=24)
@@ -167,6 +168,13 @@ def token_checked(*, signer_eid: str, token: str, now: datetime | None = None) -
         reason = "packetVoided" if signer.packet.status == Packet.Status.VOIDED else "signerVoided"
         raise SigningRefused(
             "notFound", "This signature request was cancelled.", signer, reason=reason
+        )
+    if skipped_for_group(signer):
+        raise SigningRefused(
+            "notFound",
+            "Another member of the signer's group signed this step.",
+            signer,
+            reason=GROUP_SIGNED,
         )
     if lifecycle.packet_past_expiry(signer.packet, now):
         raise SigningRefused(

@@ -51,6 +51,7 @@ from esign.page_strings import signing_strings
 from esign.routing import is_signers_turn
 from esign.signer_fields import Adoption, signer_fields
 from esign.signing import SigningOutcome, signer_complete, signer_decline, signer_viewed
+from esign.signing_groups import witnessed_name
 from esign.tokens import (
     SigningRefused,
     signer_done_key,
@@ -189,6 +190,11 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
             "page_sizes": PAGE_SIZES,
             "modules": SIGNING_MODULES,
             "strings": signing_strings(),
+            # Extensions (esign.signing_groups): whom a witness witnesses; a group's size.
+            "witnessed": witnessed_name(signer),
+            "group_size": packet.signers.filter(signing_group=signer.signing_group).count()
+            if signer.signing_group
+            else 0,
         },
     )
     return _framed(response, origins, language)
