@@ -12,10 +12,13 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from core.resources import font_library
+from core.uploads import size_text
+from esign.attachment_fields import packet_attachments
 from esign.audit import action_label, trail_labels, trail_language
 from esign.engine.audit_trail import (
     TIME_FORMAT,
     AuditTrail,
+    TrailAttachment,
     TrailDocument,
     TrailEvent,
     TrailSigner,
@@ -70,6 +73,8 @@ def _event(event: AuditEvent) -> TrailEvent:
         text = gettext("by {method} to {to}").format(method=method, to=detail["to"])
     elif event.action == "signingUrlCreated" and detail.get("verifiedBy") == "integrator":
         text = gettext("identity verified by the integrator")
+    elif event.action in ("signerAttachmentAdded", "signerAttachmentRemoved"):
+        text = str(detail.get("filename", ""))
     elif event.action == "packetSealFailed":
         text = gettext("attempt {attempt}: {error}").format(
             attempt=detail.get("attempt"), error=detail.get("error")
@@ -117,7 +122,19 @@ def audit_trail_of(packet: Packet, *, credentials: SealCredentials) -> AuditTrai
                 events=tuple(_event(e) for e in events if e.signer_id == signer.pk),
             )
         )
+    attachments = tuple(
+        TrailAttachment(
+            label=field.label,
+            filename=attached.filename,
+            size=size_text(attached.size),
+            sha256=attached.sha256,
+            signer=signer.name,
+            attached_at=_when(attached.created_at),
+        )
+        for signer, field, attached in packet_attachments(packet)
+    )
     return AuditTrail(
+        attachments=attachments,
         packet_name=packet.name,
         packet_eid=packet.eid,
         organization=packet.organization.name,

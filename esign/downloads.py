@@ -14,11 +14,15 @@ from accounts.models import Organization
 from core.blobs import blob_read
 from core.engine.archive import PdfZip, safe_filename
 from core.errors import Conflict, ServiceError
+from esign.attachment_fields import packet_attachments
+from esign.engine.attachment_files import KINDS
 from esign.models import Packet, SealedFileVersion
 from esign.seal_renewal import newest_versions
 from esign.services import document_group_get
 
 AUDIT_TRAIL_NAME = "audit-trail.pdf"
+ATTACHMENTS_FOLDER = "attachments"
+KINDS_BY_TYPE = dict(KINDS.values())
 # What a client is told to wait while the first attempt runs.
 PENDING_RETRY_AFTER_SECONDS = 5
 
@@ -111,6 +115,14 @@ def document_group_archive(*, organization: Organization, group_eid: str) -> Arc
                 document.sealed_sha256,
             ),
             default=f"{document.alias_id}.pdf",
+        )
+    # Extension: the files signers attached (esign.attachments), as they were attached.
+    for signer, field, attached in packet_attachments(packet):
+        archive.add_file(
+            f"{signer.name} - {field.label} - {attached.filename}",
+            blob_read(attached.path, attached.sha256),
+            extension=KINDS_BY_TYPE.get(attached.content_type, ""),
+            folder=ATTACHMENTS_FOLDER,
         )
     archive.add_reserved(
         AUDIT_TRAIL_NAME,

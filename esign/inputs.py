@@ -23,6 +23,13 @@ from core.engine.problems import Problem
 from core.engine.template_spec import FieldSpec, Rect
 from core.errors import ValidationFailed
 from core.uploads import UploadedBlob, blob_from_inline
+from esign.attachment_fields import (
+    MAX_ATTACHMENT_FIELDS_PER_SIGNER,
+    AttachmentField,
+    attachment_count_problems,
+    attachment_field,
+    is_attachment_field,
+)
 from esign.models import Signer
 
 # Field types a signer fills: signatures and initials are stamped; signatureDate gets the date
@@ -113,6 +120,7 @@ class SignerInput:
     # (an embedded signer the integrator verified itself); "" none (esign.verification).
     verify_method: str = ""
     verify_phone: str = ""
+    attachment_fields: tuple[AttachmentField, ...] = ()  # files to attach (an extension)
 
 
 @dataclass(frozen=True)
@@ -359,11 +367,25 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
     if not isinstance(raw_fields, list):
         problems.append(Problem(f"{path}.fields", "Must be a list of {fileId, fieldId}."))
         raw_fields = []
+    attachments: list[AttachmentField] = []
     for n, item in enumerate(raw_fields):
+        if is_attachment_field(item):  # an extension: a file to attach (esign.attachment_fields)
+            made = attachment_field(
+                item, f"{path}.fields.{n}", {a.id for a in attachments}, problems
+            )
+            attachments += [made] if made is not None else []
+            continue
         if not isinstance(item, Mapping) or not _text(item.get("fileId")):
             problems.append(Problem(f"{path}.fields.{n}", "Must be {fileId, fieldId}."))
             continue
         fields.append((_text(item.get("fileId")), _text(item.get("fieldId"))))
+    if len(attachments) > MAX_ATTACHMENT_FIELDS_PER_SIGNER:
+        problems.append(
+            Problem(
+                f"{path}.fields",
+                f"At most {MAX_ATTACHMENT_FIELDS_PER_SIGNER} attachment fields a signer.",
+            )
+        )
     enable = raw.get("enableEmails", True)
     return SignerInput(
         alias_id=_text(raw.get("id")) or f"signer{index + 1}",
@@ -379,6 +401,7 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
         fields=tuple(fields),
         language=_language(raw.get("language"), f"{path}.language", problems),
         **_verify(raw.get("verify"), path, str(signer_type), email, problems),
+        attachment_fields=tuple(attachments[:MAX_ATTACHMENT_FIELDS_PER_SIGNER]),
     )
 
 
@@ -536,6 +559,7 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
         s for i, raw in enumerate(raw_signers[:MAX_SIGNERS]) if (s := _signer(raw, i, problems))
     ]
     _cross_check(files, signers, problems)
+    problems += attachment_count_problems(len(s.attachment_fields) for s in signers)
     data = arguments.get("data") or {}
     payloads = data.get("payloads") if isinstance(data, Mapping) else None
     if payloads is not None and not isinstance(payloads, Mapping):

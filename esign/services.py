@@ -319,6 +319,7 @@ def _new_signer(packet: Packet, signer: SignerInput) -> Signer:
         language=signer.language,
         verify_method=signer.verify_method,
         verify_phone=signer.verify_phone,
+        attachment_fields=[field.to_json() for field in signer.attachment_fields],
         fields=[{"fileId": file_id, "fieldId": field_id} for file_id, field_id in signer.fields],
     )
 

@@ -23,7 +23,7 @@ from esign.audit import AuditAction, Client, audit
 from esign.models import Packet, Signer
 from esign.routing import is_signers_turn, locked, notify_next, turn_signers
 from esign.sealing import packet_seal_enqueue
-from esign.signer_fields import Adoption, check_values
+from esign.signer_fields import Adoption, check_attachments, check_values
 from esign.stamping import signer_stamps, stamps_apply, stamps_discard
 
 # How often a finish stamps again because another signer of its group finished first.
@@ -79,6 +79,7 @@ def signer_complete(
     is notified, and the packet completes (and is queued for sealing) when nobody is left."""
     _check_open(signer)  # a closed request says so before any complaint about the values
     check_values(signer, adoption, values)
+    check_attachments(signer)  # a required file not attached: said before anything is stamped
     kept = {k: v for k, v in values.items() if isinstance(v, str | bool)}
     drawn_path = ""
     if adoption.drawn_png is not None:
@@ -94,6 +95,7 @@ def signer_complete(
             with transaction.atomic():
                 packet, signer = _locked_signer(signer)
                 _check_open(signer)
+                check_attachments(signer)  # none removed meanwhile (removing locks the signer)
                 if not stamps_apply(stamped):
                     raise _Restamp
                 signer.values = kept

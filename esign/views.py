@@ -31,6 +31,7 @@ from core.parsers import decode_json
 from core.responses import file_response
 from core.uploads import check_declared_size, size_text
 from esign import lifecycle
+from esign.attachments import signer_attachments
 from esign.audit import Client
 from esign.copies import signer_copies, signer_of_copy_link
 from esign.documents import (
@@ -176,6 +177,10 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
         # A signer who signed: their lasting copy (esign.copies) rather than links by the token.
         "copies": signer_copies(signer) if signer.status == Signer.Status.COMPLETED else None,
         "publicBaseUrl": settings.PUBLIC_BASE_URL,
+        # Extension: the files the signer is asked to attach (esign.attachments).
+        "attachments": signer_attachments(signer),
+        "attachmentUrl": reverse("esign-attachment-upload", args=[signer.eid]),
+        "attachmentRemoveUrl": reverse("esign-attachment-remove", args=[signer.eid]),
     }
     response = render(
         request,
