@@ -165,3 +165,12 @@ def packet_attachments(packet: Packet) -> list[tuple[Signer, AttachmentField, Si
             if field.id in attached:
                 out.append((signer, field, attached[field.id]))
     return out
+
+
+def readable_size(size: int) -> str:
+    """A file's size as people read it: "1.9 MB", "17 KB", "300 bytes"."""
+    if size >= 1_048_576:
+        return f"{size / 1_048_576:.1f}".removesuffix(".0") + " MB"
+    if size >= 1024:
+        return f"{round(size / 1024)} KB"
+    return f"{size} bytes"

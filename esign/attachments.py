@@ -22,8 +22,7 @@ from django.utils.translation import gettext as _
 
 from core.blobs import blob_delete, blob_save
 from core.errors import NotFound, RequestTooLarge, ValidationFailed
-from core.uploads import size_text
-from esign.attachment_fields import AttachmentField, attachment_fields_of
+from esign.attachment_fields import AttachmentField, attachment_fields_of, readable_size
 from esign.audit import AuditAction, Client, audit
 from esign.engine.attachment_files import (
     EMPTY,
@@ -86,7 +85,7 @@ def attachment_add(
     if len(data) > field.max_bytes:
         raise RequestTooLarge(
             _("The file is larger than the limit of {size}.").format(
-                size=size_text(field.max_bytes)
+                size=readable_size(field.max_bytes)
             )
         )
     checked = check_attachment(data, field.accepted_types)
@@ -185,13 +184,14 @@ def attachment_json(field: AttachmentField, attached: SignerAttachment | None) -
     return {
         **field.to_json(),
         "types": types_text(field),
+        "maxSize": readable_size(field.max_bytes),
         "accept": ",".join(KINDS[kind][0] for kind in field.accepted_types),
         "file": None
         if attached is None
         else {
             "filename": attached.filename,
             "size": attached.size,
-            "sizeText": size_text(attached.size),
+            "sizeText": readable_size(attached.size),
             "contentType": attached.content_type,
             "sha256": attached.sha256,
         },

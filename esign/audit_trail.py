@@ -12,8 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from core.resources import font_library
-from core.uploads import size_text
-from esign.attachment_fields import packet_attachments
+from esign.attachment_fields import packet_attachments, readable_size
 from esign.audit import action_label, trail_labels, trail_language
 from esign.engine.audit_trail import (
     TIME_FORMAT,
@@ -126,7 +125,7 @@ def audit_trail_of(packet: Packet, *, credentials: SealCredentials) -> AuditTrai
         TrailAttachment(
             label=field.label,
             filename=attached.filename,
-            size=size_text(attached.size),
+            size=readable_size(attached.size),
             sha256=attached.sha256,
             signer=signer.name,
             attached_at=_when(attached.created_at),

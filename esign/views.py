@@ -209,6 +209,7 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
 SIGNING_MODULES = (
     "esign/sign.js",
     "esign/adopt.js",
+    "esign/attachments.js",
     "esign/pad.js",
     "esign/controls.js",
     "esign/fields.js",
