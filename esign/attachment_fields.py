@@ -1,12 +1,14 @@
-"""Attachment fields (an extension of the signer JSON): a signer's ``fields`` entry of type
-``attachment`` asks them to attach a file on the signing page.
+"""Attachment fields (an extension of the signer JSON): each entry of a signer's
+``attachments`` is a field of type ``attachment``, a file they attach on the signing page.
+They are a key of their own, beside ``fields``: the published python-anvil checks every entry
+of ``fields`` for a fileId and a fieldId, and passes unknown keys of a signer through.
 
 ``{"type": "attachment", "id": "photoId", "label": "Photo of your ID", "required": true,
-"acceptedTypes": ["jpeg", "png", "pdf"], "maxBytes": 5000000}``: ``id`` unique among the
-signer's attachment fields; ``label`` shown to the signer (default: the id); ``required``
-(default true) blocks finishing until a file is attached; ``acceptedTypes`` among pdf, png and
-jpeg (MIME types too; default all three; HEIC is refused by name, see esign.attachments);
-``maxBytes`` at most ESIGN_ATTACHMENT_MAX_BYTES (the default). At most
+"acceptedTypes": ["jpeg", "png", "pdf"], "maxBytes": 5000000}``: ``type`` optional; ``id``
+unique among the signer's attachment fields; ``label`` shown to the signer (default: the id);
+``required`` (default true) blocks finishing until a file is attached; ``acceptedTypes`` among
+pdf, png and jpeg (MIME types too; default all three; HEIC is refused by name, see
+esign.attachments); ``maxBytes`` at most ESIGN_ATTACHMENT_MAX_BYTES (the default). At most
 MAX_ATTACHMENT_FIELDS_PER_SIGNER fields a signer and MAX_ATTACHMENT_FIELDS_PER_PACKET a packet.
 """
 
@@ -68,9 +70,33 @@ class AttachmentField:
         )
 
 
-def is_attachment_field(item: Any) -> bool:
-    """Whether a signer's ``fields`` entry is an attachment field (not a {fileId, fieldId})."""
-    return isinstance(item, Mapping) and item.get("type") == "attachment"
+def attachment_fields(raw: Any, path: str, problems: list[Problem]) -> tuple[AttachmentField, ...]:
+    """A signer's ``attachments`` (``path`` is the signer's): a list of attachment fields."""
+    if raw is None:
+        return ()
+    path = f"{path}.attachments"
+    if not isinstance(raw, list):
+        problems.append(Problem(path, "Must be a list of attachment fields."))
+        return ()
+    if len(raw) > MAX_ATTACHMENT_FIELDS_PER_SIGNER:
+        problems.append(
+            Problem(path, f"At most {MAX_ATTACHMENT_FIELDS_PER_SIGNER} attachment fields a signer.")
+        )
+        return ()
+    fields: list[AttachmentField] = []
+    seen: set[str] = set()
+    for index, item in enumerate(raw):
+        where = f"{path}.{index}"
+        if not isinstance(item, Mapping):
+            problems.append(Problem(where, "Must be an object."))
+            continue
+        if item.get("type", "attachment") != "attachment":
+            problems.append(Problem(f"{where}.type", "Must be attachment."))
+            continue
+        made = attachment_field(item, where, seen, problems)
+        if made is not None:
+            fields.append(made)
+    return tuple(fields)
 
 
 def attachment_field(

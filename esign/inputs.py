@@ -24,11 +24,9 @@ from core.engine.template_spec import FieldSpec, Rect
 from core.errors import ValidationFailed
 from core.uploads import UploadedBlob, blob_from_inline
 from esign.attachment_fields import (
-    MAX_ATTACHMENT_FIELDS_PER_SIGNER,
     AttachmentField,
     attachment_count_problems,
-    attachment_field,
-    is_attachment_field,
+    attachment_fields,
 )
 from esign.models import Signer
 
@@ -367,25 +365,11 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
     if not isinstance(raw_fields, list):
         problems.append(Problem(f"{path}.fields", "Must be a list of {fileId, fieldId}."))
         raw_fields = []
-    attachments: list[AttachmentField] = []
     for n, item in enumerate(raw_fields):
-        if is_attachment_field(item):  # an extension: a file to attach (esign.attachment_fields)
-            made = attachment_field(
-                item, f"{path}.fields.{n}", {a.id for a in attachments}, problems
-            )
-            attachments += [made] if made is not None else []
-            continue
         if not isinstance(item, Mapping) or not _text(item.get("fileId")):
             problems.append(Problem(f"{path}.fields.{n}", "Must be {fileId, fieldId}."))
             continue
         fields.append((_text(item.get("fileId")), _text(item.get("fieldId"))))
-    if len(attachments) > MAX_ATTACHMENT_FIELDS_PER_SIGNER:
-        problems.append(
-            Problem(
-                f"{path}.fields",
-                f"At most {MAX_ATTACHMENT_FIELDS_PER_SIGNER} attachment fields a signer.",
-            )
-        )
     enable = raw.get("enableEmails", True)
     return SignerInput(
         alias_id=_text(raw.get("id")) or f"signer{index + 1}",
@@ -401,7 +385,7 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
         fields=tuple(fields),
         language=_language(raw.get("language"), f"{path}.language", problems),
         **_verify(raw.get("verify"), path, str(signer_type), email, problems),
-        attachment_fields=tuple(attachments[:MAX_ATTACHMENT_FIELDS_PER_SIGNER]),
+        attachment_fields=attachment_fields(raw.get("attachments"), path, problems),
     )
 
 

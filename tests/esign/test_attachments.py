@@ -56,7 +56,7 @@ def heic() -> bytes:
 
 def with_attachments(*fields: dict[str, Any]) -> dict[str, Any]:
     variables = two_signer_packet()
-    variables["signers"][0]["fields"] += list(fields)
+    variables["signers"][0]["attachments"] = list(fields)
     return variables
 
 
@@ -129,7 +129,7 @@ def test_create_etch_packet_keeps_the_fields_and_graphql_shows_them(
 @pytest.mark.parametrize(
     ("field", "property_"),
     [
-        ({"type": "attachment"}, "signers.0.fields.3.id"),
+        ({"type": "attachment"}, "signers.0.attachments.0.id"),
         ({"type": "attachment", "id": "a", "acceptedTypes": ["heic"]}, "acceptedTypes.0"),
         ({"type": "attachment", "id": "a", "acceptedTypes": ["docx"]}, "acceptedTypes.0"),
         ({"type": "attachment", "id": "a", "acceptedTypes": "pdf"}, "acceptedTypes"),
@@ -137,11 +137,13 @@ def test_create_etch_packet_keeps_the_fields_and_graphql_shows_them(
         ({"type": "attachment", "id": "a", "maxBytes": 10 * 1_048_576 + 1}, "maxBytes"),
         ({"type": "attachment", "id": "a", "required": "yes"}, "required"),
         ({"type": "attachment", "id": "a", "label": "two\nlines"}, "label"),
-        ({"type": "attachment", "id": "a" * 201}, "signers.0.fields.3.id"),
+        ({"type": "attachment", "id": "a" * 201}, "signers.0.attachments.0.id"),
+        ({"type": "signature", "id": "a"}, "signers.0.attachments.0.type"),
+        ("photo", "signers.0.attachments.0"),
     ],
 )
 def test_a_bad_attachment_field_is_a_validation_error_and_nothing_is_stored(
-    graphql: Callable[..., Any], field: dict[str, Any], property_: str
+    graphql: Callable[..., Any], field: Any, property_: str
 ) -> None:
     result = graphql(CREATE, with_attachments(field))
     assert any(p.endswith(property_) for p in problems(result)), problems(result)
@@ -159,15 +161,14 @@ def test_heic_is_refused_by_name_at_creation(graphql: Callable[..., Any]) -> Non
 
 def test_duplicate_ids_and_the_count_caps_are_refused(graphql: Callable[..., Any]) -> None:
     one = {"type": "attachment", "id": "same"}
-    assert "signers.0.fields.4.id" in problems(graphql(CREATE, with_attachments(one, one)))
-    many = [{"type": "attachment", "id": f"a{n}"} for n in range(11)]
-    assert "signers.0.fields" in problems(graphql(CREATE, with_attachments(*many)))
+    assert "signers.0.attachments.1.id" in problems(graphql(CREATE, with_attachments(one, one)))
+    many = [{"id": f"a{n}"} for n in range(11)]
+    assert "signers.0.attachments" in problems(graphql(CREATE, with_attachments(*many)))
     variables = two_signer_packet()
     for signer in variables["signers"]:
-        signer["fields"] += [{"type": "attachment", "id": f"a{n}"} for n in range(10)]
+        signer["attachments"] = [{"id": f"a{n}"} for n in range(10)]
     variables["signers"].append(
-        variables["signers"][0]
-        | {"id": "third", "routingOrder": 3, "fields": [{"type": "attachment", "id": "x"}]}
+        variables["signers"][0] | {"id": "third", "routingOrder": 3, "attachments": [{"id": "x"}]}
     )
     assert "signers" in problems(graphql(CREATE, variables))
     assert Packet.objects.count() == 0

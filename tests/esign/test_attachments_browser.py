@@ -58,7 +58,7 @@ def attach_signer(
 
     def make(language: str) -> str:
         variables = two_signer_packet()
-        variables["signers"][0]["fields"] += [ID_PHOTO, PROOF]
+        variables["signers"][0]["attachments"] = [ID_PHOTO, PROOF]
         if language != "en":
             variables["signers"][0]["language"] = language
         result = graphql(CREATE, variables)
