@@ -13,15 +13,20 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.urls import reverse
 from PIL import Image
 
+from accounts.models import Organization, User
+from accounts.services import member_add
 from esign.models import AuditEvent, Packet, Signer, SignerAttachment
 from esign.seal_config import trust_roots
 from esign.sealing import packet_seal
 from tests.esign.conftest import CREATE, DRAWN, contract_pdf, sign, token_of, two_signer_packet
+from tests.esign.test_packet_admin_roles import staff
 from tests.esign.test_seal_packets import validate
 from tests.pdfcheck import words
 
@@ -369,3 +374,31 @@ def test_a_sealed_packet_lists_the_attachment_with_its_hash_and_the_zip_holds_it
     assert "File attached (id card.jpg)" in text
     status = validate(trail, trust_roots())
     assert (status.intact, status.valid, status.trusted) == (True, True, True)
+
+
+def test_the_admin_lists_and_serves_the_file_to_its_organization_only(
+    attach_packet: Callable[..., Any], organization: Organization
+) -> None:
+    packet, signer_eid, token = attach_packet()
+    photo = jpeg()
+    assert upload(Client(), signer_eid, token, "idPhoto", photo, "id.jpg").status_code == 200
+    stored = Packet.objects.get()
+    attached = SignerAttachment.objects.get()
+    member = staff(organization, "member")
+    page = member.get(reverse("admin:esign_packet_change", args=[stored.pk]))
+    html = page.content.decode()
+    url = reverse("admin:esign_packet_attachment", args=[stored.pk, attached.pk])
+    assert url in html
+    assert attached.sha256 in html
+    served = member.get(url)
+    assert served.status_code == 200
+    assert served.content == photo
+    assert served["Content-Type"] == "image/jpeg"
+
+    other = Organization.objects.create(name="Other")
+    outsider = User.objects.create_user(username="outsider", password="-", is_staff=True)
+    outsider.user_permissions.set(Permission.objects.filter(content_type__app_label="esign"))
+    member_add(organization=other, user=outsider, role="owner")
+    browser = Client()
+    browser.force_login(outsider)
+    assert browser.get(url).status_code == 404
