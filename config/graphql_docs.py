@@ -41,6 +41,17 @@ SIGNER_SHAPE = """One signer, a JSON object:
                                #   (to their email) or "sms" (to phone, international, kept
                                #   in E.164); "integrator" (embedded signers only) asks for
                                #   none: you verified them, recorded as such in the trail
+  "attachments": [{"type": "attachment", "id": "idPhoto", "label": "Photo of your ID",
+                   "required": true, "acceptedTypes": ["jpeg", "png"], "maxBytes": 5000000}]
+                               # extension: files the signer attaches on the signing page (a
+                               #   phone's camera included): id unique for the signer, label
+                               #   (default the id), required (default true: no finishing
+                               #   without it), acceptedTypes among pdf, png, jpeg (default all;
+                               #   heic is refused), maxBytes up to ESIGN_ATTACHMENT_MAX_BYTES
+                               #   (the default, 10 MB); at most 10 a signer, 20 a packet.
+                               #   Checked by content; stored with the documents; listed with
+                               #   their SHA-256 in the sealed audit trail; in the zip under
+                               #   attachments/
 }
 ```
 
@@ -273,6 +284,21 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "the extension expired (their turn when the packet expired).",
         "signActionType": "email or embedded (signerType).",
         "completedAt": "When they finished (ISO 8601).",
+        "attachments": "Extension: the signer's attachment fields (signers[].attachments), "
+        "each with the file attached to it once there is one.",
+    },
+    "SignerAttachment": {
+        "fieldId": "The attachment field's id (signers[].attachments[].id).",
+        "label": "As given (the id without one).",
+        "required": "Whether the signer cannot finish without a file.",
+        "acceptedTypes": "pdf, png or jpeg.",
+        "maxBytes": "The largest file the field takes.",
+        "filename": "The signer's file name, its extension that of what the file is; null "
+        "until a file is attached.",
+        "contentType": "What the file is, by its content: application/pdf, image/png or "
+        "image/jpeg; null until attached.",
+        "size": "In bytes; null until attached.",
+        "sha256": "The file's SHA-256, as the audit trail lists it; null until attached.",
     },
     "WeldData": {
         "id": "The same as eid.",
