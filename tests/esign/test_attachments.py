@@ -10,6 +10,7 @@ import io
 import json
 import zipfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,10 +26,12 @@ from accounts.services import member_add
 from esign.models import AuditEvent, Packet, Signer, SignerAttachment
 from esign.seal_config import trust_roots
 from esign.sealing import packet_seal
+from esign.services import packet_delete
 from tests.esign.conftest import CREATE, DRAWN, contract_pdf, sign, token_of, two_signer_packet
 from tests.esign.test_packet_admin_roles import staff
 from tests.esign.test_seal_packets import validate
 from tests.pdfcheck import words
+from tests.s3server import S3Storage
 
 pytestmark = pytest.mark.django_db
 
@@ -402,3 +405,22 @@ def test_the_admin_lists_and_serves_the_file_to_its_organization_only(
     browser = Client()
     browser.force_login(outsider)
     assert browser.get(url).status_code == 404
+
+
+def test_in_an_s3_bucket_the_file_is_stored_zipped_and_removed_with_the_packet(
+    s3_storage: S3Storage,
+    attach_packet: Callable[..., Any],
+    django_capture_on_commit_callbacks: Callable[..., Any],
+    settings: Any,
+) -> None:
+    packet, signer_eid, token = attach_packet()
+    photo = jpeg()
+    assert upload(Client(), signer_eid, token, "idPhoto", photo, "id.jpg").status_code == 200
+    attached = SignerAttachment.objects.get()
+    stored = Packet.objects.get()
+    assert attached.path.startswith(f"packets/{stored.organization.eid}/{stored.eid}/")
+    assert s3_storage.read(attached.path) == photo
+    assert not Path(settings.MEDIA_ROOT).exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        packet_delete(packet=stored)
+    assert attached.path not in s3_storage.names()
