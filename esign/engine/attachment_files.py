@@ -26,7 +26,7 @@ KINDS: dict[str, tuple[str, str]] = {
 # whose header declares enough pixels to exhaust whoever opens them later.
 MAX_IMAGE_PIXELS = 60_000_000
 # The HEIF brands (ISO/IEC 23008-12) phones write: an "ftyp" box at offset 4 names one.
-_HEIF_BRANDS = {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1", b"avif"}
+_HEIF_BRANDS = {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1"}
 
 # Why a file is refused.
 EMPTY = "empty"
