@@ -185,7 +185,7 @@ def attachment_fields_of(signer: Signer) -> list[AttachmentField]:
 def packet_attachments(packet: Packet) -> list[tuple[Signer, AttachmentField, SignerAttachment]]:
     """Every file attached in ``packet``: by signer (routing order), then in their fields' order."""
     out = []
-    for signer in packet.signers.all():
+    for signer in packet.signers.prefetch_related("attachments"):
         attached = {a.field_id: a for a in signer.attachments.all()}
         for field in attachment_fields_of(signer):
             if field.id in attached:

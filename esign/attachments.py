@@ -200,5 +200,7 @@ def attachment_json(field: AttachmentField, attached: SignerAttachment | None) -
 
 def signer_attachments(signer: Signer) -> list[dict[str, Any]]:
     """Each of the signer's attachment fields with the file attached to it, if any."""
+    if not signer.attachment_fields:
+        return []  # nothing to attach: no query
     attached = {a.field_id: a for a in signer.attachments.all()}
     return [attachment_json(f, attached.get(f.id)) for f in attachment_fields_of(signer)]

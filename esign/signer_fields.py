@@ -118,6 +118,8 @@ def _type_problem(kind: str, value: str) -> str | None:
 def check_attachments(signer: Signer) -> None:
     """Every required attachment field of the signer has a file (esign.attachments); the
     problem names ``attachments.<field id>``."""
+    if not signer.attachment_fields:
+        return  # nothing to attach: no query
     attached = set(signer.attachments.values_list("field_id", flat=True))
     problems = [
         Problem(
