@@ -344,7 +344,7 @@ def signer_copy(request: HttpRequest, signer_eid: str) -> HttpResponse:
     packet = signer.packet
     try:
         archive = document_group_archive(
-            organization=packet.organization, group_eid=packet.document_group.eid
+            organization=packet.organization, group_eid=packet.document_group.eid, signer=signer
         )
     except ServiceError as error:
         return HttpResponse(error.message, status=error.status, content_type="text/plain")

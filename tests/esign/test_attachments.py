@@ -23,6 +23,7 @@ from PIL import Image
 
 from accounts.models import Organization, User
 from accounts.services import member_add
+from esign.copies import signer_copy_url
 from esign.models import AuditEvent, Packet, Signer, SignerAttachment
 from esign.seal_config import trust_roots
 from esign.sealing import packet_seal
@@ -377,6 +378,14 @@ def test_a_sealed_packet_lists_the_attachment_with_its_hash_and_the_zip_holds_it
     assert "File attached (id card.jpg)" in text
     status = validate(trail, trust_roots())
     assert (status.intact, status.valid, status.trusted) == (True, True, True)
+
+    # Each signer's own copy holds only the files they attached themselves.
+    for alias, expected in (("client", [entry]), ("provider", [])):
+        copy_url = signer_copy_url(Signer.objects.get(alias_id=alias))
+        copy = Client().get(copy_url.removeprefix("http://127.0.0.1:8000"))
+        assert copy.status_code == 200, copy.content
+        names = zipfile.ZipFile(io.BytesIO(copy.content)).namelist()
+        assert [n for n in names if n.startswith("attachments/")] == expected
 
 
 def test_the_admin_lists_and_serves_the_file_to_its_organization_only(
