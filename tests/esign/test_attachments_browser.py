@@ -115,6 +115,10 @@ def test_a_signer_attaches_a_photo_and_signs(
     )
     assert words["heic"] in error.inner_text()
     assert not SignerAttachment.objects.exists()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    photo_field.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"attachments-refused-{language}-{name}.png"))
+    assert axe_violations(page) == []
 
     # A photo from the camera (the browser names it), attached and shown.
     camera.set_input_files(
@@ -126,7 +130,6 @@ def test_a_signer_attaches_a_photo_and_signs(
     )
     assert file_line.inner_text().startswith(words["attached"])
     assert error.is_hidden()
-    SHOTS.mkdir(parents=True, exist_ok=True)
     photo_field.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / f"attachments-{language}-{name}.png"))
     assert axe_violations(page) == []
