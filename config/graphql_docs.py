@@ -47,11 +47,22 @@ SIGNER_SHAPE = """One signer, a JSON object:
                                #   it; members share routingOrder, fields (whoever signs first
                                #   fills them) and required. Once enough signed, the others
                                #   are `skipped`, their links ended
-  "role": "witness", "witnessFor": "client"
+  "role": "witness", "witnessFor": "client",
                                # extension: a witness of the signer whose id is witnessFor
                                #   (not a witness, not in a group): a greater routingOrder,
                                #   fields on the pages of that signer's fields; the audit
                                #   trail records whom they witnessed. Default role "signer"
+  "attachments": [{"type": "attachment", "id": "idPhoto", "label": "Photo of your ID",
+                   "required": true, "acceptedTypes": ["jpeg", "png"], "maxBytes": 5000000}]
+                               # extension: files the signer attaches on the signing page (a
+                               #   phone's camera included): id unique for the signer, label
+                               #   (default the id), required (default true: no finishing
+                               #   without it), acceptedTypes among pdf, png, jpeg (default all;
+                               #   heic is refused), maxBytes up to ESIGN_ATTACHMENT_MAX_BYTES
+                               #   (the default, 10 MB); at most 10 a signer, 20 a packet.
+                               #   Checked by content; stored with the documents; listed with
+                               #   their SHA-256 in the sealed audit trail; in the zip under
+                               #   attachments/
 }
 ```
 
@@ -290,12 +301,27 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "null otherwise.",
         "group": "Extension. The signing group the signer is a member of (signers[].group), "
         "or null.",
+        "attachments": "Extension: the signer's attachment fields (signers[].attachments), "
+        "each with the file attached to it once there is one.",
     },
     "SigningGroup": {
         "id": "The group's id, as given (signers[].group.id).",
         "required": "How many members sign for the group's step.",
         "signedBy": "The members who signed for the group so far, first first. Once "
         "`required` did, the others are `skipped`.",
+    },
+    "SignerAttachment": {
+        "fieldId": "The attachment field's id (signers[].attachments[].id).",
+        "label": "As given (the id without one).",
+        "required": "Whether the signer cannot finish without a file.",
+        "acceptedTypes": "pdf, png or jpeg.",
+        "maxBytes": "The largest file the field takes.",
+        "filename": "The signer's file name, its extension that of what the file is; null "
+        "until a file is attached.",
+        "contentType": "What the file is, by its content: application/pdf, image/png or "
+        "image/jpeg; null until attached.",
+        "size": "In bytes; null until attached.",
+        "sha256": "The file's SHA-256, as the audit trail lists it; null until attached.",
     },
     "WeldData": {
         "id": "The same as eid.",

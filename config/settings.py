@@ -579,6 +579,9 @@ SIGNING_BODY_MAX_BYTES = env.int("SIGNING_BODY_MAX_BYTES", default=2 * 1_048_576
 SIGNING_SIGNATURE_MAX_BYTES = env.int("SIGNING_SIGNATURE_MAX_BYTES", default=512 * 1024)
 SIGNING_TEXT_MAX_CHARS = env.int("SIGNING_TEXT_MAX_CHARS", default=1000)
 SIGNING_NAME_MAX_CHARS = env.int("SIGNING_NAME_MAX_CHARS", default=255)
+# A file a signer attaches (an attachment field, esign.attachments): at most this many bytes (a
+# field's own maxBytes may ask for less), refused (413) unread past it.
+ESIGN_ATTACHMENT_MAX_BYTES = env.int("ESIGN_ATTACHMENT_MAX_BYTES", default=10 * 1_048_576)
 # A public webform page's post (/form/...): its fields and framing, plus one image file of at
 # most WEBFORM_IMAGE_UPLOAD_MAX_BYTES (the spec's 10 MB) for each image field of the page with
 # the most; a larger Content-Length is refused (413) unread, a file growing past its cap while

@@ -24,13 +24,23 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from accounts.staff_admin import OrganizationOwnedAdmin, ReadOnlyInline, manages, may_manage
+from core.blobs import blob_read
+from core.engine.archive import safe_filename
 from core.errors import RateLimited, ServiceError
 from core.responses import file_response
+from esign.attachment_fields import packet_attachments, readable_size
 from esign.audit import action_label
 from esign.downloads import document_group_archive
 from esign.emails import gets_emails, signer_email_resend
 from esign.lifecycle import OPEN_PACKET
-from esign.models import AuditEvent, Packet, PacketDocument, SealedFileVersion, Signer
+from esign.models import (
+    AuditEvent,
+    Packet,
+    PacketDocument,
+    SealedFileVersion,
+    Signer,
+    SignerAttachment,
+)
 from esign.routing import turn_signers
 from esign.sealing import packet_seal_retry
 from esign.services import packet_delete, packet_void_now
@@ -158,6 +168,7 @@ class PacketAdmin(OrganizationOwnedAdmin):
         "name",
         "status",
         "download",
+        "attached_files",
         "is_test",
         "webhook_url",
         "created_at",
@@ -187,11 +198,36 @@ class PacketAdmin(OrganizationOwnedAdmin):
         url = reverse("admin:esign_packet_download", args=[obj.pk])
         return format_html('<a href="{}">Download the sealed documents (zip)</a>', url)
 
+    @admin.display(description="attached files")
+    def attached_files(self, obj: Packet) -> str:
+        """The files signers attached (esign.attachments): each a download, its SHA-256 in full
+        (what the audit trail lists)."""
+        rows = [
+            format_html(
+                '<li><a href="{}">{}</a> ({}, {}): {} <code>{}</code></li>',
+                reverse("admin:esign_packet_attachment", args=[obj.pk, attached.pk]),
+                attached.filename,
+                readable_size(attached.size),
+                signer.name,
+                field.label,
+                attached.sha256,
+            )
+            for signer, field, attached in packet_attachments(obj)
+        ]
+        if not rows:
+            return "-"
+        return format_html("<ul>{}</ul>", format_html("".join(["{}"] * len(rows)), *rows))
+
     def get_urls(self) -> list[Any]:
         def view(method: Any) -> Any:
             return self.admin_site.admin_view(method)
 
         return [
+            path(
+                "<int:packet_id>/attachments/<int:attachment_id>/",
+                view(self.attachment_file),
+                name="esign_packet_attachment",
+            ),
             path(
                 "<int:packet_id>/download/", view(self.download_zip), name="esign_packet_download"
             ),
@@ -237,6 +273,20 @@ class PacketAdmin(OrganizationOwnedAdmin):
             if any(gets_emails(signer) for signer in turn_signers(packet)):
                 tools["resend"] = reverse("admin:esign_packet_resend", args=[packet.pk])
         return tools
+
+    def attachment_file(
+        self, request: HttpRequest, packet_id: int, attachment_id: int
+    ) -> HttpResponse:
+        """A file a signer of the packet attached, for whoever may see the packet."""
+        packet = self._packet(request, packet_id)
+        attached = SignerAttachment.objects.filter(pk=attachment_id, signer__packet=packet).first()
+        if attached is None:
+            raise Http404
+        return file_response(
+            blob_read(attached.path, attached.sha256),
+            filename=safe_filename(attached.filename, "attachment"),
+            content_type=attached.content_type,
+        )
 
     def download_zip(self, request: HttpRequest, packet_id: int) -> HttpResponse:
         packet = self._packet(request, packet_id)

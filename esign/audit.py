@@ -52,6 +52,8 @@ class AuditAction(models.TextChoices):
     SIGNER_CODE_SENT = "signerCodeSent", _("Verification code sent")
     SIGNER_VERIFIED = "signerVerified", _("Verified with a code")
     SIGNER_CODE_LOCKED = "signerCodeLocked", _("Verification code locked after wrong tries")
+    SIGNER_ATTACHMENT_ADDED = "signerAttachmentAdded", _("File attached")
+    SIGNER_ATTACHMENT_REMOVED = "signerAttachmentRemoved", _("Attached file removed")
 
 
 def action_label(action: str) -> str:
@@ -123,6 +125,12 @@ def trail_labels() -> TrailLabels:
         detail=gettext("Detail"),
         footer_packet=gettext("packet {packet}"),
         footer_page=gettext("page {page} of {pages}"),
+        attachments=gettext("Attached files"),
+        attachments_note=gettext(
+            "Files the signers attached, as the zip holds them, with the SHA-256 of each. A file "
+            "whose SHA-256 differs is not the one recorded here."
+        ),
+        attached_by=gettext("Attached by {signer}, {time}"),
         statuses={str(key): value for key, value in statuses.items()},
     )
 

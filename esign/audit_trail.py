@@ -12,10 +12,12 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from core.resources import font_library
+from esign.attachment_fields import packet_attachments, readable_size
 from esign.audit import action_label, trail_labels, trail_language
 from esign.engine.audit_trail import (
     TIME_FORMAT,
     AuditTrail,
+    TrailAttachment,
     TrailDocument,
     TrailEvent,
     TrailSigner,
@@ -80,6 +82,8 @@ def _event(event: AuditEvent) -> TrailEvent:
         text = gettext("the group “{group}” was signed by {names}").format(
             group=detail["group"], names=", ".join(detail.get("signedBy") or ())
         )
+    elif event.action in ("signerAttachmentAdded", "signerAttachmentRemoved"):
+        text = str(detail.get("filename", ""))
     elif event.action == "packetSealFailed":
         text = gettext("attempt {attempt}: {error}").format(
             attempt=detail.get("attempt"), error=detail.get("error")
@@ -127,7 +131,19 @@ def audit_trail_of(packet: Packet, *, credentials: SealCredentials) -> AuditTrai
                 events=tuple(_event(e) for e in events if e.signer_id == signer.pk),
             )
         )
+    attachments = tuple(
+        TrailAttachment(
+            label=field.label,
+            filename=attached.filename,
+            size=readable_size(attached.size),
+            sha256=attached.sha256,
+            signer=signer.name,
+            attached_at=_when(attached.created_at),
+        )
+        for signer, field, attached in packet_attachments(packet)
+    )
     return AuditTrail(
+        attachments=attachments,
         packet_name=packet.name,
         packet_eid=packet.eid,
         organization=packet.organization.name,

@@ -14,11 +14,15 @@ from accounts.models import Organization
 from core.blobs import blob_read
 from core.engine.archive import PdfZip, safe_filename
 from core.errors import Conflict, ServiceError
-from esign.models import Packet, SealedFileVersion
+from esign.attachment_fields import packet_attachments
+from esign.engine.attachment_files import KINDS
+from esign.models import Packet, SealedFileVersion, Signer
 from esign.seal_renewal import newest_versions
 from esign.services import document_group_get
 
 AUDIT_TRAIL_NAME = "audit-trail.pdf"
+ATTACHMENTS_FOLDER = "attachments"
+KINDS_BY_TYPE = dict(KINDS.values())
 # What a client is told to wait while the first attempt runs.
 PENDING_RETRY_AFTER_SECONDS = 5
 
@@ -79,8 +83,12 @@ def check_sealed(packet: Packet) -> None:
         )
 
 
-def document_group_archive(*, organization: Organization, group_eid: str) -> Archive:
-    """The zip of a completed packet's sealed PDFs and its sealed audit trail.
+def document_group_archive(
+    *, organization: Organization, group_eid: str, signer: Signer | None = None
+) -> Archive:
+    """The zip of a completed packet's sealed PDFs and its sealed audit trail, and the files its
+    signers attached; with ``signer`` (a signer's own copy), only the files they attached:
+    another signer's ID photo is not theirs to have (the audit trail names it and its hash).
 
     Another organization's group is as absent as a missing one (NotFound); before completion
     Conflict; completed but not sealed yet SealPending (with how long to wait), or SealFailed.
@@ -111,6 +119,16 @@ def document_group_archive(*, organization: Organization, group_eid: str) -> Arc
                 document.sealed_sha256,
             ),
             default=f"{document.alias_id}.pdf",
+        )
+    # Extension: the files signers attached (esign.attachments), as they were attached.
+    for by, field, attached in packet_attachments(packet):
+        if signer is not None and by.pk != signer.pk:
+            continue
+        archive.add_file(
+            f"{by.name} - {field.label} - {attached.filename}",
+            blob_read(attached.path, attached.sha256),
+            extension=KINDS_BY_TYPE.get(attached.content_type, ""),
+            folder=ATTACHMENTS_FOLDER,
         )
     archive.add_reserved(
         AUDIT_TRAIL_NAME,

@@ -23,6 +23,11 @@ from core.engine.problems import Problem
 from core.engine.template_spec import FieldSpec, Rect
 from core.errors import ValidationFailed
 from core.uploads import UploadedBlob, blob_from_inline
+from esign.attachment_fields import (
+    AttachmentField,
+    attachment_count_problems,
+    attachment_fields,
+)
 from esign.models import Signer
 
 # Field types a signer fills: signatures and initials are stamped; signatureDate gets the date
@@ -119,6 +124,7 @@ class SignerInput:
     # role "witness" with witnessFor (another signer's id), or "signer".
     role: str = "signer"
     witness_for: str = ""
+    attachment_fields: tuple[AttachmentField, ...] = ()  # files to attach (an extension)
 
 
 @dataclass(frozen=True)
@@ -387,6 +393,7 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
         **_verify(raw.get("verify"), path, str(signer_type), email, problems),
         **_group(raw.get("group"), path, problems),
         **_role(raw, path, problems),
+        attachment_fields=attachment_fields(raw.get("attachments"), path, problems),
     )
 
 
@@ -718,6 +725,7 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
         s for i, raw in enumerate(raw_signers[:MAX_SIGNERS]) if (s := _signer(raw, i, problems))
     ]
     _cross_check(files, signers, problems)
+    problems += attachment_count_problems(len(s.attachment_fields) for s in signers)
     data = arguments.get("data") or {}
     payloads = data.get("payloads") if isinstance(data, Mapping) else None
     if payloads is not None and not isinstance(payloads, Mapping):

@@ -297,6 +297,9 @@ class Signer(models.Model):
     # of that signer's fields (esign.signing_groups); "signer" otherwise.
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.SIGNER)
     witness_for = models.CharField(max_length=200, blank=True, default="")
+    # Extension: the files this signer is asked to attach (esign.attachments): [{id, label,
+    # required, acceptedTypes, maxBytes}], from the signer JSON's fields of type "attachment".
+    attachment_fields = models.JSONField(default=list, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -315,6 +318,32 @@ class Signer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} <{self.email}>"
+
+
+class SignerAttachment(models.Model):
+    """A file a signer attached for one of their attachment fields (esign.attachments): stored
+    with the packet's documents (by its SHA-256), listed in the audit trail and the zip. One per
+    field; attaching again replaces it, until the signer finishes."""
+
+    signer = models.ForeignKey(Signer, on_delete=models.CASCADE, related_name="attachments")
+    field_id = models.CharField(max_length=200)
+    filename = models.CharField(max_length=255)
+    content_type = models.CharField(max_length=64)  # of what the bytes are, not what was claimed
+    size = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64, db_index=True)
+    path = models.CharField(max_length=300)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["signer", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["signer", "field_id"], name="unique_signer_attachment_field"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.filename} ({self.field_id}) of signer {self.signer_id}"
 
 
 class SignerEmail(models.Model):

@@ -124,4 +124,15 @@ def signing_strings() -> dict[str, str]:
         "dialog.typeInitials": _("Type your initials."),
         "dialog.drawFirst": _("Draw your signature in the box first, or choose Type."),
         "dialog.typeName": _("Type your name to sign."),
+        # The files to attach (attachments.js).
+        "attach.attached": _("Attached: {name} ({size})"),
+        "attach.nothing": _("Nothing attached yet."),
+        "attach.uploading": _("Sending the file…"),
+        "attach.done": _("“{label}” attached."),
+        "attach.removed": _("The file was removed."),
+        "attach.tooLarge": _("The file is larger than the limit of {size}."),
+        "attach.missing": _("Attach “{label}” to finish."),
+        "attach.wait": _("Wait until the file is sent."),
+        "attach.failed": _("The file could not be attached (error {status}). Try again."),
+        "attach.unreachable": _("The server could not be reached. Try again."),
     }

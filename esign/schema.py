@@ -15,12 +15,51 @@ from core.errors import NotFound
 from core.graphql.mutations import ServiceMutation, identity_of
 from core.graphql.scalars import JSON, DateTime, Upload
 from esign import services, tokens
+from esign.attachments import signer_attachments
 from esign.emails import signer_email_resend
 from esign.expiry import packet_extend
 from esign.inputs import parse_packet_input
 from esign.models import DocumentGroup, Packet, Signer
 from esign.routing import packet_send
 from esign.signing_groups import group_signed_by
+
+
+class SignerAttachmentType(graphene.ObjectType):
+    """Extension: one of a signer's attachment fields and the file attached to it
+    (esign.attachments); the file's keys are null until the signer attaches one."""
+
+    class Meta:
+        name = "SignerAttachment"
+
+    field_id = graphene.String()
+    label = graphene.String()
+    required = graphene.Boolean()
+    accepted_types = graphene.List(graphene.String)
+    max_bytes = graphene.Float()
+    filename = graphene.String()
+    content_type = graphene.String()
+    size = graphene.Float()
+    sha256 = graphene.String()
+
+
+def _signer_attachments(signer: Signer) -> list[dict[str, Any]]:
+    out = []
+    for field in signer_attachments(signer):
+        file = field["file"] or {}
+        out.append(
+            {
+                "field_id": field["id"],
+                "label": field["label"],
+                "required": field["required"],
+                "accepted_types": field["acceptedTypes"],
+                "max_bytes": field["maxBytes"],
+                "filename": file.get("filename"),
+                "content_type": file.get("contentType"),
+                "size": file.get("size"),
+                "sha256": file.get("sha256"),
+            }
+        )
+    return out
 
 
 class EtchSignerType(graphene.ObjectType):
@@ -40,6 +79,7 @@ class EtchSignerType(graphene.ObjectType):
     role = graphene.String()
     witness_for = graphene.String()
     group = graphene.Field(lambda: SigningGroupType)
+    attachments = graphene.List(SignerAttachmentType)  # extension (esign.attachments)
 
     @staticmethod
     def resolve_id(signer: Signer, info: Any) -> str:
@@ -52,6 +92,10 @@ class EtchSignerType(graphene.ObjectType):
     @staticmethod
     def resolve_group(signer: Signer, info: Any) -> Signer | None:
         return signer if signer.signing_group else None
+
+    @staticmethod
+    def resolve_attachments(signer: Signer, info: Any) -> list[dict[str, Any]]:
+        return _signer_attachments(signer)
 
     @staticmethod
     def resolve_sign_action_type(signer: Signer, info: Any) -> str:

@@ -323,6 +323,7 @@ def _new_signer(packet: Packet, signer: SignerInput) -> Signer:
         signing_group_required=signer.signing_group_required,
         role=signer.role,
         witness_for=signer.witness_for,
+        attachment_fields=[field.to_json() for field in signer.attachment_fields],
         fields=[{"fileId": file_id, "fieldId": field_id} for file_id, field_id in signer.fields],
     )
 

@@ -117,3 +117,21 @@ def _type_problem(kind: str, value: str) -> str | None:
         if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
             return _("Enter a date as YYYY-MM-DD.")
     return None
+
+
+def check_attachments(signer: Signer) -> None:
+    """Every required attachment field of the signer has a file (esign.attachments); the
+    problem names ``attachments.<field id>``."""
+    if not signer.attachment_fields:
+        return  # nothing to attach: no query
+    attached = set(signer.attachments.values_list("field_id", flat=True))
+    problems = [
+        Problem(
+            f"attachments.{field['id']}",
+            _("Attach “{label}” to finish.").format(label=field["label"]),
+        )
+        for field in signer.attachment_fields or []
+        if field.get("required") and field["id"] not in attached
+    ]
+    if problems:
+        raise ValidationFailed.from_problems(problems)

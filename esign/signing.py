@@ -23,7 +23,7 @@ from esign.audit import AuditAction, Client, audit
 from esign.models import Packet, Signer, SignerEmail
 from esign.routing import is_signers_turn, locked, notify_next, turn_signers
 from esign.sealing import packet_seal_enqueue
-from esign.signer_fields import Adoption, check_values
+from esign.signer_fields import Adoption, check_attachments, check_values
 from esign.signing_groups import (
     completion_detail,
     fields_filled_by_another,
@@ -95,6 +95,7 @@ def signer_complete(
     if fields_filled_by_another(signer):
         values = {}  # a later member of a group: its fields hold the first member's signature
     check_values(signer, adoption, values)
+    check_attachments(signer)  # a required file not attached: said before anything is stamped
     kept = {k: v for k, v in values.items() if isinstance(v, str | bool)}
     drawn_path = ""
     if adoption.drawn_png is not None:
@@ -110,6 +111,7 @@ def signer_complete(
             with transaction.atomic():
                 packet, signer = _locked_signer(signer)
                 _check_open(signer)
+                check_attachments(signer)  # none removed meanwhile (removing locks the signer)
                 if not stamps_apply(stamped):
                     raise _Restamp
                 signer.values = kept

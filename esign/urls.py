@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from esign import link_views, views
+from esign import attachment_views, link_views, views
 from esign.api import DocumentGroupZipApi
 
 urlpatterns = [
@@ -19,6 +19,16 @@ urlpatterns = [
     ),
     path("api/etch/sign/<name:signer_eid>/complete", views.signing_complete, name="esign-complete"),
     path("api/etch/sign/<name:signer_eid>/decline", views.signing_decline, name="esign-decline"),
+    path(
+        "api/etch/sign/<name:signer_eid>/attachments",
+        attachment_views.attachment_upload,
+        name="esign-attachment-upload",
+    ),
+    path(
+        "api/etch/sign/<name:signer_eid>/attachments/remove",
+        attachment_views.attachment_delete,
+        name="esign-attachment-remove",
+    ),
     path("api/etch/copy/<name:signer_eid>", views.signer_copy, name="esign-signer-copy"),
     path(
         "api/etch/copy/<name:signer_eid>/<name:alias_id>.pdf",

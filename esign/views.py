@@ -31,6 +31,7 @@ from core.json_views import json_object, json_view
 from core.responses import file_response
 from core.uploads import size_text
 from esign import lifecycle
+from esign.attachments import signer_attachments
 from esign.audit import Client
 from esign.copies import signer_copies, signer_of_copy_link
 from esign.documents import (
@@ -177,6 +178,10 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
         # A signer who signed: their lasting copy (esign.copies) rather than links by the token.
         "copies": signer_copies(signer) if signer.status == Signer.Status.COMPLETED else None,
         "publicBaseUrl": settings.PUBLIC_BASE_URL,
+        # Extension: the files the signer is asked to attach (esign.attachments).
+        "attachments": signer_attachments(signer),
+        "attachmentUrl": reverse("esign-attachment-upload", args=[signer.eid]),
+        "attachmentRemoveUrl": reverse("esign-attachment-remove", args=[signer.eid]),
     }
     response = render(
         request,
@@ -210,6 +215,7 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
 SIGNING_MODULES = (
     "esign/sign.js",
     "esign/adopt.js",
+    "esign/attachments.js",
     "esign/pad.js",
     "esign/controls.js",
     "esign/fields.js",
@@ -344,7 +350,7 @@ def signer_copy(request: HttpRequest, signer_eid: str) -> HttpResponse:
     packet = signer.packet
     try:
         archive = document_group_archive(
-            organization=packet.organization, group_eid=packet.document_group.eid
+            organization=packet.organization, group_eid=packet.document_group.eid, signer=signer
         )
     except ServiceError as error:
         return HttpResponse(error.message, status=error.status, content_type="text/plain")

@@ -56,6 +56,19 @@ class PdfZip:
             candidate = f"{stem}-{number}.pdf"
         return self._write(candidate, data)
 
+    def add_file(self, name: str, data: bytes, *, extension: str, folder: str) -> str:
+        """Add ``data`` (any kind of file, not only a PDF) as ``<folder>/<name>``, the name made
+        safe and unique and ending in ``extension`` (".jpg"); returns the entry's name."""
+        stem = safe_filename(name, "file")
+        if stem.lower().endswith(extension.lower()):
+            stem = stem[: -len(extension)]
+        stem = stem[: NAME_LIMIT - len(extension)].rstrip(" .") or "file"
+        number, candidate = 1, f"{folder}/{stem}{extension}"
+        while candidate.lower() in self._taken:
+            number += 1
+            candidate = f"{folder}/{stem}-{number}{extension}"
+        return self._write(candidate, data)
+
     def add_reserved(self, name: str, data: bytes) -> str:
         """Add the entry a name was reserved for, under exactly that name."""
         self._reserved.discard(name.lower())

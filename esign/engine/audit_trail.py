@@ -94,6 +94,13 @@ class TrailLabels:
     user_agent: str = "User agent"
     detail: str = "Detail"
     footer_packet: str = "packet {packet}"
+    # Files signers attached (an extension, esign.attachments).
+    attachments: str = "Attached files"
+    attachments_note: str = (
+        "Files the signers attached, as the zip holds them, with the SHA-256 of each. A file "
+        "whose SHA-256 differs is not the one recorded here."
+    )
+    attached_by: str = "Attached by {signer}, {time}"
     footer_page: str = "page {page} of {pages}"
     # The reader's language is written right to left (Arabic, Hebrew): the page is mirrored,
     # each label, value and column starting from the right margin.
@@ -124,6 +131,18 @@ class TrailDocument:
 
 
 @dataclass(frozen=True)
+class TrailAttachment:
+    """A file a signer attached: every value formatted by the caller."""
+
+    label: str  # the attachment field's label
+    filename: str
+    size: str  # "2.4 MB"
+    sha256: str
+    signer: str
+    attached_at: str
+
+
+@dataclass(frozen=True)
 class TrailSigner:
     name: str
     email: str
@@ -150,6 +169,7 @@ class AuditTrail:
     signers: tuple[TrailSigner, ...]
     packet_events: tuple[TrailEvent, ...] = ()
     labels: TrailLabels = TrailLabels()
+    attachments: tuple[TrailAttachment, ...] = ()
 
 
 def draw_audit_trail(
@@ -264,6 +284,8 @@ class _Layout:
             self.text(f"{heading}  ({document.filename}, {pages})", self.bold, TEXT_SIZE)
             self.hash_line(labels.before_signing, document.prepared_sha256)
             self.hash_line(labels.sealed, document.sealed_sha256)
+        if trail.attachments:
+            self.attachments(trail.attachments)
         self.section(labels.signers)
         for signer in trail.signers:
             self.signer(signer)
@@ -276,6 +298,19 @@ class _Layout:
             return b"", self.page  # the counting pass: nothing to write (fonts subset, compress)
         self.canvas.save()
         return self.buffer.getvalue(), self.page
+
+    def attachments(self, attachments: Sequence[TrailAttachment]) -> None:
+        labels = self.labels
+        self.section(labels.attachments)
+        self.text(labels.attachments_note, self.regular, SMALL_SIZE, color=MUTED)
+        for attached in attachments:
+            self.space(6)
+            self.keep(3 * TEXT_SIZE * LINE_SPACING + 12)
+            heading = f"{attached.label}  ({attached.filename}, {attached.size})"
+            self.text(heading, self.bold, TEXT_SIZE)
+            by = labels.attached_by.format(signer=attached.signer, time=attached.attached_at)
+            self.text(by, self.regular, TEXT_SIZE, color=MUTED)
+            self.hash_line("SHA-256", attached.sha256)
 
     def signer(self, signer: TrailSigner) -> None:
         self.space(8)

@@ -7,6 +7,7 @@
 
 import { h } from "#common/dom.js";
 import { AdoptDialog } from "./adopt.js";
+import { AttachmentsPanel } from "./attachments.js";
 import { controlFor } from "./controls.js";
 import { DocumentsView } from "./documents.js";
 import {
@@ -30,6 +31,9 @@ const token = root.dataset.token || "";
 const $ = (selector) => document.querySelector(selector);
 const { notice, showCopies, showResult, post, linkRefused, finished, setUpDecline, waitingMessage } =
   signingOutcome({ root, config, token });
+
+// The files to attach (an extension), above the documents.
+const attachments = new AttachmentsPanel($("#sg-attachments"), config, token);
 
 const prefersReducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
@@ -387,6 +391,7 @@ async function finish() {
     select(missing, { focus: true });
     return;
   }
+  if (attachments.missingBeforeFinish()) return;
   notice("");
   setBusy(true, t("signing"));
   let result;
@@ -409,6 +414,7 @@ async function finish() {
   }
   setBusy(false);
   if (response.status === 400 && Array.isArray(data.fields)) {
+    if (attachments.showProblems(data.fields)) return;
     let first = -1;
     for (const problem of data.fields) {
       const field = fieldForProblem(String(problem.property || ""));
