@@ -29,7 +29,9 @@ async function main () {
     for (const [index, path] of Object.entries(args.uploads || {})) {
       variables.files[Number(index)].file = Anvil.prepareGraphQLFile(fs.readFileSync(path), { filename: 'upload.pdf' })
     }
-    result = await client.createEtchPacket({ variables })
+    // responseQuery and mutation: the client's documented options (what to select; a mutation of
+    // the integrator's own, for arguments its default one does not declare).
+    result = await client.createEtchPacket({ variables, responseQuery: args.responseQuery, mutation: args.mutation })
   } else if (command === 'generateEtchSignUrl') {
     const { statusCode, url, errors } = await client.generateEtchSignUrl({ variables: args.variables })
     result = { statusCode, errors, data: { url } }
