@@ -81,6 +81,8 @@ def error_page(request: HttpRequest, refused: SigningRefused) -> HttpResponse:
         if packet_expired
         else error_messages().get(refused.error_type, str(refused))
     )
+    if refused.reason == "signerForwarded":
+        message = error_messages()["forwarded"]
     response = render(
         request,
         "esign/error.html",

@@ -1,6 +1,6 @@
 """GraphQL of e-signature packets, under the wire names: etchPacket, createEtchPacket,
 sendEtchPacket, generateEtchSignURL, expireSignerTokens, voidDocumentGroup, removeEtchPacket, and
-the extensions resendEtchSignerEmail and extendEtchPacket."""
+the extensions resendEtchSignerEmail, extendEtchPacket and reassignEtchSigner."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from core.graphql.scalars import JSON, DateTime, Upload
 from esign import services, tokens
 from esign.emails import signer_email_resend
 from esign.expiry import packet_extend
+from esign.forwarding import signer_reassign
 from esign.inputs import parse_packet_input
 from esign.models import DocumentGroup, Packet, Signer
 from esign.routing import packet_send
@@ -35,10 +36,19 @@ class EtchSignerType(graphene.ObjectType):
     status = graphene.String()
     sign_action_type = graphene.String()
     completed_at = DateTime()
+    # Extensions (esign.forwarding): whether they may forward their turn from the signing page,
+    # and the signers a forward or a reassignment links them to.
+    allow_forward = graphene.Boolean()
+    forwarded_from = graphene.Field(lambda: EtchSignerType)
+    forwarded_to = graphene.Field(lambda: EtchSignerType)
 
     @staticmethod
     def resolve_id(signer: Signer, info: Any) -> str:
         return signer.eid
+
+    @staticmethod
+    def resolve_forwarded_to(signer: Signer, info: Any) -> Signer | None:
+        return Signer.objects.filter(forwarded_from=signer).first()
 
     @staticmethod
     def resolve_sign_action_type(signer: Signer, info: Any) -> str:
@@ -126,6 +136,8 @@ class EtchPacketType(graphene.ObjectType):
     seal_retry_at = DateTime()
     # Extension: when nobody may sign any more (null: never); see esign.expiry.
     expires_at = DateTime()
+    # Extension: its email signers may forward their turn (esign.forwarding).
+    allow_forward = graphene.Boolean()
 
     @staticmethod
     def resolve_id(packet: Packet, info: Any) -> str:
@@ -237,6 +249,7 @@ class CreateEtchPacket(ServiceMutation):
         )
         expires_at = graphene.String()  # extensions (esign.expiry)
         expires_in_days = JSON()  # JSON: a wrong value is a ValidationError on the property
+        allow_forward = JSON()  # extension (esign.forwarding); JSON for the same reason
 
     Output = EtchPacketType
 
@@ -263,6 +276,7 @@ class CreateEtchPacket(ServiceMutation):
             "language": arguments.get("language"),
             "expiresAt": arguments.get("expires_at"),
             "expiresInDays": arguments.get("expires_in_days"),
+            "allowForward": arguments.get("allow_forward"),
         }
         packet_input = parse_packet_input(wire)
         return services.packet_create(
@@ -365,6 +379,26 @@ class ExtendEtchPacket(ServiceMutation):
         return packet_extend(identity=identity, eid=eid, expires_at=expires_at)
 
 
+class ReassignEtchSigner(ServiceMutation):
+    """Extension: the signer's turn goes to someone else (esign.forwarding), who takes their
+    fields and routing order; the signer becomes ``forwarded`` and their links end. Returns the
+    new signer."""
+
+    class Arguments:
+        signer_eid = graphene.String(required=True)
+        # Not required in the schema: a missing or bad value is a ValidationError naming it.
+        name = graphene.String()
+        email = graphene.String()
+
+    Output = EtchSignerType
+
+    @classmethod
+    def perform(
+        cls, identity: ApiIdentity, *, signer_eid: str, name: Any = None, email: Any = None
+    ) -> Signer:
+        return signer_reassign(identity=identity, signer_eid=signer_eid, name=name, email=email)
+
+
 class Mutation(graphene.ObjectType):
     create_etch_packet = CreateEtchPacket.Field()
     send_etch_packet = SendEtchPacket.Field()
@@ -374,3 +408,4 @@ class Mutation(graphene.ObjectType):
     remove_etch_packet = RemoveEtchPacket.Field()
     resend_etch_signer_email = ResendEtchSignerEmail.Field()
     extend_etch_packet = ExtendEtchPacket.Field()
+    reassign_etch_signer = ReassignEtchSigner.Field()

@@ -168,6 +168,13 @@ def token_checked(*, signer_eid: str, token: str, now: datetime | None = None) -
         raise SigningRefused(
             "notFound", "This signature request was cancelled.", signer, reason=reason
         )
+    if signer.status == Signer.Status.FORWARDED:  # their turn went to someone else
+        raise SigningRefused(
+            "notFound",
+            "This signature request was handed to someone else.",
+            signer,
+            reason="signerForwarded",
+        )
     if lifecycle.packet_past_expiry(signer.packet, now):
         raise SigningRefused(
             "tokenExpired", "This signature request has expired.", signer, reason="packetExpired"

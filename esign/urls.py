@@ -19,6 +19,7 @@ urlpatterns = [
     ),
     path("api/etch/sign/<name:signer_eid>/complete", views.signing_complete, name="esign-complete"),
     path("api/etch/sign/<name:signer_eid>/decline", views.signing_decline, name="esign-decline"),
+    path("api/etch/sign/<name:signer_eid>/forward", views.signing_forward, name="esign-forward"),
     path("api/etch/copy/<name:signer_eid>", views.signer_copy, name="esign-signer-copy"),
     path(
         "api/etch/copy/<name:signer_eid>/<name:alias_id>.pdf",

@@ -24,11 +24,14 @@ from webhooks.services.endpoints import endpoint_get, webhook_url_form
 from webhooks.tasks import webhook_deliver
 
 # Extensions beside the spec's events (docs/webhooks.md), delivered and signed the same way:
-# the seal of a completed packet's documents, and a packet's expiry.
+# the seal of a completed packet's documents, a packet's expiry, and a signer's turn forwarded.
 ETCH_PACKET_SEALED = "etchPacketSealed"
 ETCH_PACKET_SEAL_FAILED = "etchPacketSealFailed"
 ETCH_PACKET_EXPIRED = "etchPacketExpired"
-EXTENSION_ACTIONS = frozenset({ETCH_PACKET_SEALED, ETCH_PACKET_SEAL_FAILED, ETCH_PACKET_EXPIRED})
+SIGNER_FORWARDED = "signerForwarded"
+EXTENSION_ACTIONS = frozenset(
+    {ETCH_PACKET_SEALED, ETCH_PACKET_SEAL_FAILED, ETCH_PACKET_EXPIRED, SIGNER_FORWARDED}
+)
 ACTIONS = frozenset(WebhookEvent.Action.values) | EXTENSION_ACTIONS
 NO_URL_REASON = "No webhook URL is set."
 
