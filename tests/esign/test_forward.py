@@ -251,7 +251,7 @@ def test_the_forms_problems_are_in_the_signers_language(forwarding) -> None:
         taken.json()["fields"][0]["message"] == "Esta persona ya es firmante de estos documentos."
     )
     bad = forward(Client(), ada.eid, token_of(link), {"name": "C", "email": "c@"})
-    assert bad.json()["fields"][0]["message"].startswith("Introduzca su dirección de correo")
+    assert bad.json()["fields"][0]["message"].startswith("Introduzca el correo electrónico")
 
 
 def test_a_signer_the_packet_does_not_let_forward_is_refused(graphql) -> None:
