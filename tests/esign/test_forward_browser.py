@@ -9,12 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.core import mail
 
+from accounts.models import Organization, User
+from accounts.services import member_add
+from esign.models import Signer
 from tests.axe import axe_violations
-from tests.browser import Tab
+from tests.browser import Tab, admin_log_in
 from tests.esign.conftest import send_queued_emails
 from tests.esign.test_forward import CREATE_FORWARD, email_packet
+from tests.esign.test_packet_admin_browser import PASSWORD, change_url
 from tests.esign.test_signing_browser import SHOTS, refused_request
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -137,3 +142,43 @@ def test_a_signer_forwards_and_the_new_signer_gets_their_own_page(
         shot(tab, f"forward-old-link-{tag}-{size}")
         assert axe_violations(page) == []
         tab.close()
+
+
+def test_an_admin_reassigns_a_signer_from_the_packets_page(
+    browser, first_link, live_server, organization: Organization
+) -> None:
+    """The packet page's "Reassign a signer": the form, a refusal shown on it, then the packet's
+    page with the signers' new row and the trail's entries."""
+    first_link("")
+    ada = Signer.objects.get(alias_id="client")
+    staff = User.objects.create_user(username="sender", password=PASSWORD, is_staff=True)
+    staff.user_permissions.set(Permission.objects.filter(content_type__app_label="esign"))
+    member_add(organization=organization, user=staff, role="admin")
+    tab = Tab(browser, DESKTOP, expected=refused_request)  # the refused form answers 400
+    page = tab.page
+    admin_log_in(page, live_server, staff.username, PASSWORD)
+    page.goto(change_url(live_server, ada.packet))
+    page.click("text=Reassign a signer")
+    page.wait_for_selector("form.reassign-form")
+    page.select_option("#id_signer", str(ada.pk))
+    page.fill("#id_name", "Grace Hopper")
+    page.fill("#id_email", "charles@example.com")
+    page.click("input[type=submit][value=Reassign]")
+    page.wait_for_selector("text=This address is already a signer of the packet.")
+    shot(tab, "admin-reassign-refused-desktop")
+    assert axe_violations(page) == []
+    assert not Signer.objects.filter(forwarded_from=ada).exists()
+
+    page.fill("#id_email", "grace@example.com")
+    page.click("input[type=submit][value=Reassign]")
+    page.wait_for_selector("text=Ada Lovelace's turn was handed to Grace Hopper.")
+    assert Signer.objects.get(forwarded_from=ada).name == "Grace Hopper"
+    events = page.locator(".field-what").all_inner_texts()
+    assert "Request handed to another person" in events
+    assert "Asked to sign in another signer's place" in events
+    assert "in place of Ada Lovelace" in page.inner_text("body")
+    assert page.evaluate("document.documentElement.scrollWidth") <= DESKTOP["width"]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "admin-reassign-done-desktop.png"), full_page=True)
+    assert axe_violations(page) == []
+    tab.close()
