@@ -380,9 +380,8 @@ class ExtendEtchPacket(ServiceMutation):
 
 
 class ReassignEtchSigner(ServiceMutation):
-    """Extension: the signer's turn goes to someone else (esign.forwarding), who takes their
-    fields and routing order; the signer becomes ``forwarded`` and their links end. Returns the
-    new signer."""
+    # Extension: the signer's turn goes to someone else (esign.forwarding). Described in
+    # config.graphql_docs (a docstring here would be the schema's description instead).
 
     class Arguments:
         signer_eid = graphene.String(required=True)

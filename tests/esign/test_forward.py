@@ -540,3 +540,12 @@ def test_a_sealed_packet_with_a_forwarded_signer_validates(
     trail = " ".join(w.text for page in words(archive.read("audit-trail.pdf")) for w in page)
     assert "to Grace Hopper <grace@example.com>, by the signer" in trail
     assert "Ada Lovelace" in trail
+
+
+def test_the_graphql_reference_describes_forwarding() -> None:
+    sdl = Client().get("/graphql/schema.graphql").content.decode()
+    assert "reassignEtchSigner(" in sdl
+    assert '"allowForward": true' in sdl  # the signer JSON's shape
+    assert "The sender hands a signer's turn to someone else" in sdl
+    reference = Client().get("/api/openapi.json").json()["info"]["description"]
+    assert "### mutation `reassignEtchSigner` → `Signer`" in reference
