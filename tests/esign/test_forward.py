@@ -549,3 +549,14 @@ def test_the_graphql_reference_describes_forwarding() -> None:
     assert "The sender hands a signer's turn to someone else" in sdl
     reference = Client().get("/api/openapi.json").json()["info"]["description"]
     assert "### mutation `reassignEtchSigner` → `Signer`" in reference
+
+
+def test_a_turn_may_come_back_to_a_signer_who_handed_it_on(graphql, forwarding) -> None:
+    created, link = forwarding()
+    ada = Signer.objects.get(alias_id="client")
+    forward(Client(), ada.eid, token_of(link), {"name": "Grace", "email": "grace@example.com"})
+    grace = Signer.objects.get(forwarded_from=ada)
+    back = graphql(REASSIGN, {"s": grace.eid, "name": "Ada Lovelace", "email": "ada@example.com"})
+    assert "errors" not in back, back
+    assert back["data"]["reassignEtchSigner"]["aliasId"] == "client-3"
+    assert back["data"]["reassignEtchSigner"]["status"] == "sent"
