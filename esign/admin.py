@@ -130,6 +130,13 @@ class SignerInline(ReadOnlyInline):
         return "; ".join(parts) or "-"
 
 
+def _person(value: Any) -> Any:
+    """A forward's ``{name, email}`` (esign.forwarding) as "Name <email>"; anything else as is."""
+    if isinstance(value, dict) and set(value) == {"name", "email"}:
+        return f"{value['name']} <{value['email']}>" if value["email"] else value["name"]
+    return value
+
+
 class AuditInline(ReadOnlyInline):
     model = AuditEvent
     fields = ["at", "what", "who", "ip", "browser", "details"]
@@ -150,7 +157,7 @@ class AuditInline(ReadOnlyInline):
     def details(self, obj: AuditEvent) -> str:
         """``key: value`` pairs, not JSON: a reason or an error wraps instead of widening."""
         detail = obj.detail if isinstance(obj.detail, dict) else {}
-        return "; ".join(f"{key}: {value}" for key, value in detail.items()) or "-"
+        return "; ".join(f"{key}: {_person(value)}" for key, value in detail.items()) or "-"
 
     @admin.display(description="user agent")
     def browser(self, obj: AuditEvent) -> str:

@@ -455,6 +455,7 @@ def test_an_admin_reassigns_from_the_packets_page(forwarding, organization: Orga
     page = admin.get(reverse("admin:esign_packet_change", args=[packet.pk])).content.decode()
     assert "to Grace" in page
     assert "in place of Ada Lovelace" in page
+    assert "to: Grace &lt;grace@example.com&gt;; newSigner:" in page
 
 
 # --- the audit trail and the seal ---------------------------------------------------------------
