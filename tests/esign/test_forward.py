@@ -561,3 +561,22 @@ def test_a_turn_may_come_back_to_a_signer_who_handed_it_on(graphql, forwarding) 
     assert "errors" not in back, back
     assert back["data"]["reassignEtchSigner"]["aliasId"] == "client-3"
     assert back["data"]["reassignEtchSigner"]["status"] == "sent"
+
+
+@pytest.mark.parametrize(
+    "verify", [{"method": "email"}, {"method": "sms", "phone": "+44 20 7946 0958"}]
+)
+def test_the_new_signer_enters_a_code_sent_to_their_own_address(
+    graphql, forwarding, verify: dict[str, str]
+) -> None:
+    signers = email_packet()["signers"]
+    signers[0]["verify"] = verify
+    created, _ = forwarding(signers=signers)
+    ada_eid = created["documentGroup"]["signers"][0]["eid"]
+    result = graphql(REASSIGN, {"s": ada_eid, "name": "Grace", "email": "grace@example.com"})
+    grace = Signer.objects.get(eid=result["data"]["reassignEtchSigner"]["eid"])
+    assert (grace.verify_method, grace.verify_phone) == ("email", "")
+    send_queued_emails()
+    opened = Client().get(link_of(mail.outbox[-1]))
+    assert opened.status_code == 302
+    assert f"/api/etch/sign/{grace.eid}/code" in opened["Location"]
