@@ -24,7 +24,7 @@ from esign.audit_trail import audit_trail_pdf
 from esign.forwarding import MAX_FORWARDS_PER_PACKET
 from esign.models import AuditEvent, Packet, Signer, SignerEmail, SignerToken
 from esign.tokens import signer_token_issue
-from tests.esign.conftest import CREATE, DRAWN, send_queued_emails, sign, token_of
+from tests.esign.conftest import CREATE, DRAWN, SIGN_URL, send_queued_emails, sign, token_of
 from tests.esign.conftest import two_signer_packet as base_packet
 from tests.esign.test_packet_admin_roles import staff
 from tests.pdfcheck import words
@@ -333,6 +333,8 @@ def test_the_sender_reassigns_an_embedded_signer(graphql, create_packet, sign_ur
     refused = Client().get(old_link)
     assert refused.status_code == 403
     assert 'data-reason="signerForwarded"' in refused.content.decode()
+    no_link = graphql(SIGN_URL, {"signerEid": ada_eid, "clientUserId": "u"})
+    assert no_link["errors"][0]["extensions"]["code"] == "ConflictError"
     new_link = sign_url(grace["eid"]).replace("http://127.0.0.1:8000", "")
     assert Client().get(new_link).status_code == 200
     entry = AuditEvent.objects.get(signer__eid=ada_eid, action="signerForwarded")
