@@ -53,7 +53,7 @@ SIGNER_SHAPE = """One signer, a JSON object:
                                #   fields on the pages of that signer's fields; the audit
                                #   trail records whom they witnessed. Default role "signer"
   "attachments": [{"type": "attachment", "id": "idPhoto", "label": "Photo of your ID",
-                   "required": true, "acceptedTypes": ["jpeg", "png"], "maxBytes": 5000000}]
+                   "required": true, "acceptedTypes": ["jpeg", "png"], "maxBytes": 5000000}],
                                # extension: files the signer attaches on the signing page (a
                                #   phone's camera included): id unique for the signer, label
                                #   (default the id), required (default true: no finishing
@@ -63,6 +63,9 @@ SIGNER_SHAPE = """One signer, a JSON object:
                                #   Checked by content; stored with the documents; listed with
                                #   their SHA-256 in the sealed audit trail; in the zip under
                                #   attachments/
+  "allowForward": true         # extension: may hand their turn to someone else from the
+                               #   signing page (email signers only; default: the packet's
+                               #   allowForward); see reassignEtchSigner for the sender's way
 }
 ```
 
@@ -171,6 +174,26 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "extendEtchPacket(eid)": "The packet's eid.",
         "extendEtchPacket(expiresAt)": "An ISO 8601 date and time in the future, at most 5 "
         "years away; otherwise a ValidationError on expiresAt.",
+        "createEtchPacket(allowForward)": "Extension. true: the packet's email signers may "
+        "hand their turn to someone else (a name and an email) from the signing page, once: a "
+        "new signer takes their fields and routing order and is emailed a link, theirs ends "
+        "(status forwarded), the audit trail and the signerForwarded webhook event say who "
+        "handed it to whom. A signer's own `allowForward` overrides it; embedded signers never "
+        "forward (reassignEtchSigner). A value other than true or false is a ValidationError.",
+        "reassignEtchSigner": "Extension. The sender hands a signer's turn to someone else: a new "
+        "signer takes their fields, routing order and options and, if it was their turn, is "
+        "emailed a link at once (an embedded one gets a link from generateEtchSignURL); the "
+        "signer becomes forwarded and their links end. Returns the new signer (`forwardedFrom` "
+        "names the original). Audited (signerForwarded, signerAssigned, with the API key) and "
+        "reported by the signerForwarded webhook event. Refused with nothing written: a packet "
+        "that ended (completed, declined, voided, expired) or a signer who finished or was "
+        "forwarded already (ConflictError); a missing or bad name or email, or an address that "
+        "is already one of the packet's signers' (ValidationError on name or email). At most 10 "
+        "forwards and reassignments a packet.",
+        "reassignEtchSigner(signerEid)": "The signer whose turn is handed on.",
+        "reassignEtchSigner(name)": "The new signer's name (required, one line).",
+        "reassignEtchSigner(email)": "The new signer's email address: required for an email "
+        "signer (and a signer with a code to enter, sent there); optional for an embedded one.",
         "createEtchPacket(signaturePageOptions)": "Accepted and ignored.",
         "createEtchPacket(enableEmails)": "Accepted and ignored; per signer, use "
         "`signers[].enableEmails`.",
@@ -247,6 +270,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "completed, declined or voided; or the extension expired (expiresAt passed before "
         "everyone signed; extendEtchPacket re-opens it).",
         "expiresAt": "Extension. When the packet expires (ISO 8601); null: never.",
+        "allowForward": "Extension. Its email signers may forward their turn "
+        "(createEtchPacket's allowForward).",
         "isTest": "A test packet (pages marked TEST).",
         "allowUpdates": "As given to createEtchPacket.",
         "numberRemainingSigners": "Signers who have not finished yet.",
@@ -293,9 +318,14 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "email": "As given.",
         "status": "created, sent, delivered, viewed, completed, declined, skipped (another "
         "signer declined, or enough members of their signing group signed) or voided; or the "
-        "extension expired (their turn when the packet expired).",
+        "extensions expired (their turn when the packet expired) and forwarded (their turn "
+        "went to the signer in forwardedTo).",
         "signActionType": "email or embedded (signerType).",
         "completedAt": "When they finished (ISO 8601).",
+        "allowForward": "Extension. Whether they may forward their turn from the signing page.",
+        "forwardedFrom": "Extension. The signer whose turn this one took over (a forward or "
+        "reassignEtchSigner); null for a signer of the packet as created.",
+        "forwardedTo": "Extension. The signer their turn went to, once forwarded; else null.",
         "role": "Extension. signer, or witness (of the signer witnessFor names).",
         "witnessFor": "Extension. A witness's: the id (aliasId) of the signer they witness; "
         "null otherwise.",
@@ -458,6 +488,7 @@ REFERENCE_OPERATIONS = [
     ("Mutation", "expireSignerTokens"),
     ("Mutation", "resendEtchSignerEmail"),
     ("Mutation", "extendEtchPacket"),
+    ("Mutation", "reassignEtchSigner"),
     ("Mutation", "forgeSubmit"),
     ("Query", "weldData"),
     ("Query", "weld"),

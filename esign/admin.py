@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
@@ -26,12 +27,13 @@ from django.views.decorators.http import require_POST
 from accounts.staff_admin import OrganizationOwnedAdmin, ReadOnlyInline, manages, may_manage
 from core.blobs import blob_read
 from core.engine.archive import safe_filename
-from core.errors import RateLimited, ServiceError
+from core.errors import RateLimited, ServiceError, ValidationFailed
 from core.responses import file_response
 from esign.attachment_fields import packet_attachments, readable_size
 from esign.audit import action_label
 from esign.downloads import document_group_archive
 from esign.emails import gets_emails, signer_email_resend
+from esign.forwarding import reassignable_signers, signer_reassign_now
 from esign.lifecycle import OPEN_PACKET
 from esign.models import (
     AuditEvent,
@@ -44,6 +46,23 @@ from esign.models import (
 from esign.routing import turn_signers
 from esign.sealing import packet_seal_retry
 from esign.services import packet_delete, packet_void_now
+
+
+class ReassignForm(forms.Form):
+    """Whose turn goes to whom (esign.forwarding); the service checks the name and address."""
+
+    signer = forms.ChoiceField(label="Signer")
+    name = forms.CharField(label="New signer's name", max_length=255)
+    email = forms.CharField(
+        label="New signer's email", max_length=254, required=False, widget=forms.EmailInput
+    )
+
+    def __init__(self, *args: Any, signers: list[Signer], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["signer"].choices = [
+            (str(s.pk), f"{s.name} <{s.email}> ({s.status})" if s.email else s.name)
+            for s in signers
+        ]
 
 
 class DocumentInline(ReadOnlyInline):
@@ -106,6 +125,7 @@ class SignerInline(ReadOnlyInline):
         "signs_as",
         "status",
         "completed_at",
+        "forwarding",
     ]
     readonly_fields = fields
 
@@ -117,6 +137,24 @@ class SignerInline(ReadOnlyInline):
         if obj.role == Signer.Role.WITNESS:
             return f"witness of {obj.witness_for}"
         return "-"
+
+    @admin.display(description="forwarded")
+    def forwarding(self, obj: Signer) -> str:
+        """Whose turn this signer took over, and who took over theirs (esign.forwarding)."""
+        parts = []
+        if obj.forwarded_from is not None:
+            parts.append(f"in place of {obj.forwarded_from.name}")
+        successor = Signer.objects.filter(forwarded_from=obj).first()
+        if successor is not None:
+            parts.append(f"to {successor.name}")
+        return "; ".join(parts) or "-"
+
+
+def _person(value: Any) -> Any:
+    """A forward's ``{name, email}`` (esign.forwarding) as "Name <email>"; anything else as is."""
+    if isinstance(value, dict) and set(value) == {"name", "email"}:
+        return f"{value['name']} <{value['email']}>" if value["email"] else value["name"]
+    return value
 
 
 class AuditInline(ReadOnlyInline):
@@ -139,7 +177,7 @@ class AuditInline(ReadOnlyInline):
     def details(self, obj: AuditEvent) -> str:
         """``key: value`` pairs, not JSON: a reason or an error wraps instead of widening."""
         detail = obj.detail if isinstance(obj.detail, dict) else {}
-        return "; ".join(f"{key}: {value}" for key, value in detail.items()) or "-"
+        return "; ".join(f"{key}: {_person(value)}" for key, value in detail.items()) or "-"
 
     @admin.display(description="user agent")
     def browser(self, obj: AuditEvent) -> str:
@@ -233,6 +271,11 @@ class PacketAdmin(OrganizationOwnedAdmin):
             ),
             path("<int:packet_id>/void/", view(self.void_one), name="esign_packet_void"),
             path("<int:packet_id>/resend/", view(self.resend_one), name="esign_packet_resend"),
+            path(
+                "<int:packet_id>/reassign/",
+                view(self.reassign_one),
+                name="esign_packet_reassign",
+            ),
             *super().get_urls(),
         ]
 
@@ -272,6 +315,8 @@ class PacketAdmin(OrganizationOwnedAdmin):
             tools["void"] = reverse("admin:esign_packet_void", args=[packet.pk])
             if any(gets_emails(signer) for signer in turn_signers(packet)):
                 tools["resend"] = reverse("admin:esign_packet_resend", args=[packet.pk])
+        if may_manage(request, packet.organization) and reassignable_signers(packet):
+            tools["reassign"] = reverse("admin:esign_packet_reassign", args=[packet.pk])
         return tools
 
     def attachment_file(
@@ -337,6 +382,43 @@ class PacketAdmin(OrganizationOwnedAdmin):
         if self._void(request, packet):
             self.message_user(request, f"{packet.name} was voided: nobody can sign it any more.")
         return self._back(packet)
+
+    def reassign_one(self, request: HttpRequest, packet_id: int) -> HttpResponse:
+        """The packet page's "Reassign a signer": a form (the signer, the new name and email)
+        that hands that signer's turn to someone else (esign.forwarding), audited with the
+        user; a refusal is shown on the form, and nothing changes."""
+        packet = self._packet(request, packet_id, act=True)
+        signers = reassignable_signers(packet)
+        form = ReassignForm(request.POST or None, signers=signers)
+        status = 200
+        if request.method == "POST" and form.is_valid():
+            signer = next(s for s in signers if str(s.pk) == form.cleaned_data["signer"])
+            try:
+                successor = signer_reassign_now(
+                    signer=signer,
+                    name=form.cleaned_data["name"],
+                    email=form.cleaned_data["email"],
+                    requested_by=f"{request.user} (admin)",
+                )
+            except ValidationFailed as invalid:
+                for problem in invalid.fields:
+                    field = problem.property if problem.property in form.fields else None
+                    form.add_error(field, problem.message)
+            except ServiceError as error:
+                form.add_error(None, error.message)
+            else:
+                self.message_user(request, f"{signer.name}'s turn was handed to {successor.name}.")
+                return self._back(packet)
+        if request.method == "POST":
+            status = 400
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "packet": packet,
+            "title": f"Reassign a signer of {packet.name}",
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/esign/packet/reassign.html", context, status=status)
 
     @admin.action(
         description="Seal again now (completed packets not sealed yet)", permissions=["manage"]

@@ -48,6 +48,8 @@ class AuditAction(models.TextChoices):
     SIGNER_VOIDED = "signerVoided", _("Request cancelled")
     SIGNER_EXPIRED = "signerExpired", _("Request expired")
     SIGNER_REOPENED = "signerReopened", _("Asked to sign again after the expiry")
+    SIGNER_FORWARDED = "signerForwarded", _("Request handed to another person")
+    SIGNER_ASSIGNED = "signerAssigned", _("Asked to sign in another signer's place")
     TOKENS_EXPIRED = "tokensExpired", _("Signing links expired")
     SIGNER_CODE_SENT = "signerCodeSent", _("Verification code sent")
     SIGNER_VERIFIED = "signerVerified", _("Verified with a code")
@@ -84,6 +86,7 @@ def trail_labels() -> TrailLabels:
         SignerStatus.CREATED: gettext("created"),
         SignerStatus.VIEWED: gettext("viewed"),
         SignerStatus.SKIPPED: gettext("skipped"),
+        SignerStatus.FORWARDED: gettext("forwarded"),
     }
     return TrailLabels(
         right_to_left=translation.get_language_bidi(),

@@ -84,6 +84,8 @@ def _event(event: AuditEvent) -> TrailEvent:
         )
     elif event.action in ("signerAttachmentAdded", "signerAttachmentRemoved"):
         text = str(detail.get("filename", ""))
+    elif event.action in ("signerForwarded", "signerAssigned"):
+        text = _forward_text(event.action, detail)
     elif event.action == "packetSealFailed":
         text = gettext("attempt {attempt}: {error}").format(
             attempt=detail.get("attempt"), error=detail.get("error")
@@ -95,6 +97,24 @@ def _event(event: AuditEvent) -> TrailEvent:
         user_agent=event.user_agent,
         detail=text,
     )
+
+
+def _forward_text(action: str, detail: dict) -> str:
+    """Who a turn went to (or came from), and by whom: the signer themselves, or the sender
+    with how they asked (an API key, an admin user)."""
+    other = detail.get("to" if action == "signerForwarded" else "from") or {}
+    person = other.get("name", "")
+    if other.get("email"):
+        person = f"{person} <{other['email']}>"
+    if detail.get("by") == "signer":
+        who = gettext("by the signer")
+    else:
+        who = gettext("by the sender ({requested_by})").format(
+            requested_by=detail.get("requestedBy", "")
+        )
+    if action == "signerForwarded":
+        return gettext("to {person}, {who}").format(person=person, who=who)
+    return gettext("in place of {person}, {who}").format(person=person, who=who)
 
 
 def audit_trail_of(packet: Packet, *, credentials: SealCredentials) -> AuditTrail:

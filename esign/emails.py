@@ -136,6 +136,7 @@ def _openings() -> dict[str, str]:
         SignerEmail.Kind.SIGNING: _("You are asked to sign “{packet}”."),
         SignerEmail.Kind.RESEND: _("Here is a new link to sign “{packet}”."),
         SignerEmail.Kind.REMINDER: _("A reminder: you are still asked to sign “{packet}”."),
+        SignerEmail.Kind.FORWARD: _("You are asked to sign “{packet}” in place of {previous}."),
     }
 
 
@@ -162,7 +163,9 @@ def _message_text(email: SignerEmail, url: str) -> tuple[str, str]:
     # a line break in a header is refused by Django's mail (BadHeaderError).
     subject = " ".join(subject.split())
     hours = int(TOKEN_TTL.total_seconds() // 3600)
-    opening = _openings()[email.kind].format(packet=packet.name)
+    # A forwarded turn (esign.forwarding) names whose place the signer takes.
+    previous = signer.forwarded_from.name if signer.forwarded_from else ""
+    opening = _openings()[email.kind].format(packet=packet.name, previous=previous)
     body = (packet.email_body + "\n\n" if packet.email_body else "") + _(
         "{name},\n\n{opening} Open this link to review and sign (it expires in {hours} "
         "hours):\n\n{url}\n"

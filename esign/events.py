@@ -1,7 +1,7 @@
 """The webhook events of e-signature, emitted through the webhooks app in the transaction of
 the change they report: documentGroupCreate, signerUpdateStatus, signerComplete,
-etchPacketComplete, and the extensions etchPacketSealed, etchPacketSealFailed and
-etchPacketExpired. Their ``data``
+etchPacketComplete, and the extensions etchPacketSealed, etchPacketSealFailed,
+etchPacketExpired and signerForwarded. Their ``data``
 names packets, groups and signers by their wire fields."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from webhooks.services import (
     ETCH_PACKET_EXPIRED,
     ETCH_PACKET_SEAL_FAILED,
     ETCH_PACKET_SEALED,
+    SIGNER_FORWARDED,
     event_emit,
 )
 
@@ -182,5 +183,24 @@ def packet_expired(packet: Packet) -> None:
             "etchPacket": _packet(packet),
             "documentGroup": _group(packet),
             "signers": [_signer(s) for s in packet.signers.all()],
+        },
+    )
+
+
+def signer_forwarded(original: Signer, successor: Signer, *, by: str) -> None:
+    """Extension: ``original``'s turn went to ``successor`` (esign.forwarding), who has their
+    fields and routing order; ``forwardedBy`` is "signer" (from the signing page) or "sender"
+    (reassignEtchSigner, the admin). ``original`` is ``forwarded`` (their signerUpdateStatus
+    says so too)."""
+    packet = original.packet
+    _emit(
+        packet,
+        SIGNER_FORWARDED,
+        {
+            "signer": _signer(original),
+            "newSigner": _signer(successor),
+            "forwardedBy": by,
+            "etchPacket": _packet(packet),
+            "documentGroup": _group(packet),
         },
     )

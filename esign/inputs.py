@@ -125,6 +125,8 @@ class SignerInput:
     role: str = "signer"
     witness_for: str = ""
     attachment_fields: tuple[AttachmentField, ...] = ()  # files to attach (an extension)
+    # allowForward (an extension, esign.forwarding): None follows the packet's.
+    allow_forward: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,13 @@ class PacketInput:
     reminder_days: int | None = None
     language: str = ""  # "" (the browser's, English for emails), or one of shipped_languages()
     expires_at: datetime | None = None  # expiresAt / expiresInDays (esign.expiry)
+    allow_forward: bool = False  # allowForward (esign.forwarding)
+
+    def signer_may_forward(self, signer: SignerInput) -> bool:
+        """Whether ``signer`` may forward their turn from the signing page: their own
+        ``allowForward``, else the packet's; only an email signer ever may."""
+        wanted = self.allow_forward if signer.allow_forward is None else signer.allow_forward
+        return wanted and signer.signer_type == "email"
 
 
 MAX_REMINDER_DAYS = 365
@@ -394,6 +403,7 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
         **_group(raw.get("group"), path, problems),
         **_role(raw, path, problems),
         attachment_fields=attachment_fields(raw.get("attachments"), path, problems),
+        allow_forward=_allow_forward(raw.get("allowForward"), path, str(signer_type), problems),
     )
 
 
@@ -443,6 +453,26 @@ def _role(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> dict[st
         problems.append(Problem(f"{path}.witnessFor", "Required: the id of the signer witnessed."))
         return {}
     return {"role": "witness", "witness_for": witness_for.strip()}
+
+
+def _allow_forward(value: Any, path: str, signer_type: str, problems: list[Problem]) -> bool | None:
+    """A signer's ``allowForward`` (an extension): true or false; an embedded signer never
+    forwards from the page (the integrator reassigns them with reassignEtchSigner)."""
+    if value is None:
+        return None
+    if not isinstance(value, bool):
+        problems.append(Problem(f"{path}.allowForward", "Must be true or false."))
+        return None
+    if value and signer_type == "embedded":
+        problems.append(
+            Problem(
+                f"{path}.allowForward",
+                "An embedded signer cannot forward from the signing page: reassign them with "
+                "reassignEtchSigner.",
+            )
+        )
+        return None
+    return value
 
 
 VERIFY_METHODS = ("email", "sms", "integrator")
@@ -756,6 +786,9 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     expires_at = expiry_of_arguments(
         arguments.get("expiresAt"), arguments.get("expiresInDays"), problems, now=timezone.now()
     )
+    allow_forward = arguments.get("allowForward")
+    if allow_forward is not None and not isinstance(allow_forward, bool):
+        problems.append(Problem("allowForward", "Must be true or false."))
     if problems:
         raise ValidationFailed.from_problems(problems)
     return PacketInput(
@@ -775,6 +808,7 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
         reminder_days=reminder_days,
         language=language,
         expires_at=expires_at,
+        allow_forward=bool(allow_forward),
     )
 
 
@@ -812,3 +846,29 @@ def check_signer_fields(files: list[FileInput], signers: Iterable[SignerInput]) 
     _cross_check(files, list(signers), problems, templates_read=True)
     if problems:
         raise ValidationFailed.from_problems(problems)
+
+
+@dataclass(frozen=True)
+class ForwardInput:
+    """Who a signer's turn goes to (esign.forwarding): the signing page's forward form, the
+    sender's reassignEtchSigner and the admin's form."""
+
+    name: str
+    email: str
+
+
+def parse_forward_input(name: Any, email: Any, *, email_required: bool = True) -> ForwardInput:
+    """``name`` and ``email`` checked as a signer's are (one line, an address that fits);
+    ValidationFailed names ``name`` and ``email``."""
+    problems: list[Problem] = []
+    text = _line(name, "name", problems)
+    if not text and not any(p.path == "name" for p in problems):
+        problems.append(Problem("name", "Required"))
+    elif problem := length_problem(text, Signer._meta.get_field("name")):
+        problems.append(Problem("name", problem))
+    address = _email(email, "email", problems)
+    if email_required and not address and not any(p.path == "email" for p in problems):
+        problems.append(Problem("email", "Required"))
+    if problems:
+        raise ValidationFailed.from_problems(problems)
+    return ForwardInput(name=text, email=address)

@@ -23,7 +23,9 @@ The statuses (the compatible API's strings):
   (the packet was voided before they finished) and ``skipped`` (another signer declined, so
   their turn never comes, or enough members of their signing group signed for it:
   esign.signing_groups) end it. ``expired``: it was their turn when the packet expired; the
-  packet's extension makes it their turn again (``sent``).
+  packet's extension makes it their turn again (``sent``). ``forwarded`` (an extension,
+  esign.forwarding): before they finished, they handed their turn to someone else (or the sender
+  reassigned it); a new signer has their fields and routing order, and nobody waits for them.
 """
 
 from __future__ import annotations
@@ -52,20 +54,25 @@ PACKET_MOVES: Mapping[str, frozenset[str]] = {
     P.VOIDED: frozenset(),
 }
 SIGNER_MOVES: Mapping[str, frozenset[str]] = {
-    S.CREATED: frozenset({S.SENT, S.SKIPPED, S.VOIDED}),
+    S.CREATED: frozenset({S.SENT, S.SKIPPED, S.VOIDED, S.FORWARDED}),
     S.SENT: frozenset(
         {S.DELIVERED, S.VIEWED, S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED, S.EXPIRED}
+        | {S.FORWARDED}
     ),
-    S.DELIVERED: frozenset({S.VIEWED, S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED, S.EXPIRED}),
-    S.VIEWED: frozenset({S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED, S.EXPIRED}),
+    S.DELIVERED: frozenset(
+        {S.VIEWED, S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED, S.EXPIRED, S.FORWARDED}
+    ),
+    S.VIEWED: frozenset({S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED, S.EXPIRED, S.FORWARDED}),
     S.EXPIRED: frozenset({S.SENT, S.VOIDED}),
     S.COMPLETED: frozenset(),
     S.DECLINED: frozenset(),
     S.SKIPPED: frozenset(),
     S.VOIDED: frozenset(),
+    S.FORWARDED: frozenset(),
 }
 OPEN_PACKET = frozenset({P.SENT, P.DELIVERED, P.PARTIAL})
-FINISHED_SIGNER = frozenset({S.COMPLETED, S.SKIPPED})
+# Nobody waits for these any more: a forwarded signer's turn is their successor's.
+FINISHED_SIGNER = frozenset({S.COMPLETED, S.SKIPPED, S.FORWARDED})
 ENDED_SIGNER = frozenset(s for s, moves in SIGNER_MOVES.items() if not moves)
 
 # The audit action of each packet status reached (signers' moves name their own).
@@ -87,6 +94,7 @@ _SIGNER_ACTIONS: dict[str, AuditAction] = {
     S.SKIPPED: AuditAction.SIGNER_SKIPPED,
     S.VOIDED: AuditAction.SIGNER_VOIDED,
     S.EXPIRED: AuditAction.SIGNER_EXPIRED,
+    S.FORWARDED: AuditAction.SIGNER_FORWARDED,
 }
 
 

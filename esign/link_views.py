@@ -85,6 +85,8 @@ def error_page(request: HttpRequest, refused: SigningRefused) -> HttpResponse:
     if refused.reason == GROUP_SIGNED and signer is not None:
         names = ", ".join(member.name for member in skipped_for_group(signer))
         message = _("{names} already signed this step for your group.").format(names=names)
+    elif refused.reason == "signerForwarded":
+        message = error_messages()["forwarded"]
     response = render(
         request,
         "esign/error.html",

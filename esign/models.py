@@ -48,6 +48,9 @@ class SignerStatus(models.TextChoices):
     COMPLETED = "completed"
     # Extension: it was their turn when the packet expired (re-opened if the sender extends it).
     EXPIRED = "expired"
+    # Extension: they handed their turn to someone else, or the sender reassigned it
+    # (esign.forwarding): a new signer has their fields and routing order; their links ended.
+    FORWARDED = "forwarded"
 
 
 class Language(models.TextChoices):
@@ -78,6 +81,7 @@ class SignerEmailKind(models.TextChoices):
     RESEND = "resend"  # asked for again: by the sender (API, admin) or the signer (expired link)
     REMINDER = "reminder"  # the packet's reminders: still waiting for them
     COPY = "copy"  # the packet is sealed: a link to their copy of the sealed documents
+    FORWARD = "forward"  # their turn came by a forward or a reassignment (esign.forwarding)
 
 
 class SignerEmailStatus(models.TextChoices):
@@ -113,6 +117,9 @@ class Packet(models.Model):
     # Extension (createEtchPacket's expiresAt / expiresInDays, extendEtchPacket): past this,
     # nobody may sign and the packet is expired (esign.expiry). Null: it never expires.
     expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Extension (createEtchPacket's allowForward): its email signers may hand their turn to
+    # someone else from the signing page (esign.forwarding); each signer's own flag decides.
+    allow_forward = models.BooleanField(default=False)
     # Sealing, once completed (blank before). The audit trail PDF is stored like the documents.
     seal_status = models.CharField(
         max_length=16, choices=SealStatus.choices, blank=True, default=""
@@ -300,6 +307,13 @@ class Signer(models.Model):
     # Extension: the files this signer is asked to attach (esign.attachments): [{id, label,
     # required, acceptedTypes, maxBytes}], from the signer JSON's fields of type "attachment".
     attachment_fields = models.JSONField(default=list, blank=True)
+    # Extension (esign.forwarding): whether this signer may forward their turn from the signing
+    # page (the packet's allowForward, or the signer JSON's own), and the signer whose turn this
+    # one took over (their ``forwarded_to``), by the signer's forward or the sender's reassign.
+    allow_forward = models.BooleanField(default=False)
+    forwarded_from = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forwarded_to"
+    )
     completed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

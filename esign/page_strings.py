@@ -16,6 +16,8 @@ def error_messages() -> dict[str, str]:
         "tokenExpired": _("This signing link has expired."),
         "tokenInvalid": _("This signing link is not valid."),
         "notFound": _("This signature request was cancelled."),
+        # Not an errorType: notFound with reason signerForwarded (esign.forwarding).
+        "forwarded": _("This signature request was handed to someone else to sign."),
     }
 
 
@@ -135,4 +137,14 @@ def signing_strings() -> dict[str, str]:
         "attach.wait": _("Wait until the file is sent."),
         "attach.failed": _("The file could not be attached (error {status}). Try again."),
         "attach.unreachable": _("The server could not be reached. Try again."),
+        # Forwarding one's turn to someone else (forward.js, esign.forwarding).
+        "forward.name": _("Enter the name of the person who will sign."),
+        "forward.email": _("Enter their email address, like name@example.com."),
+        "forward.unreachable": _("The server could not be reached. Try again."),
+        "forward.failed": _("Forwarding failed (error {status})."),
+        "forward.done": _("Forwarded"),
+        "forward.doneText": _(
+            "{name} ({email}) is asked to sign in your place and gets an email with their own "
+            "link. Your link no longer works. You can close this page."
+        ),
     }

@@ -1,6 +1,6 @@
 """GraphQL of e-signature packets, under the wire names: etchPacket, createEtchPacket,
 sendEtchPacket, generateEtchSignURL, expireSignerTokens, voidDocumentGroup, removeEtchPacket, and
-the extensions resendEtchSignerEmail and extendEtchPacket."""
+the extensions resendEtchSignerEmail, extendEtchPacket and reassignEtchSigner."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from esign import services, tokens
 from esign.attachments import signer_attachments
 from esign.emails import signer_email_resend
 from esign.expiry import packet_extend
+from esign.forwarding import signer_reassign
 from esign.inputs import parse_packet_input
 from esign.models import DocumentGroup, Packet, Signer
 from esign.routing import packet_send
@@ -80,6 +81,11 @@ class EtchSignerType(graphene.ObjectType):
     witness_for = graphene.String()
     group = graphene.Field(lambda: SigningGroupType)
     attachments = graphene.List(SignerAttachmentType)  # extension (esign.attachments)
+    # Extensions (esign.forwarding): whether they may forward their turn from the signing page,
+    # and the signers a forward or a reassignment links them to.
+    allow_forward = graphene.Boolean()
+    forwarded_from = graphene.Field(lambda: EtchSignerType)
+    forwarded_to = graphene.Field(lambda: EtchSignerType)
 
     @staticmethod
     def resolve_id(signer: Signer, info: Any) -> str:
@@ -96,6 +102,10 @@ class EtchSignerType(graphene.ObjectType):
     @staticmethod
     def resolve_attachments(signer: Signer, info: Any) -> list[dict[str, Any]]:
         return _signer_attachments(signer)
+
+    @staticmethod
+    def resolve_forwarded_to(signer: Signer, info: Any) -> Signer | None:
+        return Signer.objects.filter(forwarded_from=signer).first()
 
     @staticmethod
     def resolve_sign_action_type(signer: Signer, info: Any) -> str:
@@ -206,6 +216,8 @@ class EtchPacketType(graphene.ObjectType):
     seal_retry_at = DateTime()
     # Extension: when nobody may sign any more (null: never); see esign.expiry.
     expires_at = DateTime()
+    # Extension: its email signers may forward their turn (esign.forwarding).
+    allow_forward = graphene.Boolean()
 
     @staticmethod
     def resolve_id(packet: Packet, info: Any) -> str:
@@ -317,6 +329,7 @@ class CreateEtchPacket(ServiceMutation):
         )
         expires_at = graphene.String()  # extensions (esign.expiry)
         expires_in_days = JSON()  # JSON: a wrong value is a ValidationError on the property
+        allow_forward = JSON()  # extension (esign.forwarding); JSON for the same reason
 
     Output = EtchPacketType
 
@@ -343,6 +356,7 @@ class CreateEtchPacket(ServiceMutation):
             "language": arguments.get("language"),
             "expiresAt": arguments.get("expires_at"),
             "expiresInDays": arguments.get("expires_in_days"),
+            "allowForward": arguments.get("allow_forward"),
         }
         packet_input = parse_packet_input(wire)
         return services.packet_create(
@@ -445,6 +459,25 @@ class ExtendEtchPacket(ServiceMutation):
         return packet_extend(identity=identity, eid=eid, expires_at=expires_at)
 
 
+class ReassignEtchSigner(ServiceMutation):
+    # Extension: the signer's turn goes to someone else (esign.forwarding). Described in
+    # config.graphql_docs (a docstring here would be the schema's description instead).
+
+    class Arguments:
+        signer_eid = graphene.String(required=True)
+        # Not required in the schema: a missing or bad value is a ValidationError naming it.
+        name = graphene.String()
+        email = graphene.String()
+
+    Output = EtchSignerType
+
+    @classmethod
+    def perform(
+        cls, identity: ApiIdentity, *, signer_eid: str, name: Any = None, email: Any = None
+    ) -> Signer:
+        return signer_reassign(identity=identity, signer_eid=signer_eid, name=name, email=email)
+
+
 class Mutation(graphene.ObjectType):
     create_etch_packet = CreateEtchPacket.Field()
     send_etch_packet = SendEtchPacket.Field()
@@ -454,3 +487,4 @@ class Mutation(graphene.ObjectType):
     remove_etch_packet = RemoveEtchPacket.Field()
     resend_etch_signer_email = ResendEtchSignerEmail.Field()
     extend_etch_packet = ExtendEtchPacket.Field()
+    reassign_etch_signer = ReassignEtchSigner.Field()

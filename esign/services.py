@@ -255,6 +255,7 @@ def packet_store(prepared: PreparedPacket) -> Packet:
             reminder_days=packet_input.reminder_days,
             language=packet_input.language,
             expires_at=packet_input.expires_at,
+            allow_forward=packet_input.allow_forward,
         )
         DocumentGroup.objects.create(packet=packet)
         # One INSERT each for the documents and the signers, whatever their number.
@@ -276,7 +277,10 @@ def packet_store(prepared: PreparedPacket) -> Packet:
             )
             for position, (file, version, pages, paths) in enumerate(prepared.documents)
         )
-        Signer.objects.bulk_create(_new_signer(packet, signer) for signer in packet_input.signers)
+        Signer.objects.bulk_create(
+            _new_signer(packet, signer, may_forward=packet_input.signer_may_forward(signer))
+            for signer in packet_input.signers
+        )
         audit(
             packet=packet,
             action=AuditAction.PACKET_CREATED,
@@ -304,7 +308,7 @@ def packet_create(
         raise
 
 
-def _new_signer(packet: Packet, signer: SignerInput) -> Signer:
+def _new_signer(packet: Packet, signer: SignerInput, *, may_forward: bool = False) -> Signer:
     return Signer(
         packet=packet,
         alias_id=signer.alias_id[:200],
@@ -324,6 +328,7 @@ def _new_signer(packet: Packet, signer: SignerInput) -> Signer:
         role=signer.role,
         witness_for=signer.witness_for,
         attachment_fields=[field.to_json() for field in signer.attachment_fields],
+        allow_forward=may_forward,
         fields=[{"fileId": file_id, "fieldId": field_id} for file_id, field_id in signer.fields],
     )
 

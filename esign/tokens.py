@@ -97,6 +97,8 @@ def sign_url_generate(*, identity: ApiIdentity, signer_eid: str, client_user_id:
         raise Conflict("The packet is a draft: send it first.")
     if lifecycle.packet_past_expiry(signer.packet):
         raise Conflict("The packet has expired: extend it first (extendEtchPacket).")
+    if signer.status == Signer.Status.FORWARDED:  # esign.forwarding
+        raise Conflict("The signer's turn was handed to someone else: ask for their link.")
     # The integrator verified this signer itself (verify: {method: "integrator"}): recorded.
     detail = {"verifiedBy": "integrator"} if signer.verify_method == "integrator" else None
     with transaction.atomic():
@@ -168,6 +170,13 @@ def token_checked(*, signer_eid: str, token: str, now: datetime | None = None) -
         reason = "packetVoided" if signer.packet.status == Packet.Status.VOIDED else "signerVoided"
         raise SigningRefused(
             "notFound", "This signature request was cancelled.", signer, reason=reason
+        )
+    if signer.status == Signer.Status.FORWARDED:  # their turn went to someone else
+        raise SigningRefused(
+            "notFound",
+            "This signature request was handed to someone else.",
+            signer,
+            reason="signerForwarded",
         )
     if skipped_for_group(signer):
         raise SigningRefused(

@@ -29,6 +29,7 @@ urlpatterns = [
         attachment_views.attachment_delete,
         name="esign-attachment-remove",
     ),
+    path("api/etch/sign/<name:signer_eid>/forward", views.signing_forward, name="esign-forward"),
     path("api/etch/copy/<name:signer_eid>", views.signer_copy, name="esign-signer-copy"),
     path(
         "api/etch/copy/<name:signer_eid>/<name:alias_id>.pdf",

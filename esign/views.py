@@ -26,7 +26,7 @@ from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET
 
 from accounts.embedding import allow_framing_by, embed_origins
-from core.errors import ServiceError, ValidationFailed
+from core.errors import FieldError, ServiceError, ValidationFailed
 from core.json_views import json_object, json_view
 from core.responses import file_response
 from core.uploads import size_text
@@ -45,6 +45,7 @@ from esign.emails import gets_emails
 from esign.engine.errors import PageUnavailable
 from esign.engine.pages import PAGE_WIDTHS, page_width, render_page
 from esign.engine.signature_image import SignatureImageUnusable, signature_image
+from esign.forwarding import ALREADY_A_SIGNER, may_forward, signer_forward
 from esign.languages import in_language, page_language_activate
 from esign.link_views import error_page
 from esign.models import Packet, PacketDocument, Signer
@@ -169,6 +170,9 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
         "fields": signer_fields(signer),
         "completeUrl": reverse("esign-complete", args=[signer.eid]),
         "declineUrl": reverse("esign-decline", args=[signer.eid]),
+        # Extension: handing one's turn to someone else (esign.forwarding).
+        "canForward": may_forward(signer),
+        "forwardUrl": reverse("esign-forward", args=[signer.eid]),
         "redirectUrl": signer.redirect_url,
         "origins": origins,
         "withinIframe": request.GET.get("withinIframe") == "true",
@@ -222,6 +226,7 @@ SIGNING_MODULES = (
     "esign/strings.js",
     "esign/documents.js",
     "esign/outcome.js",
+    "esign/forward.js",
     "esign/embed.js",
     "common/dom.js",
     "common/page-box.js",
@@ -466,3 +471,48 @@ def signing_decline(request: HttpRequest, signer: Signer, body: dict[str, Any]) 
         signer=signer, reason=reason if isinstance(reason, str) else "", client=_client(request)
     )
     return completion_keys(outcome)
+
+
+@csrf_exempt  # authenticated by the signing token in a header, never by a cookie
+@json_view()
+def signing_forward(request: HttpRequest, signer_eid: str) -> HttpResponse:
+    """The signer hands their turn to someone else, JSON ``{name, email}`` (esign.forwarding):
+    who it went to, or the refusal in the wire's shape (400 naming ``name``/``email``, 409)."""
+    token = request.META.get(TOKEN_HEADER, "")
+    try:
+        signer = signer_from_token(signer_eid=signer_eid, token=token)
+    except SigningRefused as refused:
+        return _refused(refused)
+    page_language_activate(request, signer)
+    body = json_object(request, limit=settings.SIGNING_BODY_MAX_BYTES)
+    try:
+        successor = signer_forward(
+            signer=signer, name=body.get("name"), email=body.get("email"), client=_client(request)
+        )
+    except ValidationFailed as invalid:
+        raise _forward_problems(invalid) from None
+    return JsonResponse(
+        {
+            "signerEid": signer.eid,
+            "signerStatus": Signer.Status.FORWARDED,
+            "forwardedTo": {"name": successor.name, "email": successor.email},
+        }
+    )
+
+
+def _forward_problems(invalid: ValidationFailed) -> ValidationFailed:
+    """The forward's problems as the signer reads them, in their language (the API's stay the
+    wire's English)."""
+    messages = {
+        "name": _("Enter the name of the person who will sign."),
+        "email": _("Enter their email address, like name@example.com."),
+    }
+    return ValidationFailed(
+        FieldError(
+            property=problem.property,
+            message=_("This person is already a signer of these documents.")
+            if problem.message == ALREADY_A_SIGNER
+            else messages.get(problem.property, problem.message),
+        )
+        for problem in invalid.fields
+    )

@@ -56,7 +56,12 @@ def test_an_open_packets_page_resends_and_voids(
     admin_log_in(tab.page, live_server, staff.username, PASSWORD)
     tab.page.goto(change_url(live_server, packet))
     tools = tab.page.locator(".object-tools li").all_inner_texts()
-    assert [text.strip().upper() for text in tools] == ["EMAIL A NEW LINK", "VOID", "HISTORY"]
+    assert [text.strip().upper() for text in tools] == [
+        "EMAIL A NEW LINK",
+        "REASSIGN A SIGNER",
+        "VOID",
+        "HISTORY",
+    ]
     events = tab.page.locator(".field-what").all_inner_texts()
     assert "Packet created" in events
     assert "Signing email sent" in events

@@ -102,6 +102,11 @@ def test_the_action_filter_offers_the_seal_events_and_filters_by_them(
 
     options = re.search(r'<select id="f-action" name="action">(.*?)</select>', html, re.S)
     values = re.findall(r'<option value="([^"]*)"', options.group(1))
-    assert {"etchPacketSealFailed", "etchPacketSealed", "generatePdfJobFinished"} <= set(values)
+    assert {
+        "etchPacketSealFailed",
+        "etchPacketSealed",
+        "generatePdfJobFinished",
+        "signerForwarded",
+    } <= set(values)
     assert '<option value="etchPacketSealed" selected>' in html
     assert re.findall(r'<tr data-delivery="(\w+)">', html) == [sealed.deliveries.get().eid]

@@ -24,14 +24,21 @@ from webhooks.services.endpoints import endpoint_get, webhook_url_form
 from webhooks.tasks import webhook_deliver
 
 # Extensions beside the spec's events (docs/webhooks.md), delivered and signed the same way:
-# the seal of a completed packet's documents, a packet's expiry, and the end of an asynchronous
-# generate job.
+# the seal of a completed packet's documents, a packet's expiry, a signer's turn forwarded, and
+# the end of an asynchronous generate job.
 ETCH_PACKET_SEALED = "etchPacketSealed"
 ETCH_PACKET_SEAL_FAILED = "etchPacketSealFailed"
 ETCH_PACKET_EXPIRED = "etchPacketExpired"
+SIGNER_FORWARDED = "signerForwarded"
 GENERATE_PDF_JOB_FINISHED = "generatePdfJobFinished"
 EXTENSION_ACTIONS = frozenset(
-    {ETCH_PACKET_SEALED, ETCH_PACKET_SEAL_FAILED, ETCH_PACKET_EXPIRED, GENERATE_PDF_JOB_FINISHED}
+    {
+        ETCH_PACKET_SEALED,
+        ETCH_PACKET_SEAL_FAILED,
+        ETCH_PACKET_EXPIRED,
+        SIGNER_FORWARDED,
+        GENERATE_PDF_JOB_FINISHED,
+    }
 )
 ACTIONS = frozenset(WebhookEvent.Action.values) | EXTENSION_ACTIONS
 NO_URL_REASON = "No webhook URL is set."

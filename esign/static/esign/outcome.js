@@ -88,7 +88,9 @@ export function signingOutcome({ root, config, token }) {
     };
     if (data.reason) event.reason = data.reason;
     postToParent(event, { origins: config.origins, legacy: legacyMessage(config.publicBaseUrl, event) });
-    showResult("error", t("linkRefused"), t(`error.${errorType}`));
+    // A turn handed to someone else (notFound, reason signerForwarded) says so.
+    const reason = data.reason === "signerForwarded" ? "forwarded" : errorType;
+    showResult("error", t("linkRefused"), t(`error.${reason}`));
   }
 
   // The legacy string names a page that exists: the redirect URL, else the completion page.

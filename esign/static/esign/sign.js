@@ -22,6 +22,7 @@ import {
   today,
   valueProblem,
 } from "./fields.js";
+import { setUpForward } from "./forward.js";
 import { signingOutcome } from "./outcome.js";
 import { t } from "./strings.js";
 
@@ -363,6 +364,8 @@ function setBusy(busy, label = null) {
   button.textContent = busy && label ? label : t("finish");
   button.setAttribute("aria-busy", busy ? "true" : "false");
   $("#sg-decline-open").disabled = busy;
+  const forward = $("#sg-forward-open");
+  if (forward) forward.disabled = busy;
   renderGuide();
 }
 
@@ -490,6 +493,7 @@ async function start() {
   $("#sg-accept").addEventListener("click", accept);
   $("#sg-finish").addEventListener("click", finish);
   setUpDecline();
+  setUpForward({ config, post, showResult, linkRefused });
   root.dataset.state = "ready";
   // The page opens at the top of the first document; the guide and the list of fields lead
   // to each field.
