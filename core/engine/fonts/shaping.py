@@ -13,6 +13,7 @@ Pure Python (no Django).
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import arabic_reshaper
 
@@ -44,4 +45,13 @@ def visual_line(text: str) -> str:
     code points in the order they are drawn from left to right."""
     if not has_right_to_left(text):
         return text
-    return get_display(shape_logical(text))
+    return get_display(_assigned(shape_logical(text)))
+
+
+def _assigned(text: str) -> str:
+    """``text`` with each code point Unicode has not assigned (no bidirectional class: python-bidi
+    fails an assertion on it, a 500 for a fill with a stray "\u05eb") replaced by U+FFFD, the
+    replacement character: no font has a glyph for it either way."""
+    if all(unicodedata.bidirectional(char) for char in text):
+        return text
+    return "".join(char if unicodedata.bidirectional(char) else "\ufffd" for char in text)

@@ -533,3 +533,12 @@ def test_build_catalog_keeps_the_weights_nearest_400_and_700() -> None:
         "bold": [["latin", "n900"], ["greek", "n900g"]],
         "italic": [["latin", "i400"], ["greek", "i400g"]],
     }
+
+
+def test_a_right_to_left_line_with_an_unassigned_code_point_is_drawn_not_refused() -> None:
+    """U+05EB lies in the Hebrew block but is unassigned: no bidirectional class, on which
+    python-bidi failed an assertion (a fill answered 500). It becomes U+FFFD, nothing else moves."""
+    from core.engine.fonts.shaping import visual_line
+
+    assert visual_line("\u05eb") == "\ufffd"
+    assert visual_line("שלום \u05eb 12") == "12 \ufffd םולש"
