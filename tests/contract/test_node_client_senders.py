@@ -1,8 +1,8 @@
 """@anvilco/anvil with the senders' and signers' extensions of createEtchPacket (issue 40): the
-signer JSON's keys (``verify``, ``group``, ``role``/``witnessFor``, ``attachments``) go through
-the client's own mutation unchanged; a packet-level one (``expiresInDays``) through its
-documented ``mutation`` option, which integrators use to send arguments its default mutation
-does not declare. Each comes back as GraphQL shows it; a bad value reaches the client as the
+signer JSON's keys (``verify``, ``group``, ``role``/``witnessFor``, ``attachments``,
+``allowForward``) go through the client's own mutation unchanged; a packet-level one
+(``expiresInDays``) through its documented ``mutation`` option, which integrators use to send
+arguments its default mutation does not declare. Each comes back as GraphQL shows it; a bad value reaches the client as the
 wire's ValidationError with nothing stored."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from esign.models import Packet, Signer
+from tests.esign.conftest import two_signer_packet
 from tests.esign.test_signing_groups import group_packet
 
 RESPONSE = """{
@@ -91,3 +92,22 @@ def test_a_bad_extension_value_reaches_the_node_client_as_a_validation_error(nod
         "signers.0.attachments.0.acceptedTypes.0"
     ]
     assert Packet.objects.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_signers_allow_forward_goes_through_the_node_client(node_anvil) -> None:
+    variables = two_signer_packet()
+    variables["signers"][1].update(signerType="email", allowForward=True)
+
+    created = node_anvil(
+        "createEtchPacket",
+        variables=variables,
+        responseQuery="{ eid documentGroup { signers { aliasId allowForward } } }",
+    )
+
+    assert created.get("errors") is None, created
+    signers = created["data"]["data"]["createEtchPacket"]["documentGroup"]["signers"]
+    assert [(s["aliasId"], s["allowForward"]) for s in signers] == [
+        (variables["signers"][0]["id"], False),
+        (variables["signers"][1]["id"], True),
+    ]
