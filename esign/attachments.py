@@ -34,7 +34,7 @@ from esign.engine.attachment_files import (
     check_attachment,
 )
 from esign.models import Packet, PacketDocument, Signer, SignerAttachment
-from esign.signing import _check_open as check_open
+from esign.signing import signer_check_open
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ def attachment_add(
     """Attach ``data`` to ``signer``'s field ``field_id`` (replacing a file attached before).
     ValidationFailed (``file``) or RequestTooLarge when the file is refused, Conflict when the
     signer may not sign now, NotFound for a field they do not have; nothing is stored then."""
-    check_open(signer)
+    signer_check_open(signer)
     field = _field(signer, field_id)
     if len(data) > field.max_bytes:
         raise RequestTooLarge(
@@ -100,7 +100,7 @@ def attachment_add(
     try:
         with transaction.atomic():
             signer = Signer.objects.select_for_update().select_related("packet").get(pk=signer.pk)
-            check_open(signer)
+            signer_check_open(signer)
             previous = SignerAttachment.objects.filter(signer=signer, field_id=field.id).first()
             if previous is not None:
                 previous.delete()
@@ -139,11 +139,11 @@ def attachment_add(
 
 def attachment_remove(*, signer: Signer, field_id: str, client: Client) -> bool:
     """Remove the file attached to ``field_id``; False when there was none."""
-    check_open(signer)
+    signer_check_open(signer)
     field = _field(signer, field_id)
     with transaction.atomic():
         signer = Signer.objects.select_for_update().select_related("packet").get(pk=signer.pk)
-        check_open(signer)
+        signer_check_open(signer)
         attached = SignerAttachment.objects.filter(signer=signer, field_id=field.id).first()
         if attached is None:
             return False

@@ -54,7 +54,9 @@ def _locked_signer(signer: Signer) -> tuple[Packet, Signer]:
     return packet, signer
 
 
-def _check_open(signer: Signer) -> None:
+def signer_check_open(signer: Signer) -> None:
+    """A Conflict, in the signer's language, unless it is this signer's turn in an open packet:
+    what finishing, declining and attaching a file all check first."""
     if signed := skipped_for_group(signer):
         raise Conflict(
             gettext("{names} already signed this step for your group.").format(
@@ -91,7 +93,7 @@ def signer_complete(
 ) -> SigningOutcome:
     """The signer finishes: their fields are stamped onto the documents, the next routing group
     is notified, and the packet completes (and is queued for sealing) when nobody is left."""
-    _check_open(signer)  # a closed request says so before any complaint about the values
+    signer_check_open(signer)  # a closed request says so before any complaint about the values
     if fields_filled_by_another(signer):
         values = {}  # a later member of a group: its fields hold the first member's signature
     check_values(signer, adoption, values)
@@ -110,7 +112,7 @@ def signer_complete(
         try:
             with transaction.atomic():
                 packet, signer = _locked_signer(signer)
-                _check_open(signer)
+                signer_check_open(signer)
                 check_attachments(signer)  # none removed meanwhile (removing locks the signer)
                 if not stamps_apply(stamped):
                     raise _Restamp
@@ -173,7 +175,7 @@ def signer_decline(*, signer: Signer, reason: str, client: Client) -> SigningOut
     """The signer refuses: the packet is declined, and nobody else is asked any more."""
     with transaction.atomic():
         packet, signer = _locked_signer(signer)
-        _check_open(signer)  # not before their turn, not once finished
+        signer_check_open(signer)  # not before their turn, not once finished
         signer.decline_reason = reason.strip()[:2000]
         lifecycle.signer_move(
             signer,
