@@ -32,7 +32,7 @@ from tests.fill.test_base_shapes import SHAPES, make_base, spec_for
 from tests.fill.test_fixture_forms import data_for
 from tests.fixtures import FILLABLE_PDFS, PDFS
 from tests.pdfcheck import render
-from tests.pdfsound import assert_sound
+from tests.pdfsound import assert_sound, qpdf_check
 
 OBJECT = re.compile(rb"(?m)^(\d+) (\d+) obj\b")
 Imported = dict[str, tuple[bytes, TemplateSpec]]
@@ -170,6 +170,74 @@ def test_each_base_shape_is_updated_only_where_that_is_sound(
     # What every shape's template looks like once imported (stored by qpdf) is updated.
     stored = import_pdf(make_base(shape, form=True)).pdf
     assert isinstance(open_for_edit(stored), IncrementalUpdate)
+
+
+def hybrid(data: bytes) -> bytes:
+    """``data`` (one classic xref table) with a hybrid-reference update (ISO 32000-1, 7.5.8.4):
+    a new version of the pages' font, Courier instead of Helvetica, in an object stream that
+    only the update's /XRefStm locates (its table leaves the font out): a reader that ignores
+    /XRefStm, or loses it down the /Prev chain, draws Helvetica."""
+    with pikepdf.open(io.BytesIO(data)) as pdf:
+        font = pdf.pages[0].Resources.Font.F1
+        number = font.objgen[0]
+        font_text = bytes(font.unparse(resolved=True)).replace(b"/Helvetica", b"/Courier")
+        assert b"/Courier" in font_text
+        size, root, info = int(pdf.trailer.Size), pdf.Root.objgen[0], pdf.trailer.Info.objgen[0]
+    previous = int(data[data.rindex(b"startxref") + 9 :].split()[0])
+    out = bytearray(data)
+    header = b"%d 0 " % number
+    stream_at = len(out)
+    out += b"%d 0 obj\n<< /Type /ObjStm /N 1 /First %d /Length %d >>\nstream\n" % (
+        size,
+        len(header),
+        len(header) + len(font_text),
+    )
+    out += header + font_text + b"\nendstream\nendobj\n"
+    xref_stream_at = len(out)
+    rows = b"\x02" + size.to_bytes(4, "big") + (0).to_bytes(2, "big")
+    out += b"%d 0 obj\n<< /Type /XRef /Size %d /W [1 4 2] /Index [%d 1] /Length %d >>\n" % (
+        size + 1,
+        size + 2,
+        number,
+        len(rows),
+    )
+    out += b"stream\n" + rows + b"\nendstream\nendobj\n"
+    table_at = len(out)
+    out += b"xref\n%d 2\n%010d 00000 n \n%010d 00000 n \n" % (size, stream_at, xref_stream_at)
+    out += b"trailer\n<< /Size %d /Root %d 0 R /Info %d 0 R /Prev %d /XRefStm %d >>\n" % (
+        size + 2,
+        root,
+        info,
+        previous,
+        xref_stream_at,
+    )
+    out += b"startxref\n%d\n%%%%EOF\n" % table_at
+    return bytes(out)
+
+
+def test_a_hybrid_reference_file_is_updated_with_a_table(context: FillContext) -> None:
+    base = hybrid(make_base("contents-reference"))
+    assert qpdf_check(base).warnings == ()
+    assert isinstance(open_for_edit(base), IncrementalUpdate)
+    request = parse_fill_request({"data": {"name0": "Hybrid"}}, max_documents=1)
+    update = fill_pdf(template_pdf=base, spec=spec_for(base), request=request, context=context)
+    whole = fill_pdf(
+        template_pdf=base,
+        spec=spec_for(base),
+        request=request,
+        context=replace(context, incremental=False),
+    )
+
+    assert update.startswith(base)
+    assert not last_section_is_a_stream(update)
+    assert_sound(update, template=base)
+    texts = [page.extract_text() for page in PdfReader(io.BytesIO(update)).pages]
+    assert "Base page one" in texts[0]
+    assert "Hybrid" in texts[0]
+    with pikepdf.open(io.BytesIO(update)) as pdf:
+        assert pdf.pages[0].Resources.Font.F1.BaseFont == "/Courier"
+    # Poppler draws the base's text in the font only /XRefStm finds, as in qpdf's rewrite.
+    assert_same_pixels(update, whole, 2)
 
 
 def test_damage_found_while_filling_gives_a_whole_file(context: FillContext) -> None:
