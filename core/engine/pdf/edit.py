@@ -176,16 +176,17 @@ class IncrementalUpdate:
 
     # --- writing --------------------------------------------------------------------------------
     def save(self) -> bytes:
-        self.changed(self.pdf.Root)
-        if self._info is None and isinstance(self.pdf.trailer.get("/Info"), Dictionary):
-            self.info()  # a direct /Info is moved into an object of its own
-        if self.pdf.get_warnings():  # objects read since opening were damaged
-            raise NotIncremental("repaired")
+        self.changed(self.pdf.Root)  # written anyway: the update is the newest catalog's home
+        info = self.pdf.trailer.get("/Info")
+        if self._info is None and isinstance(info, Dictionary) and not info.is_indirect:
+            self.info()  # a direct /Info (not allowed, but seen) moves into an object of its own
         out = bytearray(self.data)
         if not out.endswith((b"\n", b"\r")):
             out += b"\n"
         offsets: dict[tuple[int, int], int] = {}
         pending = list(self._changed.values())
+        if self._info is not None:  # a new one is reached from the trailer only
+            pending.append(self._info)
         while pending:
             obj = pending.pop()
             objgen = (int(obj.objgen[0]), int(obj.objgen[1]))
@@ -210,6 +211,8 @@ class IncrementalUpdate:
                 found = source.get_object((number, generation))
                 if found is not None:  # a string that reads like a reference is skipped
                     pending.append(found)
+        if self.pdf.get_warnings():  # objects read since opening were damaged
+            raise NotIncremental("repaired")
         return bytes(self._finish(out, offsets))
 
     @staticmethod
@@ -227,7 +230,9 @@ class IncrementalUpdate:
 
     def _finish(self, out: bytearray, offsets: dict[tuple[int, int], int]) -> bytearray:
         root = self.pdf.Root.objgen
-        info = self._info.objgen if self._info is not None else None
+        # The original's /Info when the update did not touch it: the newest trailer must name it.
+        found = self._info if self._info is not None else self.pdf.trailer.get("/Info")
+        info = found.objgen if isinstance(found, Dictionary) and found.is_indirect else None
         digest = hashlib.md5(bytes(out[len(self.data) :]), usedforsecurity=False).digest()
         original_id = self.pdf.trailer.get("/ID")
         first = (
