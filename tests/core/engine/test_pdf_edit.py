@@ -91,3 +91,11 @@ def test_a_startxref_pointing_nowhere_is_refused() -> None:
     wrong = data[:offset] + b"startxref\n9\n%%EOF\n"
     with pytest.raises(NotIncremental):
         IncrementalUpdate(open_pdf(data), wrong)
+
+
+def test_a_linearized_file_is_rewritten() -> None:
+    out = io.BytesIO()
+    open_pdf(one_page()).save(out, linearize=True)
+    assert isinstance(open_for_edit(out.getvalue()), Rewrite)
+    with pytest.raises(NotIncremental, match="linearized"):
+        IncrementalUpdate(open_pdf(out.getvalue()), out.getvalue())
