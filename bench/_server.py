@@ -140,6 +140,23 @@ def timings(function: Callable[[], object], repeat: int, warmup: int = 3) -> lis
     return out
 
 
+def round_robin(
+    cases: dict[str, Callable[[], object]], repeat: int, warmup: int = 3
+) -> dict[str, list[float]]:
+    """Milliseconds of each case, the cases run in turn so that load from elsewhere on the
+    machine hits them all alike (ratios between them taken in one run are then fair)."""
+    for _ in range(warmup):
+        for function in cases.values():
+            function()
+    samples: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(repeat):
+        for name, function in cases.items():
+            started = time.perf_counter()
+            function()
+            samples[name].append((time.perf_counter() - started) * 1000)
+    return samples
+
+
 def summary(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]

@@ -8,13 +8,24 @@ engine alone; a 100-row overflow across pages; a 100-element whole-PDF repeat; p
 and pypdf's own AcroForm fill of the same form with the same data as a baseline. Two real
 forms from ../shared/fixtures show today's scale: the 13-page CRA B300 with every text field
 filled (pypdf's own fill of it as the baseline), and 100 copies of the 6-page IRS W-9.
+
+Then the output writers compared in one run (cases round-robin): the W-9 with its first 15
+fields filled as the form orders them (8 texts, 7 checked boxes) through HTTP on two servers, one writing the filled PDF as an incremental update of the template (the default) and
+one writing it whole (FILL_INCREMENTAL_UPDATE=false), the engine alone both ways, pypdf's own
+AcroForm fill of the original W-9 with the same 15 values (the baseline) and qpdf alone opening
+and rewriting the original W-9 (the floor of any whole-file writer). Each is printed with its
+ratio to the baseline (goal: HTTP with the update at most 0.20). ``--writers`` runs only this
+comparison.
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
+import dataclasses
 import io
 import json
+import logging
 import os
 import sys
 import tracemalloc
@@ -22,9 +33,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._server import Server, prepare_environment, summary, timings  # noqa: E402
+from bench._server import Server, prepare_environment, round_robin, summary, timings  # noqa: E402
 
 FIELDS = 30
+W9_VALUES = 15
 FIXTURES = Path(
     os.environ.get("SHARED_FIXTURES_DIR", Path(__file__).resolve().parents[2] / "shared/fixtures")
 )
@@ -50,7 +62,102 @@ def thirty_field_form() -> bytes:
     return buffer.getvalue()
 
 
+def w9_values(spec) -> tuple[dict[str, object], dict[str, str]]:
+    """The W-9's first 15 fields as the form orders them: a text or a checked box each, keyed
+    by alias (for the fill endpoint) and by the field's qualified name with the value pypdf
+    sets (the text, or the box's on state) for the baseline."""
+    from pypdf import PdfReader
+
+    fields = PdfReader(FIXTURES / "pdfs/irs-fw9-2018.pdf").get_fields() or {}
+    on_states = {
+        name: next(state for state in field.get("/_States_", []) if state != "/Off")
+        for name, field in fields.items()
+        if field.get("/FT") == "/Btn"
+    }
+    by_alias: dict[str, object] = {}
+    by_name: dict[str, str] = {}
+    for index, field in enumerate(spec.fields[:W9_VALUES]):
+        if field.type == "checkbox":
+            by_alias[field.alias] = True
+            by_name[field.name] = on_states[field.name]
+        else:
+            by_alias[field.alias] = by_name[field.name] = f"Value {index + 1}"
+    return by_alias, by_name
+
+
+def compare_writers(w9, key_auth: dict[str, str]) -> None:
+    """The W-9 with 15 values: the update and the whole-file writer against pypdf's own fill."""
+    from pypdf import PdfReader, PdfWriter
+
+    from core.engine.pdf import open_pdf, save_pdf
+    from fill.engine import fill_pdf, parse_fill_request
+    from fill.services import fill_context
+    from templates_app.services import version_pdf, version_spec, working_version
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # its notes on pages without fields
+    original = (FIXTURES / "pdfs/irs-fw9-2018.pdf").read_bytes()
+    version = working_version(w9)
+    base, spec = version_pdf(version), version_spec(version)
+    by_alias, by_name = w9_values(spec)
+    body = json.dumps({"data": by_alias}).encode()
+    request = parse_fill_request({"data": by_alias}, max_documents=1)
+    context = fill_context()
+    rewrite_context = dataclasses.replace(context, incremental=False)
+
+    def pypdf_fill() -> bytes:
+        writer = PdfWriter(clone_from=PdfReader(io.BytesIO(original)))
+        writer.update_page_form_field_values(writer.pages[0], by_name, auto_regenerate=False)
+        out = io.BytesIO()
+        writer.write(out)
+        return out.getvalue()
+
+    filled = PdfReader(io.BytesIO(pypdf_fill())).get_fields() or {}
+    missing = [n for n, v in by_name.items() if filled.get(n, {}).get("/V") != v]
+    assert not missing, f"pypdf did not fill {missing}"
+
+    update_server = Server()
+    os.environ["FILL_INCREMENTAL_UPDATE"] = "false"
+    try:
+        rewrite_server = Server()
+    finally:
+        del os.environ["FILL_INCREMENTAL_UPDATE"]
+    path = f"/api/v1/fill/{w9.eid}.pdf"
+
+    def post(server: Server) -> bytes:
+        status, content = server.request("POST", path, body, key_auth)
+        assert status == 200 and content.startswith(b"%PDF"), (status, content[:200])
+        return content
+
+    try:
+        assert post(update_server).startswith(base)  # the servers write what they claim
+        assert not post(rewrite_server).startswith(base)
+        cases = {
+            "W-9, 15 values, HTTP, incremental update": lambda: post(update_server),
+            "W-9, 15 values, HTTP, whole-file rewrite": lambda: post(rewrite_server),
+            "W-9, 15 values, engine, incremental update": lambda: fill_pdf(
+                template_pdf=base, spec=spec, request=request, context=context
+            ),
+            "W-9, 15 values, engine, whole-file rewrite": lambda: fill_pdf(
+                template_pdf=base, spec=spec, request=request, context=rewrite_context
+            ),
+            "qpdf alone: open and rewrite the W-9 (floor)": lambda: save_pdf(open_pdf(original)),
+            "pypdf AcroForm fill of the W-9, 15 values (baseline)": pypdf_fill,
+        }
+        samples = round_robin(cases, repeat=60, warmup=5)
+    finally:
+        update_server.stop()
+        rewrite_server.stop()
+    baseline = summary(samples["pypdf AcroForm fill of the W-9, 15 values (baseline)"])[0]
+    print(f"{'writers compared (round-robin)':58} {'median ms':>10} {'p95 ms':>9} {'/ pypdf':>8}")
+    for label, values in samples.items():
+        median, p95 = summary(values)
+        print(f"{label:58} {median:10.1f} {p95:9.1f} {median / baseline:8.2f}")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--writers", action="store_true", help="only the W-9 writers comparison")
+    args = parser.parse_args()
     prepare_environment()
     from pypdf import PdfReader, PdfWriter
 
@@ -98,6 +205,9 @@ def main() -> None:
         "Authorization": "Basic " + base64.b64encode(f"{key}:".encode()).decode(),
         "Content-Type": "application/json",
     }
+    if args.writers:
+        compare_writers(w9, auth)
+        return
 
     one_page = json.dumps({"data": values}).encode()
     overflow = json.dumps(
@@ -209,6 +319,8 @@ def main() -> None:
     print(
         f"peak memory: server worker {server_peak:.0f} MB RSS; engine allocations during the 100-element repeat {traced_peak / 1e6:.0f} MB"
     )
+    print()
+    compare_writers(w9, auth)
 
 
 if __name__ == "__main__":

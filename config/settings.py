@@ -382,6 +382,9 @@ FILL_MAX_DOCUMENTS = env.int("FILL_MAX_DOCUMENTS", default=1000)
 FILL_MAX_DATA_URL_BYTES = env.int("FILL_MAX_DATA_URL_BYTES", default=100 * 1024)
 # One deadline for all the images named by URL in one fill; those not loaded by then are left out.
 FILL_IMAGE_DEADLINE_SECONDS = env.float("FILL_IMAGE_DEADLINE_SECONDS", default=10.0)
+# A filled PDF is the template's bytes with an incremental update appended where that is sound
+# (docs/fill.md); false writes every filled PDF whole, as before (bench/fill.py compares both).
+FILL_INCREMENTAL_UPDATE = env.bool("FILL_INCREMENTAL_UPDATE", default=True)
 
 # --- Generate (owned by generate/) --------------------------------------------------------------
 # POST /api/v1/generate-pdf renders in worker processes. A render is stopped past its CPU-time

@@ -45,6 +45,7 @@ def fill_context() -> FillContext:
         fonts=font_library(),
         load_image=lambda url: load_image(url, policy),
         limits=fill_limits(),
+        incremental=settings.FILL_INCREMENTAL_UPDATE,
     )
 
 

@@ -1,9 +1,12 @@
 """Assembling the output: template pages with their overlays, widgets, page tree, metadata.
 
-The template's PDF is opened with qpdf (core.engine.pdf), changed in place and saved whole: the
-output is a new, structurally sound file whatever shape the template had. Output pages that
-show the same template page share its content streams and resources, so a 100-copy repeat
-writes those once.
+The template's PDF is opened with qpdf (core.engine.pdf) and changed through an editor
+(core.engine.pdf.edit): where that is sound, the output is the template's bytes as they are
+with an incremental update appended (the changed pages, the catalog, the information
+dictionary and every new object); otherwise (an encrypted or repaired template, or when asked)
+it is saved whole, a new, structurally sound file whatever shape the template had. Either way
+every object is serialized by qpdf. Output pages that show the same template page share its
+content streams and resources, so a 100-copy repeat writes those once.
 """
 
 from __future__ import annotations
@@ -17,13 +20,14 @@ from pikepdf import Array, Dictionary, Name, String
 
 from core.engine.pdf import (
     INHERITABLE_PAGE_KEYS,
+    NotIncremental,
     PageDrawing,
     form_xobject,
     inherited,
     number,
+    open_for_edit,
     open_pdf,
     rect_array,
-    save_pdf,
 )
 from core.engine.pdf.geometry import local_size, rotation_matrix
 from core.engine.template_spec import Rect
@@ -74,8 +78,9 @@ def _rect(rect: Rect) -> Array:
 
 
 class _Assembler:
-    def __init__(self, base: bytes, overlay: bytes | None) -> None:
-        self.pdf = open_pdf(base)
+    def __init__(self, base: bytes, overlay: bytes | None, *, incremental: bool) -> None:
+        self.edit = open_for_edit(base, incremental=incremental)
+        self.pdf = self.edit.pdf
         self.overlay = open_pdf(overlay) if overlay is not None else None
         self.overlay_pages = (
             [page.obj for page in self.overlay.pages] if self.overlay is not None else []
@@ -84,8 +89,8 @@ class _Assembler:
         # Each template page's entries as they are before any output page is made: copies are
         # built from these, never from a first output page that already holds an overlay.
         self.originals = [_entries(page) for page in self.template_pages]
-        self.pages_node = self.pdf.make_indirect(Dictionary(Type=Name.Pages))
-        self.drawing = PageDrawing(self.pdf)
+        self.pages_node = self.edit.indirect(Dictionary(Type=Name.Pages))
+        self.drawing = PageDrawing(self.pdf, new_stream=self.edit.stream)
         self._draw_overlay: pikepdf.Object | None = None
         self._empty_appearance: pikepdf.Object | None = None
         self.fields: dict[str, pikepdf.Object] = {}
@@ -94,21 +99,26 @@ class _Assembler:
     def form(
         self, overlay_page: int, bbox: Array, matrix: tuple[float, ...] | None = None
     ) -> pikepdf.Object:
-        return form_xobject(
-            self.pdf, source_page=self.overlay_pages[overlay_page], bbox=bbox, matrix=matrix
+        form = form_xobject(
+            self.edit.stream_pdf,
+            source_page=self.overlay_pages[overlay_page],
+            bbox=bbox,
+            matrix=matrix,
         )
+        return self.edit.adopt(form)
 
     # --- pages ----------------------------------------------------------------------------------
     def page(self, output: OutputPage, first_time: bool) -> pikepdf.Object:
         original = self.originals[output.template_page]
         if first_time:
             page = self.template_pages[output.template_page]
+            self.edit.changed(page)
             for key, value in original.items():
                 page[key] = value
         else:
             # A copy shares the template page's content streams and resources, but no
             # annotations or structure entries, which belong to one page only.
-            page = self.pdf.make_indirect(
+            page = self.edit.indirect(
                 Dictionary(
                     {
                         key: value
@@ -146,11 +156,9 @@ class _Assembler:
     # --- widgets --------------------------------------------------------------------------------
     def empty_appearance(self) -> pikepdf.Object:
         if self._empty_appearance is None:
-            form = pikepdf.Stream(self.pdf, b"")
-            form.Type = Name.XObject
-            form.Subtype = Name.Form
-            form.BBox = Array([0, 0, 1, 1])
-            self._empty_appearance = self.pdf.make_indirect(form)
+            self._empty_appearance = self.edit.stream(
+                b"", Dictionary(Type=Name.XObject, Subtype=Name.Form, BBox=Array([0, 0, 1, 1]))
+            )
         return self._empty_appearance
 
     def field_for(self, widget: Widget) -> pikepdf.Object:
@@ -181,7 +189,7 @@ class _Assembler:
             field.DA = String("/ZaDb 0 Tf 0 g")
         field.Ff = flags
         field.Kids = Array()
-        ref = self.fields[widget.name] = self.pdf.make_indirect(field)
+        ref = self.fields[widget.name] = self.edit.indirect(field)
         return ref
 
     def widget(self, widget: Widget, page: pikepdf.Object) -> pikepdf.Object:
@@ -216,12 +224,12 @@ class _Assembler:
             )
             annotation.AS = _name(on) if is_on else Name.Off
             annotation.MK = Dictionary(CA=String("4" if widget.kind == "checkbox" else "l"))
-        ref = self.pdf.make_indirect(annotation)
+        ref = self.edit.indirect(annotation)
         field.Kids.append(ref)
         return ref
 
     def acroform(self) -> Dictionary:
-        helvetica = self.pdf.make_indirect(
+        helvetica = self.edit.indirect(
             Dictionary(
                 Type=Name.Font,
                 Subtype=Name.Type1,
@@ -229,7 +237,7 @@ class _Assembler:
                 Encoding=Name.WinAnsiEncoding,
             )
         )
-        dingbats = self.pdf.make_indirect(
+        dingbats = self.edit.indirect(
             Dictionary(Type=Name.Font, Subtype=Name.Type1, BaseFont=Name.ZapfDingbats)
         )
         return Dictionary(
@@ -250,7 +258,7 @@ class _Assembler:
             del root.AcroForm
         if self.fields:
             root.AcroForm = self.acroform()
-        info = self.pdf.docinfo
+        info = self.edit.info()
         info.Producer = String(producer)
         if title is not None:
             info.Title = String(title)
@@ -263,7 +271,7 @@ class _Assembler:
             )
             preferences.DisplayDocTitle = True
             root.ViewerPreferences = preferences
-        return save_pdf(self.pdf)
+        return self.edit.save()
 
 
 def _entries(page: pikepdf.Object) -> dict[str, pikepdf.Object]:
@@ -304,9 +312,28 @@ def assemble(
     overlay: bytes | None,
     title: str | None,
     producer: str,
+    incremental: bool = True,
 ) -> bytes:
+    """The filled PDF: an incremental update of ``base`` where that is sound and
+    ``incremental``, else ``base`` rewritten whole."""
     _distinct_names(pages)
-    assembler = _Assembler(base, overlay)
+    try:
+        return _assemble(base, pages, overlay, title, producer, incremental=incremental)
+    except NotIncremental:
+        # Damage qpdf found only while reading the objects the fill needed: written whole.
+        return _assemble(base, pages, overlay, title, producer, incremental=False)
+
+
+def _assemble(
+    base: bytes,
+    pages: list[OutputPage],
+    overlay: bytes | None,
+    title: str | None,
+    producer: str,
+    *,
+    incremental: bool,
+) -> bytes:
+    assembler = _Assembler(base, overlay, incremental=incremental)
     seen: set[int] = set()
     refs = []
     for output in pages:

@@ -56,6 +56,9 @@ class FillContext:
     load_image: Callable[[str], LoadedImage | None]
     limits: FillLimits = field(default_factory=FillLimits)
     producer: str = "docautomation"
+    # The output as an incremental update of the template where that is sound (fill/engine/
+    # assemble.py); False writes every output whole.
+    incremental: bool = True
 
 
 @dataclass
@@ -337,4 +340,5 @@ def fill_pdf(
         overlay=overlay,
         title=request.options.title,
         producer=context.producer,
+        incremental=context.incremental,
     )

@@ -11,6 +11,13 @@ from core.engine.pdf.document import (
     open_pdf,
     save_pdf,
 )
+from core.engine.pdf.edit import (
+    Editor,
+    IncrementalUpdate,
+    NotIncremental,
+    Rewrite,
+    open_for_edit,
+)
 from core.engine.pdf.objects import form_xobject, import_foreign, number, rect_array
 from core.engine.pdf.overlay import PageOverlays, add_overlays, media_box, overlay_pages
 from core.engine.pdf.pages import (
@@ -22,10 +29,14 @@ from core.engine.pdf.pages import (
 
 __all__ = [
     "INHERITABLE_PAGE_KEYS",
+    "Editor",
+    "IncrementalUpdate",
+    "NotIncremental",
     "PageDrawing",
     "PageOverlays",
     "PdfPasswordRequired",
     "PdfUnreadable",
+    "Rewrite",
     "add_overlays",
     "content_streams",
     "form_xobject",
@@ -33,6 +44,7 @@ __all__ = [
     "inherited",
     "media_box",
     "number",
+    "open_for_edit",
     "open_pdf",
     "overlay_pages",
     "rect_array",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pikepdf
 from pikepdf import Array, Dictionary
 
@@ -44,11 +46,18 @@ class PageDrawing:
     the q and Q streams are made once per file and shared by every page.
     """
 
-    def __init__(self, pdf: pikepdf.Pdf) -> None:
+    def __init__(
+        self, pdf: pikepdf.Pdf, *, new_stream: Callable[[bytes], pikepdf.Object] | None = None
+    ) -> None:
+        """``new_stream``: how a new stream is made (an editor's, core.engine.pdf.edit); by
+        default an indirect stream of ``pdf``."""
         self.pdf = pdf
+        self._new_stream = new_stream
         self._wrap: tuple[pikepdf.Object, pikepdf.Object] | None = None
 
     def stream(self, data: bytes) -> pikepdf.Object:
+        if self._new_stream is not None:
+            return self._new_stream(data)
         return self.pdf.make_indirect(pikepdf.Stream(self.pdf, data))
 
     def append(self, page: pikepdf.Object, drawing: pikepdf.Object) -> None:
