@@ -199,37 +199,84 @@ def batch_create(
     shape: Any,
     raw_rows: Any,
     created_by: str,
+    draft: bool = False,
 ) -> BulkBatch:
     """A batch of ``organization`` whose rows are sent by the background task. Every row is
     read first: any problem (the shape's, a row's) is a ValidationFailed naming them all, and
-    nothing is stored."""
+    nothing is stored. A ``draft`` (the admin's upload, previewed before it is sent) keeps its
+    rows' problems on the rows instead, and is sent by :func:`batch_start`; only the shape's
+    problems, or rows that are not rows, refuse it."""
     problems: list[Problem] = []
     rows = rows_read(raw_rows, problems)
     name = (name or "").strip()
     if text_problem(name) or len(name) > 255 or "\n" in name:
         problems.append(Problem("name", "Must be one line of at most 255 characters."))
+    by_row: dict[int, list[Problem]] = {}
     if rows:  # every row's problems at once, a wrong value's included
         shape_problems, by_row = batch_problems(shape, rows)
         problems += shape_problems
-        for row_problems in by_row.values():
-            problems += row_problems
-    if problems:
-        raise ValidationFailed.from_problems(problems)
+    if draft:
+        row_problems = [p for p in problems if p.path.startswith("rows.")]
+        problems = [p for p in problems if not p.path.startswith("rows.")]
+        for problem in row_problems:  # a value the reading refused: that row's problem
+            index = int(problem.path.split(".")[1])
+            by_row.setdefault(index, []).insert(0, problem)
+        # A row's problems are named within the row (signers.0.email), as its send's are.
+        by_row = {
+            index: [Problem(p.path.removeprefix(f"rows.{index}."), p.message) for p in listed]
+            for index, listed in by_row.items()
+        }
+    else:
+        for listed in by_row.values():
+            problems += listed
+    if problems or not rows:
+        raise ValidationFailed.from_problems(
+            problems or [Problem("rows", "Give at least one row.")]
+        )
     with transaction.atomic():
         batch = BulkBatch.objects.create(
             organization=organization,
             name=name or str(shape.get("name") or "Bulk send")[:255],
+            status=BulkBatch.Status.DRAFT if draft else BulkBatch.Status.SENDING,
             shape=dict(shape),
             columns=_columns_of(rows),
             watermark=watermark,
             created_by=created_by[:200],
             rows_total=len(rows),
-            next_run_at=timezone.now(),
+            next_run_at=None if draft else timezone.now(),
         )
         BulkRow.objects.bulk_create(
-            (BulkRow(batch=batch, index=index, values=values) for index, values in enumerate(rows)),
+            (
+                BulkRow(
+                    batch=batch,
+                    index=index,
+                    values=values,
+                    errors=[
+                        {"property": p.path, "message": p.message} for p in by_row.get(index, [])
+                    ],
+                )
+                for index, values in enumerate(rows)
+            ),
             batch_size=500,
         )
+        if not draft:
+            enqueue_in_transaction(bulk_batch_send_task, batch_id=batch.pk)
+    return batch
+
+
+def batch_start(*, batch: BulkBatch) -> BulkBatch:
+    """Send a draft: its rows with problems are failed with them, the others sent by the task.
+    Conflict unless it is a draft."""
+    with transaction.atomic():
+        batch = BulkBatch.objects.select_for_update().get(pk=batch.pk)
+        if batch.status != BulkBatch.Status.DRAFT:
+            raise Conflict(f"The bulk send is {batch.status} already.")
+        invalid = batch.rows.filter(status=BulkRow.Status.PENDING).exclude(errors=[])
+        failed = invalid.update(status=BulkRow.Status.FAILED, finished_at=timezone.now())
+        batch.rows_failed = failed
+        batch.status = BulkBatch.Status.SENDING
+        batch.next_run_at = timezone.now()
+        batch.save(update_fields=["rows_failed", "status", "next_run_at"])
         enqueue_in_transaction(bulk_batch_send_task, batch_id=batch.pk)
     return batch
 
@@ -249,7 +296,7 @@ def batch_cancel(*, batch: BulkBatch) -> BulkBatch:
     the batch is finished already."""
     with transaction.atomic():
         batch = BulkBatch.objects.select_for_update().get(pk=batch.pk)
-        if batch.status != BulkBatch.Status.SENDING:
+        if batch.status not in (BulkBatch.Status.SENDING, BulkBatch.Status.DRAFT):
             raise Conflict(f"The bulk send is {batch.status}: only one sending can be cancelled.")
         batch.status = BulkBatch.Status.CANCELLED
         batch.finished_at = timezone.now()

@@ -16,6 +16,7 @@ from core.fields import EidField
 
 
 class BulkBatchStatus(models.TextChoices):
+    DRAFT = "draft"  # uploaded in the admin and previewed, not sent yet
     SENDING = "sending"  # rows are waiting; the task is queued, paced or running
     COMPLETED = "completed"  # every row has its outcome (created or failed)
     CANCELLED = "cancelled"  # stopped by staff: rows still waiting stay so
@@ -74,7 +75,8 @@ class BulkRow(models.Model):
         "esign.Packet", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     packet_eid = models.CharField(max_length=40, blank=True)  # kept if the packet is removed
-    errors = models.JSONField(default=list)  # [{"property", "message"}] of a failed row
+    # [{"property", "message"}]: why the row failed, or (a draft's) why it cannot be sent
+    errors = models.JSONField(default=list)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
