@@ -54,6 +54,8 @@ MAX_VALUE_LENGTH = 10_000
 # A chunk also ends after this many seconds of work, whatever the mail's pace allows: the next
 # chunk's task is then enqueued, and a worker is never held by one batch for long.
 CHUNK_WORK_SECONDS = 20.0
+# A cancelled batch stops within this many rows.
+CANCEL_CHECK_ROWS = 10
 
 
 # --- the shape and its rows ---------------------------------------------------------------------
@@ -379,11 +381,16 @@ def batch_send(*, batch_id: int, now: datetime | None = None) -> str:
     emails = rows = 0
     deadline = time.monotonic() + CHUNK_WORK_SECONDS
     pending = batch.rows.filter(status=BulkRow.Status.PENDING).order_by("index")
-    while emails < budget and time.monotonic() < deadline:
-        row = pending.first()
-        if row is None:
+    # The chunk's rows are read at once (each is locked and checked again as it is sent): at
+    # most one per email of the budget. Rows that queue no email (embedded signers) end the
+    # chunk after ``budget`` rows, and the next one is due at once.
+    for row in pending[:budget]:
+        if emails >= budget or time.monotonic() >= deadline:
             break
-        if BulkBatch.objects.filter(pk=batch.pk, status=BulkBatch.Status.SENDING).count() == 0:
+        if (
+            rows % CANCEL_CHECK_ROWS == 0
+            and not BulkBatch.objects.filter(pk=batch.pk, status=BulkBatch.Status.SENDING).exists()
+        ):
             return "cancelled"
         emails += _row_send(batch, row)
         rows += 1

@@ -11,16 +11,19 @@ import csv
 import io
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from django_tasks_db.models import DBTaskResult
 from pypdf import PdfReader
 
+from esign.audit_trail import audit_trail_pdf
 from esign.bulk import batch_send, csv_safe, results_csv
 from esign.models import AuditEvent, BulkBatch, BulkRow, Packet, SignerEmail
 from templates_app.models import PdfTemplate
 from tests.esign.conftest import contract_pdf
+from tests.pdfcheck import words
 from webhooks.models import WebhookEvent
 
 CREATE_BATCH = """
@@ -327,3 +330,19 @@ def test_the_results_csv_never_runs_a_formula(create_batch) -> None:
     assert [line[1] for line in table[1:]] == ["created"] * 3
     assert table[1][2] == BulkRow.objects.get(index=0).packet_eid
     assert csv_safe("plain") == "plain"
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"), [("", "1 document; bulk send {eid}, row 2"), ("es", "envío masivo")]
+)
+def test_the_certificate_of_completion_names_the_bulk_send_and_row(
+    create_batch, language, expected
+) -> None:
+    create_batch(uploaded_shape(language=language), ROWS)
+    batch = BulkBatch.objects.get()
+    send_all(batch.eid)
+    packet = BulkRow.objects.get(index=1).packet
+    pdf = audit_trail_pdf(packet, credentials=SimpleNamespace(subject="Test seal"))  # type: ignore[arg-type]
+    text = " ".join(w.text for page in words(pdf) for w in page)
+    assert expected.format(eid=batch.eid) in text
+    assert f"{batch.eid}, " + ("row 2" if not language else "fila 2") in text
