@@ -444,7 +444,13 @@ for _root, _entries in {
         "cancelEtchPacketBatch(eid)": "The bulk send's eid.",
     },
     "EtchPacketBatch": {
+        "id": "The bulk send's eid.",
         "eid": "The bulk send's id.",
+        "name": "The bulk send's name.",
+        "createdAt": "When it was created (ISO 8601).",
+        "rows(offset)": "Rows to skip, from the first (default 0).",
+        "rows(limit)": "The most rows to return (default 100, at most 500).",
+        "rows(status)": "Only the rows of this status: pending, created or failed.",
         "status": "sending, completed (every row created or failed) or cancelled.",
         "columns": "The rows' columns, in the order they first appear.",
         "rowsTotal": "How many rows.",
@@ -461,6 +467,11 @@ for _root, _entries in {
         "values": "The row's values by column.",
         "packetEid": "The packet created for the row (etchPacket(eid)).",
         "errors": "Why the row failed: `{property, message}` as in a ValidationError.",
+        "finishedAt": "When the row's packet was created or it failed (ISO 8601).",
+    },
+    "EtchPacketBatchRowError": {
+        "property": "The argument of the row's packet at fault (`signers.0.email`), or empty.",
+        "message": "What is wrong with it.",
     },
 }.items():
     DESCRIPTIONS.setdefault(_root, {}).update(_entries)
