@@ -124,7 +124,9 @@ def main() -> None:
     from esign.models import BulkBatch, Packet, SignerEmail
 
     organization = organization_create(slug="bench", name="Bench")
-    rows = [{"name": f"Signer {n}", "email": f"signer{n}@example.com"} for n in range(arguments.rows)]
+    rows = [
+        {"name": f"Signer {n}", "email": f"signer{n}@example.com"} for n in range(arguments.rows)
+    ]
     before_bytes, before_rows = database_bytes(), row_counts()
 
     started = time.perf_counter()

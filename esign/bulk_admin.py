@@ -14,6 +14,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.core.exceptions import PermissionDenied
 from django.http import (
     Http404,
@@ -104,6 +105,12 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return super().has_add_permission(request) and self.has_manage_permission(request)
 
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a bulk send is shown, never edited: its tools act on it
+
+    change_form_template = "admin/esign/bulkbatch/change_form.html"
+    fields = ["name", "organization", "status", "created_by", "created_at", "finished_at"]
+
     def _batch(self, request: HttpRequest, batch_id: int, *, act: bool = False) -> BulkBatch:
         """The batch, if the user may see it (another organization's is a 404); to ``act`` on
         it, if they manage its organization too (403)."""
@@ -133,11 +140,16 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
                 return HttpResponseRedirect(
                     reverse("admin:esign_bulkbatch_change", args=[batch.pk])
                 )
+        fieldsets = [(None, {"fields": list(form.fields)})]
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
             "title": "Bulk send: upload rows",
             "form": form,
+            # The admin's own form wrapper: its fieldset templates draw the form as every admin
+            # form is drawn (labels, help, errors).
+            "adminform": helpers.AdminForm(form, fieldsets, {}),
+            "inline_admin_formsets": [],
         }
         return TemplateResponse(request, "admin/esign/bulkbatch/upload.html", context)
 
@@ -189,15 +201,22 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
         form_url: str = "",
         extra_context: dict[str, Any] | None = None,
     ) -> HttpResponse:
-        if not object_id.isdigit():
-            raise Http404
-        batch = self._batch(request, int(object_id))
+        """The batch's page: Django's read-only change form, with the preview (a draft), the
+        progress (sending) or each row's outcome below its fields, and its tools on top."""
+        batch = (
+            self.get_queryset(request).filter(pk=object_id).first() if object_id.isdigit() else None
+        )
+        context = dict(extra_context or {})
+        if batch is not None:
+            context.update(self._batch_context(request, batch))
+        return super().change_view(request, object_id, form_url, context)
+
+    def _batch_context(self, request: HttpRequest, batch: BulkBatch) -> dict[str, Any]:
         rows = batch.rows.order_by("index")
         with_problems = rows.exclude(errors=[])
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": batch.name,
+        problem_count = with_problems.count()
+        draft = batch.status == BulkBatch.Status.DRAFT
+        return {
             "batch": batch,
             "manages": may_manage(request, batch.organization),
             "columns": batch.columns,
@@ -205,16 +224,13 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
                 (row, [row.values.get(column, "") for column in batch.columns])
                 for row in rows[:PREVIEW_ROWS]
             ],
-            "problem_count": with_problems.count(),
+            "problem_count": problem_count,
             "problems": with_problems[:PROBLEM_ROWS],
             "shown_problems": PROBLEM_ROWS,
             "percent": round(100 * batch.rows_done / batch.rows_total) if batch.rows_total else 0,
-            "valid_count": batch.rows_total - with_problems.count(),
-            "failed": rows.filter(status=BulkRow.Status.FAILED)[:PROBLEM_ROWS]
-            if batch.status != BulkBatch.Status.DRAFT
-            else [],
+            "valid_count": batch.rows_total - problem_count,
+            "failed": [] if draft else rows.filter(status=BulkRow.Status.FAILED)[:PROBLEM_ROWS],
         }
-        return TemplateResponse(request, "admin/esign/bulkbatch/batch.html", context)
 
     def send(self, request: HttpRequest, batch_id: int) -> HttpResponse:
         batch = self._batch(request, batch_id, act=True)

@@ -109,7 +109,7 @@ def test_upload_preview_send_progress_and_results(
     tab.page.set_viewport_size(DESKTOP)
 
     # Send: the rows go out chunk by chunk (run here as the worker would); the bar follows.
-    tab.page.click("input[value='Send 11 packets']")
+    tab.page.click("button:text-is('Send 11 packets')")
     bar = tab.page.locator("#bulk-progress-bar")
     assert bar.get_attribute("value") == "1"  # the row with a problem: failed at once
     assert bar.get_attribute("max") == "12"
@@ -128,7 +128,7 @@ def test_upload_preview_send_progress_and_results(
     while BulkBatch.objects.get().status == "sending":
         batch_send(batch_id=batch.pk)
     # Done: the page loads again by itself with each row's outcome and the download.
-    tab.page.wait_for_selector(".bulk-status:text-is('Completed')", timeout=10_000)
+    tab.page.wait_for_selector(".field-status .readonly:text-is('Completed')", timeout=10_000)
     assert tab.page.locator(".bulk-progress").count() == 1
     assert "12 of 12 rows done: 10 packets created, 2 failed" in tab.page.inner_text(
         "#bulk-progress-text"
