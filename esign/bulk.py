@@ -44,6 +44,7 @@ from esign.inputs import PacketInput, parse_packet_input
 from esign.models import SignerEmail
 from esign.services import packet_prepare, packet_store
 from esign.tasks import bulk_batch_send_task
+from webhooks.services import check_webhook_url
 
 logger = logging.getLogger(__name__)
 
@@ -235,6 +236,10 @@ def batch_create(
         raise ValidationFailed.from_problems(
             problems or [Problem("rows", "Give at least one row.")]
         )
+    webhook_url = shape.get("webhookURL")
+    if isinstance(webhook_url, str) and webhook_url and "{{" not in webhook_url:
+        # Checked once here (it may resolve the host name), as createEtchPacket checks it.
+        check_webhook_url(webhook_url, property="packet.webhookURL")
     with transaction.atomic():
         batch = BulkBatch.objects.create(
             organization=organization,

@@ -346,3 +346,11 @@ def test_the_certificate_of_completion_names_the_bulk_send_and_row(
     text = " ".join(w.text for page in words(pdf) for w in page)
     assert expected.format(eid=batch.eid) in text
     assert f"{batch.eid}, " + ("row 2" if not language else "fila 2") in text
+
+
+def test_a_webhook_url_no_delivery_could_reach_is_refused_once(create_batch) -> None:
+    result = create_batch(uploaded_shape(webhookURL="http://127.0.0.1/hook"), ROWS)
+    [field] = result["errors"][0]["extensions"]["fields"]
+    assert field["property"] == "packet.webhookURL"
+    assert "FETCH_ALLOW_HOSTS" in field["message"]
+    assert BulkBatch.objects.count() == 0
