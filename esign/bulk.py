@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -55,6 +55,7 @@ MAX_VALUE_LENGTH = 10_000
 # A chunk also ends after this many seconds of work, whatever the mail's pace allows: the next
 # chunk's task is then enqueued, and a worker is never held by one batch for long.
 CHUNK_WORK_SECONDS = 20.0
+INTERNAL_ERROR = "The packet could not be created (an internal error, logged); try this row again."
 # A cancelled batch stops within this many rows.
 CANCEL_CHECK_ROWS = 10
 
@@ -348,6 +349,14 @@ def _row_send(batch: BulkBatch, row: BulkRow) -> int:
     except ServiceError as error:
         _row_fail(row, _wire_errors(error))
         return 0
+    except DatabaseError:
+        raise  # the database, not the row: the task fails and the sweep resumes the batch
+    except Exception:
+        # A fault of ours on this row must not stop the batch for ever (the sweep would run it
+        # again and again): the row fails, the log has the trace.
+        logger.exception("bulk send %s: row %s could not be made", batch.eid, row.index)
+        _row_fail(row, [{"property": "", "message": INTERNAL_ERROR}])
+        return 0
     try:
         with transaction.atomic():
             locked = BulkRow.objects.select_for_update().filter(pk=row.pk).first()
@@ -366,6 +375,14 @@ def _row_send(batch: BulkBatch, row: BulkRow) -> int:
     except ServiceError as error:
         prepared.discard()
         _row_fail(row, _wire_errors(error))
+        return 0
+    except DatabaseError:
+        prepared.discard()
+        raise
+    except Exception:
+        prepared.discard()
+        logger.exception("bulk send %s: row %s could not be stored", batch.eid, row.index)
+        _row_fail(row, [{"property": "", "message": INTERNAL_ERROR}])
         return 0
     except BaseException:
         prepared.discard()

@@ -354,3 +354,26 @@ def test_a_webhook_url_no_delivery_could_reach_is_refused_once(create_batch) -> 
     assert field["property"] == "packet.webhookURL"
     assert "FETCH_ALLOW_HOSTS" in field["message"]
     assert BulkBatch.objects.count() == 0
+
+
+def test_a_fault_on_one_row_fails_that_row_only(create_batch, monkeypatch) -> None:
+    """A bug met by one row (not a refusal) fails it with a generic error; the batch goes on
+    instead of being resumed on that row for ever."""
+    import esign.bulk
+
+    original = esign.bulk.packet_prepare
+
+    def prepare(**arguments: Any):
+        if arguments["packet_input"].signers[0].name == "Charles Babbage":
+            raise RuntimeError("a bug")
+        return original(**arguments)
+
+    monkeypatch.setattr(esign.bulk, "packet_prepare", prepare)
+    create_batch(uploaded_shape(), ROWS)
+    batch = BulkBatch.objects.get()
+    send_all(batch.eid)
+    batch.refresh_from_db()
+    assert (batch.status, batch.rows_created, batch.rows_failed) == ("completed", 2, 1)
+    failed = BulkRow.objects.get(status="failed")
+    assert failed.index == 1
+    assert "internal error" in failed.errors[0]["message"]
