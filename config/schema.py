@@ -7,6 +7,8 @@ import graphene
 
 from accounts.schema import OrganizationFields, UserFields, resolve_current_user
 from config.graphql_docs import describe
+from esign.bulk_schema import Mutation as BulkMutation
+from esign.bulk_schema import Query as BulkQuery
 from esign.schema import Mutation as EsignMutation
 from esign.schema import Query as EsignQuery
 from templates_app.schema import OrganizationCasts
@@ -32,11 +34,13 @@ class User(UserFields):
     organizations = graphene.List(graphene.NonNull(Organization), required=True)
 
 
-class Query(WorkflowsQuery, EsignQuery, TemplatesQuery, graphene.ObjectType):
+class Query(WorkflowsQuery, EsignQuery, BulkQuery, TemplatesQuery, graphene.ObjectType):
     current_user = graphene.Field(User, resolver=resolve_current_user)
 
 
-class Mutation(WorkflowsMutation, EsignMutation, WebhooksMutation, graphene.ObjectType):
+class Mutation(
+    WorkflowsMutation, EsignMutation, BulkMutation, WebhooksMutation, graphene.ObjectType
+):
     pass
 
 

@@ -644,3 +644,14 @@ IDEMPOTENCY_RUNNING_SECONDS = env.float("IDEMPOTENCY_RUNNING_SECONDS", default=6
 # The MCP server for AI agents (mcp_server/, docs/clients.md): the largest PDF a tool returns
 # (as base64, a third larger; a larger one is a RequestTooLarge error naming the REST API).
 MCP_MAX_FILE_BYTES = env.int("MCP_MAX_FILE_BYTES", default=5 * 1024 * 1024)
+
+# Bulk sends (esign.bulk, docs/esign.md): the most rows a batch may have; the largest CSV or XLSX
+# file the admin reads; how many signing emails per second a batch may queue (the outgoing mail's
+# rate: a batch sends its rows in chunks of this many emails per BULK_SEND_CHUNK_SECONDS, each
+# chunk due only once the mail of the one before has had its time); after how long a chunk still
+# running is taken to have died with its worker (the sweep then resumes the batch).
+BULK_SEND_MAX_ROWS = env.int("BULK_SEND_MAX_ROWS", default=5000)
+BULK_SEND_MAX_FILE_BYTES = env.int("BULK_SEND_MAX_FILE_BYTES", default=5 * 1024 * 1024)
+BULK_SEND_EMAILS_PER_SECOND = env.float("BULK_SEND_EMAILS_PER_SECOND", default=25.0)
+BULK_SEND_CHUNK_SECONDS = env.float("BULK_SEND_CHUNK_SECONDS", default=4.0)
+BULK_SEND_LEASE_SECONDS = env.float("BULK_SEND_LEASE_SECONDS", default=120.0)

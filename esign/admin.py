@@ -493,3 +493,7 @@ class PacketAdmin(OrganizationOwnedAdmin):
                 self.message_user(
                     request, f"{packet.name} was not deleted: {error.message}", messages.ERROR
                 )
+
+
+# Bulk sends have an admin of their own (upload, preview, progress, results).
+from esign import bulk_admin  # noqa: E402, F401

@@ -64,6 +64,10 @@ def _event(event: AuditEvent) -> TrailEvent:
     elif event.action == "packetCreated" and "documents" in detail:
         count = int(detail["documents"])
         text = ngettext("{count} document", "{count} documents", count).format(count=count)
+        if detail.get("bulkSend"):  # made by a bulk send (esign.bulk): which one, which row
+            text += "; " + gettext("bulk send {batch}, row {row}").format(
+                batch=detail["bulkSend"], row=detail.get("row")
+            )
     elif event.action in ("packetExtended", "packetExpired") and detail.get("expiresAt"):
         expires = datetime.fromisoformat(detail["expiresAt"])
         text = gettext("expires at {time}").format(time=_when(expires))

@@ -460,3 +460,7 @@ class AuditEvent(models.Model):
         if self.pk is not None:
             raise ValueError("audit events are append-only")
         super().save(*args, **kwargs)
+
+
+# Bulk sends live in a module of their own; imported here so that Django registers them.
+from esign.bulk_models import BulkBatch, BulkRow  # noqa: E402, F401

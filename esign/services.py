@@ -235,9 +235,12 @@ def packet_prepare(
     return prepared
 
 
-def packet_store(prepared: PreparedPacket) -> Packet:
+def packet_store(
+    prepared: PreparedPacket, *, created_detail: dict[str, Any] | None = None
+) -> Packet:
     """Write the prepared packet with its documents and signers (in the caller's transaction,
-    or one of its own) and send it unless it is a draft. Quick: no PDF work."""
+    or one of its own) and send it unless it is a draft. Quick: no PDF work.
+    ``created_detail``: more for the trail's packetCreated entry (a bulk send's batch and row)."""
     packet_input = prepared.packet_input
     with transaction.atomic():
         packet = Packet.objects.create(
@@ -284,7 +287,7 @@ def packet_store(prepared: PreparedPacket) -> Packet:
         audit(
             packet=packet,
             action=AuditAction.PACKET_CREATED,
-            detail={"documents": len(prepared.documents)},
+            detail={"documents": len(prepared.documents), **(created_detail or {})},
         )
         events.document_group_created(packet)
         if not packet_input.is_draft:

@@ -1,7 +1,7 @@
 """The sweeps of e-signature (core.sweeps): seals whose task was lost (a packet completed and
 not yet sealed, due now, with no task that will seal it), archive timestamp renewals that are
 due (esign.seal_renewal), signers' emails whose task was lost (esign.emails), reminders, and
-packets past their expiry (esign.expiry)."""
+packets past their expiry (esign.expiry), bulk sends whose task was lost (esign.bulk)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,14 @@ from core.background import enqueue_in_transaction
 from core.sweeps import sweep, task_results_lost_fail
 from esign.emails import signer_emails_recover, signer_reminders_queue
 from esign.expiry import packets_expire
-from esign.models import Packet, SealedFileVersion
+from esign.models import BulkBatch, Packet, SealedFileVersion
 from esign.seal_renewal import renewals_due, sealed_versions_record
-from esign.tasks import packet_seal_task, sealed_file_renew_task, signer_email_task
+from esign.tasks import (
+    bulk_batch_send_task,
+    packet_seal_task,
+    sealed_file_renew_task,
+    signer_email_task,
+)
 
 SWEEP_BATCH = 1000
 
@@ -138,3 +143,33 @@ def reminders_sweep(*, now: datetime) -> int:
 def expiry_sweep(*, now: datetime) -> int:
     """Expire the open packets past their expiresAt (esign.expiry); returns how many."""
     return packets_expire(now=now, limit=SWEEP_BATCH)
+
+
+@sweep("esign.bulk_sends")
+def bulk_sends_sweep(*, now: datetime) -> int:
+    """Enqueue again every bulk send that is sending, due, and has no live task (none ready,
+    none running for less than ``BULK_SEND_LEASE_SECONDS``): its worker died in the middle of a
+    chunk. The rows it had done are skipped (esign.bulk). Returns how many."""
+    started_before = now - timedelta(seconds=settings.BULK_SEND_LEASE_SECONDS)
+    task_path = bulk_batch_send_task.module_path
+    task_results_lost_fail(task_path=task_path, started_before=started_before)
+    due = BulkBatch.objects.filter(status=BulkBatch.Status.SENDING).filter(
+        Q(next_run_at__isnull=True) | Q(next_run_at__lte=now)
+    )
+    live = Q(status=TaskResultStatus.READY) | Q(
+        status=TaskResultStatus.RUNNING, started_at__gte=started_before
+    )
+    enqueued = 0
+    for batch_id in due.order_by("pk").values_list("pk", flat=True)[:SWEEP_BATCH]:
+        tasks = DBTaskResult.objects.filter(
+            task_path=task_path, args_kwargs__kwargs__batch_id=batch_id
+        )
+        if tasks.filter(live).exists():
+            continue
+        with transaction.atomic():
+            batch = due.select_for_update(skip_locked=True).filter(pk=batch_id).first()
+            if batch is None or tasks.filter(live).exists():
+                continue  # finished meanwhile, or another sweep has it
+            enqueue_in_transaction(bulk_batch_send_task, batch_id=batch_id)
+            enqueued += 1
+    return enqueued

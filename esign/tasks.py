@@ -1,5 +1,6 @@
 """E-signature tasks: sealing a completed packet (esign.sealing), renewing a sealed file's
-archive timestamp (esign.seal_renewal), emailing a signer (esign.emails)."""
+archive timestamp (esign.seal_renewal), emailing a signer (esign.emails), a bulk send's rows
+(esign.bulk)."""
 
 from __future__ import annotations
 
@@ -37,3 +38,12 @@ def signer_email_task(*, email_id: int, attempt: int = 1) -> str:
     from esign.emails import signer_email_send  # esign.emails enqueues this task
 
     return signer_email_send(email_id=email_id, attempt=attempt)
+
+
+@task()
+def bulk_batch_send_task(*, batch_id: int) -> str:
+    """One chunk of a bulk send's rows (esign.bulk); enqueues the next chunk itself, paced by
+    the outgoing mail. Idempotent: rows done are skipped."""
+    from esign.bulk import batch_send  # esign.bulk enqueues this task
+
+    return batch_send(batch_id=batch_id)

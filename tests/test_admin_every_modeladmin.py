@@ -41,7 +41,7 @@ from accounts.models import ApiKey, Membership, Organization, PayloadKeyPair, Us
 from accounts.payload_keys import payload_key_create
 from accounts.services import api_key_create, member_add
 from core.models import SentEmail
-from esign.models import DocumentGroup, Packet, Signer
+from esign.models import BulkBatch, BulkRow, DocumentGroup, Packet, Signer
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_from_pdf
 from tests.accounts.test_admin_tenancy import PASSWORD, client_of, is_missing
@@ -128,6 +128,20 @@ def _packet(tenant: Tenant) -> Packet:
     return packet
 
 
+def _bulk_batch(tenant: Tenant) -> BulkBatch:
+    """A draft bulk send (its Send would start it) with one row."""
+    batch = BulkBatch.objects.create(
+        organization=tenant.organization,
+        name="acme-secret-bulk-send",
+        status="draft",
+        shape={"name": "acme-secret-shape"},
+        columns=["name"],
+        rows_total=1,
+    )
+    BulkRow.objects.create(batch=batch, index=0, values={"name": "acme-secret-row"})
+    return batch
+
+
 def _open_packet(tenant: Tenant) -> Packet:
     """Sent, with an email signer whose turn it is: void, resend and delete would act on it."""
     packet = Packet.objects.create(
@@ -205,6 +219,7 @@ FACTORIES: dict[type[models.Model], Callable[[Tenant], Any]] = {
     PayloadKeyPair: _payload_key,
     PdfTemplate: _template,
     Packet: _packet,
+    BulkBatch: _bulk_batch,
     Workflow: _workflow,
     Webform: _webform,
     Submission: _submission,

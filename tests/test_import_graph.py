@@ -32,6 +32,7 @@ LATE_IMPORTS = {
     ("esign/tasks.py", "esign.sealing"): "the seal task's service",
     ("esign/tasks.py", "esign.emails"): "the signer email task's service",
     ("esign/tasks.py", "esign.seal_renewal"): "the seal renewal task's service",
+    ("esign/tasks.py", "esign.bulk"): "the bulk send task's service",
     ("webhooks/tasks.py", "webhooks.services"): "the delivery task's service",
     ("generate/tasks.py", "generate.jobs"): "the asynchronous render task's service",
     # Django loads the email backend while reading the settings, before any model can be.

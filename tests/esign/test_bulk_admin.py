@@ -1,0 +1,158 @@
+"""The admin's bulk send upload without a browser: XLSX as well as CSV, what a file may not be
+(too large, too many rows, not a table, no signer columns; the form says why and nothing is
+stored), and who may see or send a batch (another organization's is a 404; a member who does
+not manage it sees it and may not send it)."""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from openpyxl import Workbook
+
+from accounts.models import Organization, User
+from accounts.services import member_add
+from esign.models import BulkBatch, BulkRow, Packet
+from templates_app.models import PdfTemplate
+from tests.esign.test_bulk_admin_browser import signable_template
+
+ADD = "/admin/esign/bulkbatch/add/"
+
+
+def staff_client(organization: Organization, role: str = "admin", name: str = "sender") -> Client:
+    user = User.objects.create_user(username=name, password="x", is_staff=True)
+    user.user_permissions.set(Permission.objects.filter(content_type__app_label="esign"))
+    member_add(organization=organization, user=user, role=role)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def template(organization: Organization) -> PdfTemplate:
+    return signable_template(organization)
+
+
+def xlsx(rows: list[list[object]]) -> bytes:
+    book = Workbook()
+    sheet = book.active
+    for row in rows:
+        sheet.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def upload(client: Client, template: PdfTemplate, name: str, data: bytes) -> object:
+    return client.post(
+        ADD, {"template": template.pk, "file": SimpleUploadedFile(name, data), "name": ""}
+    )
+
+
+def test_a_spreadsheet_makes_a_draft_and_sends_nothing(organization, template) -> None:
+    client = staff_client(organization)
+    data = xlsx(
+        [
+            ["name", "email", "amount", "birthDate"],
+            # A spreadsheet's dates have no time zone.
+            ["Ada Lovelace", "ada@example.com", 1234.5, datetime(1815, 12, 10)],  # noqa: DTZ001
+            [None, None, None, None],  # a blank line is skipped
+            ["Charles Babbage", "charles@example.com", 10.0, "1791-12-26"],
+        ]
+    )
+    response = upload(client, template, "rows.xlsx", data)
+    batch = BulkBatch.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == f"/admin/esign/bulkbatch/{batch.pk}/change/"
+    assert batch.status == "draft"
+    assert batch.columns == ["name", "email", "amount", "birthDate"]
+    values = [row.values for row in batch.rows.order_by("index")]
+    assert values == [
+        {
+            "name": "Ada Lovelace",
+            "email": "ada@example.com",
+            "amount": "1234.5",
+            "birthDate": "1815-12-10",
+        },
+        {
+            "name": "Charles Babbage",
+            "email": "charles@example.com",
+            "amount": "10",
+            "birthDate": "1791-12-26",
+        },
+    ]
+    assert batch.shape["data"]["payloads"]["document"]["data"] == {
+        "amount": "{{amount}}",
+        "birthDate": "{{birthDate}}",
+    }
+    assert batch.shape["signers"][0]["fields"] == [{"fileId": "document", "fieldId": "signature"}]
+    page = client.get(response["Location"])
+    assert b"Send 2 packets" in page.content
+    assert Packet.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("rows.pdf", b"%PDF-1.7", "Upload a .csv or .xlsx file."),
+        ("rows.csv", b"name,email\n", "The file has no rows under its column names."),
+        ("rows.csv", b"name,title\nAda,Boss\n", "The file needs the columns name and email"),
+        ("rows.csv", b"name,email,email\nA,a@example.com,b\n", "Every column needs a name"),
+        ("rows.csv", b"\xff\xfe\x00n", "A CSV file must be UTF-8 text."),
+        ("rows.xlsx", b"PK\x03\x04 broken", "The spreadsheet cannot be read."),
+        ("rows.csv", b"name,email\n" + b"A,a@example.com\n" * 4, "At most 3 rows"),
+        ("rows.csv", b"name,email\n" + b"A" * 2000, "The file is larger than 1 KB."),
+    ],
+)
+def test_a_file_that_is_not_rows_is_refused(
+    organization, template, settings, name, data, message
+) -> None:
+    settings.BULK_SEND_MAX_ROWS = 3
+    settings.BULK_SEND_MAX_FILE_BYTES = 1024
+    response = upload(staff_client(organization), template, name, data)
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert BulkBatch.objects.count() == BulkRow.objects.count() == 0
+
+
+def test_a_template_without_a_signature_field_is_refused(organization, demo_template) -> None:
+    response = upload(staff_client(organization), demo_template, "r.csv", b"name,email\nA,a@b.co\n")
+    assert "The template has no signature field" in response.content.decode()
+    assert BulkBatch.objects.count() == 0
+
+
+def test_another_organizations_template_is_not_offered(
+    organization, other_organization, template
+) -> None:
+    response = upload(staff_client(other_organization, name="other"), template, "r.csv", b"x")
+    assert "Select a valid choice" in response.content.decode()
+    assert BulkBatch.objects.count() == 0
+
+
+def test_who_sees_and_who_sends(organization, other_organization, template) -> None:
+    upload(staff_client(organization), template, "r.csv", b"name,email\nAda,ada@example.com\n")
+    batch = BulkBatch.objects.get()
+    base = f"/admin/esign/bulkbatch/{batch.pk}"
+    outsider = staff_client(other_organization, name="outsider")
+    # Django's own answer for an object one may not see: back to the admin's index.
+    assert outsider.get(f"{base}/change/")["Location"] == "/admin/"
+    for url in (f"{base}/progress.json", f"{base}/results.csv"):
+        assert outsider.get(url).status_code == 404
+    assert outsider.post(f"{base}/send/").status_code == 404
+    member = staff_client(organization, role="member", name="member")
+    page = member.get(f"{base}/change/")
+    assert page.status_code == 200
+    assert b"Send 1 packet" not in page.content
+    assert member.post(f"{base}/send/").status_code == 403
+    assert BulkBatch.objects.get().status == "draft"
+    assert member.get(f"{base}/progress.json").json() == {
+        "status": "draft",
+        "total": 1,
+        "created": 0,
+        "failed": 0,
+        "done": 0,
+    }

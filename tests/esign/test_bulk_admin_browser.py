@@ -1,0 +1,158 @@
+"""The admin's bulk send in Chromium: upload a CSV for a template, see the first rows and every
+row's problems, send, watch the progress bar move while the task sends chunk by chunk, and
+download each row's outcome as CSV (no formula runs in it). Desktop (1366 px) and phone (390 px),
+axe finds nothing. The project's own admin pages are in English only (no admin page of it is
+translated; Django's own words follow the browser), so these are too. Screenshots in
+test-artifacts/esign/bulk-*.png."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import replace
+
+import pytest
+from django.contrib.auth.models import Permission
+
+from accounts.models import Organization, User
+from accounts.services import member_add
+from core.engine.template_spec import FieldSpec, Rect
+from esign.bulk import batch_send
+from esign.models import BulkBatch, Packet
+from templates_app.engine.demo import build_demo_template
+from templates_app.models import PdfTemplate
+from templates_app.services import template_create_with_spec
+from tests.axe import axe_violations
+from tests.browser import Tab, admin_log_in
+from tests.esign.test_signing_browser import SHOTS
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+DESKTOP = {"width": 1366, "height": 900}
+PHONE = {"width": 390, "height": 844}
+PASSWORD = "pw-bulk-123456789"
+
+
+def signable_template(organization: Organization) -> PdfTemplate:
+    """The demo template with a signature field for the signer."""
+    pdf, spec = build_demo_template()
+    signature = FieldSpec(
+        id="signature", alias="signature", type="signature", page=0, rect=Rect(54, 120, 200, 40)
+    )
+    spec = replace(spec, fields=(*spec.fields, signature))
+    return template_create_with_spec(
+        organization=organization, title="Invoice", pdf=pdf, spec=spec, publish=True
+    )
+
+
+@pytest.fixture
+def staff(organization: Organization) -> User:
+    user = User.objects.create_user(username="sender", password=PASSWORD, is_staff=True)
+    user.user_permissions.set(Permission.objects.filter(content_type__app_label="esign"))
+    member_add(organization=organization, user=user, role="admin")
+    return user
+
+
+def rows_csv() -> bytes:
+    lines = [["name", "email", "title", "amount", "colour of sky"]]
+    for n in range(1, 13):
+        lines.append([f"Signer {n}", f"signer{n}@example.com", f"Invoice {n}", f"{n}0", "blue"])
+    lines[3][1] = "not-an-email"  # row 3: cannot be sent
+    lines[5][0] = '=HYPERLINK("http://evil.example")'  # row 5: a formula, kept as text
+    lines[7][3] = "lots"  # row 7: its template refuses the amount when its packet is made
+    out = io.StringIO()
+    csv.writer(out).writerows(lines)
+    return out.getvalue().encode()
+
+
+def check(tab: Tab, name: str, *, full_page: bool = True) -> None:
+    """axe finds nothing; the page fits its width; a screenshot."""
+    assert axe_violations(tab.page) == []
+    width = tab.page.viewport_size["width"]
+    assert tab.page.evaluate("document.documentElement.scrollWidth") <= width
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tab.page.screenshot(path=str(SHOTS / f"bulk-{name}.png"), full_page=full_page)
+
+
+def test_upload_preview_send_progress_and_results(
+    browser, live_server, staff: User, organization: Organization, settings
+) -> None:
+    settings.BULK_SEND_EMAILS_PER_SECOND = 4  # chunks of four rows (one email each)
+    settings.BULK_SEND_CHUNK_SECONDS = 1
+    template = signable_template(organization)
+    tab = Tab(browser, DESKTOP)
+    admin_log_in(tab.page, live_server, staff.username, PASSWORD)
+    tab.page.goto(live_server.url + "/admin/esign/bulkbatch/")
+    tab.page.click("text=Add bulk send")
+    tab.page.select_option("#id_template", label=template.title)
+    tab.page.fill("#id_name", "Invoice {{title}}")
+    tab.page.set_input_files(
+        "#id_file", files=[{"name": "rows.csv", "mimeType": "text/csv", "buffer": rows_csv()}]
+    )
+    check(tab, "upload-desktop")
+    tab.page.click("input[value='Upload and preview']")
+
+    # The preview: the first ten rows, and every row's problems; nothing sent.
+    assert "These columns fill nothing" in tab.page.inner_text(".messagelist")
+    assert "colour of sky" in tab.page.inner_text(".messagelist")
+    body = tab.page.locator("table.bulk-rows tbody tr")
+    assert body.count() == 10
+    assert tab.page.locator("table.bulk-rows tbody tr.has-problems").count() == 1
+    problems = tab.page.inner_text(".bulk-problem-list")
+    assert "Row 3" in problems
+    assert "Row 3: signers.0.email: Must be an email address." in problems
+    assert "1 row cannot be sent" in tab.page.inner_text(".bulk-problem-count")
+    assert Packet.objects.count() == 0
+    check(tab, "preview-desktop")
+    tab.page.set_viewport_size(PHONE)
+    check(tab, "preview-phone")
+    tab.page.set_viewport_size(DESKTOP)
+
+    # Send: the rows go out chunk by chunk (run here as the worker would); the bar follows.
+    tab.page.click("button:text-is('Send 11 packets')")
+    bar = tab.page.locator("#bulk-progress-bar")
+    assert bar.get_attribute("value") == "1"  # the row with a problem: failed at once
+    assert bar.get_attribute("max") == "12"
+    batch = BulkBatch.objects.get()
+    assert batch.status == "sending"
+    check(tab, "sending-desktop")
+    batch_send(batch_id=batch.pk)  # four rows
+    tab.page.wait_for_function(
+        "() => document.getElementById('bulk-progress-bar').value === 5", timeout=10_000
+    )
+    assert "5 of 12 rows done" in tab.page.inner_text("#bulk-progress-text")
+    check(tab, "progress-desktop")
+    tab.page.set_viewport_size(PHONE)
+    check(tab, "progress-phone")
+    tab.page.set_viewport_size(DESKTOP)
+    while BulkBatch.objects.get().status == "sending":
+        batch_send(batch_id=batch.pk)
+    # Done: the page loads again by itself with each row's outcome and the download.
+    tab.page.wait_for_selector(".field-status .readonly:text-is('Completed')", timeout=10_000)
+    assert tab.page.locator(".bulk-progress").count() == 1
+    assert "12 of 12 rows done: 10 packets created, 2 failed" in tab.page.inner_text(
+        "#bulk-progress-text"
+    )
+    failed = tab.page.inner_text(".bulk-problem-list")
+    assert "Row 3" in failed
+    assert "Row 7" in failed
+    assert "data.payloads.document.data.amount" in failed
+    check(tab, "completed-desktop")
+    tab.page.set_viewport_size(PHONE)
+    check(tab, "completed-phone")
+    tab.page.set_viewport_size(DESKTOP)
+
+    with tab.page.expect_download() as download:
+        tab.page.click("text=Download the results (CSV)")
+    text = open(download.value.path(), encoding="utf-8-sig").read()  # noqa: PTH123, SIM115
+    table = list(csv.reader(io.StringIO(text)))
+    assert table[0][:4] == ["row", "status", "packetEid", "errors"]
+    assert [line[1] for line in table[1:]] == ["created"] * 2 + ["failed"] + ["created"] * 3 + [
+        "failed"
+    ] + ["created"] * 5
+    assert table[5][4] == '\'=HYPERLINK("http://evil.example")'
+    eids = {line[2] for line in table[1:] if line[1] == "created"}
+    assert eids == set(Packet.objects.values_list("eid", flat=True))
+    assert Packet.objects.get(eid=table[1][2]).name == "Invoice Invoice 1"
+    assert len(tab.errors) == 0, tab.errors
+    tab.close()
