@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest
 
 from accounts.models import Organization
 from accounts.staff import staff_managed_organizations, staff_manages, staff_organizations
@@ -69,6 +70,16 @@ class OrganizationOwnedAdmin(admin.ModelAdmin):
         if not super().has_delete_permission(request, obj):
             return False
         return obj is None or may_manage(request, obj.organization)
+
+    def owned_row(self, request: HttpRequest, pk: int, *, act: bool = False) -> Any:
+        """For a page of the admin's own: the row, if the user may see it (another
+        organization's is a 404); to ``act`` on it, if they manage its organization too (403)."""
+        row = self.get_queryset(request).filter(pk=pk).first()
+        if row is None or not self.has_view_permission(request, row):
+            raise Http404
+        if act and not may_manage(request, row.organization):
+            raise PermissionDenied
+        return row
 
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         if db_field.related_model is Organization:

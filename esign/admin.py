@@ -15,7 +15,6 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -280,13 +279,7 @@ class PacketAdmin(OrganizationOwnedAdmin):
         ]
 
     def _packet(self, request: HttpRequest, packet_id: int, *, act: bool = False) -> Packet:
-        """The packet, if the user may see it (another organization's is a 404); to ``act`` on
-        it, if they manage its organization too (403)."""
-        packet = self.get_queryset(request).filter(pk=packet_id).first()
-        if packet is None or not self.has_view_permission(request, packet):
-            raise Http404
-        if act and not may_manage(request, packet.organization):
-            raise PermissionDenied
+        packet: Packet = self.owned_row(request, packet_id, act=act)
         return packet
 
     def change_view(

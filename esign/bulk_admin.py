@@ -17,7 +17,6 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.core.exceptions import PermissionDenied
 from django.http import (
-    Http404,
     HttpRequest,
     HttpResponse,
     HttpResponseRedirect,
@@ -112,13 +111,7 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
     fields = ["name", "organization", "status", "created_by", "created_at", "finished_at"]
 
     def _batch(self, request: HttpRequest, batch_id: int, *, act: bool = False) -> BulkBatch:
-        """The batch, if the user may see it (another organization's is a 404); to ``act`` on
-        it, if they manage its organization too (403)."""
-        batch = self.get_queryset(request).filter(pk=batch_id).first()
-        if batch is None or not self.has_view_permission(request, batch):
-            raise Http404
-        if act and not may_manage(request, batch.organization):
-            raise PermissionDenied
+        batch: BulkBatch = self.owned_row(request, batch_id, act=act)
         return batch
 
     # --- the upload -----------------------------------------------------------------------------
