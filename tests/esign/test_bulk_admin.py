@@ -156,3 +156,45 @@ def test_who_sees_and_who_sends(organization, other_organization, template) -> N
         "failed": 0,
         "done": 0,
     }
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("rows.pdf", b"%PDF-1.7", "Suba un archivo .csv o .xlsx."),
+        ("rows.csv", b"name,title\nAda,Boss\n", "El archivo necesita las columnas name y email"),
+        ("rows.csv", b"name,email\n" + b"A,a@example.com\n" * 4, "Como máximo 3 filas"),
+    ],
+)
+def test_a_spanish_browser_reads_the_file_problems_in_spanish(
+    organization, template, settings, name, data, message
+) -> None:
+    """The admin is a page: it follows Accept-Language (core.middleware.PageLanguageMiddleware)."""
+    settings.BULK_SEND_MAX_ROWS = 3
+    client = staff_client(organization)
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "es"
+    response = upload(client, template, name, data)
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert "Subir y previsualizar" in response.content.decode()
+    assert BulkBatch.objects.count() == 0
+
+
+def test_a_second_send_or_a_late_stop_says_why_in_the_readers_language(
+    organization, template
+) -> None:
+    client = staff_client(organization)
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "es"
+    upload(client, template, "r.csv", b"name,email\nAda,ada@example.com\n")
+    batch = BulkBatch.objects.get()
+    base = f"/admin/esign/bulkbatch/{batch.pk}"
+    page = client.get(f"{base}/change/").content.decode()
+    assert "Enviar 1 paquete<" in page
+    assert "Sin problemas: se pueden enviar todas las filas." in page
+    client.post(f"{base}/send/")
+    page = client.post(f"{base}/send/", follow=True).content.decode()
+    assert "Este envío masivo no se puede enviar de nuevo. Su estado: Enviando." in page
+    BulkBatch.objects.filter(pk=batch.pk).update(status=BulkBatch.Status.COMPLETED)
+    page = client.post(f"{base}/cancel/", follow=True).content.decode()
+    assert "Este envío masivo ya no se está enviando. Su estado: Completado." in page
+    assert BulkBatch.objects.get().status == "completed"
