@@ -24,6 +24,8 @@ from django.http import (
 )
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from accounts.staff import staff_managed_organizations
@@ -42,20 +44,29 @@ PROBLEM_ROWS = 200  # the problems listed on the page; the results CSV has them 
 class UploadForm(forms.Form):
     template = forms.ModelChoiceField(
         queryset=PdfTemplate.objects.none(),
-        help_text="Its fields are filled from the columns of the same name (id or alias); its "
-        "signature fields are the signer's.",
+        label=gettext_lazy("Template"),
+        help_text=gettext_lazy(
+            "Its fields are filled from the columns of the same name (id or alias); its "
+            "signature fields are the signer's."
+        ),
     )
     name = forms.CharField(
         max_length=255,
         required=False,
-        help_text="Each packet's name; {{column}} puts in a row's value. Default: the "
-        "template's title.",
+        label=gettext_lazy("Packet name"),
+        help_text=gettext_lazy(
+            "Each packet's name; {{column}} puts in a row's value. Default: the template's title."
+        ),
     )
-    email_subject = forms.CharField(max_length=255, required=False, label="Email subject")
+    email_subject = forms.CharField(
+        max_length=255, required=False, label=gettext_lazy("Email subject")
+    )
     file = forms.FileField(
-        label="Rows (CSV or XLSX)",
-        help_text="The first line names the columns: name and email (the signer's), then the "
-        "template's fields.",
+        label=gettext_lazy("Rows (CSV or XLSX)"),
+        help_text=gettext_lazy(
+            "The first line names the columns: name and email (the signer's), then the "
+            "template's fields."
+        ),
     )
 
     def __init__(self, *args: Any, organizations: Any, **kwargs: Any) -> None:
@@ -81,7 +92,7 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
     search_fields = ["name", "eid"]
     ordering = ["-created_at"]
 
-    @admin.display(description="rows done")
+    @admin.display(description=gettext_lazy("rows done"))
     def progress(self, obj: BulkBatch) -> str:
         return f"{obj.rows_done} / {obj.rows_total}"
 
@@ -137,7 +148,7 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": "Bulk send: upload rows",
+            "title": _("Bulk send: upload rows"),
             "form": form,
             # The admin's own form wrapper: its fieldset templates draw the form as every admin
             # form is drawn (labels, help, errors).
@@ -179,8 +190,11 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
         if unused:
             self.message_user(
                 request,
-                "These columns fill nothing (no field of the template has that id or alias): "
-                + ", ".join(unused),
+                _(
+                    "These columns fill nothing (no field of the template has that id or "
+                    "alias): %(columns)s"
+                )
+                % {"columns": ", ".join(unused)},
                 messages.WARNING,
             )
         return batch
@@ -229,16 +243,28 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
         batch = self._batch(request, batch_id, act=True)
         try:
             batch_start(batch=batch)
-        except ServiceError as error:
-            self.message_user(request, error.message, messages.WARNING)
+        except ServiceError:  # sent already (a second click): the API's Conflict, in words
+            batch.refresh_from_db()
+            self.message_user(
+                request,
+                _("This bulk send cannot be sent again. Its status: %(status)s.")
+                % {"status": batch.get_status_display()},
+                messages.WARNING,
+            )
         return HttpResponseRedirect(reverse("admin:esign_bulkbatch_change", args=[batch.pk]))
 
     def cancel(self, request: HttpRequest, batch_id: int) -> HttpResponse:
         batch = self._batch(request, batch_id, act=True)
         try:
             batch_cancel(batch=batch)
-        except ServiceError as error:
-            self.message_user(request, error.message, messages.WARNING)
+        except ServiceError:  # finished meanwhile: the API's Conflict, in words
+            batch.refresh_from_db()
+            self.message_user(
+                request,
+                _("This bulk send is no longer sending. Its status: %(status)s.")
+                % {"status": batch.get_status_display()},
+                messages.WARNING,
+            )
         return HttpResponseRedirect(reverse("admin:esign_bulkbatch_change", args=[batch.pk]))
 
     def progress_json(self, request: HttpRequest, batch_id: int) -> HttpResponse:

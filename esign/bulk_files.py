@@ -4,6 +4,8 @@ for them (esign.bulk).
 The first line names the columns. ``name`` and ``email`` name the signer; every other column
 that is a field of the template (its id or alias) fills that field. The signer signs every
 signer field of the template (signature, initial, signature date, name).
+
+Its problems are the admin's, not the API's: they are said in the reader's language.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import zipfile
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from core.errors import RequestTooLarge, ValidationFailed
 from templates_app.models import PdfTemplate
@@ -28,7 +31,8 @@ XLSX_MAGIC = b"PK\x03\x04"
 
 def _too_many_rows() -> ValidationFailed:
     return ValidationFailed.single(
-        "file", f"At most {settings.BULK_SEND_MAX_ROWS} rows in one bulk send."
+        "file",
+        _("At most %(count)s rows in one bulk send.") % {"count": settings.BULK_SEND_MAX_ROWS},
     )
 
 
@@ -37,16 +41,18 @@ def _table(lines: Any) -> list[dict[str, Any]]:
     blank lines are skipped."""
     header = next(lines, None)
     if header is None:
-        raise ValidationFailed.single("file", "The file is empty.")
+        raise ValidationFailed.single("file", _("The file is empty."))
     columns = [str(cell or "").strip() for cell in header]
     while columns and not columns[-1]:
         columns.pop()
     if not columns:
-        raise ValidationFailed.single("file", "The first line must name the columns.")
+        raise ValidationFailed.single("file", _("The first line must name the columns."))
     if len(columns) > MAX_COLUMNS:
-        raise ValidationFailed.single("file", f"At most {MAX_COLUMNS} columns.")
+        raise ValidationFailed.single(
+            "file", _("At most %(count)s columns.") % {"count": MAX_COLUMNS}
+        )
     if "" in columns or len(set(columns)) != len(columns):
-        raise ValidationFailed.single("file", "Every column needs a name of its own.")
+        raise ValidationFailed.single("file", _("Every column needs a name of its own."))
     rows: list[dict[str, Any]] = []
     for line in lines:
         cells = list(line)[: len(columns)]
@@ -56,7 +62,7 @@ def _table(lines: Any) -> list[dict[str, Any]]:
             raise _too_many_rows()
         rows.append(dict(zip(columns, cells + [""] * (len(columns) - len(cells)), strict=True)))
     if not rows:
-        raise ValidationFailed.single("file", "The file has no rows under its column names.")
+        raise ValidationFailed.single("file", _("The file has no rows under its column names."))
     return rows
 
 
@@ -64,7 +70,7 @@ def _csv_rows(data: bytes) -> list[dict[str, Any]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise ValidationFailed.single("file", "A CSV file must be UTF-8 text.") from None
+        raise ValidationFailed.single("file", _("A CSV file must be UTF-8 text.")) from None
     try:
         dialect: Any = csv.Sniffer().sniff(text[:4096], delimiters=",;\t")
     except csv.Error:
@@ -72,7 +78,9 @@ def _csv_rows(data: bytes) -> list[dict[str, Any]]:
     try:
         return _table(iter(csv.reader(io.StringIO(text), dialect)))
     except csv.Error as error:
-        raise ValidationFailed.single("file", f"The CSV file cannot be read ({error}).") from None
+        raise ValidationFailed.single(
+            "file", _("The CSV file cannot be read (%(error)s).") % {"error": error}
+        ) from None
 
 
 def _xlsx_rows(data: bytes) -> list[dict[str, Any]]:
@@ -82,7 +90,7 @@ def _xlsx_rows(data: bytes) -> list[dict[str, Any]]:
         # Streaming (read_only): the sheet is read line by line, never held whole.
         book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except (zipfile.BadZipFile, KeyError, ValueError, OSError):
-        raise ValidationFailed.single("file", "The spreadsheet cannot be read.") from None
+        raise ValidationFailed.single("file", _("The spreadsheet cannot be read.")) from None
     try:
         sheet = book.worksheets[0]
         return _table(iter(sheet.iter_rows(values_only=True)))
@@ -94,13 +102,14 @@ def rows_from_file(filename: str, data: bytes) -> list[dict[str, Any]]:
     """The rows of an uploaded CSV or XLSX file (the first sheet), by column."""
     if len(data) > settings.BULK_SEND_MAX_FILE_BYTES:
         raise RequestTooLarge(
-            f"The file is larger than {settings.BULK_SEND_MAX_FILE_BYTES // 1024} KB."
+            _("The file is larger than %(size)s KB.")
+            % {"size": settings.BULK_SEND_MAX_FILE_BYTES // 1024}
         )
     if filename.lower().endswith(".xlsx") or data.startswith(XLSX_MAGIC):
         return _xlsx_rows(data)
     if filename.lower().endswith((".csv", ".txt", ".tsv")):
         return _csv_rows(data)
-    raise ValidationFailed.single("file", "Upload a .csv or .xlsx file.")
+    raise ValidationFailed.single("file", _("Upload a .csv or .xlsx file."))
 
 
 def template_shape(
@@ -118,12 +127,12 @@ def template_shape(
     signer_fields = [field for field in spec.fields if field.is_signer]
     if not signer_fields:
         raise ValidationFailed.single(
-            "template", "The template has no signature field: add one in its editor first."
+            "template", _("The template has no signature field: add one in its editor first.")
         )
     missing = [c for c in (NAME_COLUMN, EMAIL_COLUMN) if c not in columns]
     if missing:
         raise ValidationFailed.single(
-            "file", "The file needs the columns name and email (the signer's)."
+            "file", _("The file needs the columns name and email (the signer's).")
         )
     values = {
         column: f"{{{{{column}}}}}"

@@ -10,22 +10,31 @@ Imported by esign.models, so Django sees these models as the esign app's.
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from accounts.models import Organization
 from core.fields import EidField
 
 
 class BulkBatchStatus(models.TextChoices):
-    DRAFT = "draft"  # uploaded in the admin and previewed, not sent yet
-    SENDING = "sending"  # rows are waiting; the task is queued, paced or running
-    COMPLETED = "completed"  # every row has its outcome (created or failed)
-    CANCELLED = "cancelled"  # stopped by staff: rows still waiting stay so
+    # Labels in the context "status": "Created" or "Completed" alone are the audit trail's
+    # column titles, which some languages word as dates.
+
+    # uploaded in the admin and previewed, not sent yet
+    DRAFT = "draft", pgettext_lazy("status", "Draft")
+    # rows are waiting; the task is queued, paced or running
+    SENDING = "sending", pgettext_lazy("status", "Sending")
+    # every row has its outcome (created or failed)
+    COMPLETED = "completed", pgettext_lazy("status", "Completed")
+    # stopped by staff: rows still waiting stay so
+    CANCELLED = "cancelled", pgettext_lazy("status", "Cancelled")
 
 
 class BulkRowStatus(models.TextChoices):
-    PENDING = "pending"
-    CREATED = "created"
-    FAILED = "failed"
+    PENDING = "pending", pgettext_lazy("status", "Pending")
+    CREATED = "created", pgettext_lazy("status", "Created")
+    FAILED = "failed", pgettext_lazy("status", "Failed")
 
 
 class BulkBatch(models.Model):
@@ -33,17 +42,22 @@ class BulkBatch(models.Model):
 
     eid = EidField()
     organization = models.ForeignKey(
-        Organization, on_delete=models.CASCADE, related_name="bulk_batches"
+        Organization,
+        on_delete=models.CASCADE,
+        related_name="bulk_batches",
+        verbose_name=_("organization"),
     )
-    name = models.CharField(max_length=255)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.SENDING)
+    name = models.CharField(_("name"), max_length=255)
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.SENDING
+    )
     # createEtchPacket's arguments in their wire form, strings holding {{column}} placeholders.
     shape = models.JSONField()
     columns = models.JSONField(default=list)  # the rows' columns, in their order
     watermark = models.BooleanField(default=False)  # created with a development key
-    created_by = models.CharField(max_length=200, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.CharField(_("created by"), max_length=200, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
     # When the next chunk of rows is due (the pace of outgoing mail); the sweep enqueues a batch
     # again whose task is lost (esign.sweeps).
     next_run_at = models.DateTimeField(null=True, blank=True)
@@ -52,8 +66,8 @@ class BulkBatch(models.Model):
     rows_failed = models.PositiveIntegerField(default=0)
 
     class Meta:
-        verbose_name = "bulk send"
-        verbose_name_plural = "bulk sends"
+        verbose_name = _("bulk send")
+        verbose_name_plural = _("bulk sends")
         indexes = [models.Index(fields=["status", "next_run_at"], name="esign_bulk_due")]
 
     def __str__(self) -> str:

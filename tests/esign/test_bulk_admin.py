@@ -1,7 +1,8 @@
 """The admin's bulk send upload without a browser: XLSX as well as CSV, what a file may not be
 (too large, too many rows, not a table, no signer columns; the form says why and nothing is
 stored), and who may see or send a batch (another organization's is a 404; a member who does
-not manage it sees it and may not send it)."""
+not manage it sees it and may not send it). The pages and their problems in the browser's
+language, in each shipped language."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import io
 from datetime import datetime
 
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.utils import translation
 from openpyxl import Workbook
 
 from accounts.models import Organization, User
@@ -156,3 +159,73 @@ def test_who_sees_and_who_sends(organization, other_organization, template) -> N
         "failed": 0,
         "done": 0,
     }
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("rows.pdf", b"%PDF-1.7", "Suba un archivo .csv o .xlsx."),
+        ("rows.csv", b"name,title\nAda,Boss\n", "El archivo necesita las columnas name y email"),
+        ("rows.csv", b"name,email\n" + b"A,a@example.com\n" * 4, "Como máximo 3 filas"),
+    ],
+)
+def test_a_spanish_browser_reads_the_file_problems_in_spanish(
+    organization, template, settings, name, data, message
+) -> None:
+    """The admin is a page: it follows Accept-Language (core.middleware.PageLanguageMiddleware)."""
+    settings.BULK_SEND_MAX_ROWS = 3
+    client = staff_client(organization)
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "es"
+    response = upload(client, template, name, data)
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert "Subir y previsualizar" in response.content.decode()
+    assert BulkBatch.objects.count() == 0
+
+
+def test_a_second_send_or_a_late_stop_says_why_in_the_readers_language(
+    organization, template
+) -> None:
+    client = staff_client(organization)
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "es"
+    upload(client, template, "r.csv", b"name,email\nAda,ada@example.com\n")
+    batch = BulkBatch.objects.get()
+    base = f"/admin/esign/bulkbatch/{batch.pk}"
+    page = client.get(f"{base}/change/").content.decode()
+    assert "Enviar 1 paquete<" in page
+    assert "Sin problemas: se pueden enviar todas las filas." in page
+    client.post(f"{base}/send/")
+    page = client.post(f"{base}/send/", follow=True).content.decode()
+    assert "Este envío masivo no se puede enviar de nuevo. Su estado: Enviando." in page
+    BulkBatch.objects.filter(pk=batch.pk).update(status=BulkBatch.Status.COMPLETED)
+    page = client.post(f"{base}/cancel/", follow=True).content.decode()
+    assert "Este envío masivo ya no se está enviando. Su estado: Completado." in page
+    assert BulkBatch.objects.get().status == "completed"
+
+
+@pytest.mark.parametrize(
+    "language", [code for code, _name in django_settings.LANGUAGES if code != "en"]
+)
+def test_every_shipped_language_draws_the_upload_and_the_preview(
+    organization, template, language
+) -> None:
+    """Each catalogue's words reach the pages (the plural forms of the counts included), and no
+    English of ours is left on them."""
+    client = staff_client(organization)
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = language
+    rows = b"name,email\nAda,ada@example.com\nBob,not-an-email\nCy,cy@example.com\n"
+    upload(client, template, "r.csv", rows)
+    page = client.get(f"/admin/esign/bulkbatch/{BulkBatch.objects.get().pk}/change/")
+    with translation.override(language):
+        wanted = [
+            translation.gettext("Preview: the first rows"),
+            translation.ngettext("Send %(count)s packet", "Send %(count)s packets", 2)
+            % {"count": 2},
+            translation.pgettext("status", "Draft"),
+        ]
+    text = page.content.decode()
+    for words in wanted:
+        assert words in text
+    for english in ("Preview: the first rows", "Send 2 packets", "cannot be sent", ">Ready<"):
+        assert english not in text
+    assert "Must be an email address." in text  # the API's words, as the API says them

@@ -1,9 +1,10 @@
 """The admin's bulk send in Chromium: upload a CSV for a template, see the first rows and every
 row's problems, send, watch the progress bar move while the task sends chunk by chunk, and
 download each row's outcome as CSV (no formula runs in it). Desktop (1366 px) and phone (390 px),
-axe finds nothing. The project's own admin pages are in English only (no admin page of it is
-translated; Django's own words follow the browser), so these are too. Screenshots in
-test-artifacts/esign/bulk-*.png."""
+axe finds nothing. In English and in Spanish: the admin is a page, so it speaks the browser's
+language (Accept-Language, core.middleware.PageLanguageMiddleware), Django's words and ours alike;
+the row problems createEtchPacket's parser finds stay the API's English. Screenshots in
+test-artifacts/esign/bulk-*-{desktop,phone}.png (bulk-*-es-* in Spanish)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,45 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 DESKTOP = {"width": 1366, "height": 900}
 PHONE = {"width": 390, "height": 844}
 PASSWORD = "pw-bulk-123456789"
+
+# What the person reads and clicks, in each language the test runs in (None: the browser's default,
+# English). Row problems ("Must be an email address.") are the API's words in both.
+WORDS = {
+    "en": {
+        "add": "Add bulk send",
+        "template": "Template",
+        "upload": "Upload and preview",
+        "unused": "These columns fill nothing",
+        "preview": "Preview: the first rows",
+        "row 3": "Row 3: signers.0.email: Must be an email address.",
+        "count": "1 row cannot be sent as it is; 11 can.",
+        "send": "Send 11 packets",
+        "stop": "Stop sending",
+        "progress": "Rows done: 5 of 12.",
+        "completed": "Completed",
+        "done": "Rows done: 12 of 12. Packets created: 10. Failed: 2.",
+        "failed rows": "Failed rows",
+        "row 7": "Row 7",
+        "download": "Download the results (CSV)",
+    },
+    "es": {
+        "add": "Añadir envío masivo",
+        "template": "Plantilla",
+        "upload": "Subir y previsualizar",
+        "unused": "Estas columnas no rellenan nada",
+        "preview": "Vista previa: las primeras filas",
+        "row 3": "Fila 3: signers.0.email: Must be an email address.",
+        "count": "1 fila no se puede enviar tal como está; 11 sí.",
+        "send": "Enviar 11 paquetes",
+        "stop": "Detener el envío",
+        "progress": "Filas hechas: 5 de 12.",
+        "completed": "Completado",
+        "done": "Filas hechas: 12 de 12. Paquetes creados: 10. Fallidas: 2.",
+        "failed rows": "Filas fallidas",
+        "row 7": "Fila 7",
+        "download": "Descargar los resultados (CSV)",
+    },
+}
 
 
 def signable_template(organization: Organization) -> PdfTemplate:
@@ -74,76 +114,83 @@ def check(tab: Tab, name: str, *, full_page: bool = True) -> None:
     tab.page.screenshot(path=str(SHOTS / f"bulk-{name}.png"), full_page=full_page)
 
 
+def check_both(tab: Tab, name: str) -> None:
+    """``check`` at desktop then phone size, back at desktop."""
+    check(tab, f"{name}-desktop")
+    tab.page.set_viewport_size(PHONE)
+    check(tab, f"{name}-phone")
+    tab.page.set_viewport_size(DESKTOP)
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
 def test_upload_preview_send_progress_and_results(
-    browser, live_server, staff: User, organization: Organization, settings
+    browser, live_server, staff: User, organization: Organization, settings, language: str
 ) -> None:
     settings.BULK_SEND_EMAILS_PER_SECOND = 4  # chunks of four rows (one email each)
     settings.BULK_SEND_CHUNK_SECONDS = 1
+    words = WORDS[language]
+    shot = "" if language == "en" else f"-{language}"  # bulk-preview-desktop, bulk-preview-es-…
     template = signable_template(organization)
-    tab = Tab(browser, DESKTOP)
+    # The browser's language, as a person's is: Chromium sends it as Accept-Language.
+    tab = Tab(browser, DESKTOP, **({} if language == "en" else {"locale": language}))
     admin_log_in(tab.page, live_server, staff.username, PASSWORD)
     tab.page.goto(live_server.url + "/admin/esign/bulkbatch/")
-    tab.page.click("text=Add bulk send")
+    assert tab.page.evaluate("document.documentElement.lang") == language
+    tab.page.click(f"text={words['add']}")
+    assert tab.page.inner_text("label[for=id_template]").startswith(words["template"])
     tab.page.select_option("#id_template", label=template.title)
     tab.page.fill("#id_name", "Invoice {{title}}")
     tab.page.set_input_files(
         "#id_file", files=[{"name": "rows.csv", "mimeType": "text/csv", "buffer": rows_csv()}]
     )
-    check(tab, "upload-desktop")
-    tab.page.click("input[value='Upload and preview']")
+    check_both(tab, f"upload{shot}")
+    tab.page.click(f"input[value='{words['upload']}']")
 
     # The preview: the first ten rows, and every row's problems; nothing sent.
-    assert "These columns fill nothing" in tab.page.inner_text(".messagelist")
+    assert words["unused"] in tab.page.inner_text(".messagelist")
     assert "colour of sky" in tab.page.inner_text(".messagelist")
+    assert tab.page.inner_text(".bulk-send h2 >> nth=0") == words["preview"]
     body = tab.page.locator("table.bulk-rows tbody tr")
     assert body.count() == 10
     assert tab.page.locator("table.bulk-rows tbody tr.has-problems").count() == 1
     problems = tab.page.inner_text(".bulk-problem-list")
-    assert "Row 3" in problems
-    assert "Row 3: signers.0.email: Must be an email address." in problems
-    assert "1 row cannot be sent" in tab.page.inner_text(".bulk-problem-count")
+    assert words["row 3"] in problems
+    assert words["count"] in tab.page.inner_text(".bulk-problem-count")
     assert Packet.objects.count() == 0
-    check(tab, "preview-desktop")
-    tab.page.set_viewport_size(PHONE)
-    check(tab, "preview-phone")
-    tab.page.set_viewport_size(DESKTOP)
+    check_both(tab, f"preview{shot}")
 
     # Send: the rows go out chunk by chunk (run here as the worker would); the bar follows.
-    tab.page.click("button:text-is('Send 11 packets')")
+    tab.page.click(f"button:text-is('{words['send']}')")
     bar = tab.page.locator("#bulk-progress-bar")
     assert bar.get_attribute("value") == "1"  # the row with a problem: failed at once
     assert bar.get_attribute("max") == "12"
+    assert tab.page.locator(f"button:text-is('{words['stop']}')").count() == 1
     batch = BulkBatch.objects.get()
     assert batch.status == "sending"
-    check(tab, "sending-desktop")
+    check(tab, f"sending{shot}-desktop")
     batch_send(batch_id=batch.pk)  # four rows
     tab.page.wait_for_function(
         "() => document.getElementById('bulk-progress-bar').value === 5", timeout=10_000
     )
-    assert "5 of 12 rows done" in tab.page.inner_text("#bulk-progress-text")
-    check(tab, "progress-desktop")
-    tab.page.set_viewport_size(PHONE)
-    check(tab, "progress-phone")
-    tab.page.set_viewport_size(DESKTOP)
+    assert words["progress"] in tab.page.inner_text("#bulk-progress-text")
+    check_both(tab, f"progress{shot}")
     while BulkBatch.objects.get().status == "sending":
         batch_send(batch_id=batch.pk)
     # Done: the page loads again by itself with each row's outcome and the download.
-    tab.page.wait_for_selector(".field-status .readonly:text-is('Completed')", timeout=10_000)
-    assert tab.page.locator(".bulk-progress").count() == 1
-    assert "12 of 12 rows done: 10 packets created, 2 failed" in tab.page.inner_text(
-        "#bulk-progress-text"
+    tab.page.wait_for_selector(
+        f".field-status .readonly:text-is('{words['completed']}')", timeout=10_000
     )
+    assert tab.page.locator(".bulk-progress").count() == 1
+    assert tab.page.inner_text("#bulk-progress-text") == words["done"]
+    assert words["failed rows"] in tab.page.inner_text(".bulk-send")
     failed = tab.page.inner_text(".bulk-problem-list")
-    assert "Row 3" in failed
-    assert "Row 7" in failed
+    assert words["row 3"] in failed
+    assert words["row 7"] in failed
     assert "data.payloads.document.data.amount" in failed
-    check(tab, "completed-desktop")
-    tab.page.set_viewport_size(PHONE)
-    check(tab, "completed-phone")
-    tab.page.set_viewport_size(DESKTOP)
+    check_both(tab, f"completed{shot}")
 
     with tab.page.expect_download() as download:
-        tab.page.click("text=Download the results (CSV)")
+        tab.page.click(f"text={words['download']}")
     text = open(download.value.path(), encoding="utf-8-sig").read()  # noqa: PTH123, SIM115
     table = list(csv.reader(io.StringIO(text)))
     assert table[0][:4] == ["row", "status", "packetEid", "errors"]
