@@ -31,6 +31,7 @@ from workflows.reader_numbers import page_number_format
 from workflows.screen_steps import next_page, position_of, previous_page, shown_pages
 from workflows.screens import Screen, embed_event, end_page, render_screen, stored_screen
 from workflows.submission_limit import new_submission_wait, too_many_message
+from workflows.submission_reads import payloads_of
 
 
 def post_page(
@@ -47,7 +48,7 @@ def post_page(
     action = request.POST.get("action", "")
     back = action == "back"
     values = posted_values(request, webform, page_index)
-    known = submissions.payloads_of(submission).get(webform.slug, {}) if submission else {}
+    known = payloads_of(submission).get(webform.slug, {}) if submission else {}
     raw, checked = check_form_page(
         webform,
         page_index,
@@ -152,7 +153,7 @@ def post_page(
             events.append(embed_event("weldComplete", submission, webform))
         return end_page(request, submission, embedded=embedded, events=events)
     if back:
-        payloads = submissions.payloads_of(submission)
+        payloads = payloads_of(submission)
         target = previous_page(definition, payloads, webform, page_index)
     else:
         target = position_of(submission) or (webform, page_index)
@@ -178,7 +179,7 @@ def _refused(
         return again(by_key)
     if by_key and submission is not None:
         index = first_page_with_errors(webform, by_key)
-        payload = submissions.payloads_of(submission).get(webform.slug, {})
+        payload = payloads_of(submission).get(webform.slug, {})
         return again(by_key, at=(index, payload))
     return again(
         {},

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from workflows import submissions
 from workflows.engine.definition import WebformDef, WorkflowDef
 from workflows.engine.resolve import hidden_pages
 from workflows.models import Submission
+from workflows.submission_reads import definition_for, payloads_of
 
 Payloads = Mapping[str, Mapping[str, Any]]
 
@@ -48,14 +48,14 @@ def previous_page(
 
 
 def last_webform(submission: Submission) -> WebformDef | None:
-    definition = submissions.definition_for(submission)
+    definition = definition_for(submission)
     return definition.webforms[-1] if definition.webforms else None
 
 
 def position_of(submission: Submission) -> tuple[WebformDef, int] | None:
     """The first webform not complete, at its saved step (the next shown page if the answers
     hide it now); None when all are complete."""
-    definition = submissions.definition_for(submission)
+    definition = definition_for(submission)
     rows = {row.webform_eid: row for row in submission.webform_submissions.all()}
     for webform in definition.webforms:
         row = rows.get(webform.eid)
@@ -75,7 +75,7 @@ def requested_page(
     current = position_of(submission)
     if current is None or not forge:
         return current
-    definition = submissions.definition_for(submission)
+    definition = definition_for(submission)
     order = [w.eid for w in definition.webforms]
     webform = definition.webform(slug=forge)
     try:
@@ -84,7 +84,7 @@ def requested_page(
         return current
     if webform is None or not 0 <= index < len(webform.pages):
         return current
-    payload = submissions.payloads_of(submission).get(webform.slug, {})
+    payload = payloads_of(submission).get(webform.slug, {})
     if index not in shown_pages(webform, payload):
         return current
     before = order.index(webform.eid) < order.index(current[0].eid)

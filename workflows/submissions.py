@@ -51,25 +51,17 @@ from workflows.submission_finish import (
     fill_documents,
     finish_documents,
     signing_prepare_documents,
+    submission_sync,
 )
-from workflows.submission_finish import packet_changed as packet_changed
-from workflows.submission_finish import packet_removing as packet_removing
-from workflows.submission_finish import submission_sync as submission_sync
-from workflows.submission_links import continue_link as continue_link
-from workflows.submission_links import continue_path as continue_path
-from workflows.submission_links import continue_token as continue_token
-from workflows.submission_links import continue_url as continue_url
-from workflows.submission_links import submission_for_link as submission_for_link
-from workflows.submission_links import submission_links_rotate as submission_links_rotate
-from workflows.submission_reads import OPEN as OPEN
-from workflows.submission_reads import SIGNING as SIGNING
-from workflows.submission_reads import Status as Status
-from workflows.submission_reads import completed_slugs as completed_slugs
-from workflows.submission_reads import definition_for as definition_for
-from workflows.submission_reads import locked_submission
-from workflows.submission_reads import payloads_of as payloads_of
-from workflows.submission_reads import submission_completion as submission_completion
-from workflows.submission_reads import submission_get as submission_get
+from workflows.submission_reads import (
+    OPEN,
+    Status,
+    completed_slugs,
+    definition_for,
+    locked_submission,
+    payloads_of,
+    submission_get,
+)
 
 # --- saving a webform ---------------------------------------------------------------------------
 

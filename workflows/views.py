@@ -43,6 +43,7 @@ from workflows.models import Submission, Workflow
 from workflows.page_input import posted_values, read_post
 from workflows.page_post import post_page
 from workflows.reader_numbers import page_number_format
+from workflows.rows import definition_of
 from workflows.screen_steps import last_webform, position_of, requested_page
 from workflows.screens import (
     Screen,
@@ -57,6 +58,9 @@ from workflows.screens import (
     stored_screen,
     unread_page,
 )
+from workflows.submission_finish import submission_sync
+from workflows.submission_links import submission_for_link
+from workflows.submission_reads import OPEN, definition_for
 
 Status = Submission.Status
 
@@ -128,7 +132,7 @@ def _linked(
 ) -> Submission:
     """The submission of a continue or download link (NotFound if the link is not valid); its
     token from the address unless given."""
-    return submissions.submission_for_link(
+    return submission_for_link(
         organization_slug=organization_slug,
         workflow_slug=workflow_slug,
         eid=eid,
@@ -152,15 +156,15 @@ def resume(
         submission = _linked(request, organization_slug, workflow_slug, eid, token=token)
     except NotFound as missing:
         return message_page(request, gettext("Link not valid"), missing.message, status=404)
-    submission = submissions.submission_sync(submission)
+    submission = submission_sync(submission)
     embedded = is_embedded(request)
-    if submission.status not in submissions.OPEN:
+    if submission.status not in OPEN:
         events = []
         if request.GET.get("signerEid") and submission.is_complete:
             # Back from signing: the embedding page learns that the whole workflow is done.
             events.append(embed_event("weldComplete", submission, last_webform(submission)))
         return end_page(request, submission, embedded=embedded, events=events)
-    definition = submissions.definition_for(submission)
+    definition = definition_for(submission)
     if request.method == "GET":
         where = requested_page(submission, request.GET.get("forge"), request.GET.get("step"))
         if where is None:  # every webform complete, still being finished
@@ -200,11 +204,11 @@ def _read_resumed_post(
         submission = _linked(request, organization_slug, workflow_slug, eid)
     except NotFound:
         submission = None
-    definition = submissions.definition_for(submission) if submission else None
+    definition = definition_for(submission) if submission else None
     problem = read_post(request, definition)
     if problem is None:
         return None
-    if submission is None or submission.status not in submissions.OPEN:
+    if submission is None or submission.status not in OPEN:
         return message_page(request, gettext("Not sent"), problem[1], status=problem[0])
     where = position_of(submission)
     embedded = is_embedded_by_address(request)
@@ -223,7 +227,7 @@ def document(
         submission = _linked(request, organization_slug, workflow_slug, eid)
     except NotFound as missing:
         return message_page(request, gettext("Link not valid"), missing.message, status=404)
-    submission = submissions.submission_sync(submission)
+    submission = submission_sync(submission)
     files = submissions.submission_files(submission) if submission.is_complete else []
     number = int(index)
     if number >= len(files):
@@ -325,7 +329,7 @@ def preview(
     """The admin's preview of the working version (or of ``definition``, the webform builder's
     draft): every page, checked as people's are, with nothing saved. ``?forge=<slug>&page=<n>``
     picks the page."""
-    definition = definition or services.definition_of(workflow)
+    definition = definition or definition_of(workflow)
     if not definition.webforms or not any(w.pages for w in definition.webforms):
         return message_page(
             request, "Nothing to preview", "Add a webform with a page first.", status=200
