@@ -310,13 +310,18 @@ def embed_event(
 
 
 def stored_screen(
-    submission: Submission, webform: WebformDef, page_index: int, embedded: bool
+    submission: Submission,
+    definition: WorkflowDef,
+    webform: WebformDef,
+    page_index: int,
+    embedded: bool,
 ) -> Screen:
+    """A page of the submission (which follows ``definition``) with what is stored of it."""
     row = submission.webform_submissions.filter(webform_eid=webform.eid).first()
     payload = dict(row.payload) if row else {}
     return Screen(
         workflow=submission.workflow,
-        definition=definition_for(submission),
+        definition=definition,
         webform=webform,
         page_index=page_index,
         fields=field_views(

@@ -44,6 +44,7 @@ from workflows.page_input import posted_values, read_post
 from workflows.page_post import post_page
 from workflows.reader_numbers import page_number_format
 from workflows.rows import definition_of
+from workflows.save_request import loaded_new, loaded_submission
 from workflows.screen_steps import last_webform, position_of, requested_page
 from workflows.screens import (
     Screen,
@@ -113,9 +114,7 @@ def start(request: HttpRequest, organization_slug: str, workflow_slug: str) -> H
     return post_page(
         request,
         workflow=workflow,
-        definition=definition,
-        submission=None,
-        running=running,
+        loaded=loaded_new(running),
         webform=webform,
         page_index=0,
         embedded=embedded,
@@ -162,33 +161,35 @@ def resume(
         events = []
         if request.GET.get("signerEid") and submission.is_complete:
             # Back from signing: the embedding page learns that the whole workflow is done.
-            events.append(embed_event("weldComplete", submission, last_webform(submission)))
+            last = last_webform(definition_for(submission))
+            events.append(embed_event("weldComplete", submission, last))
         return end_page(request, submission, embedded=embedded, events=events)
     definition = definition_for(submission)
     if request.method == "GET":
-        where = requested_page(submission, request.GET.get("forge"), request.GET.get("step"))
+        where = requested_page(
+            submission, definition, request.GET.get("forge"), request.GET.get("step")
+        )
         if where is None:  # every webform complete, still being finished
             return end_page(request, submission, embedded=embedded)
         webform, page_index = where
-        return render_screen(request, stored_screen(submission, webform, page_index, embedded))
+        screen = stored_screen(submission, definition, webform, page_index, embedded)
+        return render_screen(request, screen)
     webform = definition.webform(eid=request.POST.get("forge", ""))
     try:
         page_index = int(request.POST.get("page", "0"))
     except ValueError:
         page_index = -1
     if webform is None or not 0 <= page_index < len(webform.pages):
-        where = position_of(submission)
+        where = position_of(submission, definition)
         if where is None:
             return end_page(request, submission, embedded=embedded)
-        screen = stored_screen(submission, *where, embedded)
+        screen = stored_screen(submission, definition, *where, embedded)
         screen.form_error = gettext("That page could not be found; here is where you are.")
         return render_screen(request, screen)
     return post_page(
         request,
         workflow=submission.workflow,
-        definition=definition,
-        submission=submission,
-        running=None,
+        loaded=loaded_submission(submission, definition),
         webform=webform,
         page_index=page_index,
         embedded=embedded,
@@ -210,11 +211,12 @@ def _read_resumed_post(
         return None
     if submission is None or submission.status not in OPEN:
         return message_page(request, gettext("Not sent"), problem[1], status=problem[0])
-    where = position_of(submission)
+    assert definition is not None  # read above, as the submission is
+    where = position_of(submission, definition)
     embedded = is_embedded_by_address(request)
     if where is None:
         return end_page(request, submission, embedded=embedded)
-    return unread_page(request, stored_screen(submission, *where, embedded), *problem)
+    return unread_page(request, stored_screen(submission, definition, *where, embedded), *problem)
 
 
 @xframe_options_exempt
