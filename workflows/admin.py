@@ -33,6 +33,7 @@ from workflows import (
     views,
 )
 from workflows.forms import ImportForm, MappingForm, SignerForm
+from workflows.mapping import document_mappings_set, mapping_choices, workflow_fields
 from workflows.models import (
     Submission,
     Webform,
@@ -44,7 +45,7 @@ from workflows.models import (
     WorkflowSigner,
     WorkflowVersion,
 )
-from workflows.submissions import submission_links_rotate
+from workflows.submission_links import submission_links_rotate
 
 ORDER_JS = "workflows/admin-order.js"
 ORDER_CSS = "workflows/admin-order.css"
@@ -345,11 +346,11 @@ class WorkflowAdmin(admin.ModelAdmin):
         document = WorkflowDocument.objects.filter(workflow=workflow, pk=document_id).first()
         if document is None:
             raise Http404("No such document.")
-        choices = services.mapping_choices(document, services.workflow_fields(workflow))
+        choices = mapping_choices(document, workflow_fields(workflow))
         form = MappingForm(request.POST or None, document=document, choices=choices)
         if request.method == "POST" and form.is_valid():
             try:
-                count = services.document_mappings_set(document=document, chosen=form.chosen())
+                count = document_mappings_set(document=document, chosen=form.chosen())
             except ServiceError as error:
                 messages.error(request, f"Not saved: {error.message}")
             else:

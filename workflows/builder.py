@@ -43,7 +43,7 @@ from workflows.models import (
     WebformPage,
     Workflow,
 )
-from workflows.services import definition_of, field_columns
+from workflows.rows import definition_of, field_columns
 
 ROW = "row"
 

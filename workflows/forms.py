@@ -13,8 +13,8 @@ from accounts.models import Organization
 from core.errors import ValidationFailed
 from core.parsers import decode_json
 from workflows.engine.definition import parse_sign_boxes
+from workflows.mapping import TemplateAlias
 from workflows.models import WebformField, WorkflowDocument, WorkflowSigner
-from workflows.services import TemplateAlias
 
 
 def _json_of(raw: bytes) -> Any:

@@ -13,8 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext
 
 from core.errors import Conflict, ValidationFailed
-from workflows import services, submissions
-from workflows.engine.definition import WebformDef, WorkflowDef
+from workflows.engine.definition import WebformDef
 from workflows.engine.form_inputs import form_strings
 from workflows.engine.messages import Message
 from workflows.engine.resolve import (
@@ -28,26 +27,30 @@ from workflows.field_views import field_views, group_strings, group_views
 from workflows.models import Submission, Workflow
 from workflows.page_input import posted_values
 from workflows.reader_numbers import page_number_format
+from workflows.save_request import Loaded, SaveRequest
 from workflows.screen_steps import next_page, position_of, previous_page, shown_pages
 from workflows.screens import Screen, embed_event, end_page, render_screen, stored_screen
 from workflows.submission_limit import new_submission_wait, too_many_message
+from workflows.submission_reads import payloads_of
+from workflows.submissions import PayloadInvalid, webform_save
 
 
 def post_page(
     request: HttpRequest,
     *,
     workflow: Workflow,
-    definition: WorkflowDef,
-    submission: Submission | None,
-    running: services.Running | None,
+    loaded: Loaded,
     webform: WebformDef,
     page_index: int,
     embedded: bool,
 ) -> HttpResponse:
+    """A post of page ``page_index`` of ``webform``, to the submission ``loaded`` holds (a new
+    one when it holds none)."""
+    definition, submission = loaded.definition, loaded.submission
     action = request.POST.get("action", "")
     back = action == "back"
     values = posted_values(request, webform, page_index)
-    known = submissions.payloads_of(submission).get(webform.slug, {}) if submission else {}
+    known = loaded.payload(webform)
     raw, checked = check_form_page(
         webform,
         page_index,
@@ -120,17 +123,18 @@ def post_page(
     else:
         step = page_index if following is None else following
     try:
-        saved = submissions.webform_save(
-            workflow=workflow,
-            webform=webform,
-            checked=checked,
-            submission=submission,
-            running=running,
-            current_step=step,
-            complete=complete,
-            embedded=embedded,
-            page_keys=tuple(item.key for item in page.items),
-            draft=draft,
+        saved = webform_save(
+            SaveRequest(
+                workflow=workflow,
+                webform=webform,
+                checked=checked,
+                loaded=loaded,
+                current_step=step,
+                complete=complete,
+                embedded=embedded,
+                page_keys=tuple(item.key for item in page.items),
+                draft=draft,
+            )
         )
     except ValidationFailed as failure:
         return _refused(submission, webform, page_index, failure, again)
@@ -152,11 +156,11 @@ def post_page(
             events.append(embed_event("weldComplete", submission, webform))
         return end_page(request, submission, embedded=embedded, events=events)
     if back:
-        payloads = submissions.payloads_of(submission)
+        payloads = payloads_of(submission)
         target = previous_page(definition, payloads, webform, page_index)
     else:
-        target = position_of(submission) or (webform, page_index)
-    screen = stored_screen(submission, *target, embedded)
+        target = position_of(submission, definition) or (webform, page_index)
+    screen = stored_screen(submission, definition, *target, embedded)
     screen.events = events
     return render_screen(request, screen)
 
@@ -171,14 +175,14 @@ def _refused(
     """A save the service refused. Missing values of this page are shown on it; of an earlier
     page, that page is shown with them (the person skipped it); anything else (a document that
     could not be filled) is said above the form, which keeps what was typed."""
-    by_key = failure.messages if isinstance(failure, submissions.PayloadInvalid) else {}
+    by_key = failure.messages if isinstance(failure, PayloadInvalid) else {}
     page = webform.pages[page_index]
     here = {item.key for item in page.items}
     if by_key and {key.split(".")[0] for key in by_key} <= here:
         return again(by_key)
     if by_key and submission is not None:
         index = first_page_with_errors(webform, by_key)
-        payload = submissions.payloads_of(submission).get(webform.slug, {})
+        payload = payloads_of(submission).get(webform.slug, {})
         return again(by_key, at=(index, payload))
     return again(
         {},

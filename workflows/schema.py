@@ -15,10 +15,13 @@ from core.graphql.scalars import JSON, DateTime
 from esign.events import signer_summary
 from esign.models import Signer
 from esign.schema import EtchSignerType
-from workflows import services, submissions
+from workflows import services, submission_links, submissions
 from workflows.engine.resolve import resolved_payload
 from workflows.events import download_url
 from workflows.models import Submission, Webform, WebformSubmission, Workflow
+from workflows.rows import definition_of
+from workflows.submission_finish import submission_sync
+from workflows.submission_reads import definition_for, submission_completion, submission_get
 
 
 class ForgeType(graphene.ObjectType):
@@ -42,7 +45,7 @@ class ForgeType(graphene.ObjectType):
 
     @staticmethod
     def resolve_pages(webform: Webform, info: Any) -> list[dict[str, Any]]:
-        definition = services.definition_of(webform.workflow)
+        definition = definition_of(webform.workflow)
         form = definition.webform(eid=webform.eid)
         return [page.to_json() for page in form.pages] if form else []
 
@@ -79,7 +82,7 @@ class WeldDataType(graphene.ObjectType):
 
     @staticmethod
     def resolve_completion_percentage(submission: Submission, info: Any) -> float:
-        return submissions.submission_completion(submission)
+        return submission_completion(submission)
 
     @staticmethod
     def resolve_agents(submission: Submission, info: Any) -> list[dict[str, Any]]:
@@ -94,7 +97,7 @@ class WeldDataType(graphene.ObjectType):
 
     @staticmethod
     def resolve_continue_url(submission: Submission, info: Any) -> str:
-        return submissions.continue_url(submission)
+        return submission_links.continue_url(submission)
 
     @staticmethod
     def resolve_download_zip_url(submission: Submission, info: Any) -> str | None:
@@ -139,7 +142,7 @@ class SubmissionType(graphene.ObjectType):
 
     @staticmethod
     def resolve_continue_url(row: WebformSubmission, info: Any) -> str:
-        return submissions.continue_url(row.submission)
+        return submission_links.continue_url(row.submission)
 
     @staticmethod
     def resolve_payload_value(row: WebformSubmission, info: Any) -> dict[str, Any]:
@@ -147,7 +150,7 @@ class SubmissionType(graphene.ObjectType):
 
     @staticmethod
     def resolve_resolved_payload(row: WebformSubmission, info: Any) -> dict[str, Any]:
-        webform = submissions.definition_for(row.submission).webform(eid=row.webform_eid)
+        webform = definition_for(row.submission).webform(eid=row.webform_eid)
         return resolved_payload(webform, row.payload) if webform else {}
 
     @staticmethod
@@ -160,7 +163,7 @@ class SubmissionType(graphene.ObjectType):
         submission = row.submission
         if submission.packet_id is None:
             return None
-        definition = submissions.definition_for(submission)
+        definition = definition_for(submission)
         aliases = [s.id for s in definition.signers if s.name_field.forge == row.webform_slug]
         return (
             Signer.objects.filter(packet_id=submission.packet_id, alias_id__in=aliases)
@@ -170,7 +173,7 @@ class SubmissionType(graphene.ObjectType):
 
     @staticmethod
     def resolve_weld_data(row: WebformSubmission, info: Any) -> Submission:
-        return submissions.submission_sync(row.submission)
+        return submission_sync(row.submission)
 
 
 class WeldType(graphene.ObjectType):
@@ -225,7 +228,7 @@ class WeldType(graphene.ObjectType):
         rows = workflow.submissions.select_related("workflow__organization").prefetch_related(
             "webform_submissions"
         )[start : start + count]
-        return [submissions.submission_sync(row) for row in rows]
+        return [submission_sync(row) for row in rows]
 
 
 class OrganizationWelds(graphene.ObjectType):
@@ -269,10 +272,8 @@ class Query(graphene.ObjectType):
 
     @staticmethod
     def resolve_weld_data(root: Any, info: Any, eid: str) -> Submission:
-        submission = submissions.submission_get(
-            organization=identity_of(info).organization, eid=eid
-        )
-        return submissions.submission_sync(submission)
+        submission = submission_get(organization=identity_of(info).organization, eid=eid)
+        return submission_sync(submission)
 
 
 class ForgeSubmit(ServiceMutation):

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from workflows import submissions
 from workflows.engine.definition import WebformDef, WorkflowDef
 from workflows.engine.resolve import hidden_pages
 from workflows.models import Submission
+from workflows.submission_reads import payloads_of
 
 Payloads = Mapping[str, Mapping[str, Any]]
 
@@ -47,15 +47,13 @@ def previous_page(
     return before[-1] if before else (webform, page_index)
 
 
-def last_webform(submission: Submission) -> WebformDef | None:
-    definition = submissions.definition_for(submission)
+def last_webform(definition: WorkflowDef) -> WebformDef | None:
     return definition.webforms[-1] if definition.webforms else None
 
 
-def position_of(submission: Submission) -> tuple[WebformDef, int] | None:
-    """The first webform not complete, at its saved step (the next shown page if the answers
-    hide it now); None when all are complete."""
-    definition = submissions.definition_for(submission)
+def position_of(submission: Submission, definition: WorkflowDef) -> tuple[WebformDef, int] | None:
+    """The first webform of ``definition`` (the submission's) not complete, at its saved step
+    (the next shown page if the answers hide it now); None when all are complete."""
     rows = {row.webform_eid: row for row in submission.webform_submissions.all()}
     for webform in definition.webforms:
         row = rows.get(webform.eid)
@@ -68,14 +66,13 @@ def position_of(submission: Submission) -> tuple[WebformDef, int] | None:
 
 
 def requested_page(
-    submission: Submission, forge: str | None, step: str | None
+    submission: Submission, definition: WorkflowDef, forge: str | None, step: str | None
 ) -> tuple[WebformDef, int] | None:
     """A page asked for by ``?forge=<slug>&step=<n>``: any shown page before where the person
     is."""
-    current = position_of(submission)
+    current = position_of(submission, definition)
     if current is None or not forge:
         return current
-    definition = submissions.definition_for(submission)
     order = [w.eid for w in definition.webforms]
     webform = definition.webform(slug=forge)
     try:
@@ -84,7 +81,7 @@ def requested_page(
         return current
     if webform is None or not 0 <= index < len(webform.pages):
         return current
-    payload = submissions.payloads_of(submission).get(webform.slug, {})
+    payload = payloads_of(submission).get(webform.slug, {})
     if index not in shown_pages(webform, payload):
         return current
     before = order.index(webform.eid) < order.index(current[0].eid)

@@ -23,7 +23,7 @@ from esign.audit import AuditAction
 from esign.models import Signer
 from esign.routing import is_signers_turn
 from esign.tokens import signer_link
-from workflows import submissions
+from workflows import submission_links, submissions
 from workflows.engine.conditions import condition_keys
 from workflows.engine.definition import WebformDef, WorkflowDef
 from workflows.engine.defs import show_when_json
@@ -38,6 +38,7 @@ from workflows.field_views import FieldView, GroupView, field_views, group_views
 from workflows.models import Submission, Workflow
 from workflows.reader_numbers import page_number_format
 from workflows.screen_steps import shown_steps
+from workflows.submission_reads import SIGNING, definition_for, payloads_of
 
 EMBED_FLAGS = ("embedded", "withinIframe")
 
@@ -104,7 +105,7 @@ class Screen:
 
     @cached_property
     def payloads(self) -> dict[str, dict[str, Any]]:
-        return submissions.payloads_of(self.submission) if self.submission else {}
+        return payloads_of(self.submission) if self.submission else {}
 
     @cached_property
     def steps(self) -> list[tuple[WebformDef, int]]:
@@ -246,8 +247,8 @@ def form_action(screen: Screen) -> str:
             "workflows-start", args=[screen.workflow.organization.slug, screen.workflow.slug]
         )
     else:
-        path = submissions.continue_path(screen.submission)
-        query["token"] = submissions.continue_token(screen.submission)
+        path = submission_links.continue_path(screen.submission)
+        query["token"] = submission_links.continue_token(screen.submission)
     if screen.embedded:
         query["embedded"] = "true"
     return f"{path}?{urlencode(query)}" if query else path
@@ -256,7 +257,7 @@ def form_action(screen: Screen) -> str:
 def render_screen(request: HttpRequest, screen: Screen) -> HttpResponse:
     organization = screen.workflow.organization
     continue_url = (
-        submissions.continue_url(screen.submission, embedded=screen.embedded)
+        submission_links.continue_url(screen.submission, embedded=screen.embedded)
         if screen.submission is not None
         else ""
     )
@@ -271,7 +272,7 @@ def render_screen(request: HttpRequest, screen: Screen) -> HttpResponse:
             "events": screen.events,
             "origins": event_origins(organization),
             "continueUrl": (
-                submissions.continue_link(screen.submission, embedded=screen.embedded)
+                submission_links.continue_link(screen.submission, embedded=screen.embedded)
                 if screen.submission is not None
                 else ""
             ),
@@ -309,13 +310,18 @@ def embed_event(
 
 
 def stored_screen(
-    submission: Submission, webform: WebformDef, page_index: int, embedded: bool
+    submission: Submission,
+    definition: WorkflowDef,
+    webform: WebformDef,
+    page_index: int,
+    embedded: bool,
 ) -> Screen:
+    """A page of the submission (which follows ``definition``) with what is stored of it."""
     row = submission.webform_submissions.filter(webform_eid=webform.eid).first()
     payload = dict(row.payload) if row else {}
     return Screen(
         workflow=submission.workflow,
-        definition=submissions.definition_for(submission),
+        definition=definition,
         webform=webform,
         page_index=page_index,
         fields=field_views(
@@ -352,7 +358,7 @@ def end_page(
     events: list[dict[str, Any]] | None = None,
 ) -> HttpResponse:
     """The last page: the documents, the way to signing, or what became of it."""
-    token = submissions.continue_token(submission)
+    token = submission_links.continue_token(submission)
     documents = []
     if submission.is_complete:
         for index, document in enumerate(submissions.submission_files(submission)):
@@ -367,7 +373,7 @@ def end_page(
             )
             documents.append({"title": document.title, "url": f"{path}?token={token}"})
     sign_url, waiting_for = "", []
-    if submission.status in submissions.SIGNING and submission.packet_id:
+    if submission.status in SIGNING and submission.packet_id:
         signers = list(Signer.objects.filter(packet_id=submission.packet_id))
         turn = next((s for s in signers if is_signers_turn(s)), None)
         if turn is not None and turn.signer_type == Signer.Kind.EMBEDDED:
@@ -388,8 +394,8 @@ def end_page(
         "workflow": submission.workflow,
         "documents": documents,
         "answers": answers(
-            submissions.definition_for(submission),
-            submissions.payloads_of(submission),
+            definition_for(submission),
+            payloads_of(submission),
             rule_gettext,
         ),
         "zip_url": f"{zip_path}?token={token}" if documents else "",
@@ -400,7 +406,7 @@ def end_page(
         "config": {
             "events": events or [],
             "origins": event_origins(submission.workflow.organization),
-            "continueUrl": submissions.continue_link(submission, embedded=embedded),
+            "continueUrl": submission_links.continue_link(submission, embedded=embedded),
             "signUrl": sign_url,
         },
     }

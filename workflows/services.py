@@ -26,17 +26,9 @@ from core.errors import NotFound, ValidationFailed, raise_for_engine_error
 from core.lookups import get_or_not_found
 from templates_app.models import PdfTemplate
 from workflows.engine.definition import WorkflowDef, parse_definition
-from workflows.mapping import TemplateAlias as TemplateAlias
-from workflows.mapping import document_mappings_set as document_mappings_set
-from workflows.mapping import mapping_choices as mapping_choices
-from workflows.mapping import template_aliases as template_aliases
 from workflows.mapping import template_problems
-from workflows.mapping import workflow_fields as workflow_fields
 from workflows.models import Webform, Workflow, WorkflowVersion
-from workflows.rows import definition_of as definition_of
-from workflows.rows import field_columns as field_columns
-from workflows.rows import field_def as field_def
-from workflows.rows import replace_rows
+from workflows.rows import definition_of, replace_rows
 
 # --- reading ------------------------------------------------------------------------------------
 

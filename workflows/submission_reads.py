@@ -25,12 +25,9 @@ SIGNING = (Status.READY_TO_SIGN, Status.AWAITING_SIGNATURES)
 
 
 def definition_for(submission: Submission) -> WorkflowDef:
-    """The definition the submission follows (parsed once per instance)."""
-    cached = getattr(submission, "_definition", None)
-    if cached is None:
-        cached = parse_definition(submission.definition)
-        submission._definition = cached  # type: ignore[attr-defined]
-    return cached
+    """The definition the submission follows, parsed from what it stores (nothing is kept on the
+    instance: a caller that needs it again hands it along, as a save does in its request)."""
+    return parse_definition(submission.definition)
 
 
 def submission_get(*, organization: Organization, eid: str) -> Submission:
@@ -66,6 +63,4 @@ def submission_completion(submission: Submission) -> float:
 
 def locked_submission(submission: Submission) -> Submission:
     locked = Submission.objects.select_for_update().select_related("workflow__organization")
-    fresh = locked.get(pk=submission.pk)
-    fresh._definition = definition_for(submission)  # type: ignore[attr-defined]
-    return fresh
+    return locked.get(pk=submission.pk)

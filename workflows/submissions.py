@@ -1,9 +1,10 @@
 """Submissions of workflows ("weldData" on the wire) and of their webforms ("submission").
 
 One service changes them, ``webform_save``, for the webform pages and for forgeSubmit alike:
-it merges checked values into a webform's payload, moves the step, completes the webform, and
-when the last webform completes, fills the documents (or starts the signing step). Each of those
-changes and its webhook event are written in one transaction; the fills run before it opens.
+each builds a ``SaveRequest`` (workflows/save_request.py) and hands it over. The save merges
+checked values into a webform's payload, moves the step, completes the webform, and when the
+last webform completes, fills the documents (or starts the signing step). Each of those changes
+and its webhook event are written in one transaction; the fills run before it opens.
 
 People reach a submission through its continue URL, whose token is an HMAC of the submission's
 eid (nothing secret is stored, and removing the submission kills the link).
@@ -28,7 +29,7 @@ from esign.downloads import check_sealed, document_group_archive
 from esign.models import DocumentGroup, Packet, PacketDocument
 from webhooks.services import check_webhook_url
 from workflows import events
-from workflows.engine.definition import WebformDef, WorkflowDef
+from workflows.engine.definition import WebformDef
 from workflows.engine.entries import place_entry
 from workflows.engine.messages import Message
 from workflows.engine.resolve import (
@@ -45,31 +46,24 @@ from workflows.models import (
     WebformSubmission,
     Workflow,
 )
-from workflows.services import Running, running_definition, webform_get
+from workflows.save_request import SaveRequest, loaded_new, loaded_submission
+from workflows.services import running_definition, webform_get
 from workflows.submission_finish import (
     Filled,
     fill_documents,
     finish_documents,
     signing_prepare_documents,
+    submission_sync,
 )
-from workflows.submission_finish import packet_changed as packet_changed
-from workflows.submission_finish import packet_removing as packet_removing
-from workflows.submission_finish import submission_sync as submission_sync
-from workflows.submission_links import continue_link as continue_link
-from workflows.submission_links import continue_path as continue_path
-from workflows.submission_links import continue_token as continue_token
-from workflows.submission_links import continue_url as continue_url
-from workflows.submission_links import submission_for_link as submission_for_link
-from workflows.submission_links import submission_links_rotate as submission_links_rotate
-from workflows.submission_reads import OPEN as OPEN
-from workflows.submission_reads import SIGNING as SIGNING
-from workflows.submission_reads import Status as Status
-from workflows.submission_reads import completed_slugs as completed_slugs
-from workflows.submission_reads import definition_for as definition_for
-from workflows.submission_reads import locked_submission
-from workflows.submission_reads import payloads_of as payloads_of
-from workflows.submission_reads import submission_completion as submission_completion
-from workflows.submission_reads import submission_get as submission_get
+from workflows.submission_reads import (
+    OPEN,
+    Status,
+    completed_slugs,
+    definition_for,
+    locked_submission,
+    payloads_of,
+    submission_get,
+)
 
 # --- saving a webform ---------------------------------------------------------------------------
 
@@ -117,84 +111,52 @@ def _payload_errors(checked: Checked) -> PayloadInvalid:
     return PayloadInvalid(checked.errors)
 
 
-def webform_save(
-    *,
-    workflow: Workflow,
-    webform: WebformDef,
-    checked: Checked,
-    submission: Submission | None = None,
-    running: Running | None = None,
-    row_eid: str | None = None,
-    current_step: int | None = None,
-    complete: bool = False,
-    is_test: bool = False,
-    webhook_url: str = "",
-    timezone_name: str = "",
-    embedded: bool = False,
-    identity: ApiIdentity | None = None,
-    page_keys: tuple[str, ...] = (),
-    draft: Mapping[str, Mapping[str, str]] | None = None,
-) -> Saved:
-    """Merge ``checked.values`` into the webform's payload of ``submission`` (a new submission
-    of ``running`` when None); with ``complete`` the webform completes, and the submission with
-    it when it was the last. ValidationFailed (``payload.<key>``) lists what a completion lacks;
-    Conflict when the submission can no longer change. Nothing is stored on any failure.
+def webform_save(request: SaveRequest) -> Saved:
+    """Merge ``request.checked.values`` into the webform's payload of the submission (a new one
+    of the running version when there is none); with ``complete`` the webform completes, and
+    the submission with it when it was the last. ValidationFailed (``payload.<key>``) lists what
+    a completion lacks; Conflict when the submission can no longer change. Nothing is stored on
+    any failure.
 
     A webform page names its fields (``page_keys``): what was kept typed on them (the row's
     draft) is replaced by ``draft``, the strings of the values Back left unchecked."""
-    definition = definition_for(submission) if submission else _running(running).definition
-    stored = payloads_of(submission) if submission else {}
+    loaded, webform = request.loaded, request.webform
+    definition = loaded.definition
     payloads = {
-        **stored,
-        webform.slug: drop_hidden(webform, merged(stored.get(webform.slug, {}), checked)),
+        **loaded.payloads,
+        webform.slug: drop_hidden(webform, merged(loaded.payload(webform), request.checked)),
     }
-    if complete:
+    if request.complete:
         missing = missing_required(webform, payloads[webform.slug])
         if not missing.ok:
             raise _payload_errors(missing)
-    done_before = completed_slugs(submission) if submission else set()
-    finishing = complete and {w.slug for w in definition.webforms} <= done_before | {webform.slug}
-    created = submission is None
+    every_webform = {w.slug for w in definition.webforms}
+    finishing = request.complete and every_webform <= loaded.completed | {webform.slug}
+    submission = loaded.submission
     if submission is None:  # made now (its eid names the signing step's links), saved below
         submission = Submission(
-            workflow=workflow,
+            workflow=request.workflow,
             definition=definition.to_json(),
-            version_number=_running(running).version_number,
-            is_test=is_test,
-            webhook_url=webhook_url,
-            timezone=timezone_name,
+            version_number=loaded.version_number,
+            is_test=request.is_test,
+            webhook_url=request.webhook_url,
+            timezone=request.timezone,
         )
-        submission._definition = definition  # type: ignore[attr-defined]
     # The fills are the slow part: done before the transaction, from the values as they will be.
     prepared = (
-        fill_documents(workflow, definition, payloads)
+        fill_documents(request.workflow, definition, payloads)
         if finishing and not definition.signers
         else None
     )
     signing = (
-        signing_prepare_documents(submission, definition, payloads, identity, embedded=embedded)
+        signing_prepare_documents(
+            submission, definition, payloads, request.identity, embedded=request.embedded
+        )
         if finishing and definition.signers
         else None
     )
     try:
-        return _save(
-            submission,
-            definition,
-            webform,
-            checked,
-            created=created,
-            row_eid=row_eid,
-            current_step=current_step,
-            complete=complete,
-            webhook_url=webhook_url,
-            timezone_name=timezone_name,
-            prepared=prepared,
-            signing=signing,
-            identity=identity,
-            embedded=embedded,
-            page_keys=page_keys,
-            draft=draft or {},
-        )
+        return _save(request, submission, prepared=prepared, signing=signing)
     except BaseException:
         if signing is not None:
             signing.discard()
@@ -202,25 +164,15 @@ def webform_save(
 
 
 def _save(
+    request: SaveRequest,
     submission: Submission,
-    definition: WorkflowDef,
-    webform: WebformDef,
-    checked: Checked,
     *,
-    created: bool,
-    row_eid: str | None,
-    current_step: int | None,
-    complete: bool,
-    webhook_url: str,
-    timezone_name: str,
     prepared: list[Filled] | None,
     signing: esign.PreparedPacket | None,
-    identity: ApiIdentity | None,
-    embedded: bool,
-    page_keys: tuple[str, ...],
-    draft: Mapping[str, Mapping[str, str]],
 ) -> Saved:
     """webform_save's transaction: quick, every document already made."""
+    definition, webform = request.loaded.definition, request.webform
+    created = request.loaded.submission is None
     made = None
     try:
         with transaction.atomic():
@@ -232,23 +184,25 @@ def _save(
                     raise Conflict(
                         f"The submission is {submission.status}: its webforms can no longer change."
                     )
-                if webhook_url:
-                    submission.webhook_url = webhook_url
-                if timezone_name:
-                    submission.timezone = timezone_name
+                if request.webhook_url:
+                    submission.webhook_url = request.webhook_url
+                if request.timezone:
+                    submission.timezone = request.timezone
             row = _locked_row(submission, webform)
-            if row_eid is not None and row.eid != row_eid:
-                raise NotFound(f"No submission with eid '{row_eid}' of this webform.")
-            row.payload = drop_hidden(webform, merged(row.payload, checked))
-            if page_keys or draft:
-                kept = {k: v for k, v in row.draft.items() if k not in page_keys}
-                row.draft = {**kept, **{k: dict(v) for k, v in draft.items()}}
-            if current_step is not None:
-                row.current_step = current_step
-            completed_now = complete and row.completed_at is None
+            if request.row_eid is not None and row.eid != request.row_eid:
+                raise NotFound(f"No submission with eid '{request.row_eid}' of this webform.")
+            row.payload = drop_hidden(webform, merged(row.payload, request.checked))
+            if request.page_keys or request.draft:
+                kept = {k: v for k, v in row.draft.items() if k not in request.page_keys}
+                row.draft = {**kept, **{k: dict(v) for k, v in request.draft.items()}}
+            if request.current_step is not None:
+                row.current_step = request.current_step
+            completed_now = request.complete and row.completed_at is None
             if completed_now:
                 row.completed_at = timezone.now()
             row.save()
+            # Read again under the lock: another save may have changed another webform since
+            # the caller read them (the title and the documents follow what is stored now).
             payloads = payloads_of(submission)
             submission.display_title = display_title(definition, payloads)
             if any(payloads.values()) and submission.status == Status.CREATED:
@@ -258,7 +212,7 @@ def _save(
                 events.submission_created(submission, definition)
             if completed_now:
                 events.webform_completed(submission, definition, row)
-            finished = complete and completed_slugs(submission) >= {
+            finished = request.complete and completed_slugs(submission) >= {
                 w.slug for w in definition.webforms
             }
             if finished:
@@ -268,8 +222,8 @@ def _save(
                     payloads,
                     prepared,
                     signing,
-                    identity,
-                    embedded=embedded,
+                    request.identity,
+                    embedded=request.embedded,
                 )
     except BaseException:
         if made is not None:
@@ -284,11 +238,6 @@ def _save(
         completed_webform=completed_now,
         finished=finished,
     )
-
-
-def _running(running: Running | None) -> Running:
-    assert running is not None, "a new submission needs the definition it runs"
-    return running
 
 
 # --- forgeSubmit --------------------------------------------------------------------------------
@@ -338,12 +287,15 @@ def forge_submit(*, identity: ApiIdentity, submit: ForgeSubmitInput) -> WebformS
         submission = submission_get(organization=organization, eid=submit.weld_data_eid)
         if submission.workflow_id != workflow.pk:
             raise ValidationFailed.single("weldDataEid", "The weldData is of another workflow.")
-    running = None if submission else running_definition(workflow, published_only=False)
-    definition = definition_for(submission) if submission else running.definition  # type: ignore[union-attr]
-    webform = definition.webform(eid=submit.forge_eid)
+    loaded = (
+        loaded_submission(submission, definition_for(submission))
+        if submission
+        else loaded_new(running_definition(workflow, published_only=False))
+    )
+    webform = loaded.definition.webform(eid=submit.forge_eid)
     if webform is None:
         raise NotFound(f"The webform '{submit.forge_eid}' is not part of this weldData's version.")
-    known = payloads_of(submission).get(webform.slug, {}) if submission else {}
+    known = loaded.payload(webform)
     payload, entry = _entry_payload(webform, known, submit)
     checked = check_payload(webform, payload, only_given=True, known=known)
     creating = submit.submission_eid is None
@@ -361,19 +313,20 @@ def forge_submit(*, identity: ApiIdentity, submit: ForgeSubmitInput) -> WebformS
             "currentStep", f"Must be a page index from 0 to {len(webform.pages) - 1}."
         )
     saved = webform_save(
-        workflow=workflow,
-        webform=webform,
-        checked=checked,
-        submission=submission,
-        running=running,
-        row_eid=submit.submission_eid,
-        current_step=step,
-        complete=bool(submit.complete),
-        # A development key's submissions are always tests, as its generated PDFs are marked.
-        is_test=bool(submit.is_test) or identity.is_development,
-        webhook_url=webhook_url,
-        timezone_name=timezone_name,
-        identity=identity,
+        SaveRequest(
+            workflow=workflow,
+            webform=webform,
+            checked=checked,
+            loaded=loaded,
+            row_eid=submit.submission_eid,
+            current_step=step,
+            complete=bool(submit.complete),
+            # A development key's submissions are always tests, as its generated PDFs are marked.
+            is_test=bool(submit.is_test) or identity.is_development,
+            webhook_url=webhook_url,
+            timezone=timezone_name,
+            identity=identity,
+        )
     )
     return saved.row
 

@@ -43,6 +43,8 @@ from workflows.models import Submission, Workflow
 from workflows.page_input import posted_values, read_post
 from workflows.page_post import post_page
 from workflows.reader_numbers import page_number_format
+from workflows.rows import definition_of
+from workflows.save_request import loaded_new, loaded_submission
 from workflows.screen_steps import last_webform, position_of, requested_page
 from workflows.screens import (
     Screen,
@@ -57,6 +59,9 @@ from workflows.screens import (
     stored_screen,
     unread_page,
 )
+from workflows.submission_finish import submission_sync
+from workflows.submission_links import submission_for_link
+from workflows.submission_reads import OPEN, definition_for
 
 Status = Submission.Status
 
@@ -109,9 +114,7 @@ def start(request: HttpRequest, organization_slug: str, workflow_slug: str) -> H
     return post_page(
         request,
         workflow=workflow,
-        definition=definition,
-        submission=None,
-        running=running,
+        loaded=loaded_new(running),
         webform=webform,
         page_index=0,
         embedded=embedded,
@@ -128,7 +131,7 @@ def _linked(
 ) -> Submission:
     """The submission of a continue or download link (NotFound if the link is not valid); its
     token from the address unless given."""
-    return submissions.submission_for_link(
+    return submission_for_link(
         organization_slug=organization_slug,
         workflow_slug=workflow_slug,
         eid=eid,
@@ -152,39 +155,41 @@ def resume(
         submission = _linked(request, organization_slug, workflow_slug, eid, token=token)
     except NotFound as missing:
         return message_page(request, gettext("Link not valid"), missing.message, status=404)
-    submission = submissions.submission_sync(submission)
+    submission = submission_sync(submission)
     embedded = is_embedded(request)
-    if submission.status not in submissions.OPEN:
+    if submission.status not in OPEN:
         events = []
         if request.GET.get("signerEid") and submission.is_complete:
             # Back from signing: the embedding page learns that the whole workflow is done.
-            events.append(embed_event("weldComplete", submission, last_webform(submission)))
+            last = last_webform(definition_for(submission))
+            events.append(embed_event("weldComplete", submission, last))
         return end_page(request, submission, embedded=embedded, events=events)
-    definition = submissions.definition_for(submission)
+    definition = definition_for(submission)
     if request.method == "GET":
-        where = requested_page(submission, request.GET.get("forge"), request.GET.get("step"))
+        where = requested_page(
+            submission, definition, request.GET.get("forge"), request.GET.get("step")
+        )
         if where is None:  # every webform complete, still being finished
             return end_page(request, submission, embedded=embedded)
         webform, page_index = where
-        return render_screen(request, stored_screen(submission, webform, page_index, embedded))
+        screen = stored_screen(submission, definition, webform, page_index, embedded)
+        return render_screen(request, screen)
     webform = definition.webform(eid=request.POST.get("forge", ""))
     try:
         page_index = int(request.POST.get("page", "0"))
     except ValueError:
         page_index = -1
     if webform is None or not 0 <= page_index < len(webform.pages):
-        where = position_of(submission)
+        where = position_of(submission, definition)
         if where is None:
             return end_page(request, submission, embedded=embedded)
-        screen = stored_screen(submission, *where, embedded)
+        screen = stored_screen(submission, definition, *where, embedded)
         screen.form_error = gettext("That page could not be found; here is where you are.")
         return render_screen(request, screen)
     return post_page(
         request,
         workflow=submission.workflow,
-        definition=definition,
-        submission=submission,
-        running=None,
+        loaded=loaded_submission(submission, definition),
         webform=webform,
         page_index=page_index,
         embedded=embedded,
@@ -200,17 +205,18 @@ def _read_resumed_post(
         submission = _linked(request, organization_slug, workflow_slug, eid)
     except NotFound:
         submission = None
-    definition = submissions.definition_for(submission) if submission else None
+    definition = definition_for(submission) if submission else None
     problem = read_post(request, definition)
     if problem is None:
         return None
-    if submission is None or submission.status not in submissions.OPEN:
+    if submission is None or submission.status not in OPEN:
         return message_page(request, gettext("Not sent"), problem[1], status=problem[0])
-    where = position_of(submission)
+    assert definition is not None  # read above, as the submission is
+    where = position_of(submission, definition)
     embedded = is_embedded_by_address(request)
     if where is None:
         return end_page(request, submission, embedded=embedded)
-    return unread_page(request, stored_screen(submission, *where, embedded), *problem)
+    return unread_page(request, stored_screen(submission, definition, *where, embedded), *problem)
 
 
 @xframe_options_exempt
@@ -223,7 +229,7 @@ def document(
         submission = _linked(request, organization_slug, workflow_slug, eid)
     except NotFound as missing:
         return message_page(request, gettext("Link not valid"), missing.message, status=404)
-    submission = submissions.submission_sync(submission)
+    submission = submission_sync(submission)
     files = submissions.submission_files(submission) if submission.is_complete else []
     number = int(index)
     if number >= len(files):
@@ -325,7 +331,7 @@ def preview(
     """The admin's preview of the working version (or of ``definition``, the webform builder's
     draft): every page, checked as people's are, with nothing saved. ``?forge=<slug>&page=<n>``
     picks the page."""
-    definition = definition or services.definition_of(workflow)
+    definition = definition or definition_of(workflow)
     if not definition.webforms or not any(w.pages for w in definition.webforms):
         return message_page(
             request, "Nothing to preview", "Add a webform with a page first.", status=200

@@ -16,6 +16,7 @@ from workflows.engine.definition import parse_definition
 from workflows.engine.resolve import check_fields, drop_hidden, missing_required
 from workflows.engine.rules import has_value
 from workflows.models import WebformField, WebformSubmission, Workflow
+from workflows.rows import definition_of
 
 FIELDS = [
     {"key": "name", "type": "shortText", "label": "Name", "required": True},
@@ -128,7 +129,7 @@ def pets_workflow(organization: Organization) -> Workflow:
 def test_show_when_is_kept_by_the_import_and_the_export(pets_workflow: Workflow) -> None:
     assert WebformField.objects.get(key="petName").show_when == "pets"
     assert WebformField.objects.get(key="name").show_when == ""
-    exported = services.definition_of(pets_workflow).to_json()
+    exported = definition_of(pets_workflow).to_json()
     assert exported["webforms"][0]["pages"][1]["fields"][1]["showWhen"] == {
         "field": "petName",
         "hasValue": True,

@@ -31,7 +31,8 @@ from workflows.engine.definition import parse_definition
 from workflows.engine.resolve import check_payload, hidden_pages, missing_required
 from workflows.models import Submission, WebformGroup, WebformSubmission, Workflow
 from workflows.services import workflow_export, workflow_import
-from workflows.submissions import continue_token, documents_zip
+from workflows.submission_links import continue_token
+from workflows.submissions import documents_zip
 
 START = "/form/acme/order"
 NAME = {"name.firstName": "Ada", "name.lastName": "Lovelace"}

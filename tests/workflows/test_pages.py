@@ -21,7 +21,7 @@ from tests.workflows.conftest import FORGE_SUBMIT
 from webhooks.models import WebhookEvent
 from workflows.models import Submission, WebformSubmission, Workflow
 from workflows.services import workflow_publish
-from workflows.submissions import continue_token
+from workflows.submission_links import continue_token
 
 START = "/form/acme/demo-onboarding"
 STEP_1 = {

@@ -224,7 +224,7 @@ def test_a_page_without_images_takes_only_its_fields(demo_workflow: Workflow) ->
 
 def test_a_post_to_a_continue_url_is_capped_by_its_submission(demo_workflow: Workflow) -> None:
     from tests.workflows.test_pages import STEP_1
-    from workflows.submissions import continue_token
+    from workflows.submission_links import continue_token
 
     client = Client()
     forge_eid = demo_workflow.webforms.get(slug="about-you").eid
