@@ -24,7 +24,7 @@ from django.db import transaction
 
 from accounts.identity import ApiIdentity
 from core.errors import Conflict, ValidationFailed
-from esign import events, lifecycle
+from esign import events, hooks, lifecycle
 from esign.audit import AuditAction, Client, audit
 from esign.emails import WAITING_FOR_LINK, signer_email_queue
 from esign.inputs import ForwardInput, parse_forward_input
@@ -128,6 +128,7 @@ def _hand_over(
         original = Signer.objects.select_for_update().get(pk=original.pk)
         original.packet = packet
         _check(packet, original, target, by=by)
+        hooks.signer_handing_over(packet)
         in_turn = original.status in WAITING_FOR_LINK
         successor = Signer.objects.create(
             packet=packet,

@@ -43,3 +43,23 @@ def on_packet_removing(callback: PacketCallback) -> PacketCallback:
 def packet_removing(packet: Packet) -> None:
     for callback in list(_removing):
         callback(packet)
+
+
+# Callbacks asked before a signer's turn is handed to someone else (esign.forwarding; inside the
+# transaction, the packet locked): one that raises (a Conflict) refuses it. A workflow's signing
+# step hands its page's signing link to the person filling the webform, who is the signer it
+# names: a new signer there would be signed for by someone else.
+_handing_over: list[PacketCallback] = []
+
+
+def on_signer_handing_over(callback: PacketCallback) -> PacketCallback:
+    """Register ``callback(packet)``, run before a signer of ``packet`` is forwarded or
+    reassigned; it may refuse by raising."""
+    if callback not in _handing_over:
+        _handing_over.append(callback)
+    return callback
+
+
+def signer_handing_over(packet: Packet) -> None:
+    for callback in list(_handing_over):
+        callback(packet)

@@ -241,6 +241,17 @@ def packet_removing(packet: Packet) -> None:
         )
 
 
+def signer_handing_over(packet: Packet) -> None:
+    """esign's hook: a submission's signing step keeps its signers (the workflow's page hands the
+    signing link to the person filling the webform, whom the step names)."""
+    owner = Submission.objects.filter(packet=packet).first()
+    if owner is not None:
+        raise Conflict(
+            f"The packet is the signing step of workflow submission '{owner.eid}': its signers "
+            "sign from the workflow's pages and cannot be forwarded or reassigned."
+        )
+
+
 def submission_sync(submission: Submission) -> Submission:
     """A submission in its signing step takes the state of its packet. Completing it this way
     emits weldComplete, in the transaction that records the completion. Called by esign's hook

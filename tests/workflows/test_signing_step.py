@@ -211,3 +211,41 @@ def test_an_email_signer_without_an_email_stops_the_completion(
     assert 'value="Ada"' in response.content.decode()
     assert not Packet.objects.exists()
     assert not Submission.objects.exists()
+
+
+def test_a_signing_steps_signer_cannot_be_reassigned(
+    organization: Organization, demo_template: PdfTemplate, api_client: Client
+) -> None:
+    """The workflow's page hands the step's signing link to the person filling the webform: a
+    new signer there would be signed for by them. The reassignment is refused, nothing written."""
+    from tests.esign.test_forward import REASSIGN
+
+    workflow = nda(organization, demo_template)
+    Client().post(
+        "/form/acme/nda?embedded=true",
+        {
+            "forge": workflow.webforms.get().eid,
+            "page": "0",
+            "name.firstName": "Ada",
+            "name.lastName": "Lovelace",
+            "email": "ada@example.com",
+            "embedded": "true",
+        },
+    )
+    signer = Signer.objects.get()
+
+    answer = api_client.post(
+        "/graphql",
+        data=json.dumps(
+            {
+                "query": REASSIGN,
+                "variables": {"s": signer.eid, "name": "Mallory", "email": "m@example.com"},
+            }
+        ),
+        content_type="application/json",
+    ).json()
+
+    (error,) = answer["errors"]
+    assert error["extensions"]["code"] == "ConflictError"
+    assert "signing step of workflow submission" in error["message"]
+    assert list(Signer.objects.values_list("name", "status")) == [("Ada Lovelace", "sent")]
