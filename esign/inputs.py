@@ -739,12 +739,22 @@ def expiry_of_arguments(
     return now + timedelta(days=expires_in_days)
 
 
+def _list(value: Any, path: str, problems: list[Problem]) -> list[Any]:
+    """A list argument: GraphQL types createEtchPacket's, but a bulk send's shape is any JSON."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        problems.append(Problem(path, "Must be a list."))
+        return []
+    return value
+
+
 def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     """The createEtchPacket arguments, checked; ValidationFailed names every problem."""
     problems: list[Problem] = []
-    raw_files = arguments.get("files") or []
-    raw_signers = arguments.get("signers") or []
-    if not raw_files:
+    raw_files = _list(arguments.get("files"), "files", problems)
+    raw_signers = _list(arguments.get("signers"), "signers", problems)
+    if not raw_files and "files" not in {p.path for p in problems}:
         problems.append(Problem("files", "Required"))
     if len(raw_files) > MAX_FILES:
         problems.append(Problem("files", f"At most {MAX_FILES} files."))

@@ -214,7 +214,9 @@ def valid_arguments(world: World, operation: Operation) -> dict[str, Any]:
     }
     if operation.field == "createEtchPacket":
         known.update(two_signer_packet(isDraft=True))
-    by_type = {"String!": "x", "Int!": 1, "Boolean!": False, "JSON!": {}}
+    if operation.field == "createEtchPacketBatch":
+        known.update(packet=two_signer_packet(isDraft=True), rows=[{"name": "Ada"}])
+    by_type = {"String!": "x", "Int!": 1, "Boolean!": False, "JSON!": {}, "[JSON!]!": [{}]}
     arguments = {}
     for name, kind in operation.arguments.items():
         if name in known and (kind.endswith("!") or operation.field == "createEtchPacket"):

@@ -377,3 +377,21 @@ def test_a_fault_on_one_row_fails_that_row_only(create_batch, monkeypatch) -> No
     failed = BulkRow.objects.get(status="failed")
     assert failed.index == 1
     assert "internal error" in failed.errors[0]["message"]
+
+
+@pytest.mark.parametrize("key", ["signers", "files"])
+def test_a_shape_whose_list_is_not_a_list_is_named_not_a_500(create_batch, key) -> None:
+    """createEtchPacket's lists are typed by GraphQL; a batch's shape is any JSON (the fuzz test
+    found a number for signers answered 500)."""
+    shape = uploaded_shape()
+    shape[key] = 2147483647
+
+    result = create_batch(shape, ROWS)
+
+    error = result["errors"][0]
+    assert error["extensions"]["code"] == "ValidationError"
+    # Every row's packet is the shape filled with the row's values: each row says it.
+    assert {"property": f"rows.0.{key}", "message": "Must be a list."} in error["extensions"][
+        "fields"
+    ]
+    assert BulkBatch.objects.count() == 0
