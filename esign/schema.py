@@ -10,9 +10,9 @@ import graphene
 from django.conf import settings
 from django.urls import reverse
 
-from accounts.identity import ApiIdentity
+from accounts.identity import ApiIdentity, identity_of
 from core.errors import NotFound
-from core.graphql.mutations import ServiceMutation, identity_of
+from core.graphql.mutations import ServiceMutation
 from core.graphql.scalars import JSON, DateTime, Upload
 from esign import services, tokens
 from esign.attachments import signer_attachments

@@ -14,15 +14,6 @@ from typing import Any, ClassVar
 import graphene
 
 
-def identity_of(info: graphene.ResolveInfo) -> Any:
-    """The authenticated caller (``accounts.identity.ApiIdentity``; core cannot name accounts).
-
-    The GraphQL view runs behind the API's authentication, so every resolver has one, and every
-    lookup on its behalf is scoped to its ``organization``.
-    """
-    return info.context.identity
-
-
 class ServiceMutation(graphene.Mutation):
     """Subclasses declare ``Arguments`` and ``Output`` and define ``perform``.
 
@@ -40,4 +31,8 @@ class ServiceMutation(graphene.Mutation):
 
     @classmethod
     def mutate(cls, root: Any, info: graphene.ResolveInfo, **arguments: Any) -> Any:
-        return cls.perform(identity_of(info), **arguments)
+        # The caller, untyped here: core sits below accounts and cannot name its identities.
+        # Resolvers in the apps use the typed ``accounts.identity.identity_of``; a mutation only
+        # ever runs for an ``accounts.identity.ApiIdentity`` (members cannot mutate), which is
+        # what every ``perform`` declares.
+        return cls.perform(info.context.identity, **arguments)
