@@ -13,6 +13,8 @@ from typing import Any, ClassVar
 
 import graphene
 
+from core.graphql.arguments import arguments_as_sent
+
 
 class ServiceMutation(graphene.Mutation):
     """Subclasses declare ``Arguments`` and ``Output`` and define ``perform``.
@@ -20,7 +22,13 @@ class ServiceMutation(graphene.Mutation):
     ``perform(identity, **arguments)``, a classmethod, receives the arguments under their Python
     names (graphene turns ``signerEid`` into ``signer_eid``), each as a keyword of its own, and
     returns the output: a model the output type resolves, or a scalar.
+
+    A mutation whose service parses its arguments in their wire form (a shape given as JSON
+    elsewhere too) sets ``arguments_as_sent``: ``perform(identity, arguments)`` then receives one
+    dict keyed by the GraphQL names (``core.graphql.arguments``).
     """
+
+    arguments_as_sent: ClassVar[bool] = False
 
     # Declared, not defined: each subclass's keywords are its own arguments (a base signature
     # would make every narrower one an incompatible override).
@@ -35,4 +43,7 @@ class ServiceMutation(graphene.Mutation):
         # Resolvers in the apps use the typed ``accounts.identity.identity_of``; a mutation only
         # ever runs for an ``accounts.identity.ApiIdentity`` (members cannot mutate), which is
         # what every ``perform`` declares.
-        return cls.perform(info.context.identity, **arguments)
+        identity = info.context.identity
+        if cls.arguments_as_sent:
+            return cls.perform(identity, arguments_as_sent(info, arguments))
+        return cls.perform(identity, **arguments)
