@@ -430,7 +430,7 @@ class ExtendEtchPacket(ServiceMutation):
 
 class ReassignEtchSigner(ServiceMutation):
     # Extension: the signer's turn goes to someone else (esign.forwarding). Described in
-    # config.graphql_docs (a docstring here would be the schema's description instead).
+    # esign/graphql_docs.py (a docstring here would be the schema's description instead).
 
     class Arguments:
         signer_eid = graphene.String(required=True)
