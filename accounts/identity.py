@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
 
 from accounts.models import ApiKey, Organization, User
+
+if TYPE_CHECKING:
+    import graphene
 
 
 @dataclass(frozen=True)
@@ -44,3 +48,20 @@ class MemberIdentity:
     @property
     def user(self) -> User:
         return self.member
+
+
+# Whoever a GraphQL resolver runs for: a key on /graphql, a signed-in member in GraphiQL. Both
+# carry the ``organization`` every lookup is scoped to.
+Identity: TypeAlias = ApiIdentity | MemberIdentity
+
+
+def identity_of(info: graphene.ResolveInfo) -> Identity:
+    """The authenticated caller of a resolver.
+
+    The GraphQL views run behind authentication (an API key, or a member's session), so every
+    resolver has one; ``core.graphql.views.GraphQLContext`` hands over ``request.user``. Mutations
+    refuse a member (``accounts.member_graphql``), so ``ServiceMutation.perform`` always gets an
+    ``ApiIdentity``.
+    """
+    identity: Identity = info.context.identity
+    return identity

@@ -11,9 +11,8 @@ from typing import Any
 
 import graphene
 
-from accounts.identity import ApiIdentity
+from accounts.identity import Identity, MemberIdentity, identity_of
 from accounts.models import Membership, Organization
-from core.graphql.mutations import identity_of
 
 
 class OrganizationFields(graphene.ObjectType):
@@ -39,10 +38,13 @@ class UserFields(graphene.ObjectType):
     role = graphene.String()
 
 
-def current_user_of(identity: ApiIdentity) -> dict[str, Any]:
+def current_user_of(identity: Identity) -> dict[str, Any]:
     organization: Organization = identity.organization
-    user = identity.user
-    if user is None:
+    if isinstance(identity, MemberIdentity):
+        user = identity.member
+    elif identity.user is not None:
+        user = identity.user
+    else:  # an organization's own key, with no user behind it
         return {
             "eid": identity.api_key.eid,
             "name": f"{organization.name} API",

@@ -1,7 +1,8 @@
 """The OpenAPI document's GraphQL section: a drf-spectacular postprocessing hook.
 
-It reads the root schema, which imports every app and config.graphql_docs (for ``describe``); a
-module of its own keeps config free of import cycles (the descriptions do not need the schema).
+It reads the root schema, which imports every app and config.graphql_docs (for the descriptions
+it sets); a module of its own keeps config free of import cycles (the descriptions do not need
+the schema).
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ one place that sees every app; an app below cannot name a type composed above it
 import graphene
 
 from accounts.schema import OrganizationFields, UserFields, resolve_current_user
-from config.graphql_docs import describe
+from config.graphql_docs import DESCRIPTIONS
+from core.graphql.descriptions import describe
 from esign.bulk_schema import Mutation as BulkMutation
 from esign.bulk_schema import Query as BulkQuery
 from esign.schema import Mutation as EsignMutation
@@ -45,4 +46,5 @@ class Mutation(
 
 
 schema = graphene.Schema(query=Query, mutation=Mutation, auto_camelcase=True)
-describe(schema.graphql_schema)  # the operations' wire descriptions (config/graphql_docs.py)
+# The wire descriptions, kept beside each app's schema (<app>/graphql_docs.py).
+describe(schema.graphql_schema, DESCRIPTIONS)

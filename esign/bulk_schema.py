@@ -7,8 +7,8 @@ from typing import Any
 
 import graphene
 
-from accounts.identity import ApiIdentity
-from core.graphql.mutations import ServiceMutation, identity_of
+from accounts.identity import ApiIdentity, identity_of
+from core.graphql.mutations import ServiceMutation
 from core.graphql.scalars import JSON, DateTime
 from esign import bulk
 from esign.bulk_models import BulkBatch, BulkRow

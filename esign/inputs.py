@@ -1,5 +1,8 @@
 """The arguments of createEtchPacket, read from their wire form into plain dataclasses.
 
+One form from every door: GraphQL's arguments as sent (``core.graphql.arguments``), the JSON of
+a createEtchPacketBatch row (esign.bulk) and the MCP tool's arguments.
+
 Every problem names the argument it is about (``files.1.fields.0.rect``,
 ``signers.0.fields.2``) and all problems are reported together, before anything is stored.
 """

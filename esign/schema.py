@@ -10,9 +10,9 @@ import graphene
 from django.conf import settings
 from django.urls import reverse
 
-from accounts.identity import ApiIdentity
+from accounts.identity import ApiIdentity, identity_of
 from core.errors import NotFound
-from core.graphql.mutations import ServiceMutation, identity_of
+from core.graphql.mutations import ServiceMutation
 from core.graphql.scalars import JSON, DateTime, Upload
 from esign import services, tokens
 from esign.attachments import signer_attachments
@@ -274,20 +274,6 @@ class EtchFileInput(graphene.InputObjectType):
     markup = JSON()
 
 
-def _file_arguments(files: list[Any] | None) -> list[dict[str, Any]]:
-    """The input objects back in their wire form, which esign.inputs reads."""
-    wire = {
-        "cast_eid": "castEid",
-        "base64_file": "base64File",
-        "font_size": "fontSize",
-        "text_color": "textColor",
-    }
-    return [
-        {wire.get(key, key): value for key, value in dict(item).items() if value is not None}  # type: ignore[misc]
-        for item in files or []
-    ]
-
-
 class Query(graphene.ObjectType):
     etch_packet = graphene.Field(EtchPacketType, eid=graphene.String(required=True))
 
@@ -333,36 +319,19 @@ class CreateEtchPacket(ServiceMutation):
 
     Output = EtchPacketType
 
+    # esign.inputs reads the arguments as sent, the shape createEtchPacketBatch and the MCP tool
+    # give as JSON, and names its problems by them.
+    arguments_as_sent = True
+
     @classmethod
-    def perform(cls, identity: ApiIdentity, **arguments: Any) -> Packet:
-        organization_eid = arguments.get("organization_eid")
+    def perform(cls, identity: ApiIdentity, arguments: dict[str, Any]) -> Packet:
+        organization_eid = arguments.get("organizationEid")
         if organization_eid and organization_eid != identity.organization.eid:
             raise NotFound(f"No organization with eid '{organization_eid}'.")
-        wire = {
-            "name": arguments.get("name"),
-            "files": _file_arguments(arguments.get("files")),
-            "signers": arguments.get("signers") or [],
-            "data": arguments.get("data"),
-            "isDraft": arguments.get("is_draft"),
-            "isTest": arguments.get("is_test"),
-            "allowUpdates": arguments.get("allow_updates"),
-            "mergePDFs": arguments.get("merge_pdfs"),
-            "webhookURL": arguments.get("webhook_url"),
-            "signatureEmailSubject": arguments.get("signature_email_subject"),
-            "signatureEmailBody": arguments.get("signature_email_body"),
-            "replyToName": arguments.get("reply_to_name"),
-            "replyToEmail": arguments.get("reply_to_email"),
-            "reminderDays": arguments.get("reminder_days"),
-            "language": arguments.get("language"),
-            "expiresAt": arguments.get("expires_at"),
-            "expiresInDays": arguments.get("expires_in_days"),
-            "allowForward": arguments.get("allow_forward"),
-        }
-        packet_input = parse_packet_input(wire)
         return services.packet_create(
             organization=identity.organization,
             watermark=identity.is_development,
-            packet_input=packet_input,
+            packet_input=parse_packet_input(arguments),
         )
 
 
@@ -461,7 +430,7 @@ class ExtendEtchPacket(ServiceMutation):
 
 class ReassignEtchSigner(ServiceMutation):
     # Extension: the signer's turn goes to someone else (esign.forwarding). Described in
-    # config.graphql_docs (a docstring here would be the schema's description instead).
+    # esign/graphql_docs.py (a docstring here would be the schema's description instead).
 
     class Arguments:
         signer_eid = graphene.String(required=True)

@@ -10,9 +10,9 @@ from typing import Any
 
 import graphene
 
+from accounts.identity import identity_of
 from accounts.models import Organization
 from core.engine.template_spec import TemplateSpec
-from core.graphql.mutations import identity_of
 from core.graphql.scalars import JSON, DateTime
 from templates_app import services
 from templates_app.engine.describe import example_data, field_info

@@ -8,9 +8,9 @@ from typing import Any
 
 import graphene
 
-from accounts.identity import ApiIdentity
+from accounts.identity import ApiIdentity, identity_of
 from core.errors import NotFound, ValidationFailed
-from core.graphql.mutations import ServiceMutation, identity_of
+from core.graphql.mutations import ServiceMutation
 from core.graphql.scalars import JSON, DateTime
 from esign.events import signer_summary
 from esign.models import Signer

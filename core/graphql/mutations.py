@@ -13,14 +13,7 @@ from typing import Any, ClassVar
 
 import graphene
 
-
-def identity_of(info: graphene.ResolveInfo) -> Any:
-    """The authenticated caller (``accounts.identity.ApiIdentity``; core cannot name accounts).
-
-    The GraphQL view runs behind the API's authentication, so every resolver has one, and every
-    lookup on its behalf is scoped to its ``organization``.
-    """
-    return info.context.identity
+from core.graphql.arguments import arguments_as_sent
 
 
 class ServiceMutation(graphene.Mutation):
@@ -29,7 +22,13 @@ class ServiceMutation(graphene.Mutation):
     ``perform(identity, **arguments)``, a classmethod, receives the arguments under their Python
     names (graphene turns ``signerEid`` into ``signer_eid``), each as a keyword of its own, and
     returns the output: a model the output type resolves, or a scalar.
+
+    A mutation whose service parses its arguments in their wire form (a shape given as JSON
+    elsewhere too) sets ``arguments_as_sent``: ``perform(identity, arguments)`` then receives one
+    dict keyed by the GraphQL names (``core.graphql.arguments``).
     """
+
+    arguments_as_sent: ClassVar[bool] = False
 
     # Declared, not defined: each subclass's keywords are its own arguments (a base signature
     # would make every narrower one an incompatible override).
@@ -40,4 +39,11 @@ class ServiceMutation(graphene.Mutation):
 
     @classmethod
     def mutate(cls, root: Any, info: graphene.ResolveInfo, **arguments: Any) -> Any:
-        return cls.perform(identity_of(info), **arguments)
+        # The caller, untyped here: core sits below accounts and cannot name its identities.
+        # Resolvers in the apps use the typed ``accounts.identity.identity_of``; a mutation only
+        # ever runs for an ``accounts.identity.ApiIdentity`` (members cannot mutate), which is
+        # what every ``perform`` declares.
+        identity = info.context.identity
+        if cls.arguments_as_sent:
+            return cls.perform(identity, arguments_as_sent(info, arguments))
+        return cls.perform(identity, **arguments)
