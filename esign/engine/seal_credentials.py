@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 from asn1crypto import x509 as asn1_x509
 from cryptography.hazmat.primitives import serialization
@@ -185,14 +186,11 @@ class _SoftwareSigner(signers.SimpleSigner):
 def _load_pkcs11(key: Pkcs11Key) -> SealCredentials:
     # Imported here: python-pkcs11 loads a native extension, needless for the software key.
     from pkcs11 import PKCS11Error as TokenError
-    from pyhanko.config.pkcs11 import TokenCriteria
-    from pyhanko.sign.pkcs11 import PKCS11Signer, open_pkcs11_session
+    from pyhanko.sign.pkcs11 import PKCS11Signer
 
     chain = tuple(certificates_from_pem(key.chain_pem))
     try:
-        session = open_pkcs11_session(
-            key.module, token_criteria=TokenCriteria(label=key.token_label), user_pin=key.pin
-        )
+        session = _open_session(key)
         signer = PKCS11Signer(
             session,
             cert_label=key.cert_label or key.key_label,
@@ -212,3 +210,29 @@ def _load_pkcs11(key: Pkcs11Key) -> SealCredentials:
             log_detail=f"{type(error).__name__}: {error}",
         ) from None
     return SealCredentials(signer, certificate, chain)
+
+
+def _open_session(key: Pkcs11Key) -> Any:
+    """A logged-in session on the key's token. A PKCS#11 library lists its slots and tokens when
+    it is initialized, once per process: a token it did not see then (an HSM that came back, a
+    token made after the library was loaded, a SoftHSM2 store read while another process wrote
+    it) stays invisible, and every seal of the process would fail. So when no token matches, the
+    library is initialized again and the token looked for once more."""
+    from pkcs11 import PKCS11Error as TokenError
+    from pkcs11 import lib as pkcs11_lib
+    from pyhanko.config.pkcs11 import TokenCriteria
+    from pyhanko.sign.pkcs11 import open_pkcs11_session
+
+    def attempt() -> Any:
+        return open_pkcs11_session(
+            key.module, token_criteria=TokenCriteria(label=key.token_label), user_pin=key.pin
+        )
+
+    try:
+        return attempt()
+    except TokenError as missing:
+        if "No token matching" not in str(missing):
+            raise
+        logger.warning("PKCS#11: no token %r; initializing the library again", key.token_label)
+        pkcs11_lib(key.module).reinitialize()
+        return attempt()
