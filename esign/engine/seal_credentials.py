@@ -213,11 +213,12 @@ def _load_pkcs11(key: Pkcs11Key) -> SealCredentials:
 
 
 def _open_session(key: Pkcs11Key) -> Any:
-    """A logged-in session on the key's token. A PKCS#11 library lists its slots and tokens when
-    it is initialized, once per process: a token it did not see then (an HSM that came back, a
-    token made after the library was loaded, a SoftHSM2 store read while another process wrote
-    it) stays invisible, and every seal of the process would fail. So when no token matches, the
-    library is initialized again and the token looked for once more."""
+    """A logged-in session on the key's token (called with _credentials_lock held). A PKCS#11
+    library lists its slots and tokens when it is initialized, once per process: a token it did
+    not see then (an HSM that came back, a token made after the library was loaded, a SoftHSM2
+    store read while another process wrote it) stays invisible, and every seal of the process
+    would fail. So when no token matches, the library is initialized again and the token looked
+    for once more."""
     from pkcs11 import PKCS11Error as TokenError
     from pkcs11 import lib as pkcs11_lib
     from pyhanko.config.pkcs11 import TokenCriteria
@@ -235,4 +236,10 @@ def _open_session(key: Pkcs11Key) -> Any:
             raise
         logger.warning("PKCS#11: no token %r; initializing the library again", key.token_label)
         pkcs11_lib(key.module).reinitialize()
+        # Every session the library had is gone with it: the credentials loaded through it are
+        # forgotten (the caller holds _credentials_lock), to be loaded again when next used.
+        for stale in [
+            k for k in _credentials if isinstance(k, Pkcs11Key) and k.module == key.module
+        ]:
+            del _credentials[stale]
         return attempt()

@@ -50,3 +50,27 @@ def test_a_token_the_library_did_not_see_when_loaded_is_found() -> None:
 
     assert run.returncode == 0, run.stderr[-3000:]
     assert "loaded: " in run.stdout
+
+
+@pytest.mark.skipif(not softhsm_available(), reason="SoftHSM2 and pkcs11-tool are not installed")
+def test_a_key_loaded_before_the_library_was_initialized_again_is_loaded_anew() -> None:
+    """Initializing the library again ends every session it had: credentials loaded through it
+    are forgotten, not handed out with a dead session (SessionHandleInvalid at the next seal)."""
+    from dataclasses import replace
+    from datetime import UTC, datetime
+
+    from esign.engine.seal import seal_pdf
+    from esign.engine.seal_credentials import SealKeyUnavailable, load_credentials
+    from tests.esign.conftest import contract_pdf
+    from tests.esign.sealpki import softhsm_key
+
+    key = softhsm_key()
+    before = load_credentials(key)
+    with pytest.raises(SealKeyUnavailable):
+        load_credentials(replace(key, token_label="no-such-token"))  # initializes it again
+
+    after = load_credentials(key)
+
+    assert after is not before
+    sealed = seal_pdf(contract_pdf(1), credentials=after, signing_time=datetime.now(UTC))
+    assert b"/ByteRange" in sealed  # a live session signed
