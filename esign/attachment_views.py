@@ -12,10 +12,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext as _
-from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_POST
 
-from core.errors import Conflict, NotFound, RequestTooLarge, ServiceError, ValidationFailed
+from core.errors import RequestTooLarge, ValidationFailed
 from core.parsers import decode_json
 from core.uploads import (
     check_declared_size,
@@ -24,69 +22,45 @@ from core.uploads import (
     upload_exceeded,
 )
 from esign.attachments import attachment_add, attachment_remove, signer_attachments
-from esign.languages import page_language_activate
 from esign.models import Signer
-from esign.tokens import SigningRefused, signer_from_token
-from esign.views import TOKEN_HEADER, _client, _refused
+from esign.views import _client, signer_post
 
 # What a multipart body carries besides the file: its boundaries, headers and the field id.
 FORM_OVERHEAD_BYTES = 64 * 1024
-
-
-def _signer(request: HttpRequest, signer_eid: str) -> Signer:
-    signer = signer_from_token(signer_eid=signer_eid, token=request.META.get(TOKEN_HEADER, ""))
-    page_language_activate(request, signer)
-    return signer
 
 
 def _answer(signer: Signer) -> JsonResponse:
     return JsonResponse({"attachments": signer_attachments(signer)})
 
 
-@csrf_exempt  # authenticated by the signing token in a header, never by a cookie
-@require_POST
-def attachment_upload(request: HttpRequest, signer_eid: str) -> HttpResponse:
+@signer_post
+def attachment_upload(request: HttpRequest, signer: Signer) -> HttpResponse:
     limit = int(settings.ESIGN_ATTACHMENT_MAX_BYTES)
     too_large = _("The file is larger than the limit of {size}.").format(size=size_text(limit))
-    try:
-        signer = _signer(request, signer_eid)
-    except SigningRefused as refused:
-        return _refused(refused)
-    try:
-        check_declared_size(request, limit=limit + FORM_OVERHEAD_BYTES, message=too_large)
-        request.upload_handlers = in_memory_upload_handlers(request, file_limit=limit)
-        if upload_exceeded(request):
-            raise RequestTooLarge(too_large)
-        upload = request.FILES.get("file")
-        field_id = request.POST.get("fieldId", "")
-        if upload is None:
-            raise ValidationFailed.single("file", _("Choose a file to attach."))
-        attachment_add(
-            signer=signer,
-            field_id=field_id,
-            filename=upload.name or "",
-            data=upload.read(),
-            client=_client(request),
-        )
-    except (ValidationFailed, Conflict, RequestTooLarge, NotFound) as error:
-        return JsonResponse(error.as_wire(), status=error.status)
+    check_declared_size(request, limit=limit + FORM_OVERHEAD_BYTES, message=too_large)
+    request.upload_handlers = in_memory_upload_handlers(request, file_limit=limit)
+    if upload_exceeded(request):
+        raise RequestTooLarge(too_large)
+    upload = request.FILES.get("file")
+    field_id = request.POST.get("fieldId", "")
+    if upload is None:
+        raise ValidationFailed.single("file", _("Choose a file to attach."))
+    attachment_add(
+        signer=signer,
+        field_id=field_id,
+        filename=upload.name or "",
+        data=upload.read(),
+        client=_client(request),
+    )
     return _answer(signer)
 
 
-@csrf_exempt  # authenticated by the signing token in a header, never by a cookie
-@require_POST
-def attachment_delete(request: HttpRequest, signer_eid: str) -> HttpResponse:
-    try:
-        signer = _signer(request, signer_eid)
-    except SigningRefused as refused:
-        return _refused(refused)
-    try:
-        check_declared_size(request, limit=4096, message=_("The request is too large."))
-        body = decode_json(request.body or b"{}")
-        field_id = body.get("fieldId") if isinstance(body, dict) else None
-        if not isinstance(field_id, str):
-            raise ValidationFailed.single("fieldId", "Required")
-        attachment_remove(signer=signer, field_id=field_id, client=_client(request))
-    except ServiceError as error:
-        return JsonResponse(error.as_wire(), status=error.status)
+@signer_post
+def attachment_delete(request: HttpRequest, signer: Signer) -> HttpResponse:
+    check_declared_size(request, limit=4096, message=_("The request is too large."))
+    body = decode_json(request.body or b"{}")
+    field_id = body.get("fieldId") if isinstance(body, dict) else None
+    if not isinstance(field_id, str):
+        raise ValidationFailed.single("fieldId", "Required")
+    attachment_remove(signer=signer, field_id=field_id, client=_client(request))
     return _answer(signer)

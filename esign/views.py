@@ -428,18 +428,18 @@ def _adoption(body: dict[str, Any]) -> Adoption:
     )
 
 
-def _signer_action(
-    action: Callable[[HttpRequest, Signer, dict[str, Any]], dict[str, Any]],
+def signer_post(
+    view: Callable[[HttpRequest, Signer], HttpResponse],
 ) -> Callable[[HttpRequest, str], HttpResponse]:
-    """A signer's POST (finishing, declining): the signer by the token in the request's header,
-    then the JSON body read within SIGNING_BODY_MAX_BYTES (``core.json_views``, as every JSON
-    view reads it), ``action``'s refusals answered in the wire shape; what it answers are the
-    keys of the event (``_finished``)."""
+    """A signer's POST from the signing page (finishing, declining, forwarding, attaching): the
+    signer by the token in the request's header (a link that cannot be used answers as the page
+    does), the page's language the signer's, and every refusal ``view`` raises answered in the
+    wire shape (``core.json_views``, as every JSON view answers)."""
 
     @csrf_exempt  # authenticated by the signing token in a header, never by a cookie
     @json_view()
-    @functools.wraps(action)
-    def view(request: HttpRequest, signer_eid: str) -> HttpResponse:
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, signer_eid: str) -> HttpResponse:
         token = request.META.get(TOKEN_HEADER, "")
         try:
             signer = signer_from_token(signer_eid=signer_eid, token=token)
@@ -447,44 +447,42 @@ def _signer_action(
             return _refused(refused)
         # What the page shows of a refusal is in the signer's language, as the page itself.
         page_language_activate(request, signer)
-        body = json_object(request, limit=settings.SIGNING_BODY_MAX_BYTES)
-        return _finished(signer, action(request, signer, body))
+        return view(request, signer)
 
-    return view
+    return wrapped
 
 
-@_signer_action
-def signing_complete(request: HttpRequest, signer: Signer, body: dict[str, Any]) -> dict[str, Any]:
+def signer_json(request: HttpRequest) -> dict[str, Any]:
+    """The signer's JSON body, within SIGNING_BODY_MAX_BYTES."""
+    return json_object(request, limit=settings.SIGNING_BODY_MAX_BYTES)
+
+
+@signer_post
+def signing_complete(request: HttpRequest, signer: Signer) -> HttpResponse:
+    body = signer_json(request)
     values = body.get("values") or {}
     if not isinstance(values, dict):
         raise ValidationFailed.single("values", "Must be an object.")
     outcome = signer_complete(
         signer=signer, adoption=_adoption(body), values=values, client=_client(request)
     )
-    return completion_keys(outcome)
+    return _finished(signer, completion_keys(outcome))
 
 
-@_signer_action
-def signing_decline(request: HttpRequest, signer: Signer, body: dict[str, Any]) -> dict[str, Any]:
-    reason = body.get("reason")
+@signer_post
+def signing_decline(request: HttpRequest, signer: Signer) -> HttpResponse:
+    reason = signer_json(request).get("reason")
     outcome = signer_decline(
         signer=signer, reason=reason if isinstance(reason, str) else "", client=_client(request)
     )
-    return completion_keys(outcome)
+    return _finished(signer, completion_keys(outcome))
 
 
-@csrf_exempt  # authenticated by the signing token in a header, never by a cookie
-@json_view()
-def signing_forward(request: HttpRequest, signer_eid: str) -> HttpResponse:
+@signer_post
+def signing_forward(request: HttpRequest, signer: Signer) -> HttpResponse:
     """The signer hands their turn to someone else, JSON ``{name, email}`` (esign.forwarding):
     who it went to, or the refusal in the wire's shape (400 naming ``name``/``email``, 409)."""
-    token = request.META.get(TOKEN_HEADER, "")
-    try:
-        signer = signer_from_token(signer_eid=signer_eid, token=token)
-    except SigningRefused as refused:
-        return _refused(refused)
-    page_language_activate(request, signer)
-    body = json_object(request, limit=settings.SIGNING_BODY_MAX_BYTES)
+    body = signer_json(request)
     try:
         successor = signer_forward(
             signer=signer, name=body.get("name"), email=body.get("email"), client=_client(request)
