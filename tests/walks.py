@@ -1,0 +1,153 @@
+"""A reader's walk through one call: which of the project's files they open, in what order.
+
+Issue 37 measured how hard a call is to follow by reading it: start at a function, follow every
+call into the project's own code (not Django's, not a library's), read each function once (one
+already read is not followed again), and note the file being read at each step. ``Walk`` records
+the same thing while the call runs, with ``sys.setprofile``:
+
+- a *stay* is a run of steps in one file; ``files`` is how many files the walk enters;
+- a *return* is a stay in a file the walk had already left (the reader goes back to it);
+- a *climb* is a call from an app into an app above it in the layers of pyproject.toml's
+  import-linter contract (core calling esign through a hook, say): the reader goes up a floor.
+
+Module bodies run by a late import are not part of the walk, nor are the tests', the shared
+ground's (core, accounts) or the pure engines' (``*/engine/``). What is counted
+is the code as it runs, so a branch the call does not take is not counted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import CodeType, FrameType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _layers() -> dict[str, int]:
+    """Top-level package -> floor (0 is the highest), read from the layers contract."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    for contract in config["tool"]["importlinter"]["contracts"]:
+        if contract["type"] == "layers":
+            return {
+                name.strip(): floor
+                for floor, layer in enumerate(contract["layers"])
+                for name in layer.split("|")
+            }
+    raise LookupError("no layers contract in pyproject.toml")
+
+
+FLOORS = _layers()
+# The walk reads the apps' own modules. The shared ground (core, accounts) and the pure engines
+# are read once and known by their faces, as a reader knows Django's.
+APPS = set(FLOORS) - {"core", "accounts"}
+
+
+def _project_file(code: CodeType) -> str | None:
+    """The file of ``code`` relative to the repository, if it is the project's own code."""
+    path = Path(code.co_filename)
+    if not path.is_absolute() or code.co_name == "<module>":
+        return None
+    try:
+        relative = path.relative_to(ROOT)
+    except ValueError:
+        return None
+    top = relative.parts[0]
+    if top not in APPS or "migrations" in relative.parts or "engine" in relative.parts:
+        return None
+    return relative.as_posix()
+
+
+@dataclass
+class Walk:
+    """Records the walk of the first call to a function named ``entry`` (a module's function or
+    a method) made inside ``with Walk(entry) as walk:``."""
+
+    entry: str
+    steps: list[str] = field(default_factory=list)
+    climbs: int = 0
+    _read: set[CodeType] = field(default_factory=set)
+    _stack: list[tuple[FrameType, str]] = field(default_factory=list)
+    _skipping: FrameType | None = None
+    _done: bool = False
+
+    def __enter__(self) -> Walk:
+        self._previous = sys.getprofile()
+        sys.setprofile(self._event)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.setprofile(self._previous)
+
+    @property
+    def files(self) -> int:
+        return len(set(self.steps))
+
+    @property
+    def stays(self) -> int:
+        return len(self.steps)
+
+    @property
+    def returns(self) -> int:
+        return sum(1 for i, file in enumerate(self.steps) if file in self.steps[:i])
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "entry": self.entry,
+            "stays": self.stays,
+            "files": self.files,
+            "returns": self.returns,
+            "climbs": self.climbs,
+            "path": self.steps,
+        }
+
+    def _step(self, file: str) -> None:
+        if not self.steps or self.steps[-1] != file:
+            self.steps.append(file)
+
+    def _event(self, frame: FrameType, event: str, arg: Any) -> None:
+        if self._done or event not in ("call", "return"):
+            return
+        if self._skipping is not None:
+            if event == "return" and frame is self._skipping:
+                self._skipping = None
+            return
+        code = frame.f_code
+        if event == "call":
+            file = _project_file(code)
+            if file is None:
+                return
+            if not self._stack:
+                if code.co_name != self.entry:
+                    return
+            elif code in self._read:
+                self._skipping = frame  # read already: the reader does not follow it again
+                return
+            self._read.add(code)
+            if self._stack:
+                caller = self._stack[-1][1].split("/")[0]
+                if FLOORS[file.split("/")[0]] < FLOORS[caller]:
+                    self.climbs += 1
+            self._stack.append((frame, file))
+            self._step(file)
+        elif self._stack and frame is self._stack[-1][0]:
+            self._stack.pop()
+            if self._stack:
+                self._step(self._stack[-1][1])
+            else:
+                self._done = True
+
+
+def check_walk(walk: Walk, *, returns_when_filed: int) -> None:
+    """The walk went somewhere, and makes at most half the returns it made when issue 37 was
+    filed (counted by this module at b4d8c19). ``WALKS_PRINT=1`` writes it to standard output
+    (bench/walks.py reads it there)."""
+    if os.environ.get("WALKS_PRINT"):
+        sys.stdout.write(f"WALK {json.dumps(walk.summary())}\n")
+    assert walk.stays > 1
+    assert walk.returns <= returns_when_filed // 2, walk.summary()

@@ -1,0 +1,49 @@
+"""Issue 37's second walk: a webform save that completes a submission, read from
+``webform_save`` (tests/walks.py says how a walk is counted), through forgeSubmit (the demo
+workflow's last webform) and through a webform page's post that starts a signing step. Each may
+make half the returns it made when the issue was filed; ``bench/walks.py`` prints the walks
+whole."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.test import Client
+
+from accounts.models import Organization
+from templates_app.models import PdfTemplate
+from tests.walks import Walk, check_walk
+from tests.workflows.conftest import ABOUT_YOU_1, ABOUT_YOU_2, FORGE_SUBMIT, ORDER, forges
+from tests.workflows.test_signing_step import nda
+from workflows.models import Submission, Workflow
+
+
+def test_forge_submit_completing_a_submission_is_a_short_walk(
+    demo_workflow: Workflow, graphql: Any
+) -> None:
+    f = forges(demo_workflow)
+    payload = {**ABOUT_YOU_1, **ABOUT_YOU_2}
+    first = graphql(FORGE_SUBMIT, forgeEid=f["about-you"], payload=payload, complete=True)
+    weld_data = first["data"]["forgeSubmit"]["weldData"]["eid"]
+
+    with Walk("webform_save") as walk:
+        last = graphql(
+            FORGE_SUBMIT, forgeEid=f["order"], weldDataEid=weld_data, payload=ORDER, complete=True
+        )
+
+    assert last["data"]["forgeSubmit"]["weldData"]["isComplete"] is True, last
+    check_walk(walk, returns_when_filed=24)
+
+
+def test_a_page_that_starts_a_signing_step_is_a_short_walk(
+    organization: Organization, demo_template: PdfTemplate
+) -> None:
+    workflow = nda(organization, demo_template)
+    page = {"forge": workflow.webforms.get().eid, "page": "0", "name.firstName": "Ada",
+            "name.lastName": "Lovelace", "email": "ada@example.com"}  # fmt: skip
+
+    with Walk("webform_save") as walk:  # a new submission, complete: its packet is sent
+        done = Client().post("/form/acme/nda", page)
+
+    assert Submission.objects.get().status == "ready-to-sign", done.content
+    check_walk(walk, returns_when_filed=48)
