@@ -16,6 +16,10 @@ for each of these roles (:class:`Outbox` names them, so a model keeps its own co
   with its worker, and :meth:`Outbox.recover` (a sweep) hands the row back.
 - ``last_error``: what the last failed attempt said.
 
+Not an abstract model with these fields: a packet's seal lives on the packet, beside the
+packet's own ``status``, and the columns keep the names that the admin, the GraphQL types and the
+tests read (``attempt_count``, ``next_attempt_at``, ``claimed_until``, ``seal_retry_at``).
+
 The caller holds the row's lock (``select_for_update``) and saves the fields the methods set
 (:attr:`Outbox.fields`, plus its own), in the transaction that records the outcome with its
 audit entry and events: the moves are the rows' lifecycle, as ``esign.lifecycle`` is the
