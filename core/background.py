@@ -14,6 +14,9 @@ docs/configuration.md, "Background tasks"). The house rules:
   ``RUNNING`` for good) is found by a sweep (:mod:`core.sweeps`) that the worker
   (``manage.py worker``, :mod:`core.worker`) runs every ``TASKS_SWEEP_SECONDS``, and enqueued
   again. Every enqueue here wakes idle workers when its transaction commits (:mod:`core.wakeup`).
+- Name the task, ``enqueue_in_transaction("esign.packet_seal", packet_id=...)``: tasks are
+  registered by name (:mod:`core.tasks_registry`), so a service never imports its app's tasks
+  module (which imports the service: a circle). A ``Task`` object is accepted too.
 - Pass ids and plain JSON values, never model instances. A task loads what it needs and is
   idempotent: it may run more than once (a retry after a failure half-way, a task enqueued again
   by hand, backends that deliver at least once), so it checks the state first and does nothing
@@ -21,14 +24,16 @@ docs/configuration.md, "Background tasks"). The house rules:
 - django-tasks never retries a task by itself. A task that should try again later (a webhook
   delivery, a signing step) calls :func:`retry_later`, e.g.::
 
-      @task()
-      def webhook_deliver(*, delivery_id: int, attempt: int = 1) -> None:
+      def delivery_attempt(*, delivery_id: int, attempt: int = 1) -> None:
           delivery = Delivery.objects.get(pk=delivery_id)
           if delivery.delivered or send(delivery):
               return
           kwargs = {"delivery_id": delivery_id}
-          if retry_later(webhook_deliver, kwargs=kwargs, attempt=attempt) is None:
+          if retry_later("webhooks.deliver", kwargs=kwargs, attempt=attempt) is None:
               delivery_give_up(delivery=delivery)
+
+  Rows that carry such work (a signer's email, a webhook delivery, a packet's seal) keep their
+  status, attempts, due time, lease and last error through :mod:`core.outbox`, which calls this.
 """
 
 from __future__ import annotations
@@ -46,9 +51,18 @@ from django_tasks.utils import normalize_json
 from django_tasks_db.backend import DatabaseBackend
 from django_tasks_db.models import DBTaskResult
 
+from core.tasks_registry import task_named
 from core.wakeup import workers_wake
 
 P = ParamSpec("P")
+
+# A task, or the name it is registered under (core.tasks_registry).
+TaskRef = Task[..., Any] | str
+
+
+def _task(task: TaskRef) -> Task[..., Any]:
+    return task_named(task) if isinstance(task, str) else task
+
 
 # Task priorities (``@task(priority=...)``, -100 to 100, default 0): a worker claims the due task
 # of highest priority first, then the oldest (django-tasks-db's ordering, core.worker). Work that
@@ -64,7 +78,7 @@ RETRY_DELAYS: tuple[float, ...] = (10, 60, 300, 1800, 7200, 28800)
 RETRY_JITTER = 0.1
 
 
-def enqueue_on_commit(task: Task[P, Any], /, *args: P.args, **kwargs: P.kwargs) -> None:
+def enqueue_on_commit(task: TaskRef, /, *args: Any, **kwargs: Any) -> None:
     """Enqueue ``task(*args, **kwargs)`` once the current transaction commits.
 
     Outside a transaction it is enqueued at once. The arguments are checked now: anything that
@@ -72,7 +86,7 @@ def enqueue_on_commit(task: Task[P, Any], /, *args: P.args, **kwargs: P.kwargs) 
     than after the commit, when the caller could no longer do anything about it.
     """
     normalize_json([args, kwargs])
-    transaction.on_commit(partial(_enqueue_and_wake, task, *args, **kwargs))
+    transaction.on_commit(partial(_enqueue_and_wake, _task(task), *args, **kwargs))
 
 
 def _enqueue_and_wake(task: Task[P, Any], /, *args: P.args, **kwargs: P.kwargs) -> None:
@@ -81,7 +95,7 @@ def _enqueue_and_wake(task: Task[P, Any], /, *args: P.args, **kwargs: P.kwargs) 
         workers_wake(using=router.db_for_write(DBTaskResult))  # no transaction: at once
 
 
-def enqueue_in_transaction(task: Task[P, Any], /, *args: P.args, **kwargs: P.kwargs) -> None:
+def enqueue_in_transaction(task: TaskRef, /, *args: Any, **kwargs: Any) -> None:
     """Enqueue ``task(*args, **kwargs)`` as part of the current transaction (an outbox).
 
     With the database task backend on the default database (where the rows are), the task's row
@@ -95,6 +109,7 @@ def enqueue_in_transaction(task: Task[P, Any], /, *args: P.args, **kwargs: P.kwa
     The arguments are checked now: anything that is not plain JSON raises ``TypeError`` here.
     """
     normalize_json([args, kwargs])
+    task = _task(task)
     using = router.db_for_write(DBTaskResult)
     if not isinstance(task.get_backend(), DatabaseBackend) or using != DEFAULT_DB_ALIAS:
         # Not in the caller's transaction (the rows live in the default database): after it.
@@ -105,7 +120,7 @@ def enqueue_in_transaction(task: Task[P, Any], /, *args: P.args, **kwargs: P.kwa
 
 
 def retry_later(
-    task: Task[..., Any],
+    task: TaskRef,
     *,
     kwargs: Mapping[str, Any],
     attempt: int,
@@ -137,6 +152,7 @@ def retry_later(
     delay = delays[attempt - 1]
     seconds = uniform(delay * (1 - jitter), delay * (1 + jitter))
     run_after = (now or timezone.now()) + timedelta(seconds=seconds)
+    task = _task(task)
     if task.get_backend().supports_defer:
         task = task.using(run_after=run_after)
     enqueue_in_transaction(task, **kwargs, attempt=attempt + 1)

@@ -13,6 +13,7 @@ import re
 from email.message import Message
 from typing import Any
 
+from django.apps import apps
 from django.core.mail import EmailMessage
 from django.core.mail.backends.base import BaseEmailBackend
 from django.core.mail.backends.console import EmailBackend
@@ -43,8 +44,9 @@ class DatabaseEmailBackend(BaseEmailBackend):
     """Keeps each email as a ``SentEmail`` row; sends nothing."""
 
     def send_messages(self, email_messages: Any) -> int:
-        from core.models import SentEmail  # the backend is loaded by settings, before the apps
-
+        # By the registry, not imported: Django may load the backend while it reads the
+        # settings, before any model can be imported.
+        SentEmail = apps.get_model("core", "SentEmail")  # noqa: N806 - a model class
         kept = 0
         for message in email_messages or []:
             if not isinstance(message, EmailMessage) or not message.recipients():

@@ -2,6 +2,12 @@
 when a task is enqueued (core.wakeup) rather than only by its poll, and running the sweep
 (core.sweeps) when it starts and every ``sweep_every`` seconds.
 
+Only ``run`` (the loop) is replaced; the constructor, the options, the signals and ``run_task``
+are the library's. Its loop cannot be used as is: it waits with ``time.sleep(interval)``, which
+a wake-up cannot cut short, has no hook between tasks or while idle for the sweep, and claims
+inline (docs/configuration.md, "Why the worker has its own loop"). ``claim_next`` claims as the
+library's loop does.
+
 One thread: the sweep runs between tasks, so a worker in the middle of a long task sweeps once it
 is done (the bound on lost work is the sweep interval plus the longest task). Every worker
 sweeps; sweeps are safe to run concurrently.

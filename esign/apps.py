@@ -6,4 +6,7 @@ class EsignConfig(AppConfig):
     verbose_name = "E-signatures"
 
     def ready(self) -> None:
-        from esign import checks  # noqa: F401 - registers the seal key's check
+        from esign import (
+            checks,  # noqa: F401 - registers the seal key's check
+            tasks,  # noqa: F401 - registers its tasks by name (core.tasks_registry)
+        )

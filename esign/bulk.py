@@ -39,14 +39,16 @@ from core.engine.input_checks import text_problem
 from core.engine.problems import Problem
 from core.errors import Conflict, FieldError, ServiceError, ValidationFailed
 from core.lookups import get_or_not_found
+from core.tasks_registry import task_named
 from esign.bulk_models import BulkBatch, BulkRow
 from esign.inputs import PacketInput, parse_packet_input
 from esign.models import SignerEmail
 from esign.services import packet_prepare, packet_store
-from esign.tasks import bulk_batch_send_task
 from webhooks.services import check_webhook_url
 
 logger = logging.getLogger(__name__)
+
+TASK = "esign.bulk_batch_send"  # esign.tasks.bulk_batch_send_task, by its registered name
 
 # {{column}}, spaces inside allowed: {{ email }}.
 PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
@@ -268,7 +270,7 @@ def batch_create(
             batch_size=500,
         )
         if not draft:
-            enqueue_in_transaction(bulk_batch_send_task, batch_id=batch.pk)
+            enqueue_in_transaction(TASK, batch_id=batch.pk)
     return batch
 
 
@@ -285,7 +287,7 @@ def batch_start(*, batch: BulkBatch) -> BulkBatch:
         batch.status = BulkBatch.Status.SENDING
         batch.next_run_at = timezone.now()
         batch.save(update_fields=["rows_failed", "status", "next_run_at"])
-        enqueue_in_transaction(bulk_batch_send_task, batch_id=batch.pk)
+        enqueue_in_transaction(TASK, batch_id=batch.pk)
     return batch
 
 
@@ -429,7 +431,7 @@ def batch_send(*, batch_id: int, now: datetime | None = None) -> str:
         run_after = started + timedelta(seconds=emails / settings.BULK_SEND_EMAILS_PER_SECOND)
         locked.next_run_at = run_after
         locked.save(update_fields=["next_run_at"])
-        task = bulk_batch_send_task
+        task = task_named(TASK)
         if task.get_backend().supports_defer and run_after > timezone.now():
             task = task.using(run_after=run_after)
         enqueue_in_transaction(task, batch_id=batch.pk)

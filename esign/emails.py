@@ -1,7 +1,8 @@
 """Emails to signers, sent by tasks, never inside a request.
 
 The transaction that makes a signer's turn start writes a ``SignerEmail`` row (the outbox) and
-enqueues ``esign.tasks.signer_email_task``. The task claims the row (a lease), mints the link,
+enqueues ``esign.tasks.signer_email_task`` (by its name). The task claims the row (a lease:
+the row is an outbox row, ``esign.lifecycle.EMAILS``, moved by its table), mints the link,
 sends through Django's mail outside any transaction, then records the outcome: sent (the audit
 trail says so, and the signer is ``delivered``) or failed (retried after
 ``SIGNER_EMAIL_RETRY_DELAYS``; once they run out the row is ``failed`` and the trail says so).
@@ -21,14 +22,13 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from core.background import enqueue_in_transaction, retry_later
+from core.background import enqueue_in_transaction
 from esign import lifecycle
 from esign.audit import AuditAction, audit
 from esign.copies import COPY_LINK_DAYS, signer_copy_url
 from esign.languages import written_language
 from esign.link_limits import new_link_count
 from esign.models import Packet, Signer, SignerEmail
-from esign.tasks import signer_email_task
 from esign.tokens import (
     TOKEN_TTL,
     signer_token_issue,
@@ -36,6 +36,8 @@ from esign.tokens import (
 )
 
 logger = logging.getLogger(__name__)
+
+TASK = "esign.signer_email"  # esign.tasks.signer_email_task, by its registered name
 
 
 def _lease() -> timedelta:
@@ -117,7 +119,7 @@ def signer_reminders_queue(*, now: datetime | None = None) -> int:
 
 
 def _enqueue(email_id: int, attempt: int = 1) -> None:
-    enqueue_in_transaction(signer_email_task, email_id=email_id, attempt=attempt)
+    enqueue_in_transaction(TASK, email_id=email_id, attempt=attempt)
 
 
 def signer_copies_queue(packet: Packet) -> int:
@@ -184,7 +186,7 @@ def _claim(email_id: int, now: datetime) -> tuple[SignerEmail, str] | None:
         )
         if email is None or email.status != SignerEmail.Status.PENDING:
             return None
-        if email.claimed_until is not None and email.claimed_until > now:
+        if lifecycle.EMAILS.leased(email, now):
             return None  # another attempt is sending it
         signer = email.signer
         if email.kind == SignerEmail.Kind.COPY:
@@ -194,12 +196,10 @@ def _claim(email_id: int, now: datetime) -> tuple[SignerEmail, str] | None:
                 signer.packet.status in lifecycle.OPEN_PACKET
             )
         if not due:
-            email.status = SignerEmail.Status.CANCELLED
+            lifecycle.EMAILS.move(email, SignerEmail.Status.CANCELLED)
             email.save(update_fields=["status"])
             return None
-        email.attempts += 1
-        email.claimed_until = now + _lease()
-        email.save(update_fields=["attempts", "claimed_until"])
+        lifecycle.EMAILS.claim([email], now=now, lease=_lease())
         if email.kind == SignerEmail.Kind.COPY:
             url = signer_copy_url(signer)
         else:
@@ -222,10 +222,9 @@ def signer_email_send(*, email_id: int, attempt: int = 1) -> str:
     with transaction.atomic():
         packet = Packet.objects.select_for_update().get(pk=signer.packet_id)
         email = SignerEmail.objects.select_for_update().get(pk=email.pk)
-        email.status = SignerEmail.Status.SENT
         email.sent_at = timezone.now()
-        email.claimed_until = None
-        email.save(update_fields=["status", "sent_at", "claimed_until"])
+        lifecycle.EMAILS.finish(email, SignerEmail.Status.SENT, now=email.sent_at)
+        email.save(update_fields=[*lifecycle.EMAILS.fields, "sent_at"])
         signer = Signer.objects.select_for_update().get(pk=signer.pk)
         signer.packet = packet
         audit(
@@ -249,41 +248,37 @@ def _failed(email: SignerEmail, attempt: int, error: str) -> str:
             .select_related("signer__packet")
             .get(pk=email.pk)
         )
-        email.last_error = error
-        email.claimed_until = None
-        retry_at = retry_later(
-            signer_email_task,
+        retry_at = lifecycle.EMAILS.retry_or_fail(
+            email,
+            error=error,
+            task=TASK,
             kwargs={"email_id": email.pk},
             attempt=attempt,
             delays=settings.SIGNER_EMAIL_RETRY_DELAYS,
+            now=timezone.now(),
         )
-        if retry_at is not None:
-            email.due_at = retry_at
-        else:
-            email.status = SignerEmail.Status.FAILED
+        if retry_at is None:
             audit(
                 packet=email.signer.packet,
                 signer=email.signer,
                 action=AuditAction.SIGNER_EMAIL_FAILED,
                 detail={"attempts": email.attempts},
             )
-        email.save(update_fields=["last_error", "claimed_until", "status", "due_at"])
+        email.save(update_fields=lifecycle.EMAILS.fields)
     return f"retrying at {retry_at.isoformat()}" if retry_at else "failed"
 
 
 def signer_emails_recover(*, now: datetime | None = None) -> int:
-    """The worker's sweep (esign.sweeps): pending emails due for a while whose task was lost (a
-    claim whose lease ran out, a queued task that never ran) are enqueued again. Returns how
-    many."""
+    """The worker's sweep (esign.sweeps): pending emails whose task was lost (a claim whose lease
+    ran out, a queued task that never ran for longer than the lease) are enqueued again, due now
+    (core.outbox's recovery). Returns how many."""
     now = now or timezone.now()
-    lost = (
-        SignerEmail.objects.filter(status=SignerEmail.Status.PENDING, due_at__lt=now - _lease())
-        .exclude(claimed_until__gt=now)
-        .values_list("pk", flat=True)
-    )
-    ids = list(lost)
-    with transaction.atomic():
-        for email_id in ids:
-            SignerEmail.objects.filter(pk=email_id).update(claimed_until=None, due_at=now)
-            _enqueue(email_id)
-    return len(ids)
+
+    def recover(email: SignerEmail, abandoned: bool) -> bool:
+        email.due_at = now
+        email.save(update_fields=["claimed_until", "due_at"])
+        _enqueue(email.pk)
+        return True
+
+    recovered = lifecycle.EMAILS.recover(now=now, grace=_lease(), handle=recover)
+    return recovered.abandoned + recovered.lost

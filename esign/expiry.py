@@ -48,9 +48,7 @@ def packets_expire(*, now: datetime, limit: int = 1000) -> int:
                 signer.packet = packet
                 signer_tokens_revoke(signer=signer)
                 lifecycle.signer_move(signer, Signer.Status.EXPIRED)
-            SignerEmail.objects.filter(
-                signer__packet=packet, status=SignerEmail.Status.PENDING
-            ).update(status=SignerEmail.Status.CANCELLED)
+            lifecycle.signer_emails_cancel(signer__packet=packet)
             lifecycle.packet_move(
                 packet, Packet.Status.EXPIRED, detail={"expiresAt": packet.expires_at.isoformat()}
             )

@@ -153,9 +153,7 @@ def _hand_over(
             successor.verify_method = "integrator"
             successor.save(update_fields=["verify_method"])
         signer_tokens_revoke(signer=original)
-        SignerEmail.objects.filter(signer=original, status=SignerEmail.Status.PENDING).update(
-            status=SignerEmail.Status.CANCELLED
-        )
+        lifecycle.signer_emails_cancel(signer=original)
         who = {"by": by, "requestedBy": requested_by[:200]}
         lifecycle.signer_move(
             original,

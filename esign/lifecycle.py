@@ -26,6 +26,19 @@ The statuses (the compatible API's strings):
   packet's extension makes it their turn again (``sent``). ``forwarded`` (an extension,
   esign.forwarding): before they finished, they handed their turn to someone else (or the sender
   reassigned it); a new signer has their fields and routing order, and nobody waits for them.
+
+The packet's seal and the signers' emails are work done by tasks (outbox rows, core.outbox): their
+statuses move by the tables ``SEAL_MOVES`` and ``EMAIL_MOVES`` below, through ``SEALS`` and
+``EMAILS``, which also keep their attempts, due times, leases and errors.
+
+- seal (``Packet.seal_status``): blank until the packet is completed → ``pending`` (its task is
+  queued) → ``sealed``; a failed attempt makes it ``retrying`` (retried at ``seal_retry_at``), and
+  ``failed`` once the retries ran out or the error cannot go away by itself. An operator's retry
+  (or the completion) makes it ``pending`` again from any status but ``sealed``; an attempt may
+  fail or succeed whatever another attempt recorded, until one sealed it.
+- signer email: ``pending`` → ``sent``, ``failed`` (every retry failed) or ``cancelled`` (no
+  longer due). An attempt already sending when its email was cancelled still records what became
+  of it (``sent`` or ``failed``): the signer may have it.
 """
 
 from __future__ import annotations
@@ -37,9 +50,10 @@ from typing import Any
 from django.utils import timezone
 
 from core.errors import Conflict
+from core.outbox import Moves, Outbox
 from esign import events, hooks
 from esign.audit import AuditAction, Client, audit
-from esign.models import DocumentGroup, Packet, Signer
+from esign.models import DocumentGroup, Packet, Signer, SignerEmail
 
 P, S = Packet.Status, Signer.Status
 
@@ -70,6 +84,49 @@ SIGNER_MOVES: Mapping[str, frozenset[str]] = {
     S.VOIDED: frozenset(),
     S.FORWARDED: frozenset(),
 }
+Seal, Email = Packet.SealStatus, SignerEmail.Status
+SEAL_MOVES = Moves(
+    "packet's seal",
+    {
+        "": frozenset({Seal.PENDING}),
+        Seal.PENDING: frozenset({Seal.PENDING, Seal.SEALED, Seal.RETRYING, Seal.FAILED}),
+        Seal.RETRYING: frozenset({Seal.PENDING, Seal.SEALED, Seal.RETRYING, Seal.FAILED}),
+        Seal.FAILED: frozenset({Seal.PENDING, Seal.SEALED, Seal.RETRYING, Seal.FAILED}),
+        Seal.SEALED: frozenset(),
+    },
+)
+# A seal's lease is its task's (a seal task running longer than SEAL_LEASE_SECONDS was lost:
+# esign.sweeps), so the packet counts failed attempts, not claims.
+SEALS = Outbox(
+    Packet,
+    SEAL_MOVES,
+    waiting=frozenset({Seal.PENDING, Seal.RETRYING}),
+    failed=Seal.FAILED,
+    retrying=Seal.RETRYING,
+    status="seal_status",
+    attempts="seal_attempts",
+    due_at="seal_retry_at",
+    leased_until=None,
+    last_error="seal_error",
+    count_attempts="failed",
+)
+EMAIL_MOVES = Moves(
+    "signer's email",
+    {
+        Email.PENDING: frozenset({Email.SENT, Email.FAILED, Email.CANCELLED}),
+        Email.CANCELLED: frozenset({Email.SENT, Email.FAILED}),
+        Email.SENT: frozenset(),
+        Email.FAILED: frozenset(),
+    },
+)
+EMAILS = Outbox(
+    SignerEmail,
+    EMAIL_MOVES,
+    waiting=frozenset({Email.PENDING}),
+    failed=Email.FAILED,
+    leased_until="claimed_until",
+)
+
 OPEN_PACKET = frozenset({P.SENT, P.DELIVERED, P.PARTIAL})
 # Nobody waits for these any more: a forwarded signer's turn is their successor's.
 FINISHED_SIGNER = frozenset({S.COMPLETED, S.SKIPPED, S.FORWARDED})
@@ -115,6 +172,13 @@ def packet_may_move(packet: Packet, to: str) -> bool:
 
 def signer_may_move(signer: Signer, to: str) -> bool:
     return to in SIGNER_MOVES[signer.status]
+
+
+def signer_emails_cancel(**where: Any) -> int:
+    """Cancel the pending signers' emails that match ``where`` (a signer's turn, or the packet,
+    ended): no longer due. Returns how many."""
+    pending = SignerEmail.objects.filter(status=Email.PENDING, **where)
+    return EMAILS.move_all(pending, Email.CANCELLED)
 
 
 def packet_move(

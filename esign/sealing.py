@@ -1,16 +1,17 @@
 """Sealing completed packets: every document, and the audit trail, with the service's seal.
 
 When the last signer finishes, ``signer_complete`` marks the packet's seal pending and enqueues
-``esign.tasks.packet_seal_task`` in that transaction (a sweep, ``esign.sweeps``, enqueues it again
-if a worker dies with it). The task (``packet_seal``) seals every document once,
+``esign.tasks.packet_seal_task`` (by its name) in that transaction (a sweep, ``esign.sweeps``,
+enqueues it again if a worker dies with it). The task (``packet_seal``) seals every document once,
 with the service's certificate (esign.engine.seal), then draws the certificate of completion
 (esign.audit_trail) and seals it too, and only then marks the packet sealed: the download
 (esign.downloads) serves sealed files or nothing. The key, the TSAs and the trusted roots are read
 from the settings by esign.seal_config.
 
 Retries: when no timestamp authority answers, the HSM is away, or anything else fails, the packet
-says so (``seal_status`` retrying, ``seal_error``, ``seal_retry_at``) and the task is enqueued
-again after ``SEAL_RETRY_DELAYS``; once they run out the packet is failed and an operator retries
+says so (``seal_status`` retrying, ``seal_error``, ``seal_retry_at``: the packet's seal is an
+outbox row, ``esign.lifecycle.SEALS``, moved by its table) and the task is enqueued again after
+``SEAL_RETRY_DELAYS``; once they run out the packet is failed and an operator retries
 it from the admin (or ``manage.py seal_packets``). Each attempt keeps the documents an earlier one
 sealed, and a document is never sealed without a timestamp when TSAs are configured.
 
@@ -30,7 +31,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from core.background import enqueue_in_transaction, retry_later
+from core.background import enqueue_in_transaction
 from core.blobs import blob_save
 from core.engine.pdf.document import concatenate
 from esign import events
@@ -42,15 +43,16 @@ from esign.engine.errors import SealError, SealKeyUnavailable
 from esign.engine.seal import Attachment, seal_document
 from esign.engine.seal_credentials import SealKey, forget_credentials, load_credentials
 from esign.engine.timestamps import FallbackTimeStamper
+from esign.lifecycle import SEALS
 from esign.models import Packet, PacketDocument, SealedFileVersion
 from esign.seal_config import configured_roots, seal_key, tsa_config
 from esign.seal_renewal import sealed_versions_prepare
-from esign.tasks import packet_seal_task
 
 logger = logging.getLogger(__name__)
 
 EMBEDDED_TRAIL_NAME = "audit-trail.pdf"
 SEALABLE = (Packet.SealStatus.PENDING, Packet.SealStatus.RETRYING, Packet.SealStatus.FAILED)
+TASK = "esign.packet_seal"  # esign.tasks.packet_seal_task, by its registered name
 
 
 def packet_seal_enqueue(packet: Packet) -> None:
@@ -58,11 +60,11 @@ def packet_seal_enqueue(packet: Packet) -> None:
     completes the packet: the task's row commits with the packet or not at all (an outbox), so a
     process that dies right after the commit still has the packet sealed. A task lost later (a
     worker killed while sealing) is enqueued again by the sweep (``esign.sweeps``)."""
-    Packet.objects.filter(pk=packet.pk).update(
-        seal_status=Packet.SealStatus.PENDING, seal_retry_at=None
+    SEALS.move_all(
+        Packet.objects.filter(pk=packet.pk), Packet.SealStatus.PENDING, seal_retry_at=None
     )
     packet.seal_status = Packet.SealStatus.PENDING
-    enqueue_in_transaction(packet_seal_task, packet_id=packet.pk)
+    enqueue_in_transaction(TASK, packet_id=packet.pk)
 
 
 def packet_seal_retry(*, packet: Packet) -> bool:
@@ -186,23 +188,19 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
         if locked.seal_status == Packet.SealStatus.SEALED:
             return level  # another attempt finished first; its trail stands
         locked.audit_trail_path, locked.audit_trail_sha256 = trail_path, trail_sha
-        locked.seal_status = Packet.SealStatus.SEALED
         locked.sealed_at = timezone.now()
-        locked.seal_retry_at = None
+        SEALS.finish(locked, Packet.SealStatus.SEALED, now=locked.sealed_at)
         locked.seal_level = level
         locked.seal_error = locked.seal_error_code = locked.seal_error_message = ""
         locked.save(
             update_fields=[
+                *SEALS.fields,
                 "audit_trail_path",
                 "audit_trail_sha256",
-                "seal_status",
                 "sealed_at",
-                "seal_retry_at",
                 "seal_level",
-                "seal_error",
                 "seal_error_code",
                 "seal_error_message",
-                "updated_at",
             ]
         )
         SealedFileVersion.objects.bulk_create(versions, ignore_conflicts=True)
@@ -246,33 +244,19 @@ def _record_failure(
         locked = Packet.objects.select_for_update().get(pk=packet.pk)
         if locked.seal_status == Packet.SealStatus.SEALED:
             return "sealed by another attempt"
-        retry_at = None
-        if retryable:
-            retry_at = retry_later(
-                packet_seal_task,
-                kwargs={"packet_id": packet.pk},
-                attempt=attempt,
-                delays=settings.SEAL_RETRY_DELAYS,
-            )
-        locked.seal_attempts += 1
-        locked.seal_error = f"{code}: {message}" + (f" ({detail})" if detail else "")
-        locked.seal_error = locked.seal_error[:2000]
+        error = f"{code}: {message}" + (f" ({detail})" if detail else "")
+        retry_at = SEALS.retry_or_fail(
+            locked,
+            error=error[:2000],
+            task=TASK,
+            kwargs={"packet_id": packet.pk},
+            attempt=attempt,
+            delays=settings.SEAL_RETRY_DELAYS,
+            now=timezone.now(),
+            retryable=retryable,
+        )
         locked.seal_error_code, locked.seal_error_message = code[:64], message[:500]
-        locked.seal_retry_at = retry_at
-        locked.seal_status = (
-            Packet.SealStatus.RETRYING if retry_at is not None else Packet.SealStatus.FAILED
-        )
-        locked.save(
-            update_fields=[
-                "seal_attempts",
-                "seal_error",
-                "seal_error_code",
-                "seal_error_message",
-                "seal_retry_at",
-                "seal_status",
-                "updated_at",
-            ]
-        )
+        locked.save(update_fields=[*SEALS.fields, "seal_error_code", "seal_error_message"])
         audit(
             packet=locked,
             action=AuditAction.PACKET_SEAL_FAILED,

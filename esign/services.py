@@ -33,7 +33,7 @@ from esign.inputs import (
     check_signer_fields,
     with_template_fields,
 )
-from esign.models import DocumentGroup, Packet, PacketDocument, Signer, SignerEmail
+from esign.models import DocumentGroup, Packet, PacketDocument, Signer
 from esign.routing import locked, packet_send
 from esign.stamping import test_mark
 from esign.tokens import signer_tokens_revoke
@@ -364,9 +364,7 @@ def _void(packet: Packet) -> None:
         if lifecycle.signer_may_move(signer, Signer.Status.VOIDED):
             lifecycle.signer_move(signer, Signer.Status.VOIDED)
         signer_tokens_revoke(signer=signer)
-    SignerEmail.objects.filter(signer__packet=packet, status=SignerEmail.Status.PENDING).update(
-        status=SignerEmail.Status.CANCELLED
-    )
+    lifecycle.signer_emails_cancel(signer__packet=packet)
     lifecycle.packet_move(packet, Packet.Status.VOIDED)
 
 

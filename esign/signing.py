@@ -20,7 +20,7 @@ from core.blobs import blob_delete, blob_save
 from core.errors import Conflict
 from esign import lifecycle
 from esign.audit import AuditAction, Client, audit
-from esign.models import Packet, Signer, SignerEmail
+from esign.models import Packet, Signer
 from esign.routing import is_signers_turn, locked, notify_next, turn_signers
 from esign.sealing import packet_seal_enqueue
 from esign.signer_fields import Adoption, check_attachments, check_values
@@ -154,9 +154,7 @@ def _settle_group(packet: Packet, signer_done: Signer) -> None:
         if not lifecycle.signer_may_move(member, Signer.Status.SKIPPED):
             continue
         signer_tokens_revoke(signer=member)
-        SignerEmail.objects.filter(signer=member, status=SignerEmail.Status.PENDING).update(
-            status=SignerEmail.Status.CANCELLED
-        )
+        lifecycle.signer_emails_cancel(signer=member)
         lifecycle.signer_move(member, Signer.Status.SKIPPED, detail=skip_detail(member, signed))
 
 

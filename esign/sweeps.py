@@ -15,23 +15,21 @@ from django_tasks_db.models import DBTaskResult
 
 from core.background import enqueue_in_transaction
 from core.sweeps import sweep, task_results_lost_fail
+from core.tasks_registry import task_path
+from esign import bulk, emails, sealing
 from esign.emails import signer_emails_recover, signer_reminders_queue
 from esign.expiry import packets_expire
+from esign.lifecycle import SEALS
 from esign.models import BulkBatch, Packet, SealedFileVersion
 from esign.seal_renewal import renewals_due, sealed_versions_record
-from esign.tasks import (
-    bulk_batch_send_task,
-    packet_seal_task,
-    sealed_file_renew_task,
-    signer_email_task,
-)
 
 SWEEP_BATCH = 1000
+RENEW_TASK = "esign.sealed_file_renew"  # esign.tasks.sealed_file_renew_task
 
 
 def _tasks_of(packet_ids: list[int]) -> QuerySet[DBTaskResult]:
     return DBTaskResult.objects.filter(
-        task_path=packet_seal_task.module_path, args_kwargs__kwargs__packet_id__in=packet_ids
+        task_path=task_path(sealing.TASK), args_kwargs__kwargs__packet_id__in=packet_ids
     )
 
 
@@ -42,11 +40,8 @@ def seals_sweep(*, now: datetime) -> int:
     A seal task running longer was lost with its worker: it is marked failed (any packet's, as
     the emails' and the webhooks' sweeps do). Returns how many packets were enqueued again."""
     started_before = now - timedelta(seconds=settings.SEAL_LEASE_SECONDS)
-    due = Packet.objects.filter(
-        status=Packet.Status.COMPLETED,
-        seal_status__in=[Packet.SealStatus.PENDING, Packet.SealStatus.RETRYING],
-    ).filter(Q(seal_retry_at__isnull=True) | Q(seal_retry_at__lte=now))
-    task_results_lost_fail(task_path=packet_seal_task.module_path, started_before=started_before)
+    due = SEALS.due(now).filter(status=Packet.Status.COMPLETED)
+    task_results_lost_fail(task_path=task_path(sealing.TASK), started_before=started_before)
     packet_ids = list(due.order_by("pk").values_list("pk", flat=True)[:SWEEP_BATCH])
     if not packet_ids:
         return 0
@@ -66,7 +61,7 @@ def seals_sweep(*, now: datetime) -> int:
             if packet is None or _tasks_of([packet_id]).filter(live).exists():
                 continue  # sealed or being sealed meanwhile, or another sweep has it
             enqueue_in_transaction(
-                packet_seal_task, packet_id=packet_id, attempt=packet.seal_attempts + 1
+                sealing.TASK, packet_id=packet_id, attempt=packet.seal_attempts + 1
             )
             enqueued += 1
     return enqueued
@@ -119,7 +114,7 @@ def seal_renewals_sweep(*, now: datetime) -> int:
             if claimed is None:
                 continue  # renewed meanwhile, or another sweep has it
             SealedFileVersion.objects.filter(pk=version_id).update(renewal_retry_at=claim_until)
-            enqueue_in_transaction(sealed_file_renew_task, version_id=version_id)
+            enqueue_in_transaction(RENEW_TASK, version_id=version_id)
             enqueued += 1
     return enqueued
 
@@ -129,7 +124,7 @@ def emails_sweep(*, now: datetime) -> int:
     """Enqueue again the signers' emails whose task was lost; returns how many. An email task
     still running after the lease was lost with its worker: it is marked failed."""
     started_before = now - timedelta(seconds=settings.SIGNER_EMAIL_LEASE_SECONDS)
-    task_results_lost_fail(task_path=signer_email_task.module_path, started_before=started_before)
+    task_results_lost_fail(task_path=task_path(emails.TASK), started_before=started_before)
     return signer_emails_recover(now=now)
 
 
@@ -151,8 +146,8 @@ def bulk_sends_sweep(*, now: datetime) -> int:
     none running for less than ``BULK_SEND_LEASE_SECONDS``): its worker died in the middle of a
     chunk. The rows it had done are skipped (esign.bulk). Returns how many."""
     started_before = now - timedelta(seconds=settings.BULK_SEND_LEASE_SECONDS)
-    task_path = bulk_batch_send_task.module_path
-    task_results_lost_fail(task_path=task_path, started_before=started_before)
+    path = task_path(bulk.TASK)
+    task_results_lost_fail(task_path=path, started_before=started_before)
     due = BulkBatch.objects.filter(status=BulkBatch.Status.SENDING).filter(
         Q(next_run_at__isnull=True) | Q(next_run_at__lte=now)
     )
@@ -161,15 +156,13 @@ def bulk_sends_sweep(*, now: datetime) -> int:
     )
     enqueued = 0
     for batch_id in due.order_by("pk").values_list("pk", flat=True)[:SWEEP_BATCH]:
-        tasks = DBTaskResult.objects.filter(
-            task_path=task_path, args_kwargs__kwargs__batch_id=batch_id
-        )
+        tasks = DBTaskResult.objects.filter(task_path=path, args_kwargs__kwargs__batch_id=batch_id)
         if tasks.filter(live).exists():
             continue
         with transaction.atomic():
             batch = due.select_for_update(skip_locked=True).filter(pk=batch_id).first()
             if batch is None or tasks.filter(live).exists():
                 continue  # finished meanwhile, or another sweep has it
-            enqueue_in_transaction(bulk_batch_send_task, batch_id=batch_id)
+            enqueue_in_transaction(bulk.TASK, batch_id=batch_id)
             enqueued += 1
     return enqueued

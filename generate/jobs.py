@@ -29,12 +29,14 @@ from core.background import enqueue_in_transaction, retry_later
 from core.blobs import blob_delete, blob_read, blob_save
 from core.errors import NotFound, ServiceBusy, ServiceError, ValidationFailed
 from core.sweeps import task_results_lost_fail
+from core.tasks_registry import task_path
 from generate.models import GenerateJob
 from generate.services import pdf_check, pdf_render
-from generate.tasks import generate_job_task
 from webhooks.services import GENERATE_PDF_JOB_FINISHED, check_webhook_url, event_emit
 
 logger = logging.getLogger(__name__)
+
+TASK = "generate.job"  # generate.tasks.generate_job_task, by its registered name
 
 Status = GenerateJob.Status
 
@@ -58,7 +60,7 @@ def generate_job_create(
             webhook_url=webhook_url,
             created_at=timezone.now(),
         )
-        enqueue_in_transaction(generate_job_task, job_id=job.pk)
+        enqueue_in_transaction(TASK, job_id=job.pk)
     return job
 
 
@@ -90,7 +92,7 @@ def generate_job_run(*, job_id: int, attempt: int = 1) -> str:
     except ServiceBusy:
         # Every render worker busy: the job waits for its turn, as a request could not.
         with transaction.atomic():
-            if retry_later(generate_job_task, kwargs={"job_id": job_id}, attempt=attempt):
+            if retry_later(TASK, kwargs={"job_id": job_id}, attempt=attempt):
                 GenerateJob.objects.filter(pk=job_id, status=Status.RUNNING).update(
                     status=Status.PENDING
                 )
@@ -164,11 +166,11 @@ def generate_jobs_lost_recover(*, now: datetime) -> int:
     than being tried again (the document may be what killed it). Returns how many."""
     lease = settings.GENERATE_WALL_TIMEOUT_SECONDS + settings.GENERATE_QUEUE_TIMEOUT_SECONDS + 60
     started_before = now - timedelta(seconds=lease)
-    task_results_lost_fail(task_path=generate_job_task.module_path, started_before=started_before)
+    task_results_lost_fail(task_path=task_path(TASK), started_before=started_before)
     live = Q(status=TaskResultStatus.READY) | Q(status=TaskResultStatus.RUNNING)
     covered = {
         row["kwargs"]["job_id"]
-        for row in DBTaskResult.objects.filter(task_path=generate_job_task.module_path)
+        for row in DBTaskResult.objects.filter(task_path=task_path(TASK))
         .filter(live)
         .values_list("args_kwargs", flat=True)
     }
@@ -180,7 +182,7 @@ def generate_jobs_lost_recover(*, now: datetime) -> int:
             if job is None:
                 continue
             if job.status == Status.PENDING:
-                enqueue_in_transaction(generate_job_task, job_id=job.pk)
+                enqueue_in_transaction(TASK, job_id=job.pk)
             else:
                 _finish(job, error=internal_error_body())
             repaired += 1

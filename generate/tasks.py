@@ -1,13 +1,19 @@
-"""Generate's background task: running an asynchronous generate job (generate.jobs)."""
+"""Generate's background task: running an asynchronous generate job (generate.jobs).
+
+Registered as ``"generate.job"`` (core.tasks_registry): generate.jobs enqueues it by that name
+and never imports this module, which imports it. ``GenerateConfig.ready`` imports it.
+"""
 
 from __future__ import annotations
 
 from django_tasks import task
 
+from core.tasks_registry import task_register
+from generate.jobs import generate_job_run
 
+
+@task_register("generate.job")
 @task()
 def generate_job_task(*, job_id: int, attempt: int = 1) -> str:
     """Render job ``job_id``; idempotent (a job already finished is left as it is)."""
-    from generate.jobs import generate_job_run  # generate.jobs enqueues this task
-
     return generate_job_run(job_id=job_id, attempt=attempt)

@@ -13,6 +13,7 @@ from django.db import models
 
 from accounts.models import Organization
 from core.fields import EidField, EncryptedTextField
+from core.outbox import Moves, Outbox
 
 
 class WebhookEndpoint(models.Model):
@@ -143,6 +144,33 @@ class WebhookDelivery(models.Model):
 
     def __str__(self) -> str:
         return f"delivery {self.eid} ({self.status})"
+
+
+_D = WebhookDelivery.Status
+
+# A delivery's status moves only by this table, through core.outbox (webhooks.services.delivery
+# claims and finishes attempts, .retries retries, fails and recovers them). ``skipped`` is where
+# a delivery with no URL starts, and stays. A delivery failed for good still becomes
+# ``delivered`` when a late answer of an attempt that recovery gave up on was a success: the
+# receiver has it.
+DELIVERY_MOVES = Moves(
+    "webhook delivery",
+    {
+        _D.PENDING: frozenset({_D.DELIVERED, _D.FAILED}),
+        _D.FAILED: frozenset({_D.DELIVERED}),
+        _D.DELIVERED: frozenset(),
+        _D.SKIPPED: frozenset(),
+    },
+)
+DELIVERIES = Outbox(
+    WebhookDelivery,
+    DELIVERY_MOVES,
+    waiting=frozenset({_D.PENDING}),
+    failed=_D.FAILED,
+    attempts="attempt_count",
+    due_at="next_attempt_at",
+    leased_until="claimed_until",
+)
 
 
 class WebhookAttempt(models.Model):

@@ -1,10 +1,18 @@
-"""The delivery task: one attempt of one webhook delivery, on the ``webhooks`` queue."""
+"""The delivery task: one attempt of one webhook delivery, on the ``webhooks`` queue.
+
+Registered as ``"webhooks.deliver"`` (core.tasks_registry): the services enqueue it by that name
+and never import this module, which imports them. ``WebhooksConfig.ready`` imports it.
+"""
 
 from __future__ import annotations
 
 from django_tasks import task
 
+from core.tasks_registry import task_register
+from webhooks.services import delivery_attempt
 
+
+@task_register("webhooks.deliver")
 @task(queue_name="webhooks")
 def webhook_deliver(*, delivery_id: int, attempt: int = 1) -> str:
     """Attempt ``attempt`` of delivery ``delivery_id``; schedules its own retry when it fails.
@@ -12,7 +20,4 @@ def webhook_deliver(*, delivery_id: int, attempt: int = 1) -> str:
     Idempotent (see ``webhooks.services.delivery.delivery_attempt``). What a dead worker left
     behind is retried by the worker's sweep (``webhooks.sweeps``), not here.
     """
-    # Imported here: the services enqueue this task, so they import this module.
-    from webhooks.services import delivery_attempt
-
     return delivery_attempt(delivery_id=delivery_id, attempt=attempt)

@@ -10,8 +10,8 @@
   dead worker left behind;
 - :mod:`~webhooks.services.replay`: operators' paced replays of an organization's events.
 
-The delivery task (``webhooks.tasks``) names its service inside its body, the one import that
-goes back up: the services enqueue the task, so they import its module.
+The services enqueue the delivery task by its registered name (``"webhooks.deliver"``,
+core.tasks_registry) and never import ``webhooks.tasks``, which imports them.
 """
 
 from webhooks.services.delivery import delivery_attempt

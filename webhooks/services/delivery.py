@@ -35,11 +35,17 @@ from django_tasks_db.models import DBTaskResult
 from core.engine.fetch import FetchError, PostResponse, post
 from core.engine.payload_crypto import encrypt_payload
 from core.resources import webhook_policy
+from core.tasks_registry import task_path
 from webhooks.engine.signing import signature_headers
-from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
+from webhooks.models import (
+    DELIVERIES,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+)
 from webhooks.services.endpoints import endpoint_get, secrets_current
-from webhooks.services.retries import delivery_fail, retry_schedule
-from webhooks.tasks import webhook_deliver
+from webhooks.services.retries import TASK, retry_schedule
 
 logger = logging.getLogger(__name__)
 
@@ -125,18 +131,17 @@ def _claim(*, delivery_id: int, attempt: int, now: datetime) -> list[_Claimed] |
             return "attempt under way"
         endpoints: dict[int, WebhookEndpoint] = {}
         if _endpoint_disabled(delivery, endpoints):
-            delivery.status = Status.FAILED
             delivery.last_error = DISABLED_ERROR
-            delivery.next_attempt_at = None
+            DELIVERIES.fail(delivery, now=now)
             delivery.save()
             return "endpoint disabled"
         batch = [delivery]
         room = settings.WEBHOOK_DELIVERY_BATCH - 1
         if room > 0:
             others = (
-                WebhookDelivery.objects.select_for_update(skip_locked=True, of=("self",))
+                DELIVERIES.due(now)
+                .select_for_update(skip_locked=True, of=("self",))
                 .select_related("event", "organization")
-                .filter(status=Status.PENDING, claimed_until__isnull=True, next_attempt_at__lte=now)
                 .exclude(pk=delivery.pk)
                 .order_by("next_attempt_at", "pk")[: room * 2]
             )
@@ -149,13 +154,11 @@ def _claim(*, delivery_id: int, attempt: int, now: datetime) -> list[_Claimed] |
         lease = timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS) + (len(batch) - 1) * timedelta(
             seconds=settings.WEBHOOK_TIMEOUT_SECONDS
         )
+        DELIVERIES.claim(batch, now=now, lease=lease)
         secrets: dict[int, list[str]] = {}
         claimed = []
         attempts = []
         for item in batch:
-            item.attempt_count += 1
-            item.claimed_until = now + lease
-            item.updated_at = now
             attempts.append(
                 WebhookAttempt(delivery=item, number=item.attempt_count, started_at=now)
             )
@@ -170,7 +173,6 @@ def _claim(*, delivery_id: int, attempt: int, now: datetime) -> list[_Claimed] |
                 now=now,
             )
             claimed.append(_Claimed(item.pk, item.attempt_count, item.url, body, headers))
-        WebhookDelivery.objects.bulk_update(batch, ["attempt_count", "claimed_until", "updated_at"])
         WebhookAttempt.objects.bulk_create(attempts)
         return claimed
 
@@ -191,7 +193,7 @@ def _tasks_retire(delivery_ids: list[int], *, by: int, now: datetime) -> None:
         return
     DBTaskResult.objects.filter(
         status=TaskResultStatus.READY,
-        task_path=webhook_deliver.module_path,
+        task_path=task_path(TASK),
         args_kwargs__kwargs__delivery_id__in=delivery_ids,
     ).update(
         status=TaskResultStatus.SUCCESSFUL,
@@ -255,15 +257,7 @@ def _finish(sent: list[_Sent]) -> list[str]:
         )
         WebhookDelivery.objects.bulk_update(
             [deliveries[pk] for pk in ids],
-            [
-                "status",
-                "last_status_code",
-                "last_error",
-                "delivered_at",
-                "next_attempt_at",
-                "claimed_until",
-                "updated_at",
-            ],
+            [*DELIVERIES.fields, "last_status_code", "delivered_at"],
         )
         return outcomes
 
@@ -293,15 +287,14 @@ def _finish_one(
     delivery.updated_at = now
     if status_code is not None and 200 <= status_code < 300:
         attempt.outcome = Outcome.DELIVERED
-        delivery.status = Status.DELIVERED
+        if delivery.status != Status.DELIVERED:  # not by another attempt already
+            DELIVERIES.finish(delivery, Status.DELIVERED, now=now)
         delivery.delivered_at = now
-        delivery.next_attempt_at = None
-        delivery.claimed_until = None
     elif superseded:
         attempt.outcome = Outcome.RETRY if delivery.status == Status.PENDING else Outcome.FAILED
     elif status_code == 410 or sent.error == DISABLED_ERROR:  # DISABLED_ERROR: not sent
         attempt.outcome = Outcome.FAILED
-        delivery_fail(delivery)
+        DELIVERIES.fail(delivery, now=now)
         if status_code == 410:
             WebhookEndpoint.objects.filter(
                 organization=delivery.organization, url=delivery.url, disabled_at__isnull=True

@@ -19,9 +19,9 @@ from django.utils import timezone
 from accounts.models import Organization
 from core.background import enqueue_in_transaction
 from core.errors import NotFound
+from core.tasks_registry import task_named
 from webhooks.models import WebhookDelivery, WebhookEvent
 from webhooks.services.endpoints import endpoint_get, webhook_url_form
-from webhooks.tasks import webhook_deliver
 
 # Extensions beside the spec's events (docs/webhooks.md), delivered and signed the same way:
 # the seal of a completed packet's documents, a packet's expiry, a signer's turn forwarded, and
@@ -99,7 +99,7 @@ def delivery_start(
     now = timezone.now()
     delivery.next_attempt_at = due or now
     delivery.save()
-    task = webhook_deliver
+    task = task_named("webhooks.deliver")
     if due and due > now and task.get_backend().supports_defer:
         task = task.using(run_after=due)
     enqueue_in_transaction(task, delivery_id=delivery.pk)

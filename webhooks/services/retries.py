@@ -13,31 +13,24 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from core.background import enqueue_in_transaction, retry_later
+from core.background import enqueue_in_transaction
 from core.engine.fetch import PostResponse
 from core.sweeps import task_results_lost_fail
+from core.tasks_registry import task_path
 from webhooks.engine.signing import retry_after_seconds
-from webhooks.models import WebhookAttempt, WebhookDelivery
-from webhooks.tasks import webhook_deliver
+from webhooks.models import DELIVERIES, WebhookAttempt, WebhookDelivery
 
 logger = logging.getLogger(__name__)
 
+TASK = "webhooks.deliver"  # webhooks.tasks.webhook_deliver, by its registered name
 RETRY_AFTER_MAX_SECONDS = 86_400.0
 
 Status = WebhookDelivery.Status
 Outcome = WebhookAttempt.Outcome
-
-
-def delivery_fail(delivery: WebhookDelivery) -> None:
-    """Mark ``delivery`` failed for good (the caller saves it): no attempt is due any more."""
-    delivery.status = Status.FAILED
-    delivery.next_attempt_at = None
-    delivery.claimed_until = None
 
 
 def retry_delays() -> tuple[float, ...]:
@@ -48,7 +41,8 @@ def retry_delays() -> tuple[float, ...]:
 def retry_schedule(
     delivery: WebhookDelivery, number: int, response: PostResponse | None, now: datetime
 ) -> datetime | None:
-    """Enqueue the next attempt (on commit) and note when it is due; None once retries ran out."""
+    """Enqueue the next attempt (in the transaction) and note when it is due; once retries ran
+    out, fail the delivery and return None (the caller saves it)."""
     delays: Sequence[float] = retry_delays()
     jitter = 0.1
     wait = retry_after_seconds(response.header("Retry-After") if response else None, now=now)
@@ -57,20 +51,16 @@ def retry_schedule(
         delays = list(delays)
         delays[number - 1] = min(wait, RETRY_AFTER_MAX_SECONDS)
         jitter = 0.0
-    retry_at = retry_later(
-        webhook_deliver,
+    return DELIVERIES.retry_or_fail(
+        delivery,
+        error=delivery.last_error,
+        task=TASK,
         kwargs={"delivery_id": delivery.pk},
         attempt=number,
         delays=delays,
         jitter=jitter,
         now=now,
     )
-    if retry_at is None:
-        delivery_fail(delivery)
-        return None
-    delivery.next_attempt_at = retry_at
-    delivery.claimed_until = None
-    return retry_at
 
 
 # --- recovery ----------------------------------------------------------------------------------
@@ -84,17 +74,15 @@ class Recovered:
 
 
 def deliveries_recover(*, now: datetime | None = None) -> Recovered:
-    """Retry what a dead worker or web process left behind. Safe to run at any time, in any
-    number of processes at once: each row is re-checked under its lock."""
+    """Retry what a dead worker or web process left behind (core.outbox's recovery: attempts
+    whose lease ran out, deliveries due for longer than the lease that no worker took). Safe to
+    run at any time, in any number of processes at once: each row is re-checked under its
+    lock."""
     now = now or timezone.now()
     lease = timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS)
-    abandoned = requeued = 0
-    claimed = WebhookDelivery.objects.filter(status=Status.PENDING, claimed_until__lt=now)
-    for pk in list(claimed.values_list("pk", flat=True)[:1000]):
-        with transaction.atomic():
-            delivery = claimed.select_for_update(skip_locked=True).filter(pk=pk).first()
-            if delivery is None:
-                continue
+
+    def recover(delivery: WebhookDelivery, abandoned: bool) -> bool:
+        if abandoned:
             WebhookAttempt.objects.filter(
                 delivery=delivery, number=delivery.attempt_count, outcome=Outcome.IN_PROGRESS
             ).update(
@@ -102,37 +90,27 @@ def deliveries_recover(*, now: datetime | None = None) -> Recovered:
                 finished_at=now,
                 error="The worker stopped during this attempt; it is retried.",
             )
-            delivery.claimed_until = None
             delivery.last_error = "The worker stopped during an attempt."
             if delivery.attempt_count > len(retry_delays()):
-                delivery_fail(delivery)
+                DELIVERIES.fail(delivery, now=now)
             else:
                 delivery.next_attempt_at = now
                 enqueue_in_transaction(
-                    webhook_deliver, delivery_id=pk, attempt=delivery.attempt_count + 1
+                    TASK, delivery_id=delivery.pk, attempt=delivery.attempt_count + 1
                 )
             delivery.save()
-            abandoned += 1
-    lost = WebhookDelivery.objects.filter(
-        status=Status.PENDING, claimed_until__isnull=True, next_attempt_at__lt=now - lease
-    )
-    for pk in list(lost.values_list("pk", flat=True)[:1000]):
-        with transaction.atomic():
-            delivery = lost.select_for_update(skip_locked=True).filter(pk=pk).first()
-            if delivery is None:
-                continue
-            # Due again from now: the next sweep leaves it alone while this task waits its turn.
-            delivery.next_attempt_at = now
-            delivery.save(update_fields=["next_attempt_at", "updated_at"])
-            if _task_waiting(pk):
-                continue  # not lost: waiting in a long queue
-            enqueue_in_transaction(
-                webhook_deliver, delivery_id=pk, attempt=delivery.attempt_count + 1
-            )
-            requeued += 1
-    tasks_failed = task_results_lost_fail(
-        task_path=webhook_deliver.module_path, started_before=now - lease
-    )
+            return True
+        # Due again from now: the next sweep leaves it alone while this task waits its turn.
+        delivery.next_attempt_at = now
+        delivery.save(update_fields=["next_attempt_at", "updated_at"])
+        if _task_waiting(delivery.pk):
+            return False  # not lost: waiting in a long queue
+        enqueue_in_transaction(TASK, delivery_id=delivery.pk, attempt=delivery.attempt_count + 1)
+        return True
+
+    recovered = DELIVERIES.recover(now=now, grace=lease, handle=recover)
+    tasks_failed = task_results_lost_fail(task_path=task_path(TASK), started_before=now - lease)
+    abandoned, requeued = recovered.abandoned, recovered.lost
     if abandoned or requeued or tasks_failed:
         logger.warning(
             "Webhook recovery: %d abandoned attempts retried, %d lost deliveries re-enqueued, "
@@ -148,6 +126,6 @@ def _task_waiting(delivery_id: int) -> bool:
     """Whether a task for the delivery is still waiting to run (ready, not yet claimed)."""
     return DBTaskResult.objects.filter(
         status=TaskResultStatus.READY,
-        task_path=webhook_deliver.module_path,
+        task_path=task_path(TASK),
         args_kwargs__kwargs__delivery_id=delivery_id,
     ).exists()

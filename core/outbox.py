@@ -1,0 +1,251 @@
+"""Outbox rows: a row that stands for work a task does later (a signer's email, a webhook
+delivery, a packet's seal), and the one way to claim it, finish it, retry or fail it, and
+recover it when its worker died.
+
+Such a row is written in the transaction that makes the work due, with its task
+(``core.background``). What the work needs besides the row's own data is, in each model, a field
+for each of these roles (:class:`Outbox` names them, so a model keeps its own column names):
+
+- ``status``: moved only through the model's table of moves (:class:`Moves`); a move the table
+  does not allow raises :class:`MoveRefused` and changes nothing. Rows still to do have one of
+  ``waiting``; ``failed`` is where they go when the retries ran out.
+- ``attempts``: how many attempts were made (counted when an attempt is claimed) or failed
+  (counted at the failure, for work whose lease is its task's, like a seal).
+- ``due_at``: when the next attempt is due (cleared, when it may be null, once nothing is due).
+- ``leased_until``: set while an attempt is under way; an attempt whose lease ran out was lost
+  with its worker, and :meth:`Outbox.recover` (a sweep) hands the row back.
+- ``last_error``: what the last failed attempt said.
+
+Not an abstract model with these fields: a packet's seal lives on the packet, beside the
+packet's own ``status``, and the columns keep the names that the admin, the GraphQL types and the
+tests read (``attempt_count``, ``next_attempt_at``, ``claimed_until``, ``seal_retry_at``).
+
+The caller holds the row's lock (``select_for_update``) and saves the fields the methods set
+(:attr:`Outbox.fields`, plus its own), in the transaction that records the outcome with its
+audit entry and events: the moves are the rows' lifecycle, as ``esign.lifecycle`` is the
+packet's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import cached_property
+from typing import Any, Literal
+
+from django.core.exceptions import FieldDoesNotExist
+from django.db import models, transaction
+from django.db.models import Q, QuerySet
+
+from core.background import RETRY_JITTER, TaskRef, retry_later
+from core.errors import Conflict
+
+
+class MoveRefused(Conflict):
+    """A status change the row's table of moves does not allow; nothing was written."""
+
+
+@dataclass(frozen=True)
+class Moves:
+    """The statuses a status may become: ``{status: {statuses it may become}}``. A status that
+    may stay as it is (a seal retried again) lists itself."""
+
+    name: str  # what moves ("webhook delivery"), for the refusal's message
+    table: Mapping[str, frozenset[str]]
+
+    def allows(self, current: str, to: str) -> bool:
+        return to in self.table.get(current, frozenset())
+
+    def check(self, current: str, to: str) -> None:
+        if not self.allows(current, to):
+            raise MoveRefused(
+                f"The {self.name} is {current or 'not started'}; it cannot become {to}."
+            )
+
+    def sources(self, to: str) -> list[str]:
+        """The statuses from which ``to`` may be reached."""
+        return [status for status, targets in self.table.items() if to in targets]
+
+
+# Each row of a recovery: its lease ran out (the attempt was abandoned) or it was due long ago
+# with no lease (its task was lost).
+Recover = Callable[[Any, bool], bool]
+
+
+@dataclass(frozen=True)
+class Recovered:
+    abandoned: int  # rows whose attempt's lease ran out, handed back
+    lost: int  # rows due long ago that no attempt had taken, handed back
+
+
+@dataclass(frozen=True)
+class Outbox:
+    """The outbox fields of ``model`` by role, its table of moves, and the moves of its work."""
+
+    model: type[models.Model]
+    moves: Moves
+    waiting: frozenset[str]  # statuses of rows whose work is still to do
+    failed: str  # where a row goes once its retries ran out (or cannot help)
+    retrying: str | None = None  # the status of a row whose retry is scheduled; None: it stays
+    status: str = "status"
+    attempts: str = "attempts"
+    due_at: str = "due_at"
+    leased_until: str | None = "leased_until"
+    last_error: str = "last_error"
+    count_attempts: Literal["claimed", "failed"] = "claimed"
+
+    @cached_property  # not at import: the model's fields are complete once its module is read
+    def fields(self) -> tuple[str, ...]:
+        """The fields these methods may set, to save with the row (``update_fields``)."""
+        names = [self.status, self.attempts, self.due_at, self.leased_until, self.last_error]
+        try:
+            self.model._meta.get_field("updated_at")
+            names.append("updated_at")
+        except FieldDoesNotExist:
+            pass
+        return tuple(name for name in names if name is not None)
+
+    # --- status ---------------------------------------------------------------------------------
+
+    def move(self, row: Any, to: str) -> None:
+        """Set the row's status to ``to`` (saved by the caller); MoveRefused if the table does
+        not allow it."""
+        self.moves.check(getattr(row, self.status), to)
+        setattr(row, self.status, to)
+
+    def move_all(self, rows: QuerySet[Any], to: str, **also: Any) -> int:
+        """Move every row of ``rows`` that may become ``to`` (one UPDATE, with ``also``); the
+        others are left as they are. Returns how many moved."""
+        allowed = rows.filter(**{f"{self.status}__in": self.moves.sources(to)})
+        return allowed.update(**{self.status: to}, **also)
+
+    # --- the work -------------------------------------------------------------------------------
+
+    def due(self, now: datetime) -> QuerySet[Any]:
+        """Rows whose work is to do now and that no attempt holds."""
+        rows = self.model._default_manager.filter(**{f"{self.status}__in": self.waiting})
+        rows = rows.filter(
+            Q(**{f"{self.due_at}__isnull": True}) | Q(**{f"{self.due_at}__lte": now})
+        )
+        if self.leased_until is not None:
+            rows = rows.filter(**{f"{self.leased_until}__isnull": True})
+        return rows
+
+    def leased(self, row: Any, now: datetime) -> bool:
+        """Whether an attempt holds the row (its lease has not run out)."""
+        until = getattr(row, self.leased_until) if self.leased_until else None
+        return until is not None and until > now
+
+    def claim(self, rows: Sequence[Any], *, now: datetime, lease: timedelta) -> None:
+        """Take ``rows`` (locked by the caller) for one attempt each, until ``now + lease``, and
+        save that (one UPDATE): a second claim of the same rows finds them leased."""
+        if self.leased_until is None:
+            raise TypeError(f"{self.model.__name__} has no lease of its own")
+        for row in rows:
+            if self.count_attempts == "claimed":
+                setattr(row, self.attempts, getattr(row, self.attempts) + 1)
+            setattr(row, self.leased_until, now + lease)
+            self._touch(row, now)
+        written = [self.leased_until, *self._touched()]
+        if self.count_attempts == "claimed":
+            written.append(self.attempts)
+        self.model._default_manager.bulk_update(list(rows), written)
+
+    def finish(self, row: Any, to: str, *, now: datetime) -> None:
+        """The work is done (or ended): move to ``to``, release the lease, nothing more is due."""
+        self.move(row, to)
+        self._release(row)
+        self._nothing_due(row)
+        self._touch(row, now)
+
+    def fail(self, row: Any, *, now: datetime) -> None:
+        """No more attempts: move to ``failed``."""
+        self.finish(row, self.failed, now=now)
+
+    def retry_or_fail(
+        self,
+        row: Any,
+        *,
+        error: str,
+        task: TaskRef,
+        kwargs: Mapping[str, Any],
+        attempt: int,
+        delays: Sequence[float],
+        jitter: float = RETRY_JITTER,
+        now: datetime,
+        retryable: bool = True,
+    ) -> datetime | None:
+        """Record a failed attempt (number ``attempt``) and enqueue the next one after
+        ``delays`` (``core.background.retry_later``, in the caller's transaction); once they ran
+        out, or when the error cannot go away by itself (not ``retryable``), fail the row. The
+        time of the retry, or None when the row failed."""
+        if self.count_attempts == "failed":
+            setattr(row, self.attempts, getattr(row, self.attempts) + 1)
+        setattr(row, self.last_error, error[: self._max_length(self.last_error)])
+        retry_at = None
+        if retryable:
+            retry_at = retry_later(
+                task, kwargs=kwargs, attempt=attempt, delays=delays, jitter=jitter, now=now
+            )
+        if retry_at is None:
+            self.fail(row, now=now)
+            return None
+        if self.retrying is not None:
+            self.move(row, self.retrying)
+        self._release(row)
+        setattr(row, self.due_at, retry_at)
+        self._touch(row, now)
+        return retry_at
+
+    def recover(
+        self, *, now: datetime, grace: timedelta, handle: Recover, limit: int = 1000
+    ) -> Recovered:
+        """Hand back the rows whose work was lost, each locked in a transaction of its own (rows
+        another process holds are skipped) with its lease released: first those whose attempt's
+        lease ran out (``handle(row, True)``: its worker died), then those due for longer than
+        ``grace`` that no attempt holds (``handle(row, False)``: their task was lost). ``handle``
+        saves the row (and enqueues its task again, or fails it) and says whether it counts.
+        Safe in several processes at once."""
+        waiting = self.model._default_manager.filter(**{f"{self.status}__in": self.waiting})
+        counts = []
+        for abandoned in (True, False):
+            if abandoned:
+                if self.leased_until is None:
+                    counts.append(0)
+                    continue
+                rows = waiting.filter(**{f"{self.leased_until}__lt": now})
+            else:
+                rows = waiting.filter(**{f"{self.due_at}__lt": now - grace})
+                if self.leased_until is not None:
+                    rows = rows.filter(**{f"{self.leased_until}__isnull": True})
+            counted = 0
+            for pk in list(rows.order_by("pk").values_list("pk", flat=True)[:limit]):
+                with transaction.atomic():
+                    row = rows.select_for_update(skip_locked=True).filter(pk=pk).first()
+                    if row is None:
+                        continue  # finished meanwhile, or another process has it
+                    self._release(row)
+                    counted += bool(handle(row, abandoned))
+            counts.append(counted)
+        return Recovered(abandoned=counts[0], lost=counts[1])
+
+    # --- helpers --------------------------------------------------------------------------------
+
+    def _release(self, row: Any) -> None:
+        if self.leased_until is not None:
+            setattr(row, self.leased_until, None)
+
+    def _nothing_due(self, row: Any) -> None:
+        if getattr(self.model._meta.get_field(self.due_at), "null", False):
+            setattr(row, self.due_at, None)  # else (never null) it keeps the last due time
+
+    def _touched(self) -> list[str]:
+        return ["updated_at"] if "updated_at" in self.fields else []
+
+    def _touch(self, row: Any, now: datetime) -> None:
+        if self._touched():
+            row.updated_at = now
+
+    def _max_length(self, name: str) -> int | None:
+        return getattr(self.model._meta.get_field(name), "max_length", None)
