@@ -31,7 +31,6 @@ from templates_app.engine.describe import example_data, field_info
 from templates_app.services import templates_with_default_versions, version_spec
 from workflows import submissions
 from workflows.models import WebformSubmission
-from workflows.submission_links import continue_url
 
 logger = logging.getLogger(__name__)
 
@@ -206,7 +205,7 @@ def submit_workflow(identity: ApiIdentity, arguments: dict[str, Any]) -> ToolAns
         structured={
             "eid": row.eid,
             "status": "completed" if row.completed_at else "in-progress",
-            "continueURL": continue_url(row.submission),
+            "continueURL": submissions.continue_url(row.submission),
             "weldDataEid": row.submission.eid,
         }
     )

@@ -1,7 +1,7 @@
 """Submissions of workflows ("weldData" on the wire) and of their webforms ("submission").
 
 One service changes them, ``webform_save``, for the webform pages and for forgeSubmit alike:
-each builds a ``SaveRequest`` (workflows/save_request.py) and hands it over. The save merges
+each builds a ``SaveRequest`` (workflows/submissions/request.py) and hands it over. The save merges
 checked values into a webform's payload, moves the step, completes the webform, and when the
 last webform completes, fills the documents (or starts the signing step). Each of those changes
 and its webhook event are written in one transaction; the fills run before it opens.
@@ -21,14 +21,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.identity import ApiIdentity
-from core.blobs import blob_read
-from core.engine.archive import PdfZip, clean_filename
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from esign import services as esign
-from esign.downloads import check_sealed, document_group_archive
-from esign.models import DocumentGroup, Packet, PacketDocument
 from webhooks.services import check_webhook_url
-from workflows import events
+from workflows.definitions.versions import running_definition, webform_get
 from workflows.engine.definition import WebformDef
 from workflows.engine.entries import place_entry
 from workflows.engine.messages import Message
@@ -40,22 +36,20 @@ from workflows.engine.resolve import (
     merged,
     missing_required,
 )
-from workflows.lifecycle import submission_move
 from workflows.models import (
     Submission,
     WebformSubmission,
     Workflow,
 )
-from workflows.save_request import SaveRequest, loaded_new, loaded_submission
-from workflows.services import running_definition, webform_get
-from workflows.submission_finish import (
+from workflows.submissions import events
+from workflows.submissions.finish import (
     Filled,
     fill_documents,
     finish_documents,
     signing_prepare_documents,
-    submission_sync,
 )
-from workflows.submission_reads import (
+from workflows.submissions.lifecycle import submission_move
+from workflows.submissions.reads import (
     OPEN,
     Status,
     completed_slugs,
@@ -64,6 +58,7 @@ from workflows.submission_reads import (
     payloads_of,
     submission_get,
 )
+from workflows.submissions.request import SaveRequest, loaded_new, loaded_submission
 
 # --- saving a webform ---------------------------------------------------------------------------
 
@@ -376,67 +371,3 @@ def submission_remove(*, identity: ApiIdentity, eid: str) -> bool:
     submission = submission_get(organization=identity.organization, eid=eid)
     submission.delete()
     return True
-
-
-# --- documents ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DocumentFile:
-    title: str
-    filename: str
-    read: Any  # () -> bytes
-
-
-def submission_files(submission: Submission) -> list[DocumentFile]:
-    """The documents of a submission: as filled, or as signed (and sealed, once they are) when
-    it had a signing step."""
-    if submission.packet_id is not None:
-        packet = Packet.objects.get(pk=submission.packet_id)
-        return [
-            DocumentFile(d.title or d.filename, d.filename, lambda d=d: _signed_pdf(d))
-            for d in packet.documents.all()
-        ]
-    return [
-        DocumentFile(d.title, d.filename, lambda d=d: blob_read(d.path, d.sha256))
-        for d in submission.documents.all()
-    ]
-
-
-def _signed_pdf(document: PacketDocument) -> bytes:
-    """A signed document: sealed, or nothing (SealPending, SealFailed), as the zip."""
-    check_sealed(document.packet)
-    return blob_read(document.sealed_path, document.sealed_sha256)
-
-
-def download_name(submission: Submission) -> str:
-    """The zip's name: "Demo onboarding - Ada Lovelace" for the title "Demo: onboarding: Ada
-    Lovelace" (the workflow's name, then whose it is)."""
-    name = definition_for(submission).name or submission.workflow.name
-    person = submission.display_title.removeprefix(f"{name}:").strip()
-    title = f"{name} - {person}" if person and person != name else name
-    return clean_filename(title, submission.eid)
-
-
-def documents_zip(submission: Submission) -> tuple[bytes, str]:
-    """The zip of a completed submission's documents, and its file name.
-
-    With a signing step, it is the signed packet's archive: the sealed PDFs and the sealed
-    audit trail (SealPending, a 503 with Retry-After, while they are being sealed)."""
-    submission = submission_sync(submission)
-    if not submission.is_complete:
-        raise Conflict(
-            f"The submission is {submission.status}: its documents can be downloaded once it is "
-            "completed."
-        )
-    filename = f"{download_name(submission)}.zip"
-    if submission.packet_id is not None:
-        group = DocumentGroup.objects.get(packet_id=submission.packet_id)
-        sealed = document_group_archive(
-            organization=submission.workflow.organization, group_eid=group.eid
-        )
-        return sealed.data, filename
-    archive = PdfZip(when=submission.completed_at or timezone.now())
-    for index, document in enumerate(submission_files(submission)):
-        archive.add(document.filename, document.read(), default=f"document{index + 1}.pdf")
-    return archive.finish(), filename

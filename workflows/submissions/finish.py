@@ -21,7 +21,6 @@ from esign.models import Packet
 from fill.services import fill_version
 from templates_app.models import PdfTemplate, TemplateVersion
 from templates_app.services import template_version_select
-from workflows import events
 from workflows.engine.definition import WorkflowDef
 from workflows.engine.resolve import (
     display_title,
@@ -29,14 +28,15 @@ from workflows.engine.resolve import (
     person_name,
     value_of,
 )
-from workflows.lifecycle import submission_move
 from workflows.models import (
     Submission,
     SubmissionDocument,
     Workflow,
 )
-from workflows.submission_links import continue_url
-from workflows.submission_reads import SIGNING, Status, definition_for, locked_submission
+from workflows.submissions import events
+from workflows.submissions.lifecycle import submission_move
+from workflows.submissions.links import continue_url
+from workflows.submissions.reads import SIGNING, Status, definition_for, locked_submission
 
 
 @dataclass(frozen=True)

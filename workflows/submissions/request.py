@@ -1,5 +1,5 @@
 """One webform save as a value: ``SaveRequest``, which a webform page's post
-(workflows/page_post.py) and forgeSubmit (workflows/submissions.py) both build and hand to
+(workflows/pages/post.py) and forgeSubmit (workflows/submissions/save.py) both build and hand to
 ``webform_save``. It carries ``Loaded``: the definition the submission follows and its stored
 payloads, read once by the caller (which checks the posted values against them) and used as
 they are by the save, never read again from the submission nor kept on it."""
@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accounts.identity import ApiIdentity
+from workflows.definitions.versions import Running
 from workflows.engine.definition import WebformDef, WorkflowDef
 from workflows.engine.resolve import Checked
 from workflows.models import Submission, Workflow
-from workflows.services import Running
 
 
 @dataclass(frozen=True)
