@@ -115,8 +115,11 @@ def fill(identity: ApiIdentity, arguments: dict[str, Any]) -> ToolAnswer:
         raise ValidationFailed.single("versionNumber", "Must be an integer.")
     body = {k: v for k, v in arguments.items() if k not in ("templateEid", "versionNumber")}
     pdf = fill_template(
-        identity=identity, template_eid=template_eid, version_number=version_number, body=body
-    )
+        organization=identity.organization,
+        template_eid=template_eid,
+        version_number=version_number,
+        body=body,
+    ).pdf
     return _pdf(pdf, f"{template_eid}.pdf")
 
 

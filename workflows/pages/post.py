@@ -31,8 +31,7 @@ from workflows.pages.screens import Screen, embed_event, end_page, render_screen
 from workflows.pages.steps import next_page, position_of, previous_page, shown_pages
 from workflows.submissions.limit import new_submission_wait, too_many_message
 from workflows.submissions.reads import payloads_of
-from workflows.submissions.request import Loaded, SaveRequest
-from workflows.submissions.save import PayloadInvalid, webform_save
+from workflows.submissions.save import Loaded, PayloadInvalid, SaveRequest, webform_save
 
 
 def post_page(

@@ -62,7 +62,7 @@ from workflows.submissions import files as documents
 from workflows.submissions.finish import submission_sync
 from workflows.submissions.links import submission_for_link
 from workflows.submissions.reads import OPEN, definition_for
-from workflows.submissions.request import loaded_new, loaded_submission
+from workflows.submissions.save import loaded_new, loaded_submission
 
 Status = Submission.Status
 

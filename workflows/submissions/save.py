@@ -1,7 +1,10 @@
 """Submissions of workflows ("weldData" on the wire) and of their webforms ("submission").
 
 One service changes them, ``webform_save``, for the webform pages and for forgeSubmit alike:
-each builds a ``SaveRequest`` (workflows/submissions/request.py) and hands it over. The save merges
+each builds a ``SaveRequest`` (below) and hands it over. The request carries ``Loaded``: the
+definition the submission follows and its stored payloads, read once by the caller (which checks
+the posted values against them) and used as they are, never read again from the submission nor
+kept on it. The save merges
 checked values into a webform's payload, moves the step, completes the webform, and when the
 last webform completes, fills the documents (or starts the signing step). Each of those changes
 and its webhook event are written in one transaction; the fills run before it opens.
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 import zoneinfo
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
@@ -24,8 +27,8 @@ from accounts.identity import ApiIdentity
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from esign import services as esign
 from webhooks.services import check_webhook_url
-from workflows.definitions.versions import running_definition, webform_get
-from workflows.engine.definition import WebformDef
+from workflows.definitions.versions import Running, running_definition, webform_get
+from workflows.engine.definition import WebformDef, WorkflowDef
 from workflows.engine.entries import place_entry
 from workflows.engine.messages import Message
 from workflows.engine.resolve import (
@@ -52,13 +55,76 @@ from workflows.submissions.lifecycle import submission_move
 from workflows.submissions.reads import (
     OPEN,
     Status,
-    completed_slugs,
     definition_for,
-    locked_submission,
-    payloads_of,
     submission_get,
 )
-from workflows.submissions.request import SaveRequest, loaded_new, loaded_submission
+
+# --- the request ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The submission a save changes, as read before it: the definition it follows, each
+    webform's stored payload and the webforms already complete. A new submission (None) has
+    none of them yet, and the published version it will run (None: the working version)."""
+
+    definition: WorkflowDef
+    submission: Submission | None = None
+    payloads: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    completed: frozenset[str] = frozenset()
+    version_number: int | None = None
+
+    def payload(self, webform: WebformDef) -> Mapping[str, Any]:
+        """What is stored of ``webform`` (empty before its first save)."""
+        return self.payloads.get(webform.slug, {})
+
+
+def loaded_submission(submission: Submission, definition: WorkflowDef) -> Loaded:
+    """An existing submission, its webforms' rows read once."""
+    rows = list(submission.webform_submissions.all())
+    return Loaded(
+        definition=definition,
+        submission=submission,
+        payloads={row.webform_slug: dict(row.payload) for row in rows},
+        completed=frozenset(row.webform_slug for row in rows if row.completed_at is not None),
+    )
+
+
+def locked_loaded(submission: Submission, definition: WorkflowDef) -> Loaded:
+    """The submission locked for a change, and its webforms' rows read under the lock: every
+    save locks the submission first, so no other save changes them until this one commits."""
+    locked = Submission.objects.select_for_update().select_related("workflow__organization")
+    return loaded_submission(locked.get(pk=submission.pk), definition)
+
+
+def loaded_new(running: Running) -> Loaded:
+    """A submission not started yet, of the running version."""
+    return Loaded(definition=running.definition, version_number=running.version_number)
+
+
+@dataclass(frozen=True)
+class SaveRequest:
+    """Everything one save needs. ``checked`` holds the values to merge into the webform's
+    payload; ``row_eid`` names the webform's submission the caller means (forgeSubmit's
+    submissionEid); ``complete`` completes the webform. ``webhook_url`` and ``timezone``
+    (empty: unchanged) are the submission's. ``page_keys`` are the items of the page posted,
+    whose draft (what Back kept as typed) is replaced by ``draft``."""
+
+    workflow: Workflow
+    webform: WebformDef
+    checked: Checked
+    loaded: Loaded
+    row_eid: str | None = None
+    current_step: int | None = None
+    complete: bool = False
+    is_test: bool = False
+    webhook_url: str = ""
+    timezone: str = ""
+    embedded: bool = False
+    identity: ApiIdentity | None = None
+    page_keys: tuple[str, ...] = ()
+    draft: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
 
 # --- saving a webform ---------------------------------------------------------------------------
 
@@ -173,8 +239,10 @@ def _save(
         with transaction.atomic():
             if created:
                 submission.save()
+                current = Loaded(definition=definition, submission=submission)
             else:
-                submission = locked_submission(submission)
+                current = locked_loaded(submission, definition)
+                submission = current.submission
                 if submission.status not in OPEN:
                     raise Conflict(
                         f"The submission is {submission.status}: its webforms can no longer change."
@@ -196,9 +264,9 @@ def _save(
             if completed_now:
                 row.completed_at = timezone.now()
             row.save()
-            # Read again under the lock: another save may have changed another webform since
-            # the caller read them (the title and the documents follow what is stored now).
-            payloads = payloads_of(submission)
+            # As read under the lock, not as the caller read them: another save may have
+            # changed another webform since (the title and the documents follow what is stored).
+            payloads = {**current.payloads, webform.slug: dict(row.payload)}
             submission.display_title = display_title(definition, payloads)
             if any(payloads.values()) and submission.status == Status.CREATED:
                 submission_move(submission, Status.IN_PROGRESS, save=False)
@@ -207,9 +275,8 @@ def _save(
                 events.submission_created(submission, definition)
             if completed_now:
                 events.webform_completed(submission, definition, row)
-            finished = request.complete and completed_slugs(submission) >= {
-                w.slug for w in definition.webforms
-            }
+            completed = current.completed | ({webform.slug} if row.completed_at else set())
+            finished = request.complete and completed >= {w.slug for w in definition.webforms}
             if finished:
                 made = finish_documents(
                     submission,
