@@ -90,11 +90,12 @@ def loaded_submission(submission: Submission, definition: WorkflowDef) -> Loaded
     )
 
 
-def locked_loaded(submission: Submission, definition: WorkflowDef) -> Loaded:
+def locked_loaded(submission: Submission, definition: WorkflowDef) -> tuple[Submission, Loaded]:
     """The submission locked for a change, and its webforms' rows read under the lock: every
     save locks the submission first, so no other save changes them until this one commits."""
-    locked = Submission.objects.select_for_update().select_related("workflow__organization")
-    return loaded_submission(locked.get(pk=submission.pk), definition)
+    rows = Submission.objects.select_for_update().select_related("workflow__organization")
+    locked = rows.get(pk=submission.pk)
+    return locked, loaded_submission(locked, definition)
 
 
 def loaded_new(running: Running) -> Loaded:
@@ -241,8 +242,7 @@ def _save(
                 submission.save()
                 current = Loaded(definition=definition, submission=submission)
             else:
-                current = locked_loaded(submission, definition)
-                submission = current.submission
+                submission, current = locked_loaded(submission, definition)
                 if submission.status not in OPEN:
                     raise Conflict(
                         f"The submission is {submission.status}: its webforms can no longer change."
