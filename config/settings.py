@@ -267,7 +267,7 @@ ESIGN_SMS_URL = env.str("ESIGN_SMS_URL", default="")
 ESIGN_SMS_TOKEN = env.str("ESIGN_SMS_TOKEN", default="")
 ESIGN_SMS_TIMEOUT_SECONDS = env.float("ESIGN_SMS_TIMEOUT_SECONDS", default=10.0)
 # Submissions one client address may start on a public webform per window; more get 429 and
-# nothing is stored (workflows.submission_limit).
+# nothing is stored (workflows.submissions.limit).
 WEBFORM_NEW_SUBMISSIONS_PER_ADDRESS = env.int("WEBFORM_NEW_SUBMISSIONS_PER_ADDRESS", default=20)
 WEBFORM_NEW_SUBMISSIONS_WINDOW_SECONDS = env.int(
     "WEBFORM_NEW_SUBMISSIONS_WINDOW_SECONDS", default=3600
@@ -592,7 +592,7 @@ ESIGN_ATTACHMENT_MAX_BYTES = env.int("ESIGN_ATTACHMENT_MAX_BYTES", default=10 * 
 # field's own limit (72 KB, workflows.engine.rules), with a message beside the field.
 WEBFORM_FIELDS_MAX_BYTES = env.int("WEBFORM_FIELDS_MAX_BYTES", default=2 * 1_048_576)
 WEBFORM_IMAGE_UPLOAD_MAX_BYTES = env.int("WEBFORM_IMAGE_UPLOAD_MAX_BYTES", default=10 * 1_048_576)
-# An uploaded image that must be decoded to fit its field (workflows.uploaded_images) is decoded
+# An uploaded image that must be decoded to fit its field (workflows.pages.images) is decoded
 # and scaled in an image worker process, never in the web process: at most IMAGE_WORKERS at once
 # per server process, each within an address-space limit and a deadline (a message beside the
 # field past either); a page waits IMAGE_QUEUE_TIMEOUT_SECONDS for a worker. Images that declare

@@ -29,11 +29,11 @@ class FillPdfApi(APIView):
     @idempotent(keep_answer=False)
     def post(self, request: Request, template_eid: str) -> HttpResponse:
         pdf = fill_template(
-            identity=request.user,
+            organization=request.user.organization,
             template_eid=template_eid,
             version_number=parse_version_number(request.query_params.get("versionNumber")),
             body=request.data,
-        )
+        ).pdf
         return file_response(
             pdf, filename=f"{template_eid}.pdf", content_type="application/pdf", attachment=False
         )

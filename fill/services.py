@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 
-from accounts.identity import ApiIdentity
+from accounts.models import Organization
 from accounts.payload_keys import payload_decrypt
 from core.engine.images import load_image
 from core.engine.problems import EngineError
@@ -21,9 +22,9 @@ from fill.engine import (
 from templates_app.engine.describe import example_data
 from templates_app.models import PdfTemplate, TemplateVersion
 from templates_app.services import (
-    template_get,
-    template_version_select,
-    version_pdf,
+    TemplateSource,
+    template_source,
+    version_source,
     version_spec,
     working_version,
 )
@@ -51,29 +52,36 @@ def fill_context() -> FillContext:
 
 def fill_version(*, version: TemplateVersion, body: dict[str, Any]) -> bytes:
     """Fill one version of a template; every failure becomes a domain error in the wire shape."""
+    return _fill(version_source(version), body)
+
+
+def _fill(source: TemplateSource, body: Any) -> bytes:
     try:
         request = parse_fill_request(body, max_documents=settings.FILL_MAX_DOCUMENTS)
         return fill_pdf(
-            template_pdf=version_pdf(version),
-            spec=version_spec(version),
-            request=request,
-            context=fill_context(),
+            template_pdf=source.pdf, spec=source.spec, request=request, context=fill_context()
         )
     except EngineError as error:
         raise_for_engine_error(error)
 
 
+@dataclass(frozen=True)
+class Filled:
+    version: TemplateVersion  # the version filled (the caller may have named none)
+    pdf: bytes
+
+
 def fill_template(
-    *, identity: ApiIdentity, template_eid: str, version_number: int | None, body: Any
-) -> bytes:
-    template = template_get(organization=identity.organization, eid=template_eid)
-    version = template_version_select(template=template, version_number=version_number)
+    *, organization: Organization, template_eid: str, version_number: int | None, body: Any
+) -> Filled:
+    """Fill the organization's template ``template_eid`` at ``version_number`` (None: its
+    default version); ``data`` may be the organization's encrypted payload (a string)."""
+    source = template_source(
+        organization=organization, eid=template_eid, version_number=version_number
+    )
     if isinstance(body, dict) and isinstance(body.get("data"), str) and body["data"]:
-        body = {
-            **body,
-            "data": payload_decrypt(organization=identity.organization, text=body["data"]),
-        }
-    return fill_version(version=version, body=body)
+        body = {**body, "data": payload_decrypt(organization=organization, text=body["data"])}
+    return Filled(source.version, _fill(source, body))
 
 
 def fill_with_example_data(*, template: PdfTemplate) -> bytes:

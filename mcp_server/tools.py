@@ -31,7 +31,6 @@ from templates_app.engine.describe import example_data, field_info
 from templates_app.services import templates_with_default_versions, version_spec
 from workflows import submissions
 from workflows.models import WebformSubmission
-from workflows.submission_links import continue_url
 
 logger = logging.getLogger(__name__)
 
@@ -116,8 +115,11 @@ def fill(identity: ApiIdentity, arguments: dict[str, Any]) -> ToolAnswer:
         raise ValidationFailed.single("versionNumber", "Must be an integer.")
     body = {k: v for k, v in arguments.items() if k not in ("templateEid", "versionNumber")}
     pdf = fill_template(
-        identity=identity, template_eid=template_eid, version_number=version_number, body=body
-    )
+        organization=identity.organization,
+        template_eid=template_eid,
+        version_number=version_number,
+        body=body,
+    ).pdf
     return _pdf(pdf, f"{template_eid}.pdf")
 
 
@@ -206,7 +208,7 @@ def submit_workflow(identity: ApiIdentity, arguments: dict[str, Any]) -> ToolAns
         structured={
             "eid": row.eid,
             "status": "completed" if row.completed_at else "in-progress",
-            "continueURL": continue_url(row.submission),
+            "continueURL": submissions.continue_url(row.submission),
             "weldDataEid": row.submission.eid,
         }
     )

@@ -178,6 +178,29 @@ def version_pdf(version: TemplateVersion) -> bytes:
     return blob_read(version.pdf_path, version.pdf_sha256)
 
 
+@dataclass(frozen=True)
+class TemplateSource:
+    """What a fill reads of one version of a template: the version, its PDF and its spec."""
+
+    version: TemplateVersion
+    pdf: bytes
+    spec: TemplateSpec
+
+
+def version_source(version: TemplateVersion) -> TemplateSource:
+    return TemplateSource(version, version_pdf(version), version_spec(version))
+
+
+def template_source(
+    *, organization: Organization, eid: str, version_number: int | None
+) -> TemplateSource:
+    """The organization's template ``eid`` at ``version_number`` (as template_version_select
+    reads it), with its PDF and spec: a fill's one read of the templates."""
+    template = template_get(organization=organization, eid=eid)
+    version = template_version_select(template=template, version_number=version_number)
+    return version_source(version)
+
+
 @transaction.atomic
 def template_update_working(
     *, template: PdfTemplate, spec: dict[str, Any], title: str | None = None

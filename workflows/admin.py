@@ -1,5 +1,5 @@
 """The workflow admin: its webforms (in order; each built in the webform builder,
-workflows/admin_builder.py), the documents a workflow fills with the mapping of their aliases
+workflows/builder/admin.py), the documents a workflow fills with the mapping of their aliases
 picked from lists, the signing step, a live preview, publishing, and JSON export (an action) and
 import (a page).
 
@@ -27,13 +27,10 @@ from accounts.staff_admin import manages, may_manage
 from core.errors import ServiceError
 from core.responses import file_response
 from templates_app.models import PdfTemplate
-from workflows import (
-    admin_builder,  # noqa: F401 - registers the webform admin and its builder
-    services,
-    views,
-)
+from workflows.builder import admin as builder_admin  # noqa: F401 - the webform admin
+from workflows.definitions import versions
+from workflows.definitions.mapping import document_mappings_set, mapping_choices, workflow_fields
 from workflows.forms import ImportForm, MappingForm, SignerForm
-from workflows.mapping import document_mappings_set, mapping_choices, workflow_fields
 from workflows.models import (
     Submission,
     Webform,
@@ -45,7 +42,8 @@ from workflows.models import (
     WorkflowSigner,
     WorkflowVersion,
 )
-from workflows.submission_links import submission_links_rotate
+from workflows.pages import views
+from workflows.submissions.links import submission_links_rotate
 
 ORDER_JS = "workflows/admin-order.js"
 ORDER_CSS = "workflows/admin-order.css"
@@ -231,20 +229,20 @@ class WorkflowAdmin(admin.ModelAdmin):
 
     @admin.display(description="Published")
     def published(self, workflow: Workflow) -> str:
-        number = services.version_summary(workflow).published_number
+        number = versions.version_summary(workflow).published_number
         return f"v{number}" if number else "never"
 
     @admin.display(description="Unpublished changes", boolean=True)
     def unpublished_changes(self, workflow: Workflow) -> bool:
-        return services.version_summary(workflow).has_unpublished_changes
+        return versions.version_summary(workflow).has_unpublished_changes
 
     @admin.display(description="Public form")
     def form_link(self, workflow: Workflow) -> str:
-        return format_html('<a href="{0}" target="_blank">{0}</a>', services.start_url(workflow))
+        return format_html('<a href="{0}" target="_blank">{0}</a>', versions.start_url(workflow))
 
     @admin.display(description="Public form")
     def public_form(self, workflow: Workflow) -> str:
-        url = services.start_url(workflow)
+        url = versions.start_url(workflow)
         demo = reverse("workflows-embed-demo", args=[workflow.organization.slug, workflow.slug])
         return format_html(
             '<a href="{0}" target="_blank">{0}</a> (published versions only) · '
@@ -263,7 +261,7 @@ class WorkflowAdmin(admin.ModelAdmin):
 
     def _publish(self, request: HttpRequest, workflow: Workflow) -> None:
         try:
-            version = services.workflow_publish(workflow=workflow)
+            version = versions.workflow_publish(workflow=workflow)
         except ServiceError as error:
             messages.error(request, f"{workflow}: not published: {error.message}")
             return
@@ -273,12 +271,12 @@ class WorkflowAdmin(admin.ModelAdmin):
     def export_json(self, request: HttpRequest, queryset: QuerySet[Workflow]) -> HttpResponse:
         workflows = list(queryset)
         if len(workflows) == 1:
-            data: Any = services.workflow_export(workflow=workflows[0])
+            data: Any = versions.workflow_export(workflow=workflows[0])
             name = workflows[0].slug
         else:
             data = {
                 "format": "workflow-list/1",
-                "workflows": [services.workflow_export(workflow=w) for w in workflows],
+                "workflows": [versions.workflow_export(workflow=w) for w in workflows],
             }
             name = "workflows"
         return file_response(
@@ -380,7 +378,7 @@ class WorkflowAdmin(admin.ModelAdmin):
             )
             try:
                 for item in items:
-                    workflow, created = services.workflow_import(
+                    workflow, created = versions.workflow_import(
                         organization=form.cleaned_data["organization"],
                         data=item,
                         publish=form.cleaned_data["publish"],

@@ -16,8 +16,8 @@ from core.api_errors import error_response
 from core.openapi import RATE_LIMIT_HEADERS, error_responses, ref
 from core.responses import file_response
 from esign.downloads import SealPending
-from workflows.submission_reads import submission_get
-from workflows.submissions import documents_zip
+from workflows.submissions.files import documents_zip
+from workflows.submissions.reads import submission_get
 
 
 class SubmissionZipApi(APIView):

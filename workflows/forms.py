@@ -1,5 +1,5 @@
 """Admin forms for workflows: a signer's signing boxes, the mapping of a document, and the JSON
-import. (A webform's fields are edited in the builder: workflows/admin_builder.py.)"""
+import. (A webform's fields are edited in the builder: workflows/builder/admin.py.)"""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from django.db.models import QuerySet
 from accounts.models import Organization
 from core.errors import ValidationFailed
 from core.parsers import decode_json
+from workflows.definitions.mapping import TemplateAlias
 from workflows.engine.definition import parse_sign_boxes
-from workflows.mapping import TemplateAlias
 from workflows.models import WebformField, WorkflowDocument, WorkflowSigner
 
 

@@ -15,13 +15,14 @@ from core.graphql.scalars import JSON, DateTime
 from esign.events import signer_summary
 from esign.models import Signer
 from esign.schema import EtchSignerType
-from workflows import services, submission_links, submissions
+from workflows.definitions import versions
+from workflows.definitions.rows import definition_of
 from workflows.engine.resolve import resolved_payload
-from workflows.events import download_url
 from workflows.models import Submission, Webform, WebformSubmission, Workflow
-from workflows.rows import definition_of
-from workflows.submission_finish import submission_sync
-from workflows.submission_reads import definition_for, submission_completion, submission_get
+from workflows.submissions import links, save
+from workflows.submissions.events import download_url
+from workflows.submissions.finish import submission_sync
+from workflows.submissions.reads import definition_for, submission_completion, submission_get
 
 
 class ForgeType(graphene.ObjectType):
@@ -97,7 +98,7 @@ class WeldDataType(graphene.ObjectType):
 
     @staticmethod
     def resolve_continue_url(submission: Submission, info: Any) -> str:
-        return submission_links.continue_url(submission)
+        return links.continue_url(submission)
 
     @staticmethod
     def resolve_download_zip_url(submission: Submission, info: Any) -> str | None:
@@ -142,7 +143,7 @@ class SubmissionType(graphene.ObjectType):
 
     @staticmethod
     def resolve_continue_url(row: WebformSubmission, info: Any) -> str:
-        return submission_links.continue_url(row.submission)
+        return links.continue_url(row.submission)
 
     @staticmethod
     def resolve_payload_value(row: WebformSubmission, info: Any) -> dict[str, Any]:
@@ -205,15 +206,15 @@ class WeldType(graphene.ObjectType):
 
     @staticmethod
     def resolve_url(workflow: Workflow, info: Any) -> str:
-        return services.start_url(workflow)
+        return versions.start_url(workflow)
 
     @staticmethod
     def resolve_published_number(workflow: Workflow, info: Any) -> int | None:
-        return services.version_summary(workflow).published_number
+        return versions.version_summary(workflow).published_number
 
     @staticmethod
     def resolve_has_unpublished_changes(workflow: Workflow, info: Any) -> bool:
-        return services.version_summary(workflow).has_unpublished_changes
+        return versions.version_summary(workflow).has_unpublished_changes
 
     @staticmethod
     def resolve_forges(workflow: Workflow, info: Any) -> list[Webform]:
@@ -241,7 +242,7 @@ class OrganizationWelds(graphene.ObjectType):
 
     @staticmethod
     def resolve_welds(organization: Any, info: Any) -> list[Workflow]:
-        return list(services.workflow_list(organization=organization))
+        return list(versions.workflow_list(organization=organization))
 
 
 class Query(graphene.ObjectType):
@@ -263,12 +264,12 @@ class Query(graphene.ObjectType):
     ) -> Workflow:
         organization = identity_of(info).organization
         if eid:
-            return services.workflow_get(organization=organization, eid=eid)
+            return versions.workflow_get(organization=organization, eid=eid)
         if not (organization_slug and slug):
             raise ValidationFailed.single("eid", "Give eid, or organizationSlug and slug.")
         if organization_slug != organization.slug:
             raise NotFound(f"No workflow with slug '{slug}'.")
-        return services.workflow_by_slug(organization=organization, slug=slug)
+        return versions.workflow_by_slug(organization=organization, slug=slug)
 
     @staticmethod
     def resolve_weld_data(root: Any, info: Any, eid: str) -> Submission:
@@ -296,8 +297,8 @@ class ForgeSubmit(ServiceMutation):
 
     @classmethod
     def perform(cls, identity: ApiIdentity, **arguments: Any) -> WebformSubmission:
-        submit = submissions.ForgeSubmitInput(**arguments)
-        return submissions.forge_submit(identity=identity, submit=submit)
+        submit = save.ForgeSubmitInput(**arguments)
+        return save.forge_submit(identity=identity, submit=submit)
 
 
 class RemoveWeldData(ServiceMutation):
@@ -308,7 +309,7 @@ class RemoveWeldData(ServiceMutation):
 
     @classmethod
     def perform(cls, identity: ApiIdentity, *, eid: str) -> bool:
-        return submissions.submission_remove(identity=identity, eid=eid)
+        return save.submission_remove(identity=identity, eid=eid)
 
 
 class Mutation(graphene.ObjectType):

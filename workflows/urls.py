@@ -3,8 +3,8 @@ for API keys (/download/<weld_data_eid>.zip)."""
 
 from django.urls import path, re_path
 
-from workflows import views
 from workflows.api import SubmissionZipApi
+from workflows.pages import views
 
 _FORM = r"^form/(?P<organization_slug>[-\w]+)/(?P<workflow_slug>[-a-z0-9]+)"
 _SUBMISSION = _FORM + r"/(?P<eid>[0-9A-Za-z]{20})"

@@ -14,7 +14,7 @@ from tests.pdfcheck import text_in_rect, words
 from tests.workflows.order_workflow import item_rect, order_workflow, price_rect
 from workflows.demo import demo_workflow_create
 from workflows.models import Submission
-from workflows.submissions import documents_zip
+from workflows.submissions.files import documents_zip
 
 ABOUT_YOU = {
     "name": {"firstName": "Ada", "lastName": "Lovelace"},

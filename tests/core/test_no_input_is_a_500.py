@@ -32,9 +32,9 @@ from config.schema import schema
 from tests.conftest import basic_auth
 from tests.esign.conftest import CREATE, SIGN_URL, token_of, two_signer_packet
 from tests.hostile_json import DEEP, EDGE_INTEGERS, HOSTILE_INPUT, HOSTILE_TEXT
+from workflows.definitions.rows import definition_of
 from workflows.demo import demo_workflow_create
 from workflows.engine.form_inputs import input_names
-from workflows.rows import definition_of
 
 pytestmark = pytest.mark.django_db
 

@@ -1,6 +1,6 @@
 // The webform builder's model (workflows/static/workflows/builder/model.js), without a page:
 // keys made from labels, conditions that follow a renamed key, moving fields across pages, and
-// the JSON the builder saves. The catalogue is the server's own (workflows/builder_catalogue.py),
+// the JSON the builder saves. The catalogue is the server's own (workflows/builder/catalogue.py),
 // written to BUILDER_CATALOGUE_JSON by tests/js/test_node_units.py, which runs these tests.
 
 import assert from "node:assert/strict";

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from core.engine.field_types import field_types_json
-from workflows.builder_catalogue import catalogue_json
+from workflows.builder.catalogue import catalogue_json
 
 ROOT = Path(__file__).resolve().parents[2]
 

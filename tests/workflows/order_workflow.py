@@ -8,8 +8,8 @@ from typing import Any
 
 from accounts.models import Organization
 from templates_app.models import PdfTemplate
+from workflows.definitions.versions import workflow_import
 from workflows.models import Workflow
-from workflows.services import workflow_import
 
 GROUP = {
     "key": "items",

@@ -17,8 +17,8 @@ from accounts.models import Organization, User
 from accounts.services import member_add
 from templates_app.models import PdfTemplate
 from tests.templates_app.conftest import PASSWORD, logged_in
+from workflows.definitions.versions import workflow_export
 from workflows.models import FieldMapping, Webform, WebformField, Workflow, WorkflowDocument
-from workflows.services import workflow_export
 
 
 class _Form(HTMLParser):

@@ -1,4 +1,4 @@
-"""The webform builder's endpoints (workflows/admin_builder.py, workflows/builder.py): what it
+"""The webform builder's endpoints (workflows/builder/admin.py, workflows/builder/state.py): what it
 loads, the save (rows kept, mappings kept, nothing written on a refusal), the draft preview,
 who may use it, and its catalogue against the definition."""
 
@@ -15,9 +15,9 @@ from core.engine.field_types import TYPES
 from tests.templates_app.conftest import logged_in
 from tests.test_admin_every_modeladmin import snapshot
 from tests.workflows.test_admin import staff
-from workflows.builder_catalogue import LOOKS, all_settings, catalogue_json, settings_of
+from workflows.builder.catalogue import LOOKS, all_settings, catalogue_json, settings_of
+from workflows.definitions.versions import workflow_export, workflow_publish
 from workflows.models import FieldMapping, Webform, WebformField, Workflow, WorkflowSigner
-from workflows.services import workflow_export, workflow_publish
 
 
 @pytest.fixture
@@ -102,7 +102,7 @@ def test_the_panel_offers_each_type_its_own_settings() -> None:
 
 def test_every_setting_of_the_definitions_catalogue_has_a_look() -> None:
     """A setting the definition's catalogue gains is shown as JSON under its name until it has
-    a label and an input in workflows/builder_catalogue.py: this fails until then."""
+    a label and an input in workflows/builder/catalogue.py: this fails until then."""
     assert all_settings() - set(LOOKS) == set()
     looks = catalogue_json()["looks"]
     assert {looks[name]["input"] for name in all_settings()} <= {

@@ -18,8 +18,8 @@ from tests.axe import axe_violations
 from tests.browser import watched_tab
 from tests.templates_app.conftest import ARTIFACTS
 from tests.workflows.test_admin_browser import log_in
+from workflows.definitions.versions import workflow_import, workflow_publish
 from workflows.models import Webform, WebformPage, Workflow
-from workflows.services import workflow_import, workflow_publish
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -15,9 +15,9 @@ from accounts.services import member_add
 from core.engine.field_types import TYPES
 from tests.templates_app.conftest import logged_in
 from tests.workflows.test_admin import staff
-from workflows.builder_catalogue import TYPE_CATEGORIES, catalogue_json
+from workflows.builder.catalogue import TYPE_CATEGORIES, catalogue_json
+from workflows.definitions.versions import workflow_import
 from workflows.models import Webform, WebformPage, Workflow
-from workflows.services import workflow_import
 
 pytestmark = pytest.mark.django_db
 

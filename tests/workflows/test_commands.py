@@ -15,8 +15,8 @@ from django.test import Client
 from accounts.models import Organization
 from templates_app.engine.demo import build_demo_template
 from templates_app.services import template_create_with_spec
+from workflows.definitions.versions import workflow_export
 from workflows.models import Submission, Workflow
-from workflows.services import workflow_export
 
 
 def export(*args: str) -> str:

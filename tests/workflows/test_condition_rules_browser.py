@@ -11,8 +11,8 @@ import pytest
 from tests.browser import Tab
 from tests.workflows.test_condition_rules import CASES, VALUES
 from tests.workflows.test_webform_browser import DESKTOP, public_base  # noqa: F401
+from workflows.definitions.versions import workflow_import
 from workflows.engine.conditions import parse_condition
-from workflows.services import workflow_import
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

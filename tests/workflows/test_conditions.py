@@ -11,12 +11,12 @@ import pytest
 from accounts.models import Organization
 from core.engine.problems import InvalidInput
 from tests.workflows.conftest import FORGE_SUBMIT
-from workflows import services
+from workflows.definitions import versions
+from workflows.definitions.rows import definition_of
 from workflows.engine.definition import parse_definition
 from workflows.engine.resolve import check_fields, drop_hidden, missing_required
 from workflows.engine.rules import has_value
 from workflows.models import WebformField, WebformSubmission, Workflow
-from workflows.rows import definition_of
 
 FIELDS = [
     {"key": "name", "type": "shortText", "label": "Name", "required": True},
@@ -122,7 +122,7 @@ def test_clearing_an_answer_drops_what_it_showed() -> None:
 
 @pytest.fixture
 def pets_workflow(organization: Organization) -> Workflow:
-    workflow, _ = services.workflow_import(organization=organization, data=raw_definition())
+    workflow, _ = versions.workflow_import(organization=organization, data=raw_definition())
     return workflow
 
 

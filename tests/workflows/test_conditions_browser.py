@@ -12,9 +12,9 @@ import pytest
 from tests.browser import Tab
 from tests.workflows.test_conditions import FIELDS
 from tests.workflows.test_webform_browser import DESKTOP, public_base, shoot  # noqa: F401
+from workflows.definitions.versions import workflow_import
 from workflows.engine.rules import has_value
 from workflows.models import WebformSubmission
-from workflows.services import workflow_import
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -10,7 +10,7 @@ from django.test import Client
 from core.engine.archive import clean_filename
 from tests.workflows.test_pages import ORDER, START, STEP_1, STEP_2, forge
 from workflows.models import Submission, Workflow
-from workflows.submission_links import continue_token
+from workflows.submissions.links import continue_token
 
 
 def test_the_last_page_sums_up_the_answers_and_the_zip_is_named_cleanly(

@@ -27,12 +27,12 @@ from tests.workflows.order_workflow import (
     order_workflow,
     price_rect,
 )
+from workflows.definitions.versions import workflow_export, workflow_import
 from workflows.engine.definition import parse_definition
 from workflows.engine.resolve import check_payload, hidden_pages, missing_required
 from workflows.models import Submission, WebformGroup, WebformSubmission, Workflow
-from workflows.services import workflow_export, workflow_import
-from workflows.submission_links import continue_token
-from workflows.submissions import documents_zip
+from workflows.submissions.files import documents_zip
+from workflows.submissions.links import continue_token
 
 START = "/form/acme/order"
 NAME = {"name.firstName": "Ada", "name.lastName": "Lovelace"}

@@ -22,7 +22,7 @@ from tests.pdfcheck import text_in_rect, words
 from tests.workflows.order_workflow import item_rect, order_workflow, price_rect
 from tests.workflows.test_webform_browser import SHOTS, public_base  # noqa: F401
 from workflows.models import Submission, WebformSubmission
-from workflows.submissions import documents_zip
+from workflows.submissions.files import documents_zip
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -12,7 +12,7 @@ from django.test import Client
 
 from tests.workflows.conftest import FORGE_SUBMIT, forges
 from workflows.models import Submission, Workflow
-from workflows.submission_links import continue_token
+from workflows.submissions.links import continue_token
 
 START = "/form/acme/demo-onboarding"
 HOSTILE_POSTS: list[dict[str, Any]] = [

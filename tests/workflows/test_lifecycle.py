@@ -7,8 +7,8 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from core.errors import Conflict
-from workflows.lifecycle import SUBMISSION_MOVES, submission_move
 from workflows.models import Submission
+from workflows.submissions.lifecycle import SUBMISSION_MOVES, submission_move
 
 
 def test_every_status_is_reachable() -> None:

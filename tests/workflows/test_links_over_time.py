@@ -14,7 +14,7 @@ from esign.models import AuditEvent, SignerToken
 from templates_app.models import PdfTemplate
 from tests.workflows.test_signing_step import config, nda
 from workflows.models import Submission
-from workflows.submission_links import continue_token, submission_links_rotate
+from workflows.submissions.links import continue_token, submission_links_rotate
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from tests.workflows.order_workflow import order_workflow
 from webhooks.models import WebhookDelivery, WebhookEvent
 from webhooks.services import endpoint_url_set
 from workflows.models import Submission, Workflow
-from workflows.submission_links import continue_token
+from workflows.submissions.links import continue_token
 
 START = "/form/acme/order"
 NAMES = {"name.firstName": "Ada", "name.lastName": "Lovelace", "deliver": "on"}

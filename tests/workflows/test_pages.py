@@ -19,9 +19,9 @@ from accounts.models import Organization
 from core.importmap import import_map_csp_source
 from tests.workflows.conftest import FORGE_SUBMIT
 from webhooks.models import WebhookEvent
+from workflows.definitions.versions import workflow_publish
 from workflows.models import Submission, WebformSubmission, Workflow
-from workflows.services import workflow_publish
-from workflows.submission_links import continue_token
+from workflows.submissions.links import continue_token
 
 START = "/form/acme/demo-onboarding"
 STEP_1 = {

@@ -25,8 +25,8 @@ from PIL import Image
 from accounts.models import Organization
 from tests.core.engine.conftest import FetchTestServer, fetch_http_server  # noqa: F401
 from tests.workflows.conftest import FORGE_SUBMIT
+from workflows.definitions.versions import workflow_import
 from workflows.models import Submission, WebformSubmission, Workflow
-from workflows.services import workflow_import
 
 BADGE = "/form/acme/badge"
 LINK_REFUSED = "Upload the image as a file; a link to an image is not accepted here."
@@ -224,7 +224,7 @@ def test_a_page_without_images_takes_only_its_fields(demo_workflow: Workflow) ->
 
 def test_a_post_to_a_continue_url_is_capped_by_its_submission(demo_workflow: Workflow) -> None:
     from tests.workflows.test_pages import STEP_1
-    from workflows.submission_links import continue_token
+    from workflows.submissions.links import continue_token
 
     client = Client()
     forge_eid = demo_workflow.webforms.get(slug="about-you").eid

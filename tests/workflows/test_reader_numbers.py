@@ -17,8 +17,8 @@ from tests.browser import Tab
 from tests.workflows.order_workflow import order_workflow
 from workflows.engine.numbers import ENGLISH, NumberFormat, canonical_number
 from workflows.models import Submission
-from workflows.submission_links import continue_token
-from workflows.submission_reads import payloads_of
+from workflows.submissions.links import continue_token
+from workflows.submissions.reads import payloads_of
 
 START = "/form/acme/order"
 NAMES = {"name.firstName": "Ada", "name.lastName": "Lovelace", "deliver": "on"}

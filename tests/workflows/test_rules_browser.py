@@ -9,7 +9,7 @@ import pytest
 
 from accounts.models import Organization
 from tests.workflows.test_rules import CASES, FIELDS, message
-from workflows.services import workflow_import
+from workflows.definitions.versions import workflow_import
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

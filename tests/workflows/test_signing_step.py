@@ -23,8 +23,8 @@ from esign.sealing import packet_seal
 from templates_app.models import PdfTemplate
 from tests.pdfcheck import words
 from webhooks.models import WebhookEvent
+from workflows.definitions.versions import workflow_import
 from workflows.models import Submission, Workflow
-from workflows.services import workflow_import
 
 SIGNATURE = {"x": 318, "y": 300, "width": 200, "height": 40}
 
@@ -192,7 +192,7 @@ def test_an_email_signer_without_an_email_stops_the_completion(
     field = workflow.webforms.get().fields.get(key="email")
     field.required = False
     field.save()
-    from workflows.services import workflow_publish
+    from workflows.definitions.versions import workflow_publish
 
     workflow_publish(workflow=workflow)
 

@@ -18,7 +18,7 @@ from tests.workflows.order_workflow import order_workflow
 from workflows.engine.messages import MESSAGES
 from workflows.engine.phones import REGION_NAMES
 from workflows.models import Submission
-from workflows.submission_links import continue_token
+from workflows.submissions.links import continue_token
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "workflows/locale/es/LC_MESSAGES/django.po"
 START = "/form/acme/order"

@@ -9,7 +9,7 @@ import pytest
 from tests.axe import axe_violations
 from tests.browser import Tab
 from tests.workflows.test_webform_browser import DESKTOP, SHOTS, public_base  # noqa: F401
-from workflows.services import workflow_import
+from workflows.definitions.versions import workflow_import
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -24,8 +24,8 @@ from tests.browser import Tab, none_expected
 from tests.conftest import basic_auth
 from tests.pdfcheck import text_in_rect, words
 from tests.templates_app.conftest import ARTIFACTS
+from workflows.definitions.versions import workflow_import
 from workflows.models import Submission, Webform, WebformSubmission, Workflow
-from workflows.services import workflow_import
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -42,8 +42,8 @@ from esign.demo import demo_packet_request_write, demo_packet_signing_url
 from templates_app.engine.demo import build_demo_template
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_with_spec
+from workflows.definitions.versions import start_url
 from workflows.demo import demo_workflow_create
-from workflows.services import start_url
 
 DEMO_SLUG = "demo"
 DEMO_KEY_NAME = "demo (run command)"

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.models import Organization
 from core.errors import ServiceError
-from workflows.services import workflow_by_slug, workflow_export
+from workflows.definitions.versions import workflow_by_slug, workflow_export
 
 
 class Command(BaseCommand):

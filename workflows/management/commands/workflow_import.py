@@ -19,7 +19,7 @@ from django.db import transaction
 
 from accounts.models import Organization
 from core.errors import ServiceError
-from workflows.services import workflow_import
+from workflows.definitions.versions import workflow_import
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@
 // group's blank entry, within its minimum and maximum), their inputs named by entry
 // ("items.0.price", renumbered when one goes), and the fields of each entry as the checks see
 // them. Without this script the Add and Remove buttons post the page, and the server does the
-// same (workflows/page_post.py).
+// same (workflows/pages/post.py).
 import { M } from "./checks.js";
 
 const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));

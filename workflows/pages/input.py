@@ -1,5 +1,5 @@
 """What a webform page posts: read within its size cap (never to a temporary file), and its
-inputs, an uploaded image made small enough for its field (workflows.uploaded_images)."""
+inputs, an uploaded image made small enough for its field (workflows.pages.images)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from core.uploads import (
 )
 from workflows.engine.definition import WebformDef, WorkflowDef
 from workflows.engine.rules import IMAGE_TYPES, IMAGE_UPLOAD_REFUSED
-from workflows.uploaded_images import uploaded_image_value
+from workflows.pages.images import uploaded_image_value
 
 
 def post_cap(definition: WorkflowDef) -> int:

@@ -1,11 +1,11 @@
 """Workflows: reading them, their definition, the templates they fill, publishing, and JSON
-export and import. What people submit is in ``workflows.submissions``.
+export and import. What people submit is in ``workflows.submissions.save``.
 
 The working version of a workflow is its rows (webforms, pages, fields, groups, documents,
-mappings, signers); ``definition_of`` (workflows.rows) reads them into one ``WorkflowDef``.
-Which field fills which template field is in workflows.mapping. A published version stores that
-definition's JSON. Submissions use the latest published version; the API may also run a
-workflow never published, on its working version, as template fills do.
+mappings, signers); ``definition_of`` (workflows.definitions.rows) reads them into one
+``WorkflowDef``. Which field fills which template field is in workflows.definitions.mapping. A
+published version stores that definition's JSON. Submissions use the latest published version;
+the API may also run a workflow never published, on its working version, as template fills do.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from core.engine.problems import EngineError
 from core.errors import NotFound, ValidationFailed, raise_for_engine_error
 from core.lookups import get_or_not_found
 from templates_app.models import PdfTemplate
+from workflows.definitions.mapping import template_problems
+from workflows.definitions.rows import definition_of, replace_rows
 from workflows.engine.definition import WorkflowDef, parse_definition
-from workflows.mapping import template_problems
 from workflows.models import Webform, Workflow, WorkflowVersion
-from workflows.rows import definition_of, replace_rows
 
 # --- reading ------------------------------------------------------------------------------------
 

@@ -1,7 +1,10 @@
 """Submissions of workflows ("weldData" on the wire) and of their webforms ("submission").
 
 One service changes them, ``webform_save``, for the webform pages and for forgeSubmit alike:
-each builds a ``SaveRequest`` (workflows/save_request.py) and hands it over. The save merges
+each builds a ``SaveRequest`` (below) and hands it over. The request carries ``Loaded``: the
+definition the submission follows and its stored payloads, read once by the caller (which checks
+the posted values against them) and used as they are, never read again from the submission nor
+kept on it. The save merges
 checked values into a webform's payload, moves the step, completes the webform, and when the
 last webform completes, fills the documents (or starts the signing step). Each of those changes
 and its webhook event are written in one transaction; the fills run before it opens.
@@ -14,22 +17,18 @@ from __future__ import annotations
 
 import zoneinfo
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.identity import ApiIdentity
-from core.blobs import blob_read
-from core.engine.archive import PdfZip, clean_filename
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from esign import services as esign
-from esign.downloads import check_sealed, document_group_archive
-from esign.models import DocumentGroup, Packet, PacketDocument
 from webhooks.services import check_webhook_url
-from workflows import events
-from workflows.engine.definition import WebformDef
+from workflows.definitions.versions import Running, running_definition, webform_get
+from workflows.engine.definition import WebformDef, WorkflowDef
 from workflows.engine.entries import place_entry
 from workflows.engine.messages import Message
 from workflows.engine.resolve import (
@@ -40,30 +39,93 @@ from workflows.engine.resolve import (
     merged,
     missing_required,
 )
-from workflows.lifecycle import submission_move
 from workflows.models import (
     Submission,
     WebformSubmission,
     Workflow,
 )
-from workflows.save_request import SaveRequest, loaded_new, loaded_submission
-from workflows.services import running_definition, webform_get
-from workflows.submission_finish import (
+from workflows.submissions import events
+from workflows.submissions.finish import (
     Filled,
     fill_documents,
     finish_documents,
     signing_prepare_documents,
-    submission_sync,
 )
-from workflows.submission_reads import (
+from workflows.submissions.lifecycle import submission_move
+from workflows.submissions.reads import (
     OPEN,
     Status,
-    completed_slugs,
     definition_for,
-    locked_submission,
-    payloads_of,
     submission_get,
 )
+
+# --- the request ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The submission a save changes, as read before it: the definition it follows, each
+    webform's stored payload and the webforms already complete. A new submission (None) has
+    none of them yet, and the published version it will run (None: the working version)."""
+
+    definition: WorkflowDef
+    submission: Submission | None = None
+    payloads: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    completed: frozenset[str] = frozenset()
+    version_number: int | None = None
+
+    def payload(self, webform: WebformDef) -> Mapping[str, Any]:
+        """What is stored of ``webform`` (empty before its first save)."""
+        return self.payloads.get(webform.slug, {})
+
+
+def loaded_submission(submission: Submission, definition: WorkflowDef) -> Loaded:
+    """An existing submission, its webforms' rows read once."""
+    rows = list(submission.webform_submissions.all())
+    return Loaded(
+        definition=definition,
+        submission=submission,
+        payloads={row.webform_slug: dict(row.payload) for row in rows},
+        completed=frozenset(row.webform_slug for row in rows if row.completed_at is not None),
+    )
+
+
+def locked_loaded(submission: Submission, definition: WorkflowDef) -> tuple[Submission, Loaded]:
+    """The submission locked for a change, and its webforms' rows read under the lock: every
+    save locks the submission first, so no other save changes them until this one commits."""
+    rows = Submission.objects.select_for_update().select_related("workflow__organization")
+    locked = rows.get(pk=submission.pk)
+    return locked, loaded_submission(locked, definition)
+
+
+def loaded_new(running: Running) -> Loaded:
+    """A submission not started yet, of the running version."""
+    return Loaded(definition=running.definition, version_number=running.version_number)
+
+
+@dataclass(frozen=True)
+class SaveRequest:
+    """Everything one save needs. ``checked`` holds the values to merge into the webform's
+    payload; ``row_eid`` names the webform's submission the caller means (forgeSubmit's
+    submissionEid); ``complete`` completes the webform. ``webhook_url`` and ``timezone``
+    (empty: unchanged) are the submission's. ``page_keys`` are the items of the page posted,
+    whose draft (what Back kept as typed) is replaced by ``draft``."""
+
+    workflow: Workflow
+    webform: WebformDef
+    checked: Checked
+    loaded: Loaded
+    row_eid: str | None = None
+    current_step: int | None = None
+    complete: bool = False
+    is_test: bool = False
+    webhook_url: str = ""
+    timezone: str = ""
+    embedded: bool = False
+    identity: ApiIdentity | None = None
+    page_keys: tuple[str, ...] = ()
+    draft: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
 
 # --- saving a webform ---------------------------------------------------------------------------
 
@@ -178,8 +240,9 @@ def _save(
         with transaction.atomic():
             if created:
                 submission.save()
+                current = Loaded(definition=definition, submission=submission)
             else:
-                submission = locked_submission(submission)
+                submission, current = locked_loaded(submission, definition)
                 if submission.status not in OPEN:
                     raise Conflict(
                         f"The submission is {submission.status}: its webforms can no longer change."
@@ -201,9 +264,9 @@ def _save(
             if completed_now:
                 row.completed_at = timezone.now()
             row.save()
-            # Read again under the lock: another save may have changed another webform since
-            # the caller read them (the title and the documents follow what is stored now).
-            payloads = payloads_of(submission)
+            # As read under the lock, not as the caller read them: another save may have
+            # changed another webform since (the title and the documents follow what is stored).
+            payloads = {**current.payloads, webform.slug: dict(row.payload)}
             submission.display_title = display_title(definition, payloads)
             if any(payloads.values()) and submission.status == Status.CREATED:
                 submission_move(submission, Status.IN_PROGRESS, save=False)
@@ -212,9 +275,8 @@ def _save(
                 events.submission_created(submission, definition)
             if completed_now:
                 events.webform_completed(submission, definition, row)
-            finished = request.complete and completed_slugs(submission) >= {
-                w.slug for w in definition.webforms
-            }
+            completed = current.completed | ({webform.slug} if row.completed_at else set())
+            finished = request.complete and completed >= {w.slug for w in definition.webforms}
             if finished:
                 made = finish_documents(
                     submission,
@@ -376,67 +438,3 @@ def submission_remove(*, identity: ApiIdentity, eid: str) -> bool:
     submission = submission_get(organization=identity.organization, eid=eid)
     submission.delete()
     return True
-
-
-# --- documents ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DocumentFile:
-    title: str
-    filename: str
-    read: Any  # () -> bytes
-
-
-def submission_files(submission: Submission) -> list[DocumentFile]:
-    """The documents of a submission: as filled, or as signed (and sealed, once they are) when
-    it had a signing step."""
-    if submission.packet_id is not None:
-        packet = Packet.objects.get(pk=submission.packet_id)
-        return [
-            DocumentFile(d.title or d.filename, d.filename, lambda d=d: _signed_pdf(d))
-            for d in packet.documents.all()
-        ]
-    return [
-        DocumentFile(d.title, d.filename, lambda d=d: blob_read(d.path, d.sha256))
-        for d in submission.documents.all()
-    ]
-
-
-def _signed_pdf(document: PacketDocument) -> bytes:
-    """A signed document: sealed, or nothing (SealPending, SealFailed), as the zip."""
-    check_sealed(document.packet)
-    return blob_read(document.sealed_path, document.sealed_sha256)
-
-
-def download_name(submission: Submission) -> str:
-    """The zip's name: "Demo onboarding - Ada Lovelace" for the title "Demo: onboarding: Ada
-    Lovelace" (the workflow's name, then whose it is)."""
-    name = definition_for(submission).name or submission.workflow.name
-    person = submission.display_title.removeprefix(f"{name}:").strip()
-    title = f"{name} - {person}" if person and person != name else name
-    return clean_filename(title, submission.eid)
-
-
-def documents_zip(submission: Submission) -> tuple[bytes, str]:
-    """The zip of a completed submission's documents, and its file name.
-
-    With a signing step, it is the signed packet's archive: the sealed PDFs and the sealed
-    audit trail (SealPending, a 503 with Retry-After, while they are being sealed)."""
-    submission = submission_sync(submission)
-    if not submission.is_complete:
-        raise Conflict(
-            f"The submission is {submission.status}: its documents can be downloaded once it is "
-            "completed."
-        )
-    filename = f"{download_name(submission)}.zip"
-    if submission.packet_id is not None:
-        group = DocumentGroup.objects.get(packet_id=submission.packet_id)
-        sealed = document_group_archive(
-            organization=submission.workflow.organization, group_eid=group.eid
-        )
-        return sealed.data, filename
-    archive = PdfZip(when=submission.completed_at or timezone.now())
-    for index, document in enumerate(submission_files(submission)):
-        archive.add(document.filename, document.read(), default=f"document{index + 1}.pdf")
-    return archive.finish(), filename

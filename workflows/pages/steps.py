@@ -10,7 +10,7 @@ from typing import Any
 from workflows.engine.definition import WebformDef, WorkflowDef
 from workflows.engine.resolve import hidden_pages
 from workflows.models import Submission
-from workflows.submission_reads import payloads_of
+from workflows.submissions.reads import payloads_of
 
 Payloads = Mapping[str, Mapping[str, Any]]
 

@@ -23,6 +23,7 @@ from django.utils import timezone
 from core.engine.field_types import FIELD_TYPES
 from core.engine.problems import Problem
 from core.errors import ValidationFailed
+from workflows.definitions.rows import definition_of, field_columns
 from workflows.engine.definition import (
     FORMAT,
     KEY,
@@ -43,7 +44,6 @@ from workflows.models import (
     WebformPage,
     Workflow,
 )
-from workflows.rows import definition_of, field_columns
 
 ROW = "row"
 

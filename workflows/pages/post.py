@@ -2,7 +2,7 @@
 the page the person goes to: the next shown page, the one before (Back), the same page with
 its messages, or the end. Without the page's script, a post also adds or removes an entry of a
 repeating group. A post that would start a submission is limited per client address
-(workflows/submission_limit.py). See workflows/views.py for the pages."""
+(workflows/submissions/limit.py). See workflows/pages/views.py for the pages."""
 
 from __future__ import annotations
 
@@ -23,16 +23,15 @@ from workflows.engine.resolve import (
     first_page_with_errors,
     merged,
 )
-from workflows.field_views import field_views, group_strings, group_views
 from workflows.models import Submission, Workflow
-from workflows.page_input import posted_values
-from workflows.reader_numbers import page_number_format
-from workflows.save_request import Loaded, SaveRequest
-from workflows.screen_steps import next_page, position_of, previous_page, shown_pages
-from workflows.screens import Screen, embed_event, end_page, render_screen, stored_screen
-from workflows.submission_limit import new_submission_wait, too_many_message
-from workflows.submission_reads import payloads_of
-from workflows.submissions import PayloadInvalid, webform_save
+from workflows.pages.fields import field_views, group_strings, group_views
+from workflows.pages.input import posted_values
+from workflows.pages.numbers import page_number_format
+from workflows.pages.screens import Screen, embed_event, end_page, render_screen, stored_screen
+from workflows.pages.steps import next_page, position_of, previous_page, shown_pages
+from workflows.submissions.limit import new_submission_wait, too_many_message
+from workflows.submissions.reads import payloads_of
+from workflows.submissions.save import Loaded, PayloadInvalid, SaveRequest, webform_save
 
 
 def post_page(

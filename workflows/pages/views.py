@@ -34,19 +34,17 @@ from core.engine.archive import safe_filename
 from core.errors import Conflict, NotFound, ServiceError
 from core.responses import file_response
 from esign.downloads import SealFailed, SealPending
-from workflows import services, submissions
+from workflows.definitions import versions
+from workflows.definitions.rows import definition_of
 from workflows.engine.definition import WorkflowDef
 from workflows.engine.messages import Message
 from workflows.engine.resolve import check_form_page
-from workflows.field_views import field_views, group_views
 from workflows.models import Submission, Workflow
-from workflows.page_input import posted_values, read_post
-from workflows.page_post import post_page
-from workflows.reader_numbers import page_number_format
-from workflows.rows import definition_of
-from workflows.save_request import loaded_new, loaded_submission
-from workflows.screen_steps import last_webform, position_of, requested_page
-from workflows.screens import (
+from workflows.pages.fields import field_views, group_views
+from workflows.pages.input import posted_values, read_post
+from workflows.pages.numbers import page_number_format
+from workflows.pages.post import post_page
+from workflows.pages.screens import (
     Screen,
     embed_event,
     end_page,
@@ -59,9 +57,12 @@ from workflows.screens import (
     stored_screen,
     unread_page,
 )
-from workflows.submission_finish import submission_sync
-from workflows.submission_links import submission_for_link
-from workflows.submission_reads import OPEN, definition_for
+from workflows.pages.steps import last_webform, position_of, requested_page
+from workflows.submissions import files as documents
+from workflows.submissions.finish import submission_sync
+from workflows.submissions.links import submission_for_link
+from workflows.submissions.reads import OPEN, definition_for
+from workflows.submissions.save import loaded_new, loaded_submission
 
 Status = Submission.Status
 
@@ -87,7 +88,7 @@ def start(request: HttpRequest, organization_slug: str, workflow_slug: str) -> H
     """The first page; its POST starts a submission."""
     try:
         workflow = _workflow_for(organization_slug, workflow_slug)
-        running = services.running_definition(workflow, published_only=True)
+        running = versions.running_definition(workflow, published_only=True)
     except NotFound as missing:
         return message_page(request, gettext("Form not found"), missing.message, status=404)
     definition = running.definition
@@ -230,7 +231,7 @@ def document(
     except NotFound as missing:
         return message_page(request, gettext("Link not valid"), missing.message, status=404)
     submission = submission_sync(submission)
-    files = submissions.submission_files(submission) if submission.is_complete else []
+    files = documents.submission_files(submission) if submission.is_complete else []
     number = int(index)
     if number >= len(files):
         return message_page(
@@ -258,7 +259,7 @@ def documents_zip(
     """Every document of a completed submission as a zip, for the person who filled it."""
     try:
         submission = _linked(request, organization_slug, workflow_slug, eid)
-        data, filename = submissions.documents_zip(submission)
+        data, filename = documents.documents_zip(submission)
     except ServiceError as error:
         return _no_documents(request, error)
     return file_response(data, filename=filename, content_type="application/zip")
@@ -303,7 +304,7 @@ def embed_demo(request: HttpRequest, organization_slug: str, workflow_slug: str)
         workflow = _workflow_for(organization_slug, workflow_slug)
     except NotFound as missing:
         return message_page(request, gettext("Form not found"), missing.message, status=404)
-    form_url = services.start_url(workflow) + "?embedded=true"
+    form_url = versions.start_url(workflow) + "?embedded=true"
     context = {
         "workflow": workflow,
         "form_url": form_url,

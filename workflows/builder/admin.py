@@ -7,12 +7,12 @@ change permission, which only an organization's owners and admins hold (403). Th
 endpoints, under ``admin/workflows/webform/<id>/builder/``:
 
 - ``""``: the builder's page.
-- ``definition/``: GET the webform (``workflows.builder.builder_state``); POST it to save
+- ``definition/``: GET the webform (``workflows.builder.state.builder_state``); POST it to save
   (``webform_build``). A refused save answers 400 ``{"name": "ValidationError", "fields":
   [{"property": "pages.0.fields.2.key", "message"}]}`` and changes nothing.
 - ``draft/``: POST the webform as drafted: the preview shows it, nothing is saved.
 - ``preview/``: the page of the draft ``?forge=<slug>&page=<n>`` as the public form draws it
-  (GET), or checked as people's pages are (POST, workflows.views.preview).
+  (GET), or checked as people's pages are (POST, workflows.pages.views.preview).
 - ``publish/``: POST publishes the webform's workflow as saved (``workflow_publish``): 200
   ``{"version": <number>}``, or its refusal in the wire shape, nothing published.
 """
@@ -34,17 +34,17 @@ from django.utils.html import format_html
 from accounts.staff import staff_manages, staff_organizations
 from core.errors import ValidationFailed
 from core.json_views import json_view
-from workflows import views
-from workflows.builder import builder_state, preview_definition, webform_build
-from workflows.builder_catalogue import catalogue_json
+from workflows.builder.catalogue import catalogue_json
+from workflows.builder.state import builder_state, preview_definition, webform_build
+from workflows.definitions.versions import workflow_publish
 from workflows.models import Webform, WebformPage, Workflow
-from workflows.services import workflow_publish
+from workflows.pages import views
 
 WebformView = Callable[[HttpRequest, Webform], HttpResponse]
 
 
 def _draft_key(webform: Webform) -> str:
-    return f"workflows.builder.draft.{webform.pk}"
+    return f"workflows.builder.state.draft.{webform.pk}"
 
 
 def _url(name: str, webform: Webform) -> str:

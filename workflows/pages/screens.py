@@ -1,6 +1,6 @@
 """What a webform page shows: the screen the views draw (its fields and groups are in
-workflows.field_views, where a person is in workflows.screen_steps), the rules and strings for
-the page's script, the events for an embedding page and the last page. See workflows/views.py
+workflows.pages.fields, where a person is in workflows.pages.steps), the rules and strings for
+the page's script, the events for an embedding page and the last page. See workflows/pages/views.py
 for the pages."""
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from esign.audit import AuditAction
 from esign.models import Signer
 from esign.routing import is_signers_turn
 from esign.tokens import signer_link
-from workflows import submission_links, submissions
 from workflows.engine.conditions import condition_keys
 from workflows.engine.definition import WebformDef, WorkflowDef
 from workflows.engine.defs import show_when_json
@@ -34,11 +33,13 @@ from workflows.engine.rules import (
     US_STATES,
     browser_rules,
 )
-from workflows.field_views import FieldView, GroupView, field_views, group_views, rule_gettext
 from workflows.models import Submission, Workflow
-from workflows.reader_numbers import page_number_format
-from workflows.screen_steps import shown_steps
-from workflows.submission_reads import SIGNING, definition_for, payloads_of
+from workflows.pages.fields import FieldView, GroupView, field_views, group_views, rule_gettext
+from workflows.pages.numbers import page_number_format
+from workflows.pages.steps import shown_steps
+from workflows.submissions import links
+from workflows.submissions.files import submission_files
+from workflows.submissions.reads import SIGNING, definition_for, payloads_of
 
 EMBED_FLAGS = ("embedded", "withinIframe")
 
@@ -247,8 +248,8 @@ def form_action(screen: Screen) -> str:
             "workflows-start", args=[screen.workflow.organization.slug, screen.workflow.slug]
         )
     else:
-        path = submission_links.continue_path(screen.submission)
-        query["token"] = submission_links.continue_token(screen.submission)
+        path = links.continue_path(screen.submission)
+        query["token"] = links.continue_token(screen.submission)
     if screen.embedded:
         query["embedded"] = "true"
     return f"{path}?{urlencode(query)}" if query else path
@@ -257,7 +258,7 @@ def form_action(screen: Screen) -> str:
 def render_screen(request: HttpRequest, screen: Screen) -> HttpResponse:
     organization = screen.workflow.organization
     continue_url = (
-        submission_links.continue_url(screen.submission, embedded=screen.embedded)
+        links.continue_url(screen.submission, embedded=screen.embedded)
         if screen.submission is not None
         else ""
     )
@@ -272,7 +273,7 @@ def render_screen(request: HttpRequest, screen: Screen) -> HttpResponse:
             "events": screen.events,
             "origins": event_origins(organization),
             "continueUrl": (
-                submission_links.continue_link(screen.submission, embedded=screen.embedded)
+                links.continue_link(screen.submission, embedded=screen.embedded)
                 if screen.submission is not None
                 else ""
             ),
@@ -358,10 +359,10 @@ def end_page(
     events: list[dict[str, Any]] | None = None,
 ) -> HttpResponse:
     """The last page: the documents, the way to signing, or what became of it."""
-    token = submission_links.continue_token(submission)
+    token = links.continue_token(submission)
     documents = []
     if submission.is_complete:
-        for index, document in enumerate(submissions.submission_files(submission)):
+        for index, document in enumerate(submission_files(submission)):
             path = reverse(
                 "workflows-document",
                 args=[
@@ -406,7 +407,7 @@ def end_page(
         "config": {
             "events": events or [],
             "origins": event_origins(submission.workflow.organization),
-            "continueUrl": submission_links.continue_link(submission, embedded=embedded),
+            "continueUrl": links.continue_link(submission, embedded=embedded),
             "signUrl": sign_url,
         },
     }

@@ -1,5 +1,5 @@
 """Reading submissions: the definition one follows, its payloads and progress, and the row
-locked for a change. Shared by saving (workflows.submissions), finishing and the links."""
+locked for a change. Shared by saving (workflows.submissions.save), finishing and the links."""
 
 from __future__ import annotations
 

@@ -14,14 +14,12 @@ from accounts.identity import ApiIdentity
 from core.blobs import blob_save
 from core.engine.problems import Problem
 from core.engine.template_spec import Rect
-from core.errors import Conflict, FieldError, ValidationFailed
+from core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from esign import services as esign
 from esign.inputs import FileInput, PacketInput, SignerInput, SignField
 from esign.models import Packet
-from fill.services import fill_version
-from templates_app.models import PdfTemplate, TemplateVersion
-from templates_app.services import template_version_select
-from workflows import events
+from fill.services import fill_template
+from templates_app.models import TemplateVersion
 from workflows.engine.definition import WorkflowDef
 from workflows.engine.resolve import (
     display_title,
@@ -29,14 +27,15 @@ from workflows.engine.resolve import (
     person_name,
     value_of,
 )
-from workflows.lifecycle import submission_move
 from workflows.models import (
     Submission,
     SubmissionDocument,
     Workflow,
 )
-from workflows.submission_links import continue_url
-from workflows.submission_reads import SIGNING, Status, definition_for, locked_submission
+from workflows.submissions import events
+from workflows.submissions.lifecycle import submission_move
+from workflows.submissions.links import continue_url
+from workflows.submissions.reads import SIGNING, Status, definition_for, locked_submission
 
 
 @dataclass(frozen=True)
@@ -47,31 +46,31 @@ class Filled:
     pdf: bytes
 
 
-def _template_version(workflow: Workflow, eid: str, index: int) -> TemplateVersion:
-    template = PdfTemplate.objects.filter(organization=workflow.organization, eid=eid).first()
-    if template is None:
-        raise ValidationFailed.single(
-            f"documents.{index}", f"The workflow's template {eid!r} no longer exists."
-        )
-    return template_version_select(template=template, version_number=None)
-
-
 def fill_documents(
     workflow: Workflow, definition: WorkflowDef, payloads: Mapping[str, Mapping[str, Any]]
 ) -> list[Filled]:
     """Each document filled from the mapped values, with the template's default version."""
     filled = []
     for index, document in enumerate(definition.documents):
-        version = _template_version(workflow, document.template_eid, index)
-        data = document_data(definition, document, payloads)
+        body = {"data": document_data(definition, document, payloads), "title": document.title}
         try:
-            pdf = fill_version(version=version, body={"data": data, "title": document.title})
+            made = fill_template(
+                organization=workflow.organization,
+                template_eid=document.template_eid,
+                version_number=None,
+                body=body,
+            )
+        except NotFound:
+            raise ValidationFailed.single(
+                f"documents.{index}",
+                f"The workflow's template {document.template_eid!r} no longer exists.",
+            ) from None
         except ValidationFailed as invalid:
             raise ValidationFailed(
                 FieldError(property=f"documents.{index}.{f.property}", message=f.message)
                 for f in invalid.fields
             ) from None
-        filled.append(Filled(document.title, document.filename, version, pdf))
+        filled.append(Filled(document.title, document.filename, made.version, made.pdf))
     return filled
 
 
