@@ -15,10 +15,10 @@ from django_tasks_db.models import DBTaskResult
 
 from core.background import enqueue_in_transaction
 from core.sweeps import sweep, task_results_lost_fail
-from esign.emails import signer_emails_recover, signer_reminders_queue
-from esign.expiry import packets_expire
+from esign.links.emails import signer_emails_recover, signer_reminders_queue
 from esign.models import BulkBatch, Packet, SealedFileVersion
-from esign.seal_renewal import renewals_due, sealed_versions_record
+from esign.sealing.renewal import renewals_due, sealed_versions_record
+from esign.sending.expiry import packets_expire
 from esign.tasks import (
     bulk_batch_send_task,
     packet_seal_task,

@@ -18,7 +18,7 @@ def packet_seal_task(*, packet_id: int, attempt: int = 1) -> str:
     Idempotent: a packet already sealed is left as it is.
     """
     # Imported here: esign.sealing enqueues this task, so it imports this module.
-    from esign.sealing import packet_seal
+    from esign.sealing.seal import packet_seal
 
     return packet_seal(packet_id=packet_id, attempt=attempt)
 
@@ -27,7 +27,7 @@ def packet_seal_task(*, packet_id: int, attempt: int = 1) -> str:
 def sealed_file_renew_task(*, version_id: int) -> str:
     """Renew the archive timestamp of a sealed file (esign.seal_renewal); a failure is recorded
     on the file and tried again by the sweep. Idempotent: a file renewed already is left."""
-    from esign.seal_renewal import sealed_file_renew  # imported late like packet_seal
+    from esign.sealing.renewal import sealed_file_renew  # imported late like packet_seal
 
     return sealed_file_renew(version_id=version_id)
 
@@ -35,7 +35,7 @@ def sealed_file_renew_task(*, version_id: int) -> str:
 @task(priority=PRIORITY_WAITED_FOR)
 def signer_email_task(*, email_id: int, attempt: int = 1) -> str:
     """Attempt ``attempt`` at sending a signer's email (esign.emails); retries itself."""
-    from esign.emails import signer_email_send  # esign.emails enqueues this task
+    from esign.links.emails import signer_email_send  # esign.links.emails enqueues this task
 
     return signer_email_send(email_id=email_id, attempt=attempt)
 
@@ -44,6 +44,6 @@ def signer_email_task(*, email_id: int, attempt: int = 1) -> str:
 def bulk_batch_send_task(*, batch_id: int) -> str:
     """One chunk of a bulk send's rows (esign.bulk); enqueues the next chunk itself, paced by
     the outgoing mail. Idempotent: rows done are skipped."""
-    from esign.bulk import batch_send  # esign.bulk enqueues this task
+    from esign.bulk.sends import batch_send  # esign.bulk.sends enqueues this task
 
     return batch_send(batch_id=batch_id)

@@ -29,10 +29,10 @@ PACKAGES = (
 # (importing file, imported module) -> why it is imported inside a function.
 LATE_IMPORTS = {
     # A task module names its service, which enqueues the task and so imports the task module.
-    ("esign/tasks.py", "esign.sealing"): "the seal task's service",
-    ("esign/tasks.py", "esign.emails"): "the signer email task's service",
-    ("esign/tasks.py", "esign.seal_renewal"): "the seal renewal task's service",
-    ("esign/tasks.py", "esign.bulk"): "the bulk send task's service",
+    ("esign/tasks.py", "esign.sealing.seal"): "the seal task's service",
+    ("esign/tasks.py", "esign.links.emails"): "the signer email task's service",
+    ("esign/tasks.py", "esign.sealing.renewal"): "the seal renewal task's service",
+    ("esign/tasks.py", "esign.bulk.sends"): "the bulk send task's service",
     ("webhooks/tasks.py", "webhooks.services"): "the delivery task's service",
     ("generate/tasks.py", "generate.jobs"): "the asynchronous render task's service",
     # Django loads the email backend while reading the settings, before any model can be.

@@ -18,11 +18,11 @@ from django.utils.translation import gettext
 
 from accounts.embedding import allow_framing_by, embed_origins
 from accounts.models import Organization
-from esign import lifecycle
-from esign.audit import AuditAction
+from esign import packets as lifecycle  # FINISHED_SIGNER, through the face
+from esign.links import signer_link
 from esign.models import Signer
-from esign.routing import is_signers_turn
-from esign.tokens import signer_link
+from esign.packets import AuditAction
+from esign.signing import is_signers_turn
 from workflows import submission_links, submissions
 from workflows.engine.conditions import condition_keys
 from workflows.engine.definition import WebformDef, WorkflowDef

@@ -24,9 +24,9 @@ from accounts.identity import ApiIdentity
 from core.blobs import blob_read
 from core.engine.archive import PdfZip, clean_filename
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
-from esign import services as esign
-from esign.downloads import check_sealed, document_group_archive
+from esign import sending as esign
 from esign.models import DocumentGroup, Packet, PacketDocument
+from esign.sealing import check_sealed, document_group_archive
 from webhooks.services import check_webhook_url
 from workflows import events
 from workflows.engine.definition import WebformDef
