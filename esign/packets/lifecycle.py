@@ -232,6 +232,8 @@ def audit(
 
 
 # --- the webhook events --------------------------------------------------------------------------
+# documentGroupCreate, signerUpdateStatus, signerComplete, etchPacketComplete, and the extensions
+# etchPacketSealed, etchPacketSealFailed, etchPacketExpired and signerForwarded.
 
 
 def _packet(packet: Packet) -> dict[str, Any]:
