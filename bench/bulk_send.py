@@ -120,7 +120,7 @@ def main() -> None:
     from django_tasks_db.models import DBTaskResult
 
     from accounts.services import organization_create
-    from esign.bulk import batch_create, batch_send
+    from esign.bulk.sends import batch_create, batch_send
     from esign.models import BulkBatch, Packet, SignerEmail
 
     organization = organization_create(slug="bench", name="Bench")

@@ -253,7 +253,7 @@ def seal_cpu(packets: object) -> None:
     """CPU of sealing one packet (the 3-page document and its audit trail, B-B, the SoftHSM2
     key) in this process: each packet of the burst sealed again, its seal undone first."""
     from esign.models import Packet, PacketDocument
-    from esign.sealing import packet_seal
+    from esign.sealing.seal import packet_seal
 
     def unseal(packet: Packet) -> None:
         Packet.objects.filter(pk=packet.pk).update(

@@ -13,7 +13,7 @@ from graphql import GraphQLObjectType, GraphQLSchema
 
 from accounts.graphql_docs import DESCRIPTIONS as ACCOUNTS
 from core.graphql.descriptions import merged
-from esign.bulk_graphql_docs import DESCRIPTIONS as BULK
+from esign.bulk import DESCRIPTIONS as BULK
 from esign.graphql_docs import DESCRIPTIONS as ESIGN
 from templates_app.graphql_docs import DESCRIPTIONS as TEMPLATES
 from webhooks.graphql_docs import DESCRIPTIONS as WEBHOOKS

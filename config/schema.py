@@ -8,8 +8,8 @@ import graphene
 from accounts.schema import OrganizationFields, UserFields, resolve_current_user
 from config.graphql_docs import DESCRIPTIONS
 from core.graphql.descriptions import describe
-from esign.bulk_schema import Mutation as BulkMutation
-from esign.bulk_schema import Query as BulkQuery
+from esign.bulk import Mutation as BulkMutation
+from esign.bulk import Query as BulkQuery
 from esign.schema import Mutation as EsignMutation
 from esign.schema import Query as EsignQuery
 from templates_app.schema import OrganizationCasts

@@ -259,7 +259,7 @@ API_KEY_USAGE_FLUSH_SECONDS = env.float("API_KEY_USAGE_FLUSH_SECONDS", default=5
 # admin's "Email a new link" together) per window; more is a 429 and sends nothing.
 ESIGN_RESEND_PER_SIGNER = env.int("ESIGN_RESEND_PER_SIGNER", default=3)
 ESIGN_RESEND_WINDOW_SECONDS = env.int("ESIGN_RESEND_WINDOW_SECONDS", default=3600)
-# Where signers' one-time codes by SMS go (esign.sms): "console" (logged; development),
+# Where signers' one-time codes by SMS go (esign.links.sms): "console" (logged; development),
 # "database" (kept in memory for tests to read) or "http" (a provider: POST JSON to the URL with
 # the token, through core.engine.fetch's address guard).
 ESIGN_SMS_BACKEND = env.str("ESIGN_SMS_BACKEND", default="console")
@@ -470,8 +470,8 @@ if WEBHOOK_DELIVERY_BATCH < 1:
     )
 
 # --- Sealing and verification (owned by esign/) ------------------------------------------------
-# Completed packets' documents are sealed with a PAdES signature (esign.sealing). The key lives in
-# an HSM reached through PKCS#11 when SEAL_PKCS11_MODULE is set; otherwise a software key and a
+# Completed packets' documents are sealed with a PAdES signature (esign.sealing.seal). The key lives
+# in an HSM reached through PKCS#11 when SEAL_PKCS11_MODULE is set; otherwise a software key and a
 # self-signed CA are made on first run in SEAL_DEV_DIR, labelled DEVELOPMENT in their subjects.
 SEAL_PKCS11_MODULE = env.str("SEAL_PKCS11_MODULE", default="")
 SEAL_PKCS11_TOKEN_LABEL = env.str("SEAL_PKCS11_TOKEN_LABEL", default="")
@@ -516,7 +516,7 @@ SEAL_RETRY_DELAYS = [
 # A seal task still running this long after it started was lost with its worker (killed): the
 # sweep marks it failed and enqueues the packet's sealing again. Longer than any real attempt.
 SEAL_LEASE_SECONDS = env.float("SEAL_LEASE_SECONDS", default=300.0)
-# Archive timestamp renewal (esign.seal_renewal): a PAdES-B-LTA file gets a new document
+# Archive timestamp renewal (esign.sealing.renewal): a PAdES-B-LTA file gets a new document
 # timestamp this many days before its last timestamp's certificates expire; a renewal that fails
 # is tried again after SEAL_RENEWAL_RETRY_SECONDS.
 # Each sealed document (and the merged PDF) carries the certificate of completion as an
@@ -553,7 +553,7 @@ VERIFY_WORKER_MEMORY_MB = env.int("VERIFY_WORKER_MEMORY_MB", default=512)
 VERIFY_TIMEOUT_SECONDS = env.float("VERIFY_TIMEOUT_SECONDS", default=6.0)
 VERIFY_QUEUE_TIMEOUT_SECONDS = env.float("VERIFY_QUEUE_TIMEOUT_SECONDS", default=2.0)
 # Verifications one client address may have under way at once, across every server process
-# (esign.verify_slots); more are refused at once (429). Unset: half of VERIFY_WORKERS, at least 1.
+# (esign.verify.slots); more are refused at once (429). Unset: half of VERIFY_WORKERS, at least 1.
 # 0 for no bound.
 VERIFY_MAX_PER_ADDRESS = env.int("VERIFY_MAX_PER_ADDRESS", default=None)
 # Opt-in: fetch a signer's OCSP response or CRL when the file carries no revocation data for
@@ -582,8 +582,8 @@ SIGNING_BODY_MAX_BYTES = env.int("SIGNING_BODY_MAX_BYTES", default=2 * 1_048_576
 SIGNING_SIGNATURE_MAX_BYTES = env.int("SIGNING_SIGNATURE_MAX_BYTES", default=512 * 1024)
 SIGNING_TEXT_MAX_CHARS = env.int("SIGNING_TEXT_MAX_CHARS", default=1000)
 SIGNING_NAME_MAX_CHARS = env.int("SIGNING_NAME_MAX_CHARS", default=255)
-# A file a signer attaches (an attachment field, esign.attachments): at most this many bytes (a
-# field's own maxBytes may ask for less), refused (413) unread past it.
+# A file a signer attaches (an attachment field, esign.signing.attachments): at most this many bytes
+# (a field's own maxBytes may ask for less), refused (413) unread past it.
 ESIGN_ATTACHMENT_MAX_BYTES = env.int("ESIGN_ATTACHMENT_MAX_BYTES", default=10 * 1_048_576)
 # A public webform page's post (/form/...): its fields and framing, plus one image file of at
 # most WEBFORM_IMAGE_UPLOAD_MAX_BYTES (the spec's 10 MB) for each image field of the page with
@@ -645,11 +645,11 @@ IDEMPOTENCY_RUNNING_SECONDS = env.float("IDEMPOTENCY_RUNNING_SECONDS", default=6
 # (as base64, a third larger; a larger one is a RequestTooLarge error naming the REST API).
 MCP_MAX_FILE_BYTES = env.int("MCP_MAX_FILE_BYTES", default=5 * 1024 * 1024)
 
-# Bulk sends (esign.bulk, docs/esign.md): the most rows a batch may have; the largest CSV or XLSX
-# file the admin reads; how many signing emails per second a batch may queue (the outgoing mail's
-# rate: a batch sends its rows in chunks of this many emails per BULK_SEND_CHUNK_SECONDS, each
-# chunk due only once the mail of the one before has had its time); after how long a chunk still
-# running is taken to have died with its worker (the sweep then resumes the batch).
+# Bulk sends (esign.bulk.sends, docs/esign.md): the most rows a batch may have; the largest CSV or
+# XLSX file the admin reads; how many signing emails per second a batch may queue (the outgoing
+# mail's rate: a batch sends its rows in chunks of this many emails per BULK_SEND_CHUNK_SECONDS,
+# each chunk due only once the mail of the one before has had its time); after how long a chunk
+# still running is taken to have died with its worker (the sweep then resumes the batch).
 BULK_SEND_MAX_ROWS = env.int("BULK_SEND_MAX_ROWS", default=5000)
 BULK_SEND_MAX_FILE_BYTES = env.int("BULK_SEND_MAX_FILE_BYTES", default=5 * 1024 * 1024)
 BULK_SEND_EMAILS_PER_SECOND = env.float("BULK_SEND_EMAILS_PER_SECOND", default=25.0)

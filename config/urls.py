@@ -16,7 +16,7 @@ from core.openapi import OpenApiDocumentApi
 from core.pages import page_or_api, start_page
 from core.views import favicon, healthz, not_found, readyz
 from esign.api import DocumentVerifyApi
-from esign.verify_views import verify_page
+from esign.verify import verify_page
 from idempotency.views import IdempotentGraphQLApi
 from mcp_server.views import mcp_endpoint
 from webhooks.urls import urlpatterns as webhook_settings_urls

@@ -22,7 +22,7 @@ tests read (``attempt_count``, ``next_attempt_at``, ``claimed_until``, ``seal_re
 
 The caller holds the row's lock (``select_for_update``) and saves the fields the methods set
 (:attr:`Outbox.fields`, plus its own), in the transaction that records the outcome with its
-audit entry and events: the moves are the rows' lifecycle, as ``esign.lifecycle`` is the
+audit entry and events: the moves are the rows' lifecycle, as ``esign.packets.lifecycle`` is the
 packet's.
 """
 

@@ -28,12 +28,7 @@ from core.blobs import blob_read
 from core.engine.archive import safe_filename
 from core.errors import RateLimited, ServiceError, ValidationFailed
 from core.responses import file_response
-from esign.attachment_fields import packet_attachments, readable_size
-from esign.audit import action_label
-from esign.downloads import document_group_archive
-from esign.emails import gets_emails, signer_email_resend
-from esign.forwarding import reassignable_signers, signer_reassign_now
-from esign.lifecycle import OPEN_PACKET
+from esign.links.emails import gets_emails, signer_email_resend
 from esign.models import (
     AuditEvent,
     Packet,
@@ -42,13 +37,19 @@ from esign.models import (
     Signer,
     SignerAttachment,
 )
-from esign.routing import turn_signers
-from esign.sealing import packet_seal_retry
-from esign.services import packet_delete, packet_void_now
+from esign.packets.attachment_fields import packet_attachments, readable_size
+from esign.packets.audit import action_label
+from esign.packets.lifecycle import OPEN_PACKET
+from esign.sealing.downloads import document_group_archive
+from esign.sealing.seal import packet_seal_retry
+from esign.sending.packets import packet_delete, packet_void_now
+from esign.signing.forwarding import reassignable_signers, signer_reassign_now
+from esign.signing.turns import turn_signers
 
 
 class ReassignForm(forms.Form):
-    """Whose turn goes to whom (esign.forwarding); the service checks the name and address."""
+    """Whose turn goes to whom (esign.signing.forwarding); the service checks the name and
+    address."""
 
     signer = forms.ChoiceField(label="Signer")
     name = forms.CharField(label="New signer's name", max_length=255)
@@ -92,7 +93,7 @@ def _short_hash(value: str) -> str:
 
 
 class SealedVersionInline(ReadOnlyInline):
-    """Each sealed file's versions (esign.seal_renewal): when the newest is due for a new archive
+    """Each sealed file's versions (esign.sealing.renewal): when the newest is due for a new archive
     timestamp, and why its last renewal failed (with when it is tried again)."""
 
     model = SealedFileVersion
@@ -130,7 +131,7 @@ class SignerInline(ReadOnlyInline):
 
     @admin.display(description="signs as")
     def signs_as(self, obj: Signer) -> str:
-        """A member of a signing group, a witness, or "-" (esign.signing_groups)."""
+        """A member of a signing group, a witness, or "-" (esign.packets.groups)."""
         if obj.signing_group:
             return f"group {obj.signing_group} ({obj.signing_group_required} to sign)"
         if obj.role == Signer.Role.WITNESS:
@@ -139,7 +140,7 @@ class SignerInline(ReadOnlyInline):
 
     @admin.display(description="forwarded")
     def forwarding(self, obj: Signer) -> str:
-        """Whose turn this signer took over, and who took over theirs (esign.forwarding)."""
+        """Whose turn this signer took over, and who took over theirs (esign.signing.forwarding)."""
         parts = []
         if obj.forwarded_from is not None:
             parts.append(f"in place of {obj.forwarded_from.name}")
@@ -150,7 +151,8 @@ class SignerInline(ReadOnlyInline):
 
 
 def _person(value: Any) -> Any:
-    """A forward's ``{name, email}`` (esign.forwarding) as "Name <email>"; anything else as is."""
+    """A forward's ``{name, email}`` (esign.signing.forwarding) as "Name <email>"; anything else as
+    is."""
     if isinstance(value, dict) and set(value) == {"name", "email"}:
         return f"{value['name']} <{value['email']}>" if value["email"] else value["name"]
     return value
@@ -211,7 +213,7 @@ class PacketAdmin(OrganizationOwnedAdmin):
         "created_at",
         "sent_at",
         "completed_at",
-        # Sealing (esign.sealing): pending, sealed, retrying (when) or failed (why).
+        # Sealing (esign.sealing.seal): pending, sealed, retrying (when) or failed (why).
         "seal_status",
         "sealed_at",
         "seal_attempts",
@@ -237,8 +239,8 @@ class PacketAdmin(OrganizationOwnedAdmin):
 
     @admin.display(description="attached files")
     def attached_files(self, obj: Packet) -> str:
-        """The files signers attached (esign.attachments): each a download, its SHA-256 in full
-        (what the audit trail lists)."""
+        """The files signers attached (esign.signing.attachments): each a download, its SHA-256 in
+        full (what the audit trail lists)."""
         rows = [
             format_html(
                 '<li><a href="{}">{}</a> ({}, {}): {} <code>{}</code></li>',
@@ -378,7 +380,7 @@ class PacketAdmin(OrganizationOwnedAdmin):
 
     def reassign_one(self, request: HttpRequest, packet_id: int) -> HttpResponse:
         """The packet page's "Reassign a signer": a form (the signer, the new name and email)
-        that hands that signer's turn to someone else (esign.forwarding), audited with the
+        that hands that signer's turn to someone else (esign.signing.forwarding), audited with the
         user; a refusal is shown on the form, and nothing changes."""
         packet = self._packet(request, packet_id, act=True)
         signers = reassignable_signers(packet)
@@ -433,7 +435,7 @@ class PacketAdmin(OrganizationOwnedAdmin):
 
     def _resend(self, request: HttpRequest, packet: Packet) -> tuple[list[Signer], int]:
         """The signers whose turn it is who were sent a new link (audited with the user), and
-        how many were not, having been sent as many as they may be (esign.link_limits): each
+        how many were not, having been sent as many as they may be (esign.links.limits): each
         of those is named in a message."""
         sent, capped = [], 0
         for signer in turn_signers(packet):
@@ -489,4 +491,4 @@ class PacketAdmin(OrganizationOwnedAdmin):
 
 
 # Bulk sends have an admin of their own (upload, preview, progress, results).
-from esign import bulk_admin  # noqa: E402, F401
+from esign.bulk import admin as bulk_admin  # noqa: E402, F401

@@ -20,14 +20,14 @@ from core.api_errors import error_response
 from core.errors import ValidationFailed
 from core.openapi import RATE_LIMIT_HEADERS, error_responses, ref, register_schemas
 from core.responses import file_response
-from esign.downloads import SealFailed, SealPending, document_group_archive
-from esign.verify import (
+from esign.sealing.downloads import SealFailed, SealPending, document_group_archive
+from esign.verify.signatures import (
     check_declared_size,
     in_memory_upload_handlers,
     pdf_verify,
     verification_wire,
 )
-from esign.verify_views import verification_report_pdf
+from esign.verify.views import verification_report_pdf
 
 # A signature's and a document timestamp's verdict in the terms of ETSI EN 319 102-1: the same
 # two properties in both schemas.

@@ -1,4 +1,4 @@
-"""Bulk sends (an extension): one packet shape, many rows, one packet per row (esign.bulk).
+"""Bulk sends (an extension): one packet shape, many rows, one packet per row (esign.bulk.sends).
 
 A batch keeps the createEtchPacket arguments with ``{{column}}`` placeholders (its shape) and
 its rows, each with its values and, once the background task reached it, its outcome: the

@@ -12,7 +12,7 @@ from django.core import checks
 
 from esign.engine.errors import SealKeyTooWeak, SealKeyUnavailable
 from esign.engine.seal_credentials import load_credentials
-from esign.seal_config import DEV_KEY, seal_key
+from esign.sealing.config import DEV_KEY, seal_key
 
 
 @checks.register(checks.Tags.security)

@@ -23,13 +23,13 @@ class PacketStatus(models.TextChoices):
     DECLINED = "declined"
     VOIDED = "voided"
     COMPLETED = "completed"
-    # Extension: its expiresAt passed before everyone signed (esign.expiry); the sender may
+    # Extension: its expiresAt passed before everyone signed (esign.sending.expiry); the sender may
     # extend it, which re-opens it.
     EXPIRED = "expired"
 
 
 class PacketSealStatus(models.TextChoices):
-    """Where sealing the completed packet's documents stands (esign.sealing)."""
+    """Where sealing the completed packet's documents stands (esign.sealing.seal)."""
 
     PENDING = "pending"  # completed; the seal task is queued or running
     SEALED = "sealed"  # every document and the audit trail are sealed: downloadable
@@ -49,7 +49,8 @@ class SignerStatus(models.TextChoices):
     # Extension: it was their turn when the packet expired (re-opened if the sender extends it).
     EXPIRED = "expired"
     # Extension: they handed their turn to someone else, or the sender reassigned it
-    # (esign.forwarding): a new signer has their fields and routing order; their links ended.
+    # (esign.signing.forwarding): a new signer has their fields and routing order; their links
+    # ended.
     FORWARDED = "forwarded"
 
 
@@ -81,7 +82,7 @@ class SignerEmailKind(models.TextChoices):
     RESEND = "resend"  # asked for again: by the sender (API, admin) or the signer (expired link)
     REMINDER = "reminder"  # the packet's reminders: still waiting for them
     COPY = "copy"  # the packet is sealed: a link to their copy of the sealed documents
-    FORWARD = "forward"  # their turn came by a forward or a reassignment (esign.forwarding)
+    FORWARD = "forward"  # their turn came by a forward or a reassignment (esign.signing.forwarding)
 
 
 class SignerEmailStatus(models.TextChoices):
@@ -115,10 +116,10 @@ class Packet(models.Model):
     reminder_days = models.PositiveSmallIntegerField(null=True, blank=True)
     language = models.CharField(max_length=8, choices=Language.choices, blank=True, default="")
     # Extension (createEtchPacket's expiresAt / expiresInDays, extendEtchPacket): past this,
-    # nobody may sign and the packet is expired (esign.expiry). Null: it never expires.
+    # nobody may sign and the packet is expired (esign.sending.expiry). Null: it never expires.
     expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
     # Extension (createEtchPacket's allowForward): its email signers may hand their turn to
-    # someone else from the signing page (esign.forwarding); each signer's own flag decides.
+    # someone else from the signing page (esign.signing.forwarding); each signer's own flag decides.
     allow_forward = models.BooleanField(default=False)
     # Sealing, once completed (blank before). The audit trail PDF is stored like the documents.
     seal_status = models.CharField(
@@ -216,7 +217,7 @@ class SealedFileVersion(models.Model):
 
     Version 1 is the file as sealed (its path and hash are also on the document or the packet,
     where /verify and the audit trail read them); each archive timestamp renewal
-    (esign.seal_renewal) stores the file again, grown by an incremental update, as the next
+    (esign.sealing.renewal) stores the file again, grown by an incremental update, as the next
     version: nothing is overwritten, and downloads serve the newest. Only the newest version of
     a file has ``renewal_due_at``: when its last timestamp must be renewed (null for a PAdES-B-B
     seal, which has none), so the sweep finds due files without reading a PDF.
@@ -291,25 +292,26 @@ class Signer(models.Model):
     signature_text = models.CharField(max_length=255, blank=True)
     initials_text = models.CharField(max_length=32, blank=True)
     decline_reason = models.TextField(blank=True)
-    # Extension: a one-time code before the documents (esign.verification): "email", "sms" (to
+    # Extension: a one-time code before the documents (esign.links.codes): "email", "sms" (to
     # verify_phone, E.164) or "integrator" (an embedded signer the integrator verified); "": none.
     verify_method = models.CharField(max_length=16, blank=True, default="")
     verify_phone = models.CharField(max_length=20, blank=True, default="")
-    # Extension: a signing group (esign.signing_groups): the members of one group (same
+    # Extension: a signing group (esign.packets.groups): the members of one group (same
     # signing_group, routing order and fields) sign one step; it is done once
     # signing_group_required of them signed, and the others are skipped. "" and 0: no group.
     signing_group = models.CharField(max_length=200, blank=True, default="")
     signing_group_required = models.PositiveSmallIntegerField(default=0)
     # Extension: "witness" signs after the signer whose alias_id is witness_for, on the pages
-    # of that signer's fields (esign.signing_groups); "signer" otherwise.
+    # of that signer's fields (esign.packets.groups); "signer" otherwise.
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.SIGNER)
     witness_for = models.CharField(max_length=200, blank=True, default="")
     # Extension: the files this signer is asked to attach (esign.attachments): [{id, label,
     # required, acceptedTypes, maxBytes}], from the signer JSON's fields of type "attachment".
     attachment_fields = models.JSONField(default=list, blank=True)
-    # Extension (esign.forwarding): whether this signer may forward their turn from the signing
-    # page (the packet's allowForward, or the signer JSON's own), and the signer whose turn this
-    # one took over (their ``forwarded_to``), by the signer's forward or the sender's reassign.
+    # Extension (esign.signing.forwarding): whether this signer may forward their turn from the
+    # signing page (the packet's allowForward, or the signer JSON's own), and the signer whose
+    # turn this one took over (their ``forwarded_to``), by the signer's forward or the sender's
+    # reassign.
     allow_forward = models.BooleanField(default=False)
     forwarded_from = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forwarded_to"
@@ -362,8 +364,8 @@ class SignerAttachment(models.Model):
 
 class SignerEmail(models.Model):
     """An email to a signer, written in the transaction that decides it is due (the outbox) and
-    sent by a task (esign.emails): a send that fails is retried, one that is lost is found again
-    by the worker's sweep, and each send is in the audit trail."""
+    sent by a task (esign.links.emails): a send that fails is retried, one that is lost is found
+    again by the worker's sweep, and each send is in the audit trail."""
 
     Status = SignerEmailStatus
 
@@ -409,7 +411,7 @@ class SignerToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     revoked_at = models.DateTimeField(null=True, blank=True)
-    # When the signer entered a right one-time code with this link (esign.verification).
+    # When the signer entered a right one-time code with this link (esign.links.codes).
     verified_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
@@ -417,7 +419,7 @@ class SignerToken(models.Model):
 
 
 class SignerCode(models.Model):
-    """A one-time code sent to a signer before they may see the documents (esign.verification):
+    """A one-time code sent to a signer before they may see the documents (esign.links.codes):
     only its hash is kept; it lasts a few minutes, is used once, and is locked after too many
     wrong tries."""
 

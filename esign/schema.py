@@ -14,20 +14,22 @@ from accounts.identity import ApiIdentity, identity_of
 from core.errors import NotFound
 from core.graphql.mutations import ServiceMutation
 from core.graphql.scalars import JSON, DateTime, Upload
-from esign import services, tokens
-from esign.attachments import signer_attachments
-from esign.emails import signer_email_resend
-from esign.expiry import packet_extend
-from esign.forwarding import signer_reassign
-from esign.inputs import parse_packet_input
+from esign.links import tokens
+from esign.links.emails import signer_email_resend
 from esign.models import DocumentGroup, Packet, Signer
-from esign.routing import packet_send
-from esign.signing_groups import group_signed_by
+from esign.packets import lookups
+from esign.packets.groups import group_signed_by
+from esign.packets.inputs import parse_packet_input
+from esign.sending import packets as services
+from esign.sending.expiry import packet_extend
+from esign.signing.attachments import signer_attachments
+from esign.signing.forwarding import signer_reassign
+from esign.signing.turns import packet_send
 
 
 class SignerAttachmentType(graphene.ObjectType):
     """Extension: one of a signer's attachment fields and the file attached to it
-    (esign.attachments); the file's keys are null until the signer attaches one."""
+    (esign.signing.attachments); the file's keys are null until the signer attaches one."""
 
     class Meta:
         name = "SignerAttachment"
@@ -76,13 +78,13 @@ class EtchSignerType(graphene.ObjectType):
     status = graphene.String()
     sign_action_type = graphene.String()
     completed_at = DateTime()
-    # Extensions: signing groups and witnesses (esign.signing_groups).
+    # Extensions: signing groups and witnesses (esign.packets.groups).
     role = graphene.String()
     witness_for = graphene.String()
     group = graphene.Field(lambda: SigningGroupType)
-    attachments = graphene.List(SignerAttachmentType)  # extension (esign.attachments)
-    # Extensions (esign.forwarding): whether they may forward their turn from the signing page,
-    # and the signers a forward or a reassignment links them to.
+    attachments = graphene.List(SignerAttachmentType)  # extension (esign.signing.attachments)
+    # Extensions (esign.signing.forwarding): whether they may forward their turn from the signing
+    # page, and the signers a forward or a reassignment links them to.
     allow_forward = graphene.Boolean()
     forwarded_from = graphene.Field(lambda: EtchSignerType)
     forwarded_to = graphene.Field(lambda: EtchSignerType)
@@ -214,9 +216,9 @@ class EtchPacketType(graphene.ObjectType):
     sealed_at = DateTime()
     seal_error = graphene.Field(lambda: SealErrorType)
     seal_retry_at = DateTime()
-    # Extension: when nobody may sign any more (null: never); see esign.expiry.
+    # Extension: when nobody may sign any more (null: never); see esign.sending.expiry.
     expires_at = DateTime()
-    # Extension: its email signers may forward their turn (esign.forwarding).
+    # Extension: its email signers may forward their turn (esign.signing.forwarding).
     allow_forward = graphene.Boolean()
 
     @staticmethod
@@ -279,7 +281,7 @@ class Query(graphene.ObjectType):
 
     @staticmethod
     def resolve_etch_packet(root: Any, info: Any, eid: str) -> Packet:
-        return services.packet_get(organization=identity_of(info).organization, eid=eid)
+        return lookups.packet_get(organization=identity_of(info).organization, eid=eid)
 
 
 class CreateEtchPacket(ServiceMutation):
@@ -313,14 +315,14 @@ class CreateEtchPacket(ServiceMutation):
             "Without it, pages follow the browser's Accept-Language; emails and the audit "
             "trail are in English."
         )
-        expires_at = graphene.String()  # extensions (esign.expiry)
+        expires_at = graphene.String()  # extensions (esign.sending.expiry)
         expires_in_days = JSON()  # JSON: a wrong value is a ValidationError on the property
-        allow_forward = JSON()  # extension (esign.forwarding); JSON for the same reason
+        allow_forward = JSON()  # extension (esign.signing.forwarding); JSON for the same reason
 
     Output = EtchPacketType
 
-    # esign.inputs reads the arguments as sent, the shape createEtchPacketBatch and the MCP tool
-    # give as JSON, and names its problems by them.
+    # esign.packets.inputs reads the arguments as sent, the shape createEtchPacketBatch and the MCP
+    # tool give as JSON, and names its problems by them.
     arguments_as_sent = True
 
     @classmethod
@@ -343,7 +345,7 @@ class SendEtchPacket(ServiceMutation):
 
     @classmethod
     def perform(cls, identity: ApiIdentity, *, eid: str) -> Packet:
-        packet = services.packet_get(organization=identity.organization, eid=eid)
+        packet = lookups.packet_get(organization=identity.organization, eid=eid)
         return packet_send(packet=packet)
 
 
@@ -398,7 +400,7 @@ class RemoveEtchPacket(ServiceMutation):
 class ResendEtchSignerEmail(ServiceMutation):
     """Extension: email a new signing link to an email signer whose turn it is. False when they
     do not get emails, it is not their turn, or one is on its way; a RateLimitError (429, with
-    Retry-After) past the cap on new links per signer (esign.link_limits)."""
+    Retry-After) past the cap on new links per signer (esign.links.limits)."""
 
     class Arguments:
         signer_eid = graphene.String(required=True)
@@ -407,7 +409,7 @@ class ResendEtchSignerEmail(ServiceMutation):
 
     @classmethod
     def perform(cls, identity: ApiIdentity, *, signer_eid: str) -> bool:
-        signer = tokens.signer_get(organization=identity.organization, eid=signer_eid)
+        signer = lookups.signer_get(organization=identity.organization, eid=signer_eid)
         return signer_email_resend(signer=signer, requested_by=f"API key {identity.api_key.prefix}")
 
 
@@ -429,7 +431,7 @@ class ExtendEtchPacket(ServiceMutation):
 
 
 class ReassignEtchSigner(ServiceMutation):
-    # Extension: the signer's turn goes to someone else (esign.forwarding). Described in
+    # Extension: the signer's turn goes to someone else (esign.signing.forwarding). Described in
     # esign/graphql_docs.py (a docstring here would be the schema's description instead).
 
     class Arguments:

@@ -1,7 +1,8 @@
 """The sweeps of e-signature (core.sweeps): seals whose task was lost (a packet completed and
 not yet sealed, due now, with no task that will seal it), archive timestamp renewals that are
-due (esign.seal_renewal), signers' emails whose task was lost (esign.emails), reminders, and
-packets past their expiry (esign.expiry), bulk sends whose task was lost (esign.bulk)."""
+due (esign.sealing.renewal), signers' emails whose task was lost (esign.links.emails),
+reminders, and packets past their expiry (esign.sending.expiry), bulk sends whose task was lost
+(esign.bulk.sends)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,14 @@ from django_tasks_db.models import DBTaskResult
 from core.background import enqueue_in_transaction
 from core.sweeps import sweep, task_results_lost_fail
 from core.tasks_registry import task_path
-from esign import bulk, emails, sealing
-from esign.emails import signer_emails_recover, signer_reminders_queue
-from esign.expiry import packets_expire
-from esign.lifecycle import SEALS
+from esign.bulk import sends
+from esign.links import emails
+from esign.links.emails import signer_emails_recover, signer_reminders_queue
 from esign.models import BulkBatch, Packet, SealedFileVersion
-from esign.seal_renewal import renewals_due, sealed_versions_record
+from esign.packets.lifecycle import SEALS
+from esign.sealing import seal
+from esign.sealing.renewal import renewals_due, sealed_versions_record
+from esign.sending.expiry import packets_expire
 
 SWEEP_BATCH = 1000
 RENEW_TASK = "esign.sealed_file_renew"  # esign.tasks.sealed_file_renew_task
@@ -29,7 +32,7 @@ RENEW_TASK = "esign.sealed_file_renew"  # esign.tasks.sealed_file_renew_task
 
 def _tasks_of(packet_ids: list[int]) -> QuerySet[DBTaskResult]:
     return DBTaskResult.objects.filter(
-        task_path=task_path(sealing.TASK), args_kwargs__kwargs__packet_id__in=packet_ids
+        task_path=task_path(seal.TASK), args_kwargs__kwargs__packet_id__in=packet_ids
     )
 
 
@@ -41,7 +44,7 @@ def seals_sweep(*, now: datetime) -> int:
     the emails' and the webhooks' sweeps do). Returns how many packets were enqueued again."""
     started_before = now - timedelta(seconds=settings.SEAL_LEASE_SECONDS)
     due = SEALS.due(now).filter(status=Packet.Status.COMPLETED)
-    task_results_lost_fail(task_path=task_path(sealing.TASK), started_before=started_before)
+    task_results_lost_fail(task_path=task_path(seal.TASK), started_before=started_before)
     packet_ids = list(due.order_by("pk").values_list("pk", flat=True)[:SWEEP_BATCH])
     if not packet_ids:
         return 0
@@ -60,9 +63,7 @@ def seals_sweep(*, now: datetime) -> int:
             packet = due.select_for_update(skip_locked=True).filter(pk=packet_id).first()
             if packet is None or _tasks_of([packet_id]).filter(live).exists():
                 continue  # sealed or being sealed meanwhile, or another sweep has it
-            enqueue_in_transaction(
-                sealing.TASK, packet_id=packet_id, attempt=packet.seal_attempts + 1
-            )
+            enqueue_in_transaction(seal.TASK, packet_id=packet_id, attempt=packet.seal_attempts + 1)
             enqueued += 1
     return enqueued
 
@@ -136,7 +137,7 @@ def reminders_sweep(*, now: datetime) -> int:
 
 @sweep("esign.expiry")
 def expiry_sweep(*, now: datetime) -> int:
-    """Expire the open packets past their expiresAt (esign.expiry); returns how many."""
+    """Expire the open packets past their expiresAt (esign.sending.expiry); returns how many."""
     return packets_expire(now=now, limit=SWEEP_BATCH)
 
 
@@ -144,9 +145,9 @@ def expiry_sweep(*, now: datetime) -> int:
 def bulk_sends_sweep(*, now: datetime) -> int:
     """Enqueue again every bulk send that is sending, due, and has no live task (none ready,
     none running for less than ``BULK_SEND_LEASE_SECONDS``): its worker died in the middle of a
-    chunk. The rows it had done are skipped (esign.bulk). Returns how many."""
+    chunk. The rows it had done are skipped (esign.bulk.sends). Returns how many."""
     started_before = now - timedelta(seconds=settings.BULK_SEND_LEASE_SECONDS)
-    path = task_path(bulk.TASK)
+    path = task_path(sends.TASK)
     task_results_lost_fail(task_path=path, started_before=started_before)
     due = BulkBatch.objects.filter(status=BulkBatch.Status.SENDING).filter(
         Q(next_run_at__isnull=True) | Q(next_run_at__lte=now)
@@ -163,6 +164,6 @@ def bulk_sends_sweep(*, now: datetime) -> int:
             batch = due.select_for_update(skip_locked=True).filter(pk=batch_id).first()
             if batch is None or tasks.filter(live).exists():
                 continue  # finished meanwhile, or another sweep has it
-            enqueue_in_transaction(bulk.TASK, batch_id=batch_id)
+            enqueue_in_transaction(sends.TASK, batch_id=batch_id)
             enqueued += 1
     return enqueued

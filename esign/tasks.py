@@ -1,6 +1,6 @@
-"""E-signature tasks: sealing a completed packet (esign.sealing), renewing a sealed file's
-archive timestamp (esign.seal_renewal), emailing a signer (esign.emails), a bulk send's rows
-(esign.bulk).
+"""E-signature tasks: sealing a completed packet (esign.sealing.seal), renewing a sealed file's
+archive timestamp (esign.sealing.renewal), emailing a signer (esign.links.emails), a bulk send's
+rows (esign.bulk.sends).
 
 Each is registered by name (core.tasks_registry): the services enqueue ``"esign.packet_seal"``
 and never import this module, which imports them. ``EsignConfig.ready`` imports it.
@@ -12,10 +12,10 @@ from django_tasks import task
 
 from core.background import PRIORITY_BACKGROUND, PRIORITY_WAITED_FOR
 from core.tasks_registry import task_register
-from esign.bulk import batch_send
-from esign.emails import signer_email_send
-from esign.seal_renewal import sealed_file_renew
-from esign.sealing import packet_seal
+from esign.bulk.sends import batch_send
+from esign.links.emails import signer_email_send
+from esign.sealing.renewal import sealed_file_renew
+from esign.sealing.seal import packet_seal
 
 
 # Someone waits for a seal and a signer's email: they run before the webhook deliveries (and any
@@ -33,7 +33,7 @@ def packet_seal_task(*, packet_id: int, attempt: int = 1) -> str:
 @task_register("esign.sealed_file_renew")
 @task(priority=PRIORITY_BACKGROUND)  # due within weeks: after everything else
 def sealed_file_renew_task(*, version_id: int) -> str:
-    """Renew the archive timestamp of a sealed file (esign.seal_renewal); a failure is recorded
+    """Renew the archive timestamp of a sealed file (esign.sealing.renewal); a failure is recorded
     on the file and tried again by the sweep. Idempotent: a file renewed already is left."""
     return sealed_file_renew(version_id=version_id)
 
@@ -41,13 +41,13 @@ def sealed_file_renew_task(*, version_id: int) -> str:
 @task_register("esign.signer_email")
 @task(priority=PRIORITY_WAITED_FOR)
 def signer_email_task(*, email_id: int, attempt: int = 1) -> str:
-    """Attempt ``attempt`` at sending a signer's email (esign.emails); retries itself."""
+    """Attempt ``attempt`` at sending a signer's email (esign.links.emails); retries itself."""
     return signer_email_send(email_id=email_id, attempt=attempt)
 
 
 @task_register("esign.bulk_batch_send")
 @task()
 def bulk_batch_send_task(*, batch_id: int) -> str:
-    """One chunk of a bulk send's rows (esign.bulk); enqueues the next chunk itself, paced by
+    """One chunk of a bulk send's rows (esign.bulk.sends); enqueues the next chunk itself, paced by
     the outgoing mail. Idempotent: rows done are skipped."""
     return batch_send(batch_id=batch_id)

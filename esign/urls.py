@@ -2,8 +2,8 @@
 
 from django.urls import path
 
-from esign import attachment_views, link_views, views
 from esign.api import DocumentGroupZipApi
+from esign.signing import attachment_views, link_views, views
 
 urlpatterns = [
     path("api/etch/verify/<name:signer_eid>", views.signing_page, name="esign-verify"),

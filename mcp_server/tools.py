@@ -20,10 +20,10 @@ from accounts.identity import ApiIdentity
 from core.api_errors import internal_error_body, log_unexpected
 from core.errors import RequestTooLarge, ServiceError, ValidationFailed
 from core.graphql.scalars import iso_ms
-from esign import services as esign_services
-from esign import tokens
-from esign.inputs import parse_packet_input
+from esign.links import sign_url_generate
 from esign.models import Packet
+from esign.packets import packet_get, parse_packet_input
+from esign.sending import packet_create
 from fill.services import fill_template
 from generate.services import pdf_generate
 from mcp_server import schemas
@@ -156,7 +156,7 @@ def _packet(packet: Packet) -> dict[str, Any]:
 
 
 def create_packet(identity: ApiIdentity, arguments: dict[str, Any]) -> ToolAnswer:
-    packet = esign_services.packet_create(
+    packet = packet_create(
         organization=identity.organization,
         watermark=identity.is_development,
         packet_input=parse_packet_input(arguments),
@@ -166,13 +166,11 @@ def create_packet(identity: ApiIdentity, arguments: dict[str, Any]) -> ToolAnswe
 
 def get_packet(identity: ApiIdentity, arguments: dict[str, Any]) -> ToolAnswer:
     eid = _text(arguments, "eid")
-    return ToolAnswer(
-        structured=_packet(esign_services.packet_get(organization=identity.organization, eid=eid))
-    )
+    return ToolAnswer(structured=_packet(packet_get(organization=identity.organization, eid=eid)))
 
 
 def get_signing_link(identity: ApiIdentity, arguments: dict[str, Any]) -> ToolAnswer:
-    url = tokens.sign_url_generate(
+    url = sign_url_generate(
         identity=identity,
         signer_eid=_text(arguments, "signerEid"),
         client_user_id=_text(arguments, "clientUserId"),

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from core.api_errors import error_response
 from core.openapi import RATE_LIMIT_HEADERS, error_responses, ref
 from core.responses import file_response
-from esign.downloads import SealPending
+from esign.sealing import SealPending
 from workflows.submissions.files import documents_zip
 from workflows.submissions.reads import submission_get
 

@@ -8,7 +8,11 @@ class WorkflowsConfig(AppConfig):
     def ready(self) -> None:
         # A workflow's signing step follows its packet at once (weldComplete is written in the
         # transaction of the last signature), not only when the submission is next looked at.
-        from esign.hooks import on_packet_removing, on_packet_status_change, on_signer_handing_over
+        from esign.packets import (
+            on_packet_removing,
+            on_packet_status_change,
+            on_signer_handing_over,
+        )
         from workflows.submissions.finish import (
             packet_changed,
             packet_removing,

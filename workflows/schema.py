@@ -12,8 +12,8 @@ from accounts.identity import ApiIdentity, identity_of
 from core.errors import NotFound, ValidationFailed
 from core.graphql.mutations import ServiceMutation
 from core.graphql.scalars import JSON, DateTime
-from esign.events import signer_summary
 from esign.models import Signer
+from esign.packets import signer_summary
 from esign.schema import EtchSignerType
 from workflows.definitions import versions
 from workflows.definitions.rows import definition_of

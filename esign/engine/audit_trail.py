@@ -94,7 +94,7 @@ class TrailLabels:
     user_agent: str = "User agent"
     detail: str = "Detail"
     footer_packet: str = "packet {packet}"
-    # Files signers attached (an extension, esign.attachments).
+    # Files signers attached (an extension, esign.signing.attachments).
     attachments: str = "Attached files"
     attachments_note: str = (
         "Files the signers attached, as the zip holds them, with the SHA-256 of each. A file "

@@ -1,8 +1,8 @@
 """A printable validation report: the verifier's result drawn as a PDF to keep with the file.
 
-Pure drawing: every word is passed in (esign.verify builds the text from a verification), so the
-report says exactly what the page and the JSON report say. Drawn with reportlab's platypus, which
-flows the sections over as many pages as they need; ``invariant`` keeps the output free of the
+Pure drawing: every word is passed in (esign.verify.signatures builds the text from a verification),
+so the report says exactly what the page and the JSON report say. Drawn with reportlab's platypus,
+which flows the sections over as many pages as they need; ``invariant`` keeps the output free of the
 current time (the verification time is in the text).
 """
 

@@ -15,7 +15,7 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
 
-from esign.seal_config import trust_roots
+from esign.sealing.config import trust_roots
 from templates_app import services as templates
 from tests.esign.conftest import contract_pdf
 from tests.esign.test_template_signer_fields import (

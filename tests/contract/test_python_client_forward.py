@@ -1,4 +1,4 @@
-"""python-anvil and forwarding (esign.forwarding): create_etch_packet passes a signer's
+"""python-anvil and forwarding (esign.signing.forwarding): create_etch_packet passes a signer's
 ``allowForward`` through (the published client keeps a signer's unknown keys), the signer then
 forwards their turn over the signing page's API, and the client's own query call reaches the
 extension mutation reassignEtchSigner, its answer and its refusal."""

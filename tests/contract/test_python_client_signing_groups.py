@@ -1,5 +1,5 @@
 """python-anvil's create_etch_packet with the signer JSON's extensions ``group`` and ``role`` /
-``witnessFor`` (esign.signing_groups): the client passes them through unchanged, the packet
+``witnessFor`` (esign.packets.groups): the client passes them through unchanged, the packet
 comes back with its signers, and a bad group reaches the client as the wire's ValidationError
 with nothing stored."""
 

@@ -13,7 +13,7 @@ from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Organization
 from core.outbox import MoveRefused, Outbox
-from esign.lifecycle import EMAIL_MOVES, SEAL_MOVES
+from esign.packets.lifecycle import EMAIL_MOVES, SEAL_MOVES
 from webhooks.models import DELIVERIES, WebhookDelivery
 from webhooks.services import endpoint_url_set, event_emit
 

@@ -256,9 +256,9 @@ def complete(
 
 
 def send_queued_emails() -> list[str]:
-    """Run what the worker runs for every signing email queued (esign.emails): each pending
+    """Run what the worker runs for every signing email queued (esign.links.emails): each pending
     outbox row, once. Returns each attempt's outcome."""
-    from esign.emails import signer_email_send
+    from esign.links.emails import signer_email_send
     from esign.models import SignerEmail
 
     return [

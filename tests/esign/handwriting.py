@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from esign.stamping import HANDWRITING_FONT
+from esign.packets.documents import HANDWRITING_FONT
 
 FONT_NAME_PREFIX = "Kristi"
 

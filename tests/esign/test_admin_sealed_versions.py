@@ -1,4 +1,4 @@
-"""The packet's admin page shows each sealed file's versions (esign.seal_renewal) and why a
+"""The packet's admin page shows each sealed file's versions (esign.sealing.renewal) and why a
 renewal failed, so an operator sees a seal that is not being kept valid."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from esign.models import SealedFileVersion
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
 
 pytestmark = pytest.mark.django_db
 

@@ -23,11 +23,11 @@ from PIL import Image
 
 from accounts.models import Organization, User
 from accounts.services import member_add
-from esign.copies import signer_copy_url
 from esign.models import AuditEvent, Packet, Signer, SignerAttachment
-from esign.seal_config import trust_roots
-from esign.sealing import packet_seal
-from esign.services import packet_delete
+from esign.packets.documents import signer_copy_url
+from esign.sealing.config import trust_roots
+from esign.sealing.seal import packet_seal
+from esign.sending.packets import packet_delete
 from tests.esign.conftest import CREATE, DRAWN, contract_pdf, sign, token_of, two_signer_packet
 from tests.esign.test_packet_admin_roles import staff
 from tests.esign.test_seal_packets import validate

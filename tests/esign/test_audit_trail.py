@@ -24,8 +24,8 @@ from esign.engine.audit_trail import (
     draw_audit_trail,
 )
 from esign.models import Packet
-from esign.seal_config import trust_roots
-from esign.sealing import packet_seal
+from esign.sealing.config import trust_roots
+from esign.sealing.seal import packet_seal
 from tests.esign.conftest import USER_AGENT, drawn_signature_png
 from tests.esign.test_seal_packets import validate, zip_url
 from tests.pdfcheck import render, words

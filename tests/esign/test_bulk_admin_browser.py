@@ -18,7 +18,7 @@ from django.contrib.auth.models import Permission
 from accounts.models import Organization, User
 from accounts.services import member_add
 from core.engine.template_spec import FieldSpec, Rect
-from esign.bulk import batch_send
+from esign.bulk.sends import batch_send
 from esign.models import BulkBatch, Packet
 from templates_app.engine.demo import build_demo_template
 from templates_app.models import PdfTemplate

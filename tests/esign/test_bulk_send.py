@@ -18,9 +18,9 @@ import pytest
 from django_tasks_db.models import DBTaskResult
 from pypdf import PdfReader
 
-from esign.audit_trail import audit_trail_pdf
-from esign.bulk import batch_send, csv_safe, results_csv
+from esign.bulk.sends import batch_send, csv_safe, results_csv
 from esign.models import AuditEvent, BulkBatch, BulkRow, Packet, SignerEmail
+from esign.sealing.certificate import audit_trail_pdf
 from templates_app.models import PdfTemplate
 from tests.esign.conftest import contract_pdf
 from tests.pdfcheck import words
@@ -359,16 +359,16 @@ def test_a_webhook_url_no_delivery_could_reach_is_refused_once(create_batch) -> 
 def test_a_fault_on_one_row_fails_that_row_only(create_batch, monkeypatch) -> None:
     """A bug met by one row (not a refusal) fails it with a generic error; the batch goes on
     instead of being resumed on that row for ever."""
-    import esign.bulk
+    import esign.bulk.sends
 
-    original = esign.bulk.packet_prepare
+    original = esign.bulk.sends.packet_prepare
 
     def prepare(**arguments: Any):
         if arguments["packet_input"].signers[0].name == "Charles Babbage":
             raise RuntimeError("a bug")
         return original(**arguments)
 
-    monkeypatch.setattr(esign.bulk, "packet_prepare", prepare)
+    monkeypatch.setattr(esign.bulk.sends, "packet_prepare", prepare)
     create_batch(uploaded_shape(), ROWS)
     batch = BulkBatch.objects.get()
     send_all(batch.eid)

@@ -351,7 +351,7 @@ def test_a_voided_packets_link_tells_the_embedding_app_why(
     browser, live_server, app: str, packet_of, sign_url
 ) -> None:
     from esign.models import Packet
-    from esign.services import packet_void_now
+    from esign.sending.packets import packet_void_now
 
     signers = packet_of()
     url = sign_url(signers["client"])

@@ -15,11 +15,11 @@ from django.test import Client
 from django.utils import timezone
 
 from core.sweeps import sweeps_run
-from esign.audit_trail import audit_trail_pdf
-from esign.emails import signer_reminders_queue
-from esign.expiry import packets_expire
-from esign.link_limits import new_link_count
+from esign.links.emails import signer_reminders_queue
+from esign.links.limits import new_link_count
 from esign.models import AuditEvent, Packet, Signer, SignerEmail
+from esign.sealing.certificate import audit_trail_pdf
+from esign.sending.expiry import packets_expire
 from tests.esign.conftest import CREATE, send_queued_emails, sign, token_of, two_signer_packet
 from tests.pdfcheck import words
 from webhooks.models import WebhookEvent

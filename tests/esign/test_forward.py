@@ -1,4 +1,4 @@
-"""Forwarding a signer's turn (an extension, esign.forwarding): createEtchPacket's allowForward
+"""Forwarding a signer's turn (an extension, esign.signing.forwarding): createEtchPacket's allowForward
 (and the signer JSON's), the signing page's forward, the sender's reassignEtchSigner and the
 admin's form. A new signer takes the original's fields and routing order, the original becomes
 ``forwarded`` and their links end, the new signer is emailed; the trail and the signerForwarded
@@ -20,10 +20,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import Organization
-from esign.audit_trail import audit_trail_pdf
-from esign.forwarding import MAX_FORWARDS_PER_PACKET
+from esign.links.tokens import signer_token_issue
 from esign.models import AuditEvent, Packet, Signer, SignerEmail, SignerToken
-from esign.tokens import signer_token_issue
+from esign.sealing.certificate import audit_trail_pdf
+from esign.signing.forwarding import MAX_FORWARDS_PER_PACKET
 from tests.esign.conftest import CREATE, DRAWN, SIGN_URL, send_queued_emails, sign, token_of
 from tests.esign.conftest import two_signer_packet as base_packet
 from tests.esign.test_packet_admin_roles import staff
@@ -505,8 +505,8 @@ def test_a_sealed_packet_with_a_forwarded_signer_validates(
     import io
     import zipfile
 
-    from esign.seal_config import trust_roots
-    from esign.sealing import packet_seal
+    from esign.sealing.config import trust_roots
+    from esign.sealing.seal import packet_seal
     from tests.esign.test_seal_packets import validate, zip_url
 
     created, link = forwarding()

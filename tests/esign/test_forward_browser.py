@@ -1,4 +1,4 @@
-"""Forwarding one's turn on the signing page (esign.forwarding) in Chromium, at 1366×900 and on
+"""Forwarding one's turn on the signing page (esign.signing.forwarding) in Chromium, at 1366×900 and on
 a phone (390×844), in English and in the signer's Spanish: the Forward dialog with its labelled
 fields, a problem shown under the field it is about, the page's result, the new signer's own
 signing page (from their email), and the original link, which now says it was handed on.

@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from esign.emails import _message
+from esign.links.emails import _message
 from esign.models import Signer, SignerEmail
 from tests.axe import axe_violations
 from tests.browser import Tab

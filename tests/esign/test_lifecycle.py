@@ -1,4 +1,4 @@
-"""The life of a packet and its signers (esign.lifecycle): every status reachable, each move
+"""The life of a packet and its signers (esign.packets.lifecycle): every status reachable, each move
 audited and announced, moves the tables forbid refused with nothing written, emails sent by a
 retried task, removal that leaves nothing behind."""
 
@@ -14,9 +14,9 @@ from django.db import IntegrityError, transaction
 from django.test import Client
 from django_tasks_db.models import DBTaskResult
 
-from esign import lifecycle
-from esign.emails import signer_email_send, signer_emails_recover
+from esign.links.emails import signer_email_send, signer_emails_recover
 from esign.models import AuditEvent, Packet, Signer, SignerEmail
+from esign.packets import lifecycle
 from tests.esign.conftest import send_queued_emails, sign, token_of, two_signer_packet
 from webhooks.models import WebhookEvent
 

@@ -13,8 +13,8 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import User
-from esign.emails import signer_reminders_queue
-from esign.link_limits import NEW_LINK_PER_HOUR
+from esign.links.emails import signer_reminders_queue
+from esign.links.limits import NEW_LINK_PER_HOUR
 from esign.models import AuditEvent, Packet, Signer, SignerEmail, SignerToken
 from tests.esign.conftest import CREATE, send_queued_emails, two_signer_packet
 

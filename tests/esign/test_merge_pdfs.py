@@ -12,8 +12,8 @@ import pytest
 from django.test import Client
 from pypdf import PdfReader
 
-from esign.seal_config import trust_roots
-from esign.sealing import packet_seal
+from esign.sealing.config import trust_roots
+from esign.sealing.seal import packet_seal
 from tests.esign.conftest import two_signer_packet
 from tests.esign.test_seal_engine import three_pages
 from tests.esign.test_seal_packets import validate, zip_url

@@ -13,7 +13,7 @@ from django.urls import reverse
 from accounts.models import Organization, User
 from accounts.services import member_add
 from esign.models import Packet, SignerEmail
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
 from tests.axe import axe_violations
 from tests.browser import Tab, admin_log_in
 from tests.esign.conftest import send_queued_emails, two_signer_packet

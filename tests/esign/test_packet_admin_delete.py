@@ -1,4 +1,4 @@
-"""Deleting a packet in the admin goes through the service (esign.services.packet_delete): an
+"""Deleting a packet in the admin goes through the service (esign.sending.packets.packet_delete): an
 open packet is voided first (its signers' events), then removed; a completed one is kept, on its
 delete page and in the list's delete action alike."""
 

@@ -15,7 +15,7 @@ from pypdf import PdfReader
 
 from core.importmap import import_map_csp_source
 from esign.models import AuditEvent, Packet, Signer
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
 from tests.esign.conftest import (
     CREATE,
     PACKET,
@@ -226,7 +226,7 @@ def test_a_template_is_filled_from_the_payloads(create_packet, demo_template, ap
     stored = Packet.objects.get(eid=packet["eid"])
     document = stored.documents.get(alias_id="demo")
     assert document.template_version is not None
-    from esign.documents import document_pdf
+    from esign.packets.documents import document_pdf
 
     assert "ada@example.com" in " ".join(w.text for w in words(document_pdf(document))[0])
 
@@ -316,7 +316,7 @@ def test_a_declined_packet_stops(create_packet, sign_url, client: Client) -> Non
 @pytest.mark.parametrize("is_test", [True, False])
 def test_test_packets_carry_a_visible_mark(create_packet, is_test: bool) -> None:
     packet = create_packet(isTest=is_test)
-    from esign.documents import document_pdf
+    from esign.packets.documents import document_pdf
 
     document = Packet.objects.get(eid=packet["eid"]).documents.get()
     text = " ".join(w.text for page in words(document_pdf(document)) for w in page)

@@ -24,9 +24,9 @@ from core.engine.fonts import FontLibrary
 from core.engine.fonts.shaping import visual_line
 from core.engine.template_spec import Rect
 from core.resources import font_library
-from esign.audit import trail_labels
 from esign.engine.audit_trail import draw_audit_trail
 from esign.engine.stamp import Stamp, stamp_pdf
+from esign.packets.audit import trail_labels
 from tests.esign.test_audit_trail import trail
 from tests.esign.test_stamp import document, embedded_fonts, handwriting, inside, new_ink
 from tests.pdfcheck import fonts, poppler_words

@@ -11,9 +11,9 @@ import pytest
 from django.db import connection, connections
 from django.test import Client
 
-from esign import signing
 from esign.models import AuditEvent, Packet
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
+from esign.signing import turns as signing
 from tests.esign.conftest import sign, token_of, two_signer_packet
 from tests.pdfcheck import words
 
@@ -94,7 +94,7 @@ def test_two_signers_of_one_group_finish_at_the_same_moment(
 
 
 def _current(packet: Packet) -> bytes:
-    from esign.documents import document_pdf
+    from esign.packets.documents import document_pdf
 
     return document_pdf(packet.documents.get())
 

@@ -1,4 +1,4 @@
-"""A renewed sealed file (esign.seal_renewal stores it as a new SealedFileVersion) is the same
+"""A renewed sealed file (esign.sealing.renewal stores it as a new SealedFileVersion) is the same
 sealed file to this service: ``POST /api/v1/verify`` (and /verify, the same lookup) recognises its hash, and the
 signer's download of a document serves its newest version, as the zip does.
 
@@ -18,7 +18,7 @@ from django.test import Client
 
 from core.blobs import blob_read, blob_save
 from esign.models import Packet, PacketDocument, SealedFileVersion, Signer
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
 from tests.esign.conftest import token_of
 
 pytestmark = pytest.mark.django_db

@@ -14,8 +14,8 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign.ades.report import AdESPassed
 from pyhanko.sign.validation.status import SignatureCoverageLevel
 
-from esign.seal_config import trust_roots
-from esign.sealing import packet_seal
+from esign.sealing.config import trust_roots
+from esign.sealing.seal import packet_seal
 from tests.esign.lifetimes_pki import LifetimesPki
 from tests.esign.test_seal_engine import lta_validation
 from tests.esign.test_seal_packets import validate, zip_url

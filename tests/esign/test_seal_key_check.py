@@ -12,8 +12,8 @@ from django.core.management.base import SystemCheckError
 from django.test import Client
 
 from accounts.models import User
-from esign.seal_config import DEV_CA, DEV_CERT, DEV_KEY
-from esign.sealing import packet_seal
+from esign.sealing.config import DEV_CA, DEV_CERT, DEV_KEY
+from esign.sealing.seal import packet_seal
 from tests.esign.sealpki import shared_pki
 
 pytestmark = pytest.mark.django_db

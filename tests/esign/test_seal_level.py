@@ -13,7 +13,7 @@ from esign.engine.seal import seal_document
 from esign.engine.seal_credentials import SoftwareKey, load_credentials
 from esign.engine.seal_verify import verify_pdf
 from esign.engine.timestamps import TsaConfig
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
 from tests.esign.sealpki import asn1, shared_pki
 from tests.esign.test_seal_engine import (  # noqa: F401 - the development key fixture
     development,
@@ -60,9 +60,9 @@ def test_sealing_a_packet_records_the_level_without_verifying_the_files_again(
 
     # Wherever the verifier is reached from (the module, or a name imported from it).
     monkeypatch.setattr(seal_verify, "verify_pdf", refuse)
-    monkeypatch.setattr("esign.sealing.verify_pdf", refuse, raising=False)
+    monkeypatch.setattr("esign.sealing.seal.verify_pdf", refuse, raising=False)
     # Nor read again for a timestamp to renew: a B-B seal has none.
-    monkeypatch.setattr("esign.seal_renewal.timestamp_expiry", refuse)
+    monkeypatch.setattr("esign.sealing.renewal.timestamp_expiry", refuse)
 
     assert packet_seal(packet_id=packet.pk) == "sealed (PAdES-B-B)"
     packet.refresh_from_db()

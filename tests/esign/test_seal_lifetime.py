@@ -22,8 +22,8 @@ from django.test import Client
 from django.utils import timezone
 
 from esign.engine.seal_verify import verify_pdf
-from esign.seal_config import signer_trust_roots, tsa_trust_roots
-from esign.sealing import packet_seal
+from esign.sealing.config import signer_trust_roots, tsa_trust_roots
+from esign.sealing.seal import packet_seal
 from tests.esign.lifetimes_pki import LifetimesPki, long_term_validation_at, passed
 from tests.esign.test_seal_renewal import lifetimes, move_clock, zip_files  # noqa: F401
 
@@ -64,7 +64,7 @@ def test_a_renewed_seal_is_proven_by_pyhanko_and_valid_in_our_verifier_after_its
     # Day 100: the CRLs the seal carried (day 30) and the first TSA certificate (day 90) expired.
     at = sealed_at + timedelta(days=100)
     assert at > tsa_expiry
-    monkeypatch.setattr("esign.verify.verification_time", lambda: at)
+    monkeypatch.setattr("esign.verify.signatures.verification_time", lambda: at)
     signers, tsas = signer_trust_roots(), tsa_trust_roots()
     assert [c.sha256 for c in tsas] == [c.sha256 for c in signers] == [lifetimes.root.sha256]
     for name in renewed:

@@ -57,7 +57,7 @@ django.setup()
 from django.db import transaction
 from django.utils import timezone
 from esign.models import Packet
-from esign.sealing import packet_seal_enqueue
+from esign.sealing.seal import packet_seal_enqueue
 
 packet_id, when = int(sys.argv[1]), sys.argv[2]
 with transaction.atomic():

@@ -16,8 +16,8 @@ from pyhanko.sign.ades.report import AdESPassed
 
 from esign.engine.seal_verify import verify_pdf
 from esign.models import AuditEvent
-from esign.seal_config import trust_roots
-from esign.sealing import packet_seal
+from esign.sealing.config import trust_roots
+from esign.sealing.seal import packet_seal
 from tests.esign.sealpki import asn1, shared_pki, softhsm_available
 from tests.esign.test_seal_engine import lta_validation
 from tests.esign.test_seal_packets import zip_url

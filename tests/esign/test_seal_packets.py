@@ -20,11 +20,11 @@ from pyhanko.sign.ades.report import AdESPassed
 from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
 
-from esign.documents import document_pdf
 from esign.engine.seal_keys import DEVELOPMENT_SEAL_NAME
 from esign.models import AuditEvent, Packet
-from esign.seal_config import trust_roots
-from esign.sealing import packet_seal, packet_seal_retry
+from esign.packets.documents import document_pdf
+from esign.sealing.config import trust_roots
+from esign.sealing.seal import packet_seal, packet_seal_retry
 from tests.esign.sealpki import asn1, shared_pki, softhsm_available, softhsm_key
 from tests.esign.test_seal_engine import lta_validation
 from tests.pdfcheck import words

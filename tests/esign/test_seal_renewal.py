@@ -20,8 +20,8 @@ from django_tasks_db.models import DBTaskResult
 
 from core.blobs import blob_read
 from esign.models import Packet, SealedFileVersion
-from esign.seal_renewal import sealed_file_renew
-from esign.sealing import packet_seal
+from esign.sealing.renewal import sealed_file_renew
+from esign.sealing.seal import packet_seal
 from esign.sweeps import seal_renewals_sweep
 from tests.esign.lifetimes_pki import LifetimesPki, long_term_validation_at, passed
 from tests.esign.test_seal_packets import zip_url

@@ -19,7 +19,7 @@ from esign.engine.seal import seal_pdf
 from esign.engine.seal_credentials import SoftwareKey, load_credentials
 from esign.engine.timestamps import TsaConfig
 from esign.models import Packet
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
 from tests.esign.lifetimes_pki import LifetimesPki, ocsp_is_parsed
 from tests.esign.test_seal_engine import three_pages
 from tests.esign.test_seal_packets import seal_tasks
@@ -114,7 +114,7 @@ def test_a_revoked_seal_certificate_fails_the_packet_at_once_shown_in_admin_and_
     ocsp_pki.revoke(seal_certificate)
     _, packet = complete()
 
-    with caplog.at_level(logging.ERROR, logger="esign.sealing"):
+    with caplog.at_level(logging.ERROR, logger="esign.sealing.seal"):
         assert packet_seal(packet_id=packet.pk) == "failed"
 
     packet.refresh_from_db()

@@ -16,7 +16,7 @@ from standardwebhooks import Webhook
 
 from accounts.models import Organization
 from esign.models import Packet
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
 from tests.esign.sealpki import shared_pki
 from tests.esign.test_seal_packets import zip_url
 from tests.webhooks.conftest import (  # noqa: F401 - fixtures

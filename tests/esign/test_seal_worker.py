@@ -15,7 +15,7 @@ import pytest
 from django.test import Client
 
 from esign.models import Packet
-from esign.seal_config import trust_roots
+from esign.sealing.config import trust_roots
 from tests.core.test_tasks import (  # noqa: F401 - fixtures shared with the task tests
     shared_database_url,
     start_worker,

@@ -15,8 +15,8 @@ from django.test import Client
 from django.utils import timezone
 
 from esign.models import Packet
-from esign.seal_config import trust_roots
-from esign.sealing import packet_seal
+from esign.sealing.config import trust_roots
+from esign.sealing.seal import packet_seal
 from tests.esign.conftest import CREATE, DRAWN, sign, token_of, two_signer_packet
 from tests.esign.test_expiry import EXTEND
 from tests.esign.test_seal_packets import validate, zip_url

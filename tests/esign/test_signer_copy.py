@@ -16,7 +16,7 @@ from django.test import Client
 
 from accounts.models import User
 from esign.models import AuditEvent, Packet, PacketDocument, Signer, SignerEmail
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
 from tests.esign.conftest import send_queued_emails, sign, token_of
 
 pytestmark = pytest.mark.django_db
@@ -214,7 +214,7 @@ def test_a_signer_who_declined_gets_no_copy(create_packet: Any, sign_url: Any) -
     )
     assert declined.status_code == 200
     assert "copies" not in declined.json()
-    from esign.copies import signer_copy_url
+    from esign.packets.documents import signer_copy_url
 
     key = signer_copy_url(Signer.objects.get(eid=signer)).split("key=")[1]
     url = f"/api/etch/copy/{signer}/agreement.pdf?key={key}"

@@ -16,8 +16,8 @@ from django.core import mail
 from django.test import Client
 
 from esign.models import Language, Packet, Signer
-from esign.sealing import packet_seal
-from esign.services import packet_void_now
+from esign.sealing.seal import packet_seal
+from esign.sending.packets import packet_void_now
 from tests.esign.conftest import send_queued_emails, sign, token_of, two_signer_packet
 from tests.esign.test_seal_packets import zip_url
 from tests.pdfcheck import words
@@ -271,7 +271,7 @@ def test_the_audit_trail_in_the_packets_language(complete, api_client: Client) -
 
 
 def test_every_kind_of_signer_email_in_spanish(graphql) -> None:
-    from esign.emails import _message
+    from esign.links.emails import _message
     from esign.models import SignerEmail
 
     variables = two_signer_packet()

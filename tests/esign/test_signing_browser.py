@@ -22,7 +22,7 @@ from django.test import Client
 
 from accounts.models import Organization
 from esign.models import Packet, Signer
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
 from tests.browser import Tab
 from tests.esign.conftest import contract_pdf, two_signer_packet
 from tests.pdfcheck import dark_pixels, render, text_in_rect, words

@@ -18,12 +18,12 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
 
-from esign.audit_trail import audit_trail_pdf
-from esign.documents import document_pdf
+from esign.links.tokens import signer_token_issue
 from esign.models import AuditEvent, Packet, Signer, SignerEmail, SignerToken
-from esign.seal_config import trust_roots
-from esign.sealing import packet_seal
-from esign.tokens import signer_token_issue
+from esign.packets.documents import document_pdf
+from esign.sealing.certificate import audit_trail_pdf
+from esign.sealing.config import trust_roots
+from esign.sealing.seal import packet_seal
 from tests.esign.conftest import CREATE, sign, two_signer_packet
 from tests.pdfcheck import words
 from webhooks.models import WebhookEvent

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from esign.links.tokens import signer_token_issue
 from esign.models import Signer
-from esign.tokens import signer_token_issue
 from tests.axe import axe_violations
 from tests.browser import Tab
 from tests.esign.conftest import CREATE

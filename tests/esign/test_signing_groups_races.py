@@ -11,10 +11,10 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from esign import signing
-from esign.documents import document_pdf
+from esign.links.tokens import signer_token_issue
 from esign.models import AuditEvent, Packet, Signer
-from esign.tokens import signer_token_issue
+from esign.packets.documents import document_pdf
+from esign.signing import turns as signing
 from tests.esign.conftest import CREATE, sign
 from tests.esign.test_races import in_threads
 from tests.esign.test_signing_groups import group_packet, sign_up_to_the_group

@@ -1,4 +1,4 @@
-"""The HTTP SMS backend (esign.sms, ESIGN_SMS_BACKEND=http) against a fake provider on
+"""The HTTP SMS backend (esign.links.sms, ESIGN_SMS_BACKEND=http) against a fake provider on
 127.0.0.1: the code goes out as JSON with the token, through the outbound client's address guard
 (loopback allowed only here); a provider that refuses leaves no usable code and no send in the
 trail."""

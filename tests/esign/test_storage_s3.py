@@ -15,8 +15,8 @@ from django.test import Client
 
 from core import blobs
 from esign.models import Packet
-from esign.sealing import packet_seal
-from esign.services import packet_delete
+from esign.sealing.seal import packet_seal
+from esign.sending.packets import packet_delete
 from tests.esign.conftest import DRAWN
 from tests.s3server import S3Storage
 

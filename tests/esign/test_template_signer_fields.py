@@ -15,7 +15,7 @@ import pytest
 from django.test import Client
 
 from esign.models import Packet
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
 from templates_app import services as templates
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_from_pdf

@@ -12,7 +12,7 @@ import pytest
 from django.conf import settings
 
 from esign.models import Packet
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
 from tests.browser import Tab
 from tests.esign.conftest import CREATE
 from tests.esign.test_template_signer_fields import (

@@ -15,10 +15,10 @@ from django.core import mail
 from django.test import Client
 from django.utils import timezone
 
-from esign import sms
-from esign.audit_trail import audit_trail_pdf
+from esign.links import sms
+from esign.links.codes import LOCK_WAIT, MAX_TRIES
 from esign.models import AuditEvent, Packet, Signer, SignerCode
-from esign.verification import LOCK_WAIT, MAX_TRIES
+from esign.sealing.certificate import audit_trail_pdf
 from tests.esign.conftest import CREATE, token_of, two_signer_packet
 from tests.pdfcheck import words
 

@@ -15,8 +15,8 @@ from django_tasks_db.models import DBTaskResult
 from pyhanko.pdf_utils.reader import PdfFileReader
 
 from esign.models import AuditEvent, Packet, PacketDocument
-from esign.seal_config import trust_roots
-from esign.sealing import packet_seal
+from esign.sealing.config import trust_roots
+from esign.sealing.seal import packet_seal
 from tests.esign.sealpki import asn1, shared_pki
 from tests.esign.test_seal_engine import three_pages
 from tests.esign.test_seal_packets import zip_url

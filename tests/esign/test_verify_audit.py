@@ -24,7 +24,7 @@ from esign.engine.seal_keys import certificates_from_pem, create_development_pki
 from esign.engine.seal_verify import verify_pdf
 from esign.engine.timestamps import TsaConfig
 from esign.models import PacketDocument
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
 from tests.esign import verify_files as files
 from tests.esign.sealpki import asn1, shared_pki, softhsm_available, softhsm_key
 from tests.esign.test_seal_engine import three_pages

@@ -18,7 +18,7 @@ from django.test import Client
 from esign.engine.seal import seal_pdf
 from esign.engine.seal_credentials import SoftwareKey, load_credentials
 from esign.engine.seal_keys import create_development_pki
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
 from tests.browser import ARTIFACTS, watched_tab
 from tests.esign import verify_files as files
 from tests.esign.sealpki import shared_pki

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
 from tests.esign.test_seal_packets import zip_url
 from tests.esign.test_verify import changed_in_content
 from tests.templates_app.conftest import ARTIFACTS

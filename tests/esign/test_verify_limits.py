@@ -7,7 +7,7 @@ The attacker audit's files of issue 32 too, each once 15 to 33 s: six signatures
 digits in compressed object streams (a 28 KB file), eleven signatures of 1 MB (23 MB), and a
 20 MB literal-string /Contents. The structural limits refuse each at once; past them, the worker
 reads such strings at once (esign.engine.pdf_strings) or stops at its deadline. And one client
-address holds at most VERIFY_MAX_PER_ADDRESS verifications at once (esign.verify_slots).
+address holds at most VERIFY_MAX_PER_ADDRESS verifications at once (esign.verify.slots).
 
 Time and memory are checked with generous bounds (a shared, noisy machine): before the fix the
 report's file took 33 s and 2.37 GB in the web process; the bounds are 10 s (what a visitor may
@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from esign import verify as esign_verify
 from esign.engine.verify_limits import PdfOverLimit, VerifyLimits, check_pdf_limits
 from esign.engine.verify_pool import VerifyBusy, VerifyPool
-from esign.verify_slots import verify_slot_release, verify_slot_take
+from esign.verify import signatures as esign_verify
+from esign.verify.slots import verify_slot_release, verify_slot_take
 from tests.esign.hostile_pdf import (
     literal_contents_pdf,
     many_signatures_pdf,

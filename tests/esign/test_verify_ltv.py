@@ -153,7 +153,7 @@ def test_the_api_says_valid_a_year_after_the_seal(
     roots = tmp_path / "roots.pem"
     roots.write_bytes(pki.ca_pem)
     settings.SEAL_TRUST_ROOTS_FILE = str(roots)
-    monkeypatch.setattr("esign.verify.verification_time", lambda: sealed_at + YEAR)
+    monkeypatch.setattr("esign.verify.signatures.verification_time", lambda: sealed_at + YEAR)
 
     upload = io.BytesIO(pdf)
     upload.name = "sealed.pdf"

@@ -47,7 +47,7 @@ def test_two_claims_at_the_same_moment_one_wins(organization) -> None:
 def test_create_etch_packet_sent_twice_at_once_makes_one_packet(
     api_key, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from esign import services as esign_services
+    from esign.sending import packets as esign_services
     from tests.conftest import basic_auth
 
     inside, go_on = threading.Event(), threading.Event()

@@ -19,7 +19,7 @@ from django.test import Client
 
 from accounts.models import Organization
 from esign.models import Packet, Signer
-from esign.sealing import packet_seal
+from esign.sealing.seal import packet_seal
 from templates_app.models import PdfTemplate
 from tests.pdfcheck import words
 from webhooks.models import WebhookEvent
@@ -177,7 +177,7 @@ def test_the_person_signs_right_after_the_webform(
 
 
 def _current_pdf(packet: Packet) -> bytes:
-    from esign.documents import document_pdf
+    from esign.packets.documents import document_pdf
 
     return document_pdf(packet.documents.get())
 

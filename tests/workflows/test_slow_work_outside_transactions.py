@@ -11,8 +11,8 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-import esign.services
-import esign.stamping
+import esign.sending.packets
+import esign.signing.turns
 from accounts.models import Organization
 from templates_app.models import PdfTemplate
 from tests.esign.conftest import CREATE, SIGN_URL, sign, token_of, two_signer_packet
@@ -35,9 +35,9 @@ def in_transaction(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[bool]]:
 
         monkeypatch.setattr(module, name, watched)
 
-    watch(esign.services, "fill_version")
-    watch(esign.services, "blob_save")
-    watch(esign.stamping, "stamp_pdf")
+    watch(esign.sending.packets, "fill_version")
+    watch(esign.sending.packets, "blob_save")
+    watch(esign.signing.turns, "stamp_pdf")
     return seen
 
 

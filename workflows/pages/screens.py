@@ -18,11 +18,11 @@ from django.utils.translation import gettext
 
 from accounts.embedding import allow_framing_by, embed_origins
 from accounts.models import Organization
-from esign import lifecycle
-from esign.audit import AuditAction
+from esign import packets
+from esign.links import signer_link
 from esign.models import Signer
-from esign.routing import is_signers_turn
-from esign.tokens import signer_link
+from esign.packets import AuditAction
+from esign.signing import is_signers_turn
 from workflows.engine.conditions import condition_keys
 from workflows.engine.definition import WebformDef, WorkflowDef
 from workflows.engine.defs import show_when_json
@@ -385,7 +385,7 @@ def end_page(
             # the link, and such a page posts the legacy string only (esign/static/esign/embed.js),
             # while the app that frames a workflow hears the event objects.
             sign_url = url + ("&embedded=true" if embedded else "")
-        waiting_for = [s.name for s in signers if s.status not in lifecycle.FINISHED_SIGNER]
+        waiting_for = [s.name for s in signers if s.status not in packets.FINISHED_SIGNER]
     zip_path = reverse(
         "workflows-documents-zip",
         args=[submission.workflow.organization.slug, submission.workflow.slug, submission.eid],

@@ -33,7 +33,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from core.engine.archive import safe_filename
 from core.errors import Conflict, NotFound, ServiceError
 from core.responses import file_response
-from esign.downloads import SealFailed, SealPending
+from esign.sealing import SealFailed, SealPending
 from workflows.definitions import versions
 from workflows.definitions.rows import definition_of
 from workflows.engine.definition import WorkflowDef

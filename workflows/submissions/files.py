@@ -11,8 +11,8 @@ from django.utils import timezone
 from core.blobs import blob_read
 from core.engine.archive import PdfZip, clean_filename
 from core.errors import Conflict
-from esign.downloads import check_sealed, document_group_archive
 from esign.models import DocumentGroup, Packet, PacketDocument
+from esign.sealing import check_sealed, document_group_archive
 from workflows.models import Submission
 from workflows.submissions.finish import submission_sync
 from workflows.submissions.reads import definition_for

@@ -15,9 +15,9 @@ from core.blobs import blob_save
 from core.engine.problems import Problem
 from core.engine.template_spec import Rect
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
-from esign import services as esign
-from esign.inputs import FileInput, PacketInput, SignerInput, SignField
+from esign import sending as esign
 from esign.models import Packet
+from esign.packets import FileInput, PacketInput, SignerInput, SignField
 from fill.services import fill_template
 from templates_app.models import TemplateVersion
 from workflows.engine.definition import WorkflowDef

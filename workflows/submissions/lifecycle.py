@@ -1,5 +1,5 @@
 """The life of a workflow submission ("weldData"): which status may follow which, and the one
-way to change it (the e-signature side is esign.lifecycle).
+way to change it (the e-signature side is esign.packets.lifecycle).
 
 - ``created``: started, nothing answered yet (forgeSubmit with an empty payload)
 - ``in-progress``: answers saved, webforms left

@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from accounts.identity import ApiIdentity
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
-from esign import services as esign
+from esign import sending as esign
 from webhooks.services import check_webhook_url
 from workflows.definitions.versions import Running, running_definition, webform_get
 from workflows.engine.definition import WebformDef, WorkflowDef

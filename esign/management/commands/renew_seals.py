@@ -1,4 +1,4 @@
-"""Renew now the archive timestamps of sealed files that are due (esign.seal_renewal), without
+"""Renew now the archive timestamps of sealed files that are due (esign.sealing.renewal), without
 waiting for the workers' sweep; with ``--all``, of every sealed file that has a timestamp.
 
 Run after a TSA or revocation outage that made renewals fail, before retiring a TSA whose
@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.utils import timezone
 
 from esign.models import Packet, SealedFileVersion
-from esign.seal_renewal import sealed_file_renew, sealed_versions_record
+from esign.sealing.renewal import sealed_file_renew, sealed_versions_record
 
 
 class Command(BaseCommand):

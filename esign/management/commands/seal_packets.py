@@ -11,7 +11,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from esign.models import Packet
-from esign.sealing import SEALABLE, packet_seal_retry
+from esign.sealing.seal import SEALABLE, packet_seal_retry
 
 
 class Command(BaseCommand):

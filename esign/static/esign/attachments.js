@@ -1,4 +1,4 @@
-// The files the signer is asked to attach (esign.attachments): each field of the "Files to
+// The files the signer is asked to attach (esign.signing.attachments): each field of the "Files to
 // attach" section uploads the file chosen (or the photo taken) at once, shows what is attached
 // and lets it be removed. The server checks every file by its content; what it refuses is shown
 // beside the field. Finishing asks for the required ones first (missingBeforeFinish).

@@ -1,4 +1,4 @@
-// Handing one's turn to someone else (an extension, esign/forwarding.py): the Forward dialog asks
+// Handing one's turn to someone else (an extension, esign/signing/forwarding.py): the Forward dialog asks
 // for the person's name and email, posts them, and ends the page with who signs instead. The
 // server's problems come back by the field they name, in the signer's language.
 

@@ -19,7 +19,7 @@ export function signingOutcome({ root, config, token }) {
 
   // The signer's copy: each document as it stands (sealed once everybody signed and the service
   // sealed it; until then with every signature given so far).
-  // ``copies``: the lasting links of a signer who signed (esign/copies.py, from finishing or the
+  // ``copies``: the lasting links of a signer who signed (esign/packets/documents.py, from finishing or the
   // config), each opening its PDF for 90 days; without them, the documents by the signing token.
   function showCopies({ sealed = config.sealed, copies = config.copies } = {}) {
     const documents = copies || config.documents || [];

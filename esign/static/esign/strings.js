@@ -1,5 +1,5 @@
 // The page's words in the reader's language. The server translates them with Django's catalogue
-// (esign/page_strings.py) and hands them over in the json_script "page-strings": no inline
+// (esign/signing/page_strings.py) and hands them over in the json_script "page-strings": no inline
 // script, and one catalogue for the templates and the scripts. "{name}" marks a value put in.
 
 let strings = null;

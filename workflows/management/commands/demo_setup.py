@@ -38,7 +38,7 @@ from accounts.models import ApiKey, Organization, User
 from accounts.services import api_key_authenticate, api_key_create, api_key_revoke, member_add
 from core.eids import random_base62
 from core.mail import DATABASE_BACKEND
-from esign.demo import demo_packet_request_write, demo_packet_signing_url
+from esign.sending import demo_packet_request_write, demo_packet_signing_url
 from templates_app.engine.demo import build_demo_template
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_with_spec

@@ -1,0 +1,286 @@
+"""Admin of bulk sends (esign.bulk.sends): upload a CSV or XLSX file for a template, see the first
+rows and every row's problems, send, watch the progress, download each row's outcome as CSV.
+
+"Add bulk send" is the upload: it stores a draft (nothing is sent) and opens its page, the
+preview. Its "Send" button starts the background task; while it sends, the page's progress bar
+follows ``progress.json``; once done, the results download as CSV. Scoped like every admin of an
+organization's rows (``accounts.staff_admin``): staff see their organizations' bulk sends; only
+an owner or admin of the organization uploads, sends or cancels one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.core.exceptions import PermissionDenied
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseRedirect,
+    JsonResponse,
+)
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_POST
+
+from accounts.staff import staff_managed_organizations
+from accounts.staff_admin import OrganizationOwnedAdmin, may_manage
+from core.errors import ServiceError, ValidationFailed
+from core.responses import file_response
+from esign.bulk.files import rows_from_file, template_shape
+from esign.bulk.sends import batch_cancel, batch_create, batch_start, results_csv
+from esign.bulk_models import BulkBatch, BulkRow
+from templates_app.models import PdfTemplate
+
+PREVIEW_ROWS = 10
+PROBLEM_ROWS = 200  # the problems listed on the page; the results CSV has them all
+
+
+class UploadForm(forms.Form):
+    template = forms.ModelChoiceField(
+        queryset=PdfTemplate.objects.none(),
+        label=gettext_lazy("Template"),
+        help_text=gettext_lazy(
+            "Its fields are filled from the columns of the same name (id or alias); its "
+            "signature fields are the signer's."
+        ),
+    )
+    name = forms.CharField(
+        max_length=255,
+        required=False,
+        label=gettext_lazy("Packet name"),
+        help_text=gettext_lazy(
+            "Each packet's name; {{column}} puts in a row's value. Default: the template's title."
+        ),
+    )
+    email_subject = forms.CharField(
+        max_length=255, required=False, label=gettext_lazy("Email subject")
+    )
+    file = forms.FileField(
+        label=gettext_lazy("Rows (CSV or XLSX)"),
+        help_text=gettext_lazy(
+            "The first line names the columns: name and email (the signer's), then the "
+            "template's fields."
+        ),
+    )
+
+    def __init__(self, *args: Any, organizations: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["template"]
+        assert isinstance(field, forms.ModelChoiceField)
+        field.queryset = PdfTemplate.objects.filter(organization__in=organizations).order_by(
+            "title"
+        )
+
+
+class BatchProblem(Exception):
+    """The upload cannot make a draft; each (field, message) goes on the form."""
+
+    def __init__(self, problems: list[tuple[str | None, str]]) -> None:
+        self.problems = problems
+
+
+@admin.register(BulkBatch)
+class BulkBatchAdmin(OrganizationOwnedAdmin):
+    list_display = ["name", "organization", "status", "progress", "created_at", "created_by"]
+    list_filter = ["status"]
+    search_fields = ["name", "eid"]
+    ordering = ["-created_at"]
+
+    @admin.display(description=gettext_lazy("rows done"))
+    def progress(self, obj: BulkBatch) -> str:
+        return f"{obj.rows_done} / {obj.rows_total}"
+
+    def get_urls(self) -> list[Any]:
+        def view(method: Any) -> Any:
+            return self.admin_site.admin_view(method)
+
+        return [
+            path("<int:batch_id>/send/", view(require_POST(self.send)), name="esign_bulk_send"),
+            path(
+                "<int:batch_id>/cancel/", view(require_POST(self.cancel)), name="esign_bulk_cancel"
+            ),
+            path(
+                "<int:batch_id>/progress.json", view(self.progress_json), name="esign_bulk_progress"
+            ),
+            path("<int:batch_id>/results.csv", view(self.results), name="esign_bulk_results"),
+            *super().get_urls(),
+        ]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return super().has_add_permission(request) and self.has_manage_permission(request)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a bulk send is shown, never edited: its tools act on it
+
+    change_form_template = "admin/esign/bulkbatch/change_form.html"
+    fields = ["name", "organization", "status", "created_by", "created_at", "finished_at"]
+
+    def _batch(self, request: HttpRequest, batch_id: int, *, act: bool = False) -> BulkBatch:
+        batch: BulkBatch = self.owned_row(request, batch_id, act=act)
+        return batch
+
+    # --- the upload -----------------------------------------------------------------------------
+
+    def add_view(
+        self, request: HttpRequest, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        organizations = staff_managed_organizations(user=request.user)
+        form = UploadForm(request.POST or None, request.FILES or None, organizations=organizations)
+        if request.method == "POST" and form.is_valid():
+            try:
+                batch = self._draft(request, form)
+            except BatchProblem as problem:
+                for field, message in problem.problems:
+                    form.add_error(field, message)
+            else:
+                return HttpResponseRedirect(
+                    reverse("admin:esign_bulkbatch_change", args=[batch.pk])
+                )
+        fieldsets = [(None, {"fields": list(form.fields)})]
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": _("Bulk send: upload rows"),
+            "form": form,
+            # The admin's own form wrapper: its fieldset templates draw the form as every admin
+            # form is drawn (labels, help, errors).
+            "adminform": helpers.AdminForm(form, fieldsets, {}),
+            "inline_admin_formsets": [],
+        }
+        return TemplateResponse(request, "admin/esign/bulkbatch/upload.html", context)
+
+    def _draft(self, request: HttpRequest, form: UploadForm) -> BulkBatch:
+        template: PdfTemplate = form.cleaned_data["template"]
+        upload = form.cleaned_data["file"]
+        try:
+            rows = rows_from_file(upload.name or "", upload.read())
+            columns = list(rows[0])
+            shape, unused = template_shape(
+                template=template,
+                columns=columns,
+                name=form.cleaned_data["name"],
+                email_subject=form.cleaned_data["email_subject"],
+            )
+            batch = batch_create(
+                organization=template.organization,
+                watermark=False,
+                name=f"{template.title}: {upload.name}"[:255],
+                shape=shape,
+                raw_rows=rows,
+                created_by=f"admin {request.user.get_username()}"[:200],
+                draft=True,
+            )
+        except ValidationFailed as invalid:
+            raise BatchProblem(
+                [
+                    (f.property if f.property in ("file", "template", "name") else None, f.message)
+                    for f in invalid.fields
+                ]
+            ) from None
+        except ServiceError as error:
+            raise BatchProblem([("file", error.message)]) from None
+        if unused:
+            self.message_user(
+                request,
+                _(
+                    "These columns fill nothing (no field of the template has that id or "
+                    "alias): %(columns)s"
+                )
+                % {"columns": ", ".join(unused)},
+                messages.WARNING,
+            )
+        return batch
+
+    # --- a batch's page: preview, progress, results -----------------------------------------
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        """The batch's page: Django's read-only change form, with the preview (a draft), the
+        progress (sending) or each row's outcome below its fields, and its tools on top."""
+        batch = (
+            self.get_queryset(request).filter(pk=object_id).first() if object_id.isdigit() else None
+        )
+        context = dict(extra_context or {})
+        if batch is not None:
+            context.update(self._batch_context(request, batch))
+        return super().change_view(request, object_id, form_url, context)
+
+    def _batch_context(self, request: HttpRequest, batch: BulkBatch) -> dict[str, Any]:
+        rows = batch.rows.order_by("index")
+        with_problems = rows.exclude(errors=[])
+        problem_count = with_problems.count()
+        draft = batch.status == BulkBatch.Status.DRAFT
+        return {
+            "batch": batch,
+            "manages": may_manage(request, batch.organization),
+            "columns": batch.columns,
+            "preview": [
+                (row, [row.values.get(column, "") for column in batch.columns])
+                for row in rows[:PREVIEW_ROWS]
+            ],
+            "problem_count": problem_count,
+            "problems": with_problems[:PROBLEM_ROWS],
+            "shown_problems": PROBLEM_ROWS,
+            "percent": round(100 * batch.rows_done / batch.rows_total) if batch.rows_total else 0,
+            "valid_count": batch.rows_total - problem_count,
+            "failed": [] if draft else rows.filter(status=BulkRow.Status.FAILED)[:PROBLEM_ROWS],
+        }
+
+    def send(self, request: HttpRequest, batch_id: int) -> HttpResponse:
+        batch = self._batch(request, batch_id, act=True)
+        try:
+            batch_start(batch=batch)
+        except ServiceError:  # sent already (a second click): the API's Conflict, in words
+            batch.refresh_from_db()
+            self.message_user(
+                request,
+                _("This bulk send cannot be sent again. Its status: %(status)s.")
+                % {"status": batch.get_status_display()},
+                messages.WARNING,
+            )
+        return HttpResponseRedirect(reverse("admin:esign_bulkbatch_change", args=[batch.pk]))
+
+    def cancel(self, request: HttpRequest, batch_id: int) -> HttpResponse:
+        batch = self._batch(request, batch_id, act=True)
+        try:
+            batch_cancel(batch=batch)
+        except ServiceError:  # finished meanwhile: the API's Conflict, in words
+            batch.refresh_from_db()
+            self.message_user(
+                request,
+                _("This bulk send is no longer sending. Its status: %(status)s.")
+                % {"status": batch.get_status_display()},
+                messages.WARNING,
+            )
+        return HttpResponseRedirect(reverse("admin:esign_bulkbatch_change", args=[batch.pk]))
+
+    def progress_json(self, request: HttpRequest, batch_id: int) -> HttpResponse:
+        batch = self._batch(request, batch_id)
+        return JsonResponse(
+            {
+                "status": batch.status,
+                "total": batch.rows_total,
+                "created": batch.rows_created,
+                "failed": batch.rows_failed,
+                "done": batch.rows_done,
+            }
+        )
+
+    def results(self, request: HttpRequest, batch_id: int) -> HttpResponse:
+        batch = self._batch(request, batch_id)
+        return file_response(
+            results_csv(batch), filename=f"bulk-send-{batch.eid}.csv", content_type="text/csv"
+        )

@@ -1,0 +1,160 @@
+"""The admin's bulk send upload: a CSV or XLSX file read into rows, and a template's packet shape
+for them (esign.bulk.sends).
+
+The first line names the columns. ``name`` and ``email`` name the signer; every other column
+that is a field of the template (its id or alias) fills that field. The signer signs every
+signer field of the template (signature, initial, signature date, name).
+
+Its problems are the admin's, not the API's: they are said in the reader's language.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from typing import Any
+
+from django.conf import settings
+from django.utils.translation import gettext as _
+
+from core.errors import RequestTooLarge, ValidationFailed
+from templates_app.models import PdfTemplate
+from templates_app.services import template_version_select, version_spec
+
+NAME_COLUMN = "name"
+EMAIL_COLUMN = "email"
+FILE_ID = "document"
+MAX_COLUMNS = 200
+XLSX_MAGIC = b"PK\x03\x04"
+
+
+def _too_many_rows() -> ValidationFailed:
+    return ValidationFailed.single(
+        "file",
+        _("At most %(count)s rows in one bulk send.") % {"count": settings.BULK_SEND_MAX_ROWS},
+    )
+
+
+def _table(lines: Any) -> list[dict[str, Any]]:
+    """Rows by column from an iterator of lines (lists of cells), the first naming the columns;
+    blank lines are skipped."""
+    header = next(lines, None)
+    if header is None:
+        raise ValidationFailed.single("file", _("The file is empty."))
+    columns = [str(cell or "").strip() for cell in header]
+    while columns and not columns[-1]:
+        columns.pop()
+    if not columns:
+        raise ValidationFailed.single("file", _("The first line must name the columns."))
+    if len(columns) > MAX_COLUMNS:
+        raise ValidationFailed.single(
+            "file", _("At most %(count)s columns.") % {"count": MAX_COLUMNS}
+        )
+    if "" in columns or len(set(columns)) != len(columns):
+        raise ValidationFailed.single("file", _("Every column needs a name of its own."))
+    rows: list[dict[str, Any]] = []
+    for line in lines:
+        cells = list(line)[: len(columns)]
+        if not any(cell not in (None, "") for cell in cells):
+            continue
+        if len(rows) >= settings.BULK_SEND_MAX_ROWS:
+            raise _too_many_rows()
+        rows.append(dict(zip(columns, cells + [""] * (len(columns) - len(cells)), strict=True)))
+    if not rows:
+        raise ValidationFailed.single("file", _("The file has no rows under its column names."))
+    return rows
+
+
+def _csv_rows(data: bytes) -> list[dict[str, Any]]:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValidationFailed.single("file", _("A CSV file must be UTF-8 text.")) from None
+    try:
+        dialect: Any = csv.Sniffer().sniff(text[:4096], delimiters=",;\t")
+    except csv.Error:
+        dialect = csv.excel
+    try:
+        return _table(iter(csv.reader(io.StringIO(text), dialect)))
+    except csv.Error as error:
+        raise ValidationFailed.single(
+            "file", _("The CSV file cannot be read (%(error)s).") % {"error": error}
+        ) from None
+
+
+def _xlsx_rows(data: bytes) -> list[dict[str, Any]]:
+    from openpyxl import load_workbook  # only for spreadsheets
+
+    try:
+        # Streaming (read_only): the sheet is read line by line, never held whole.
+        book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError):
+        raise ValidationFailed.single("file", _("The spreadsheet cannot be read.")) from None
+    try:
+        sheet = book.worksheets[0]
+        return _table(iter(sheet.iter_rows(values_only=True)))
+    finally:
+        book.close()
+
+
+def rows_from_file(filename: str, data: bytes) -> list[dict[str, Any]]:
+    """The rows of an uploaded CSV or XLSX file (the first sheet), by column."""
+    if len(data) > settings.BULK_SEND_MAX_FILE_BYTES:
+        raise RequestTooLarge(
+            _("The file is larger than %(size)s KB.")
+            % {"size": settings.BULK_SEND_MAX_FILE_BYTES // 1024}
+        )
+    if filename.lower().endswith(".xlsx") or data.startswith(XLSX_MAGIC):
+        return _xlsx_rows(data)
+    if filename.lower().endswith((".csv", ".txt", ".tsv")):
+        return _csv_rows(data)
+    raise ValidationFailed.single("file", _("Upload a .csv or .xlsx file."))
+
+
+def template_shape(
+    *, template: PdfTemplate, columns: list[str], name: str, email_subject: str
+) -> tuple[dict[str, Any], list[str]]:
+    """createEtchPacket's arguments for one row (with placeholders) from the template, and the
+    columns that fill nothing (neither the signer's nor a field of the template)."""
+    version = template_version_select(template=template, version_number=None)
+    spec = version_spec(version)
+    by_key: dict[str, str] = {}
+    for field in spec.fields:
+        by_key.setdefault(field.id, field.id)
+        if field.alias:
+            by_key.setdefault(field.alias, field.id)
+    signer_fields = [field for field in spec.fields if field.is_signer]
+    if not signer_fields:
+        raise ValidationFailed.single(
+            "template", _("The template has no signature field: add one in its editor first.")
+        )
+    missing = [c for c in (NAME_COLUMN, EMAIL_COLUMN) if c not in columns]
+    if missing:
+        raise ValidationFailed.single(
+            "file", _("The file needs the columns name and email (the signer's).")
+        )
+    values = {
+        column: f"{{{{{column}}}}}"
+        for column in columns
+        if column not in (NAME_COLUMN, EMAIL_COLUMN) and column in by_key
+    }
+    unused = [c for c in columns if c not in (NAME_COLUMN, EMAIL_COLUMN) and c not in by_key]
+    shape: dict[str, Any] = {
+        "name": name or template.title,
+        "files": [{"id": FILE_ID, "castEid": template.eid}],
+        "signers": [
+            {
+                "id": "signer",
+                "name": "{{name}}",
+                "email": "{{email}}",
+                "signerType": "email",
+                "fields": [{"fileId": FILE_ID, "fieldId": f.id} for f in signer_fields],
+            }
+        ],
+    }
+    if values:
+        shape["data"] = {"payloads": {FILE_ID: {"data": values}}}
+    if email_subject:
+        shape["signatureEmailSubject"] = email_subject
+    return shape, unused

@@ -1,0 +1,136 @@
+"""GraphQL of bulk sends (an extension, esign.bulk.sends): createEtchPacketBatch, etchPacketBatch
+and cancelEtchPacketBatch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import graphene
+
+from accounts.identity import ApiIdentity, identity_of
+from core.graphql.mutations import ServiceMutation
+from core.graphql.scalars import JSON, DateTime
+from esign.bulk import sends as bulk
+from esign.bulk_models import BulkBatch, BulkRow
+
+MAX_ROWS_PAGE = 500
+
+
+class BulkRowErrorType(graphene.ObjectType):
+    class Meta:
+        name = "EtchPacketBatchRowError"
+
+    property = graphene.String()
+    message = graphene.String()
+
+    @staticmethod
+    def resolve_property(error: dict[str, str], info: Any) -> str:
+        return error.get("property", "")
+
+    @staticmethod
+    def resolve_message(error: dict[str, str], info: Any) -> str:
+        return error.get("message", "")
+
+
+class BulkRowType(graphene.ObjectType):
+    class Meta:
+        name = "EtchPacketBatchRow"
+
+    index = graphene.Int()
+    status = graphene.String()
+    values = JSON()
+    packet_eid = graphene.String()
+    errors = graphene.List(graphene.NonNull(BulkRowErrorType))
+    finished_at = DateTime()
+
+    @staticmethod
+    def resolve_packet_eid(row: BulkRow, info: Any) -> str | None:
+        return row.packet_eid or None
+
+
+class BulkBatchType(graphene.ObjectType):
+    class Meta:
+        name = "EtchPacketBatch"
+
+    id = graphene.ID()
+    eid = graphene.String()
+    name = graphene.String()
+    status = graphene.String()
+    columns = graphene.List(graphene.NonNull(graphene.String))
+    rows_total = graphene.Int()
+    rows_created = graphene.Int()
+    rows_failed = graphene.Int()
+    rows_pending = graphene.Int()
+    created_at = DateTime()
+    finished_at = DateTime()
+    rows = graphene.List(
+        graphene.NonNull(BulkRowType),
+        offset=graphene.Int(default_value=0),
+        limit=graphene.Int(default_value=100),
+        status=graphene.String(),
+    )
+
+    @staticmethod
+    def resolve_id(batch: BulkBatch, info: Any) -> str:
+        return batch.eid
+
+    @staticmethod
+    def resolve_rows_pending(batch: BulkBatch, info: Any) -> int:
+        return batch.rows_total - batch.rows_done
+
+    @staticmethod
+    def resolve_rows(
+        batch: BulkBatch, info: Any, offset: int, limit: int, status: str | None = None
+    ) -> list[BulkRow]:
+        rows = batch.rows.order_by("index")
+        if status:
+            rows = rows.filter(status=status)
+        offset = max(offset, 0)
+        return list(rows[offset : offset + min(max(limit, 0), MAX_ROWS_PAGE)])
+
+
+class Query(graphene.ObjectType):
+    etch_packet_batch = graphene.Field(BulkBatchType, eid=graphene.String(required=True))
+
+    @staticmethod
+    def resolve_etch_packet_batch(root: Any, info: Any, eid: str) -> BulkBatch:
+        return bulk.batch_get(organization=identity_of(info).organization, eid=eid)
+
+
+class CreateEtchPacketBatch(ServiceMutation):
+    class Arguments:
+        packet = JSON(required=True)
+        rows = graphene.List(graphene.NonNull(JSON), required=True)
+        name = graphene.String()
+
+    Output = BulkBatchType
+
+    @classmethod
+    def perform(
+        cls, identity: ApiIdentity, *, packet: Any, rows: list[Any], name: str | None = None
+    ) -> BulkBatch:
+        return bulk.batch_create(
+            organization=identity.organization,
+            watermark=identity.is_development,
+            name=name or "",
+            shape=packet,
+            raw_rows=rows,
+            created_by=f"API key {identity.api_key.prefix}",
+        )
+
+
+class CancelEtchPacketBatch(ServiceMutation):
+    class Arguments:
+        eid = graphene.String(required=True)
+
+    Output = BulkBatchType
+
+    @classmethod
+    def perform(cls, identity: ApiIdentity, *, eid: str) -> BulkBatch:
+        batch = bulk.batch_get(organization=identity.organization, eid=eid)
+        return bulk.batch_cancel(batch=batch)
+
+
+class Mutation(graphene.ObjectType):
+    create_etch_packet_batch = CreateEtchPacketBatch.Field()
+    cancel_etch_packet_batch = CancelEtchPacketBatch.Field()

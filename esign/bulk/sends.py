@@ -1,0 +1,467 @@
+"""Bulk sends (an extension): one packet shape, many rows, one packet per row.
+
+A batch is createEtchPacket's arguments (the shape) whose strings may hold ``{{column}}``
+placeholders, and rows of values by column. Each row's packet is the shape with the row's values
+put in, read by the same parser (esign.packets.inputs) and made by the same service
+(esign.sending.packets) as createEtchPacket's: nothing about packets is decided here.
+
+Every row is read when the batch is created, so a row's wrong email or missing name refuses the
+whole batch (a ValidationError naming ``rows.N.<argument>``) and nothing is stored. What only
+making the documents finds (a template's fill value refused) fails that row alone, at send time.
+
+The rows are sent by a background task (esign.tasks.bulk_batch_send_task), in chunks paced by
+the outgoing mail's rate (``BULK_SEND_EMAILS_PER_SECOND``): each chunk enqueues the next one for
+when the emails it queued have had their time. A row's packet is written and the row marked done
+in one transaction, so a task resumed after its worker died (the sweep enqueues it again after
+``BULK_SEND_LEASE_SECONDS``) skips the rows done and never sends one twice.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+import math
+import re
+import time
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import DatabaseError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from accounts.models import Organization
+from core.background import enqueue_in_transaction
+from core.engine.input_checks import text_problem
+from core.engine.problems import Problem
+from core.errors import Conflict, FieldError, ServiceError, ValidationFailed
+from core.lookups import get_or_not_found
+from core.tasks_registry import task_named
+from esign.bulk_models import BulkBatch, BulkRow
+from esign.models import SignerEmail
+from esign.packets.inputs import PacketInput, parse_packet_input
+from esign.sending.packets import packet_prepare, packet_store
+from webhooks.services import check_webhook_url
+
+logger = logging.getLogger(__name__)
+
+TASK = "esign.bulk_batch_send"  # esign.tasks.bulk_batch_send_task, by its registered name
+
+# {{column}}, spaces inside allowed: {{ email }}.
+PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
+MAX_COLUMN_LENGTH = 100
+MAX_VALUE_LENGTH = 10_000
+# A chunk also ends after this many seconds of work, whatever the mail's pace allows: the next
+# chunk's task is then enqueued, and a worker is never held by one batch for long.
+CHUNK_WORK_SECONDS = 20.0
+INTERNAL_ERROR = "The packet could not be created (an internal error, logged); try this row again."
+# A cancelled batch stops within this many rows.
+CANCEL_CHECK_ROWS = 10
+
+
+# --- the shape and its rows ---------------------------------------------------------------------
+
+
+def _walk(value: Any, path: str) -> Iterable[tuple[str, str]]:
+    """Every string of ``value`` with its path (``signers.0.email``)."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _walk(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _walk(item, f"{path}.{index}" if path else str(index))
+
+
+def shape_columns(shape: Mapping[str, Any]) -> dict[str, str]:
+    """The columns the shape's placeholders name, each with the first path naming it."""
+    named: dict[str, str] = {}
+    for path, text in _walk(shape, ""):
+        for match in PLACEHOLDER.finditer(text):
+            named.setdefault(match.group(1), path)
+    return named
+
+
+def shape_fill(value: Any, values: Mapping[str, str]) -> Any:
+    """``value`` with every ``{{column}}`` replaced by the row's value (blank when it has none).
+    A string that is one placeholder and nothing else becomes the value itself."""
+    if isinstance(value, str):
+        if "{{" not in value:
+            return value
+        return PLACEHOLDER.sub(lambda m: values.get(m.group(1), ""), value)
+    if isinstance(value, Mapping):
+        return {key: shape_fill(item, values) for key, item in value.items()}
+    if isinstance(value, list):
+        return [shape_fill(item, values) for item in value]
+    return value
+
+
+def _cell(value: Any) -> str | None:
+    """A row's value as text (a spreadsheet's number or date as it reads); None: not a value."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, str | int | float):
+        return str(value).strip()
+    if isinstance(value, datetime):
+        return (
+            value.date().isoformat() if value.time() == datetime.min.time() else value.isoformat()
+        )
+    return None
+
+
+def rows_read(raw_rows: Any, problems: list[Problem]) -> list[dict[str, str]]:
+    """The rows as {column: text}; ``problems`` gets what is wrong with them (``rows.N.col``)."""
+    if not isinstance(raw_rows, list) or not raw_rows:
+        problems.append(Problem("rows", "Give at least one row."))
+        return []
+    limit = settings.BULK_SEND_MAX_ROWS
+    if len(raw_rows) > limit:
+        problems.append(Problem("rows", f"At most {limit} rows in one batch."))
+        return []
+    rows: list[dict[str, str]] = []
+    for index, raw in enumerate(raw_rows):
+        path = f"rows.{index}"
+        if not isinstance(raw, Mapping):
+            problems.append(Problem(path, "Must be an object of values by column."))
+            continue
+        row: dict[str, str] = {}
+        for column, value in raw.items():
+            name = str(column).strip()
+            text = _cell(value)
+            if not name or len(name) > MAX_COLUMN_LENGTH or PLACEHOLDER.search(name):
+                problems.append(Problem(path, "A column needs a name (at most 100 characters)."))
+            elif text is None:
+                problems.append(Problem(f"{path}.{name}", "Must be text, a number or a boolean."))
+            elif len(text) > MAX_VALUE_LENGTH:
+                problems.append(
+                    Problem(f"{path}.{name}", f"At most {MAX_VALUE_LENGTH} characters.")
+                )
+            elif problem := text_problem(text):
+                problems.append(Problem(f"{path}.{name}", problem))
+            else:
+                row[name] = text
+        rows.append(row)
+    return rows
+
+
+def _columns_of(rows: list[dict[str, str]]) -> list[str]:
+    seen: dict[str, None] = {}
+    for row in rows:
+        for column in row:
+            seen.setdefault(column, None)
+    return list(seen)
+
+
+def row_packet_input(shape: Mapping[str, Any], values: Mapping[str, str]) -> PacketInput:
+    """The row's createEtchPacket arguments, read as createEtchPacket reads them."""
+    return parse_packet_input(shape_fill(shape, values))
+
+
+def _prefixed(fields: Iterable[FieldError], prefix: str) -> list[Problem]:
+    return [Problem(".".join(p for p in (prefix, f.property) if p), f.message) for f in fields]
+
+
+def batch_problems(
+    shape: Any, rows: list[dict[str, str]], *, shape_path: str = "packet"
+) -> tuple[list[Problem], dict[int, list[Problem]]]:
+    """What is wrong with the shape itself (named ``packet.<path>``), and with each row's packet
+    (by row index, named ``rows.N.<argument>``). Reads every row: no document is made."""
+    if not isinstance(shape, Mapping):
+        return [Problem(shape_path, "Must be createEtchPacket's arguments (an object).")], {}
+    shape_problems: list[Problem] = []
+    columns = set(_columns_of(rows))
+    for column, path in shape_columns(shape).items():
+        if column not in columns:
+            shape_problems.append(
+                Problem(f"{shape_path}.{path}", f"No row has the column {column!r}.")
+            )
+    if shape_problems:
+        return shape_problems, {}
+    by_row: dict[int, list[Problem]] = {}
+    for index, values in enumerate(rows):
+        try:
+            row_packet_input(shape, values)
+        except ValidationFailed as invalid:
+            by_row[index] = _prefixed(invalid.fields, f"rows.{index}")
+    return [], by_row
+
+
+# --- creating a batch ---------------------------------------------------------------------------
+
+
+def batch_create(
+    *,
+    organization: Organization,
+    watermark: bool,
+    name: str,
+    shape: Any,
+    raw_rows: Any,
+    created_by: str,
+    draft: bool = False,
+) -> BulkBatch:
+    """A batch of ``organization`` whose rows are sent by the background task. Every row is
+    read first: any problem (the shape's, a row's) is a ValidationFailed naming them all, and
+    nothing is stored. A ``draft`` (the admin's upload, previewed before it is sent) keeps its
+    rows' problems on the rows instead, and is sent by :func:`batch_start`; only the shape's
+    problems, or rows that are not rows, refuse it."""
+    problems: list[Problem] = []
+    rows = rows_read(raw_rows, problems)
+    name = (name or "").strip()
+    if text_problem(name) or len(name) > 255 or "\n" in name:
+        problems.append(Problem("name", "Must be one line of at most 255 characters."))
+    by_row: dict[int, list[Problem]] = {}
+    if rows:  # every row's problems at once, a wrong value's included
+        shape_problems, by_row = batch_problems(shape, rows)
+        problems += shape_problems
+    if draft:
+        row_problems = [p for p in problems if p.path.startswith("rows.")]
+        problems = [p for p in problems if not p.path.startswith("rows.")]
+        for problem in row_problems:  # a value the reading refused: that row's problem
+            index = int(problem.path.split(".")[1])
+            by_row.setdefault(index, []).insert(0, problem)
+        # A row's problems are named within the row (signers.0.email), as its send's are.
+        by_row = {
+            index: [Problem(p.path.removeprefix(f"rows.{index}."), p.message) for p in listed]
+            for index, listed in by_row.items()
+        }
+    else:
+        for listed in by_row.values():
+            problems += listed
+    if problems or not rows:
+        raise ValidationFailed.from_problems(
+            problems or [Problem("rows", "Give at least one row.")]
+        )
+    webhook_url = shape.get("webhookURL")
+    if isinstance(webhook_url, str) and webhook_url and "{{" not in webhook_url:
+        # Checked once here (it may resolve the host name), as createEtchPacket checks it.
+        check_webhook_url(webhook_url, property="packet.webhookURL")
+    with transaction.atomic():
+        batch = BulkBatch.objects.create(
+            organization=organization,
+            name=name or str(shape.get("name") or "Bulk send")[:255],
+            status=BulkBatch.Status.DRAFT if draft else BulkBatch.Status.SENDING,
+            shape=dict(shape),
+            columns=_columns_of(rows),
+            watermark=watermark,
+            created_by=created_by[:200],
+            rows_total=len(rows),
+            next_run_at=None if draft else timezone.now(),
+        )
+        BulkRow.objects.bulk_create(
+            (
+                BulkRow(
+                    batch=batch,
+                    index=index,
+                    values=values,
+                    errors=[
+                        {"property": p.path, "message": p.message} for p in by_row.get(index, [])
+                    ],
+                )
+                for index, values in enumerate(rows)
+            ),
+            batch_size=500,
+        )
+        if not draft:
+            enqueue_in_transaction(TASK, batch_id=batch.pk)
+    return batch
+
+
+def batch_start(*, batch: BulkBatch) -> BulkBatch:
+    """Send a draft: its rows with problems are failed with them, the others sent by the task.
+    Conflict unless it is a draft."""
+    with transaction.atomic():
+        batch = BulkBatch.objects.select_for_update().get(pk=batch.pk)
+        if batch.status != BulkBatch.Status.DRAFT:
+            raise Conflict(f"The bulk send is {batch.status} already.")
+        invalid = batch.rows.filter(status=BulkRow.Status.PENDING).exclude(errors=[])
+        failed = invalid.update(status=BulkRow.Status.FAILED, finished_at=timezone.now())
+        batch.rows_failed = failed
+        batch.status = BulkBatch.Status.SENDING
+        batch.next_run_at = timezone.now()
+        batch.save(update_fields=["rows_failed", "status", "next_run_at"])
+        enqueue_in_transaction(TASK, batch_id=batch.pk)
+    return batch
+
+
+def batch_get(*, organization: Organization, eid: str) -> BulkBatch:
+    """The organization's batch; another organization's is as absent as a missing one."""
+    return get_or_not_found(
+        BulkBatch.objects.all(),
+        f"No bulk send with eid '{eid}'.",
+        organization=organization,
+        eid=eid,
+    )
+
+
+def batch_cancel(*, batch: BulkBatch) -> BulkBatch:
+    """Stop sending: the rows still waiting stay so (the packets made are kept). Conflict when
+    the batch is finished already."""
+    with transaction.atomic():
+        batch = BulkBatch.objects.select_for_update().get(pk=batch.pk)
+        if batch.status not in (BulkBatch.Status.SENDING, BulkBatch.Status.DRAFT):
+            raise Conflict(f"The bulk send is {batch.status}: only one sending can be cancelled.")
+        batch.status = BulkBatch.Status.CANCELLED
+        batch.finished_at = timezone.now()
+        batch.next_run_at = None
+        batch.save(update_fields=["status", "finished_at", "next_run_at"])
+    return batch
+
+
+# --- sending (the task) -------------------------------------------------------------------------
+
+
+def _chunk_emails() -> int:
+    """How many emails one chunk may queue: the mail's rate over a chunk's seconds."""
+    rate = settings.BULK_SEND_EMAILS_PER_SECOND
+    return max(1, math.ceil(rate * settings.BULK_SEND_CHUNK_SECONDS))
+
+
+def _row_fail(row: BulkRow, fields: list[dict[str, str]]) -> None:
+    with transaction.atomic():
+        updated = BulkRow.objects.filter(pk=row.pk, status=BulkRow.Status.PENDING).update(
+            status=BulkRow.Status.FAILED, errors=fields, finished_at=timezone.now()
+        )
+        if updated:
+            BulkBatch.objects.filter(pk=row.batch_id).update(rows_failed=F("rows_failed") + 1)
+
+
+def _wire_errors(error: ServiceError) -> list[dict[str, str]]:
+    if isinstance(error, ValidationFailed):
+        return [f.as_wire() for f in error.fields]
+    return [{"property": "", "message": f"{error.name}: {error.message}"}]
+
+
+def _row_send(batch: BulkBatch, row: BulkRow) -> int:
+    """Make the row's packet; the number of signing emails it queued. The slow part (its
+    documents) runs outside any transaction; the packet, its emails, webhooks and the row's
+    outcome commit together, so a row done is never done again."""
+    try:
+        packet_input = row_packet_input(batch.shape, row.values)
+        prepared = packet_prepare(
+            organization=batch.organization, watermark=batch.watermark, packet_input=packet_input
+        )
+    except ServiceError as error:
+        _row_fail(row, _wire_errors(error))
+        return 0
+    except DatabaseError:
+        raise  # the database, not the row: the task fails and the sweep resumes the batch
+    except Exception:
+        # A fault of ours on this row must not stop the batch for ever (the sweep would run it
+        # again and again): the row fails, the log has the trace.
+        logger.exception("bulk send %s: row %s could not be made", batch.eid, row.index)
+        _row_fail(row, [{"property": "", "message": INTERNAL_ERROR}])
+        return 0
+    try:
+        with transaction.atomic():
+            locked = BulkRow.objects.select_for_update().filter(pk=row.pk).first()
+            if locked is None or locked.status != BulkRow.Status.PENDING:
+                prepared.discard()  # another run of the task did it meanwhile
+                return 0
+            packet = packet_store(
+                prepared, created_detail={"bulkSend": batch.eid, "row": row.index + 1}
+            )
+            locked.status = BulkRow.Status.CREATED
+            locked.packet = packet
+            locked.packet_eid = packet.eid
+            locked.finished_at = timezone.now()
+            locked.save(update_fields=["status", "packet", "packet_eid", "finished_at"])
+            BulkBatch.objects.filter(pk=batch.pk).update(rows_created=F("rows_created") + 1)
+    except ServiceError as error:
+        prepared.discard()
+        _row_fail(row, _wire_errors(error))
+        return 0
+    except DatabaseError:
+        prepared.discard()
+        raise
+    except Exception:
+        prepared.discard()
+        logger.exception("bulk send %s: row %s could not be stored", batch.eid, row.index)
+        _row_fail(row, [{"property": "", "message": INTERNAL_ERROR}])
+        return 0
+    except BaseException:
+        prepared.discard()
+        raise
+    return SignerEmail.objects.filter(signer__packet=packet).count()
+
+
+def batch_send(*, batch_id: int, now: datetime | None = None) -> str:
+    """One chunk of the batch: its waiting rows in order, until the chunk's emails are queued;
+    then the next chunk is enqueued for when those emails have had their time at
+    ``BULK_SEND_EMAILS_PER_SECOND``. Idempotent: rows done are skipped, a finished or cancelled
+    batch is left as it is."""
+    started = now or timezone.now()
+    batch = BulkBatch.objects.select_related("organization").filter(pk=batch_id).first()
+    if batch is None or batch.status != BulkBatch.Status.SENDING:
+        return "nothing to do"
+    budget = _chunk_emails()
+    emails = rows = 0
+    deadline = time.monotonic() + CHUNK_WORK_SECONDS
+    pending = batch.rows.filter(status=BulkRow.Status.PENDING).order_by("index")
+    # The chunk's rows are read at once (each is locked and checked again as it is sent): at
+    # most one per email of the budget. Rows that queue no email (embedded signers) end the
+    # chunk after ``budget`` rows, and the next one is due at once.
+    for row in pending[:budget]:
+        if emails >= budget or time.monotonic() >= deadline:
+            break
+        if (
+            rows % CANCEL_CHECK_ROWS == 0
+            and not BulkBatch.objects.filter(pk=batch.pk, status=BulkBatch.Status.SENDING).exists()
+        ):
+            return "cancelled"
+        emails += _row_send(batch, row)
+        rows += 1
+    with transaction.atomic():
+        locked = BulkBatch.objects.select_for_update().get(pk=batch.pk)
+        if locked.status != BulkBatch.Status.SENDING:
+            return f"{rows} rows, then {locked.status}"
+        if not pending.exists():
+            locked.status = BulkBatch.Status.COMPLETED
+            locked.finished_at = timezone.now()
+            locked.next_run_at = None
+            locked.save(update_fields=["status", "finished_at", "next_run_at"])
+            return f"{rows} rows, completed"
+        run_after = started + timedelta(seconds=emails / settings.BULK_SEND_EMAILS_PER_SECOND)
+        locked.next_run_at = run_after
+        locked.save(update_fields=["next_run_at"])
+        task = task_named(TASK)
+        if task.get_backend().supports_defer and run_after > timezone.now():
+            task = task.using(run_after=run_after)
+        enqueue_in_transaction(task, batch_id=batch.pk)
+    return f"{rows} rows, {emails} emails; next chunk at {run_after.isoformat()}"
+
+
+# --- results ------------------------------------------------------------------------------------
+
+# A spreadsheet runs a cell that starts with one of these as a formula (CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: str) -> str:
+    """``value`` as a spreadsheet shows it and never runs it: a leading ' before a formula."""
+    return "'" + value if value.startswith(_FORMULA_START) else value
+
+
+def results_csv(batch: BulkBatch) -> bytes:
+    """Every row's outcome as CSV (UTF-8 with a BOM, for spreadsheets): its number, status,
+    packet eid or errors, then its values."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    columns = list(batch.columns)
+    writer.writerow([csv_safe(c) for c in ["row", "status", "packetEid", "errors", *columns]])
+    for row in batch.rows.order_by("index").iterator(chunk_size=500):
+        errors = "; ".join(
+            f"{e.get('property')}: {e.get('message')}" if e.get("property") else e["message"]
+            for e in row.errors
+        )
+        cells = [str(row.index + 1), row.status, row.packet_eid, errors]
+        cells += [row.values.get(column, "") for column in columns]
+        writer.writerow([csv_safe(cell) for cell in cells])
+    return ("\ufeff" + out.getvalue()).encode()

@@ -1,0 +1,545 @@
+"""The life of a packet and its signers: which status may follow which, and the one way to
+change one.
+
+Every status change of a packet or a signer goes through :func:`packet_move` or
+:func:`signer_move`, inside the transaction that makes it (the caller holds the packet's row
+lock). Each checks the move against its table below (a move the table does not allow is a
+Conflict, and nothing is written), stamps the time the status carries, keeps the document
+group's status with the packet's, writes the audit entry, emits the webhook event and tells the
+apps above (their hooks). The tables are the whole story; the database's CHECK constraints keep
+the columns to these values.
+
+What a change writes is written here too, beside the tables, so that a reader of a move reads
+all of it in one place: the audit entry (:func:`audit`, also called for what is no move: a link
+opened again, an email sent), the webhook events of e-signature (each emitted through the
+webhooks app in the transaction of the change it reports; their ``data`` names packets, groups
+and signers by their wire fields), and the callbacks of the apps above (workflows sits above
+esign, layers enforced by import-linter: it registers at start-up, its AppConfig.ready, and is
+called explicitly where the state changes, inside the transaction, so that a workflow's signing
+step learns at once that its packet was completed, declined or voided).
+
+The statuses (the compatible API's strings):
+
+- packet: ``draft`` (made with isDraft, nobody told) → ``sent`` (the first routing group may
+  sign) → ``delivered`` (a signer has the request: their email was handed to the mail server, or
+  they opened their link) → ``partial`` (someone signed) → ``completed`` (everyone signed).
+  ``declined`` (a signer refused) and ``voided`` (the sender cancelled) end it early.
+  ``expired`` (an extension: its ``expires_at`` passed, esign.sending.expiry) stops it until the
+  sender extends it, which re-opens it as ``sent`` (nobody signed yet) or ``partial``.
+- signer: ``created`` (not their turn yet) → ``sent`` (their turn: an email is on its way, or an
+  embedded link may be made) → ``delivered`` (their email was handed to the mail server) →
+  ``viewed`` (they opened the link) → ``completed``. ``declined`` (they refused), ``voided``
+  (the packet was voided before they finished) and ``skipped`` (another signer declined, so
+  their turn never comes, or enough members of their signing group signed for it:
+  esign.packets.groups) end it. ``expired``: it was their turn when the packet expired; the
+  packet's extension makes it their turn again (``sent``). ``forwarded`` (an extension,
+  esign.signing.forwarding): before they finished, they handed their turn to someone else (or the
+  sender reassigned it); a new signer has their fields and routing order, and nobody waits for them.
+
+The packet's seal and the signers' emails are work done by tasks (outbox rows, core.outbox): their
+statuses move by the tables ``SEAL_MOVES`` and ``EMAIL_MOVES`` below, through ``SEALS`` and
+``EMAILS``, which also keep their attempts, due times, leases and errors.
+
+- seal (``Packet.seal_status``): blank until the packet is completed → ``pending`` (its task is
+  queued) → ``sealed``; a failed attempt makes it ``retrying`` (retried at ``seal_retry_at``), and
+  ``failed`` once the retries ran out or the error cannot go away by itself. An operator's retry
+  (or the completion) makes it ``pending`` again from any status but ``sealed``; an attempt may
+  fail or succeed whatever another attempt recorded, until one sealed it.
+- signer email: ``pending`` → ``sent``, ``failed`` (every retry failed) or ``cancelled`` (no
+  longer due). An attempt already sending when its email was cancelled still records what became
+  of it (``sent`` or ``failed``): the signer may have it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.urls import reverse
+from django.utils import timezone
+
+from core.errors import Conflict
+from core.graphql.scalars import iso_ms
+from core.outbox import Moves, Outbox
+from esign.models import AuditEvent, DocumentGroup, Packet, Signer, SignerEmail
+from esign.packets.audit import AuditAction, Client
+from esign.packets.documents import signer_copies
+from esign.packets.groups import group_signed_by
+from webhooks.services import (
+    ETCH_PACKET_EXPIRED,
+    ETCH_PACKET_SEAL_FAILED,
+    ETCH_PACKET_SEALED,
+    SIGNER_FORWARDED,
+    event_emit,
+)
+
+P, S = Packet.Status, Signer.Status
+
+PACKET_MOVES: Mapping[str, frozenset[str]] = {
+    P.DRAFT: frozenset({P.SENT, P.VOIDED}),
+    P.SENT: frozenset({P.DELIVERED, P.PARTIAL, P.COMPLETED, P.DECLINED, P.VOIDED, P.EXPIRED}),
+    P.DELIVERED: frozenset({P.PARTIAL, P.COMPLETED, P.DECLINED, P.VOIDED, P.EXPIRED}),
+    P.PARTIAL: frozenset({P.COMPLETED, P.DECLINED, P.VOIDED, P.EXPIRED}),
+    P.EXPIRED: frozenset({P.SENT, P.PARTIAL, P.VOIDED}),
+    P.COMPLETED: frozenset(),
+    P.DECLINED: frozenset(),
+    P.VOIDED: frozenset(),
+}
+SIGNER_MOVES: Mapping[str, frozenset[str]] = {
+    S.CREATED: frozenset({S.SENT, S.SKIPPED, S.VOIDED, S.FORWARDED}),
+    S.SENT: frozenset(
+        {S.DELIVERED, S.VIEWED, S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED, S.EXPIRED}
+        | {S.FORWARDED}
+    ),
+    S.DELIVERED: frozenset(
+        {S.VIEWED, S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED, S.EXPIRED, S.FORWARDED}
+    ),
+    S.VIEWED: frozenset({S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED, S.EXPIRED, S.FORWARDED}),
+    S.EXPIRED: frozenset({S.SENT, S.VOIDED}),
+    S.COMPLETED: frozenset(),
+    S.DECLINED: frozenset(),
+    S.SKIPPED: frozenset(),
+    S.VOIDED: frozenset(),
+    S.FORWARDED: frozenset(),
+}
+Seal, Email = Packet.SealStatus, SignerEmail.Status
+SEAL_MOVES = Moves(
+    "packet's seal",
+    {
+        "": frozenset({Seal.PENDING}),
+        Seal.PENDING: frozenset({Seal.PENDING, Seal.SEALED, Seal.RETRYING, Seal.FAILED}),
+        Seal.RETRYING: frozenset({Seal.PENDING, Seal.SEALED, Seal.RETRYING, Seal.FAILED}),
+        Seal.FAILED: frozenset({Seal.PENDING, Seal.SEALED, Seal.RETRYING, Seal.FAILED}),
+        Seal.SEALED: frozenset(),
+    },
+)
+# A seal's lease is its task's (a seal task running longer than SEAL_LEASE_SECONDS was lost:
+# esign.sweeps), so the packet counts failed attempts, not claims.
+SEALS = Outbox(
+    Packet,
+    SEAL_MOVES,
+    waiting=frozenset({Seal.PENDING, Seal.RETRYING}),
+    failed=Seal.FAILED,
+    retrying=Seal.RETRYING,
+    status="seal_status",
+    attempts="seal_attempts",
+    due_at="seal_retry_at",
+    leased_until=None,
+    last_error="seal_error",
+    count_attempts="failed",
+)
+EMAIL_MOVES = Moves(
+    "signer's email",
+    {
+        Email.PENDING: frozenset({Email.SENT, Email.FAILED, Email.CANCELLED}),
+        Email.CANCELLED: frozenset({Email.SENT, Email.FAILED}),
+        Email.SENT: frozenset(),
+        Email.FAILED: frozenset(),
+    },
+)
+EMAILS = Outbox(
+    SignerEmail,
+    EMAIL_MOVES,
+    waiting=frozenset({Email.PENDING}),
+    failed=Email.FAILED,
+    leased_until="claimed_until",
+)
+
+OPEN_PACKET = frozenset({P.SENT, P.DELIVERED, P.PARTIAL})
+# Nobody waits for these any more: a forwarded signer's turn is their successor's.
+FINISHED_SIGNER = frozenset({S.COMPLETED, S.SKIPPED, S.FORWARDED})
+ENDED_SIGNER = frozenset(s for s, moves in SIGNER_MOVES.items() if not moves)
+
+# The audit action of each packet status reached (signers' moves name their own).
+_PACKET_ACTIONS: dict[str, AuditAction] = {
+    P.SENT: AuditAction.PACKET_SENT,
+    P.DELIVERED: AuditAction.PACKET_DELIVERED,
+    P.PARTIAL: AuditAction.PACKET_PARTIALLY_SIGNED,
+    P.COMPLETED: AuditAction.PACKET_COMPLETED,
+    P.DECLINED: AuditAction.PACKET_DECLINED,
+    P.VOIDED: AuditAction.PACKET_VOIDED,
+    P.EXPIRED: AuditAction.PACKET_EXPIRED,
+}
+_SIGNER_ACTIONS: dict[str, AuditAction] = {
+    S.SENT: AuditAction.SIGNER_NOTIFIED,
+    S.DELIVERED: AuditAction.SIGNER_EMAIL_DELIVERED,
+    S.VIEWED: AuditAction.SIGNER_VIEWED,
+    S.COMPLETED: AuditAction.SIGNER_COMPLETED,
+    S.DECLINED: AuditAction.SIGNER_DECLINED,
+    S.SKIPPED: AuditAction.SIGNER_SKIPPED,
+    S.VOIDED: AuditAction.SIGNER_VOIDED,
+    S.EXPIRED: AuditAction.SIGNER_EXPIRED,
+    S.FORWARDED: AuditAction.SIGNER_FORWARDED,
+}
+
+
+def packet_past_expiry(packet: Packet, now: datetime | None = None) -> bool:
+    """Whether nobody may sign ``packet`` any more for its expiry: ``expired``, or open and past
+    its ``expires_at`` (before the sweep moves it)."""
+    if packet.status == P.EXPIRED:
+        return True
+    now = now or timezone.now()
+    return (
+        packet.status in OPEN_PACKET and packet.expires_at is not None and packet.expires_at <= now
+    )
+
+
+def packet_may_move(packet: Packet, to: str) -> bool:
+    return to in PACKET_MOVES[packet.status]
+
+
+def signer_may_move(signer: Signer, to: str) -> bool:
+    return to in SIGNER_MOVES[signer.status]
+
+
+def packet_created(packet: Packet, *, detail: dict[str, Any]) -> None:
+    """A packet was written (a draft, before any move): its packetCreated entry and its
+    documentGroupCreate event, in the transaction that wrote it."""
+    audit(packet=packet, action=AuditAction.PACKET_CREATED, detail=detail)
+    _emit(
+        packet,
+        "documentGroupCreate",
+        {"etchPacket": _packet(packet), "documentGroup": _group(packet)},
+    )
+
+
+def signer_emails_cancel(**where: Any) -> int:
+    """Cancel the pending signers' emails that match ``where`` (a signer's turn, or the packet,
+    ended): no longer due. Returns how many."""
+    pending = SignerEmail.objects.filter(status=Email.PENDING, **where)
+    return EMAILS.move_all(pending, Email.CANCELLED)
+
+
+def packet_move(
+    packet: Packet, to: str, *, detail: dict[str, Any] | None = None, client: Client | None = None
+) -> None:
+    """Move the (locked) packet to ``to``: status, its time, the group, audit, event, hooks."""
+    if not packet_may_move(packet, to):
+        raise Conflict(f"The packet is {packet.status}; it cannot become {to}.")
+    now = timezone.now()
+    # Leaving ``expired`` is the sender's extension, whatever status it returns to.
+    action = AuditAction.PACKET_REOPENED if packet.status == P.EXPIRED else _PACKET_ACTIONS[to]
+    packet.status = to
+    fields = ["status", "updated_at"]
+    if to == P.SENT and packet.sent_at is None:
+        packet.sent_at = now
+        fields.append("sent_at")
+    elif to == P.COMPLETED:
+        packet.completed_at = now
+        fields.append("completed_at")
+    packet.save(update_fields=fields)
+    DocumentGroup.objects.filter(packet=packet).update(status=to, updated_at=now)
+    audit(packet=packet, action=action, client=client, detail=detail)
+    if to == P.COMPLETED:
+        packet_completed(packet)
+    elif to == P.EXPIRED:
+        packet_expired(packet)
+    packet_status_changed(packet)
+
+
+def signer_move(
+    signer: Signer,
+    to: str,
+    *,
+    client: Client | None = None,
+    detail: dict[str, Any] | None = None,
+    fields: tuple[str, ...] = (),
+) -> None:
+    """Move the signer (of a locked packet) to ``to``, saving ``fields`` with it; writes the
+    audit entry and the webhook event (signerComplete for a signature, else signerUpdateStatus).
+    """
+    if not signer_may_move(signer, to):
+        raise Conflict(f"The signer is {signer.status}; they cannot become {to}.")
+    action = AuditAction.SIGNER_REOPENED if signer.status == S.EXPIRED else _SIGNER_ACTIONS[to]
+    signer.status = to
+    update = ["status", "updated_at", *fields]
+    if to == S.COMPLETED:
+        signer.completed_at = signer.completed_at or timezone.now()
+        update.append("completed_at")
+    signer.save(update_fields=list(dict.fromkeys(update)))
+    audit(
+        packet=signer.packet,
+        signer=signer,
+        action=action,
+        client=client,
+        detail=detail,
+    )
+    if to == S.COMPLETED:
+        signer_completed(signer)
+    else:
+        signer_status_changed(signer)
+
+
+# --- the audit entry -----------------------------------------------------------------------------
+
+
+def audit(
+    *,
+    packet: Packet,
+    action: str,
+    signer: Signer | None = None,
+    client: Client | None = None,
+    detail: dict[str, Any] | None = None,
+) -> AuditEvent:
+    """Append an entry to ``packet``'s trail (in the caller's transaction)."""
+    client = client or Client()
+    return AuditEvent.objects.create(
+        packet=packet,
+        signer=signer,
+        action=AuditAction(action).value,
+        ip=client.ip,
+        user_agent=client.user_agent[:500],
+        detail=detail or {},
+    )
+
+
+# --- the webhook events --------------------------------------------------------------------------
+# documentGroupCreate, signerUpdateStatus, signerComplete, etchPacketComplete, and the extensions
+# etchPacketSealed, etchPacketSealFailed, etchPacketExpired and signerForwarded.
+
+
+def _packet(packet: Packet) -> dict[str, Any]:
+    return {
+        "eid": packet.eid,
+        "name": packet.name,
+        "status": packet.status,
+        "isTest": packet.is_test,
+        "createdAt": iso_ms(packet.created_at),
+        "completedAt": iso_ms(packet.completed_at),
+        "expiresAt": iso_ms(packet.expires_at),
+    }
+
+
+def _group(packet: Packet) -> dict[str, Any]:
+    group = packet.document_group
+    return {
+        "eid": group.eid,
+        "status": packet.status,  # the group's status follows the packet's
+        "downloadZipURL": settings.PUBLIC_BASE_URL
+        + reverse("esign-download-zip", args=[group.eid]),
+        "files": [
+            {"id": d.alias_id, "filename": d.filename, "title": d.title}
+            for d in packet.documents.all()
+        ],
+    }
+
+
+def signer_summary(signer: Signer) -> dict[str, Any]:
+    """Who a signer is and where they stand, by their wire fields (the events' signers, a
+    workflow submission's agents)."""
+    return {
+        "eid": signer.eid,
+        "aliasId": signer.alias_id,
+        "name": signer.name,
+        "email": signer.email,
+        "status": signer.status,
+        "routingOrder": signer.routing_order,
+    }
+
+
+def _signer(signer: Signer) -> dict[str, Any]:
+    return {
+        **signer_summary(signer),
+        "signActionType": signer.signer_type,
+        "completedAt": iso_ms(signer.completed_at),
+        # Extensions: role, witnessFor, group {id, required, signedBy} (esign.packets.groups).
+        **_wire_extensions(signer),
+    }
+
+
+def _emit(packet: Packet, action: str, data: dict[str, Any]) -> None:
+    event_emit(
+        organization=packet.organization,
+        action=action,
+        data=data,
+        webhook_url=packet.webhook_url or None,
+    )
+
+
+def _signer_event(signer: Signer, action: str) -> None:
+    packet = signer.packet
+    _emit(
+        packet,
+        action,
+        {"signer": _signer(signer), "etchPacket": _packet(packet), "documentGroup": _group(packet)},
+    )
+
+
+def signer_status_changed(signer: Signer) -> None:
+    _signer_event(signer, "signerUpdateStatus")
+
+
+def signer_completed(signer: Signer) -> None:
+    """signerComplete, with an extension key: ``documents``, the signer's lasting copy
+    ([{id, title, filename, url}], esign.packets.documents), for an app that embeds its signers
+    (they get no email) to hand them."""
+    packet = signer.packet
+    _emit(
+        packet,
+        "signerComplete",
+        {
+            "signer": _signer(signer),
+            "etchPacket": _packet(packet),
+            "documentGroup": _group(packet),
+            "documents": signer_copies(signer),
+        },
+    )
+
+
+def packet_completed(packet: Packet) -> None:
+    _emit(
+        packet,
+        "etchPacketComplete",
+        {
+            "etchPacket": _packet(packet),
+            "documentGroup": _group(packet),
+            "signers": [_signer(s) for s in packet.signers.all()],
+        },
+    )
+
+
+def seal_summary(packet: Packet) -> dict[str, Any]:
+    """Where the packet's seal stands, by the wire fields of etchPacket (sealStatus...)."""
+    error = None
+    if packet.seal_error_code:
+        error = {"code": packet.seal_error_code, "message": packet.seal_error_message}
+    return {
+        "status": packet.seal_status,
+        "level": packet.seal_level or None,
+        "sealedAt": iso_ms(packet.sealed_at),
+        "attempts": packet.seal_attempts,
+        "error": error,
+    }
+
+
+def packet_sealed(packet: Packet) -> None:
+    """Extension: every document and the audit trail are sealed; the zip can be downloaded."""
+    _emit(
+        packet,
+        ETCH_PACKET_SEALED,
+        {
+            "etchPacket": _packet(packet),
+            "documentGroup": _group(packet),
+            "seal": seal_summary(packet),
+        },
+    )
+
+
+def packet_seal_failed(packet: Packet) -> None:
+    """Extension: sealing failed and will not be tried again by itself (the retries ran out, or
+    the error cannot go away: a revoked certificate) until an operator seals it again."""
+    _emit(
+        packet,
+        ETCH_PACKET_SEAL_FAILED,
+        {
+            "etchPacket": _packet(packet),
+            "documentGroup": _group(packet),
+            "seal": seal_summary(packet),
+        },
+    )
+
+
+def packet_expired(packet: Packet) -> None:
+    """Extension: the packet's expiresAt passed before everyone signed; its signers whose turn it
+    was are ``expired`` (the sender may extend it: extendEtchPacket)."""
+    _emit(
+        packet,
+        ETCH_PACKET_EXPIRED,
+        {
+            "etchPacket": _packet(packet),
+            "documentGroup": _group(packet),
+            "signers": [_signer(s) for s in packet.signers.all()],
+        },
+    )
+
+
+def signer_forwarded(original: Signer, successor: Signer, *, by: str) -> None:
+    """Extension: ``original``'s turn went to ``successor`` (esign.signing.forwarding), who has
+    their fields and routing order; ``forwardedBy`` is "signer" (from the signing page) or "sender"
+    (reassignEtchSigner, the admin). ``original`` is ``forwarded`` (their signerUpdateStatus
+    says so too)."""
+    packet = original.packet
+    _emit(
+        packet,
+        SIGNER_FORWARDED,
+        {
+            "signer": _signer(original),
+            "newSigner": _signer(successor),
+            "forwardedBy": by,
+            "etchPacket": _packet(packet),
+            "documentGroup": _group(packet),
+        },
+    )
+
+
+def _wire_extensions(signer: Signer) -> dict[str, Any]:
+    """The signer's extension keys in the webhook events: ``role``, ``witnessFor`` and
+    ``group`` ({id, required, signedBy: [{eid, aliasId, name}]}, or null)."""
+    group = None
+    if signer.signing_group:
+        group = {
+            "id": signer.signing_group,
+            "required": signer.signing_group_required,
+            "signedBy": [
+                {"eid": s.eid, "aliasId": s.alias_id, "name": s.name}
+                for s in group_signed_by(signer)
+            ],
+        }
+    return {"role": signer.role, "witnessFor": signer.witness_for or None, "group": group}
+
+
+# --- the apps above: their callbacks ------------------------------------------------------------
+
+PacketCallback = Callable[[Packet], None]
+_callbacks: list[PacketCallback] = []
+
+
+def on_packet_status_change(callback: PacketCallback) -> PacketCallback:
+    """Register ``callback(packet)``, run inside the transaction of every status change."""
+    if callback not in _callbacks:
+        _callbacks.append(callback)
+    return callback
+
+
+def packet_status_changed(packet: Packet) -> None:
+    for callback in list(_callbacks):
+        callback(packet)
+
+
+# Callbacks asked before a packet is removed (inside the transaction, the packet locked): one
+# that raises (a Conflict) refuses the removal.
+_removing: list[PacketCallback] = []
+
+
+def on_packet_removing(callback: PacketCallback) -> PacketCallback:
+    """Register ``callback(packet)``, run before a packet is removed; it may refuse by raising."""
+    if callback not in _removing:
+        _removing.append(callback)
+    return callback
+
+
+def packet_removing(packet: Packet) -> None:
+    for callback in list(_removing):
+        callback(packet)
+
+
+# Callbacks asked before a signer's turn is handed to someone else (esign.signing.forwarding; inside
+# the transaction, the packet locked): one that raises (a Conflict) refuses it. A workflow's signing
+# step hands its page's signing link to the person filling the webform, who is the signer it
+# names: a new signer there would be signed for by someone else.
+_handing_over: list[PacketCallback] = []
+
+
+def on_signer_handing_over(callback: PacketCallback) -> PacketCallback:
+    """Register ``callback(packet)``, run before a signer of ``packet`` is forwarded or
+    reassigned; it may refuse by raising."""
+    if callback not in _handing_over:
+        _handing_over.append(callback)
+    return callback
+
+
+def signer_handing_over(packet: Packet) -> None:
+    for callback in list(_handing_over):
+        callback(packet)
