@@ -52,10 +52,11 @@ def fill_context() -> FillContext:
 
 def fill_version(*, version: TemplateVersion, body: dict[str, Any]) -> bytes:
     """Fill one version of a template; every failure becomes a domain error in the wire shape."""
-    return _fill(version_source(version), body)
+    return fill_source(version_source(version), body)
 
 
-def _fill(source: TemplateSource, body: Any) -> bytes:
+def fill_source(source: TemplateSource, body: Any) -> bytes:
+    """Fill a template as read by ``template_source``; failures as fill_version's."""
     try:
         request = parse_fill_request(body, max_documents=settings.FILL_MAX_DOCUMENTS)
         return fill_pdf(
@@ -81,7 +82,7 @@ def fill_template(
     )
     if isinstance(body, dict) and isinstance(body.get("data"), str) and body["data"]:
         body = {**body, "data": payload_decrypt(organization=organization, text=body["data"])}
-    return Filled(source.version, _fill(source, body))
+    return Filled(source.version, fill_source(source, body))
 
 
 def fill_with_example_data(*, template: PdfTemplate) -> bytes:

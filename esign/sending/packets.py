@@ -36,14 +36,9 @@ from esign.packets.inputs import (
 )
 from esign.packets.lookups import document_group_get, packet_get
 from esign.signing.turns import locked, packet_send, test_mark
-from fill.services import fill_version
+from fill.services import fill_source
 from generate.services import pdf_generate
-from templates_app.services import (
-    template_get,
-    template_version_select,
-    version_pdf,
-    version_spec,
-)
+from templates_app.services import TemplateSource, template_source
 from webhooks.services import check_webhook_url
 
 logger = logging.getLogger(__name__)
@@ -81,25 +76,26 @@ def _prepare(
     file: FileInput,
     index: int,
     packet_input: PacketInput,
-) -> tuple[bytes, Any]:
-    """The PDF bytes of one file and the template version used (templates only)."""
+) -> tuple[bytes, TemplateSource | None]:
+    """The PDF bytes of one file and the template read for it (templates only)."""
     path = f"files.{index}"
     if file.cast_eid is not None:
         try:
-            template = template_get(organization=organization, eid=file.cast_eid)
+            source = template_source(
+                organization=organization, eid=file.cast_eid, version_number=None
+            )
         except NotFound:
             raise ValidationFailed.single(
                 f"{path}.castEid", f"No template with eid {file.cast_eid!r}."
             ) from None
-        version = template_version_select(template=template, version_number=None)
         payload = packet_input.payloads.get(file.id)
         if not payload:
-            return version_pdf(version), version
+            return source.pdf, source
         body: dict[str, Any] = dict(payload)
         if "data" not in body:
             body = {"data": body}
         try:
-            return fill_version(version=version, body=body), version
+            return fill_source(source, body), source
         except ValidationFailed as invalid:
             raise _prefixed(invalid, f"data.payloads.{file.id}") from None
     if file.upload is not None:
@@ -122,11 +118,11 @@ def _prepare(
         raise _prefixed(invalid, path) from None
 
 
-def _template_fields(file: FileInput, version: Any, pages: int, index: int) -> FileInput:
+def _template_fields(file: FileInput, source: TemplateSource, pages: int, index: int) -> FileInput:
     """A template file with its template's signer fields (signature, initial, signatureDate,
     signerName), which the signers' ``fieldId`` name. They sit on the template's pages, so a
     payload that repeats pages (the document no longer has the template's pages) is refused."""
-    spec = version_spec(version)
+    spec = source.spec
     signed = [field for field in spec.fields if field.is_signer]
     if signed and pages != len(spec.pages):
         raise ValidationFailed.single(
@@ -184,7 +180,7 @@ def packet_prepare(
         check_webhook_url(packet_input.webhook_url)  # refused now, not when the event fires
     made = []
     for index, file in enumerate(packet_input.files):
-        pdf, version = _prepare(
+        pdf, source = _prepare(
             organization=organization,
             watermark=watermark,
             file=file,
@@ -192,10 +188,10 @@ def packet_prepare(
             packet_input=packet_input,
         )
         pages = _page_count(pdf)
-        if version is not None:
-            file = _template_fields(file, version, pages, index)
+        if source is not None:
+            file = _template_fields(file, source, pages, index)
         _check_fields_fit(file, pages, index)
-        made.append((file, pdf, version, pages))
+        made.append((file, pdf, source.version if source else None, pages))
     check_signer_fields([file for file, *_ in made], packet_input.signers)
     prepared = PreparedPacket(organization, packet_input, new_eid(), [])
     prefix = f"packets/{organization.eid}/{prepared.eid}"

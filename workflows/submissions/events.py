@@ -26,7 +26,12 @@ def download_url(submission: Submission) -> str:
     return settings.PUBLIC_BASE_URL + reverse("workflows-download-zip", args=[submission.eid])
 
 
-def event_data(submission: Submission, definition: WorkflowDef) -> dict[str, Any]:
+def event_data(
+    submission: Submission, definition: WorkflowDef, *, complete: bool
+) -> dict[str, Any]:
+    """What every event of a submission says. ``complete``: whether the submission is complete,
+    known from the event (only weldComplete follows the completion; a webform is saved only
+    while its submission is open)."""
     rows = {row.webform_slug: row for row in submission.webform_submissions.all()}
     submissions = {}
     for webform in definition.webforms:
@@ -37,13 +42,11 @@ def event_data(submission: Submission, definition: WorkflowDef) -> dict[str, Any
                 "resolvedPayload": resolved_payload(webform, row.payload),
             }
     return {
-        "isComplete": submission.is_complete,
+        "isComplete": complete,
         "isTest": submission.is_test,
         "eid": submission.eid,
         "documents": (
-            [{"type": "application/zip", "url": download_url(submission)}]
-            if submission.is_complete
-            else []
+            [{"type": "application/zip", "url": download_url(submission)}] if complete else []
         ),
         "weld": {"eid": submission.workflow.eid, "slug": submission.workflow.slug},
         "forges": {w.slug: {"eid": w.eid, "name": w.name} for w in definition.webforms},
@@ -61,13 +64,13 @@ def _emit(submission: Submission, action: str, data: dict[str, Any]) -> None:
 
 
 def submission_created(submission: Submission, definition: WorkflowDef) -> None:
-    _emit(submission, "weldCreate", event_data(submission, definition))
+    _emit(submission, "weldCreate", event_data(submission, definition, complete=False))
 
 
 def webform_completed(
     submission: Submission, definition: WorkflowDef, row: WebformSubmission
 ) -> None:
-    data = event_data(submission, definition)
+    data = event_data(submission, definition, complete=False)
     webform = definition.webform(eid=row.webform_eid)
     assert webform is not None
     data["forge"] = {"eid": webform.eid, "slug": webform.slug, "name": webform.name}
@@ -79,4 +82,4 @@ def webform_completed(
 
 
 def submission_completed(submission: Submission, definition: WorkflowDef) -> None:
-    _emit(submission, "weldComplete", event_data(submission, definition))
+    _emit(submission, "weldComplete", event_data(submission, definition, complete=True))
