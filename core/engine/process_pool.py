@@ -31,10 +31,10 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 logger = logging.getLogger(__name__)
 
@@ -103,6 +103,37 @@ class _Worker:
         return self.process.poll() is None
 
 
+# Answers a question a job asks its pool on the way (`core.engine.process_worker.ask`).
+Answer = Callable[[Any], Any]
+
+
+class _Answered(Exception):  # noqa: N818 - carries the engine's own error out of `_exchange`
+    def __init__(self, error: BaseException) -> None:
+        super().__init__()
+        self.error = error
+
+
+class Lease(Generic[JobT, ResultT]):
+    """A worker held by `ProcessPool.lease`: runs jobs one after another, as `run` would."""
+
+    def __init__(self, pool: ProcessPool[JobT, ResultT], worker: _Worker) -> None:
+        self.pool = pool
+        self.worker = worker
+        self.healthy = True
+
+    def run(self, job: JobT, *, timeout: float, answer: Answer | None = None) -> ResultT:
+        if not self.healthy:
+            raise self.pool.errors.crashed(f"the {self.pool.name} worker was stopped")
+        self.healthy = False
+        try:
+            result = self.pool._exchange(self.worker, job, timeout, answer)
+        except _Answered as answered:
+            self.healthy = True
+            raise answered.error from None
+        self.healthy = True
+        return result
+
+
 class ProcessPool(Generic[JobT, ResultT]):
     """Runs jobs in worker processes of ``worker_module``, at most ``settings.workers`` at a
     time. ``name`` names the workers in logs, errors and temporary folders ("render")."""
@@ -124,7 +155,13 @@ class ProcessPool(Generic[JobT, ResultT]):
         self._busy: dict[int, _Worker] = {}  # workers running a job, by process id
 
     def run(
-        self, job: JobT, *, timeout: float, queue_timeout: float, tenant: str | None = None
+        self,
+        job: JobT,
+        *,
+        timeout: float,
+        queue_timeout: float,
+        tenant: str | None = None,
+        answer: Answer | None = None,
     ) -> ResultT:
         """Run ``job`` in a worker; kill it if it takes longer than ``timeout`` seconds.
 
@@ -132,37 +169,80 @@ class ProcessPool(Generic[JobT, ResultT]):
         under its share (busy); refuses at once when the queue is full (busy). Raises the
         engine's own errors as the worker raised them, or the pool's errors: timeout,
         out_of_memory, failed when the job raised an unexpected exception, crashed when the
-        worker died.
+        worker died. ``answer`` answers the questions the job asks on the way
+        (`core.engine.process_worker.ask`).
         """
         worker = self._acquire(queue_timeout, tenant)
         with self._condition:
             self._busy[worker.process.pid] = worker
         healthy = False
         try:
-            try:
-                worker.connection.send(job)
-                if not worker.connection.poll(timeout):
-                    raise self.errors.timeout(timeout)
-                status, payload = worker.connection.recv()
-            except (EOFError, OSError) as exc:
-                raise self.errors.crashed(self._death_detail(worker, exc)) from None
-            except MemoryError:
-                # The worker's answer is larger than this process may hold: the job's to blame.
-                raise self.errors.out_of_memory(self.settings.memory_limit_bytes) from None
-            worker.jobs += 1
-            if status == "ok":
-                healthy = True
-                result: ResultT = payload
-                return result
-            if status == "error":
-                healthy = True
-                raise payload
-            if status == "memory":
-                raise self.errors.out_of_memory(self.settings.memory_limit_bytes)
-            detail, where = payload
-            raise self.errors.failed(detail, where)
+            result = self._exchange(worker, job, timeout, answer)
+            healthy = True
+            return result
+        except _Answered as answered:
+            healthy = True
+            raise answered.error from None
         finally:
             self._release(worker, tenant, healthy=healthy and not self._too_large(worker))
+
+    @contextlib.contextmanager
+    def lease(
+        self, *, queue_timeout: float, tenant: str | None = None, extra: int = 0
+    ) -> Iterator[list[Lease[JobT, ResultT]]]:
+        """Hold one worker (waiting as `run` does, counted for ``tenant``) and up to ``extra``
+        more that are free at this moment (never waited for, not counted for the tenant: a
+        document that runs in parts takes one share of its tenant and borrows idle workers),
+        for several jobs in a row. The workers go back when the block ends."""
+        workers = [self._acquire(queue_timeout, tenant)]
+        for _ in range(extra):
+            borrowed = self._try_acquire()
+            if borrowed is None:
+                break
+            workers.append(borrowed)
+        leases = [Lease(self, worker) for worker in workers]
+        with self._condition:
+            for worker in workers:
+                self._busy[worker.process.pid] = worker
+        try:
+            yield leases
+        finally:
+            for index, lease in enumerate(leases):
+                healthy = lease.healthy and not self._too_large(lease.worker)
+                self._release(lease.worker, tenant if index == 0 else None, healthy=healthy)
+
+    def _exchange(
+        self, worker: _Worker, job: JobT, timeout: float, answer: Answer | None
+    ) -> ResultT:
+        """Send ``job`` to ``worker`` and return its result; answer its questions meanwhile.
+        A worker left unhealthy raises the pool's errors; `_Answered` wraps the engine's own
+        errors (the worker stays healthy)."""
+        deadline = time.monotonic() + timeout
+        try:
+            worker.connection.send(job)
+            while True:
+                if not worker.connection.poll(max(0.0, deadline - time.monotonic())):
+                    raise self.errors.timeout(timeout)
+                status, payload = worker.connection.recv()
+                if status != "ask":
+                    break
+                # The worker waits for the reply; if ``answer`` raises, the worker is stopped.
+                worker.connection.send(answer(payload) if answer is not None else None)
+        except (EOFError, OSError) as exc:
+            raise self.errors.crashed(self._death_detail(worker, exc)) from None
+        except MemoryError:
+            # The worker's answer is larger than this process may hold: the job's to blame.
+            raise self.errors.out_of_memory(self.settings.memory_limit_bytes) from None
+        worker.jobs += 1
+        if status == "ok":
+            result: ResultT = payload
+            return result
+        if status == "error":
+            raise _Answered(payload)
+        if status == "memory":
+            raise self.errors.out_of_memory(self.settings.memory_limit_bytes)
+        detail, where = payload
+        raise self.errors.failed(detail, where)
 
     def stats(self) -> PoolStats:
         with self._condition:
@@ -226,6 +306,33 @@ class ProcessPool(Generic[JobT, ResultT]):
                 self._finished(tenant)
                 self._condition.notify_all()
             raise
+
+    def _try_acquire(self) -> _Worker | None:
+        """A worker free at this moment (idle, or one more may start), or None; never waits."""
+        dead: list[_Worker] = []
+        try:
+            with self._condition:
+                if self._closed or self._waiting:
+                    return None  # requests already waiting come first
+                worker = self._idle_worker(dead)
+                if worker is not None:
+                    self._running[None] = self._running.get(None, 0) + 1
+                    return worker
+                if self._live >= self.settings.workers:
+                    return None
+                self._live += 1
+                self._running[None] = self._running.get(None, 0) + 1
+        finally:
+            for worker in dead:
+                _stop(worker)
+        try:
+            return self._start()
+        except BaseException:
+            with self._condition:
+                self._live -= 1
+                self._finished(None)
+                self._condition.notify_all()
+            return None
 
     def _tenant_may_start(self, tenant: str | None) -> bool:
         limit = self.settings.max_per_tenant
