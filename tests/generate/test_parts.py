@@ -11,8 +11,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from generate.engine import PageLimitExceeded, PartSettings, PoolSettings, RenderJob, RenderPool
-from generate.engine import parts
+from generate.engine import (
+    PageLimitExceeded,
+    PartSettings,
+    PoolSettings,
+    RenderJob,
+    RenderPool,
+    parts,
+)
 from generate.engine.part_job import PartJob, TableLayout
 from generate.engine.parts import one_piece_reason, plan_cuts
 from generate.engine.render import render_pdf
@@ -53,7 +59,7 @@ def long_table(rows: int, *, css: str = CSS, tail: str = "") -> RenderJob:
     )
     html = (
         "<title>The report</title><h2>Introduction</h2><ol><li>first</li><li>second</li></ol>"
-        '<table><caption>Figures</caption><thead><tr><th>No</th><th>Name</th><th>Value</th></tr>'
+        "<table><caption>Figures</caption><thead><tr><th>No</th><th>Name</th><th>Value</th></tr>"
         f"</thead><tbody>{body}</tbody></table>"
         '<h2>Conclusion</h2><ol start="3"><li>third</li><li>fourth</li></ol>' + tail
     )
@@ -136,7 +142,7 @@ def test_strings_running_elements_and_counters_carry_into_later_parts(pool, docu
         assert f"#{row} " in joined
     assert "Chapter 1. Introduction" in texts[0]
     assert "Chapter 2. Conclusion" in joined
-    assert "3. third" in joined.replace("\n", " ") or "third" in joined
+    assert "third" in joined
 
 
 def test_the_table_header_repeats_on_every_page(pool, document) -> None:
@@ -154,7 +160,8 @@ def test_the_joined_pdf_keeps_title_bookmarks_and_watermark(pool) -> None:
     pdf = parted(pool, marked, ONE_PASS)
 
     document = reader(pdf)
-    assert document.metadata is not None and document.metadata.title == "Quarterly"
+    assert document.metadata is not None
+    assert document.metadata.title == "Quarterly"
     # The headings' bookmarks (part one has the first, the last part the second).
     assert [item.title for item in document.outline] == ["Introduction", "Conclusion"]
     assert all("DRAFT" in text for text in page_texts(pdf))
@@ -193,9 +200,7 @@ def test_rows_that_stop_being_regular_render_in_one_piece(pool, part_counts) -> 
         ("<p style='break-before: right'>x</p>", "a break to a left or right page"),
     ],
 )
-def test_what_parts_cannot_reproduce_renders_in_one_piece(
-    pool, extra, reason, part_counts
-) -> None:
+def test_what_parts_cannot_reproduce_renders_in_one_piece(pool, extra, reason, part_counts) -> None:
     job = long_table(330, tail=extra)
 
     assert (one_piece_reason(job, ONE_PASS) or "").startswith(reason)
@@ -215,5 +220,6 @@ def test_irregular_first_pages_are_not_cut() -> None:
     irregular = TableLayout(table=1, rows=500, first_page=0, page_starts=((0, 0), (1, 30), (2, 70), (3, 105), (4, 150)))  # fmt: skip
 
     cuts = plan_cuts(regular, parts_wanted=2, part_pages=100)
-    assert cuts is not None and [(cut.page, cut.row) for cut in cuts] == [(6, 230)]
+    assert cuts is not None
+    assert [(cut.page, cut.row) for cut in cuts] == [(6, 230)]
     assert plan_cuts(irregular, parts_wanted=2, part_pages=100) is None
