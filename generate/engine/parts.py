@@ -74,7 +74,7 @@ from generate.engine.part_job import (
 
 @dataclass(frozen=True)
 class PartSettings:
-    min_bytes: int = 200_000  # HTML shorter than this renders in one piece
+    min_bytes: int = 100_000  # HTML shorter than this renders in one piece
     part_pages: int = 120  # at most about this many pages in one part (a worker's memory)
     probe_rows: int = 120  # table rows the probe lays out to learn the page breaks
 
