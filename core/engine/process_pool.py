@@ -113,25 +113,52 @@ class _Answered(Exception):  # noqa: N818 - carries the engine's own error out o
         self.error = error
 
 
+class LeasePreempted(Exception):  # noqa: N818 - not an error: the worker was taken back
+    """A borrowed worker was taken back for a request that waited for one (its job was
+    stopped)."""
+
+
 class Lease(Generic[JobT, ResultT]):
-    """A worker held by `ProcessPool.lease`: runs jobs one after another, as `run` would."""
+    """A worker held by `ProcessPool.lease`: runs jobs one after another, as `run` would.
+    A borrowed one may be taken back at any moment (`LeasePreempted`)."""
 
     def __init__(self, pool: ProcessPool[JobT, ResultT], worker: _Worker) -> None:
         self.pool = pool
         self.worker = worker
         self.healthy = True
+        self.preempted = False
 
     def run(self, job: JobT, *, timeout: float, answer: Answer | None = None) -> ResultT:
+        if self.preempted:
+            raise LeasePreempted
         if not self.healthy:
-            raise self.pool.errors.crashed(f"the {self.pool.name} worker was stopped")
+            self._replace()
         self.healthy = False
         try:
             result = self.pool._exchange(self.worker, job, timeout, answer)
         except _Answered as answered:
             self.healthy = True
             raise answered.error from None
+        except Exception:
+            if self.preempted:
+                raise LeasePreempted from None
+            raise
         self.healthy = True
         return result
+
+    def _replace(self) -> None:
+        """A fresh worker in place of one a job left unhealthy (stopped, killed, timed out)."""
+        pool = self.pool
+        with pool._condition:
+            pool._busy.pop(self.worker.process.pid, None)
+            borrowed = pool._borrowed.pop(self.worker.process.pid, None) is not None
+        _stop(self.worker)
+        self.worker = pool._start()
+        self.healthy = True
+        with pool._condition:
+            pool._busy[self.worker.process.pid] = self.worker
+            if borrowed:
+                pool._borrowed[self.worker.process.pid] = self
 
 
 class ProcessPool(Generic[JobT, ResultT]):
@@ -153,6 +180,7 @@ class ProcessPool(Generic[JobT, ResultT]):
         self._running: dict[str | None, int] = {}  # jobs under way, by tenant
         self._waiting = 0  # requests waiting for a worker
         self._busy: dict[int, _Worker] = {}  # workers running a job, by process id
+        self._borrowed: dict[int, Lease[JobT, ResultT]] = {}  # borrowed leases, by process id
 
     def run(
         self,
@@ -191,9 +219,11 @@ class ProcessPool(Generic[JobT, ResultT]):
         self, *, queue_timeout: float, tenant: str | None = None, extra: int = 0
     ) -> Iterator[list[Lease[JobT, ResultT]]]:
         """Hold one worker (waiting as `run` does, counted for ``tenant``) and up to ``extra``
-        more that are free at this moment (never waited for, not counted for the tenant: a
-        document that runs in parts takes one share of its tenant and borrows idle workers),
-        for several jobs in a row. The workers go back when the block ends."""
+        more that are free at this moment, for several jobs in a row. The extra ones are
+        borrowed: never waited for, not counted for the tenant, and taken back (their job
+        stopped: `LeasePreempted`) as soon as another request would wait for a worker; a
+        document that runs in parts takes one share of its tenant and speeds up on idle
+        workers only. The workers go back when the block ends."""
         workers = [self._acquire(queue_timeout, tenant)]
         for _ in range(extra):
             borrowed = self._try_acquire()
@@ -204,10 +234,18 @@ class ProcessPool(Generic[JobT, ResultT]):
         with self._condition:
             for worker in workers:
                 self._busy[worker.process.pid] = worker
+            for lease in leases[1:]:
+                self._borrowed[lease.worker.process.pid] = lease
         try:
             yield leases
         finally:
+            with self._condition:
+                for lease in leases[1:]:
+                    self._borrowed.pop(lease.worker.process.pid, None)
             for index, lease in enumerate(leases):
+                if lease.preempted:  # already given back (`_acquire`)
+                    _stop(lease.worker)
+                    continue
                 healthy = lease.healthy and not self._too_large(lease.worker)
                 self._release(lease.worker, tenant if index == 0 else None, healthy=healthy)
 
@@ -283,6 +321,9 @@ class ProcessPool(Generic[JobT, ResultT]):
                             self._live += 1
                             self._running[tenant] = self._running.get(tenant, 0) + 1
                             break
+                        if self._borrowed:
+                            dead.append(self._take_back())
+                            continue
                     if not waiting:
                         if self._waiting >= self.settings.waiting_limit:
                             raise self.errors.busy(queue_timeout, True)
@@ -306,6 +347,17 @@ class ProcessPool(Generic[JobT, ResultT]):
                 self._finished(tenant)
                 self._condition.notify_all()
             raise
+
+    def _take_back(self) -> _Worker:
+        """Take a borrowed worker back (under the lock): its slot is free at once; the worker
+        is stopped by the caller, and its lease's job ends with `LeasePreempted`."""
+        _pid, lease = self._borrowed.popitem()
+        lease.preempted = True
+        worker = lease.worker
+        self._busy.pop(worker.process.pid, None)
+        self._live -= 1
+        self._finished(None)
+        return worker
 
     def _try_acquire(self) -> _Worker | None:
         """A worker free at this moment (idle, or one more may start), or None; never waits."""

@@ -47,6 +47,7 @@ class TableLayout:
     rows: int
     first_page: int
     page_starts: tuple[tuple[int, int], ...]
+    cpu_seconds: float = 0.0  # what the probe took
 
 
 @dataclass(frozen=True)

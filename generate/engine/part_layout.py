@@ -8,22 +8,26 @@ What it relies on, and why each is enough:
 
 - ``Document._build_layout_context``, ``build_formatting_structure``, ``remake_page`` and
   ``make_margin_boxes`` are the steps of ``Document._render`` / ``layout_document``: a part
-  runs them itself (`_render_part`, `_lay_out`), with three changes.
+  runs them itself (`_build`, `_lay_out`, `_finish_pages`) on its cut of the element tree.
 - Pages first, margin boxes after. ``layout_document`` lays out every page, then draws each
   page's margin boxes from the page's saved state (``context.page_maker``: the ``page`` and
   ``pages`` counters) and from the named strings and running elements stored by page number.
   A part lays out its body knowing the pages before it (planned: the table's pages break
   regularly, checked after layout), then asks for the document's page count and the strings
-  the earlier parts set before it draws the margin boxes. Nothing is laid out twice.
+  the earlier parts set before it draws the margin boxes. In one pass nothing is laid out twice.
 - A part after the first starts at page-maker index 1, as page 2 of a document whose "page 1"
   is the earlier parts: WeasyPrint's continuation rules hold (no ``@page :first``, margins
   truncated at an unforced break), the ``page`` counter starts at the pages before it, the
   first page is a right or left page by its real number, and the strings and running elements
   of earlier parts are stored under that virtual page 1, where "the last value set on an earlier
   page" is looked up.
-- Body counters and the quote depth are a state carried through ``element_to_box`` in document
-  order. The part before hands over that state after its last row (`PartStart`), and this part
-  puts it back before its first row: its rows number on as in one piece.
+- Body counters and the quote depth are a state carried through ``build.element_to_box`` in
+  document order. The part before hands over that state after its last row (`PartStart`), and
+  this part puts it back before its first row: its rows number on as in one piece.
+- An automatic table layout sizes the columns from every cell
+  (``table_and_columns_preferred_widths``, ``table_cell_min_max_content_width``): while the
+  part's table is sized, each of its cells reports at least the widest of its column in any
+  part, so WeasyPrint's own algorithm gives the whole table's widths.
 """
 
 from __future__ import annotations
@@ -300,9 +304,7 @@ def _lay_out(
         first = 1
     pages: list[Any] = []
     for _loop in range(8):  # as layout_document: again while page-based content changes
-        pages = _make_pages(
-            context, root_box, html, pages, first, (offset, limit, extra), on_page
-        )
+        pages = _make_pages(context, root_box, html, pages, first, (offset, limit, extra), on_page)
         changed = any(state[-1]["content_changed"] for state in context.page_maker)
         if not changed:
             break

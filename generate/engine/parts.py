@@ -15,7 +15,9 @@ that stretch of the document (`generate.engine.part_layout` lays a part out as s
    table's pages start. If full pages hold the same number of rows, the later page starts are
    known; otherwise the document is rendered in one piece.
 3. The cuts are page starts, one part per ``part_pages`` pages and at least one per worker the
-   document holds (one, counted for its tenant, plus any idle ones borrowed: `ProcessPool.lease`).
+   document holds (one, counted for its tenant, plus any idle ones borrowed: `ProcessPool.lease`;
+   a borrowed worker is taken back when another request would wait, and the document then
+   renders in one piece on its own worker).
    Each part knows the pages before it, so ``counter(page)``, ``@page :first`` and left/right
    pages are right before anything is laid out. Each part but the last also lays out the next
    part's first row and checks that it opens a new page (`PartMisaligned` otherwise: the rows
@@ -33,8 +35,10 @@ that stretch of the document (`generate.engine.part_layout` lays a part out as s
 5. The parts' PDFs are joined (pypdf): pages, bookmarks (each part's at the top level), links,
    the first part's metadata with the job's title; each part carries the watermark already.
 
-The page cap counts the whole document; the CPU-time cap is the budget of the whole document
-(base plus per-page allowance), shared out between the parts and checked on their sum.
+The page cap counts the whole document. The CPU-time cap counts all parts: each part is stopped
+past the document's base budget plus the allowance for its own pages (every part reads the whole
+document's HTML, which the base pays for), and the parts' sum (probe and every pass included)
+must stay within the document's budget, base plus the allowance for all its pages.
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ from typing import Any
 
 import tinycss2
 
-from core.engine.process_pool import Lease
+from core.engine.process_pool import Lease, LeasePreempted
 from generate.engine.errors import PageLimitExceeded, RenderCpuLimit
 from generate.engine.job import RenderedPdf, RenderJob
 from generate.engine.part_job import (
@@ -183,15 +187,14 @@ def plan_cuts(layout: TableLayout, *, parts_wanted: int, part_pages: int) -> lis
 
 
 def part_jobs(job: RenderJob, layout: TableLayout, cuts: list[_Cut]) -> list[PartJob]:
-    """The parts of ``job`` cut at ``cuts``, each with its share of the CPU budget."""
+    """The parts of ``job`` cut at ``cuts``."""
     count = len(cuts) + 1
-    share = dataclasses.replace(job, cpu_seconds=job.cpu_seconds / count)
     chain = bool(_CHAIN.search("\n".join((job.html, job.author_css, job.user_css))))
     starts = [_Cut(0, 0), *cuts]
     ends = [*cuts, None]
     return [
         PartJob(
-            job=share,
+            job=job,
             index=index,
             count=count,
             table=layout.table,
@@ -318,7 +321,7 @@ def render_in_parts(
     try:
         if len(parts) <= len(leases):
             done = _run_all(leases, parts, timeout, _Exchange(len(parts), timeout))
-            spent = sum(d.cpu_seconds for d in done)
+            spent = layout.cpu_seconds + sum(d.cpu_seconds for d in done)
         else:
             measured = _run_all(
                 leases,
@@ -345,8 +348,10 @@ def render_in_parts(
                 for part in parts
             ]
             done = _run_all(leases, known, timeout, exchange)
-            spent = sum(d.cpu_seconds for d in [*measured, *counted, *done])
-    except PartMisaligned:
+            spent = layout.cpu_seconds + sum(d.cpu_seconds for d in [*measured, *counted, *done])
+    except (PartMisaligned, LeasePreempted):
+        # Not cut where the document breaks its pages, or a borrowed worker was taken back for
+        # another request: the document in one piece, on its own worker.
         return whole.run(job, timeout=timeout)
     total = sum(d.layout.pages for d in done)
     if total > job.max_pages:

@@ -49,9 +49,14 @@ class _Renderer:
                     if isinstance(work, RenderJob):
                         return render_pdf(work, font_config=self.font_config, on_page=on_page)
                     if isinstance(work, TableProbe):
-                        return probe_table(work, self._prepare, on_page=on_page)
-                    done = render_part(work, self._prepare, process_worker.ask, on_page=on_page)
-                    return dataclasses.replace(done, cpu_seconds=cpu_seconds_used() - started)
+                        result: Any = probe_table(work, self._prepare, on_page=on_page)
+                    else:
+                        result = render_part(
+                            work, self._prepare, process_worker.ask, on_page=on_page
+                        )
+                    if result is None:
+                        return None
+                    return dataclasses.replace(result, cpu_seconds=cpu_seconds_used() - started)
                 except CpuBudgetExceeded:
                     assert budget is not None
                     raise RenderCpuLimit(budget.allowed, budget.pages) from None

@@ -7,6 +7,8 @@ upgrade that moves them makes a parted render differ from the one-piece render h
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -17,6 +19,7 @@ from generate.engine import (
     PoolSettings,
     RenderJob,
     RenderPool,
+    RenderTimeout,
     parts,
 )
 from generate.engine.part_job import PartJob, TableLayout
@@ -24,6 +27,13 @@ from generate.engine.parts import one_piece_reason, plan_cuts
 from generate.engine.render import render_pdf
 from tests.generate.conftest import page_sizes, page_texts, reader
 from tests.generate.test_engine import job_for
+from tests.generate.test_render_limits import (
+    in_background,
+    quick_job,
+    slow_job,
+    wait_until_running,
+    warm,
+)
 
 # Two parts on two workers (one pass), or four parts on two workers (counted, then written).
 ONE_PASS = PartSettings(min_bytes=1000, part_pages=100, probe_rows=60)
@@ -223,3 +233,60 @@ def test_irregular_first_pages_are_not_cut() -> None:
     assert cuts is not None
     assert [(cut.page, cut.row) for cut in cuts] == [(6, 230)]
     assert plan_cuts(irregular, parts_wanted=2, part_pages=100) is None
+
+
+def test_a_document_in_parts_takes_one_share_and_borrows_only_idle_workers() -> None:
+    pool = RenderPool(PoolSettings(workers=2, max_per_tenant=1))
+    try:
+        warm(pool, 2)
+
+        with pool.lease(queue_timeout=5, tenant="acme", extra=1) as leases:
+            assert len(leases) == 2  # both idle: the second is borrowed
+            assert pool._running == {"acme": 1, None: 1}  # counted once for acme
+        thread, outcome = in_background(pool, slow_job(), timeout=4, tenant="other")
+        wait_until_running(pool, "other")
+        with pool.lease(queue_timeout=5, tenant="acme", extra=1) as leases:
+            assert len(leases) == 1  # the busy worker is not waited for
+        thread.join()
+        assert isinstance(outcome[0], RenderTimeout)
+    finally:
+        pool.close()
+
+
+def test_a_part_that_fails_stops_the_others_and_the_error_is_the_callers(pool) -> None:
+    # The first part passes the page cap while the second waits for it; the second is stopped,
+    # the caller gets the first one's error, and the pool renders the next document.
+    job = long_table(330)
+    capped = RenderJob(**{**job.__dict__, "max_pages": 5})
+
+    with pytest.raises(PageLimitExceeded):
+        parted(pool, capped, ONE_PASS)
+
+    assert page_texts(parted(pool, long_table(330), ONE_PASS))[0].startswith("Chapter 1.")
+
+
+def test_a_borrowed_worker_is_taken_back_for_another_request() -> None:
+    pool = RenderPool(PoolSettings(workers=2, max_per_tenant=1))
+    try:
+        warm(pool, 2)
+        document = long_table(1500)
+        outcome: list = []
+        thread = threading.Thread(
+            target=lambda: outcome.append(
+                pool.render(document, timeout=300, queue_timeout=60, tenant="acme", parts=ONE_PASS)
+            )
+        )
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not pool._borrowed:  # the document's second part is under way
+            assert time.monotonic() < deadline, "no worker was borrowed"
+            time.sleep(0.02)
+
+        other = pool.run(quick_job("globex"), timeout=60, queue_timeout=5, tenant="globex")
+        thread.join()
+
+        assert "globex" in page_texts(other.pdf)[0]
+        # The document finished in one piece on its own worker.
+        assert page_texts(outcome[0].pdf) == page_texts(render_pdf(document).pdf)
+    finally:
+        pool.close()
