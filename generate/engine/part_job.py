@@ -38,12 +38,12 @@ class TableProbe:
 
 @dataclass(frozen=True)
 class TableLayout:
-    """Where the probe's pages broke. ``table``: the table's index among the body's elements;
+    """Where the probe's pages broke. ``table``: the table's path (`part_layout.longest_table`);
     ``rows``: its body rows in all; ``page_starts``: (page index, first row on that page) for
     every page the probe laid out that starts with one of the table's rows; ``first_page``: the
     page index of the table's first row."""
 
-    table: int
+    table: tuple[int, ...]
     rows: int
     first_page: int
     page_starts: tuple[tuple[int, int], ...]
@@ -79,18 +79,20 @@ class PartJob:
     top of a page: that proves the cut is where the whole document breaks its page.
 
     ``offset``: the pages before this part; ``pages``: the pages it must have (None for the
-    last part). ``start``/``placement`` None: asked of the pool on the way
+    last part); a part after the first also checks that each of its pages opens with the row
+    the plan says. ``start``/``placement`` None: asked of the pool on the way
     (`core.engine.process_worker.ask`); ``count_only``: lay out and report, write nothing.
     """
 
     job: RenderJob
     index: int
     count: int
-    table: int
+    table: tuple[int, ...]  # the table's path (`part_layout.longest_table`)
     first_row: int
     end_row: int
     offset: int
     pages: int | None
+    step: int  # rows on a full page of the table
     chain: bool  # the part needs the counters and running elements of the part before it
     count_only: bool = False
     # Measure the table's columns (`Columns`) and stop: no layout.

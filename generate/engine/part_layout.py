@@ -100,41 +100,70 @@ def table_rows(table: ET.Element) -> list[tuple[ET.Element, ET.Element]]:
     ]
 
 
-def longest_table(root: ET.Element) -> tuple[int, ET.Element] | None:
-    """The body's top-level table with the most body rows, and its index among the body's
-    elements."""
-    tables = [(i, e) for i, e in enumerate(_elements(_body(root))) if e.tag == "table"]
-    if not tables:
+def longest_table(root: ET.Element) -> tuple[tuple[int, ...], ET.Element] | None:
+    """The table with the most body rows among the body's elements and those of elements that
+    wrap them (a ``<div>`` around the content, as in Markdown mode), not inside another
+    table, and its path: its index among its parent's elements at each level below the body."""
+    found: list[tuple[tuple[int, ...], ET.Element]] = []
+
+    def look(parent: ET.Element, path: tuple[int, ...]) -> None:
+        for index, element in enumerate(_elements(parent)):
+            if element.tag == "table":
+                found.append(((*path, index), element))
+            elif len(path) < _WRAPPER_DEPTH:
+                look(element, (*path, index))
+
+    look(_body(root), ())
+    if not found:
         return None
-    return max(tables, key=lambda item: len(table_rows(item[1])))
+    return max(found, key=lambda item: len(table_rows(item[1])))
+
+
+_WRAPPER_DEPTH = 3
 
 
 def _keep_rows(table: ET.Element, first: int, end: int) -> list[ET.Element]:
     """Remove the table's body rows outside ``first`` .. ``end`` (inclusive); the kept rows."""
-    kept = []
-    for index, (group, row) in enumerate(table_rows(table)):
-        if first <= index <= end:
-            kept.append(row)
-        else:
-            group.remove(row)
+    kept: list[ET.Element] = []
+    index = 0
+    for group in [e for e in _elements(table) if e.tag == "tbody"]:
+        children = list(group)
+        rows = [row for row in children if isinstance(row.tag, str) and row.tag == "tr"]
+        keep = {id(row) for row in rows[max(0, first - index) : max(0, end + 1 - index)]}
+        index += len(rows)
+        group[:] = [child for child in children if child.tag != "tr" or id(child) in keep]
+        kept.extend(row for row in rows if id(row) in keep)
     return kept
 
 
 def _cut(
-    root: ET.Element, table_index: int, first: int, end: int, *, before: bool, after: bool
+    root: ET.Element,
+    path: tuple[int, ...],
+    first: int,
+    end: int,
+    *,
+    before: bool,
+    after: bool,
 ) -> tuple[ET.Element, list[ET.Element]]:
-    """Keep the table (with rows ``first``..``end``), what precedes it if ``before``, what
-    follows it if ``after``. Returns (table, kept rows)."""
-    body = _body(root)
-    elements = _elements(body)
-    table = elements[table_index]
-    if not before:
-        body.text = None
-    for position, element in enumerate(elements):
-        if (position < table_index and not before) or (position > table_index and not after):
-            body.remove(element)
-    if not after:
-        table.tail = None
+    """Keep the table at ``path`` (with rows ``first``..``end``), what precedes it if
+    ``before``, what follows it if ``after``, at every level. Returns (table, kept rows)."""
+    parent = _body(root)
+    for level in path:
+        elements = _elements(parent)
+        target = elements[level]
+        if not before:
+            parent.text = None
+        keep = [
+            element
+            for position, element in enumerate(elements)
+            if position == level or (position < level and before) or (position > level and after)
+        ]
+        if len(keep) != len(elements):
+            parent[:] = keep
+        if not after:
+            target.tail = None
+        parent = target
+    table = parent
     if first > 0:
         for caption in [e for e in _elements(table) if e.tag == "caption"]:
             table.remove(caption)  # drawn once, above the table's first row
@@ -445,9 +474,9 @@ def probe_table(
     found = longest_table(html.etree_element)
     if found is None:
         return None
-    table_index, table = found
+    path, table = found
     rows = len(table_rows(table))
-    _, kept = _cut(html.etree_element, table_index, 0, probe.rows - 1, before=True, after=False)
+    _, kept = _cut(html.etree_element, path, 0, probe.rows - 1, before=True, after=False)
     index_of = {id(row): i for i, row in enumerate(kept)}
     context, root_box = _build(prepared, None, None, None)
     pages, _first = _lay_out(
@@ -464,9 +493,7 @@ def probe_table(
         starts.append((number, row))
     if first_page is None:
         return None
-    return TableLayout(
-        table=table_index, rows=rows, first_page=first_page, page_starts=tuple(starts)
-    )
+    return TableLayout(table=path, rows=rows, first_page=first_page, page_starts=tuple(starts))
 
 
 def render_part(
@@ -534,6 +561,14 @@ def render_part(
             on_page=on_page,
             extra=0 if part.last else 1,  # the next part's first row, on a page of its own
         )
+    if part.index > 0:
+        # Every page of the part opens with the row the plan says (a part that does not start
+        # as a continuation page of the whole document would not).
+        index_of = {id(row): part.first_row + i for i, row in enumerate(own_rows)}
+        for number, page in enumerate(pages[: len(pages) - (probe_row is not None)]):
+            row = _first_row_on(page, index_of)
+            if row is not None and row != part.first_row + number * part.step:
+                raise PartMisaligned
     if probe_row is not None:
         # The next part's first row must open this part's last page, and that page only.
         index_of = {id(probe_row): 0}

@@ -156,22 +156,26 @@ class _Cut:
     row: int
 
 
-def plan_cuts(layout: TableLayout, *, parts_wanted: int, part_pages: int) -> list[_Cut] | None:
-    """Where the parts start (after the first), or None when the table's pages are not regular
-    or the document is too short to cut."""
+@dataclass(frozen=True)
+class _Plan:
+    cuts: list[_Cut]  # where the parts after the first start
+    step: int  # rows on a full page
+
+
+def plan_cuts(layout: TableLayout, *, parts_wanted: int, part_pages: int) -> _Plan | None:
+    """Where the parts start, or None when the table's pages are not regular or the document
+    is too short to cut."""
     starts = [_Cut(page, row) for page, row in layout.page_starts if page > layout.first_page]
-    if len(starts) < 3:
-        return None  # the probe saw fewer than two full pages
+    if len(starts) < 2:
+        return None  # the probe saw no full page of the table
     steps = {b.row - a.row for a, b in zip(starts, starts[1:], strict=False)}
     pages_between = {b.page - a.page for a, b in zip(starts, starts[1:], strict=False)}
     if len(steps) != 1 or pages_between != {1}:
         return None
     step = steps.pop()
-    last = starts[-1]
     bounds = list(starts)
     while bounds[-1].row + step < layout.rows:
         bounds.append(_Cut(bounds[-1].page + 1, bounds[-1].row + step))
-    del last
     table_pages = bounds[-1].page + 1
     count = max(parts_wanted, math.ceil(table_pages / part_pages))
     count = min(count, len(bounds))
@@ -183,11 +187,12 @@ def plan_cuts(layout: TableLayout, *, parts_wanted: int, part_pages: int) -> lis
         cut = min(bounds, key=lambda b: abs(b.page - target))
         if not cuts or cut.row > cuts[-1].row:
             cuts.append(cut)
-    return cuts or None
+    return _Plan(cuts=cuts, step=step) if cuts else None
 
 
-def part_jobs(job: RenderJob, layout: TableLayout, cuts: list[_Cut]) -> list[PartJob]:
-    """The parts of ``job`` cut at ``cuts``."""
+def part_jobs(job: RenderJob, layout: TableLayout, plan: _Plan) -> list[PartJob]:
+    """The parts of ``job`` cut as ``plan`` says."""
+    cuts = plan.cuts
     count = len(cuts) + 1
     chain = bool(_CHAIN.search("\n".join((job.html, job.author_css, job.user_css))))
     starts = [_Cut(0, 0), *cuts]
@@ -202,6 +207,7 @@ def part_jobs(job: RenderJob, layout: TableLayout, cuts: list[_Cut]) -> list[Par
             end_row=end.row if end is not None else layout.rows,
             offset=start.page,
             pages=end.page - start.page if end is not None else None,
+            step=plan.step,
             chain=chain,
         )
         for index, (start, end) in enumerate(zip(starts, ends, strict=True))
@@ -312,12 +318,12 @@ def render_in_parts(
     the module docstring), otherwise in one piece on the first."""
     whole = leases[0]
     layout = whole.run(TableProbe(job=job, rows=settings.probe_rows), timeout=timeout)
-    cuts = None
+    plan = None
     if isinstance(layout, TableLayout):
-        cuts = plan_cuts(layout, parts_wanted=len(leases), part_pages=settings.part_pages)
-    if layout is None or cuts is None:
+        plan = plan_cuts(layout, parts_wanted=len(leases), part_pages=settings.part_pages)
+    if layout is None or plan is None:
         return whole.run(job, timeout=timeout)
-    parts = part_jobs(job, layout, cuts)
+    parts = part_jobs(job, layout, plan)
     try:
         if len(parts) <= len(leases):
             done = _run_all(leases, parts, timeout, _Exchange(len(parts), timeout))

@@ -226,12 +226,13 @@ def test_short_documents_and_margin_box_only_sides_may_go_in_parts(document) -> 
 
 
 def test_irregular_first_pages_are_not_cut() -> None:
-    regular = TableLayout(table=1, rows=500, first_page=0, page_starts=((0, 0), (1, 30), (2, 70), (3, 110), (4, 150)))  # fmt: skip
-    irregular = TableLayout(table=1, rows=500, first_page=0, page_starts=((0, 0), (1, 30), (2, 70), (3, 105), (4, 150)))  # fmt: skip
+    regular = TableLayout(table=(1,), rows=500, first_page=0, page_starts=((0, 0), (1, 30), (2, 70), (3, 110), (4, 150)))  # fmt: skip
+    irregular = TableLayout(table=(1,), rows=500, first_page=0, page_starts=((0, 0), (1, 30), (2, 70), (3, 105), (4, 150)))  # fmt: skip
 
-    cuts = plan_cuts(regular, parts_wanted=2, part_pages=100)
-    assert cuts is not None
-    assert [(cut.page, cut.row) for cut in cuts] == [(6, 230)]
+    plan = plan_cuts(regular, parts_wanted=2, part_pages=100)
+    assert plan is not None
+    assert [(cut.page, cut.row) for cut in plan.cuts] == [(6, 230)]
+    assert plan.step == 40
     assert plan_cuts(irregular, parts_wanted=2, part_pages=100) is None
 
 
@@ -290,3 +291,36 @@ def test_a_borrowed_worker_is_taken_back_for_another_request() -> None:
         assert page_texts(outcome[0].pdf) == page_texts(render_pdf(document).pdf)
     finally:
         pool.close()
+
+
+def test_a_long_markdown_table_renders_in_parts_as_in_one_piece(pool, part_counts) -> None:
+    # Markdown mode wraps the content in a <div>: the table is cut inside it.
+    rows = [[str(i), f"item {i}", f"{i * 3.5:.2f}"] for i in range(700)]
+    job = job_for(
+        {
+            "data": [
+                {"label": "Report"},
+                {"table": {"headers": ["No", "Item", "Value"], "rows": rows}},
+            ]
+        },
+        max_pages=1000,
+    )
+
+    pdf = parted(pool, job, ONE_PASS)
+
+    assert part_counts == [2]
+    assert page_texts(pdf) == page_texts(render_pdf(job).pdf)
+
+
+def test_a_part_that_would_not_start_as_a_continuation_renders_in_one_piece(
+    pool, part_counts
+) -> None:
+    # The body's top padding is on the first page only in one piece; a part after the first
+    # that drew it would hold fewer rows on its first page: its check sends the document back
+    # to one piece.
+    job = long_table(330, css=CSS + "body { padding-top: 15mm }")
+
+    pdf = parted(pool, job, ONE_PASS)
+
+    assert part_counts == [2]
+    assert page_texts(pdf) == page_texts(render_pdf(job).pdf)
