@@ -28,7 +28,8 @@ that stretch of the document (`generate.engine.part_layout` lays a part out as s
    parts before it once all are laid out, then draws its margin boxes and writes its PDF.
    More parts than workers (memory): the parts run a few at a time, three times: measured,
    then laid out and counted, then laid out again and written knowing everything; about twice
-   the work of one piece, but no worker holds more than one part.
+   the work of one piece, but no worker holds more than one part. A document of at most twice
+   ``part_pages`` pages that gets too few workers for one pass renders in one piece instead.
    If a document uses counters or running elements, each part also waits for the part before
    it to have built its box tree (not laid it out) to continue its counters and running
    elements (`PartStart`).
@@ -160,6 +161,7 @@ class _Cut:
 class _Plan:
     cuts: list[_Cut]  # where the parts after the first start
     step: int  # rows on a full page
+    pages: int  # pages up to the table's last
 
 
 def plan_cuts(layout: TableLayout, *, parts_wanted: int, part_pages: int) -> _Plan | None:
@@ -187,7 +189,7 @@ def plan_cuts(layout: TableLayout, *, parts_wanted: int, part_pages: int) -> _Pl
         cut = min(bounds, key=lambda b: abs(b.page - target))
         if not cuts or cut.row > cuts[-1].row:
             cuts.append(cut)
-    return _Plan(cuts=cuts, step=step) if cuts else None
+    return _Plan(cuts=cuts, step=step, pages=table_pages) if cuts else None
 
 
 def part_jobs(job: RenderJob, layout: TableLayout, plan: _Plan) -> list[PartJob]:
@@ -324,6 +326,10 @@ def render_in_parts(
     if layout is None or plan is None:
         return whole.run(job, timeout=timeout)
     parts = part_jobs(job, layout, plan)
+    if len(parts) > len(leases) and plan.pages <= 2 * settings.part_pages:
+        # Too few workers free for one pass, and short enough to fit one worker's memory:
+        # three passes would cost more than one piece.
+        return whole.run(job, timeout=timeout)
     try:
         if len(parts) <= len(leases):
             done = _run_all(leases, parts, timeout, _Exchange(len(parts), timeout))
