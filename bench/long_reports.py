@@ -167,7 +167,9 @@ def main() -> None:
             connection.close()
 
     post("<p>warm-up</p>")  # a render worker started and warm
-    post(html_table(2000))  # in parts: the second worker started and warm too
+    post(html_table(2000))  # in parts: the second worker is started in the background ...
+    time.sleep(10)
+    post(html_table(2000))  # ... and borrowed
     import io
 
     import pypdf

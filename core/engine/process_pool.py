@@ -181,6 +181,7 @@ class ProcessPool(Generic[JobT, ResultT]):
         self._waiting = 0  # requests waiting for a worker
         self._busy: dict[int, _Worker] = {}  # workers running a job, by process id
         self._borrowed: dict[int, Lease[JobT, ResultT]] = {}  # borrowed leases, by process id
+        self._warming = 0  # workers starting in the background (`_try_acquire`)
 
     def run(
         self,
@@ -219,7 +220,7 @@ class ProcessPool(Generic[JobT, ResultT]):
         self, *, queue_timeout: float, tenant: str | None = None, extra: int = 0
     ) -> Iterator[list[Lease[JobT, ResultT]]]:
         """Hold one worker (waiting as `run` does, counted for ``tenant``) and up to ``extra``
-        more that are free at this moment, for several jobs in a row. The extra ones are
+        more that are idle at this moment, for several jobs in a row. The extra ones are
         borrowed: never waited for, not counted for the tenant, and taken back (their job
         stopped: `LeasePreempted`) as soon as another request would wait for a worker; a
         document that runs in parts takes one share of its tenant and speeds up on idle
@@ -360,7 +361,9 @@ class ProcessPool(Generic[JobT, ResultT]):
         return worker
 
     def _try_acquire(self) -> _Worker | None:
-        """A worker free at this moment (idle, or one more may start), or None; never waits."""
+        """An idle worker, or None; never waits and never makes anyone wait. When a worker
+        could start, one is started in the background for next time (it joins the idle ones
+        if there is still room for it)."""
         dead: list[_Worker] = []
         try:
             with self._condition:
@@ -370,21 +373,32 @@ class ProcessPool(Generic[JobT, ResultT]):
                 if worker is not None:
                     self._running[None] = self._running.get(None, 0) + 1
                     return worker
-                if self._live >= self.settings.workers:
-                    return None
-                self._live += 1
-                self._running[None] = self._running.get(None, 0) + 1
+                warm_one = self._live + self._warming < self.settings.workers
+                if warm_one:
+                    self._warming += 1
         finally:
             for worker in dead:
                 _stop(worker)
+        if warm_one:
+            threading.Thread(target=self._warm_one, name=f"{self.name}-warm", daemon=True).start()
+        return None
+
+    def _warm_one(self) -> None:
         try:
-            return self._start()
-        except BaseException:
+            worker = self._start()
+        except Exception:
+            logger.warning("a %s worker started in the background failed to start", self.name)
             with self._condition:
-                self._live -= 1
-                self._finished(None)
+                self._warming -= 1
+            return
+        with self._condition:
+            self._warming -= 1
+            if not self._closed and self._live < self.settings.workers:
+                self._live += 1
+                self._idle.append(worker)
                 self._condition.notify_all()
-            return None
+                return
+        _stop(worker)  # a request started one meanwhile
 
     def _tenant_may_start(self, tenant: str | None) -> bool:
         limit = self.settings.max_per_tenant

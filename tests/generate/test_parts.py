@@ -79,6 +79,7 @@ def long_table(rows: int, *, css: str = CSS, tail: str = "") -> RenderJob:
 @pytest.fixture(scope="module")
 def pool() -> Iterator[RenderPool]:
     render_pool = RenderPool(PoolSettings(workers=2, nice=0))
+    warm(render_pool, 2)  # parts borrow idle workers only
     yield render_pool
     render_pool.close()
 
