@@ -1,14 +1,15 @@
 """Long reports: 91- and 181-page HTML tables through POST /api/v1/generate-pdf and through plain
 WeasyPrint, in the same run.
 
-    python bench/long_reports.py [--rows 3350 6650] [--nice 10] [--api-only]
+    python bench/long_reports.py [--rows 3350 6650] [--nice 10] [--api-only] [--repeat 2]
 
-For each table: wall time of the request (gunicorn, one process, on loopback) and the render
-worker's CPU time and peak resident memory (VmHWM, sampled every 50 ms from /proc), then the same
-HTML rendered by plain WeasyPrint (``HTML(string=...).write_pdf()``) in a fresh process at the
-same niceness as the render workers (GENERATE_WORKER_NICE): its wall time, CPU time and peak
-resident memory. The host is shared: compare the ratios of one run, not figures across runs.
-Nothing is asserted.
+For each table: wall time of the request (gunicorn, one process, on loopback), the render
+workers' CPU time (all of them: a long table renders in parts on several, generate.engine.parts)
+and the peak resident memory of each (VmHWM, sampled every 50 ms from /proc), then the same HTML
+rendered by plain WeasyPrint (``HTML(string=...).write_pdf()``) in a fresh process at the same
+niceness as the render workers (GENERATE_WORKER_NICE): its wall time, CPU time and peak
+resident memory. ``--repeat`` runs each comparison again. The host is shared: compare the
+ratios of one run, not figures across runs. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -103,13 +104,13 @@ class Sampler:
             self.last.update(render_workers(self.root))
             time.sleep(0.05)
 
-    def stop(self) -> tuple[float, float]:
+    def stop(self) -> tuple[float, dict[int, float]]:
+        """CPU-seconds the workers used during the request, and each worker's peak MB."""
         self._stop.set()
         self._thread.join()
         self.last.update(render_workers(self.root))
         cpu = sum(c - self.before.get(pid, (0.0, 0.0))[0] for pid, (c, _) in self.last.items())
-        peak = max((p for _, p in self.last.values()), default=0.0)
-        return cpu, peak
+        return cpu, {pid: peak for pid, (_, peak) in self.last.items()}
 
 
 def main() -> None:
@@ -117,13 +118,17 @@ def main() -> None:
     parser.add_argument("--rows", type=int, nargs="+", default=[3350, 6650])
     parser.add_argument("--nice", type=int, default=10, help="niceness of plain WeasyPrint")
     parser.add_argument("--api-only", action="store_true", help="no plain WeasyPrint renders")
+    parser.add_argument("--repeat", type=int, default=1, help="run each comparison this often")
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
     from bench._server import Server, prepare_environment
 
-    # Two render workers, kept after heavy documents so that their peak can be read.
-    prepare_environment(GENERATE_WORKER_RECYCLE_MB="0", GENERATE_MAX_PAGES="5000")
+    # Two render workers, kept after heavy documents so that their peak can be read; no
+    # address-space limit (the peaks are what is measured).
+    prepare_environment(
+        GENERATE_WORKER_RECYCLE_MB="0", GENERATE_MAX_PAGES="5000", GENERATE_WORKER_MEMORY_MB="0"
+    )
     from accounts.models import ApiKey
     from accounts.services import api_key_create, organization_create
 
@@ -162,44 +167,52 @@ def main() -> None:
             connection.close()
 
     post("<p>warm-up</p>")  # a render worker started and warm
+    post(html_table(2000))  # in parts: the second worker is started in the background ...
+    time.sleep(10)
+    post(html_table(2000))  # ... and borrowed
     import io
 
     import pypdf
 
     print("long reports: POST /api/v1/generate-pdf vs plain WeasyPrint, same run")
-    print(f"{'document':26} {'pages':>5} {'status':>6} {'wall s':>7} {'CPU s':>7} {'peak MB':>8}")
+    print(
+        f"{'document':26} {'pages':>5} {'status':>6} {'wall s':>7} {'CPU s':>7} {'peak MB':>8}"
+        "  peak MB of each worker"
+    )
     for rows in args.rows:
         html = html_table(rows)
-        sampler = Sampler(server.process.pid)
-        started = time.monotonic()
-        status, content = post(html)
-        wall = time.monotonic() - started
-        cpu, peak = sampler.stop()
-        pages = len(pypdf.PdfReader(io.BytesIO(content)).pages) if status == 200 else 0
-        detail = "" if status == 200 else f"  {content[:160].decode(errors='replace')}"
-        print(
-            f"{f'{rows}-row table, API':26} {pages:5} {status:6} {wall:7.1f} {cpu:7.1f} "
-            f"{peak:8.0f}{detail}"
-        )
-        if args.api_only:
-            continue
-        plain = subprocess.run(
-            [sys.executable, "-c", PLAIN, str(args.nice)],
-            input=html,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        figures = json.loads(plain.stdout.strip().splitlines()[-1])
-        print(
-            f"{f'{rows}-row table, plain':26} {'':5} {'':6} {figures['wall']:7.1f} "
-            f"{figures['cpu']:7.1f} {figures['peak_mb']:8.0f}"
-        )
-        if status == 200:
+        for _ in range(args.repeat):
+            sampler = Sampler(server.process.pid)
+            started = time.monotonic()
+            status, content = post(html)
+            wall = time.monotonic() - started
+            cpu, peaks = sampler.stop()
+            pages = len(pypdf.PdfReader(io.BytesIO(content)).pages) if status == 200 else 0
+            detail = "" if status == 200 else f"  {content[:160].decode(errors='replace')}"
+            each = " / ".join(f"{peak:.0f}" for _, peak in sorted(peaks.items()))
             print(
-                f"{'':26} API / plain: wall {wall / figures['wall']:.2f}, "
-                f"CPU {cpu / figures['cpu']:.2f}"
+                f"{f'{rows}-row table, API':26} {pages:5} {status:6} {wall:7.1f} {cpu:7.1f} "
+                f"{max(peaks.values(), default=0.0):8.0f}  {each}{detail}"
             )
+            if args.api_only:
+                continue
+            plain = subprocess.run(
+                [sys.executable, "-c", PLAIN, str(args.nice)],
+                input=html,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            figures = json.loads(plain.stdout.strip().splitlines()[-1])
+            print(
+                f"{f'{rows}-row table, plain':26} {'':5} {'':6} {figures['wall']:7.1f} "
+                f"{figures['cpu']:7.1f} {figures['peak_mb']:8.0f}"
+            )
+            if status == 200:
+                print(
+                    f"{'':26} API / plain: wall {wall / figures['wall']:.2f}, "
+                    f"CPU {cpu / figures['cpu']:.2f}"
+                )
 
 
 if __name__ == "__main__":

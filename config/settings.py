@@ -412,6 +412,10 @@ GENERATE_MAX_WAITING = env.int("GENERATE_MAX_WAITING", default=GENERATE_WORKERS)
 GENERATE_WORKER_RECYCLE_MB = env.int("GENERATE_WORKER_RECYCLE_MB", default=400)
 # ... and workers run at this much lower CPU priority than the server's threads.
 GENERATE_WORKER_NICE = env.int("GENERATE_WORKER_NICE", default=10)
+# A long table renders in parts on several workers at once (generate.engine.parts): documents of
+# at least this many bytes of HTML (0: never), at most about this many pages in one part.
+GENERATE_PARTS_MIN_BYTES = env.int("GENERATE_PARTS_MIN_BYTES", default=100_000)
+GENERATE_PART_PAGES = env.int("GENERATE_PART_PAGES", default=120)
 
 # --- Background tasks ---------------------------------------------------------------------------
 # Django's tasks API through the django-tasks backport (django.tasks from Django 6). By default a

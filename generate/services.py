@@ -19,6 +19,7 @@ from core.pools import SettingsPool
 from core.resources import font_library, resource_policy
 from generate.engine import (
     RESOURCE_CONTENT_TYPES,
+    PartSettings,
     RenderedPdf,
     RenderJob,
     RenderPool,
@@ -55,12 +56,14 @@ def pdf_render(*, organization: Organization, watermark: bool, body: object) -> 
     """`pdf_generate`, with the page count."""
     job, mode = _render_job(organization=organization, watermark=watermark, body=body)
     try:
-        rendered = render_pool().run(
+        rendered = render_pool().render(
             job,
             timeout=settings.GENERATE_WALL_TIMEOUT_SECONDS,
             queue_timeout=settings.GENERATE_QUEUE_TIMEOUT_SECONDS,
-            # One organization's documents never hold every render worker of this process.
+            # One organization's documents never hold every render worker of this process (a
+            # document in parts borrows idle ones only).
             tenant=organization.eid,
+            parts=_part_settings(),
         )
     except EngineError as error:
         raise_for_engine_error(error)
@@ -68,6 +71,14 @@ def pdf_render(*, organization: Organization, watermark: bool, body: object) -> 
         "generate: %s document, %d pages, %d bytes", mode, rendered.pages, len(rendered.pdf)
     )
     return rendered
+
+
+def _part_settings() -> PartSettings | None:
+    if settings.GENERATE_PARTS_MIN_BYTES <= 0:
+        return None
+    return PartSettings(
+        min_bytes=settings.GENERATE_PARTS_MIN_BYTES, part_pages=settings.GENERATE_PART_PAGES
+    )
 
 
 def _render_job(

@@ -31,10 +31,10 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 logger = logging.getLogger(__name__)
 
@@ -103,6 +103,64 @@ class _Worker:
         return self.process.poll() is None
 
 
+# Answers a question a job asks its pool on the way (`core.engine.process_worker.ask`).
+Answer = Callable[[Any], Any]
+
+
+class _Answered(Exception):  # noqa: N818 - carries the engine's own error out of `_exchange`
+    def __init__(self, error: BaseException) -> None:
+        super().__init__()
+        self.error = error
+
+
+class LeasePreempted(Exception):  # noqa: N818 - not an error: the worker was taken back
+    """A borrowed worker was taken back for a request that waited for one (its job was
+    stopped)."""
+
+
+class Lease(Generic[JobT, ResultT]):
+    """A worker held by `ProcessPool.lease`: runs jobs one after another, as `run` would.
+    A borrowed one may be taken back at any moment (`LeasePreempted`)."""
+
+    def __init__(self, pool: ProcessPool[JobT, ResultT], worker: _Worker) -> None:
+        self.pool = pool
+        self.worker = worker
+        self.healthy = True
+        self.preempted = False
+
+    def run(self, job: JobT, *, timeout: float, answer: Answer | None = None) -> ResultT:
+        if self.preempted:
+            raise LeasePreempted
+        if not self.healthy:
+            self._replace()
+        self.healthy = False
+        try:
+            result = self.pool._exchange(self.worker, job, timeout, answer)
+        except _Answered as answered:
+            self.healthy = True
+            raise answered.error from None
+        except Exception:
+            if self.preempted:
+                raise LeasePreempted from None
+            raise
+        self.healthy = True
+        return result
+
+    def _replace(self) -> None:
+        """A fresh worker in place of one a job left unhealthy (stopped, killed, timed out)."""
+        pool = self.pool
+        with pool._condition:
+            pool._busy.pop(self.worker.process.pid, None)
+            borrowed = pool._borrowed.pop(self.worker.process.pid, None) is not None
+        _stop(self.worker)
+        self.worker = pool._start()
+        self.healthy = True
+        with pool._condition:
+            pool._busy[self.worker.process.pid] = self.worker
+            if borrowed:
+                pool._borrowed[self.worker.process.pid] = self
+
+
 class ProcessPool(Generic[JobT, ResultT]):
     """Runs jobs in worker processes of ``worker_module``, at most ``settings.workers`` at a
     time. ``name`` names the workers in logs, errors and temporary folders ("render")."""
@@ -122,9 +180,17 @@ class ProcessPool(Generic[JobT, ResultT]):
         self._running: dict[str | None, int] = {}  # jobs under way, by tenant
         self._waiting = 0  # requests waiting for a worker
         self._busy: dict[int, _Worker] = {}  # workers running a job, by process id
+        self._borrowed: dict[int, Lease[JobT, ResultT]] = {}  # borrowed leases, by process id
+        self._warming = 0  # workers starting in the background (`_try_acquire`)
 
     def run(
-        self, job: JobT, *, timeout: float, queue_timeout: float, tenant: str | None = None
+        self,
+        job: JobT,
+        *,
+        timeout: float,
+        queue_timeout: float,
+        tenant: str | None = None,
+        answer: Answer | None = None,
     ) -> ResultT:
         """Run ``job`` in a worker; kill it if it takes longer than ``timeout`` seconds.
 
@@ -132,37 +198,90 @@ class ProcessPool(Generic[JobT, ResultT]):
         under its share (busy); refuses at once when the queue is full (busy). Raises the
         engine's own errors as the worker raised them, or the pool's errors: timeout,
         out_of_memory, failed when the job raised an unexpected exception, crashed when the
-        worker died.
+        worker died. ``answer`` answers the questions the job asks on the way
+        (`core.engine.process_worker.ask`).
         """
         worker = self._acquire(queue_timeout, tenant)
         with self._condition:
             self._busy[worker.process.pid] = worker
         healthy = False
         try:
-            try:
-                worker.connection.send(job)
-                if not worker.connection.poll(timeout):
-                    raise self.errors.timeout(timeout)
-                status, payload = worker.connection.recv()
-            except (EOFError, OSError) as exc:
-                raise self.errors.crashed(self._death_detail(worker, exc)) from None
-            except MemoryError:
-                # The worker's answer is larger than this process may hold: the job's to blame.
-                raise self.errors.out_of_memory(self.settings.memory_limit_bytes) from None
-            worker.jobs += 1
-            if status == "ok":
-                healthy = True
-                result: ResultT = payload
-                return result
-            if status == "error":
-                healthy = True
-                raise payload
-            if status == "memory":
-                raise self.errors.out_of_memory(self.settings.memory_limit_bytes)
-            detail, where = payload
-            raise self.errors.failed(detail, where)
+            result = self._exchange(worker, job, timeout, answer)
+            healthy = True
+            return result
+        except _Answered as answered:
+            healthy = True
+            raise answered.error from None
         finally:
             self._release(worker, tenant, healthy=healthy and not self._too_large(worker))
+
+    @contextlib.contextmanager
+    def lease(
+        self, *, queue_timeout: float, tenant: str | None = None, extra: int = 0
+    ) -> Iterator[list[Lease[JobT, ResultT]]]:
+        """Hold one worker (waiting as `run` does, counted for ``tenant``) and up to ``extra``
+        more that are idle at this moment, for several jobs in a row. The extra ones are
+        borrowed: never waited for, not counted for the tenant, and taken back (their job
+        stopped: `LeasePreempted`) as soon as another request would wait for a worker; a
+        document that runs in parts takes one share of its tenant and speeds up on idle
+        workers only. The workers go back when the block ends."""
+        workers = [self._acquire(queue_timeout, tenant)]
+        for _ in range(extra):
+            borrowed = self._try_acquire()
+            if borrowed is None:
+                break
+            workers.append(borrowed)
+        leases = [Lease(self, worker) for worker in workers]
+        with self._condition:
+            for worker in workers:
+                self._busy[worker.process.pid] = worker
+            for lease in leases[1:]:
+                self._borrowed[lease.worker.process.pid] = lease
+        try:
+            yield leases
+        finally:
+            with self._condition:
+                for lease in leases[1:]:
+                    self._borrowed.pop(lease.worker.process.pid, None)
+            for index, lease in enumerate(leases):
+                if lease.preempted:  # already given back (`_acquire`)
+                    _stop(lease.worker)
+                    continue
+                healthy = lease.healthy and not self._too_large(lease.worker)
+                self._release(lease.worker, tenant if index == 0 else None, healthy=healthy)
+
+    def _exchange(
+        self, worker: _Worker, job: JobT, timeout: float, answer: Answer | None
+    ) -> ResultT:
+        """Send ``job`` to ``worker`` and return its result; answer its questions meanwhile.
+        A worker left unhealthy raises the pool's errors; `_Answered` wraps the engine's own
+        errors (the worker stays healthy)."""
+        deadline = time.monotonic() + timeout
+        try:
+            worker.connection.send(job)
+            while True:
+                if not worker.connection.poll(max(0.0, deadline - time.monotonic())):
+                    raise self.errors.timeout(timeout)
+                status, payload = worker.connection.recv()
+                if status != "ask":
+                    break
+                # The worker waits for the reply; if ``answer`` raises, the worker is stopped.
+                worker.connection.send(answer(payload) if answer is not None else None)
+        except (EOFError, OSError) as exc:
+            raise self.errors.crashed(self._death_detail(worker, exc)) from None
+        except MemoryError:
+            # The worker's answer is larger than this process may hold: the job's to blame.
+            raise self.errors.out_of_memory(self.settings.memory_limit_bytes) from None
+        worker.jobs += 1
+        if status == "ok":
+            result: ResultT = payload
+            return result
+        if status == "error":
+            raise _Answered(payload)
+        if status == "memory":
+            raise self.errors.out_of_memory(self.settings.memory_limit_bytes)
+        detail, where = payload
+        raise self.errors.failed(detail, where)
 
     def stats(self) -> PoolStats:
         with self._condition:
@@ -203,6 +322,9 @@ class ProcessPool(Generic[JobT, ResultT]):
                             self._live += 1
                             self._running[tenant] = self._running.get(tenant, 0) + 1
                             break
+                        if self._borrowed:
+                            dead.append(self._take_back())
+                            continue
                     if not waiting:
                         if self._waiting >= self.settings.waiting_limit:
                             raise self.errors.busy(queue_timeout, True)
@@ -226,6 +348,57 @@ class ProcessPool(Generic[JobT, ResultT]):
                 self._finished(tenant)
                 self._condition.notify_all()
             raise
+
+    def _take_back(self) -> _Worker:
+        """Take a borrowed worker back (under the lock): its slot is free at once; the worker
+        is stopped by the caller, and its lease's job ends with `LeasePreempted`."""
+        _pid, lease = self._borrowed.popitem()
+        lease.preempted = True
+        worker = lease.worker
+        self._busy.pop(worker.process.pid, None)
+        self._live -= 1
+        self._finished(None)
+        return worker
+
+    def _try_acquire(self) -> _Worker | None:
+        """An idle worker, or None; never waits and never makes anyone wait. When a worker
+        could start, one is started in the background for next time (it joins the idle ones
+        if there is still room for it)."""
+        dead: list[_Worker] = []
+        try:
+            with self._condition:
+                if self._closed or self._waiting:
+                    return None  # requests already waiting come first
+                worker = self._idle_worker(dead)
+                if worker is not None:
+                    self._running[None] = self._running.get(None, 0) + 1
+                    return worker
+                warm_one = self._live + self._warming < self.settings.workers
+                if warm_one:
+                    self._warming += 1
+        finally:
+            for worker in dead:
+                _stop(worker)
+        if warm_one:
+            threading.Thread(target=self._warm_one, name=f"{self.name}-warm", daemon=True).start()
+        return None
+
+    def _warm_one(self) -> None:
+        try:
+            worker = self._start()
+        except Exception:
+            logger.warning("a %s worker started in the background failed to start", self.name)
+            with self._condition:
+                self._warming -= 1
+            return
+        with self._condition:
+            self._warming -= 1
+            if not self._closed and self._live < self.settings.workers:
+                self._live += 1
+                self._idle.append(worker)
+                self._condition.notify_all()
+                return
+        _stop(worker)  # a request started one meanwhile
 
     def _tenant_may_start(self, tenant: str | None) -> bool:
         limit = self.settings.max_per_tenant

@@ -7,6 +7,7 @@ its pool over the inherited socket ``fd`` with `multiprocessing.connection` mess
 job: ``("ok", result)``, ``("error", exception)`` for the engine's own errors (they must pickle),
 ``("memory", None)`` when the job hit the address-space limit, or ``("crash", (detail, where))``
 for any other exception. A ``None`` job, or the socket closing (the server went away), ends it.
+On the way a job may `ask` its pool a question: ``("ask", question)``, answered by one message.
 """
 
 from __future__ import annotations
@@ -58,6 +59,18 @@ def worker_main(
         shutil.rmtree(temp_dir, ignore_errors=True)
 
 
+_asking: list[Connection] = []  # the connection of the job under way, for `ask`
+
+
+def ask(question: Any) -> Any:
+    """Ask the pool that sent the job under way ``question`` (it must pickle) and wait for its
+    answer (`core.engine.process_pool.ProcessPool.run`'s ``answer``). Work that runs in parts
+    uses it to learn what the other parts found."""
+    connection = _asking[-1]
+    connection.send(("ask", question))
+    return connection.recv()
+
+
 def serve(
     connection: Connection,
     handle: Handler,
@@ -72,6 +85,7 @@ def serve(
             return
         if job is None:
             return
+        _asking.append(connection)
         try:
             result: tuple[str, Any] = ("ok", handle(job))
         except expected as exc:
@@ -80,6 +94,8 @@ def serve(
             result = ("memory", None)
         except Exception as exc:
             result = ("crash", (describe(exc), _where(where, exc)))
+        finally:
+            _asking.pop()
         try:
             try:
                 connection.send(result)

@@ -4,6 +4,7 @@
     job = build_render_job(request, now=..., fetcher=ResourceFetcher(...), font_css=..., ...)
     pdf = generate.engine.render.render_pdf(job).pdf  # in this process (loads WeasyPrint), or
     pdf = RenderPool(PoolSettings()).run(job, timeout=60, queue_timeout=60).pdf
+    pdf = RenderPool(...).render(job, ..., parts=PartSettings()).pdf  # a long table in parts
 
 The engine never reads settings or the clock: limits, the fetch policy, fonts and ``now`` are
 handed in by the caller.
@@ -25,7 +26,7 @@ from generate.engine.errors import (
 )
 from generate.engine.job import RenderedPdf, RenderJob
 from generate.engine.parse_request import parse_generate_request
-from generate.engine.pool import PoolSettings, RenderPool
+from generate.engine.pool import PartSettings, PoolSettings, RenderPool
 from generate.engine.request import GenerateRequest
 from generate.engine.resources import RESOURCE_CONTENT_TYPES, ResourceFetcher, ResourceRefused
 
@@ -36,6 +37,7 @@ __all__ = [
     "GenerateInvalid",
     "GenerateRequest",
     "PageLimitExceeded",
+    "PartSettings",
     "PoolSettings",
     "Problem",
     "RenderBusy",

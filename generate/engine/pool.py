@@ -24,8 +24,9 @@ from generate.engine.errors import (
     RenderTimeout,
 )
 from generate.engine.job import RenderedPdf, RenderJob
+from generate.engine.parts import PartSettings, one_piece_reason, render_in_parts
 
-__all__ = ["WORKER_MODULE", "PoolSettings", "RenderPool"]
+__all__ = ["WORKER_MODULE", "PartSettings", "PoolSettings", "RenderPool"]
 
 # The worker's module, next to this one (whatever the package is called).
 WORKER_MODULE = __name__.rsplit(".", 1)[0] + ".worker"
@@ -49,3 +50,20 @@ class RenderPool(ProcessPool[RenderJob, RenderedPdf]):
 
     def __init__(self, settings: PoolSettings) -> None:
         super().__init__(settings, worker_module=WORKER_MODULE, errors=RENDER_ERRORS, name="render")
+
+    def render(
+        self,
+        job: RenderJob,
+        *,
+        timeout: float,
+        queue_timeout: float,
+        tenant: str | None = None,
+        parts: PartSettings | None = None,
+    ) -> RenderedPdf:
+        """`run`, except that a long document is rendered in parts on several workers when
+        ``parts`` allows it (`generate.engine.parts`); the same result, the same errors."""
+        if parts is None or one_piece_reason(job, parts) is not None:
+            return self.run(job, timeout=timeout, queue_timeout=queue_timeout, tenant=tenant)
+        extra = self.settings.workers - 1
+        with self.lease(queue_timeout=queue_timeout, tenant=tenant, extra=extra) as leases:
+            return render_in_parts(leases, job, parts, timeout=timeout)

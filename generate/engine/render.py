@@ -24,6 +24,7 @@ import threading
 import traceback
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import tinycss2
@@ -63,6 +64,38 @@ class _Fetcher(URLFetcher):
         )
 
 
+@dataclass(frozen=True)
+class PreparedDocument:
+    """A job's document parsed and prepared, with the options WeasyPrint renders it with."""
+
+    html: weasyprint.HTML
+    options: dict[str, Any]
+    font_config: FontConfiguration
+
+
+def prepare_document(
+    job: RenderJob, font_config: FontConfiguration | None = None
+) -> PreparedDocument:
+    """Parse ``job``'s HTML and its stylesheets under the service's rules (see the module
+    docstring); `render_pdf` renders it whole, `generate.engine.part_layout` in parts."""
+    fetcher = _Fetcher(job.fetcher)
+    document = weasyprint.HTML(string=job.html, url_fetcher=fetcher, base_url=DOCUMENT_BASE_URL)
+    user_sheets = [job.user_css] if job.user_css else []
+    if job.html_mode:
+        prepare_html(document.etree_element, job.author_css)
+        user_sheets.append(FORCED_HTML_CSS)
+    config = font_config or FontConfiguration()
+    stylesheets = [
+        weasyprint.CSS(string=css, url_fetcher=fetcher, font_config=config) for css in user_sheets
+    ]
+    options = {
+        "stylesheets": stylesheets,
+        "pdf_forms": job.html_mode,
+        "presentational_hints": job.html_mode,
+    }
+    return PreparedDocument(html=document, options=options, font_config=config)
+
+
 def render_pdf(
     job: RenderJob,
     *,
@@ -76,23 +109,9 @@ def render_pdf(
     is called for each page laid out, in every layout pass (the worker's CPU budget grows with
     it).
     """
-    fetcher = _Fetcher(job.fetcher)
-    document = weasyprint.HTML(string=job.html, url_fetcher=fetcher, base_url=DOCUMENT_BASE_URL)
-    user_sheets = [job.user_css] if job.user_css else []
-    if job.html_mode:
-        prepare_html(document.etree_element, job.author_css)
-        user_sheets.append(FORCED_HTML_CSS)
-    config = font_config or FontConfiguration()
-    stylesheets = [
-        weasyprint.CSS(string=css, url_fetcher=fetcher, font_config=config) for css in user_sheets
-    ]
+    prepared = prepare_document(job, font_config)
     with _page_cap(job.max_pages, on_page):
-        rendering = document.render(
-            font_config=config,
-            stylesheets=stylesheets,
-            pdf_forms=job.html_mode,
-            presentational_hints=job.html_mode,
-        )
+        rendering = prepared.html.render(font_config=prepared.font_config, **prepared.options)
     pages = len(rendering.pages)
     if pages > job.max_pages:
         raise PageLimitExceeded(pages, job.max_pages)

@@ -1,22 +1,34 @@
 """A render worker: ``python -m generate.engine.worker <fd> <temp dir> <memory limit> <nice>``.
 
 Started by `generate.engine.pool.RenderPool`; the protocol and the process set-up are
-`core.engine.process_worker`'s. Results: ``("ok", RenderedPdf)``, ``("error", GenerateError)``,
+`core.engine.process_worker`'s. Jobs: a `RenderJob` (the whole document), or for a long document
+a `TableProbe` and its `PartJob`s (`generate.engine.parts`). Results: ``("ok", RenderedPdf)``
+(``TableLayout``, ``PartDone``), ``("error", GenerateError)``,
 ``("memory", None)`` or ``("crash", (detail, where))`` (see `RenderFailed`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shutil
+from typing import Any
 
 from weasyprint.text.fonts import FontConfiguration
 
 from core.engine import process_worker
-from generate.engine.cpu_budget import CpuBudgetExceeded, cpu_budget
+from generate.engine.cpu_budget import CpuBudgetExceeded, cpu_budget, cpu_seconds_used
 from generate.engine.errors import GenerateError, RenderCpuLimit
-from generate.engine.job import RenderedPdf, RenderJob
-from generate.engine.render import describe_failure, render_pdf, warm_up
+from generate.engine.job import RenderJob
+from generate.engine.part_job import PartJob, TableProbe
+from generate.engine.part_layout import probe_table, render_part
+from generate.engine.render import (
+    PreparedDocument,
+    describe_failure,
+    prepare_document,
+    render_pdf,
+    warm_up,
+)
 
 
 class _Renderer:
@@ -27,15 +39,24 @@ class _Renderer:
         self.font_config = FontConfiguration()
         warm_up(self.font_config)
 
-    def __call__(self, job: RenderJob) -> RenderedPdf:
+    def __call__(self, work: RenderJob | PartJob | TableProbe) -> Any:
+        job = work if isinstance(work, RenderJob) else work.job
+        started = cpu_seconds_used()
         try:
             with cpu_budget(job.cpu_seconds, job.cpu_seconds_per_page) as budget:
+                on_page = budget.page_done if budget is not None else None
                 try:
-                    return render_pdf(
-                        job,
-                        font_config=self.font_config,
-                        on_page=budget.page_done if budget is not None else None,
-                    )
+                    if isinstance(work, RenderJob):
+                        return render_pdf(work, font_config=self.font_config, on_page=on_page)
+                    if isinstance(work, TableProbe):
+                        result: Any = probe_table(work, self._prepare, on_page=on_page)
+                    else:
+                        result = render_part(
+                            work, self._prepare, process_worker.ask, on_page=on_page
+                        )
+                    if result is None:
+                        return None
+                    return dataclasses.replace(result, cpu_seconds=cpu_seconds_used() - started)
                 except CpuBudgetExceeded:
                     assert budget is not None
                     raise RenderCpuLimit(budget.allowed, budget.pages) from None
@@ -45,6 +66,9 @@ class _Renderer:
                 shutil.rmtree(folder, ignore_errors=True)
                 self.font_config._folder = None
                 self.font_config = FontConfiguration()
+
+    def _prepare(self, job: RenderJob) -> PreparedDocument:
+        return prepare_document(job, self.font_config)
 
 
 def _start() -> _Renderer:

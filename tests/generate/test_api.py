@@ -438,6 +438,8 @@ class _FailingPool:
     def run(self, job: object, *, timeout: float, queue_timeout: float, **_: object) -> object:
         raise self.error
 
+    render = run
+
 
 @pytest.mark.parametrize(
     ("error", "status", "body"),

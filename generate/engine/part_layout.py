@@ -1,0 +1,637 @@
+"""One part of a long document, laid out by WeasyPrint as that stretch of the whole document
+would be (`generate.engine.parts` plans the parts and joins them). The only module that reaches
+into WeasyPrint's internals for parts; pinned to WeasyPrint 70 (requirements.txt), and
+tests/generate/test_parts.py compares parted renders with one-piece renders page by page, so an
+upgrade that moves what this relies on fails there.
+
+What it relies on, and why each is enough:
+
+- ``Document._build_layout_context``, ``build_formatting_structure``, ``remake_page`` and
+  ``make_margin_boxes`` are the steps of ``Document._render`` / ``layout_document``: a part
+  runs them itself (`_build`, `_lay_out`, `_finish_pages`) on its cut of the element tree.
+- Pages first, margin boxes after. ``layout_document`` lays out every page, then draws each
+  page's margin boxes from the page's saved state (``context.page_maker``: the ``page`` and
+  ``pages`` counters) and from the named strings and running elements stored by page number.
+  A part lays out its body knowing the pages before it (planned: the table's pages break
+  regularly, checked after layout), then asks for the document's page count and the strings
+  the earlier parts set before it draws the margin boxes. In one pass nothing is laid out twice.
+- A part after the first starts at page-maker index 1, as page 2 of a document whose "page 1"
+  is the earlier parts: WeasyPrint's continuation rules hold (no ``@page :first``, margins
+  truncated at an unforced break), the ``page`` counter starts at the pages before it, the
+  first page is a right or left page by its real number, and the strings and running elements
+  of earlier parts are stored under that virtual page 1, where "the last value set on an earlier
+  page" is looked up.
+- Body counters and the quote depth are a state carried through ``build.element_to_box`` in
+  document order. The part before hands over that state after its last row (`PartStart`), and
+  this part puts it back before its first row: its rows number on as in one piece.
+- An automatic table layout sizes the columns from every cell
+  (``table_and_columns_preferred_widths``, ``table_cell_min_max_content_width``): while the
+  part's table is sized, each of its cells reports at least the widest of its column in any
+  part, so WeasyPrint's own algorithm gives the whole table's widths.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import threading
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import cssselect2
+from weasyprint import DEFAULT_OPTIONS
+from weasyprint.css.counters import CounterStyle
+from weasyprint.document import Document, Page
+from weasyprint.formatting_structure import build
+from weasyprint.html import get_html_metadata
+from weasyprint.layout import initialize_page_maker, layout_fixed_boxes, preferred
+from weasyprint.layout import table as table_layout
+from weasyprint.layout.background import layout_backgrounds
+from weasyprint.layout.page import make_margin_boxes, remake_page
+from weasyprint.pdf.metadata import DocumentMetadata
+
+from generate.engine.errors import PageLimitExceeded
+from generate.engine.job import RenderJob
+from generate.engine.part_job import (
+    ASK_COLUMNS,
+    ASK_PLACEMENT,
+    ASK_START,
+    TELL_END,
+    Columns,
+    PartDone,
+    PartJob,
+    PartLayout,
+    PartMisaligned,
+    PartStart,
+    Placement,
+    TableLayout,
+    TableProbe,
+)
+from generate.engine.pdf_finish import Finisher
+from generate.engine.render import PreparedDocument
+
+Ask = Callable[[Any], Any]
+
+
+# -- the element tree of a part ------------------------------------------------------------------
+
+
+def _body(root: ET.Element) -> ET.Element:
+    body = root.find("body")
+    if body is None:
+        raise PartMisaligned
+    return body
+
+
+def _elements(parent: ET.Element) -> list[ET.Element]:
+    return [child for child in parent if isinstance(child.tag, str)]
+
+
+def table_rows(table: ET.Element) -> list[tuple[ET.Element, ET.Element]]:
+    """(row group, row) for each body row of ``table``, in order (the HTML parser puts every row
+    in a row group)."""
+    return [
+        (group, row)
+        for group in _elements(table)
+        if group.tag == "tbody"
+        for row in _elements(group)
+        if row.tag == "tr"
+    ]
+
+
+def longest_table(root: ET.Element) -> tuple[tuple[int, ...], ET.Element] | None:
+    """The table with the most body rows among the body's elements and those of elements that
+    wrap them (a ``<div>`` around the content, as in Markdown mode), not inside another
+    table, and its path: its index among its parent's elements at each level below the body."""
+    found: list[tuple[tuple[int, ...], ET.Element]] = []
+
+    def look(parent: ET.Element, path: tuple[int, ...]) -> None:
+        for index, element in enumerate(_elements(parent)):
+            if element.tag == "table":
+                found.append(((*path, index), element))
+            elif len(path) < _WRAPPER_DEPTH:
+                look(element, (*path, index))
+
+    look(_body(root), ())
+    if not found:
+        return None
+    return max(found, key=lambda item: len(table_rows(item[1])))
+
+
+_WRAPPER_DEPTH = 3
+
+
+def _keep_rows(table: ET.Element, first: int, end: int) -> list[ET.Element]:
+    """Remove the table's body rows outside ``first`` .. ``end`` (inclusive); the kept rows."""
+    kept: list[ET.Element] = []
+    index = 0
+    for group in [e for e in _elements(table) if e.tag == "tbody"]:
+        children = list(group)
+        rows = [row for row in children if isinstance(row.tag, str) and row.tag == "tr"]
+        keep = {id(row) for row in rows[max(0, first - index) : max(0, end + 1 - index)]}
+        index += len(rows)
+        group[:] = [child for child in children if child.tag != "tr" or id(child) in keep]
+        kept.extend(row for row in rows if id(row) in keep)
+    return kept
+
+
+def _cut(
+    root: ET.Element,
+    path: tuple[int, ...],
+    first: int,
+    end: int,
+    *,
+    before: bool,
+    after: bool,
+) -> tuple[ET.Element, list[ET.Element]]:
+    """Keep the table at ``path`` (with rows ``first``..``end``), what precedes it if
+    ``before``, what follows it if ``after``, at every level. Returns (table, kept rows)."""
+    parent = _body(root)
+    for level in path:
+        elements = _elements(parent)
+        target = elements[level]
+        if not before:
+            parent.text = None
+        keep = [
+            element
+            for position, element in enumerate(elements)
+            if position == level or (position < level and before) or (position > level and after)
+        ]
+        if len(keep) != len(elements):
+            parent[:] = keep
+        if not after:
+            target.tail = None
+        parent = target
+    table = parent
+    if first > 0:
+        for caption in [e for e in _elements(table) if e.tag == "caption"]:
+            table.remove(caption)  # drawn once, above the table's first row
+    return table, _keep_rows(table, first, end)
+
+
+# -- the box tree: counters and running elements across parts ------------------------------------
+
+_marks = threading.local()
+_original_element_to_box = build.element_to_box
+
+
+def _element_to_box(element: Any, *args: Any, **kwargs: Any) -> list[Any]:
+    """``build.element_to_box``, which puts the counters back before a part's first row and
+    keeps them after its last one (see the module docstring)."""
+    state = kwargs.get("state") if "state" in kwargs else (args[6] if len(args) > 6 else None)
+    start: PartStart | None = getattr(_marks, "start", None)
+    if start is not None and element is _marks.first and state is not None:
+        quote_depth, counter_values, counter_scopes, _groups = state
+        quote_depth[0] = start.quote_depth
+        counter_values.clear()
+        counter_values.update(copy.deepcopy(start.counters))
+        counter_scopes[:] = copy.deepcopy(start.scopes)
+    boxes = _original_element_to_box(element, *args, **kwargs)
+    if element is getattr(_marks, "last", None) and state is not None:
+        quote_depth, counter_values, counter_scopes, _groups = state
+        _marks.end = (quote_depth[0], copy.deepcopy(counter_values), copy.deepcopy(counter_scopes))
+    return boxes
+
+
+build.element_to_box = _element_to_box
+
+
+@contextlib.contextmanager
+def _counter_marks(first: Any, last: Any, start: PartStart | None) -> Iterator[None]:
+    _marks.first, _marks.last, _marks.start, _marks.end = first, last, start, None
+    try:
+        yield
+    finally:
+        _marks.first = _marks.last = _marks.start = None
+
+
+def _running_name(box: Any) -> str | None:
+    position = box.style["position"] if box.style is not None else None
+    if isinstance(position, tuple) and position and position[0] == "running()":
+        return str(position[1])
+    return None
+
+
+def _last_running(root_box: Any, stop: Any) -> dict[str, ET.Element]:
+    """The last running element of each name before ``stop`` (an element), in document order."""
+    found: dict[str, ET.Element] = {}
+
+    def walk(box: Any) -> bool:
+        if box.element is stop and stop is not None:
+            return False
+        name = _running_name(box)
+        if name is not None and isinstance(box.element, ET.Element):
+            found[name] = box.element
+        return all(walk(child) for child in getattr(box, "children", ()))
+
+    walk(root_box)
+    return found
+
+
+# -- the table's column widths across parts -------------------------------------------------------
+
+_widths = threading.local()
+_original_preferred_widths = preferred.table_and_columns_preferred_widths
+_original_cell_widths = preferred.table_cell_min_max_content_width
+
+
+def _column_widths(context: Any, table: Any) -> Columns:
+    """The min- and max-content width of each column of ``table``'s cells that span one."""
+    columns: dict[int, tuple[float, float]] = {}
+    for group in table.children:
+        for row in group.children:
+            for cell in row.children:
+                if cell.colspan != 1:
+                    continue
+                low, high = preferred.table_cell_min_max_content_width(context, cell)
+                known = columns.get(cell.grid_x, (0.0, 0.0))
+                columns[cell.grid_x] = (max(known[0], low), max(known[1], high))
+    return [columns.get(i, (0.0, 0.0)) for i in range(max(columns, default=-1) + 1)]
+
+
+def _cell_widths(context: Any, box: Any, outer: bool = True) -> tuple[float, float]:
+    """``table_cell_min_max_content_width``: measured once per cell while the part's table is
+    sized, and no narrower than the whole table's column (see `_preferred_widths`)."""
+    cache = getattr(_widths, "cache", None)
+    if cache is None or not outer:
+        return _original_cell_widths(context, box, outer)
+    if id(box) not in cache:
+        cache[id(box)] = _original_cell_widths(context, box, outer)
+    low, high = cache[id(box)]
+    columns = getattr(_widths, "columns", None)
+    if columns is not None and box.colspan == 1 and box.grid_x < len(columns):
+        widest_low, widest_high = columns[box.grid_x]
+        return max(low, widest_low), max(high, widest_high)
+    return low, high
+
+
+def _preferred_widths(context: Any, box: Any, outer: bool = True) -> Any:
+    """``table_and_columns_preferred_widths``, which sizes the part's table from the whole
+    table's columns: every cell of a column reports at least the column's widest cell of any
+    part, so WeasyPrint's own algorithm (spans, percentages, the table's width) gives the
+    widths the whole table gets."""
+    table = box.get_wrapped_table()
+    resolve = getattr(_widths, "resolve", None)
+    if resolve is None or table.element is not _widths.element or table in context.tables:
+        return _original_preferred_widths(context, box, outer)
+    _widths.cache = {}
+    try:
+        _widths.columns = resolve(_column_widths(context, table))
+        return _original_preferred_widths(context, box, outer)
+    finally:
+        _widths.cache = _widths.columns = None
+
+
+preferred.table_cell_min_max_content_width = _cell_widths
+preferred.table_and_columns_preferred_widths = _preferred_widths
+table_layout.table_and_columns_preferred_widths = _preferred_widths
+
+
+@contextlib.contextmanager
+def _whole_table_columns(element: Any, resolve: Callable[[Columns], Columns]) -> Iterator[None]:
+    _widths.element, _widths.resolve = element, resolve
+    try:
+        yield
+    finally:
+        _widths.element = _widths.resolve = None
+
+
+def _table_box(root_box: Any, element: Any) -> Any:
+    for box in root_box.descendants():
+        if box.element is element and type(box).__name__ == "TableBox":
+            return box
+    raise PartMisaligned
+
+
+# -- layout ---------------------------------------------------------------------------------------
+
+
+def _lay_out(
+    html: Any,
+    root_box: Any,
+    context: Any,
+    *,
+    offset: int,
+    limit: int,
+    on_page: Callable[[], None] | None,
+    extra: int = 0,
+) -> tuple[list[Any], int]:
+    """Every page of the part's body, without margin boxes: ``layout_document``'s first half
+    for a document whose pages before this part are ``offset``. Returns the pages and the
+    page-maker index of the first (0, or 1 after the first part)."""
+    initialize_page_maker(context, root_box)
+    first = 0
+    if offset:
+        resume_at, next_page, right_page, page_state, remake_state = context.page_maker[0]
+        page_state[1]["page"] = [offset]
+        page_state[2][0].add("page")
+        ltr = root_box.style["direction"] == "ltr"
+        right_page = (offset % 2 == 0) == ltr  # page offset + 1: odd pages are right pages
+        item = (resume_at, next_page, right_page, page_state, remake_state)
+        context.page_maker[:] = [item, copy.deepcopy(item)]
+        first = 1
+    pages: list[Any] = []
+    for _loop in range(8):  # as layout_document: again while page-based content changes
+        pages = _make_pages(context, root_box, html, pages, first, (offset, limit, extra), on_page)
+        changed = any(state[-1]["content_changed"] for state in context.page_maker)
+        if not changed:
+            break
+    return pages, first
+
+
+def _make_pages(
+    context: Any,
+    root_box: Any,
+    html: Any,
+    previous: list[Any],
+    first: int,
+    cap: tuple[int, int, int],
+    on_page: Callable[[], None] | None,
+) -> list[Any]:
+    """``make_all_pages``, starting at page-maker index ``first``, with the page cap: ``cap`` is
+    (pages before the part, the document's limit, pages the part lays out past its end)."""
+    offset, limit, extra = cap
+    pages: list[Any] = []
+    index = first
+    context.rendered_notes = []
+    while True:
+        remake_state = context.page_maker[index][-1]
+        done = len(pages)
+        if not previous or remake_state["content_changed"] or remake_state["pages_wanted"]:
+            remake_state.update(
+                content_changed=False, pages_wanted=False, anchors=[], content_lookups=[]
+            )
+            page, resume_at = remake_page(index, context, root_box, html)
+        else:
+            page, resume_at = previous[done], context.page_maker[index + 1][0]
+        pages.append(page)
+        if offset + len(pages) > limit + extra:
+            raise PageLimitExceeded(offset + len(pages), limit)
+        if on_page is not None:
+            on_page()
+        index += 1
+        if resume_at is None and not context.reported_footnotes:
+            del context.page_maker[index + 1 :]
+            context.broken_out_of_flow.clear()
+            return pages
+
+
+def _collect_strings(context: Any, pages: list[Any], first: int) -> None:
+    """The named strings set on each page, and one bookmark per element: what
+    ``layout_document`` does once pagination is done."""
+    seen: dict[str, list[Any]] = {"": [], "::before": [], "::after": []}
+    for i, page in enumerate(pages):
+        for child in page.descendants():
+            if child.bookmark_label:
+                tag = child.element_tag
+                pseudo = next((p for p in ("::before", "::after") if tag.endswith(p)), "")
+                if child.element in seen[pseudo]:
+                    child.bookmark_label = ""
+                else:
+                    seen[pseudo].append(child.element)
+            string_sets = child.string_set
+            if string_sets and string_sets != "none":
+                for name, text in string_sets:
+                    context.string_set[name][first + i + 1].append(text)
+
+
+def _finish_pages(
+    context: Any, pages: list[Any], first: int, placement: Placement, carried: set[int]
+) -> Iterator[Any]:
+    """``layout_document``'s end: each page's margin boxes, knowing the document's page count
+    and the earlier parts' strings and running elements (on the virtual page 1)."""
+    if first:
+        for name, value in placement.strings.items():
+            context.string_set[name][1] = [value]
+        # Running elements carried from the earlier parts were laid out on this part's first
+        # page; they belong to the virtual page before it.
+        for stored in context.running_elements.values():
+            own = stored.get(first + 1, [])
+            carried_boxes = [b for b in own if id(b.element) in carried]
+            if carried_boxes:
+                stored[1] = carried_boxes
+                own = [b for b in own if b not in carried_boxes]
+                if own:
+                    stored[first + 1] = own
+                else:
+                    del stored[first + 1]
+    for page_maker_state in context.page_maker:
+        page_maker_state[3][1]["pages"] = [placement.total_pages]
+    for i, page in enumerate(pages):
+        root, footnote_area, note_area = page.children
+        root.children = [
+            *layout_fixed_boxes(context, pages[:i], page),
+            *root.children,
+            *layout_fixed_boxes(context, pages[i + 1 :], page),
+        ]
+        context.current_page = first + i + 1
+        state = context.page_maker[context.current_page][3]
+        children = [root]
+        if footnote_area.children:
+            children.append(footnote_area)
+        if note_area.children:
+            children.append(note_area)
+        children.extend(make_margin_boxes(context, page, state))
+        page.children = tuple(children)
+        layout_backgrounds(page, context.get_image_from_uri)
+        yield page
+
+
+def _strings_set(context: Any, first: int, count: int) -> dict[str, str]:
+    """The last value of each named string set on the part's own pages."""
+    last: dict[str, str] = {}
+    for name, by_page in context.string_set.items():
+        for page in range(first + count, first, -1):
+            if by_page.get(page):
+                last[name] = by_page[page][-1]
+                break
+    return last
+
+
+def _first_row_on(page: Any, rows: dict[int, int]) -> int | None:
+    """The index of the first table row laid out on ``page`` (rows: id(element) -> index)."""
+    for box in page.descendants():
+        index = rows.get(id(box.element))
+        if index is not None and box.element_tag == "tr":
+            return index
+    return None
+
+
+# -- entry points (called in a render worker) ----------------------------------------------------
+
+
+def probe_table(
+    probe: TableProbe,
+    prepare: Callable[[RenderJob], PreparedDocument],
+    *,
+    on_page: Callable[[], None] | None = None,
+) -> TableLayout | None:
+    """Lay out the document up to its longest table and that table's first ``probe.rows`` rows;
+    where the table's pages start. None when the body has no table."""
+    prepared = prepare(probe.job)
+    html = prepared.html
+    found = longest_table(html.etree_element)
+    if found is None:
+        return None
+    path, table = found
+    rows = len(table_rows(table))
+    _, kept = _cut(html.etree_element, path, 0, probe.rows - 1, before=True, after=False)
+    index_of = {id(row): i for i, row in enumerate(kept)}
+    context, root_box = _build(prepared, None, None, None)
+    pages, _first = _lay_out(
+        html, root_box, context, offset=0, limit=probe.job.max_pages, on_page=on_page
+    )
+    starts = []
+    first_page = None
+    for number, page in enumerate(pages):
+        row = _first_row_on(page, index_of)
+        if row is None:
+            continue
+        if first_page is None:
+            first_page = number
+        starts.append((number, row))
+    if first_page is None:
+        return None
+    return TableLayout(table=path, rows=rows, first_page=first_page, page_starts=tuple(starts))
+
+
+def render_part(
+    part: PartJob,
+    prepare: Callable[[RenderJob], PreparedDocument],
+    ask: Ask,
+    *,
+    on_page: Callable[[], None] | None = None,
+) -> PartDone:
+    """Lay out (and unless ``count_only``, write) one part; see `PartJob`."""
+    prepared = prepare(part.job)
+    html = prepared.html
+    root = html.etree_element
+    table, kept = _cut(
+        root,
+        part.table,
+        part.first_row,
+        part.end_row,
+        before=part.index == 0,
+        after=part.last,
+    )
+    own_rows = kept if part.last else kept[:-1]
+    probe_row = None if part.last else kept[-1]
+    start = part.start
+    if start is None and part.index > 0 and part.chain:
+        start = ask((ASK_START, part.index))
+    carried: set[int] = set()
+    if start is not None and part.index > 0:
+        body = _body(root)
+        for position, element in enumerate(start.running.values()):
+            clone = copy.deepcopy(element)
+            clone.tail = None
+            body.insert(position, clone)
+            carried.add(id(clone))
+    first_row = own_rows[0] if own_rows else None
+    last_row = own_rows[-1] if own_rows and not part.last else None
+    context, root_box = _build(prepared, first_row, last_row, start)
+    end: PartStart | None = None
+    if not part.last:
+        quote_depth, counters, scopes = _marks_end()
+        end = PartStart(
+            counters=counters,
+            scopes=scopes,
+            quote_depth=quote_depth,
+            running=_last_running(root_box, probe_row),
+        )
+        if part.chain and part.start is None:
+            ask((TELL_END, part.index, end))
+    if part.widths_only:
+        columns = _column_widths(context, _table_box(root_box, table))
+        layout = PartLayout(index=part.index, pages=0, strings={})
+        return PartDone(layout=layout, pdf=None, end=end, cpu_seconds=0.0, columns=columns)
+    given = part.columns
+
+    def resolve(own: Columns) -> Columns:
+        return given if given is not None else ask((ASK_COLUMNS, part.index, own))
+
+    with _whole_table_columns(table, resolve):
+        pages, first = _lay_out(
+            html,
+            root_box,
+            context,
+            offset=part.offset,
+            limit=part.job.max_pages,
+            on_page=on_page,
+            extra=0 if part.last else 1,  # the next part's first row, on a page of its own
+        )
+    if part.index > 0:
+        # Every page of the part opens with the row the plan says (a part that does not start
+        # as a continuation page of the whole document would not).
+        index_of = {id(row): part.first_row + i for i, row in enumerate(own_rows)}
+        for number, page in enumerate(pages[: len(pages) - (probe_row is not None)]):
+            row = _first_row_on(page, index_of)
+            if row is not None and row != part.first_row + number * part.step:
+                raise PartMisaligned
+    if probe_row is not None:
+        # The next part's first row must open this part's last page, and that page only.
+        index_of = {id(probe_row): 0}
+        if (
+            part.pages is None
+            or len(pages) != part.pages + 1
+            or _first_row_on(pages[-1], index_of) != 0
+        ):
+            raise PartMisaligned
+        pages.pop()
+    elif part.pages is not None and len(pages) != part.pages:
+        raise PartMisaligned
+    _collect_strings(context, pages, first)
+    layout = PartLayout(
+        index=part.index, pages=len(pages), strings=_strings_set(context, first, len(pages))
+    )
+    if part.count_only:
+        return PartDone(layout=layout, pdf=None, end=end, cpu_seconds=0.0)
+    placement = part.placement or ask((ASK_PLACEMENT, layout))
+    finished = list(_finish_pages(context, pages, first, placement, carried))
+    rendering = Document(
+        [Page(page_box) for page_box in finished],
+        DocumentMetadata(**get_html_metadata(html)),
+        html.url_fetcher,
+        prepared.font_config,
+        {},
+        None,
+    )
+    rendering._html = html
+    pdf = rendering.write_pdf(finisher=Finisher(part.job.watermark))
+    return PartDone(layout=layout, pdf=pdf, end=end, cpu_seconds=0.0)
+
+
+def _marks_end() -> tuple[int, dict[str, list[int]], list[set[str]]]:
+    end = getattr(_marks, "end", None)
+    if end is None:
+        raise PartMisaligned
+    return end
+
+
+def _build(
+    prepared: PreparedDocument, first_row: Any, last_row: Any, start: PartStart | None
+) -> tuple[Any, Any]:
+    """``Document._render`` up to the box tree: the cascade and the formatting structure."""
+    html = prepared.html
+    # The selector matcher's view of the tree caches children: made again for the cut tree.
+    html.wrapper_element = cssselect2.ElementWrapper.from_html_root(
+        html.etree_element, content_language=None
+    )
+    options = {**DEFAULT_OPTIONS, **prepared.options}
+    context = Document._build_layout_context(
+        html, prepared.font_config, CounterStyle(), {}, options
+    )
+    with _counter_marks(first_row, last_row, start):
+        root_box = build.build_formatting_structure(
+            html.etree_element,
+            context.style_for,
+            context.get_image_from_uri,
+            html.base_url,
+            context.target_collector,
+            context.counter_style,
+            context.footnotes,
+        )
+        end = getattr(_marks, "end", None)
+    _marks.end = end
+    return context, root_box

@@ -1,0 +1,396 @@
+"""Long documents rendered in parts, concurrently in the render pool, joined into one PDF.
+
+WeasyPrint lays a document out on one core, and holds every page until it writes the PDF (a
+1,000-page table needs 2.6 GB). A long report is nearly always one long table, so that is what is
+cut: between rows, where the whole document breaks its page anyway, so that each part is exactly
+that stretch of the document (`generate.engine.part_layout` lays a part out as such).
+
+1. Which documents: at least ``min_bytes`` of HTML (`PartSettings`), with a top-level table,
+   and none of the features a part cannot reproduce (`one_piece_reason`): footnotes,
+   ``target-counter()``/``target-text()``, links inside the document, ``position: fixed``,
+   left/right/blank/nth pages that differ in more than their margin boxes, breaks to a left or
+   right page, a reset of the ``page`` counter, viewport units, form fields. Anything else is
+   rendered in one piece, as before.
+2. A probe (`TableProbe`) lays out what precedes the table and its first rows: where the
+   table's pages start. If full pages hold the same number of rows, the later page starts are
+   known; otherwise the document is rendered in one piece.
+3. The cuts are page starts, one part per ``part_pages`` pages and at least one per worker the
+   document holds (one, counted for its tenant, plus any idle ones borrowed: `ProcessPool.lease`;
+   a borrowed worker is taken back when another request would wait, and the document then
+   renders in one piece on its own worker).
+   Each part knows the pages before it, so ``counter(page)``, ``@page :first`` and left/right
+   pages are right before anything is laid out. Each part but the last also lays out the next
+   part's first row and checks that it opens a new page (`PartMisaligned` otherwise: the rows
+   were not regular after all, and the document is rendered in one piece).
+4. As many parts as workers: one pass, all at once. Every part measures its rows' cells and
+   asks for the widest of each column in any part (an automatic table layout sizes its columns
+   from every row), lays out its pages, asks for the page count and the named strings of the
+   parts before it once all are laid out, then draws its margin boxes and writes its PDF.
+   More parts than workers (memory): the parts run a few at a time, three times: measured,
+   then laid out and counted, then laid out again and written knowing everything; about twice
+   the work of one piece, but no worker holds more than one part. A document of at most twice
+   ``part_pages`` pages that gets too few workers for one pass renders in one piece instead.
+   If a document uses counters or running elements, each part also waits for the part before
+   it to have built its box tree (not laid it out) to continue its counters and running
+   elements (`PartStart`).
+5. The parts' PDFs are joined (pypdf): pages, bookmarks (each part's at the top level), links,
+   the first part's metadata with the job's title; each part carries the watermark already.
+
+The page cap counts the whole document. The CPU-time cap counts all parts: each part is stopped
+past the document's base budget plus the allowance for its own pages (every part reads the whole
+document's HTML, which the base pays for), and the parts' sum (probe and every pass included)
+must stay within the document's budget, base plus the allowance for all its pages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import math
+import re
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import tinycss2
+
+from core.engine.process_pool import Lease, LeasePreempted
+from generate.engine.errors import PageLimitExceeded, RenderCpuLimit
+from generate.engine.job import RenderedPdf, RenderJob
+from generate.engine.part_job import (
+    ASK_COLUMNS,
+    ASK_PLACEMENT,
+    ASK_START,
+    TELL_END,
+    Columns,
+    PartDone,
+    PartJob,
+    PartLayout,
+    PartMisaligned,
+    PartStart,
+    Placement,
+    TableLayout,
+    TableProbe,
+    widest,
+)
+
+
+@dataclass(frozen=True)
+class PartSettings:
+    min_bytes: int = 100_000  # HTML shorter than this renders in one piece
+    part_pages: int = 120  # at most about this many pages in one part (a worker's memory)
+    probe_rows: int = 120  # table rows the probe lays out to learn the page breaks
+
+
+# -- which documents ------------------------------------------------------------------------------
+
+_ONE_PIECE = (
+    (re.compile(r"float\s*:\s*footnote", re.I), "footnotes"),
+    (re.compile(r"target-(counters?|text)\s*\(", re.I), "target-counter() or target-text()"),
+    (re.compile(r"""href\s*=\s*["']?#""", re.I), "links inside the document"),
+    (re.compile(r"position\s*:\s*fixed", re.I), "position: fixed"),
+    (
+        re.compile(r"break-(before|after)\s*:\s*(left|right|recto|verso)", re.I),
+        "a break to a left or right page",
+    ),
+    (re.compile(r"counter-(reset|set)\s*:[^;}]*\bpage\b", re.I), "a reset of the page counter"),
+    (re.compile(r"\d(vw|vh|vmin|vmax)\b", re.I), "viewport units"),
+)
+_FORM_FIELDS = re.compile(r"<(input|select|textarea|button)\b", re.I)
+_STYLE_ELEMENTS = re.compile(r"<style[^>]*>(.*?)</style", re.I | re.S)
+_CHAIN = re.compile(r"counter-(reset|increment|set)|running\s*\(|\bquotes\s*:|<q\b", re.I)
+_SIDE_PAGES = re.compile(r":(left|right|recto|verso)\b", re.I)
+_OTHER_PAGES = re.compile(r":(blank|nth)\b", re.I)
+
+
+def one_piece_reason(job: RenderJob, settings: PartSettings) -> str | None:
+    """Why ``job`` renders in one piece (for the logs), or None when it may go in parts."""
+    if len(job.html) < settings.min_bytes:
+        return "short"
+    if "<table" not in job.html.lower():
+        return "no table"
+    text = "\n".join((job.html, job.author_css, job.user_css))
+    for pattern, reason in _ONE_PIECE:
+        if pattern.search(text):
+            return reason
+    if job.html_mode and _FORM_FIELDS.search(job.html):
+        return "form fields"
+    sheets = [job.author_css, job.user_css, *_STYLE_ELEMENTS.findall(job.html)]
+    if any(_page_rules_differ(sheet) for sheet in sheets):
+        return "left/right, blank or nth pages laid out differently"
+    return None
+
+
+def _page_rules_differ(css: str) -> bool:
+    """Whether an ``@page`` rule for left/right/blank/nth pages sets more than margin boxes (a
+    part laid out as a right page must be right for a left one: only margin boxes are drawn
+    once the part knows where it starts)."""
+    if "@page" not in css.lower():
+        return False
+    for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
+        if rule.type != "at-rule" or rule.lower_at_keyword not in ("page", "media"):
+            continue
+        if rule.lower_at_keyword == "media":
+            if rule.content is not None and _page_rules_differ(tinycss2.serialize(rule.content)):
+                return True
+            continue
+        prelude = tinycss2.serialize(rule.prelude)
+        if _OTHER_PAGES.search(prelude):
+            return True
+        if _SIDE_PAGES.search(prelude) and rule.content is not None:
+            items = tinycss2.parse_blocks_contents(
+                rule.content, skip_comments=True, skip_whitespace=True
+            )
+            if any(item.type == "declaration" for item in items):
+                return True
+    return False
+
+
+# -- the plan -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Cut:
+    page: int  # index of the page the row opens
+    row: int
+
+
+@dataclass(frozen=True)
+class _Plan:
+    cuts: list[_Cut]  # where the parts after the first start
+    step: int  # rows on a full page
+    pages: int  # pages up to the table's last
+
+
+def plan_cuts(layout: TableLayout, *, parts_wanted: int, part_pages: int) -> _Plan | None:
+    """Where the parts start, or None when the table's pages are not regular or the document
+    is too short to cut."""
+    starts = [_Cut(page, row) for page, row in layout.page_starts if page > layout.first_page]
+    if len(starts) < 2:
+        return None  # the probe saw no full page of the table
+    steps = {b.row - a.row for a, b in zip(starts, starts[1:], strict=False)}
+    pages_between = {b.page - a.page for a, b in zip(starts, starts[1:], strict=False)}
+    if len(steps) != 1 or pages_between != {1}:
+        return None
+    step = steps.pop()
+    bounds = list(starts)
+    while bounds[-1].row + step < layout.rows:
+        bounds.append(_Cut(bounds[-1].page + 1, bounds[-1].row + step))
+    table_pages = bounds[-1].page + 1
+    count = max(parts_wanted, math.ceil(table_pages / part_pages))
+    count = min(count, len(bounds))
+    if count < 2:
+        return None
+    cuts: list[_Cut] = []
+    for k in range(1, count):
+        target = round(k * table_pages / count)
+        cut = min(bounds, key=lambda b: abs(b.page - target))
+        if not cuts or cut.row > cuts[-1].row:
+            cuts.append(cut)
+    return _Plan(cuts=cuts, step=step, pages=table_pages) if cuts else None
+
+
+def part_jobs(job: RenderJob, layout: TableLayout, plan: _Plan) -> list[PartJob]:
+    """The parts of ``job`` cut as ``plan`` says."""
+    cuts = plan.cuts
+    count = len(cuts) + 1
+    chain = bool(_CHAIN.search("\n".join((job.html, job.author_css, job.user_css))))
+    starts = [_Cut(0, 0), *cuts]
+    ends = [*cuts, None]
+    return [
+        PartJob(
+            job=job,
+            index=index,
+            count=count,
+            table=layout.table,
+            first_row=start.row,
+            end_row=end.row if end is not None else layout.rows,
+            offset=start.page,
+            pages=end.page - start.page if end is not None else None,
+            step=plan.step,
+            chain=chain,
+        )
+        for index, (start, end) in enumerate(zip(starts, ends, strict=True))
+    ]
+
+
+# -- running the parts ----------------------------------------------------------------------------
+
+
+class _Aborted(Exception):  # noqa: N818 - another part failed: this one stops (its worker too)
+    pass
+
+
+class _Exchange:
+    """What the parts tell each other through the pool, answered as they ask (see
+    `generate.engine.part_job`'s questions). A question that cannot be answered yet waits."""
+
+    def __init__(self, count: int, timeout: float) -> None:
+        self.count = count
+        self.timeout = timeout
+        self.ends: dict[int, PartStart] = {}
+        self.layouts: dict[int, PartLayout] = {}
+        self.columns: dict[int, Columns] = {}
+        self.failed = False
+        self._condition = threading.Condition()
+
+    def abort(self) -> None:
+        with self._condition:
+            self.failed = True
+            self._condition.notify_all()
+
+    def _wait(self, ready: Callable[[], bool]) -> None:
+        if not self._condition.wait_for(lambda: self.failed or ready(), self.timeout):
+            raise _Aborted
+        if self.failed:
+            raise _Aborted
+
+    def answer(self, question: Any) -> Any:
+        kind = question[0]
+        with self._condition:
+            if kind == ASK_START:
+                index = question[1]
+                self._wait(lambda: index - 1 in self.ends)
+                return self.ends[index - 1]
+            if kind == TELL_END:
+                self.ends[question[1]] = question[2]
+                self._condition.notify_all()
+                return None
+            if kind == ASK_COLUMNS:
+                self.columns[question[1]] = question[2]
+                self._condition.notify_all()
+                self._wait(lambda: len(self.columns) == self.count)
+                return widest(list(self.columns.values()))
+            if kind == ASK_PLACEMENT:
+                layout: PartLayout = question[1]
+                self.layouts[layout.index] = layout
+                self._condition.notify_all()
+                self._wait(lambda: len(self.layouts) == self.count)
+                return self.placement(layout.index)
+        raise ValueError(f"unknown question {kind!r}")
+
+    def placement(self, index: int) -> Placement:
+        strings: dict[str, str] = {}
+        for earlier in range(index):  # later parts' values win
+            strings.update(self.layouts[earlier].strings)
+        return Placement(
+            total_pages=sum(layout.pages for layout in self.layouts.values()), strings=strings
+        )
+
+
+def _run_all(
+    leases: list[Lease[Any, Any]], parts: list[PartJob], timeout: float, exchange: _Exchange
+) -> list[PartDone]:
+    """Run ``parts`` on ``leases``, in order, as many at a time as there are leases."""
+    queue = list(reversed(parts))
+    lock = threading.Lock()
+    done: dict[int, PartDone] = {}
+
+    def work(lease: Lease[Any, Any]) -> None:
+        while True:
+            with lock:
+                if not queue or exchange.failed:
+                    return
+                part = queue.pop()
+            try:
+                done[part.index] = lease.run(part, timeout=timeout, answer=exchange.answer)
+            except BaseException:
+                exchange.abort()
+                raise
+
+    with ThreadPoolExecutor(max_workers=len(leases)) as executor:
+        futures = [executor.submit(work, lease) for lease in leases]
+    errors = [f.exception() for f in futures if f.exception() is not None]
+    real = [e for e in errors if not isinstance(e, _Aborted)]
+    if real or errors:
+        raise (real or errors)[0]  # type: ignore[misc]
+    return [done[part.index] for part in parts]
+
+
+def render_in_parts(
+    leases: list[Lease[Any, Any]],
+    job: RenderJob,
+    settings: PartSettings,
+    *,
+    timeout: float,
+) -> RenderedPdf:
+    """Render ``job`` on the held workers ``leases``: in parts when its table allows it (see
+    the module docstring), otherwise in one piece on the first."""
+    whole = leases[0]
+    layout = whole.run(TableProbe(job=job, rows=settings.probe_rows), timeout=timeout)
+    plan = None
+    if isinstance(layout, TableLayout):
+        plan = plan_cuts(layout, parts_wanted=len(leases), part_pages=settings.part_pages)
+    if layout is None or plan is None:
+        return whole.run(job, timeout=timeout)
+    parts = part_jobs(job, layout, plan)
+    if len(parts) > len(leases) and plan.pages <= 2 * settings.part_pages:
+        # Too few workers free for one pass, and short enough to fit one worker's memory:
+        # three passes would cost more than one piece.
+        return whole.run(job, timeout=timeout)
+    try:
+        if len(parts) <= len(leases):
+            done = _run_all(leases, parts, timeout, _Exchange(len(parts), timeout))
+            spent = layout.cpu_seconds + sum(d.cpu_seconds for d in done)
+        else:
+            measured = _run_all(
+                leases,
+                [dataclasses.replace(p, widths_only=True) for p in parts],
+                timeout,
+                _Exchange(len(parts), timeout),
+            )
+            columns = widest([d.columns or [] for d in measured])
+            parts = [dataclasses.replace(p, columns=columns) for p in parts]
+            counted = _run_all(
+                leases,
+                [dataclasses.replace(p, count_only=True) for p in parts],
+                timeout,
+                _Exchange(len(parts), timeout),
+            )
+            exchange = _Exchange(len(parts), timeout)
+            exchange.layouts = {d.layout.index: d.layout for d in counted}
+            known = [
+                dataclasses.replace(
+                    part,
+                    start=counted[part.index - 1].end if part.index else None,
+                    placement=exchange.placement(part.index),
+                )
+                for part in parts
+            ]
+            done = _run_all(leases, known, timeout, exchange)
+            spent = layout.cpu_seconds + sum(d.cpu_seconds for d in [*measured, *counted, *done])
+    except (PartMisaligned, LeasePreempted):
+        # Not cut where the document breaks its pages, or a borrowed worker was taken back for
+        # another request: the document in one piece, on its own worker.
+        return whole.run(job, timeout=timeout)
+    total = sum(d.layout.pages for d in done)
+    if total > job.max_pages:
+        raise PageLimitExceeded(total, job.max_pages)
+    allowed = job.cpu_seconds + job.cpu_seconds_per_page * total
+    if job.cpu_seconds and spent > allowed:
+        raise RenderCpuLimit(allowed, total)
+    pdfs = [d.pdf for d in done if d.pdf is not None]
+    return RenderedPdf(pdf=join_pdfs(pdfs, title=job.title), pages=total)
+
+
+def join_pdfs(pdfs: list[bytes], *, title: str | None) -> bytes:
+    """One PDF of ``pdfs``' pages in order, with their bookmarks and links, and the first one's
+    metadata (``title`` over its title when given)."""
+    import pypdf
+
+    writer = pypdf.PdfWriter()
+    metadata: dict[str, Any] = {}
+    for number, pdf in enumerate(pdfs):
+        reader = pypdf.PdfReader(io.BytesIO(pdf))
+        if number == 0 and reader.metadata is not None:
+            metadata = dict(reader.metadata.items())
+        writer.append(reader, import_outline=True)
+    if title is not None:
+        metadata["/Title"] = title
+    if metadata:
+        writer.add_metadata(metadata)
+    output = io.BytesIO()
+    writer.write(output)
+    return output.getvalue()

@@ -1,0 +1,327 @@
+"""A long table renders in parts on several render workers, and the joined PDF is the PDF the
+document gives in one piece: page by page text (margin boxes included), page count and sizes.
+
+These comparisons also guard `generate.engine.part_layout`'s use of WeasyPrint's internals: an
+upgrade that moves them makes a parted render differ from the one-piece render here.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from generate.engine import (
+    PageLimitExceeded,
+    PartSettings,
+    PoolSettings,
+    RenderJob,
+    RenderPool,
+    RenderTimeout,
+    parts,
+)
+from generate.engine.part_job import PartJob, TableLayout
+from generate.engine.parts import one_piece_reason, plan_cuts
+from generate.engine.render import render_pdf
+from tests.generate.conftest import page_sizes, page_texts, reader
+from tests.generate.test_engine import job_for
+from tests.generate.test_render_limits import (
+    in_background,
+    quick_job,
+    slow_job,
+    wait_until_running,
+    warm,
+)
+
+# Two parts on two workers (one pass), or four parts on two workers (counted, then written).
+ONE_PASS = PartSettings(min_bytes=1000, part_pages=100, probe_rows=60)
+TWO_PASSES = PartSettings(min_bytes=1000, part_pages=3, probe_rows=60)
+
+CSS = """
+@page { size: A6; margin: 18mm 10mm;
+  @bottom-center { content: "Page " counter(page) " of " counter(pages) }
+  @top-left { content: "Section: " string(section) }
+  @top-right { content: element(runner) } }
+@page :first { @top-center { content: "COVER" } }
+@page :left { @bottom-left { content: "LEFT" } }
+@page :right { @bottom-right { content: "RIGHT" } }
+body { counter-reset: chapter; font-size: 9pt }
+h2 { counter-increment: chapter; font-size: 10pt; margin: 2mm 0 }
+h2::before { content: "Chapter " counter(chapter) ". " }
+table { counter-reset: row; border-collapse: collapse }
+tbody tr { counter-increment: row }
+td.n::before { content: "#" counter(row) " " }
+td { padding: 0; height: 5mm; white-space: nowrap }
+tr.group td.name { string-set: section content() }
+.runner { position: running(runner) }
+"""
+
+
+def long_table(rows: int, *, css: str = CSS, tail: str = "") -> RenderJob:
+    body = "".join(
+        f'<tr class="group"><td class="n"></td><td class="name">Group {i // 40}</td>'
+        f'<td><span class="runner">Runner {i // 40}</span>{i}</td></tr>'
+        if i % 40 == 0
+        else f'<tr><td class="n"></td><td class="name">Item {i}</td><td>{i}</td></tr>'
+        for i in range(rows)
+    )
+    html = (
+        "<title>The report</title><h2>Introduction</h2><ol><li>first</li><li>second</li></ol>"
+        "<table><caption>Figures</caption><thead><tr><th>No</th><th>Name</th><th>Value</th></tr>"
+        f"</thead><tbody>{body}</tbody></table>"
+        '<h2>Conclusion</h2><ol start="3"><li>third</li><li>fourth</li></ol>' + tail
+    )
+    return job_for({"type": "html", "data": {"html": html, "css": css}}, max_pages=1000)
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[RenderPool]:
+    render_pool = RenderPool(PoolSettings(workers=2, nice=0))
+    warm(render_pool, 2)  # parts borrow idle workers only
+    yield render_pool
+    render_pool.close()
+
+
+def parted(pool: RenderPool, job: RenderJob, settings: PartSettings) -> bytes:
+    return pool.render(job, timeout=300, queue_timeout=60, parts=settings).pdf
+
+
+@pytest.fixture
+def part_counts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many parts each parted render planned (none: it went in one piece)."""
+    counts: list[int] = []
+    original = parts.part_jobs
+
+    def spy(*args: object) -> list[PartJob]:
+        jobs = original(*args)  # type: ignore[arg-type]
+        counts.append(len(jobs))
+        return jobs
+
+    monkeypatch.setattr(parts, "part_jobs", spy)
+    return counts
+
+
+@pytest.fixture(scope="module")
+def document() -> RenderJob:
+    return long_table(330)
+
+
+@pytest.fixture(scope="module")
+def one_piece(document: RenderJob) -> bytes:
+    return render_pdf(document).pdf
+
+
+@pytest.mark.parametrize("part_settings", [ONE_PASS, TWO_PASSES], ids=["one-pass", "two-passes"])
+def test_a_parted_render_is_the_one_piece_render(
+    pool, document, one_piece, part_settings, part_counts
+) -> None:
+    pdf = parted(pool, document, part_settings)
+
+    assert part_counts == [2] if part_settings is ONE_PASS else part_counts[0] > 2
+    expected = page_texts(one_piece)
+    assert len(expected) > 8
+    assert page_texts(pdf) == expected
+    assert page_sizes(pdf) == page_sizes(one_piece)
+
+
+def test_page_counters_first_and_left_right_pages_run_across_parts(
+    pool, document, one_piece
+) -> None:
+    texts = page_texts(parted(pool, document, TWO_PASSES))
+    total = len(texts)
+
+    for number, text in enumerate(texts, 1):
+        assert f"Page {number} of {total}" in text
+        assert ("COVER" in text) == (number == 1)
+        assert ("RIGHT" in text) == (number % 2 == 1)  # page 1 is a right page
+        assert ("LEFT" in text) == (number % 2 == 0)
+
+
+def test_strings_running_elements_and_counters_carry_into_later_parts(pool, document) -> None:
+    texts = page_texts(parted(pool, document, TWO_PASSES))
+
+    # Every page past the first group shows the group of the last group row before or on it,
+    # and that group's running element: through the parts' first pages too.
+    for text in texts[2:-1]:
+        assert "Section: Group" in text
+        assert "Runner" in text
+    # Rows number on across the parts (#1 is row 0), and chapters after the table go on.
+    joined = "\n".join(texts)
+    for row in (1, 100, 200, 330):
+        assert f"#{row} " in joined
+    assert "Chapter 1. Introduction" in texts[0]
+    assert "Chapter 2. Conclusion" in joined
+    assert "third" in joined
+
+
+def test_the_table_header_repeats_on_every_page(pool, document) -> None:
+    texts = page_texts(parted(pool, document, ONE_PASS))
+
+    for text in texts[:-1]:
+        assert "No Name Value" in " ".join(text.split())
+    assert sum("Figures" in text for text in texts) == 1  # the caption, once
+
+
+def test_the_joined_pdf_keeps_title_bookmarks_and_watermark(pool) -> None:
+    job = long_table(330)
+    marked = RenderJob(**{**job.__dict__, "title": "Quarterly", "watermark": "DRAFT"})
+
+    pdf = parted(pool, marked, ONE_PASS)
+
+    document = reader(pdf)
+    assert document.metadata is not None
+    assert document.metadata.title == "Quarterly"
+    # The headings' bookmarks (part one has the first, the last part the second).
+    assert [item.title for item in document.outline] == ["Introduction", "Conclusion"]
+    assert all("DRAFT" in text for text in page_texts(pdf))
+
+
+def test_the_page_cap_counts_the_whole_document(pool) -> None:
+    job = long_table(330)
+    capped = RenderJob(**{**job.__dict__, "max_pages": 7})
+
+    with pytest.raises(PageLimitExceeded) as raised:
+        parted(pool, capped, TWO_PASSES)
+
+    assert raised.value.limit == 7
+
+
+def test_rows_that_stop_being_regular_render_in_one_piece(pool, part_counts) -> None:
+    # The first rows are regular; a tall row later moves every page break after it: the cut
+    # planned from the first pages is not a page break, and the document renders whole.
+    job = long_table(330)
+    tall = RenderJob(
+        **{**job.__dict__, "html": job.html.replace(">250</td>", ' style="height: 30mm">250</td>')}
+    )
+    pdf = parted(pool, tall, ONE_PASS)
+
+    assert part_counts == [2]  # it tried
+    assert page_texts(pdf) == page_texts(render_pdf(tall).pdf)
+
+
+@pytest.mark.parametrize(
+    ("extra", "reason"),
+    [
+        ("<p>1<span style='float: footnote'>note</span></p>", "footnotes"),
+        ("<a href='#top'>top</a>", "links inside the document"),
+        ("<p style='position: fixed'>x</p>", "position: fixed"),
+        ("<style>@page :left { margin-left: 3cm }</style>", "left/right, blank or nth pages"),
+        ("<p style='break-before: right'>x</p>", "a break to a left or right page"),
+    ],
+)
+def test_what_parts_cannot_reproduce_renders_in_one_piece(pool, extra, reason, part_counts) -> None:
+    job = long_table(330, tail=extra)
+
+    assert (one_piece_reason(job, ONE_PASS) or "").startswith(reason)
+    pdf = parted(pool, job, ONE_PASS)
+
+    assert part_counts == []
+    assert len(reader(pdf).pages) == len(reader(render_pdf(job).pdf).pages)
+
+
+def test_short_documents_and_margin_box_only_sides_may_go_in_parts(document) -> None:
+    assert one_piece_reason(document, ONE_PASS) is None  # :left/:right set margin boxes only
+    assert one_piece_reason(document, PartSettings(min_bytes=10**7)) == "short"
+
+
+def test_irregular_first_pages_are_not_cut() -> None:
+    regular = TableLayout(table=(1,), rows=500, first_page=0, page_starts=((0, 0), (1, 30), (2, 70), (3, 110), (4, 150)))  # fmt: skip
+    irregular = TableLayout(table=(1,), rows=500, first_page=0, page_starts=((0, 0), (1, 30), (2, 70), (3, 105), (4, 150)))  # fmt: skip
+
+    plan = plan_cuts(regular, parts_wanted=2, part_pages=100)
+    assert plan is not None
+    assert [(cut.page, cut.row) for cut in plan.cuts] == [(6, 230)]
+    assert plan.step == 40
+    assert plan_cuts(irregular, parts_wanted=2, part_pages=100) is None
+
+
+def test_a_document_in_parts_takes_one_share_and_borrows_only_idle_workers() -> None:
+    pool = RenderPool(PoolSettings(workers=2, max_per_tenant=1))
+    try:
+        warm(pool, 2)
+
+        with pool.lease(queue_timeout=5, tenant="acme", extra=1) as leases:
+            assert len(leases) == 2  # both idle: the second is borrowed
+            assert pool._running == {"acme": 1, None: 1}  # counted once for acme
+        thread, outcome = in_background(pool, slow_job(), timeout=4, tenant="other")
+        wait_until_running(pool, "other")
+        with pool.lease(queue_timeout=5, tenant="acme", extra=1) as leases:
+            assert len(leases) == 1  # the busy worker is not waited for
+        thread.join()
+        assert isinstance(outcome[0], RenderTimeout)
+    finally:
+        pool.close()
+
+
+def test_a_part_that_fails_stops_the_others_and_the_error_is_the_callers(pool) -> None:
+    # The first part passes the page cap while the second waits for it; the second is stopped,
+    # the caller gets the first one's error, and the pool renders the next document.
+    job = long_table(330)
+    capped = RenderJob(**{**job.__dict__, "max_pages": 5})
+
+    with pytest.raises(PageLimitExceeded):
+        parted(pool, capped, ONE_PASS)
+
+    assert page_texts(parted(pool, long_table(330), ONE_PASS))[0].startswith("Chapter 1.")
+
+
+def test_a_borrowed_worker_is_taken_back_for_another_request() -> None:
+    pool = RenderPool(PoolSettings(workers=2, max_per_tenant=1))
+    try:
+        warm(pool, 2)
+        document = long_table(1500)
+        outcome: list = []
+        thread = threading.Thread(
+            target=lambda: outcome.append(
+                pool.render(document, timeout=300, queue_timeout=60, tenant="acme", parts=ONE_PASS)
+            )
+        )
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not pool._borrowed:  # the document's second part is under way
+            assert time.monotonic() < deadline, "no worker was borrowed"
+            time.sleep(0.02)
+
+        other = pool.run(quick_job("globex"), timeout=60, queue_timeout=5, tenant="globex")
+        thread.join()
+
+        assert "globex" in page_texts(other.pdf)[0]
+        # The document finished in one piece on its own worker.
+        assert page_texts(outcome[0].pdf) == page_texts(render_pdf(document).pdf)
+    finally:
+        pool.close()
+
+
+def test_a_long_markdown_table_renders_in_parts_as_in_one_piece(pool, part_counts) -> None:
+    # Markdown mode wraps the content in a <div>: the table is cut inside it.
+    rows = [[str(i), f"item {i}", f"{i * 3.5:.2f}"] for i in range(700)]
+    job = job_for(
+        {
+            "data": [
+                {"label": "Report"},
+                {"table": {"headers": ["No", "Item", "Value"], "rows": rows}},
+            ]
+        },
+        max_pages=1000,
+    )
+
+    pdf = parted(pool, job, ONE_PASS)
+
+    assert part_counts == [2]
+    assert page_texts(pdf) == page_texts(render_pdf(job).pdf)
+
+
+def test_a_part_that_would_not_start_as_a_continuation_renders_in_one_piece(
+    pool, part_counts
+) -> None:
+    # The body's top padding is on the first page only in one piece; a part after the first
+    # that drew it would hold fewer rows on its first page: its check sends the document back
+    # to one piece.
+    job = long_table(330, css=CSS + "body { padding-top: 15mm }")
+
+    pdf = parted(pool, job, ONE_PASS)
+
+    assert part_counts == [2]
+    assert page_texts(pdf) == page_texts(render_pdf(job).pdf)
