@@ -63,20 +63,26 @@ def _emit(submission: Submission, action: str, data: dict[str, Any]) -> None:
     )
 
 
-def submission_created(submission: Submission, definition: WorkflowDef) -> None:
-    _emit(submission, "weldCreate", event_data(submission, definition, complete=False))
-
-
-def webform_completed(
-    submission: Submission, definition: WorkflowDef, row: WebformSubmission
+def save_events(
+    submission: Submission,
+    definition: WorkflowDef,
+    *,
+    created: bool,
+    completed: WebformSubmission | None,
 ) -> None:
+    """The events of one save, in their order: weldCreate when it started the submission,
+    forgeComplete when it completed the webform of ``completed``."""
+    if created:
+        _emit(submission, "weldCreate", event_data(submission, definition, complete=False))
+    if completed is None:
+        return
     data = event_data(submission, definition, complete=False)
-    webform = definition.webform(eid=row.webform_eid)
+    webform = definition.webform(eid=completed.webform_eid)
     assert webform is not None
     data["forge"] = {"eid": webform.eid, "slug": webform.slug, "name": webform.name}
     data["submission"] = {
-        "eid": row.eid,
-        "resolvedPayload": resolved_payload(webform, row.payload),
+        "eid": completed.eid,
+        "resolvedPayload": resolved_payload(webform, completed.payload),
     }
     _emit(submission, "forgeComplete", data)
 

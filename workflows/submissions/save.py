@@ -271,10 +271,9 @@ def _save(
             if any(payloads.values()) and submission.status == Status.CREATED:
                 submission_move(submission, Status.IN_PROGRESS, save=False)
             submission.save()
-            if created:
-                events.submission_created(submission, definition)
-            if completed_now:
-                events.webform_completed(submission, definition, row)
+            events.save_events(
+                submission, definition, created=created, completed=row if completed_now else None
+            )
             completed = current.completed | ({webform.slug} if row.completed_at else set())
             finished = request.complete and completed >= {w.slug for w in definition.webforms}
             if finished:
