@@ -10,15 +10,20 @@ for each of these roles (:class:`Outbox` names them, so a model keeps its own co
   does not allow raises :class:`MoveRefused` and changes nothing. Rows still to do have one of
   ``waiting``; ``failed`` is where they go when the retries ran out.
 - ``attempts``: how many attempts were made (counted when an attempt is claimed) or failed
-  (counted at the failure, for work whose lease is its task's, like a seal).
+  (counted at the failure, for work that an attempt lost with its worker should not use up: a
+  seal is tried again as if that attempt had not been made).
 - ``due_at``: when the next attempt is due (cleared, when it may be null, once nothing is due).
-- ``leased_until``: set while an attempt is under way; an attempt whose lease ran out was lost
-  with its worker, and :meth:`Outbox.recover` (a sweep) hands the row back.
+  A row still to do whose ``due_at`` is null (a seal pending since its packet completed) has been
+  due since it last changed: its ``updated_at`` (which :meth:`Outbox.move_all` sets too).
+- ``leased_until``: set while an attempt is under way (:meth:`Outbox.claim`, by the attempt
+  before its slow work); an attempt whose lease ran out was lost with its worker, and
+  :meth:`Outbox.recover` (a sweep) hands the row back.
 - ``last_error``: what the last failed attempt said.
 
 Not an abstract model with these fields: a packet's seal lives on the packet, beside the
 packet's own ``status``, and the columns keep the names that the admin, the GraphQL types and the
-tests read (``attempt_count``, ``next_attempt_at``, ``claimed_until``, ``seal_retry_at``).
+tests read (``attempt_count``, ``next_attempt_at``, ``claimed_until``, ``seal_retry_at``,
+``seal_leased_until``).
 
 The caller holds the row's lock (``select_for_update``) and saves the fields the methods set
 (:attr:`Outbox.fields`, plus its own), in the transaction that records the outcome with its
@@ -37,6 +42,7 @@ from typing import Any, Literal
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models, transaction
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 from core.background import RETRY_JITTER, TaskRef, retry_later
 from core.errors import Conflict
@@ -91,7 +97,7 @@ class Outbox:
     status: str = "status"
     attempts: str = "attempts"
     due_at: str = "due_at"
-    leased_until: str | None = "leased_until"
+    leased_until: str = "leased_until"
     last_error: str = "last_error"
     count_attempts: Literal["claimed", "failed"] = "claimed"
 
@@ -104,7 +110,7 @@ class Outbox:
             names.append("updated_at")
         except FieldDoesNotExist:
             pass
-        return tuple(name for name in names if name is not None)
+        return tuple(names)
 
     # --- status ---------------------------------------------------------------------------------
 
@@ -118,7 +124,8 @@ class Outbox:
         """Move every row of ``rows`` that may become ``to`` (one UPDATE, with ``also``); the
         others are left as they are. Returns how many moved."""
         allowed = rows.filter(**{f"{self.status}__in": self.moves.sources(to)})
-        return allowed.update(**{self.status: to}, **also)
+        touched = dict.fromkeys(self._touched(), timezone.now())  # due since now, if it is due
+        return allowed.update(**{self.status: to, **touched, **also})
 
     # --- the work -------------------------------------------------------------------------------
 
@@ -128,20 +135,16 @@ class Outbox:
         rows = rows.filter(
             Q(**{f"{self.due_at}__isnull": True}) | Q(**{f"{self.due_at}__lte": now})
         )
-        if self.leased_until is not None:
-            rows = rows.filter(**{f"{self.leased_until}__isnull": True})
-        return rows
+        return rows.filter(**{f"{self.leased_until}__isnull": True})
 
     def leased(self, row: Any, now: datetime) -> bool:
         """Whether an attempt holds the row (its lease has not run out)."""
-        until = getattr(row, self.leased_until) if self.leased_until else None
+        until = getattr(row, self.leased_until)
         return until is not None and until > now
 
     def claim(self, rows: Sequence[Any], *, now: datetime, lease: timedelta) -> None:
         """Take ``rows`` (locked by the caller) for one attempt each, until ``now + lease``, and
         save that (one UPDATE): a second claim of the same rows finds them leased."""
-        if self.leased_until is None:
-            raise TypeError(f"{self.model.__name__} has no lease of its own")
         for row in rows:
             if self.count_attempts == "claimed":
                 setattr(row, self.attempts, getattr(row, self.attempts) + 1)
@@ -204,21 +207,20 @@ class Outbox:
         """Hand back the rows whose work was lost, each locked in a transaction of its own (rows
         another process holds are skipped) with its lease released: first those whose attempt's
         lease ran out (``handle(row, True)``: its worker died), then those due for longer than
-        ``grace`` that no attempt holds (``handle(row, False)``: their task was lost). ``handle``
-        saves the row (and enqueues its task again, or fails it) and says whether it counts.
-        Safe in several processes at once."""
+        ``grace`` that no attempt holds (``handle(row, False)``: their task was lost, or waits in
+        a long queue: ``handle`` may look). ``handle`` saves the row (and enqueues its task
+        again, or fails it) and says whether it counts. Safe in several processes at once."""
         waiting = self.model._default_manager.filter(**{f"{self.status}__in": self.waiting})
+        since = now - grace
+        overdue = Q(**{f"{self.due_at}__lt": since})
+        if self._touched():  # due with no due time: since it was last moved
+            overdue |= Q(**{f"{self.due_at}__isnull": True, "updated_at__lt": since})
         counts = []
         for abandoned in (True, False):
             if abandoned:
-                if self.leased_until is None:
-                    counts.append(0)
-                    continue
                 rows = waiting.filter(**{f"{self.leased_until}__lt": now})
             else:
-                rows = waiting.filter(**{f"{self.due_at}__lt": now - grace})
-                if self.leased_until is not None:
-                    rows = rows.filter(**{f"{self.leased_until}__isnull": True})
+                rows = waiting.filter(overdue, **{f"{self.leased_until}__isnull": True})
             counted = 0
             for pk in list(rows.order_by("pk").values_list("pk", flat=True)[:limit]):
                 with transaction.atomic():
@@ -233,8 +235,7 @@ class Outbox:
     # --- helpers --------------------------------------------------------------------------------
 
     def _release(self, row: Any) -> None:
-        if self.leased_until is not None:
-            setattr(row, self.leased_until, None)
+        setattr(row, self.leased_until, None)
 
     def _nothing_due(self, row: Any) -> None:
         if getattr(self.model._meta.get_field(self.due_at), "null", False):

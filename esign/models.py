@@ -128,6 +128,9 @@ class Packet(models.Model):
     seal_attempts = models.PositiveIntegerField(default=0)
     seal_error = models.TextField(blank=True)
     seal_retry_at = models.DateTimeField(null=True, blank=True)
+    # Set while an attempt seals the packet (esign.lifecycle.SEALS's lease, SEAL_LEASE_SECONDS):
+    # past it, the attempt was lost with its worker and the sweep enqueues the seal again.
+    seal_leased_until = models.DateTimeField(null=True, blank=True)
     sealed_at = models.DateTimeField(null=True, blank=True)
     # What integrators are told (GraphQL, webhooks, the download's 503): the PAdES level the
     # sealed files reach, and the last failed attempt's error code and message (seal_error adds

@@ -1,8 +1,8 @@
-"""The sweeps of e-signature (core.sweeps): seals whose task was lost (a packet completed and
-not yet sealed, due now, with no task that will seal it), archive timestamp renewals that are
-due (esign.sealing.renewal), signers' emails whose task was lost (esign.links.emails),
-reminders, and packets past their expiry (esign.sending.expiry), bulk sends whose task was lost
-(esign.bulk.sends)."""
+"""The sweeps of e-signature (core.sweeps): seals whose attempt or task was lost (a packet
+completed and not yet sealed, whose attempt's lease ran out, or that is due with no task that
+will seal it), archive timestamp renewals that are due (esign.sealing.renewal), signers' emails
+whose task was lost (esign.links.emails), reminders, and packets past their expiry
+(esign.sending.expiry), bulk sends whose task was lost (esign.bulk.sends)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
@@ -30,42 +30,38 @@ SWEEP_BATCH = 1000
 RENEW_TASK = "esign.sealed_file_renew"  # esign.tasks.sealed_file_renew_task
 
 
-def _tasks_of(packet_ids: list[int]) -> QuerySet[DBTaskResult]:
+def _seal_task_unfinished(packet_id: int) -> bool:
+    """Whether a seal task for the packet is queued, or running since less than the lease (the
+    sweep marked those running longer failed): it will claim the seal, or is about to."""
     return DBTaskResult.objects.filter(
-        task_path=task_path(seal.TASK), args_kwargs__kwargs__packet_id__in=packet_ids
-    )
+        task_path=task_path(seal.TASK),
+        status__in=[TaskResultStatus.READY, TaskResultStatus.RUNNING],
+        args_kwargs__kwargs__packet_id=packet_id,
+    ).exists()
 
 
 @sweep("esign.seals")
 def seals_sweep(*, now: datetime) -> int:
-    """Enqueue the sealing of every packet that is due (pending, or retrying and past its retry
-    time) and has no live task: none ready, none running for less than ``SEAL_LEASE_SECONDS``.
-    A seal task running longer was lost with its worker: it is marked failed (any packet's, as
-    the emails' and the webhooks' sweeps do). Returns how many packets were enqueued again."""
-    started_before = now - timedelta(seconds=settings.SEAL_LEASE_SECONDS)
-    due = SEALS.due(now).filter(status=Packet.Status.COMPLETED)
-    task_results_lost_fail(task_path=task_path(seal.TASK), started_before=started_before)
-    packet_ids = list(due.order_by("pk").values_list("pk", flat=True)[:SWEEP_BATCH])
-    if not packet_ids:
-        return 0
-    live = Q(status=TaskResultStatus.READY) | Q(
-        status=TaskResultStatus.RUNNING, started_at__gte=started_before
-    )
-    covered = {
-        row["kwargs"]["packet_id"]
-        for row in _tasks_of(packet_ids).filter(live).values_list("args_kwargs", flat=True)
-    }
-    enqueued = 0
-    for packet_id in packet_ids:
-        if packet_id in covered:
-            continue
-        with transaction.atomic():
-            packet = due.select_for_update(skip_locked=True).filter(pk=packet_id).first()
-            if packet is None or _tasks_of([packet_id]).filter(live).exists():
-                continue  # sealed or being sealed meanwhile, or another sweep has it
-            enqueue_in_transaction(seal.TASK, packet_id=packet_id, attempt=packet.seal_attempts + 1)
-            enqueued += 1
-    return enqueued
+    """Hand back the seals whose attempt was lost (core.outbox's recovery of ``SEALS``): an
+    attempt whose lease (``SEAL_LEASE_SECONDS``) ran out died with its worker, and a packet due
+    for longer than that (pending, or retrying past its retry time) that no attempt holds and no
+    task will seal lost its task; each gets its task enqueued again. A seal task still running
+    after the lease was lost with its worker: it is marked failed (any packet's, as the emails'
+    and the webhooks' sweeps do). Returns how many packets were enqueued again."""
+    lease = timedelta(seconds=settings.SEAL_LEASE_SECONDS)
+    task_results_lost_fail(task_path=task_path(seal.TASK), started_before=now - lease)
+
+    def recover(packet: Packet, abandoned: bool) -> bool:
+        # Saved with its lease released; a pending seal is then due from now (core.outbox), so
+        # one whose task still waits in the queue is looked at again a lease later.
+        packet.save(update_fields=["seal_leased_until", "updated_at"])
+        if not abandoned and _seal_task_unfinished(packet.pk):
+            return False  # not lost: waiting in a long queue, or about to claim it
+        enqueue_in_transaction(seal.TASK, packet_id=packet.pk, attempt=packet.seal_attempts + 1)
+        return True
+
+    recovered = SEALS.recover(now=now, grace=lease, handle=recover, limit=SWEEP_BATCH)
+    return recovered.abandoned + recovered.lost
 
 
 # Packets whose sealed files' versions are recorded per sweep (each costs a read of its PDFs).

@@ -115,8 +115,9 @@ SEAL_MOVES = Moves(
         Seal.SEALED: frozenset(),
     },
 )
-# A seal's lease is its task's (a seal task running longer than SEAL_LEASE_SECONDS was lost:
-# esign.sweeps), so the packet counts failed attempts, not claims.
+# An attempt holds the packet's seal for SEAL_LEASE_SECONDS (seal_leased_until; the sweep,
+# esign.sweeps, hands back a seal whose lease ran out). The packet counts failed attempts, not
+# claims: an attempt lost with its worker does not use up a retry.
 SEALS = Outbox(
     Packet,
     SEAL_MOVES,
@@ -126,7 +127,7 @@ SEALS = Outbox(
     status="seal_status",
     attempts="seal_attempts",
     due_at="seal_retry_at",
-    leased_until=None,
+    leased_until="seal_leased_until",
     last_error="seal_error",
     count_attempts="failed",
 )

@@ -2,11 +2,11 @@
 
 When the last signer finishes, ``signer_complete`` marks the packet's seal pending and enqueues
 ``esign.tasks.packet_seal_task`` (by its name) in that transaction (a sweep, ``esign.sweeps``,
-enqueues it again if a worker dies with it). The task (``packet_seal``) seals every document once,
-with the service's certificate (esign.engine.seal), then draws the certificate of completion
-(esign.sealing.certificate) and seals it too, and only then marks the packet sealed: the download
-(esign.sealing.downloads) serves sealed files or nothing. The key, the TSAs and the trusted
-roots are read from the settings by esign.sealing.config.
+enqueues it again if a worker dies with it). The task (``packet_seal``) claims the seal, seals
+every document once, with the service's certificate (esign.engine.seal), then draws the
+certificate of completion (esign.sealing.certificate) and seals it too, and only then marks the
+packet sealed: the download (esign.sealing.downloads) serves sealed files or nothing. The key,
+the TSAs and the trusted roots are read from the settings by esign.sealing.config.
 
 Retries: when no timestamp authority answers, the HSM is away, or anything else fails, the packet
 says so (``seal_status`` retrying, ``seal_error``, ``seal_retry_at``: the packet's seal is an
@@ -15,9 +15,13 @@ outbox row, ``esign.lifecycle.SEALS``, moved by its table) and the task is enque
 it from the admin (or ``manage.py seal_packets``). Each attempt keeps the documents an earlier one
 sealed, and a document is never sealed without a timestamp when TSAs are configured.
 
-Idempotent: sealing a sealed packet does nothing; two attempts racing each store their result
-only where nothing is stored yet, so the first one wins and both agree afterwards. The network
-(TSAs, revocation data) is never used inside a database transaction.
+Idempotent: sealing a sealed packet does nothing. An attempt holds the packet's seal (a lease
+on the packet, ``seal_leased_until``, for ``SEAL_LEASE_SECONDS``) from before its slow work until
+it records its outcome, so a second attempt meanwhile leaves it alone; an attempt whose worker
+died is found by the sweep once its lease ran out and the seal is enqueued again. Should a slow
+attempt outlive its lease, the two each store their result only where nothing is stored yet, so
+the first one wins and both agree afterwards. The network (TSAs, revocation data) is never used
+inside a database transaction.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import hashlib
 import logging
 import re
 from collections.abc import Callable
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -79,15 +84,13 @@ def packet_seal_retry(*, packet: Packet) -> bool:
 def packet_seal(*, packet_id: int, attempt: int = 1) -> str:
     """Seal packet ``packet_id``'s documents and audit trail; what happened, for the task result.
 
-    Safe to run again at any time: a sealed packet is left as it is.
+    Safe to run again at any time: a sealed packet is left as it is, and one that another
+    attempt holds (its lease) is left to it.
     """
-    packet = Packet.objects.select_related("organization").filter(pk=packet_id).first()
-    if packet is None:
-        return "gone"
-    if packet.status != Packet.Status.COMPLETED:
-        return f"not completed ({packet.status})"
-    if packet.seal_status == Packet.SealStatus.SEALED:
-        return "already sealed"
+    claimed = _claim(packet_id, timezone.now())
+    if isinstance(claimed, str):
+        return claimed
+    packet = claimed
     key: SealKey | None = None
     try:
         key = seal_key()
@@ -118,6 +121,30 @@ def packet_seal(*, packet_id: int, attempt: int = 1) -> str:
         _record_failure(packet, attempt, "unexpected", "An unexpected error.", repr(error))
         raise  # recorded as a failed task, with its traceback
     return f"sealed ({level})"
+
+
+def _claim(packet_id: int, now: datetime) -> Packet | str:
+    """Take the packet's seal for this attempt (SEALS's lease, ``SEAL_LEASE_SECONDS``) before
+    the slow work, or say why not. The outcome, sealed or failed, releases it; an attempt lost
+    with its worker leaves it to run out, and the sweep (``esign.sweeps``) enqueues the seal
+    again."""
+    with transaction.atomic():
+        packet = (
+            Packet.objects.select_for_update(of=("self",))
+            .select_related("organization")
+            .filter(pk=packet_id)
+            .first()
+        )
+        if packet is None:
+            return "gone"
+        if packet.status != Packet.Status.COMPLETED:
+            return f"not completed ({packet.status})"
+        if packet.seal_status == Packet.SealStatus.SEALED:
+            return "already sealed"
+        if SEALS.leased(packet, now):
+            return "being sealed by another attempt"
+        SEALS.claim([packet], now=now, lease=timedelta(seconds=settings.SEAL_LEASE_SECONDS))
+    return packet
 
 
 def _seal_everything(packet: Packet, key: SealKey) -> str:
