@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from django.utils import timezone
 from django.utils.module_loading import autodiscover_modules
@@ -54,6 +54,18 @@ def task_results_lost_fail(*, task_path: str, started_before: datetime) -> int:
         result.set_failed(WorkerLost("The worker stopped while running this task."))
         failed += 1
     return failed
+
+
+def task_unfinished(*, task_path: str, running: bool = False, **kwargs: Any) -> bool:
+    """Whether a result of ``task_path`` called with these keyword arguments still waits to run
+    (ready) or, with ``running``, is running: that work has a task that will do it, and a sweep
+    leaves it alone."""
+    statuses = [TaskResultStatus.READY] + ([TaskResultStatus.RUNNING] if running else [])
+    return DBTaskResult.objects.filter(
+        task_path=task_path,
+        status__in=statuses,
+        **{f"args_kwargs__kwargs__{key}": value for key, value in kwargs.items()},
+    ).exists()
 
 
 class SweepFunction(Protocol):

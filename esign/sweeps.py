@@ -15,7 +15,7 @@ from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from core.background import enqueue_in_transaction
-from core.sweeps import sweep, task_results_lost_fail
+from core.sweeps import sweep, task_results_lost_fail, task_unfinished
 from core.tasks_registry import task_path
 from esign.bulk import sends
 from esign.links import emails
@@ -28,16 +28,6 @@ from esign.sending.expiry import packets_expire
 
 SWEEP_BATCH = 1000
 RENEW_TASK = "esign.sealed_file_renew"  # esign.tasks.sealed_file_renew_task
-
-
-def _seal_task_unfinished(packet_id: int) -> bool:
-    """Whether a seal task for the packet is queued, or running since less than the lease (the
-    sweep marked those running longer failed): it will claim the seal, or is about to."""
-    return DBTaskResult.objects.filter(
-        task_path=task_path(seal.TASK),
-        status__in=[TaskResultStatus.READY, TaskResultStatus.RUNNING],
-        args_kwargs__kwargs__packet_id=packet_id,
-    ).exists()
 
 
 @sweep("esign.seals")
@@ -55,7 +45,11 @@ def seals_sweep(*, now: datetime) -> int:
         # Saved with its lease released; a pending seal is then due from now (core.outbox), so
         # one whose task still waits in the queue is looked at again a lease later.
         packet.save(update_fields=["seal_leased_until", "updated_at"])
-        if not abandoned and _seal_task_unfinished(packet.pk):
+        # A seal task queued, or running since less than the lease (those running longer were
+        # marked failed above), will claim the seal, or is about to.
+        if not abandoned and task_unfinished(
+            task_path=task_path(seal.TASK), running=True, packet_id=packet.pk
+        ):
             return False  # not lost: waiting in a long queue, or about to claim it
         enqueue_in_transaction(seal.TASK, packet_id=packet.pk, attempt=packet.seal_attempts + 1)
         return True

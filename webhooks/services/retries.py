@@ -14,12 +14,10 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.utils import timezone
-from django_tasks import TaskResultStatus
-from django_tasks_db.models import DBTaskResult
 
 from core.background import enqueue_in_transaction
 from core.engine.fetch import PostResponse
-from core.sweeps import task_results_lost_fail
+from core.sweeps import task_results_lost_fail, task_unfinished
 from core.tasks_registry import task_path
 from webhooks.engine.signing import retry_after_seconds
 from webhooks.models import DELIVERIES, WebhookAttempt, WebhookDelivery
@@ -103,7 +101,7 @@ def deliveries_recover(*, now: datetime | None = None) -> Recovered:
         # Due again from now: the next sweep leaves it alone while this task waits its turn.
         delivery.next_attempt_at = now
         delivery.save(update_fields=["next_attempt_at", "updated_at"])
-        if _task_waiting(delivery.pk):
+        if task_unfinished(task_path=task_path(TASK), delivery_id=delivery.pk):
             return False  # not lost: waiting in a long queue
         enqueue_in_transaction(TASK, delivery_id=delivery.pk, attempt=delivery.attempt_count + 1)
         return True
@@ -120,12 +118,3 @@ def deliveries_recover(*, now: datetime | None = None) -> Recovered:
             tasks_failed,
         )
     return Recovered(abandoned=abandoned, requeued=requeued, tasks_failed=tasks_failed)
-
-
-def _task_waiting(delivery_id: int) -> bool:
-    """Whether a task for the delivery is still waiting to run (ready, not yet claimed)."""
-    return DBTaskResult.objects.filter(
-        status=TaskResultStatus.READY,
-        task_path=task_path(TASK),
-        args_kwargs__kwargs__delivery_id=delivery_id,
-    ).exists()
