@@ -35,7 +35,7 @@ def in_transaction(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[bool]]:
 
         monkeypatch.setattr(module, name, watched)
 
-    watch(esign.sending.packets, "fill_version")
+    watch(esign.sending.packets, "fill_source")
     watch(esign.sending.packets, "blob_save")
     watch(esign.signing.turns, "stamp_pdf")
     return seen
@@ -57,7 +57,7 @@ def test_a_workflows_signing_documents_are_filled_before_its_transaction(
     )
 
     assert done.status_code == 200
-    assert in_transaction["fill_version"] == [False]
+    assert in_transaction["fill_source"] == [False]
     assert in_transaction["blob_save"] == [False]
 
 
