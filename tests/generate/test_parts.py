@@ -34,6 +34,7 @@ from tests.generate.test_render_limits import (
     wait_until_running,
     warm,
 )
+from tests.pdfsound import assert_sound
 
 # Two parts on two workers (one pass), or four parts on two workers (counted, then written).
 ONE_PASS = PartSettings(min_bytes=1000, part_pages=100, probe_rows=60)
@@ -124,6 +125,7 @@ def test_a_parted_render_is_the_one_piece_render(
     assert len(expected) > 8
     assert page_texts(pdf) == expected
     assert page_sizes(pdf) == page_sizes(one_piece)
+    assert_sound(pdf)  # the join is a well-formed PDF: qpdf --check, every reader's page count
 
 
 def test_page_counters_first_and_left_right_pages_run_across_parts(
