@@ -9,7 +9,7 @@ Every problem names the argument it is about (``files.1.fields.0.rect``,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,15 +23,16 @@ from django.utils.dateparse import parse_datetime
 
 from core.engine.input_checks import column_range, length_problem, line_problem
 from core.engine.problems import Problem
-from core.engine.template_spec import FieldSpec, Rect
+from core.engine.template_spec import Rect, TemplateSpec
 from core.errors import ValidationFailed
 from core.uploads import UploadedBlob, blob_from_inline
-from esign.models import Signer
+from esign.models import Packet, PacketDocument, Signer
 from esign.packets.attachment_fields import (
     AttachmentField,
     attachment_count_problems,
     attachment_fields,
 )
+from templates_app.models import TemplateVersion
 
 # Field types a signer fills: signatures and initials are stamped; signatureDate gets the date
 # of signing; the others take what the signer types (or ticks).
@@ -825,15 +826,25 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     )
 
 
-def with_template_fields(
-    file: FileInput, template_fields: Iterable[FieldSpec], index: int
+def _with_template_fields(
+    file: FileInput, template: TemplateSpec, pages: int, index: int
 ) -> FileInput:
-    """``file`` (from ``castEid``) with its template's signer fields after its own fields, by the
-    template's field ids (and aliases); an id given in ``files[].fields`` too is refused."""
+    """``file`` (from ``castEid``) with its template's signer fields (signature, initial,
+    signatureDate, signerName) after its own fields, by the template's field ids (and aliases),
+    which the signers' ``fieldId`` name; an id given in ``files[].fields`` too is refused. They sit
+    on the template's pages, so a payload that repeats pages (the document, of ``pages`` pages, no
+    longer has the template's pages) is refused."""
+    signed = [spec for spec in template.fields if spec.is_signer]
+    if signed and pages != len(template.pages):
+        raise ValidationFailed.single(
+            f"data.payloads.{file.id}",
+            f"The template has signer fields on its {len(template.pages)} page(s): a payload "
+            f"that repeats pages ({pages} here) cannot be signed.",
+        )
     own = {f.id: n for n, f in enumerate(file.fields)}
     added: list[SignField] = []
     problems: list[Problem] = []
-    for spec in template_fields:
+    for spec in signed:
         kind = TEMPLATE_SIGNER_TYPES.get(spec.type)
         if kind is None:
             continue
@@ -852,13 +863,107 @@ def with_template_fields(
     return replace(file, fields=(*file.fields, *added))
 
 
-def check_signer_fields(files: list[FileInput], signers: Iterable[SignerInput]) -> None:
-    """Once every template file carries its template's fields: each signer's ``fieldId`` names
-    a field of its file (ValidationFailed names ``signers.N.fields.M.fieldId``)."""
-    problems: list[Problem] = []
-    _cross_check(files, list(signers), problems, templates_read=True)
+def _check_fields_fit(file: FileInput, pages: int, index: int) -> None:
+    problems = [
+        Problem(f"files.{index}.fields.{n}.pageNum", f"The document has {pages} pages.")
+        for n, field in enumerate(file.fields)
+        if field.page >= pages
+    ]
     if problems:
         raise ValidationFailed.from_problems(problems)
+
+
+@dataclass(frozen=True)
+class MadeFile:
+    """What a file's document turned out to be once made (esign.sending.packets): its page count,
+    and for a template's file the template's spec (its signer fields)."""
+
+    pages: int
+    template: TemplateSpec | None = None
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """A file's document made and stored, before its packet is written: the file as checked
+    (:func:`files_checked`), the template version it was filled from, and the stored PDFs (the
+    prepared one, and the current one, which a test packet's mark makes differ)."""
+
+    file: FileInput
+    template_version: TemplateVersion | None
+    pages: int
+    prepared_path: str
+    prepared_sha256: str
+    current_path: str
+    current_sha256: str
+
+
+def files_checked(packet_input: PacketInput, made: Sequence[MadeFile]) -> list[FileInput]:
+    """The packet's files once their documents are made (``made``, one per file, in order): each
+    template file with its template's signer fields, every field on a page its document has, and
+    each signer's ``fieldId`` naming a field of its file (``signers.N.fields.M.fieldId``).
+    ValidationFailed names the problems of the first file that has any, else the signers'."""
+    files = []
+    for index, (file, document) in enumerate(zip(packet_input.files, made, strict=True)):
+        if document.template is not None:
+            file = _with_template_fields(file, document.template, document.pages, index)
+        _check_fields_fit(file, document.pages, index)
+        files.append(file)
+    problems: list[Problem] = []
+    _cross_check(files, list(packet_input.signers), problems, templates_read=True)
+    if problems:
+        raise ValidationFailed.from_problems(problems)
+    return files
+
+
+def packet_rows(
+    packet: Packet, packet_input: PacketInput, documents: Sequence[StoredFile]
+) -> tuple[list[PacketDocument], list[Signer]]:
+    """The rows that keep what was asked of ``packet`` (not saved): its documents as stored
+    (``documents``, in order) and its signers."""
+    document_rows = [
+        PacketDocument(
+            packet=packet,
+            alias_id=stored.file.id,
+            position=position,
+            title=stored.file.title[:255],
+            filename=stored.file.filename[:255],
+            source=stored.file.source,
+            template_version=stored.template_version,
+            prepared_path=stored.prepared_path,
+            prepared_sha256=stored.prepared_sha256,
+            current_path=stored.current_path,
+            current_sha256=stored.current_sha256,
+            fields=[field.to_json() for field in stored.file.fields],
+            page_count=stored.pages,
+        )
+        for position, stored in enumerate(documents)
+    ]
+    signer_rows = [
+        Signer(
+            packet=packet,
+            alias_id=signer.alias_id[:200],
+            name=signer.name[:255],
+            email=signer.email,
+            signer_type=signer.signer_type,
+            routing_order=signer.routing_order,
+            redirect_url=signer.redirect_url,
+            signature_mode=signer.signature_mode,
+            accept_each_field=signer.accept_each_field,
+            enable_emails=signer.enable_emails,
+            language=signer.language,
+            verify_method=signer.verify_method,
+            verify_phone=signer.verify_phone,
+            signing_group=signer.signing_group,
+            signing_group_required=signer.signing_group_required,
+            role=signer.role,
+            witness_for=signer.witness_for,
+            attachment_fields=[field.to_json() for field in signer.attachment_fields],
+            allow_forward=packet_input.signer_may_forward(signer),
+            fields=[{"fileId": f, "fieldId": field_id} for f, field_id in signer.fields],
+        )
+        for signer in packet_input.signers
+    ]
+    return document_rows, signer_rows
 
 
 @dataclass(frozen=True)

@@ -22,17 +22,17 @@ from accounts.models import Organization
 from core.blobs import blob_delete, blob_save
 from core.eids import new_eid
 from core.engine.pdf import PdfUnreadable, open_pdf, save_pdf
-from core.engine.problems import Problem
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from esign.links.tokens import signer_tokens_revoke
 from esign.models import DocumentGroup, Packet, PacketDocument, Signer
 from esign.packets import lifecycle
 from esign.packets.inputs import (
     FileInput,
+    MadeFile,
     PacketInput,
-    SignerInput,
-    check_signer_fields,
-    with_template_fields,
+    StoredFile,
+    files_checked,
+    packet_rows,
 )
 from esign.packets.lookups import document_group_get, packet_get
 from esign.signing.turns import locked, packet_send, test_mark
@@ -118,37 +118,12 @@ def _prepare(
         raise _prefixed(invalid, path) from None
 
 
-def _template_fields(file: FileInput, source: TemplateSource, pages: int, index: int) -> FileInput:
-    """A template file with its template's signer fields (signature, initial, signatureDate,
-    signerName), which the signers' ``fieldId`` name. They sit on the template's pages, so a
-    payload that repeats pages (the document no longer has the template's pages) is refused."""
-    spec = source.spec
-    signed = [field for field in spec.fields if field.is_signer]
-    if signed and pages != len(spec.pages):
-        raise ValidationFailed.single(
-            f"data.payloads.{file.id}",
-            f"The template has signer fields on its {len(spec.pages)} page(s): a payload that "
-            f"repeats pages ({pages} here) cannot be signed.",
-        )
-    return with_template_fields(file, signed, index)
-
-
 def _prefixed(invalid: ValidationFailed, prefix: str) -> ValidationFailed:
     """The same problems, named as arguments of createEtchPacket."""
     return ValidationFailed(
         FieldError(property=".".join(p for p in (prefix, f.property) if p), message=f.message)
         for f in invalid.fields
     )
-
-
-def _check_fields_fit(file: FileInput, pages: int, index: int) -> None:
-    problems = [
-        Problem(f"files.{index}.fields.{n}.pageNum", f"The document has {pages} pages.")
-        for n, field in enumerate(file.fields)
-        if field.page >= pages
-    ]
-    if problems:
-        raise ValidationFailed.from_problems(problems)
 
 
 @dataclass
@@ -159,14 +134,12 @@ class PreparedPacket:
     organization: Organization
     packet_input: PacketInput
     eid: str
-    # (file with its template's signer fields, template version, pages, the stored PDFs:
-    # prepared path and hash, current path and hash)
-    documents: list[tuple[FileInput, Any, int, tuple[str, str, str, str]]]
+    documents: list[StoredFile]
 
     def discard(self) -> None:
         """Delete the stored PDFs (the packet was not written after all)."""
-        for *_, paths in self.documents:
-            for path in {paths[0], paths[2]}:
+        for stored in self.documents:
+            for path in {stored.prepared_path, stored.current_path}:
                 blob_delete(path)
 
 
@@ -178,7 +151,7 @@ def packet_prepare(
     ``watermark``: generated documents carry the development mark (a development key asked)."""
     if packet_input.webhook_url:
         check_webhook_url(packet_input.webhook_url)  # refused now, not when the event fires
-    made = []
+    pdfs, made = [], []
     for index, file in enumerate(packet_input.files):
         pdf, source = _prepare(
             organization=organization,
@@ -187,22 +160,28 @@ def packet_prepare(
             index=index,
             packet_input=packet_input,
         )
-        pages = _page_count(pdf)
-        if source is not None:
-            file = _template_fields(file, source, pages, index)
-        _check_fields_fit(file, pages, index)
-        made.append((file, pdf, source.version if source else None, pages))
-    check_signer_fields([file for file, *_ in made], packet_input.signers)
+        pdfs.append((pdf, source.version if source else None))
+        made.append(MadeFile(pages=_page_count(pdf), template=source.spec if source else None))
+    files = files_checked(packet_input, made)
     prepared = PreparedPacket(organization, packet_input, new_eid(), [])
     prefix = f"packets/{organization.eid}/{prepared.eid}"
     try:
-        for file, pdf, version, pages in made:
+        for file, (pdf, version), document in zip(files, pdfs, made, strict=True):
             prepared_path, prepared_sha = blob_save(prefix=prefix, data=pdf)
             current_path, current_sha = prepared_path, prepared_sha
             if packet_input.is_test:  # a visible mark on every page, from the start
                 current_path, current_sha = blob_save(prefix=prefix, data=test_mark(pdf))
-            paths = (prepared_path, prepared_sha, current_path, current_sha)
-            prepared.documents.append((file, version, pages, paths))
+            prepared.documents.append(
+                StoredFile(
+                    file,
+                    version,
+                    document.pages,
+                    prepared_path,
+                    prepared_sha,
+                    current_path,
+                    current_sha,
+                )  # fmt: skip
+            )
     except BaseException:
         prepared.discard()
         raise
@@ -235,29 +214,10 @@ def packet_store(
             allow_forward=packet_input.allow_forward,
         )
         DocumentGroup.objects.create(packet=packet)
+        documents, signers = packet_rows(packet, packet_input, prepared.documents)
         # One INSERT each for the documents and the signers, whatever their number.
-        PacketDocument.objects.bulk_create(
-            PacketDocument(
-                packet=packet,
-                alias_id=file.id,
-                position=position,
-                title=file.title[:255],
-                filename=file.filename[:255],
-                source=file.source,
-                template_version=version,
-                prepared_path=paths[0],
-                prepared_sha256=paths[1],
-                current_path=paths[2],
-                current_sha256=paths[3],
-                fields=[field.to_json() for field in file.fields],
-                page_count=pages,
-            )
-            for position, (file, version, pages, paths) in enumerate(prepared.documents)
-        )
-        Signer.objects.bulk_create(
-            _new_signer(packet, signer, may_forward=packet_input.signer_may_forward(signer))
-            for signer in packet_input.signers
-        )
+        PacketDocument.objects.bulk_create(documents)
+        Signer.objects.bulk_create(signers)
         lifecycle.packet_created(
             packet, detail={"documents": len(prepared.documents), **(created_detail or {})}
         )
@@ -280,31 +240,6 @@ def packet_create(
     except BaseException:
         prepared.discard()
         raise
-
-
-def _new_signer(packet: Packet, signer: SignerInput, *, may_forward: bool = False) -> Signer:
-    return Signer(
-        packet=packet,
-        alias_id=signer.alias_id[:200],
-        name=signer.name[:255],
-        email=signer.email,
-        signer_type=signer.signer_type,
-        routing_order=signer.routing_order,
-        redirect_url=signer.redirect_url,
-        signature_mode=signer.signature_mode,
-        accept_each_field=signer.accept_each_field,
-        enable_emails=signer.enable_emails,
-        language=signer.language,
-        verify_method=signer.verify_method,
-        verify_phone=signer.verify_phone,
-        signing_group=signer.signing_group,
-        signing_group_required=signer.signing_group_required,
-        role=signer.role,
-        witness_for=signer.witness_for,
-        attachment_fields=[field.to_json() for field in signer.attachment_fields],
-        allow_forward=may_forward,
-        fields=[{"fileId": file_id, "fieldId": field_id} for file_id, field_id in signer.fields],
-    )
 
 
 # --- ending -------------------------------------------------------------------------------------
