@@ -14,11 +14,12 @@ class WorkflowsConfig(AppConfig):
             on_signer_handing_over,
         )
         from workflows.submissions.finish import (
+            SIGNING_STATUS_OF_PACKET,
             packet_changed,
             packet_removing,
             signer_handing_over,
         )
 
-        on_packet_status_change(packet_changed)
+        on_packet_status_change(packet_changed, seen_as=SIGNING_STATUS_OF_PACKET)
         on_packet_removing(packet_removing)
         on_signer_handing_over(signer_handing_over)

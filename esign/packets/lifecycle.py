@@ -222,7 +222,7 @@ def packet_move(
     now = timezone.now()
     # Leaving ``expired`` is the sender's extension, whatever status it returns to.
     action = AuditAction.PACKET_REOPENED if packet.status == P.EXPIRED else _PACKET_ACTIONS[to]
-    packet.status = to
+    before, packet.status = packet.status, to
     fields = ["status", "updated_at"]
     if to == P.SENT and packet.sent_at is None:
         packet.sent_at = now
@@ -237,7 +237,7 @@ def packet_move(
         packet_completed(packet)
     elif to == P.EXPIRED:
         packet_expired(packet)
-    packet_status_changed(packet)
+    packet_status_changed(packet, before=before)
 
 
 def signer_move(
@@ -494,19 +494,27 @@ def _wire_extensions(signer: Signer) -> dict[str, Any]:
 # --- the apps above: their callbacks ------------------------------------------------------------
 
 PacketCallback = Callable[[Packet], None]
-_callbacks: list[PacketCallback] = []
+# Each callback with what it sees of a packet's status: {status: what it is to the callback}, or
+# None (every status as it is).
+_callbacks: list[tuple[PacketCallback, Mapping[str, str] | None]] = []
 
 
-def on_packet_status_change(callback: PacketCallback) -> PacketCallback:
-    """Register ``callback(packet)``, run inside the transaction of every status change."""
-    if callback not in _callbacks:
-        _callbacks.append(callback)
+def on_packet_status_change(
+    callback: PacketCallback, *, seen_as: Mapping[str, str] | None = None
+) -> PacketCallback:
+    """Register ``callback(packet)``, run inside the transaction of a status change. With
+    ``seen_as`` (``{status: what it is to the callback}``; a status not in it is nothing to it),
+    only of a change that the callback sees: a workflow's submission, ready to sign while its
+    packet is a draft, sent or delivered, is not told of the moves between those."""
+    if all(registered is not callback for registered, _ in _callbacks):
+        _callbacks.append((callback, seen_as))
     return callback
 
 
-def packet_status_changed(packet: Packet) -> None:
-    for callback in list(_callbacks):
-        callback(packet)
+def packet_status_changed(packet: Packet, *, before: str) -> None:
+    for callback, seen_as in list(_callbacks):
+        if seen_as is None or seen_as.get(before) != seen_as.get(packet.status):
+            callback(packet)
 
 
 # Callbacks asked before a packet is removed (inside the transaction, the packet locked): one

@@ -107,6 +107,30 @@ def test_a_packet_is_sent_delivered_partial_then_completed(
     ]
 
 
+def test_a_callback_is_told_only_of_the_moves_it_sees(
+    create_packet, sign_url, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``seen_as``: an app above (workflows) that sees sent and delivered as one state is not
+    called for the move between them; a callback without it hears of every move."""
+    monkeypatch.setattr(lifecycle, "_callbacks", [])
+    heard: dict[str, list[str]] = {"every": [], "seen": []}
+    lifecycle.on_packet_status_change(lambda packet: heard["every"].append(packet.status))
+    lifecycle.on_packet_status_change(
+        lambda packet: heard["seen"].append(packet.status),
+        seen_as={"sent": "open", "delivered": "open", "partial": "half", "completed": "done"},
+    )
+    created = create_packet()
+    signers = {s["aliasId"]: s["eid"] for s in created["documentGroup"]["signers"]}
+    first = token_of(sign_url(signers["client"]))
+    client.get(f"/api/etch/verify/{signers['client']}?token={first}")
+    sign(client, signers["client"], first, {"signature": {"typed": "Ada Lovelace"}})
+    second = token_of(sign_url(signers["provider"]))
+    sign(client, signers["provider"], second, {"signature": {"typed": "Charles"}})
+
+    assert heard["every"] == ["sent", "delivered", "partial", "completed"]
+    assert heard["seen"] == ["sent", "partial", "completed"]  # draft is nothing to it: told
+
+
 def test_an_email_signer_is_delivered_when_the_mail_server_takes_the_email(
     create_packet,
 ) -> None:

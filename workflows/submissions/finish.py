@@ -212,7 +212,9 @@ def signing_prepare_documents(
     )
 
 
-_PACKET_STATUS = {
+# What a packet's status is to the submission whose signing step it is (an expired packet changes
+# nothing: reopened, it goes on). esign tells packet_changed only of the moves that change this.
+SIGNING_STATUS_OF_PACKET: dict[str, str] = {
     Packet.Status.DRAFT: Status.READY_TO_SIGN,
     Packet.Status.SENT: Status.READY_TO_SIGN,
     Packet.Status.DELIVERED: Status.READY_TO_SIGN,
@@ -224,7 +226,8 @@ _PACKET_STATUS = {
 
 
 def packet_changed(packet: Packet) -> None:
-    """esign's hook: the submissions whose signing step is this packet take its state now."""
+    """esign's hook: the submissions whose signing step is this packet take its state now
+    (registered with ``seen_as=SIGNING_STATUS_OF_PACKET``: told only of the moves it sees)."""
     for submission in Submission.objects.filter(packet=packet):
         submission_sync(submission)
 
@@ -261,7 +264,7 @@ def submission_sync(submission: Submission) -> Submission:
         return submission
     packet_status = Packet.objects.filter(pk=submission.packet_id).values_list("status", flat=True)
     status = packet_status.first()
-    target = _PACKET_STATUS.get(Packet.Status(status), submission.status) if status else None
+    target = SIGNING_STATUS_OF_PACKET.get(status, submission.status) if status else None
     if target is None:
         return submission
     if target == submission.status:
