@@ -42,10 +42,6 @@ class WebhookEndpoint(models.Model):
     def __str__(self) -> str:
         return f"webhook endpoint of {self.organization.slug}"
 
-    @property
-    def is_active(self) -> bool:
-        return bool(self.url) and self.disabled_at is None
-
 
 class WebhookSecret(models.Model):
     """A ``whsec_`` signing secret. Deliveries are signed with every secret not yet expired:

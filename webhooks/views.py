@@ -24,16 +24,17 @@ from accounts.settings.views import actor, back, changed, changes, section
 from core.errors import ValidationFailed
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
 from webhooks.services.endpoints import (
+    NO_URL_REASON,
     endpoint_get,
     endpoint_public_key_set,
     endpoint_token_rotate,
     endpoint_url_set,
     secret_rotate,
     secrets_current,
+    url_in_force,
 )
 from webhooks.services.events import (
     EXTENSION_ACTIONS,
-    NO_URL_REASON,
     deliveries_filter,
     delivery_get,
     delivery_resend,
@@ -61,6 +62,7 @@ def settings_sections_add() -> None:
 def webhook_settings_context(request: HttpRequest, organization: Organization) -> dict[str, Any]:
     """What the webhook sections show: the endpoint, the secrets and a page of the log."""
     endpoint = endpoint_get(organization=organization)
+    organization_url, _ = url_in_force(organization=organization)
     filters = {
         "status": request.GET.get("status", ""),
         "action": request.GET.get("action", ""),
@@ -82,16 +84,17 @@ def webhook_settings_context(request: HttpRequest, organization: Organization) -
         delivery.note = (
             ""
             if delivery.status == WebhookDelivery.Status.DELIVERED
-            or (not endpoint.is_active and delivery.last_error == NO_URL_REASON)
+            or (not organization_url and delivery.last_error == NO_URL_REASON)
             else delivery.last_error
         )
         # Resending goes to the event's own URL or the organization's: offered only when one
         # is in force, and not while the delivery is still being tried.
         delivery.resendable = delivery.status != WebhookDelivery.Status.PENDING and bool(
-            delivery.event.webhook_url or endpoint.is_active
+            delivery.event.webhook_url or organization_url
         )
     return {
         "endpoint": endpoint,
+        "url_in_force": organization_url,
         "signing_secrets": secrets_current(organization=organization),
         "log": log,
         "filters": filters,

@@ -16,6 +16,7 @@ core.tasks_registry) and never import ``webhooks.tasks``, which imports them.
 
 from webhooks.services.delivery import delivery_attempt
 from webhooks.services.endpoints import (
+    NO_URL_REASON,
     check_public_key,
     check_webhook_url,
     endpoint_get,
@@ -24,6 +25,7 @@ from webhooks.services.endpoints import (
     endpoint_url_set,
     secret_rotate,
     secrets_current,
+    url_in_force,
 )
 from webhooks.services.events import (
     ACTIONS,
@@ -31,7 +33,6 @@ from webhooks.services.events import (
     ETCH_PACKET_SEAL_FAILED,
     ETCH_PACKET_SEALED,
     GENERATE_PDF_JOB_FINISHED,
-    NO_URL_REASON,
     SIGNER_FORWARDED,
     deliveries_filter,
     delivery_get,
@@ -81,5 +82,6 @@ __all__ = [
     "retry_delays",
     "secret_rotate",
     "secrets_current",
+    "url_in_force",
     "webhook_test",
 ]

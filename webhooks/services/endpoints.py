@@ -43,6 +43,26 @@ def endpoint_get(*, organization: Organization) -> WebhookEndpoint:
     return endpoint
 
 
+NO_URL_REASON = "No webhook URL is set."
+DISABLED_REASON = (
+    "The webhook URL answered 410 Gone and was disabled; save it again to re-enable it."
+)
+
+
+def url_in_force(*, organization: Organization, webhook_url: str = "") -> tuple[str, str]:
+    """Where a delivery goes now, and why nowhere when the URL is "": an event's own
+    ``webhook_url``, else the organization's endpoint's URL unless none is saved or it was
+    disabled (it answered 410 Gone: saving it again clears that)."""
+    if webhook_url:
+        return webhook_url, ""
+    endpoint = endpoint_get(organization=organization)
+    if not endpoint.url:
+        return "", NO_URL_REASON
+    if endpoint.disabled_at is not None:
+        return "", DISABLED_REASON
+    return endpoint.url, ""
+
+
 def check_webhook_url(url: str, *, property: str = "webhookURL") -> str:
     """``url`` stripped if it is an http(s) URL that deliveries may reach; a 400 on ``property``
     otherwise. Call it where a URL is set (never inside a transaction: it may resolve the host

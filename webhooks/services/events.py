@@ -21,7 +21,7 @@ from core.background import enqueue_in_transaction
 from core.errors import NotFound
 from core.tasks_registry import task_named
 from webhooks.models import WebhookDelivery, WebhookEvent
-from webhooks.services.endpoints import endpoint_get, webhook_url_form
+from webhooks.services.endpoints import url_in_force, webhook_url_form
 
 # Extensions beside the spec's events (docs/webhooks.md), delivered and signed the same way:
 # the seal of a completed packet's documents, a packet's expiry, a signer's turn forwarded, and
@@ -41,7 +41,6 @@ EXTENSION_ACTIONS = frozenset(
     }
 )
 ACTIONS = frozenset(WebhookEvent.Action.values) | EXTENSION_ACTIONS
-NO_URL_REASON = "No webhook URL is set."
 
 Status = WebhookDelivery.Status
 
@@ -82,18 +81,13 @@ def delivery_start(
 ) -> WebhookDelivery:
     """A new delivery of ``event`` to the URL in force, its task enqueued in the transaction;
     ``due`` (a replay's pace) holds its first attempt until then."""
-    endpoint = endpoint_get(organization=event.organization)
-    url = event.webhook_url or (endpoint.url if endpoint.is_active else "")
+    url, why_not = url_in_force(organization=event.organization, webhook_url=event.webhook_url)
     delivery = WebhookDelivery(
         event=event, organization=event.organization, url=url, requested_by=requested_by[:200]
     )
     if not url:
         delivery.status = Status.SKIPPED
-        delivery.last_error = (
-            "The webhook URL answered 410 Gone and was disabled; save it again to re-enable it."
-            if endpoint.url
-            else NO_URL_REASON
-        )
+        delivery.last_error = why_not
         delivery.save()
         return delivery
     now = timezone.now()
