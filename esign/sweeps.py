@@ -11,8 +11,6 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
-from django_tasks import TaskResultStatus
-from django_tasks_db.models import DBTaskResult
 
 from core.background import enqueue_in_transaction
 from core.sweeps import sweep, task_results_lost_fail, task_unfinished
@@ -142,17 +140,19 @@ def bulk_sends_sweep(*, now: datetime) -> int:
     due = BulkBatch.objects.filter(status=BulkBatch.Status.SENDING).filter(
         Q(next_run_at__isnull=True) | Q(next_run_at__lte=now)
     )
-    live = Q(status=TaskResultStatus.READY) | Q(
-        status=TaskResultStatus.RUNNING, started_at__gte=started_before
-    )
+
+    def live(batch_id: int) -> bool:  # a task waits, or runs within the lease
+        return task_unfinished(
+            task_path=path, running=True, started_since=started_before, batch_id=batch_id
+        )
+
     enqueued = 0
     for batch_id in due.order_by("pk").values_list("pk", flat=True)[:SWEEP_BATCH]:
-        tasks = DBTaskResult.objects.filter(task_path=path, args_kwargs__kwargs__batch_id=batch_id)
-        if tasks.filter(live).exists():
+        if live(batch_id):
             continue
         with transaction.atomic():
             batch = due.select_for_update(skip_locked=True).filter(pk=batch_id).first()
-            if batch is None or tasks.filter(live).exists():
+            if batch is None or live(batch_id):
                 continue  # finished meanwhile, or another sweep has it
             enqueue_in_transaction(sends.TASK, batch_id=batch_id)
             enqueued += 1
