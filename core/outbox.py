@@ -1,6 +1,6 @@
 """Outbox rows: a row that stands for work a task does later (a signer's email, a webhook
-delivery, a packet's seal), and the one way to claim it, finish it, retry or fail it, and
-recover it when its worker died.
+delivery, a packet's seal, a sealed file's archive timestamp renewal), and the one way to claim
+it, finish it, retry or fail it, and recover it when its worker died.
 
 Such a row is written in the transaction that makes the work due, with its task
 (``core.background``). What the work needs besides the row's own data is, in each model, a field
