@@ -1,6 +1,6 @@
 """Outbox rows: a row that stands for work a task does later (a signer's email, a webhook
-delivery, a packet's seal), and the one way to claim it, finish it, retry or fail it, and
-recover it when its worker died.
+delivery, a packet's seal, a sealed file's archive timestamp renewal), and the one way to claim
+it, finish it, retry or fail it, and recover it when its worker died.
 
 Such a row is written in the transaction that makes the work due, with its task
 (``core.background``). What the work needs besides the row's own data is, in each model, a field
@@ -55,7 +55,11 @@ class MoveRefused(Conflict):
 @dataclass(frozen=True)
 class Moves:
     """The statuses a status may become: ``{status: {statuses it may become}}``. A status that
-    may stay as it is (a seal retried again) lists itself."""
+    may stay as it is (a seal retried again) lists itself.
+
+    An :class:`Outbox` moves its rows' status through its table; a row that is no outbox (a bulk
+    send and its rows, a generate job: work whose task is its own lease) moves through its table
+    alone, by :meth:`move` (a row the caller locked) or :meth:`move_all` (a compare-and-set)."""
 
     name: str  # what moves ("webhook delivery"), for the refusal's message
     table: Mapping[str, frozenset[str]]
@@ -72,6 +76,18 @@ class Moves:
     def sources(self, to: str) -> list[str]:
         """The statuses from which ``to`` may be reached."""
         return [status for status, targets in self.table.items() if to in targets]
+
+    def move(self, row: Any, to: str, *, field: str = "status") -> None:
+        """Set the row's ``field`` to ``to`` (saved by the caller); MoveRefused, and nothing set,
+        if the table does not allow it."""
+        self.check(getattr(row, field), to)
+        setattr(row, field, to)
+
+    def move_all(self, rows: QuerySet[Any], to: str, *, field: str = "status", **also: Any) -> int:
+        """Move every row of ``rows`` that may become ``to`` (one UPDATE, with ``also``): a
+        compare-and-set, the others are left as they are. Returns how many moved."""
+        allowed = rows.filter(**{f"{field}__in": self.sources(to)})
+        return allowed.update(**{field: to, **also})
 
 
 # Each row of a recovery: its lease ran out (the attempt was abandoned) or it was due long ago
@@ -117,15 +133,13 @@ class Outbox:
     def move(self, row: Any, to: str) -> None:
         """Set the row's status to ``to`` (saved by the caller); MoveRefused if the table does
         not allow it."""
-        self.moves.check(getattr(row, self.status), to)
-        setattr(row, self.status, to)
+        self.moves.move(row, to, field=self.status)
 
     def move_all(self, rows: QuerySet[Any], to: str, **also: Any) -> int:
         """Move every row of ``rows`` that may become ``to`` (one UPDATE, with ``also``); the
         others are left as they are. Returns how many moved."""
-        allowed = rows.filter(**{f"{self.status}__in": self.moves.sources(to)})
         touched = dict.fromkeys(self._touched(), timezone.now())  # due since now, if it is due
-        return allowed.update(**{self.status: to, **touched, **also})
+        return self.moves.move_all(rows, to, field=self.status, **touched, **also)
 
     # --- the work -------------------------------------------------------------------------------
 
@@ -183,23 +197,32 @@ class Outbox:
         ``delays`` (``core.background.retry_later``, in the caller's transaction); once they ran
         out, or when the error cannot go away by itself (not ``retryable``), fail the row. The
         time of the retry, or None when the row failed."""
-        if self.count_attempts == "failed":
-            setattr(row, self.attempts, getattr(row, self.attempts) + 1)
-        setattr(row, self.last_error, error[: self._max_length(self.last_error)])
         retry_at = None
         if retryable:
             retry_at = retry_later(
                 task, kwargs=kwargs, attempt=attempt, delays=delays, jitter=jitter, now=now
             )
+        self.attempt_failed(row, error=error, retry_at=retry_at, now=now)
+        return retry_at
+
+    def attempt_failed(
+        self, row: Any, *, error: str, retry_at: datetime | None, now: datetime
+    ) -> None:
+        """Record a failed attempt: the row is due again at ``retry_at`` (released, and moved to
+        ``retrying`` if there is one), or fails when it is None. :meth:`retry_or_fail` enqueues
+        the retry's task first; work that its sweep retries (no task waits for the retry: an
+        archive timestamp renewal) calls this alone."""
+        if self.count_attempts == "failed":
+            setattr(row, self.attempts, getattr(row, self.attempts) + 1)
+        setattr(row, self.last_error, error[: self._max_length(self.last_error)])
         if retry_at is None:
             self.fail(row, now=now)
-            return None
+            return
         if self.retrying is not None:
             self.move(row, self.retrying)
         self._release(row)
         setattr(row, self.due_at, retry_at)
         self._touch(row, now)
-        return retry_at
 
     def recover(
         self, *, now: datetime, grace: timedelta, handle: Recover, limit: int = 1000

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol
 
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.module_loading import autodiscover_modules
 from django_tasks import TaskResultStatus
@@ -56,16 +57,43 @@ def task_results_lost_fail(*, task_path: str, started_before: datetime) -> int:
     return failed
 
 
-def task_unfinished(*, task_path: str, running: bool = False, **kwargs: Any) -> bool:
+def _unfinished(
+    task_path: str, running: bool, started_since: datetime | None
+) -> QuerySet[DBTaskResult]:
+    """The results of ``task_path`` that still wait to run (ready) or, with ``running``, run
+    (since ``started_since``, when given): the one query of a live task."""
+    live = Q(status=TaskResultStatus.READY)
+    if running:
+        started = {} if started_since is None else {"started_at__gte": started_since}
+        live |= Q(status=TaskResultStatus.RUNNING, **started)
+    return DBTaskResult.objects.filter(live, task_path=task_path)
+
+
+def task_unfinished(
+    *,
+    task_path: str,
+    running: bool = False,
+    started_since: datetime | None = None,
+    **kwargs: Any,
+) -> bool:
     """Whether a result of ``task_path`` called with these keyword arguments still waits to run
-    (ready) or, with ``running``, is running: that work has a task that will do it, and a sweep
-    leaves it alone."""
-    statuses = [TaskResultStatus.READY] + ([TaskResultStatus.RUNNING] if running else [])
-    return DBTaskResult.objects.filter(
-        task_path=task_path,
-        status__in=statuses,
-        **{f"args_kwargs__kwargs__{key}": value for key, value in kwargs.items()},
-    ).exists()
+    (ready) or, with ``running``, is running (started since ``started_since``, when given: one
+    running longer lost its worker): that work has a task that will do it, and a sweep leaves it
+    alone."""
+    return (
+        _unfinished(task_path, running, started_since)
+        .filter(**{f"args_kwargs__kwargs__{key}": value for key, value in kwargs.items()})
+        .exists()
+    )
+
+
+def tasks_unfinished_for(
+    *, task_path: str, kwarg: str, running: bool = False, started_since: datetime | None = None
+) -> set[Any]:
+    """The values of the keyword argument ``kwarg`` of every result of ``task_path`` that
+    :func:`task_unfinished` would find: a sweep over many rows asks once."""
+    rows = _unfinished(task_path, running, started_since).values_list("args_kwargs", flat=True)
+    return {args["kwargs"][kwarg] for args in rows if kwarg in args.get("kwargs", {})}
 
 
 class SweepFunction(Protocol):

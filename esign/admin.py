@@ -104,6 +104,8 @@ class SealedVersionInline(ReadOnlyInline):
         "hash",
         "created_at",
         "renewal_due_at",
+        "renewal_status",
+        "renewal_attempts",
         "renewal_retry_at",
         "renewal_error",
     ]

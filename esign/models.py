@@ -37,6 +37,15 @@ class PacketSealStatus(models.TextChoices):
     FAILED = "failed"  # every retry failed; an operator retries from the admin
 
 
+class RenewalStatus(models.TextChoices):
+    """Where the archive timestamp renewal of a sealed file's version stands
+    (esign.sealing.renewal; blank: it has no timestamp to renew, a PAdES-B-B seal)."""
+
+    PENDING = "pending"  # due at renewal_due_at (or retried at renewal_retry_at)
+    RENEWED = "renewed"  # the next version carries the file on
+    FAILED = "failed"  # too late: its last timestamp can no longer be proven
+
+
 class SignerStatus(models.TextChoices):
     CREATED = "created"
     SENT = "sent"
@@ -224,8 +233,13 @@ class SealedFileVersion(models.Model):
     version: nothing is overwritten, and downloads serve the newest. Only the newest version of
     a file has ``renewal_due_at``: when its last timestamp must be renewed (null for a PAdES-B-B
     seal, which has none), so the sweep finds due files without reading a PDF.
+
+    The renewal is an outbox row (core.outbox; ``esign.sealing.renewal.RENEWALS`` names its
+    fields): its status, failed attempts, retry time, lease (the sweep's, while the task it
+    enqueued waits or runs) and last error.
     """
 
+    RenewalStatus = RenewalStatus
     AUDIT_TRAIL = "audit-trail"
     MERGED = "merged"
 
@@ -237,16 +251,27 @@ class SealedFileVersion(models.Model):
     sha256 = models.CharField(max_length=64, db_index=True)
     created_at = models.DateTimeField(default=timezone.now)
     renewal_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    renewal_status = models.CharField(
+        max_length=16, choices=RenewalStatus.choices, blank=True, default=""
+    )
+    renewal_attempts = models.PositiveIntegerField(default=0)  # failed attempts
     # A failed renewal: why, and when it is tried again (the sweep skips it until then).
     renewal_error = models.CharField(max_length=2000, blank=True)
     renewal_retry_at = models.DateTimeField(null=True, blank=True)
+    # Set by the sweep that enqueued its renewal, until the task has had its time; a lease that
+    # ran out was lost with its worker, and the sweep enqueues the renewal again.
+    renewal_leased_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["packet", "slot", "version"]
         constraints = [
             models.UniqueConstraint(
                 fields=["packet", "slot", "version"], name="unique_sealed_file_version"
-            )
+            ),
+            models.CheckConstraint(
+                condition=models.Q(renewal_status__in=["", *RenewalStatus.values]),
+                name="sealed_file_renewal_status_valid",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -11,8 +11,6 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
-from django_tasks import TaskResultStatus
-from django_tasks_db.models import DBTaskResult
 
 from core.background import enqueue_in_transaction
 from core.sweeps import sweep, task_results_lost_fail, task_unfinished
@@ -23,7 +21,7 @@ from esign.links.emails import signer_emails_recover, signer_reminders_queue
 from esign.models import BulkBatch, Packet, SealedFileVersion
 from esign.packets.lifecycle import SEALS
 from esign.sealing import seal
-from esign.sealing.renewal import renewals_due, sealed_versions_record
+from esign.sealing.renewal import RENEWALS, renewals_due, sealed_versions_record
 from esign.sending.expiry import packets_expire
 
 SWEEP_BATCH = 1000
@@ -83,17 +81,35 @@ def _record_older_versions() -> None:
 @sweep("esign.seal_renewals")
 def seal_renewals_sweep(*, now: datetime) -> int:
     """Enqueue the renewal of every sealed file whose archive timestamp is due (its newest
-    version's ``renewal_due_at`` has come), one task per file. Enqueuing claims the file for
-    ``SEAL_LEASE_SECONDS`` (its ``renewal_retry_at``), so a renewal is not enqueued twice while
-    it waits or runs, and is enqueued again if its worker died. Also records the versions of
-    packets sealed before renewal existed (until none is left, once per process). Returns how
-    many renewals were enqueued."""
+    version's ``renewal_due_at`` has come, and any retry's time), one task per file. Enqueuing
+    claims the file (core.outbox, ``RENEWALS``) for ``SEAL_LEASE_SECONDS``, so a renewal is not
+    enqueued twice while it waits or runs; a claim that ran out was lost with its worker, and the
+    recovery enqueues that renewal again. Also records the versions of packets sealed before
+    renewal existed (until none is left, once per process). Returns how many renewals were
+    enqueued."""
     _record_older_versions()
-    claim_until = now + timedelta(seconds=settings.SEAL_LEASE_SECONDS)
+    lease = timedelta(seconds=settings.SEAL_LEASE_SECONDS)
+
+    def enqueue(version: SealedFileVersion) -> None:
+        RENEWALS.claim([version], now=now, lease=lease)
+        enqueue_in_transaction(RENEW_TASK, version_id=version.pk)
+
+    def recover(version: SealedFileVersion, abandoned: bool) -> bool:
+        # A claim that ran out (abandoned: its lease released), or a retry due for longer than a
+        # lease that no sweep took yet (the due ones below would take it): enqueued again when
+        # it is due, as the due ones are (a forced renewal may have failed before it was due).
+        if version.renewal_due_at is None or version.renewal_due_at > now:
+            if abandoned:
+                version.save(update_fields=["renewal_leased_until"])
+            return False
+        enqueue(version)
+        return True
+
+    recovered = RENEWALS.recover(now=now, grace=lease, handle=recover, limit=SWEEP_BATCH)
     version_ids = list(
         renewals_due(now=now).order_by("renewal_due_at").values_list("pk", flat=True)[:SWEEP_BATCH]
     )
-    enqueued = 0
+    enqueued = recovered.abandoned + recovered.lost
     for version_id in version_ids:
         with transaction.atomic():
             claimed = (
@@ -104,8 +120,7 @@ def seal_renewals_sweep(*, now: datetime) -> int:
             )
             if claimed is None:
                 continue  # renewed meanwhile, or another sweep has it
-            SealedFileVersion.objects.filter(pk=version_id).update(renewal_retry_at=claim_until)
-            enqueue_in_transaction(RENEW_TASK, version_id=version_id)
+            enqueue(claimed)
             enqueued += 1
     return enqueued
 
@@ -142,17 +157,19 @@ def bulk_sends_sweep(*, now: datetime) -> int:
     due = BulkBatch.objects.filter(status=BulkBatch.Status.SENDING).filter(
         Q(next_run_at__isnull=True) | Q(next_run_at__lte=now)
     )
-    live = Q(status=TaskResultStatus.READY) | Q(
-        status=TaskResultStatus.RUNNING, started_at__gte=started_before
-    )
+
+    def live(batch_id: int) -> bool:  # a task waits, or runs within the lease
+        return task_unfinished(
+            task_path=path, running=True, started_since=started_before, batch_id=batch_id
+        )
+
     enqueued = 0
     for batch_id in due.order_by("pk").values_list("pk", flat=True)[:SWEEP_BATCH]:
-        tasks = DBTaskResult.objects.filter(task_path=path, args_kwargs__kwargs__batch_id=batch_id)
-        if tasks.filter(live).exists():
+        if live(batch_id):
             continue
         with transaction.atomic():
             batch = due.select_for_update(skip_locked=True).filter(pk=batch_id).first()
-            if batch is None or tasks.filter(live).exists():
+            if batch is None or live(batch_id):
                 continue  # finished meanwhile, or another sweep has it
             enqueue_in_transaction(sends.TASK, batch_id=batch_id)
             enqueued += 1

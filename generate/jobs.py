@@ -7,6 +7,13 @@ synchronous endpoint (generate.services.pdf_generate), but no HTTP request waits
 Its end (done or failed) is announced by the ``generatePdfJobFinished`` webhook event, to the
 job's own ``webhookURL`` or the organization's, in the transaction that records it; clients may
 also poll the status URL.
+
+A job's status moves only by ``JOB_MOVES`` below (core.outbox.Moves), each move a compare-and-set
+(``move_all`` on the one job): ``pending`` → ``running`` (a task claimed it: run twice, it renders
+once) → ``done`` or ``failed``; ``running`` → ``pending`` again when every renderer was busy and
+its retry is queued. A job is no outbox row (core.outbox.Outbox): it keeps no lease of its own,
+its task's run is the lease, and the sweep (:func:`generate_jobs_lost_recover`) asks the task
+results (core.sweeps) which jobs no task will finish.
 """
 
 from __future__ import annotations
@@ -15,20 +22,19 @@ import json
 import logging
 from collections.abc import Mapping
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
-from django_tasks import TaskResultStatus
-from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Organization
 from core.api_errors import internal_error_body, log_unexpected
 from core.background import enqueue_in_transaction, retry_later
 from core.blobs import blob_delete, blob_read, blob_save
 from core.errors import NotFound, ServiceBusy, ServiceError, ValidationFailed
-from core.sweeps import task_results_lost_fail
+from core.outbox import Moves
+from core.sweeps import task_results_lost_fail, tasks_unfinished_for
 from core.tasks_registry import task_path
 from generate.models import GenerateJob
 from generate.services import pdf_check, pdf_render
@@ -39,6 +45,15 @@ logger = logging.getLogger(__name__)
 TASK = "generate.job"  # generate.tasks.generate_job_task, by its registered name
 
 Status = GenerateJob.Status
+JOB_MOVES = Moves(
+    "generate job",
+    {
+        Status.PENDING: frozenset({Status.RUNNING}),
+        Status.RUNNING: frozenset({Status.PENDING, Status.DONE, Status.FAILED}),
+        Status.DONE: frozenset(),
+        Status.FAILED: frozenset(),
+    },
+)
 
 
 def generate_job_create(
@@ -79,9 +94,7 @@ def generate_job_pdf(job: GenerateJob) -> bytes:
 def generate_job_run(*, job_id: int, attempt: int = 1) -> str:
     """Render a pending job; what happened, for the task's result. Claimed by compare-and-set,
     so a task run twice renders once; the render itself runs outside any transaction."""
-    claimed = GenerateJob.objects.filter(pk=job_id, status=Status.PENDING).update(
-        status=Status.RUNNING
-    )
+    claimed = JOB_MOVES.move_all(GenerateJob.objects.filter(pk=job_id), Status.RUNNING)
     if not claimed:
         return "not pending"
     job = GenerateJob.objects.select_related("organization").get(pk=job_id)
@@ -93,9 +106,7 @@ def generate_job_run(*, job_id: int, attempt: int = 1) -> str:
         # Every render worker busy: the job waits for its turn, as a request could not.
         with transaction.atomic():
             if retry_later(TASK, kwargs={"job_id": job_id}, attempt=attempt):
-                GenerateJob.objects.filter(pk=job_id, status=Status.RUNNING).update(
-                    status=Status.PENDING
-                )
+                JOB_MOVES.move_all(GenerateJob.objects.filter(pk=job_id), Status.PENDING)
                 return "busy, retried later"
             gave_up = ServiceBusy("Every PDF renderer stayed busy for hours; send it again.")
             return _finish(job, error=gave_up.as_wire())
@@ -112,13 +123,14 @@ def generate_job_run(*, job_id: int, attempt: int = 1) -> str:
         return _finish(job, pdf_path=path, pdf_sha256=sha, pages=rendered.pages)
 
 
-def _finish(job: GenerateJob, **outcome: object) -> str:
+def _finish(job: GenerateJob, **outcome: Any) -> str:
     """End a running job (in the caller's transaction) and announce it; a job ended already
     (by the sweep, say) is left alone and announced once only."""
     now = timezone.now()
     status = Status.FAILED if outcome.get("error") else Status.DONE
-    ended = GenerateJob.objects.filter(pk=job.pk, status=Status.RUNNING).update(
-        status=status,
+    ended = JOB_MOVES.move_all(
+        GenerateJob.objects.filter(pk=job.pk),
+        status,
         body="",  # the request is not kept once it has been rendered
         finished_at=now,
         expires_at=now + timedelta(seconds=settings.GENERATE_JOB_RETENTION_SECONDS),
@@ -167,13 +179,8 @@ def generate_jobs_lost_recover(*, now: datetime) -> int:
     lease = settings.GENERATE_WALL_TIMEOUT_SECONDS + settings.GENERATE_QUEUE_TIMEOUT_SECONDS + 60
     started_before = now - timedelta(seconds=lease)
     task_results_lost_fail(task_path=task_path(TASK), started_before=started_before)
-    live = Q(status=TaskResultStatus.READY) | Q(status=TaskResultStatus.RUNNING)
-    covered = {
-        row["kwargs"]["job_id"]
-        for row in DBTaskResult.objects.filter(task_path=task_path(TASK))
-        .filter(live)
-        .values_list("args_kwargs", flat=True)
-    }
+    # Those running since before were marked failed just above: the others are live.
+    covered = tasks_unfinished_for(task_path=task_path(TASK), kwarg="job_id", running=True)
     repaired = 0
     unfinished = GenerateJob.objects.filter(status__in=[Status.PENDING, Status.RUNNING])
     for job_id in unfinished.exclude(pk__in=covered).values_list("pk", flat=True)[:1000]:

@@ -146,13 +146,14 @@ _D = WebhookDelivery.Status
 
 # A delivery's status moves only by this table, through core.outbox (webhooks.services.delivery
 # claims and finishes attempts, .retries retries, fails and recovers them). ``skipped`` is where
-# a delivery with no URL starts, and stays. A delivery failed for good still becomes
+# a delivery with no URL goes before it is first saved (webhooks.services.events), and stays.
+# A delivery failed for good still becomes
 # ``delivered`` when a late answer of an attempt that recovery gave up on was a success: the
 # receiver has it.
 DELIVERY_MOVES = Moves(
     "webhook delivery",
     {
-        _D.PENDING: frozenset({_D.DELIVERED, _D.FAILED}),
+        _D.PENDING: frozenset({_D.DELIVERED, _D.FAILED, _D.SKIPPED}),
         _D.FAILED: frozenset({_D.DELIVERED}),
         _D.DELIVERED: frozenset(),
         _D.SKIPPED: frozenset(),

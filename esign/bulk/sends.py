@@ -14,6 +14,17 @@ the outgoing mail's rate (``BULK_SEND_EMAILS_PER_SECOND``): each chunk enqueues 
 when the emails it queued have had their time. A row's packet is written and the row marked done
 in one transaction, so a task resumed after its worker died (the sweep enqueues it again after
 ``BULK_SEND_LEASE_SECONDS``) skips the rows done and never sends one twice.
+
+A batch's status and its rows' move only by the tables ``BATCH_MOVES`` and ``ROW_MOVES`` below
+(core.outbox.Moves; a move they do not allow raises MoveRefused and writes nothing). A batch and
+its rows are no outbox rows of their own (core.outbox.Outbox): the batch's task is its lease
+(the sweep, esign.sweeps, enqueues again a sending batch whose task is gone), and a row is done
+once, in the transaction that writes its packet, or failed.
+
+- batch: ``draft`` (uploaded in the admin, previewed) → ``sending`` (:func:`batch_start`) →
+  ``completed`` (every row has its outcome); ``cancelled`` (staff stopped it) from a draft or
+  while sending. A batch made by the API starts ``sending``.
+- row: ``pending`` → ``created`` (its packet is written) or ``failed`` (its problems).
 """
 
 from __future__ import annotations
@@ -39,6 +50,7 @@ from core.engine.input_checks import text_problem
 from core.engine.problems import Problem
 from core.errors import Conflict, FieldError, ServiceError, ValidationFailed
 from core.lookups import get_or_not_found
+from core.outbox import Moves
 from core.tasks_registry import task_named
 from esign.bulk_models import BulkBatch, BulkRow
 from esign.models import SignerEmail
@@ -60,6 +72,25 @@ CHUNK_WORK_SECONDS = 20.0
 INTERNAL_ERROR = "The packet could not be created (an internal error, logged); try this row again."
 # A cancelled batch stops within this many rows.
 CANCEL_CHECK_ROWS = 10
+
+Batch, Row = BulkBatch.Status, BulkRow.Status
+BATCH_MOVES = Moves(
+    "bulk send",
+    {
+        Batch.DRAFT: frozenset({Batch.SENDING, Batch.CANCELLED}),
+        Batch.SENDING: frozenset({Batch.COMPLETED, Batch.CANCELLED}),
+        Batch.COMPLETED: frozenset(),
+        Batch.CANCELLED: frozenset(),
+    },
+)
+ROW_MOVES = Moves(
+    "bulk send's row",
+    {
+        Row.PENDING: frozenset({Row.CREATED, Row.FAILED}),
+        Row.CREATED: frozenset(),
+        Row.FAILED: frozenset(),
+    },
+)
 
 
 # --- the shape and its rows ---------------------------------------------------------------------
@@ -279,12 +310,12 @@ def batch_start(*, batch: BulkBatch) -> BulkBatch:
     Conflict unless it is a draft."""
     with transaction.atomic():
         batch = BulkBatch.objects.select_for_update().get(pk=batch.pk)
-        if batch.status != BulkBatch.Status.DRAFT:
+        if batch.status != Batch.DRAFT:
             raise Conflict(f"The bulk send is {batch.status} already.")
-        invalid = batch.rows.filter(status=BulkRow.Status.PENDING).exclude(errors=[])
-        failed = invalid.update(status=BulkRow.Status.FAILED, finished_at=timezone.now())
+        invalid = batch.rows.exclude(errors=[])  # the pending ones among them move
+        failed = ROW_MOVES.move_all(invalid, Row.FAILED, finished_at=timezone.now())
         batch.rows_failed = failed
-        batch.status = BulkBatch.Status.SENDING
+        BATCH_MOVES.move(batch, Batch.SENDING)
         batch.next_run_at = timezone.now()
         batch.save(update_fields=["rows_failed", "status", "next_run_at"])
         enqueue_in_transaction(TASK, batch_id=batch.pk)
@@ -306,9 +337,9 @@ def batch_cancel(*, batch: BulkBatch) -> BulkBatch:
     the batch is finished already."""
     with transaction.atomic():
         batch = BulkBatch.objects.select_for_update().get(pk=batch.pk)
-        if batch.status not in (BulkBatch.Status.SENDING, BulkBatch.Status.DRAFT):
+        if not BATCH_MOVES.allows(batch.status, Batch.CANCELLED):
             raise Conflict(f"The bulk send is {batch.status}: only one sending can be cancelled.")
-        batch.status = BulkBatch.Status.CANCELLED
+        BATCH_MOVES.move(batch, Batch.CANCELLED)
         batch.finished_at = timezone.now()
         batch.next_run_at = None
         batch.save(update_fields=["status", "finished_at", "next_run_at"])
@@ -326,8 +357,8 @@ def _chunk_emails() -> int:
 
 def _row_fail(row: BulkRow, fields: list[dict[str, str]]) -> None:
     with transaction.atomic():
-        updated = BulkRow.objects.filter(pk=row.pk, status=BulkRow.Status.PENDING).update(
-            status=BulkRow.Status.FAILED, errors=fields, finished_at=timezone.now()
+        updated = ROW_MOVES.move_all(
+            BulkRow.objects.filter(pk=row.pk), Row.FAILED, errors=fields, finished_at=timezone.now()
         )
         if updated:
             BulkBatch.objects.filter(pk=row.batch_id).update(rows_failed=F("rows_failed") + 1)
@@ -362,13 +393,13 @@ def _row_send(batch: BulkBatch, row: BulkRow) -> int:
     try:
         with transaction.atomic():
             locked = BulkRow.objects.select_for_update().filter(pk=row.pk).first()
-            if locked is None or locked.status != BulkRow.Status.PENDING:
+            if locked is None or not ROW_MOVES.allows(locked.status, Row.CREATED):
                 prepared.discard()  # another run of the task did it meanwhile
                 return 0
             packet = packet_store(
                 prepared, created_detail={"bulkSend": batch.eid, "row": row.index + 1}
             )
-            locked.status = BulkRow.Status.CREATED
+            ROW_MOVES.move(locked, Row.CREATED)
             locked.packet = packet
             locked.packet_eid = packet.eid
             locked.finished_at = timezone.now()
@@ -423,7 +454,7 @@ def batch_send(*, batch_id: int, now: datetime | None = None) -> str:
         if locked.status != BulkBatch.Status.SENDING:
             return f"{rows} rows, then {locked.status}"
         if not pending.exists():
-            locked.status = BulkBatch.Status.COMPLETED
+            BATCH_MOVES.move(locked, Batch.COMPLETED)
             locked.finished_at = timezone.now()
             locked.next_run_at = None
             locked.save(update_fields=["status", "finished_at", "next_run_at"])

@@ -14,6 +14,18 @@ packet's audit log.
 
 The network (TSA, revocation data) is never used inside a database transaction; two renewals of
 the same file racing store one new version (the first), as the row lock decides.
+
+A version's renewal is an outbox row (core.outbox), moved, claimed, retried and recovered through
+``RENEWALS`` like a signer's email or a seal: ``renewal_status`` (blank: no timestamp to renew;
+``pending`` → ``renewed`` when the next version carries the file on, or ``failed`` when it is too
+late), ``renewal_attempts`` (failed ones), ``renewal_retry_at`` (the next attempt after a failure),
+``renewal_leased_until`` (the sweep's claim while the task it enqueued waits or runs; one that ran
+out is enqueued again) and ``renewal_error``. ``renewal_due_at`` stays what it was, when the last
+timestamp must be renewed, and keeps a version out of :meth:`core.outbox.Outbox.due` until then.
+Fields were added (migration esign 0019) rather than the primitive bent: the renewal kept its
+claim in its retry time and read its status from ``renewal_due_at`` and ``renewal_error``, a second
+way of leasing that the primitive would have had to learn. Its retries stay the sweep's (no task
+waits for a retry): a failure is recorded by :meth:`core.outbox.Outbox.attempt_failed`.
 """
 
 from __future__ import annotations
@@ -24,10 +36,11 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from core.blobs import blob_read, blob_save
+from core.outbox import Moves, Outbox
 from esign.engine.errors import SealError
 from esign.engine.seal_renewal import renew_seal_pdf, timestamp_expiry
 from esign.models import Packet, SealedFileVersion
@@ -36,6 +49,34 @@ from esign.packets.lifecycle import audit
 from esign.sealing.config import trust_roots, tsa_config
 
 logger = logging.getLogger(__name__)
+
+R = SealedFileVersion.RenewalStatus
+RENEWAL_MOVES = Moves(
+    "sealed file's renewal",
+    {
+        "": frozenset(),  # no timestamp: nothing to renew
+        R.PENDING: frozenset({R.RENEWED, R.FAILED}),  # a retry stays pending
+        R.RENEWED: frozenset(),
+        R.FAILED: frozenset(),
+    },
+)
+RENEWALS = Outbox(
+    SealedFileVersion,
+    RENEWAL_MOVES,
+    waiting=frozenset({R.PENDING}),
+    failed=R.FAILED,
+    status="renewal_status",
+    attempts="renewal_attempts",
+    due_at="renewal_retry_at",
+    leased_until="renewal_leased_until",
+    last_error="renewal_error",
+    count_attempts="failed",
+)
+
+
+def _status_for(due: datetime | None) -> str:
+    """A new version's renewal status: pending when it has a timestamp to renew."""
+    return R.PENDING if due is not None else ""
 
 
 def renewal_due_at(pdf: bytes) -> datetime | None:
@@ -83,22 +124,25 @@ def sealed_versions_prepare(
     PAdES-B-B): nothing to renew, and nothing to read."""
     pdfs = pdfs or {}
     known = set(packet.sealed_versions.values_list("slot", flat=True)) if packet.pk else set()
-    return [
-        SealedFileVersion(
-            packet=packet,
-            slot=slot,
-            version=1,
-            path=path,
-            sha256=sha,
-            renewal_due_at=(
-                None
-                if sha in untimestamped
-                else renewal_due_at(pdfs.get(sha) or blob_read(path, sha))
-            ),
+    versions = []
+    for slot, _name, path, sha in _sealed_files(packet):
+        if slot in known:
+            continue
+        due = (
+            None if sha in untimestamped else renewal_due_at(pdfs.get(sha) or blob_read(path, sha))
         )
-        for slot, _name, path, sha in _sealed_files(packet)
-        if slot not in known
-    ]
+        versions.append(
+            SealedFileVersion(
+                packet=packet,
+                slot=slot,
+                version=1,
+                path=path,
+                sha256=sha,
+                renewal_due_at=due,
+                renewal_status=_status_for(due),
+            )
+        )
+    return versions
 
 
 def sealed_versions_record(packet: Packet) -> int:
@@ -118,10 +162,23 @@ def newest_versions(packet: Packet) -> dict[str, SealedFileVersion]:
 
 
 def renewals_due(*, now: datetime) -> QuerySet[SealedFileVersion]:
-    """The newest versions whose renewal is due and not waiting for a retry."""
-    return SealedFileVersion.objects.filter(renewal_due_at__lte=now).filter(
-        Q(renewal_retry_at__isnull=True) | Q(renewal_retry_at__lte=now)
+    """The newest versions whose renewal is due, not waiting for a retry, and not claimed."""
+    return RENEWALS.due(now).filter(renewal_due_at__lte=now)
+
+
+def _ended(version: SealedFileVersion | None) -> str | None:
+    """What became of a version (locked) whose renewal ended meanwhile (None: still pending)."""
+    if version is None:
+        return "gone"  # its packet was removed
+    if version.renewal_status == R.PENDING:
+        return None
+    return (
+        "renewed by another attempt" if version.renewal_status == R.RENEWED else "nothing to renew"
     )
+
+
+def _locked(version: SealedFileVersion) -> SealedFileVersion | None:
+    return SealedFileVersion.objects.select_for_update().filter(pk=version.pk).first()
 
 
 def _name_of(row: SealedFileVersion) -> str:
@@ -155,10 +212,22 @@ def sealed_file_renew(*, version_id: int, force: bool = False) -> str:
         due = renewal_due_at(renewed)
     except SealError as error:
         detail = f"{error.code}: {error}" + (f" ({error.log_detail})" if error.log_detail else "")
-        if not error.retryable:  # too late: trying again cannot help
-            SealedFileVersion.objects.filter(pk=version.pk).update(
-                renewal_error=detail[:2000], renewal_retry_at=None, renewal_due_at=None
-            )
+        # Too late (not retryable): trying again cannot help, the renewal fails.
+        retry_at = (
+            now + timedelta(seconds=settings.SEAL_RENEWAL_RETRY_SECONDS)
+            if error.retryable
+            else None
+        )
+        with transaction.atomic():
+            locked = _locked(version)
+            ended = _ended(locked)
+            if locked is None or ended is not None:
+                return ended or "gone"
+            RENEWALS.attempt_failed(locked, error=detail, retry_at=retry_at, now=now)
+            if retry_at is None:
+                locked.renewal_due_at = None  # not tried again
+            locked.save(update_fields=[*RENEWALS.fields, "renewal_due_at"])
+        if retry_at is None:
             logger.error(
                 "seal renewal: %s of packet %s cannot be renewed (%s)",
                 version.slot,
@@ -166,10 +235,6 @@ def sealed_file_renew(*, version_id: int, force: bool = False) -> str:
                 detail,
             )
             return "failed"
-        retry_at = now + timedelta(seconds=settings.SEAL_RENEWAL_RETRY_SECONDS)
-        SealedFileVersion.objects.filter(pk=version.pk).update(
-            renewal_error=detail[:2000], renewal_retry_at=retry_at
-        )
         logger.warning(
             "seal renewal: %s of packet %s not renewed (%s); retrying at %s",
             version.slot,
@@ -180,9 +245,10 @@ def sealed_file_renew(*, version_id: int, force: bool = False) -> str:
         return f"retrying at {retry_at.isoformat()}"
     path, sha = blob_save(prefix=f"packets/{packet.organization.eid}/{packet.eid}", data=renewed)
     with transaction.atomic():
-        locked = SealedFileVersion.objects.select_for_update().get(pk=version.pk)
-        if locked.renewal_due_at is None:
-            return "renewed by another attempt"
+        locked = _locked(version)
+        ended = _ended(locked)
+        if locked is None or ended is not None:
+            return ended or "gone"
         SealedFileVersion.objects.create(
             packet=packet,
             slot=version.slot,
@@ -191,11 +257,12 @@ def sealed_file_renew(*, version_id: int, force: bool = False) -> str:
             sha256=sha,
             created_at=now,
             renewal_due_at=due,
+            renewal_status=_status_for(due),
         )
+        RENEWALS.finish(locked, R.RENEWED, now=now)  # no retry due, the lease released
         locked.renewal_due_at = None
-        locked.renewal_retry_at = None
         locked.renewal_error = ""
-        locked.save(update_fields=["renewal_due_at", "renewal_retry_at", "renewal_error"])
+        locked.save(update_fields=[*RENEWALS.fields, "renewal_due_at"])
         audit(
             packet=packet,
             action=AuditAction.SEAL_RENEWED,

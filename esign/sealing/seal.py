@@ -65,10 +65,12 @@ def packet_seal_enqueue(packet: Packet) -> None:
     completes the packet: the task's row commits with the packet or not at all (an outbox), so a
     process that dies right after the commit still has the packet sealed. A task lost later (a
     worker killed while sealing) is enqueued again by the sweep (``esign.sweeps``)."""
+    # The packet in hand moves by the same table as its row (a sealed one refuses, and nothing
+    # is written).
+    SEALS.move(packet, Packet.SealStatus.PENDING)
     SEALS.move_all(
         Packet.objects.filter(pk=packet.pk), Packet.SealStatus.PENDING, seal_retry_at=None
     )
-    packet.seal_status = Packet.SealStatus.PENDING
     enqueue_in_transaction(TASK, packet_id=packet.pk)
 
 

@@ -215,3 +215,19 @@ def test_a_file_whose_timestamp_certificate_expired_is_not_renewed(
         )
         assert version.renewal_due_at is None  # not tried again
     assert seal_renewals_sweep(now=later + timedelta(days=1)) == 0
+
+
+def test_a_renewal_whose_claim_ran_out_is_enqueued_again(
+    complete, lifetimes: LifetimesPki, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    _, packet = complete()
+    packet_seal(packet_id=packet.pk)
+    later = move_clock(monkeypatch, lifetimes, 75)
+    assert seal_renewals_sweep(now=later) == 2
+    ran_out = later + timedelta(seconds=settings.SEAL_LEASE_SECONDS + 1)
+
+    assert seal_renewals_sweep(now=ran_out - timedelta(seconds=2)) == 0  # still claimed
+    assert seal_renewals_sweep(now=ran_out) == 2  # its worker died: enqueued again
+
+    assert len(renew_tasks()) == 4
+    assert set(SealedFileVersion.objects.values_list("renewal_status", flat=True)) == {"pending"}

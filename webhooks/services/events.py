@@ -20,7 +20,7 @@ from accounts.models import Organization
 from core.background import enqueue_in_transaction
 from core.errors import NotFound
 from core.tasks_registry import task_named
-from webhooks.models import WebhookDelivery, WebhookEvent
+from webhooks.models import DELIVERIES, WebhookDelivery, WebhookEvent
 from webhooks.services.endpoints import url_in_force, webhook_url_form
 
 # Extensions beside the spec's events (docs/webhooks.md), delivered and signed the same way:
@@ -86,7 +86,7 @@ def delivery_start(
         event=event, organization=event.organization, url=url, requested_by=requested_by[:200]
     )
     if not url:
-        delivery.status = Status.SKIPPED
+        DELIVERIES.move(delivery, Status.SKIPPED)  # before it is first saved
         delivery.last_error = why_not
         delivery.save()
         return delivery
