@@ -123,9 +123,11 @@ def test_a_callback_is_told_only_of_the_moves_it_sees(
     signers = {s["aliasId"]: s["eid"] for s in created["documentGroup"]["signers"]}
     first = token_of(sign_url(signers["client"]))
     client.get(f"/api/etch/verify/{signers['client']}?token={first}")
-    sign(client, signers["client"], first, {"signature": {"typed": "Ada Lovelace"}})
+    body = {"signature": {"typed": "Ada Lovelace"}, "values": {"agreement/title1": "CTO"}}
+    assert sign(client, signers["client"], first, body).status_code == 200
     second = token_of(sign_url(signers["provider"]))
-    sign(client, signers["provider"], second, {"signature": {"typed": "Charles"}})
+    done = sign(client, signers["provider"], second, {"signature": {"typed": "Charles"}})
+    assert done.status_code == 200
 
     assert heard["every"] == ["sent", "delivered", "partial", "completed"]
     assert heard["seen"] == ["sent", "partial", "completed"]  # draft is nothing to it: told
