@@ -61,7 +61,9 @@ from generate.engine.errors import PageLimitExceeded, RenderCpuLimit
 from generate.engine.job import RenderedPdf, RenderJob
 from generate.engine.part_job import (
     ASK_COLUMNS,
+    ASK_PART,
     ASK_PLACEMENT,
+    ASK_PLAN,
     ASK_START,
     TELL_END,
     Columns,
@@ -69,6 +71,7 @@ from generate.engine.part_job import (
     PartJob,
     PartLayout,
     PartMisaligned,
+    PartOpening,
     PartStart,
     Placement,
     TableLayout,
@@ -227,7 +230,12 @@ class _Exchange:
     """What the parts tell each other through the pool, answered as they ask (see
     `generate.engine.part_job`'s questions). A question that cannot be answered yet waits."""
 
-    def __init__(self, count: int, timeout: float) -> None:
+    def __init__(
+        self,
+        count: int,
+        timeout: float,
+        plan: Callable[[TableLayout | None], list[PartJob] | None] | None = None,
+    ) -> None:
         self.count = count
         self.timeout = timeout
         self.ends: dict[int, PartStart] = {}
@@ -235,6 +243,10 @@ class _Exchange:
         self.columns: dict[int, Columns] = {}
         self.failed = False
         self._condition = threading.Condition()
+        # `PartOpening`s: the parts planned from the first one's probe (ASK_PLAN), once known.
+        self._plan = plan
+        self.planned = False
+        self.parts: list[PartJob] | None = None
 
     def abort(self) -> None:
         with self._condition:
@@ -263,6 +275,18 @@ class _Exchange:
                 self._condition.notify_all()
                 self._wait(lambda: len(self.columns) == self.count)
                 return widest(list(self.columns.values()))
+            if kind == ASK_PLAN:
+                assert self._plan is not None
+                self.parts = self._plan(question[1])
+                self.planned = True
+                if self.parts is not None:
+                    self.count = len(self.parts)
+                self._condition.notify_all()
+                return self.parts[0] if self.parts is not None else None
+            if kind == ASK_PART:
+                index = question[1]
+                self._wait(lambda: self.planned)
+                return self.parts[index] if self.parts and index < len(self.parts) else None
             if kind == ASK_PLACEMENT:
                 layout: PartLayout = question[1]
                 self.layouts[layout.index] = layout
@@ -281,21 +305,22 @@ class _Exchange:
 
 
 def _run_all(
-    leases: list[Lease[Any, Any]], parts: list[PartJob], timeout: float, exchange: _Exchange
-) -> list[PartDone]:
-    """Run ``parts`` on ``leases``, in order, as many at a time as there are leases."""
-    queue = list(reversed(parts))
+    leases: list[Lease[Any, Any]], parts: list[Any], timeout: float, exchange: _Exchange
+) -> list[Any]:
+    """Run ``parts`` on ``leases``, in order, as many at a time as there are leases; their
+    results, in order."""
+    queue = list(reversed(list(enumerate(parts))))
     lock = threading.Lock()
-    done: dict[int, PartDone] = {}
+    done: dict[int, Any] = {}
 
     def work(lease: Lease[Any, Any]) -> None:
         while True:
             with lock:
                 if not queue or exchange.failed:
                     return
-                part = queue.pop()
+                position, part = queue.pop()
             try:
-                done[part.index] = lease.run(part, timeout=timeout, answer=exchange.answer)
+                done[position] = lease.run(part, timeout=timeout, answer=exchange.answer)
             except BaseException:
                 exchange.abort()
                 raise
@@ -306,7 +331,7 @@ def _run_all(
     real = [e for e in errors if not isinstance(e, _Aborted)]
     if real or errors:
         raise (real or errors)[0]  # type: ignore[misc]
-    return [done[part.index] for part in parts]
+    return [done[position] for position in range(len(parts))]
 
 
 def render_in_parts(
@@ -319,52 +344,82 @@ def render_in_parts(
     """Render ``job`` on the held workers ``leases``: in parts when its table allows it (see
     the module docstring), otherwise in one piece on the first."""
     whole = leases[0]
-    layout = whole.run(TableProbe(job=job, rows=settings.probe_rows), timeout=timeout)
-    plan = None
-    if isinstance(layout, TableLayout):
-        plan = plan_cuts(layout, parts_wanted=len(leases), part_pages=settings.part_pages)
-    if layout is None or plan is None:
-        return whole.run(job, timeout=timeout)
-    parts = part_jobs(job, layout, plan)
-    if len(parts) > len(leases) and plan.pages <= 2 * settings.part_pages:
-        # Too few workers free for one pass, and short enough to fit one worker's memory:
-        # three passes would cost more than one piece.
-        return whole.run(job, timeout=timeout)
+    spent = 0.0
     try:
-        if len(parts) <= len(leases):
-            done = _run_all(leases, parts, timeout, _Exchange(len(parts), timeout))
-            spent = layout.cpu_seconds + sum(d.cpu_seconds for d in done)
-        else:
-            measured = _run_all(
-                leases,
-                [dataclasses.replace(p, widths_only=True) for p in parts],
-                timeout,
-                _Exchange(len(parts), timeout),
-            )
-            columns = widest([d.columns or [] for d in measured])
-            parts = [dataclasses.replace(p, columns=columns) for p in parts]
-            counted = _run_all(
-                leases,
-                [dataclasses.replace(p, count_only=True) for p in parts],
-                timeout,
-                _Exchange(len(parts), timeout),
-            )
-            exchange = _Exchange(len(parts), timeout)
-            exchange.layouts = {d.layout.index: d.layout for d in counted}
-            known = [
-                dataclasses.replace(
-                    part,
-                    start=counted[part.index - 1].end if part.index else None,
-                    placement=exchange.placement(part.index),
-                )
-                for part in parts
+        if len(leases) > 1:
+            # Every worker parses the document while the first probes it; the first part goes
+            # on with the document it parsed, the others with theirs once the plan is known.
+            def one_pass(layout: TableLayout | None) -> list[PartJob] | None:
+                plan = _plan(layout, settings, len(leases))
+                found = part_jobs(job, layout, plan) if layout is not None and plan else None
+                return found if found is not None and len(found) <= len(leases) else None
+
+            openings = [
+                PartOpening(job=job, index=index, probe_rows=settings.probe_rows)
+                for index in range(len(leases))
             ]
-            done = _run_all(leases, known, timeout, exchange)
-            spent = layout.cpu_seconds + sum(d.cpu_seconds for d in [*measured, *counted, *done])
+            opened = _run_all(
+                leases, openings, timeout, _Exchange(len(leases), timeout, plan=one_pass)
+            )
+            spent = sum(result.cpu_seconds for result in opened if result is not None)
+            if isinstance(opened[0], PartDone):
+                done = [result for result in opened if isinstance(result, PartDone)]
+                return _joined(job, done, spent)
+            layout = opened[0]
+        else:
+            layout = whole.run(TableProbe(job=job, rows=settings.probe_rows), timeout=timeout)
+            spent = layout.cpu_seconds if layout is not None else 0.0
+        plan = _plan(layout, settings, len(leases))
+        if layout is None or plan is None:
+            return whole.run(job, timeout=timeout)
+        parts = part_jobs(job, layout, plan)
+        if len(parts) <= len(leases) or plan.pages <= 2 * settings.part_pages:
+            # One pass would have been taken above; too few workers free for one pass, and
+            # short enough to fit one worker's memory: three passes would cost more than one
+            # piece.
+            return whole.run(job, timeout=timeout)
+        measured = _run_all(
+            leases,
+            [dataclasses.replace(p, widths_only=True) for p in parts],
+            timeout,
+            _Exchange(len(parts), timeout),
+        )
+        columns = widest([d.columns or [] for d in measured])
+        parts = [dataclasses.replace(p, columns=columns) for p in parts]
+        counted = _run_all(
+            leases,
+            [dataclasses.replace(p, count_only=True) for p in parts],
+            timeout,
+            _Exchange(len(parts), timeout),
+        )
+        exchange = _Exchange(len(parts), timeout)
+        exchange.layouts = {d.layout.index: d.layout for d in counted}
+        known = [
+            dataclasses.replace(
+                part,
+                start=counted[part.index - 1].end if part.index else None,
+                placement=exchange.placement(part.index),
+            )
+            for part in parts
+        ]
+        done = _run_all(leases, known, timeout, exchange)
+        spent += sum(d.cpu_seconds for d in [*measured, *counted, *done])
     except (PartMisaligned, LeasePreempted):
         # Not cut where the document breaks its pages, or a borrowed worker was taken back for
         # another request: the document in one piece, on its own worker.
         return whole.run(job, timeout=timeout)
+    return _joined(job, done, spent)
+
+
+def _plan(layout: TableLayout | None, settings: PartSettings, workers: int) -> _Plan | None:
+    if layout is None:
+        return None
+    return plan_cuts(layout, parts_wanted=workers, part_pages=settings.part_pages)
+
+
+def _joined(job: RenderJob, done: list[PartDone], spent: float) -> RenderedPdf:
+    """The parts' PDFs joined, within the document's page cap and CPU budget (``spent``: what
+    every part, probe and pass took)."""
     total = sum(d.layout.pages for d in done)
     if total > job.max_pages:
         raise PageLimitExceeded(total, job.max_pages)

@@ -2,9 +2,10 @@
 
 Started by `generate.engine.pool.RenderPool`; the protocol and the process set-up are
 `core.engine.process_worker`'s. Jobs: a `RenderJob` (the whole document), or for a long document
-a `TableProbe` and its `PartJob`s (`generate.engine.parts`). Results: ``("ok", RenderedPdf)``
-(``TableLayout``, ``PartDone``), ``("error", GenerateError)``,
-``("memory", None)`` or ``("crash", (detail, where))`` (see `RenderFailed`).
+a `TableProbe` and its `PartJob`s, or `PartOpening`s (`generate.engine.parts`). Results:
+``("ok", RenderedPdf)`` (``TableLayout``, ``PartDone``, ``PartSkipped``),
+``("error", GenerateError)``, ``("memory", None)`` or ``("crash", (detail, where))`` (see
+`RenderFailed`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from core.engine import process_worker
 from generate.engine.cpu_budget import CpuBudgetExceeded, cpu_budget, cpu_seconds_used
 from generate.engine.errors import GenerateError, RenderCpuLimit
 from generate.engine.job import RenderJob
-from generate.engine.part_job import PartJob, TableProbe
-from generate.engine.part_layout import probe_table, render_part
+from generate.engine.part_job import PartJob, PartOpening, TableProbe
+from generate.engine.part_layout import open_part, probe_table, render_part
 from generate.engine.render import (
     PreparedDocument,
     describe_failure,
@@ -39,7 +40,7 @@ class _Renderer:
         self.font_config = FontConfiguration()
         warm_up(self.font_config)
 
-    def __call__(self, work: RenderJob | PartJob | TableProbe) -> Any:
+    def __call__(self, work: RenderJob | PartJob | PartOpening | TableProbe) -> Any:
         job = work if isinstance(work, RenderJob) else work.job
         started = cpu_seconds_used()
         try:
@@ -50,6 +51,8 @@ class _Renderer:
                         return render_pdf(work, font_config=self.font_config, on_page=on_page)
                     if isinstance(work, TableProbe):
                         result: Any = probe_table(work, self._prepare, on_page=on_page)
+                    elif isinstance(work, PartOpening):
+                        result = open_part(work, self._prepare, process_worker.ask, on_page=on_page)
                     else:
                         result = render_part(
                             work, self._prepare, process_worker.ask, on_page=on_page
