@@ -7,8 +7,11 @@ upgrade that moves them makes a parted render differ from the one-piece render h
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
+import weakref
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 
 import pytest
@@ -21,10 +24,12 @@ from generate.engine import (
     RenderPool,
     RenderTimeout,
     parts,
+    worker,
 )
-from generate.engine.part_job import PartJob, TableLayout
+from generate.engine.part_job import ASK_PLAN, PartJob, PartOpening, TableLayout
+from generate.engine.part_layout import open_part
 from generate.engine.parts import one_piece_reason, plan_cuts
-from generate.engine.render import render_pdf
+from generate.engine.render import prepare_document, render_pdf
 from tests.generate.conftest import page_sizes, page_texts, reader
 from tests.generate.test_engine import job_for
 from tests.generate.test_render_limits import (
@@ -327,3 +332,45 @@ def test_a_part_that_would_not_start_as_a_continuation_renders_in_one_piece(
 
     assert part_counts == [2]
     assert page_texts(pdf) == page_texts(render_pdf(job).pdf)
+
+
+def test_the_probe_leaves_the_parsed_document_as_it_found_it(document) -> None:
+    # The first part probes the document it parsed, then renders its own rows from it: the
+    # probe's cut (the rows after its first ones, what follows the table) must be put back.
+    prepared = prepare_document(document)
+    before = ET.tostring(prepared.html.etree_element)
+    asked: list[object] = []
+
+    def ask(question: tuple[object, ...]) -> None:  # no plan: the probe's layout comes back
+        asked.append(question[0])
+
+    layout = open_part(PartOpening(job=document, index=0, probe_rows=60), lambda job: prepared, ask)
+
+    assert isinstance(layout, TableLayout)
+    assert layout.rows == 330
+    assert len(layout.page_starts) > 2
+    assert asked == [ASK_PLAN]
+    assert ET.tostring(prepared.html.etree_element) == before
+
+
+class Garbage:
+    """An object only a reference cycle keeps: only the garbage collector frees it."""
+
+    def __init__(self) -> None:
+        self.itself = self
+
+
+def test_a_part_renders_with_few_garbage_collections_and_collects_after() -> None:
+    threshold = gc.get_threshold()
+    gc.disable()  # no collection but the worker's own
+    try:
+        with worker._few_collections():
+            assert gc.get_threshold()[0] == worker.PART_GC_THRESHOLD
+            garbage = weakref.ref(Garbage())
+        assert gc.get_threshold() == threshold
+        assert garbage() is not None
+        worker._collect()  # what the worker does once the part's result is sent
+    finally:
+        gc.enable()
+
+    assert garbage() is None
