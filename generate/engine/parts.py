@@ -11,9 +11,14 @@ that stretch of the document (`generate.engine.part_layout` lays a part out as s
    left/right/blank/nth pages that differ in more than their margin boxes, breaks to a left or
    right page, a reset of the ``page`` counter, viewport units, form fields. Anything else is
    rendered in one piece, as before.
-2. A probe (`TableProbe`) lays out what precedes the table and its first rows: where the
-   table's pages start. If full pages hold the same number of rows, the later page starts are
-   known; otherwise the document is rendered in one piece.
+2. A probe lays out what precedes the table and its first rows: where the table's pages start.
+   If full pages hold the same number of rows, the later page starts are known; otherwise the
+   document is rendered in one piece. With several workers the probe is the first part's
+   opening (`PartOpening`): every worker parses the document at once, the first probes its
+   copy (and puts it back as it was), the pool plans the parts, and each worker renders its
+   part from the copy it parsed: the document is parsed once per worker, and the other parts
+   parse while the first probes. With one worker (`TableProbe`), or when the parts do not go
+   in one pass, the probe's layout plans the passes below.
 3. The cuts are page starts, one part per ``part_pages`` pages and at least one per worker the
    document holds (one, counted for its tenant, plus any idle ones borrowed: `ProcessPool.lease`;
    a borrowed worker is taken back when another request would wait, and the document then
@@ -22,10 +27,11 @@ that stretch of the document (`generate.engine.part_layout` lays a part out as s
    pages are right before anything is laid out. Each part but the last also lays out the next
    part's first row and checks that it opens a new page (`PartMisaligned` otherwise: the rows
    were not regular after all, and the document is rendered in one piece).
-4. As many parts as workers: one pass, all at once. Every part measures its rows' cells and
-   asks for the widest of each column in any part (an automatic table layout sizes its columns
-   from every row), lays out its pages, asks for the page count and the named strings of the
-   parts before it once all are laid out, then draws its margin boxes and writes its PDF.
+4. As many parts as workers, or fewer: one pass, all at once. Every part measures its rows'
+   cells and asks for the widest of each column in any part (an automatic table layout sizes
+   its columns from every row), lays out its pages, asks for the page count and the named
+   strings of the parts before it once all are laid out, then draws its margin boxes and writes
+   its PDF. A worker runs a part with few garbage collections (`generate.engine.worker`).
    More parts than workers (memory): the parts run a few at a time, three times: measured,
    then laid out and counted, then laid out again and written knowing everything; about twice
    the work of one piece, but no worker holds more than one part. A document of at most twice
