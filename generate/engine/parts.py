@@ -9,8 +9,9 @@ that stretch of the document (`generate.engine.part_layout` lays a part out as s
    and none of the features a part cannot reproduce (`one_piece_reason`): footnotes,
    ``target-counter()``/``target-text()``, links inside the document, ``position: fixed``,
    left/right/blank/nth pages that differ in more than their margin boxes, breaks to a left or
-   right page, a reset of the ``page`` counter, viewport units, form fields. Anything else is
-   rendered in one piece, as before.
+   right page, a reset of the ``page`` counter, viewport units, form fields, selectors that
+   depend on siblings other than a table cell's (``tr:nth-child(even)``, ``h2 + table``).
+   Anything else is rendered in one piece, as before.
 2. A probe lays out what precedes the table and its first rows: where the table's pages start.
    If full pages hold the same number of rows, the later page starts are known; otherwise the
    document is rendered in one piece. With several workers the probe is the first part's
@@ -129,7 +130,98 @@ def one_piece_reason(job: RenderJob, settings: PartSettings) -> str | None:
     sheets = [job.author_css, job.user_css, *_STYLE_ELEMENTS.findall(job.html)]
     if any(_page_rules_differ(sheet) for sheet in sheets):
         return "left/right, blank or nth pages laid out differently"
+    if any(_sibling_selectors(sheet) for sheet in sheets):
+        return "selectors that depend on an element's siblings"
     return None
+
+
+_STRUCTURAL = re.compile(
+    r":(first|last|only)-(child|of-type)\b|:nth-(last-)?(child|of-type)\(", re.I
+)
+_COMBINATOR = re.compile(r"\s*([>+~])\s*|\s+")
+_TYPE = re.compile(r"[a-z][\w-]*", re.I)
+_SIBLING_INSIDE = re.compile(r":(not|is|where|has|matches)\([^)]*(\+|~(?!=))", re.I)
+
+
+def _sibling_selectors(css: str) -> bool:
+    """Whether a selector depends on an element's siblings or its position among them
+    (``:nth-child()``, ``:first-child``..., ``+``, ``~``), other than a table cell's: a part
+    lacks the rows before its own (and what precedes or follows the table), so
+    ``tr:nth-child(even)`` or ``h2 + table`` would match other elements in it than in one
+    piece. Cells are never cut from their rows: ``td:first-child`` and ``td + td`` are safe."""
+    if not any(mark in css for mark in (":", "+", "~")):
+        return False
+    for prelude in _selector_preludes(
+        tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+    ):
+        # Brackets and parentheses blanked (same length): their "+", "~" and commas are not
+        # combinators; the structural pseudo-classes are looked for in the original text.
+        blank, depth = [], 0
+        for char in prelude:
+            if char in "([":
+                depth += 1
+            elif char in ")]":
+                depth = max(0, depth - 1)
+                blank.append(char)
+                continue
+            blank.append("x" if depth and char not in "([" else char)
+        blanked = "".join(blank)
+        start = 0
+        for selector in blanked.split(","):
+            end = start + len(selector)
+            if _sibling_selector(prelude[start:end], selector):
+                return True
+            start = end + 1
+    return False
+
+
+def _sibling_selector(original: str, blanked: str) -> bool:
+    """Whether one selector depends on siblings other than a table cell's. A compound is a
+    cell's when it is ``td`` or ``th``, a child of ``tr`` (``tr > *``), or a sibling of a
+    cell's (``td + *``)."""
+    position, combinator = 0, ""
+    text = blanked.strip()
+    offset = len(blanked) - len(blanked.lstrip())
+    before = ""  # the previous compound's element type
+    cell = False  # the previous compound is a cell's
+    for match in [*_COMBINATOR.finditer(text), None]:
+        end = match.start() if match is not None else len(text)
+        compound = original[offset + position : offset + end]
+        found = _TYPE.match(compound)
+        kind = found.group(0).lower() if found is not None else ""
+        cell = (
+            kind in ("td", "th")
+            or (combinator == ">" and before == "tr")
+            or (combinator in ("+", "~") and cell)
+        )
+        before = kind
+        if not cell and (
+            combinator in ("+", "~")
+            or _STRUCTURAL.search(compound)
+            or _SIBLING_INSIDE.search(compound)
+        ):
+            return True
+        if match is not None:
+            position, combinator = match.end(), (match.group(1) or " ")
+    return False
+
+
+def _selector_preludes(rules: list[Any]) -> list[str]:
+    """The selectors of ``rules``' style rules, those inside ``@media`` and ``@supports``."""
+    found: list[str] = []
+    for rule in rules:
+        if rule.type == "qualified-rule":
+            found.append(tinycss2.serialize(rule.prelude))
+        elif (
+            rule.type == "at-rule"
+            and rule.lower_at_keyword in ("media", "supports")
+            and rule.content is not None
+        ):
+            rules_inside = tinycss2.parse_rule_list(
+                rule.content, skip_comments=True, skip_whitespace=True
+            )
+            found.extend(_selector_preludes(rules_inside))
+    return found
 
 
 def _page_rules_differ(css: str) -> bool:
