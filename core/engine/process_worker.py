@@ -39,10 +39,13 @@ def worker_main(
     expected: tuple[type[BaseException], ...],
     where: Callable[[BaseException], str | None] = lambda _: None,
     log_name: str = "worker",
+    after: Callable[[], None] | None = None,
 ) -> None:
     """A worker's life: set up, ``start()`` (warm up; returns the job handler), then run jobs
     until told to stop or killed. Exceptions of the ``expected`` types go back to the caller as
-    they are; ``where`` says, for the caller, where in the input an unexpected one happened."""
+    they are; ``where`` says, for the caller, where in the input an unexpected one happened.
+    ``after`` is called once each result is sent, before the next job is awaited (tidying up
+    while the caller has its answer)."""
     try:
         set_up_process(temp_dir, memory_limit_bytes, nice, log_name)
         handle = start()
@@ -52,7 +55,7 @@ def worker_main(
         return
     connection.send(("ready", None))
     try:
-        serve(connection, handle, expected=expected, where=where)
+        serve(connection, handle, expected=expected, where=where, after=after)
     finally:
         # The parent removes the folder of a worker it kills; one that ends on its own (the
         # server went away) removes its own.
@@ -77,6 +80,7 @@ def serve(
     *,
     expected: tuple[type[BaseException], ...],
     where: Callable[[BaseException], str | None] = lambda _: None,
+    after: Callable[[], None] | None = None,
 ) -> None:
     while True:
         try:
@@ -105,6 +109,8 @@ def serve(
         except (EOFError, OSError):
             return
         del result, job  # not held while waiting for the next job
+        if after is not None:
+            after()
 
 
 def set_up_process(temp_dir: str, memory_limit_bytes: int, nice: int, log_name: str) -> None:
@@ -141,10 +147,13 @@ def main(
     expected: tuple[type[BaseException], ...],
     where: Callable[[BaseException], str | None] = lambda _: None,
     log_name: str = "worker",
+    after: Callable[[], None] | None = None,
 ) -> None:
     """A worker module's ``__main__``: `worker_main` with the command-line arguments the pool
     passes (see `arguments`)."""
-    worker_main(*arguments(), start=start, expected=expected, where=where, log_name=log_name)
+    worker_main(
+        *arguments(), start=start, expected=expected, where=where, log_name=log_name, after=after
+    )
 
 
 def arguments() -> tuple[Connection, str, int, int]:

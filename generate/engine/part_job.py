@@ -37,6 +37,27 @@ class TableProbe:
 
 
 @dataclass(frozen=True)
+class PartOpening:
+    """A part sent before its cut is known, so that every worker parses the document while the
+    first probes it. The first (``index`` 0) probes the table as `TableProbe` does and asks
+    ``ASK_PLAN`` with its `TableLayout`; the others ask ``ASK_PART``. The answer is the part's
+    `PartJob`, rendered on the document the worker has parsed already (`PartDone`), or None
+    when the document does not go in one pass of these parts: the first then returns its
+    `TableLayout` (or None, no table), the others `PartSkipped`."""
+
+    job: RenderJob
+    index: int
+    probe_rows: int
+
+
+@dataclass(frozen=True)
+class PartSkipped:
+    """A `PartOpening` that got no part: the CPU-seconds it took (parsing the document)."""
+
+    cpu_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
 class TableLayout:
     """Where the probe's pages broke. ``table``: the table's path (`part_layout.longest_table`);
     ``rows``: its body rows in all; ``page_starts``: (page index, first row on that page) for
@@ -132,6 +153,8 @@ ASK_START = "start"  # (ASK_START, index) -> PartStart
 TELL_END = "end"  # (TELL_END, index, PartStart) -> None: what the next part starts with
 ASK_PLACEMENT = "placement"  # (ASK_PLACEMENT, PartLayout) -> Placement
 ASK_COLUMNS = "columns"  # (ASK_COLUMNS, index, its rows' Columns) -> the whole table's Columns
+ASK_PLAN = "plan"  # (ASK_PLAN, TableLayout | None) -> the first part's PartJob, or None
+ASK_PART = "part"  # (ASK_PART, index) -> that part's PartJob, or None
 
 
 class PartMisaligned(GenerateError):

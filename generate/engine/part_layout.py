@@ -55,7 +55,9 @@ from generate.engine.errors import PageLimitExceeded
 from generate.engine.job import RenderJob
 from generate.engine.part_job import (
     ASK_COLUMNS,
+    ASK_PART,
     ASK_PLACEMENT,
+    ASK_PLAN,
     ASK_START,
     TELL_END,
     Columns,
@@ -63,6 +65,8 @@ from generate.engine.part_job import (
     PartJob,
     PartLayout,
     PartMisaligned,
+    PartOpening,
+    PartSkipped,
     PartStart,
     Placement,
     TableLayout,
@@ -122,7 +126,26 @@ def longest_table(root: ET.Element) -> tuple[tuple[int, ...], ET.Element] | None
 _WRAPPER_DEPTH = 3
 
 
-def _keep_rows(table: ET.Element, first: int, end: int) -> list[ET.Element]:
+# What `_cut` changed, to put back: (element, its children, its text, its tail) before.
+Undo = list[tuple[ET.Element, list[ET.Element], str | None, str | None]]
+
+
+def _changing(element: ET.Element, undo: Undo | None) -> None:
+    if undo is not None:
+        undo.append((element, list(element), element.text, element.tail))
+
+
+def _restore(undo: Undo) -> None:
+    """Undo `_cut`'s changes to the element tree."""
+    for element, children, text, tail in reversed(undo):
+        element[:] = children
+        element.text, element.tail = text, tail
+    undo.clear()
+
+
+def _keep_rows(
+    table: ET.Element, first: int, end: int, undo: Undo | None = None
+) -> list[ET.Element]:
     """Remove the table's body rows outside ``first`` .. ``end`` (inclusive); the kept rows."""
     kept: list[ET.Element] = []
     index = 0
@@ -131,6 +154,7 @@ def _keep_rows(table: ET.Element, first: int, end: int) -> list[ET.Element]:
         rows = [row for row in children if isinstance(row.tag, str) and row.tag == "tr"]
         keep = {id(row) for row in rows[max(0, first - index) : max(0, end + 1 - index)]}
         index += len(rows)
+        _changing(group, undo)
         group[:] = [child for child in children if child.tag != "tr" or id(child) in keep]
         kept.extend(row for row in rows if id(row) in keep)
     return kept
@@ -144,13 +168,17 @@ def _cut(
     *,
     before: bool,
     after: bool,
+    undo: Undo | None = None,
 ) -> tuple[ET.Element, list[ET.Element]]:
     """Keep the table at ``path`` (with rows ``first``..``end``), what precedes it if
-    ``before``, what follows it if ``after``, at every level. Returns (table, kept rows)."""
+    ``before``, what follows it if ``after``, at every level. Returns (table, kept rows).
+    What it changes is recorded in ``undo`` when given (`_restore`)."""
     parent = _body(root)
     for level in path:
         elements = _elements(parent)
         target = elements[level]
+        _changing(parent, undo)
+        _changing(target, undo)
         if not before:
             parent.text = None
         keep = [
@@ -165,9 +193,10 @@ def _cut(
         parent = target
     table = parent
     if first > 0:
+        _changing(table, undo)
         for caption in [e for e in _elements(table) if e.tag == "caption"]:
             table.remove(caption)  # drawn once, above the table's first row
-    return table, _keep_rows(table, first, end)
+    return table, _keep_rows(table, first, end, undo)
 
 
 # -- the box tree: counters and running elements across parts ------------------------------------
@@ -469,19 +498,52 @@ def probe_table(
 ) -> TableLayout | None:
     """Lay out the document up to its longest table and that table's first ``probe.rows`` rows;
     where the table's pages start. None when the body has no table."""
-    prepared = prepare(probe.job)
+    return _probe(prepare(probe.job), probe.rows, probe.job.max_pages, on_page)
+
+
+def open_part(
+    opening: PartOpening,
+    prepare: Callable[[RenderJob], PreparedDocument],
+    ask: Ask,
+    *,
+    on_page: Callable[[], None] | None = None,
+) -> PartDone | TableLayout | PartSkipped | None:
+    """Parse the document, then (the first part) probe it and ask for the plan, or (the others)
+    ask for the part; render the part given on the parsed document (see `PartOpening`)."""
+    prepared = prepare(opening.job)
+    part: PartJob | None
+    if opening.index == 0:
+        layout = _probe(prepared, opening.probe_rows, opening.job.max_pages, on_page)
+        part = ask((ASK_PLAN, layout))
+        if part is None:
+            return layout
+    else:
+        part = ask((ASK_PART, opening.index))
+        if part is None:
+            return PartSkipped()
+    return _render_part(part, prepared, ask, on_page=on_page)
+
+
+def _probe(
+    prepared: PreparedDocument, probe_rows: int, limit: int, on_page: Callable[[], None] | None
+) -> TableLayout | None:
+    """`probe_table` on a parsed document, which it leaves as it found it."""
     html = prepared.html
     found = longest_table(html.etree_element)
     if found is None:
         return None
     path, table = found
     rows = len(table_rows(table))
-    _, kept = _cut(html.etree_element, path, 0, probe.rows - 1, before=True, after=False)
-    index_of = {id(row): i for i, row in enumerate(kept)}
-    context, root_box = _build(prepared, None, None, None)
-    pages, _first = _lay_out(
-        html, root_box, context, offset=0, limit=probe.job.max_pages, on_page=on_page
-    )
+    undo: Undo = []
+    try:
+        _, kept = _cut(
+            html.etree_element, path, 0, probe_rows - 1, before=True, after=False, undo=undo
+        )
+        index_of = {id(row): i for i, row in enumerate(kept)}
+        context, root_box = _build(prepared, None, None, None)
+        pages, _first = _lay_out(html, root_box, context, offset=0, limit=limit, on_page=on_page)
+    finally:
+        _restore(undo)
     starts = []
     first_page = None
     for number, page in enumerate(pages):
@@ -504,7 +566,16 @@ def render_part(
     on_page: Callable[[], None] | None = None,
 ) -> PartDone:
     """Lay out (and unless ``count_only``, write) one part; see `PartJob`."""
-    prepared = prepare(part.job)
+    return _render_part(part, prepare(part.job), ask, on_page=on_page)
+
+
+def _render_part(
+    part: PartJob,
+    prepared: PreparedDocument,
+    ask: Ask,
+    *,
+    on_page: Callable[[], None] | None = None,
+) -> PartDone:
     html = prepared.html
     root = html.etree_element
     table, kept = _cut(

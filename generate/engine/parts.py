@@ -9,11 +9,17 @@ that stretch of the document (`generate.engine.part_layout` lays a part out as s
    and none of the features a part cannot reproduce (`one_piece_reason`): footnotes,
    ``target-counter()``/``target-text()``, links inside the document, ``position: fixed``,
    left/right/blank/nth pages that differ in more than their margin boxes, breaks to a left or
-   right page, a reset of the ``page`` counter, viewport units, form fields. Anything else is
-   rendered in one piece, as before.
-2. A probe (`TableProbe`) lays out what precedes the table and its first rows: where the
-   table's pages start. If full pages hold the same number of rows, the later page starts are
-   known; otherwise the document is rendered in one piece.
+   right page, a reset of the ``page`` counter, viewport units, form fields, selectors that
+   depend on siblings other than a table cell's (``tr:nth-child(even)``, ``h2 + table``).
+   Anything else is rendered in one piece, as before.
+2. A probe lays out what precedes the table and its first rows: where the table's pages start.
+   If full pages hold the same number of rows, the later page starts are known; otherwise the
+   document is rendered in one piece. With several workers the probe is the first part's
+   opening (`PartOpening`): every worker parses the document at once, the first probes its
+   copy (and puts it back as it was), the pool plans the parts, and each worker renders its
+   part from the copy it parsed: the document is parsed once per worker, and the other parts
+   parse while the first probes. With one worker (`TableProbe`), or when the parts do not go
+   in one pass, the probe's layout plans the passes below.
 3. The cuts are page starts, one part per ``part_pages`` pages and at least one per worker the
    document holds (one, counted for its tenant, plus any idle ones borrowed: `ProcessPool.lease`;
    a borrowed worker is taken back when another request would wait, and the document then
@@ -22,10 +28,11 @@ that stretch of the document (`generate.engine.part_layout` lays a part out as s
    pages are right before anything is laid out. Each part but the last also lays out the next
    part's first row and checks that it opens a new page (`PartMisaligned` otherwise: the rows
    were not regular after all, and the document is rendered in one piece).
-4. As many parts as workers: one pass, all at once. Every part measures its rows' cells and
-   asks for the widest of each column in any part (an automatic table layout sizes its columns
-   from every row), lays out its pages, asks for the page count and the named strings of the
-   parts before it once all are laid out, then draws its margin boxes and writes its PDF.
+4. As many parts as workers, or fewer: one pass, all at once. Every part measures its rows'
+   cells and asks for the widest of each column in any part (an automatic table layout sizes
+   its columns from every row), lays out its pages, asks for the page count and the named
+   strings of the parts before it once all are laid out, then draws its margin boxes and writes
+   its PDF. A worker runs a part with few garbage collections (`generate.engine.worker`).
    More parts than workers (memory): the parts run a few at a time, three times: measured,
    then laid out and counted, then laid out again and written knowing everything; about twice
    the work of one piece, but no worker holds more than one part. A document of at most twice
@@ -61,7 +68,9 @@ from generate.engine.errors import PageLimitExceeded, RenderCpuLimit
 from generate.engine.job import RenderedPdf, RenderJob
 from generate.engine.part_job import (
     ASK_COLUMNS,
+    ASK_PART,
     ASK_PLACEMENT,
+    ASK_PLAN,
     ASK_START,
     TELL_END,
     Columns,
@@ -69,6 +78,7 @@ from generate.engine.part_job import (
     PartJob,
     PartLayout,
     PartMisaligned,
+    PartOpening,
     PartStart,
     Placement,
     TableLayout,
@@ -120,7 +130,98 @@ def one_piece_reason(job: RenderJob, settings: PartSettings) -> str | None:
     sheets = [job.author_css, job.user_css, *_STYLE_ELEMENTS.findall(job.html)]
     if any(_page_rules_differ(sheet) for sheet in sheets):
         return "left/right, blank or nth pages laid out differently"
+    if any(_sibling_selectors(sheet) for sheet in sheets):
+        return "selectors that depend on an element's siblings"
     return None
+
+
+_STRUCTURAL = re.compile(
+    r":(first|last|only)-(child|of-type)\b|:nth-(last-)?(child|of-type)\(", re.I
+)
+_COMBINATOR = re.compile(r"\s*([>+~])\s*|\s+")
+_TYPE = re.compile(r"[a-z][\w-]*", re.I)
+_SIBLING_INSIDE = re.compile(r":(not|is|where|has|matches)\([^)]*(\+|~(?!=))", re.I)
+
+
+def _sibling_selectors(css: str) -> bool:
+    """Whether a selector depends on an element's siblings or its position among them
+    (``:nth-child()``, ``:first-child``..., ``+``, ``~``), other than a table cell's: a part
+    lacks the rows before its own (and what precedes or follows the table), so
+    ``tr:nth-child(even)`` or ``h2 + table`` would match other elements in it than in one
+    piece. Cells are never cut from their rows: ``td:first-child`` and ``td + td`` are safe."""
+    if not any(mark in css for mark in (":", "+", "~")):
+        return False
+    for prelude in _selector_preludes(
+        tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+    ):
+        # Brackets and parentheses blanked (same length): their "+", "~" and commas are not
+        # combinators; the structural pseudo-classes are looked for in the original text.
+        blank, depth = [], 0
+        for char in prelude:
+            if char in "([":
+                depth += 1
+            elif char in ")]":
+                depth = max(0, depth - 1)
+                blank.append(char)
+                continue
+            blank.append("x" if depth and char not in "([" else char)
+        blanked = "".join(blank)
+        start = 0
+        for selector in blanked.split(","):
+            end = start + len(selector)
+            if _sibling_selector(prelude[start:end], selector):
+                return True
+            start = end + 1
+    return False
+
+
+def _sibling_selector(original: str, blanked: str) -> bool:
+    """Whether one selector depends on siblings other than a table cell's. A compound is a
+    cell's when it is ``td`` or ``th``, a child of ``tr`` (``tr > *``), or a sibling of a
+    cell's (``td + *``)."""
+    position, combinator = 0, ""
+    text = blanked.strip()
+    offset = len(blanked) - len(blanked.lstrip())
+    before = ""  # the previous compound's element type
+    cell = False  # the previous compound is a cell's
+    for match in [*_COMBINATOR.finditer(text), None]:
+        end = match.start() if match is not None else len(text)
+        compound = original[offset + position : offset + end]
+        found = _TYPE.match(compound)
+        kind = found.group(0).lower() if found is not None else ""
+        cell = (
+            kind in ("td", "th")
+            or (combinator == ">" and before == "tr")
+            or (combinator in ("+", "~") and cell)
+        )
+        before = kind
+        if not cell and (
+            combinator in ("+", "~")
+            or _STRUCTURAL.search(compound)
+            or _SIBLING_INSIDE.search(compound)
+        ):
+            return True
+        if match is not None:
+            position, combinator = match.end(), (match.group(1) or " ")
+    return False
+
+
+def _selector_preludes(rules: list[Any]) -> list[str]:
+    """The selectors of ``rules``' style rules, those inside ``@media`` and ``@supports``."""
+    found: list[str] = []
+    for rule in rules:
+        if rule.type == "qualified-rule":
+            found.append(tinycss2.serialize(rule.prelude))
+        elif (
+            rule.type == "at-rule"
+            and rule.lower_at_keyword in ("media", "supports")
+            and rule.content is not None
+        ):
+            rules_inside = tinycss2.parse_rule_list(
+                rule.content, skip_comments=True, skip_whitespace=True
+            )
+            found.extend(_selector_preludes(rules_inside))
+    return found
 
 
 def _page_rules_differ(css: str) -> bool:
@@ -227,7 +328,12 @@ class _Exchange:
     """What the parts tell each other through the pool, answered as they ask (see
     `generate.engine.part_job`'s questions). A question that cannot be answered yet waits."""
 
-    def __init__(self, count: int, timeout: float) -> None:
+    def __init__(
+        self,
+        count: int,
+        timeout: float,
+        plan: Callable[[TableLayout | None], list[PartJob] | None] | None = None,
+    ) -> None:
         self.count = count
         self.timeout = timeout
         self.ends: dict[int, PartStart] = {}
@@ -235,6 +341,10 @@ class _Exchange:
         self.columns: dict[int, Columns] = {}
         self.failed = False
         self._condition = threading.Condition()
+        # `PartOpening`s: the parts planned from the first one's probe (ASK_PLAN), once known.
+        self._plan = plan
+        self.planned = False
+        self.parts: list[PartJob] | None = None
 
     def abort(self) -> None:
         with self._condition:
@@ -263,6 +373,18 @@ class _Exchange:
                 self._condition.notify_all()
                 self._wait(lambda: len(self.columns) == self.count)
                 return widest(list(self.columns.values()))
+            if kind == ASK_PLAN:
+                assert self._plan is not None
+                self.parts = self._plan(question[1])
+                self.planned = True
+                if self.parts is not None:
+                    self.count = len(self.parts)
+                self._condition.notify_all()
+                return self.parts[0] if self.parts is not None else None
+            if kind == ASK_PART:
+                index = question[1]
+                self._wait(lambda: self.planned)
+                return self.parts[index] if self.parts and index < len(self.parts) else None
             if kind == ASK_PLACEMENT:
                 layout: PartLayout = question[1]
                 self.layouts[layout.index] = layout
@@ -281,21 +403,22 @@ class _Exchange:
 
 
 def _run_all(
-    leases: list[Lease[Any, Any]], parts: list[PartJob], timeout: float, exchange: _Exchange
-) -> list[PartDone]:
-    """Run ``parts`` on ``leases``, in order, as many at a time as there are leases."""
-    queue = list(reversed(parts))
+    leases: list[Lease[Any, Any]], parts: list[Any], timeout: float, exchange: _Exchange
+) -> list[Any]:
+    """Run ``parts`` on ``leases``, in order, as many at a time as there are leases; their
+    results, in order."""
+    queue = list(reversed(list(enumerate(parts))))
     lock = threading.Lock()
-    done: dict[int, PartDone] = {}
+    done: dict[int, Any] = {}
 
     def work(lease: Lease[Any, Any]) -> None:
         while True:
             with lock:
                 if not queue or exchange.failed:
                     return
-                part = queue.pop()
+                position, part = queue.pop()
             try:
-                done[part.index] = lease.run(part, timeout=timeout, answer=exchange.answer)
+                done[position] = lease.run(part, timeout=timeout, answer=exchange.answer)
             except BaseException:
                 exchange.abort()
                 raise
@@ -306,7 +429,7 @@ def _run_all(
     real = [e for e in errors if not isinstance(e, _Aborted)]
     if real or errors:
         raise (real or errors)[0]  # type: ignore[misc]
-    return [done[part.index] for part in parts]
+    return [done[position] for position in range(len(parts))]
 
 
 def render_in_parts(
@@ -319,52 +442,82 @@ def render_in_parts(
     """Render ``job`` on the held workers ``leases``: in parts when its table allows it (see
     the module docstring), otherwise in one piece on the first."""
     whole = leases[0]
-    layout = whole.run(TableProbe(job=job, rows=settings.probe_rows), timeout=timeout)
-    plan = None
-    if isinstance(layout, TableLayout):
-        plan = plan_cuts(layout, parts_wanted=len(leases), part_pages=settings.part_pages)
-    if layout is None or plan is None:
-        return whole.run(job, timeout=timeout)
-    parts = part_jobs(job, layout, plan)
-    if len(parts) > len(leases) and plan.pages <= 2 * settings.part_pages:
-        # Too few workers free for one pass, and short enough to fit one worker's memory:
-        # three passes would cost more than one piece.
-        return whole.run(job, timeout=timeout)
+    spent = 0.0
     try:
-        if len(parts) <= len(leases):
-            done = _run_all(leases, parts, timeout, _Exchange(len(parts), timeout))
-            spent = layout.cpu_seconds + sum(d.cpu_seconds for d in done)
-        else:
-            measured = _run_all(
-                leases,
-                [dataclasses.replace(p, widths_only=True) for p in parts],
-                timeout,
-                _Exchange(len(parts), timeout),
-            )
-            columns = widest([d.columns or [] for d in measured])
-            parts = [dataclasses.replace(p, columns=columns) for p in parts]
-            counted = _run_all(
-                leases,
-                [dataclasses.replace(p, count_only=True) for p in parts],
-                timeout,
-                _Exchange(len(parts), timeout),
-            )
-            exchange = _Exchange(len(parts), timeout)
-            exchange.layouts = {d.layout.index: d.layout for d in counted}
-            known = [
-                dataclasses.replace(
-                    part,
-                    start=counted[part.index - 1].end if part.index else None,
-                    placement=exchange.placement(part.index),
-                )
-                for part in parts
+        if len(leases) > 1:
+            # Every worker parses the document while the first probes it; the first part goes
+            # on with the document it parsed, the others with theirs once the plan is known.
+            def one_pass(layout: TableLayout | None) -> list[PartJob] | None:
+                plan = _plan(layout, settings, len(leases))
+                found = part_jobs(job, layout, plan) if layout is not None and plan else None
+                return found if found is not None and len(found) <= len(leases) else None
+
+            openings = [
+                PartOpening(job=job, index=index, probe_rows=settings.probe_rows)
+                for index in range(len(leases))
             ]
-            done = _run_all(leases, known, timeout, exchange)
-            spent = layout.cpu_seconds + sum(d.cpu_seconds for d in [*measured, *counted, *done])
+            opened = _run_all(
+                leases, openings, timeout, _Exchange(len(leases), timeout, plan=one_pass)
+            )
+            spent = sum(result.cpu_seconds for result in opened if result is not None)
+            if isinstance(opened[0], PartDone):
+                done = [result for result in opened if isinstance(result, PartDone)]
+                return _joined(job, done, spent)
+            layout = opened[0]
+        else:
+            layout = whole.run(TableProbe(job=job, rows=settings.probe_rows), timeout=timeout)
+            spent = layout.cpu_seconds if layout is not None else 0.0
+        plan = _plan(layout, settings, len(leases))
+        if layout is None or plan is None:
+            return whole.run(job, timeout=timeout)
+        parts = part_jobs(job, layout, plan)
+        if len(parts) <= len(leases) or plan.pages <= 2 * settings.part_pages:
+            # One pass would have been taken above; too few workers free for one pass, and
+            # short enough to fit one worker's memory: three passes would cost more than one
+            # piece.
+            return whole.run(job, timeout=timeout)
+        measured = _run_all(
+            leases,
+            [dataclasses.replace(p, widths_only=True) for p in parts],
+            timeout,
+            _Exchange(len(parts), timeout),
+        )
+        columns = widest([d.columns or [] for d in measured])
+        parts = [dataclasses.replace(p, columns=columns) for p in parts]
+        counted = _run_all(
+            leases,
+            [dataclasses.replace(p, count_only=True) for p in parts],
+            timeout,
+            _Exchange(len(parts), timeout),
+        )
+        exchange = _Exchange(len(parts), timeout)
+        exchange.layouts = {d.layout.index: d.layout for d in counted}
+        known = [
+            dataclasses.replace(
+                part,
+                start=counted[part.index - 1].end if part.index else None,
+                placement=exchange.placement(part.index),
+            )
+            for part in parts
+        ]
+        done = _run_all(leases, known, timeout, exchange)
+        spent += sum(d.cpu_seconds for d in [*measured, *counted, *done])
     except (PartMisaligned, LeasePreempted):
         # Not cut where the document breaks its pages, or a borrowed worker was taken back for
         # another request: the document in one piece, on its own worker.
         return whole.run(job, timeout=timeout)
+    return _joined(job, done, spent)
+
+
+def _plan(layout: TableLayout | None, settings: PartSettings, workers: int) -> _Plan | None:
+    if layout is None:
+        return None
+    return plan_cuts(layout, parts_wanted=workers, part_pages=settings.part_pages)
+
+
+def _joined(job: RenderJob, done: list[PartDone], spent: float) -> RenderedPdf:
+    """The parts' PDFs joined, within the document's page cap and CPU budget (``spent``: what
+    every part, probe and pass took)."""
     total = sum(d.layout.pages for d in done)
     if total > job.max_pages:
         raise PageLimitExceeded(total, job.max_pages)

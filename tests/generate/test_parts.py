@@ -7,10 +7,14 @@ upgrade that moves them makes a parted render differ from the one-piece render h
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
+import weakref
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 
+import pypdfium2 as pdfium
 import pytest
 
 from generate.engine import (
@@ -21,10 +25,13 @@ from generate.engine import (
     RenderPool,
     RenderTimeout,
     parts,
+    worker,
 )
-from generate.engine.part_job import PartJob, TableLayout
-from generate.engine.parts import one_piece_reason, plan_cuts
-from generate.engine.render import render_pdf
+from generate.engine import pool as engine_pool
+from generate.engine.part_job import ASK_PLAN, PartJob, PartOpening, TableLayout
+from generate.engine.part_layout import open_part
+from generate.engine.parts import _sibling_selectors, one_piece_reason, plan_cuts
+from generate.engine.render import prepare_document, render_pdf
 from tests.generate.conftest import page_sizes, page_texts, reader
 from tests.generate.test_engine import job_for
 from tests.generate.test_render_limits import (
@@ -211,6 +218,10 @@ def test_rows_that_stop_being_regular_render_in_one_piece(pool, part_counts) -> 
         ("<p style='position: fixed'>x</p>", "position: fixed"),
         ("<style>@page :left { margin-left: 3cm }</style>", "left/right, blank or nth pages"),
         ("<p style='break-before: right'>x</p>", "a break to a left or right page"),
+        (
+            "<style>tbody tr:nth-child(even) td { background: #ddd }</style>",
+            "selectors that depend on an element's siblings",
+        ),
     ],
 )
 def test_what_parts_cannot_reproduce_renders_in_one_piece(pool, extra, reason, part_counts) -> None:
@@ -327,3 +338,93 @@ def test_a_part_that_would_not_start_as_a_continuation_renders_in_one_piece(
 
     assert part_counts == [2]
     assert page_texts(pdf) == page_texts(render_pdf(job).pdf)
+
+
+def test_the_probe_leaves_the_parsed_document_as_it_found_it(document) -> None:
+    # The first part probes the document it parsed, then renders its own rows from it: the
+    # probe's cut (the rows after its first ones, what follows the table) must be put back.
+    prepared = prepare_document(document)
+    before = ET.tostring(prepared.html.etree_element)
+    asked: list[object] = []
+
+    def ask(question: tuple[object, ...]) -> None:  # no plan: the probe's layout comes back
+        asked.append(question[0])
+
+    layout = open_part(PartOpening(job=document, index=0, probe_rows=60), lambda job: prepared, ask)
+
+    assert isinstance(layout, TableLayout)
+    assert layout.rows == 330
+    assert len(layout.page_starts) > 2
+    assert asked == [ASK_PLAN]
+    assert ET.tostring(prepared.html.etree_element) == before
+
+
+class Garbage:
+    """An object only a reference cycle keeps: only the garbage collector frees it."""
+
+    def __init__(self) -> None:
+        self.itself = self
+
+
+def test_a_part_renders_with_few_garbage_collections_and_collects_after() -> None:
+    threshold = gc.get_threshold()
+    gc.disable()  # no collection but the worker's own
+    try:
+        with worker._few_collections():
+            assert gc.get_threshold()[0] == worker.PART_GC_THRESHOLD
+            garbage = weakref.ref(Garbage())
+        assert gc.get_threshold() == threshold
+        assert garbage() is not None
+        worker._collect()  # what the worker does once the part's result is sent
+    finally:
+        gc.enable()
+
+    assert garbage() is None
+
+
+@pytest.mark.parametrize(
+    ("css", "siblings"),
+    [
+        ("tbody tr:nth-child(even) td { background: #eee }", True),
+        ("tr:not(:first-child) td { border-top: 1px solid }", True),
+        ("h2 + table { margin-top: 0 }", True),
+        ("tr ~ tr { color: red }", True),
+        ("@media print { tr:last-child td { border: 0 } }", True),
+        ("p, li:first-child { margin: 0 }", True),
+        ("td:first-child, th:last-child { font-weight: bold }", False),
+        ("td + td { border-left: 1px solid }", False),
+        ("table.docgen-table.cols tr > * + * { border-left: 1px solid }", False),
+        ("tr > .x:first-child, td + * ~ .y { color: red }", False),
+        ("table > * + * { color: red }", True),
+        ("td:nth-child(2n+1) { color: red }", False),
+        ("a[title~=x] { color: red }", False),
+        ("h2::before { content: 'a + b ~ c' }", False),
+    ],
+)
+def test_selectors_that_depend_on_siblings_send_the_document_in_one_piece(css, siblings) -> None:
+    assert _sibling_selectors(css) is siblings
+
+
+def test_a_striped_table_cut_in_parts_would_not_be_striped_as_in_one_piece(
+    pool, part_counts, monkeypatch
+) -> None:
+    # Why: a later part lacks the rows before its own, so :nth-child() counts from its first
+    # row. Forced into parts, the stripes of the second part's pages differ from one piece.
+    job = long_table(331, css=CSS + "tbody tr:nth-child(even) td { background: #999 }")
+    monkeypatch.setattr(engine_pool, "one_piece_reason", lambda *args: None)
+    pdf = parted(pool, job, ONE_PASS)
+    whole = render_pdf(job).pdf
+
+    assert part_counts == [2]
+
+    assert page_texts(pdf) == page_texts(whole)  # the same text ...
+    assert page_pixels(pdf) != page_pixels(whole)  # ... not the same stripes
+    assert one_piece_reason(job, ONE_PASS) == "selectors that depend on an element's siblings"
+
+
+def page_pixels(pdf: bytes) -> list[bytes]:
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return [page.render(scale=0.5).to_pil().tobytes() for page in document]
+    finally:
+        document.close()
