@@ -5,8 +5,8 @@ reader no longer sees it. import-linter's contract "No import cycles inside an a
 (pyproject.toml) sees imports inside functions too and refuses any cycle; this test keeps the
 late imports themselves to ``AppConfig.ready()`` (Django's place for imports that need the apps
 loaded) and the ones with a reason, listed below (none now: a service enqueues its task by name,
-core.tasks_registry, so no task module has to name its service late). The source is read with ``ast``: nothing
-is imported.
+core.tasks_registry, so no task module has to name its service late). The source is read with
+``ast``: nothing is imported.
 """
 
 from __future__ import annotations
