@@ -34,6 +34,7 @@ class TableProbe:
 
     job: RenderJob
     rows: int
+    keep_siblings: bool = False  # see `PartJob`
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class PartOpening:
     job: RenderJob
     index: int
     probe_rows: int
+    keep_siblings: bool = False  # see `PartJob`
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,9 @@ class PartJob:
     last part); a part after the first also checks that each of its pages opens with the row
     the plan says. ``start``/``placement`` None: asked of the pool on the way
     (`core.engine.process_worker.ask`); ``count_only``: lay out and report, write nothing.
+    ``keep_siblings``: the document's selectors depend on siblings, so the rows and elements
+    outside the part stay in its tree as empty stand-ins that make no boxes
+    (`part_layout._cut`), instead of being removed.
     """
 
     job: RenderJob
@@ -115,6 +120,7 @@ class PartJob:
     pages: int | None
     step: int  # rows on a full page of the table
     chain: bool  # the part needs the counters and running elements of the part before it
+    keep_siblings: bool = False
     count_only: bool = False
     # Measure the table's columns (`Columns`) and stop: no layout.
     widths_only: bool = False

@@ -24,6 +24,10 @@ What it relies on, and why each is enough:
 - Body counters and the quote depth are a state carried through ``build.element_to_box`` in
   document order. The part before hands over that state after its last row (`PartStart`), and
   this part puts it back before its first row: its rows number on as in one piece.
+- Stand-ins (`_StandIn`, for documents whose selectors depend on siblings): ``build`` makes
+  every element's boxes through its module name ``element_to_box``, which this module wraps; a
+  stand-in gets none, as an element with ``display: none`` (which ``element_to_box`` drops
+  before its counters), while the selector matcher still counts it among its siblings.
 - An automatic table layout sizes the columns from every cell
   (``table_and_columns_preferred_widths``, ``table_cell_min_max_content_width``): while the
   part's table is sized, each of its cells reports at least the widest of its column in any
@@ -143,10 +147,33 @@ def _restore(undo: Undo) -> None:
     undo.clear()
 
 
+class _StandIn(ET.Element):
+    """An element cut from a part that stays in its tree, so that the elements the part keeps
+    have the same siblings as in the whole document (``:nth-child()``, ``:first-child``,
+    ``+``, ``~``... match as in one piece): same tag and attributes (its ``id`` too: it makes no
+    anchor, and stands where the element it replaces would be), no children. It makes no box
+    (`_element_to_box`), as ``display: none``: no counters, strings, running elements or
+    bookmarks. A space of text if the element had content, so that ``:empty`` matches as for
+    the element."""
+
+
+def _stand_in(element: ET.Element) -> ET.Element:
+    stand_in = _StandIn(element.tag, dict(element.attrib))
+    if len(element) or element.text:
+        stand_in.text = " "
+    return stand_in
+
+
 def _keep_rows(
-    table: ET.Element, first: int, end: int, undo: Undo | None = None
+    table: ET.Element,
+    first: int,
+    end: int,
+    undo: Undo | None = None,
+    *,
+    stand_ins: bool = False,
 ) -> list[ET.Element]:
-    """Remove the table's body rows outside ``first`` .. ``end`` (inclusive); the kept rows."""
+    """Remove the table's body rows outside ``first`` .. ``end`` (inclusive), or replace them
+    with stand-ins (`_StandIn`) if ``stand_ins``; the kept rows."""
     kept: list[ET.Element] = []
     index = 0
     for group in [e for e in _elements(table) if e.tag == "tbody"]:
@@ -155,7 +182,13 @@ def _keep_rows(
         keep = {id(row) for row in rows[max(0, first - index) : max(0, end + 1 - index)]}
         index += len(rows)
         _changing(group, undo)
-        group[:] = [child for child in children if child.tag != "tr" or id(child) in keep]
+        if stand_ins:
+            group[:] = [
+                child if child.tag != "tr" or id(child) in keep else _stand_in(child)
+                for child in children
+            ]
+        else:
+            group[:] = [child for child in children if child.tag != "tr" or id(child) in keep]
         kept.extend(row for row in rows if id(row) in keep)
     return kept
 
@@ -169,9 +202,11 @@ def _cut(
     before: bool,
     after: bool,
     undo: Undo | None = None,
+    stand_ins: bool = False,
 ) -> tuple[ET.Element, list[ET.Element]]:
     """Keep the table at ``path`` (with rows ``first``..``end``), what precedes it if
-    ``before``, what follows it if ``after``, at every level. Returns (table, kept rows).
+    ``before``, what follows it if ``after``, at every level; what is not kept is removed, or
+    replaced with stand-ins (`_StandIn`) if ``stand_ins``. Returns (table, kept rows).
     What it changes is recorded in ``undo`` when given (`_restore`)."""
     parent = _body(root)
     for level in path:
@@ -181,12 +216,13 @@ def _cut(
         _changing(target, undo)
         if not before:
             parent.text = None
-        keep = [
-            element
-            for position, element in enumerate(elements)
-            if position == level or (position < level and before) or (position > level and after)
-        ]
-        if len(keep) != len(elements):
+        keep: list[ET.Element] = []
+        for position, element in enumerate(elements):
+            if position == level or (position < level and before) or (position > level and after):
+                keep.append(element)
+            elif stand_ins:
+                keep.append(_stand_in(element))
+        if keep != elements:
             parent[:] = keep
         if not after:
             target.tail = None
@@ -194,9 +230,13 @@ def _cut(
     table = parent
     if first > 0:
         _changing(table, undo)
-        for caption in [e for e in _elements(table) if e.tag == "caption"]:
-            table.remove(caption)  # drawn once, above the table's first row
-    return table, _keep_rows(table, first, end, undo)
+        # The caption is drawn once, above the table's first row.
+        children = list(table)
+        if stand_ins:
+            table[:] = [_stand_in(c) if c.tag == "caption" else c for c in children]
+        else:
+            table[:] = [c for c in children if c.tag != "caption"]
+    return table, _keep_rows(table, first, end, undo, stand_ins=stand_ins)
 
 
 # -- the box tree: counters and running elements across parts ------------------------------------
@@ -208,6 +248,8 @@ _original_element_to_box = build.element_to_box
 def _element_to_box(element: Any, *args: Any, **kwargs: Any) -> list[Any]:
     """``build.element_to_box``, which puts the counters back before a part's first row and
     keeps them after its last one (see the module docstring)."""
+    if isinstance(element, _StandIn):
+        return []  # as display: none, before its style or counters
     state = kwargs.get("state") if "state" in kwargs else (args[6] if len(args) > 6 else None)
     start: PartStart | None = getattr(_marks, "start", None)
     if start is not None and element is _marks.first and state is not None:
@@ -498,7 +540,7 @@ def probe_table(
 ) -> TableLayout | None:
     """Lay out the document up to its longest table and that table's first ``probe.rows`` rows;
     where the table's pages start. None when the body has no table."""
-    return _probe(prepare(probe.job), probe.rows, probe.job.max_pages, on_page)
+    return _probe(prepare(probe.job), probe.rows, probe.job.max_pages, on_page, probe.keep_siblings)
 
 
 def open_part(
@@ -513,7 +555,9 @@ def open_part(
     prepared = prepare(opening.job)
     part: PartJob | None
     if opening.index == 0:
-        layout = _probe(prepared, opening.probe_rows, opening.job.max_pages, on_page)
+        layout = _probe(
+            prepared, opening.probe_rows, opening.job.max_pages, on_page, opening.keep_siblings
+        )
         part = ask((ASK_PLAN, layout))
         if part is None:
             return layout
@@ -525,7 +569,11 @@ def open_part(
 
 
 def _probe(
-    prepared: PreparedDocument, probe_rows: int, limit: int, on_page: Callable[[], None] | None
+    prepared: PreparedDocument,
+    probe_rows: int,
+    limit: int,
+    on_page: Callable[[], None] | None,
+    stand_ins: bool,
 ) -> TableLayout | None:
     """`probe_table` on a parsed document, which it leaves as it found it."""
     html = prepared.html
@@ -537,7 +585,14 @@ def _probe(
     undo: Undo = []
     try:
         _, kept = _cut(
-            html.etree_element, path, 0, probe_rows - 1, before=True, after=False, undo=undo
+            html.etree_element,
+            path,
+            0,
+            probe_rows - 1,
+            before=True,
+            after=False,
+            undo=undo,
+            stand_ins=stand_ins,
         )
         index_of = {id(row): i for i, row in enumerate(kept)}
         context, root_box = _build(prepared, None, None, None)
@@ -585,6 +640,7 @@ def _render_part(
         part.end_row,
         before=part.index == 0,
         after=part.last,
+        stand_ins=part.keep_siblings,
     )
     own_rows = kept if part.last else kept[:-1]
     probe_row = None if part.last else kept[-1]

@@ -9,9 +9,12 @@ that stretch of the document (`generate.engine.part_layout` lays a part out as s
    and none of the features a part cannot reproduce (`one_piece_reason`): footnotes,
    ``target-counter()``/``target-text()``, links inside the document, ``position: fixed``,
    left/right/blank/nth pages that differ in more than their margin boxes, breaks to a left or
-   right page, a reset of the ``page`` counter, viewport units, form fields, selectors that
-   depend on siblings other than a table cell's (``tr:nth-child(even)``, ``h2 + table``).
-   Anything else is rendered in one piece, as before.
+   right page, a reset of the ``page`` counter, viewport units, form fields, ``:has()``
+   selectors, running elements in a document whose selectors depend on siblings (a later part
+   places them first in its body). Anything else is rendered in one piece, as before.
+   Selectors that depend on siblings other than a table cell's (``tr:nth-child(even)``,
+   ``h2 + table``, ``:last-child``) go in parts: the rows and elements outside a part stay in
+   it as stand-ins that make no box (`keeps_siblings`), so they match as in one piece.
 2. A probe lays out what precedes the table and its first rows: where the table's pages start.
    If full pages hold the same number of rows, the later page starts are known; otherwise the
    document is rendered in one piece. With several workers the probe is the first part's
@@ -127,12 +130,29 @@ def one_piece_reason(job: RenderJob, settings: PartSettings) -> str | None:
             return reason
     if job.html_mode and _FORM_FIELDS.search(job.html):
         return "form fields"
-    sheets = [job.author_css, job.user_css, *_STYLE_ELEMENTS.findall(job.html)]
+    sheets = _sheets(job)
     if any(_page_rules_differ(sheet) for sheet in sheets):
         return "left/right, blank or nth pages laid out differently"
-    if any(_sibling_selectors(sheet) for sheet in sheets):
-        return "selectors that depend on an element's siblings"
+    if any(_HAS.search(sheet) for sheet in sheets):
+        return "selectors with :has()"
+    if _RUNNING.search(text) and keeps_siblings(job):
+        return "running elements and selectors that depend on an element's siblings"
     return None
+
+
+def keeps_siblings(job: RenderJob) -> bool:
+    """Whether ``job``'s parts keep the rows and elements outside them as stand-ins
+    (`PartJob.keep_siblings`): its selectors depend on siblings (`_sibling_selectors`). Other
+    documents' parts drop them, which styles and builds a part faster."""
+    return any(_sibling_selectors(sheet) for sheet in _sheets(job))
+
+
+def _sheets(job: RenderJob) -> list[str]:
+    return [job.author_css, job.user_css, *_STYLE_ELEMENTS.findall(job.html)]
+
+
+_HAS = re.compile(r":has\(", re.I)
+_RUNNING = re.compile(r"running\s*\(", re.I)
 
 
 _STRUCTURAL = re.compile(
@@ -148,7 +168,8 @@ def _sibling_selectors(css: str) -> bool:
     (``:nth-child()``, ``:first-child``..., ``+``, ``~``), other than a table cell's: a part
     lacks the rows before its own (and what precedes or follows the table), so
     ``tr:nth-child(even)`` or ``h2 + table`` would match other elements in it than in one
-    piece. Cells are never cut from their rows: ``td:first-child`` and ``td + td`` are safe."""
+    piece, unless they stay as stand-ins (`keeps_siblings`). Cells are never cut from their
+    rows: ``td:first-child`` and ``td + td`` need none."""
     if not any(mark in css for mark in (":", "+", "~")):
         return False
     for prelude in _selector_preludes(
@@ -298,6 +319,7 @@ def part_jobs(job: RenderJob, layout: TableLayout, plan: _Plan) -> list[PartJob]
     cuts = plan.cuts
     count = len(cuts) + 1
     chain = bool(_CHAIN.search("\n".join((job.html, job.author_css, job.user_css))))
+    siblings = keeps_siblings(job)
     starts = [_Cut(0, 0), *cuts]
     ends = [*cuts, None]
     return [
@@ -312,6 +334,7 @@ def part_jobs(job: RenderJob, layout: TableLayout, plan: _Plan) -> list[PartJob]
             pages=end.page - start.page if end is not None else None,
             step=plan.step,
             chain=chain,
+            keep_siblings=siblings,
         )
         for index, (start, end) in enumerate(zip(starts, ends, strict=True))
     ]
@@ -443,6 +466,7 @@ def render_in_parts(
     the module docstring), otherwise in one piece on the first."""
     whole = leases[0]
     spent = 0.0
+    siblings = keeps_siblings(job)
     try:
         if len(leases) > 1:
             # Every worker parses the document while the first probes it; the first part goes
@@ -453,7 +477,9 @@ def render_in_parts(
                 return found if found is not None and len(found) <= len(leases) else None
 
             openings = [
-                PartOpening(job=job, index=index, probe_rows=settings.probe_rows)
+                PartOpening(
+                    job=job, index=index, probe_rows=settings.probe_rows, keep_siblings=siblings
+                )
                 for index in range(len(leases))
             ]
             opened = _run_all(
@@ -465,7 +491,8 @@ def render_in_parts(
                 return _joined(job, done, spent)
             layout = opened[0]
         else:
-            layout = whole.run(TableProbe(job=job, rows=settings.probe_rows), timeout=timeout)
+            probe = TableProbe(job=job, rows=settings.probe_rows, keep_siblings=siblings)
+            layout = whole.run(probe, timeout=timeout)
             spent = layout.cpu_seconds if layout is not None else 0.0
         plan = _plan(layout, settings, len(leases))
         if layout is None or plan is None:

@@ -27,7 +27,6 @@ from generate.engine import (
     parts,
     worker,
 )
-from generate.engine import pool as engine_pool
 from generate.engine.part_job import ASK_PLAN, PartJob, PartOpening, TableLayout
 from generate.engine.part_layout import open_part
 from generate.engine.parts import _sibling_selectors, one_piece_reason, plan_cuts
@@ -220,8 +219,9 @@ def test_rows_that_stop_being_regular_render_in_one_piece(pool, part_counts) -> 
         ("<p style='break-before: right'>x</p>", "a break to a left or right page"),
         (
             "<style>tbody tr:nth-child(even) td { background: #ddd }</style>",
-            "selectors that depend on an element's siblings",
+            "running elements and selectors that depend on an element's siblings",
         ),
+        ("<style>tbody:has(tr.total) td { color: red }</style>", "selectors with :has()"),
     ],
 )
 def test_what_parts_cannot_reproduce_renders_in_one_piece(pool, extra, reason, part_counts) -> None:
@@ -340,7 +340,8 @@ def test_a_part_that_would_not_start_as_a_continuation_renders_in_one_piece(
     assert page_texts(pdf) == page_texts(render_pdf(job).pdf)
 
 
-def test_the_probe_leaves_the_parsed_document_as_it_found_it(document) -> None:
+@pytest.mark.parametrize("keep_siblings", [False, True], ids=["removed", "stand-ins"])
+def test_the_probe_leaves_the_parsed_document_as_it_found_it(document, keep_siblings) -> None:
     # The first part probes the document it parsed, then renders its own rows from it: the
     # probe's cut (the rows after its first ones, what follows the table) must be put back.
     prepared = prepare_document(document)
@@ -350,7 +351,8 @@ def test_the_probe_leaves_the_parsed_document_as_it_found_it(document) -> None:
     def ask(question: tuple[object, ...]) -> None:  # no plan: the probe's layout comes back
         asked.append(question[0])
 
-    layout = open_part(PartOpening(job=document, index=0, probe_rows=60), lambda job: prepared, ask)
+    opening = PartOpening(job=document, index=0, probe_rows=60, keep_siblings=keep_siblings)
+    layout = open_part(opening, lambda job: prepared, ask)
 
     assert isinstance(layout, TableLayout)
     assert layout.rows == 330
@@ -401,30 +403,56 @@ def test_a_part_renders_with_few_garbage_collections_and_collects_after() -> Non
         ("h2::before { content: 'a + b ~ c' }", False),
     ],
 )
-def test_selectors_that_depend_on_siblings_send_the_document_in_one_piece(css, siblings) -> None:
+def test_selectors_that_depend_on_siblings_are_found(css, siblings) -> None:
     assert _sibling_selectors(css) is siblings
 
 
-def test_a_striped_table_cut_in_parts_would_not_be_striped_as_in_one_piece(
-    pool, part_counts, monkeypatch
+# Rows striped, the table after the list (``+``), the table's position among its siblings
+# (``:last-child``): a part that removed the rows and elements outside it would match them
+# differently. No running element (those send such a document to one piece).
+SIBLINGS = """
+tbody tr:nth-child(even) td { background: #999 }
+ol + table td.name { color: #c00 }
+table:last-child td { text-decoration: underline }
+li:last-child { color: #0a0 }
+"""
+SIBLINGS_CSS = CSS.replace(".runner { position: running(runner) }", "") + SIBLINGS
+
+
+@pytest.mark.parametrize("part_settings", [ONE_PASS, TWO_PASSES], ids=["one-pass", "two-passes"])
+def test_selectors_that_depend_on_siblings_match_in_parts_as_in_one_piece(
+    pool, part_settings, part_counts, monkeypatch
 ) -> None:
-    # Why: a later part lacks the rows before its own, so :nth-child() counts from its first
-    # row. Forced into parts, the stripes of the second part's pages differ from one piece.
-    job = long_table(331, css=CSS + "tbody tr:nth-child(even) td { background: #999 }")
-    monkeypatch.setattr(engine_pool, "one_piece_reason", lambda *args: None)
-    pdf = parted(pool, job, ONE_PASS)
+    # The rows and elements outside a part stay in it as empty stand-ins that make no boxes:
+    # every kept element has the siblings it has in one piece.
+    job = long_table(331, css=SIBLINGS_CSS)
+    joined: list[int] = []
+    original = parts._joined
+
+    def spy(job: RenderJob, done: list, spent: float) -> object:
+        joined.append(len(done))
+        return original(job, done, spent)
+
+    monkeypatch.setattr(parts, "_joined", spy)
+
+    assert one_piece_reason(job, part_settings) is None
+    pdf = parted(pool, job, part_settings)
     whole = render_pdf(job).pdf
 
-    assert part_counts == [2]
-
-    assert page_texts(pdf) == page_texts(whole)  # the same text ...
-    assert page_pixels(pdf) != page_pixels(whole)  # ... not the same stripes
-    assert one_piece_reason(job, ONE_PASS) == "selectors that depend on an element's siblings"
+    assert part_counts == [2] if part_settings is ONE_PASS else part_counts[0] > 2
+    assert joined == part_counts[-1:]  # rendered in those parts, not in one piece after all
+    assert page_texts(pdf) == page_texts(whole)
+    expected = page_pixels(whole)
+    assert len(expected) > 8
+    pixels = page_pixels(pdf)
+    assert len(pixels) == len(expected)
+    for number, (page, one) in enumerate(zip(pixels, expected, strict=True), 1):
+        assert page == one, f"page {number} differs"
 
 
 def page_pixels(pdf: bytes) -> list[bytes]:
     document = pdfium.PdfDocument(pdf)
     try:
-        return [page.render(scale=0.5).to_pil().tobytes() for page in document]
+        return [page.render(scale=1).to_pil().tobytes() for page in document]
     finally:
         document.close()
