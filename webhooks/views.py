@@ -28,10 +28,10 @@ from webhooks.services.endpoints import (
     endpoint_get,
     endpoint_public_key_set,
     endpoint_token_rotate,
+    endpoint_url_in_force,
     endpoint_url_set,
     secret_rotate,
     secrets_current,
-    url_in_force,
 )
 from webhooks.services.events import (
     EXTENSION_ACTIONS,
@@ -62,7 +62,7 @@ def settings_sections_add() -> None:
 def webhook_settings_context(request: HttpRequest, organization: Organization) -> dict[str, Any]:
     """What the webhook sections show: the endpoint, the secrets and a page of the log."""
     endpoint = endpoint_get(organization=organization)
-    organization_url, _ = url_in_force(organization=organization)
+    organization_url, _ = endpoint_url_in_force(endpoint)
     filters = {
         "status": request.GET.get("status", ""),
         "action": request.GET.get("action", ""),

@@ -51,11 +51,15 @@ DISABLED_REASON = (
 
 def url_in_force(*, organization: Organization, webhook_url: str = "") -> tuple[str, str]:
     """Where a delivery goes now, and why nowhere when the URL is "": an event's own
-    ``webhook_url``, else the organization's endpoint's URL unless none is saved or it was
-    disabled (it answered 410 Gone: saving it again clears that)."""
+    ``webhook_url``, else the organization's endpoint's (:func:`endpoint_url_in_force`)."""
     if webhook_url:
         return webhook_url, ""
-    endpoint = endpoint_get(organization=organization)
+    return endpoint_url_in_force(endpoint_get(organization=organization))
+
+
+def endpoint_url_in_force(endpoint: WebhookEndpoint) -> tuple[str, str]:
+    """The endpoint's URL unless none is saved or it was disabled (it answered 410 Gone: saving
+    it again clears that), and why nowhere when the URL is ""."""
     if not endpoint.url:
         return "", NO_URL_REASON
     if endpoint.disabled_at is not None:
