@@ -1,7 +1,8 @@
-"""Long reports: 91- and 181-page HTML tables through POST /api/v1/generate-pdf and through plain
-WeasyPrint, in the same run.
+"""Long reports: 91- and 181-page HTML tables, and reports of chapters that each open a page,
+through POST /api/v1/generate-pdf and through plain WeasyPrint, in the same run.
 
-    python bench/long_reports.py [--rows 3350 6650] [--nice 10] [--api-only] [--repeat 2]
+    python bench/long_reports.py [--rows 3350 6650] [--chapters 40] [--nice 10] [--api-only]
+                                 [--repeat 2]
 
 For each table: wall time of the request (gunicorn, one process, on loopback), the render
 workers' CPU time (all of them: a long table renders in parts on several, generate.engine.parts)
@@ -48,6 +49,26 @@ def html_table(rows: int) -> str:
         f"<tr><td>{i}</td><td>Item {i}</td><td>{i * 3.5:.2f}</td></tr>" for i in range(rows)
     )
     return f"<table>{cells}</table>"
+
+
+LOREM = (
+    "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt"
+    " ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation"
+    " ullamco laboris nisi ut aliquip ex ea commodo consequat. Duis aute irure dolor in"
+    " reprehenderit in voluptate velit esse cillum dolore eu fugiat nulla pariatur."
+)
+
+
+def html_chapters(chapters: int) -> str:
+    """A report of ``chapters`` chapters of text (about two pages each), each opening a page:
+    no long table, so it is cut at its page breaks (generate.engine.parts)."""
+    body = "".join(
+        f'<section style="break-before: page"><h2>Chapter {i + 1}</h2>'
+        + "".join(f"<p>{i + 1}.{j + 1} {LOREM}</p>" for j in range(16 + i % 5))
+        + "</section>"
+        for i in range(chapters)
+    )
+    return f"<h1>Report</h1>{body}"
 
 
 def descendants(pid: int) -> list[int]:
@@ -116,6 +137,7 @@ class Sampler:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[3350, 6650])
+    parser.add_argument("--chapters", type=int, nargs="*", default=[], help="reports of chapters")
     parser.add_argument("--nice", type=int, default=10, help="niceness of plain WeasyPrint")
     parser.add_argument("--api-only", action="store_true", help="no plain WeasyPrint renders")
     parser.add_argument("--repeat", type=int, default=1, help="run each comparison this often")
@@ -179,8 +201,10 @@ def main() -> None:
         f"{'document':26} {'pages':>5} {'status':>6} {'wall s':>7} {'CPU s':>7} {'peak MB':>8}"
         "  peak MB of each worker"
     )
-    for rows in args.rows:
-        html = html_table(rows)
+    documents = [(f"{rows}-row table", html_table(rows)) for rows in args.rows] + [
+        (f"{count} chapters", html_chapters(count)) for count in args.chapters
+    ]
+    for name, html in documents:
         for _ in range(args.repeat):
             sampler = Sampler(server.process.pid)
             started = time.monotonic()
@@ -191,7 +215,7 @@ def main() -> None:
             detail = "" if status == 200 else f"  {content[:160].decode(errors='replace')}"
             each = " / ".join(f"{peak:.0f}" for _, peak in sorted(peaks.items()))
             print(
-                f"{f'{rows}-row table, API':26} {pages:5} {status:6} {wall:7.1f} {cpu:7.1f} "
+                f"{f'{name}, API':26} {pages:5} {status:6} {wall:7.1f} {cpu:7.1f} "
                 f"{max(peaks.values(), default=0.0):8.0f}  {each}{detail}"
             )
             if args.api_only:
@@ -205,7 +229,7 @@ def main() -> None:
             )
             figures = json.loads(plain.stdout.strip().splitlines()[-1])
             print(
-                f"{f'{rows}-row table, plain':26} {'':5} {'':6} {figures['wall']:7.1f} "
+                f"{f'{name}, plain':26} {'':5} {'':6} {figures['wall']:7.1f} "
                 f"{figures['cpu']:7.1f} {figures['peak_mb']:8.0f}"
             )
             if status == 200:

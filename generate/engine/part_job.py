@@ -50,6 +50,24 @@ class PartOpening:
     index: int
     probe_rows: int
     keep_siblings: bool = False  # see `PartJob`
+    # The document may be cut at its forced page breaks: the first part first asks
+    # ``ASK_BREAKS`` with its `BreakLayout`, and probes the table only if that gives no plan.
+    breaks: bool = False
+
+
+@dataclass(frozen=True)
+class BreakLayout:
+    """Where the document breaks its pages for certain, without laying anything out: the
+    block elements of ``container`` (the body, or the element that wraps all its content, as
+    in Markdown mode: `part_layout.break_container`'s path), ``weights`` (a rough measure of
+    each one's content: its text and elements) and ``breaks``: the indices of the elements
+    that open a page, because of their ``break-before`` or the ``break-after`` of the one
+    before."""
+
+    container: tuple[int, ...]
+    weights: tuple[int, ...]
+    breaks: tuple[int, ...]
+    cpu_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -92,6 +110,7 @@ class Placement:
 
     total_pages: int
     strings: dict[str, str]
+    pages_before: int = 0  # the pages of the parts before it
 
 
 @dataclass(frozen=True)
@@ -108,6 +127,13 @@ class PartJob:
     ``keep_siblings``: the document's selectors depend on siblings, so the rows and elements
     outside the part stay in its tree as empty stand-ins that make no boxes
     (`part_layout._cut`), instead of being removed.
+
+    ``breaks``: the part is cut at forced page breaks (`BreakLayout`), not between a table's
+    rows: ``table`` is then the path of the elements' container, ``first_row``..``end_row``
+    the part's elements among its element children, and a part that is not the last lays out
+    element ``end_row`` only up to its first page, which it must open. The pages before the
+    part are not known until every part is laid out (``offset`` and ``pages`` unused): the
+    part learns them with its `Placement`, before it draws its margin boxes.
     """
 
     job: RenderJob
@@ -121,6 +147,7 @@ class PartJob:
     step: int  # rows on a full page of the table
     chain: bool  # the part needs the counters and running elements of the part before it
     keep_siblings: bool = False
+    breaks: bool = False
     count_only: bool = False
     # Measure the table's columns (`Columns`) and stop: no layout.
     widths_only: bool = False
@@ -161,6 +188,7 @@ ASK_PLACEMENT = "placement"  # (ASK_PLACEMENT, PartLayout) -> Placement
 ASK_COLUMNS = "columns"  # (ASK_COLUMNS, index, its rows' Columns) -> the whole table's Columns
 ASK_PLAN = "plan"  # (ASK_PLAN, TableLayout | None) -> the first part's PartJob, or None
 ASK_PART = "part"  # (ASK_PART, index) -> that part's PartJob, or None
+ASK_BREAKS = "breaks"  # (ASK_BREAKS, BreakLayout | None) -> the first part's PartJob, or None
 
 
 class PartMisaligned(GenerateError):

@@ -21,6 +21,14 @@ What it relies on, and why each is enough:
   first page is a right or left page by its real number, and the strings and running elements
   of earlier parts are stored under that virtual page 1, where "the last value set on an earlier
   page" is looked up.
+- A part cut at a forced page break (`PartJob.breaks`) starts its first page-maker item with
+  ``next_page["break"] = "page"`` (``remake_page`` sets ``context.forced_break`` from it, so
+  margins at the top of the page are kept, as after the break in one piece) and with a
+  ``resume_at`` skip stack that goes on inside its container at child 0 (`_resume_inside`):
+  ``block_container_layout`` then removes the top decoration of every box on the way, as for a
+  page that starts inside them in one piece. Child 0 is the part's first element or a running
+  element carried before it: nothing is skipped. Its page counter is moved on once the pages
+  before it are known: margin boxes read it from ``context.page_maker``'s saved states.
 - Body counters and the quote depth are a state carried through ``build.element_to_box`` in
   document order. The part before hands over that state after its last row (`PartStart`), and
   this part puts it back before its first row: its rows number on as in one piece.
@@ -58,12 +66,14 @@ from weasyprint.pdf.metadata import DocumentMetadata
 from generate.engine.errors import PageLimitExceeded
 from generate.engine.job import RenderJob
 from generate.engine.part_job import (
+    ASK_BREAKS,
     ASK_COLUMNS,
     ASK_PART,
     ASK_PLACEMENT,
     ASK_PLAN,
     ASK_START,
     TELL_END,
+    BreakLayout,
     Columns,
     PartDone,
     PartJob,
@@ -203,11 +213,15 @@ def _cut(
     after: bool,
     undo: Undo | None = None,
     stand_ins: bool = False,
+    cut_children: bool = False,
 ) -> tuple[ET.Element, list[ET.Element]]:
     """Keep the table at ``path`` (with rows ``first``..``end``), what precedes it if
     ``before``, what follows it if ``after``, at every level; what is not kept is removed, or
     replaced with stand-ins (`_StandIn`) if ``stand_ins``. Returns (table, kept rows).
-    What it changes is recorded in ``undo`` when given (`_restore`)."""
+    ``cut_children``: the element at ``path`` is a container cut at page breaks (`break_layout`),
+    and its element children ``first``..``end`` are kept instead of a table's rows.
+    Stylesheets (``<style>``, ``<link>``) are always kept. What it changes is recorded in
+    ``undo`` when given (`_restore`)."""
     parent = _body(root)
     for level in path:
         elements = _elements(parent)
@@ -218,7 +232,12 @@ def _cut(
             parent.text = None
         keep: list[ET.Element] = []
         for position, element in enumerate(elements):
-            if position == level or (position < level and before) or (position > level and after):
+            if (
+                position == level
+                or (position < level and before)
+                or (position > level and after)
+                or element.tag in _SHEETS
+            ):
                 keep.append(element)
             elif stand_ins:
                 keep.append(_stand_in(element))
@@ -227,6 +246,8 @@ def _cut(
         if not after:
             target.tail = None
         parent = target
+    if cut_children:
+        return parent, _keep_children(parent, first, end, undo, stand_ins=stand_ins)
     table = parent
     if first > 0:
         _changing(table, undo)
@@ -237,6 +258,116 @@ def _cut(
         else:
             table[:] = [c for c in children if c.tag != "caption"]
     return table, _keep_rows(table, first, end, undo, stand_ins=stand_ins)
+
+
+_SHEETS = ("style", "link")
+
+
+def _keep_children(
+    container: ET.Element, first: int, end: int, undo: Undo | None, *, stand_ins: bool
+) -> list[ET.Element]:
+    """Keep ``container``'s element children ``first`` .. ``end`` (inclusive) and its
+    stylesheets; the others are removed, or replaced with stand-ins if ``stand_ins``. The
+    kept children."""
+    elements = _elements(container)
+    kept = elements[first : end + 1]
+    keep = {id(element) for element in kept}
+    _changing(container, undo)
+    if first > 0:
+        container.text = None  # the text before the first element is the first part's
+    container[:] = [
+        element if id(element) in keep or element.tag in _SHEETS else _stand_in(element)
+        for element in elements
+        if id(element) in keep or element.tag in _SHEETS or stand_ins
+    ]
+    return kept
+
+
+# -- where the document breaks its pages for certain ---------------------------------------------
+
+_NO_BOX = ("style", "link", "script", "meta", "title", "template")
+
+
+def break_container(root: ET.Element) -> tuple[tuple[int, ...], ET.Element]:
+    """The element whose children the document is cut between at page breaks, and its path
+    (as `longest_table`'s): the body, or the element that holds all of its content (a
+    ``<div>`` around it, as in Markdown mode)."""
+    path: tuple[int, ...] = ()
+    container = _body(root)
+    while len(path) < _WRAPPER_DEPTH and not (container.text or "").strip():
+        elements = _elements(container)
+        boxed = [e for e in elements if e.tag not in _NO_BOX]
+        if len(boxed) != 1 or (boxed[0].tail or "").strip():
+            break
+        path = (*path, elements.index(boxed[0]))
+        container = boxed[0]
+    return path, container
+
+
+def break_layout(prepared: PreparedDocument) -> BreakLayout | None:
+    """Where the document breaks its pages for certain (`BreakLayout`): read from the styles
+    of its container's children alone, cascaded on a copy of the tree that keeps none of their
+    content (stand-ins), which costs little whatever the document's length. None when the
+    container is not a plain block (flex, grid, columns...), or holds fewer than two blocks.
+
+    Only breaks between the container's own children count: a break deeper inside is not
+    where the document can be cut without laying it out."""
+    html = prepared.html
+    root = html.etree_element
+    path, container = break_container(root)
+    elements = _elements(container)
+    if len(elements) < 2:
+        return None
+    weights = tuple(_weight(element) for element in elements)
+    undo: Undo = []
+    try:
+        _changing(container, undo)
+        container[:] = [e if e.tag in _SHEETS else _stand_in(e) for e in elements]
+        context, _ = _cascade(prepared)
+        styles = [context.style_for(child) for child in container]
+        chain = [*_ancestors(root, path), container]
+        if not all(_plain_block(context.style_for(element)) for element in chain):
+            return None
+    finally:
+        _restore(undo)
+    in_flow = [_in_flow_block(style) for style in styles]
+    breaks = tuple(
+        index
+        for index in range(1, len(styles))
+        if in_flow[index - 1]
+        and in_flow[index]
+        and (styles[index]["break_before"] == "page" or styles[index - 1]["break_after"] == "page")
+    )
+    return BreakLayout(container=path, weights=weights, breaks=breaks)
+
+
+def _ancestors(root: ET.Element, path: tuple[int, ...]) -> list[ET.Element]:
+    found = [root, _body(root)]
+    for level in path[:-1]:
+        found.append(_elements(found[-1])[level])
+    return found
+
+
+def _weight(element: ET.Element) -> int:
+    """A rough measure of how much ``element`` lays out: its text, and its elements."""
+    return sum(len(e.text or "") + len(e.tail or "") + 40 for e in element.iter())
+
+
+def _plain_block(style: Any) -> bool:
+    """A block that lays its children out one after another, in one column."""
+    return (
+        tuple(style["display"][:2]) == ("block", "flow")
+        and style["column_count"] == "auto"
+        and style["column_width"] == "auto"
+    )
+
+
+def _in_flow_block(style: Any) -> bool:
+    return (
+        style["display"][0] == "block"
+        and style["float"] == "none"
+        and style["position"] in ("static", "relative")
+    )
 
 
 # -- the box tree: counters and running elements across parts ------------------------------------
@@ -387,10 +518,19 @@ def _lay_out(
     limit: int,
     on_page: Callable[[], None] | None,
     extra: int = 0,
+    after_break: Any = None,
+    until: Any = None,
 ) -> tuple[list[Any], int]:
     """Every page of the part's body, without margin boxes: ``layout_document``'s first half
     for a document whose pages before this part are ``offset``. Returns the pages and the
-    page-maker index of the first (0, or 1 after the first part)."""
+    page-maker index of the first (0, or 1 after the first part).
+
+    ``after_break``: the part opens after a forced page break, at the start of this element's
+    children (a container cut at page breaks): its first page is laid out as WeasyPrint lays
+    out a page after such a break, resuming inside the container, whose ancestors and itself
+    go on from an earlier page (no top margin, border or padding, as any block that goes on
+    from a page before). ``until``: (container, element): stop after the page where
+    ``element`` appears among the container's children (the next part's first element)."""
     initialize_page_maker(context, root_box)
     first = 0
     if offset:
@@ -399,12 +539,17 @@ def _lay_out(
         page_state[2][0].add("page")
         ltr = root_box.style["direction"] == "ltr"
         right_page = (offset % 2 == 0) == ltr  # page offset + 1: odd pages are right pages
+        if after_break is not None:
+            resume_at = _resume_inside(root_box, after_break)
+            next_page = {**next_page, "break": "page"}
         item = (resume_at, next_page, right_page, page_state, remake_state)
         context.page_maker[:] = [item, copy.deepcopy(item)]
         first = 1
     pages: list[Any] = []
     for _loop in range(8):  # as layout_document: again while page-based content changes
-        pages = _make_pages(context, root_box, html, pages, first, (offset, limit, extra), on_page)
+        pages = _make_pages(
+            context, root_box, html, pages, first, (offset, limit, extra), on_page, until
+        )
         changed = any(state[-1]["content_changed"] for state in context.page_maker)
         if not changed:
             break
@@ -419,9 +564,11 @@ def _make_pages(
     first: int,
     cap: tuple[int, int, int],
     on_page: Callable[[], None] | None,
+    until: tuple[Any, Any] | None = None,
 ) -> list[Any]:
     """``make_all_pages``, starting at page-maker index ``first``, with the page cap: ``cap`` is
-    (pages before the part, the document's limit, pages the part lays out past its end)."""
+    (pages before the part, the document's limit, pages the part lays out past its end);
+    ``until``: see `_lay_out`."""
     offset, limit, extra = cap
     pages: list[Any] = []
     index = first
@@ -442,6 +589,9 @@ def _make_pages(
         if on_page is not None:
             on_page()
         index += 1
+        if until is not None and until[1] in _opening(page, until[0], every=True):
+            del context.page_maker[index + 1 :]
+            return pages
         if resume_at is None and not context.reported_footnotes:
             del context.page_maker[index + 1 :]
             context.broken_out_of_flow.clear()
@@ -468,10 +618,18 @@ def _collect_strings(context: Any, pages: list[Any], first: int) -> None:
 
 
 def _finish_pages(
-    context: Any, pages: list[Any], first: int, placement: Placement, carried: set[int]
+    context: Any,
+    pages: list[Any],
+    first: int,
+    placement: Placement,
+    carried: set[int],
+    *,
+    unplaced: bool = False,
 ) -> Iterator[Any]:
     """``layout_document``'s end: each page's margin boxes, knowing the document's page count
-    and the earlier parts' strings and running elements (on the virtual page 1)."""
+    and the earlier parts' strings and running elements (on the virtual page 1). ``unplaced``:
+    the part was laid out not knowing the pages before it, as if one came before it: its
+    ``page`` counter is moved on to the pages before it that it now knows."""
     if first:
         for name, value in placement.strings.items():
             context.string_set[name][1] = [value]
@@ -487,8 +645,13 @@ def _finish_pages(
                     stored[first + 1] = own
                 else:
                     del stored[first + 1]
+    # A part cut at a page break was laid out as if one page came before it (`_render_part`).
+    shift = placement.pages_before - first if unplaced else 0
     for page_maker_state in context.page_maker:
-        page_maker_state[3][1]["pages"] = [placement.total_pages]
+        counters = page_maker_state[3][1]
+        counters["pages"] = [placement.total_pages]
+        if shift:
+            counters["page"] = [value + shift for value in counters["page"]]
     for i, page in enumerate(pages):
         root, footnote_area, note_area = page.children
         root.children = [
@@ -518,6 +681,41 @@ def _strings_set(context: Any, first: int, count: int) -> dict[str, str]:
                 last[name] = by_page[page][-1]
                 break
     return last
+
+
+def _resume_inside(root_box: Any, container: Any) -> dict[int, Any]:
+    """The skip stack (WeasyPrint's ``resume_at``) of a page that goes on inside
+    ``container``'s box at its first child: every box from the root down to it is continued."""
+    path: list[int] = []
+
+    def find(box: Any) -> bool:
+        if box.element is container and not box.element_tag.endswith(("::before", "::after")):
+            return True
+        for index, child in enumerate(getattr(box, "children", ())):
+            if find(child):
+                path.append(index)
+                return True
+        return False
+
+    if not find(root_box):
+        raise PartMisaligned
+    stack: dict[int, Any] = {0: None}
+    for index in path:  # innermost first
+        stack = {index: stack}
+    return stack
+
+
+def _opening(page: Any, container: Any, *, every: bool = False) -> list[Any]:
+    """The elements of ``container``'s child boxes on ``page``, in order: the first only,
+    unless ``every``."""
+    boxes = [page]
+    while boxes:
+        box = boxes.pop(0)
+        if box.element is container and not box.element_tag.endswith(("::before", "::after")):
+            children = [child.element for child in box.children if child.element is not None]
+            return children if every else children[:1]
+        boxes.extend(getattr(box, "children", ()))
+    return []
 
 
 def _first_row_on(page: Any, rows: dict[int, int]) -> int | None:
@@ -554,6 +752,10 @@ def open_part(
     ask for the part; render the part given on the parsed document (see `PartOpening`)."""
     prepared = prepare(opening.job)
     part: PartJob | None
+    if opening.index == 0 and opening.breaks:
+        part = ask((ASK_BREAKS, break_layout(prepared)))
+        if part is not None:
+            return _render_part(part, prepared, ask, on_page=on_page)
     if opening.index == 0:
         layout = _probe(
             prepared, opening.probe_rows, opening.job.max_pages, on_page, opening.keep_siblings
@@ -641,6 +843,7 @@ def _render_part(
         before=part.index == 0,
         after=part.last,
         stand_ins=part.keep_siblings,
+        cut_children=part.breaks,
     )
     own_rows = kept if part.last else kept[:-1]
     probe_row = None if part.last else kept[-1]
@@ -649,11 +852,13 @@ def _render_part(
         start = ask((ASK_START, part.index))
     carried: set[int] = set()
     if start is not None and part.index > 0:
-        body = _body(root)
+        # A part cut at a page break resumes inside its container (`_resume_inside`): the
+        # running elements carried go first in it, where that page's layout meets them.
+        host = table if part.breaks else _body(root)
         for position, element in enumerate(start.running.values()):
             clone = copy.deepcopy(element)
             clone.tail = None
-            body.insert(position, clone)
+            host.insert(position, clone)
             carried.add(id(clone))
     first_row = own_rows[0] if own_rows else None
     last_row = own_rows[-1] if own_rows and not part.last else None
@@ -669,6 +874,9 @@ def _render_part(
         )
         if part.chain and part.start is None:
             ask((TELL_END, part.index, end))
+    if part.breaks:
+        pages, first = _break_pages(part, html, root_box, context, table, probe_row, on_page)
+        return _finish_part(part, prepared, ask, context, (pages, first), end, carried)
     if part.widths_only:
         columns = _column_widths(context, _table_box(root_box, table))
         layout = PartLayout(index=part.index, pages=0, strings={})
@@ -708,6 +916,57 @@ def _render_part(
         pages.pop()
     elif part.pages is not None and len(pages) != part.pages:
         raise PartMisaligned
+    return _finish_part(part, prepared, ask, context, (pages, first), end, carried)
+
+
+def _break_pages(
+    part: PartJob,
+    html: Any,
+    root_box: Any,
+    context: Any,
+    container: ET.Element,
+    probe: ET.Element | None,
+    on_page: Callable[[], None] | None,
+) -> tuple[list[Any], int]:
+    """The pages of a part cut at page breaks (`PartJob.breaks`). A part after the first is
+    laid out as pages that follow a forced break, as if one page came before it: the pages
+    before it are known only once every part is laid out (`_finish_pages` moves its page
+    counter on). A part that is not the last lays out the next part's first element up to its
+    first page, which that element must open (the break is where the whole document breaks
+    its page); that page is dropped."""
+    pages, first = _lay_out(
+        html,
+        root_box,
+        context,
+        offset=1 if part.index else 0,
+        limit=part.job.max_pages,
+        on_page=on_page,
+        extra=0 if probe is None else 1,
+        after_break=container if part.index else None,
+        until=(container, probe) if probe is not None else None,
+    )
+    if probe is not None:
+        if len(pages) < 2 or _opening(pages[-1], container) != [probe]:
+            raise PartMisaligned
+        if probe in _opening(pages[-2], container, every=True):
+            raise PartMisaligned
+        pages.pop()
+    return pages, first
+
+
+def _finish_part(
+    part: PartJob,
+    prepared: PreparedDocument,
+    ask: Ask,
+    context: Any,
+    laid_out: tuple[list[Any], int],
+    end: PartStart | None,
+    carried: set[int],
+) -> PartDone:
+    """A part laid out: its strings and page count, then (unless ``count_only``) its margin
+    boxes, once its `Placement` is known, and its PDF."""
+    pages, first = laid_out
+    html = prepared.html
     _collect_strings(context, pages, first)
     layout = PartLayout(
         index=part.index, pages=len(pages), strings=_strings_set(context, first, len(pages))
@@ -715,7 +974,8 @@ def _render_part(
     if part.count_only:
         return PartDone(layout=layout, pdf=None, end=end, cpu_seconds=0.0)
     placement = part.placement or ask((ASK_PLACEMENT, layout))
-    finished = list(_finish_pages(context, pages, first, placement, carried))
+    unplaced = part.breaks and part.index > 0
+    finished = list(_finish_pages(context, pages, first, placement, carried, unplaced=unplaced))
     rendering = Document(
         [Page(page_box) for page_box in finished],
         DocumentMetadata(**get_html_metadata(html)),
@@ -740,15 +1000,7 @@ def _build(
     prepared: PreparedDocument, first_row: Any, last_row: Any, start: PartStart | None
 ) -> tuple[Any, Any]:
     """``Document._render`` up to the box tree: the cascade and the formatting structure."""
-    html = prepared.html
-    # The selector matcher's view of the tree caches children: made again for the cut tree.
-    html.wrapper_element = cssselect2.ElementWrapper.from_html_root(
-        html.etree_element, content_language=None
-    )
-    options = {**DEFAULT_OPTIONS, **prepared.options}
-    context = Document._build_layout_context(
-        html, prepared.font_config, CounterStyle(), {}, options
-    )
+    context, html = _cascade(prepared)
     with _counter_marks(first_row, last_row, start):
         root_box = build.build_formatting_structure(
             html.etree_element,
@@ -762,3 +1014,17 @@ def _build(
         end = getattr(_marks, "end", None)
     _marks.end = end
     return context, root_box
+
+
+def _cascade(prepared: PreparedDocument) -> tuple[Any, Any]:
+    """The layout context of the (cut) tree as it is now: its styles cascaded."""
+    html = prepared.html
+    # The selector matcher's view of the tree caches children: made again for the cut tree.
+    html.wrapper_element = cssselect2.ElementWrapper.from_html_root(
+        html.etree_element, content_language=None
+    )
+    options = {**DEFAULT_OPTIONS, **prepared.options}
+    context = Document._build_layout_context(
+        html, prepared.font_config, CounterStyle(), {}, options
+    )
+    return context, html

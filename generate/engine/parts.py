@@ -1,21 +1,28 @@
 """Long documents rendered in parts, concurrently in the render pool, joined into one PDF.
 
 WeasyPrint lays a document out on one core, and holds every page until it writes the PDF (a
-1,000-page table needs 2.6 GB). A long report is nearly always one long table, so that is what is
-cut: between rows, where the whole document breaks its page anyway, so that each part is exactly
-that stretch of the document (`generate.engine.part_layout` lays a part out as such).
+1,000-page table needs 2.6 GB). A long report is nearly always one long table, or chapters that
+each open a page, so that is what is cut: between rows, or at forced page breaks, where the whole
+document breaks its page anyway, so that each part is exactly that stretch of the document
+(`generate.engine.part_layout` lays a part out as such).
 
-1. Which documents: at least ``min_bytes`` of HTML (`PartSettings`), with a top-level table,
-   and none of the features a part cannot reproduce (`one_piece_reason`): footnotes,
-   ``target-counter()``/``target-text()``, links inside the document, ``position: fixed``,
-   left/right/blank/nth pages that differ in more than their margin boxes, breaks to a left or
-   right page, a reset of the ``page`` counter, viewport units, form fields, ``:has()``
-   selectors, running elements in a document whose selectors depend on siblings (a later part
-   places them first in its body). Anything else is rendered in one piece, as before.
+1. Which documents: at least ``min_bytes`` of HTML (`PartSettings`), with a top-level table or
+   forced page breaks (`cuts_at_breaks`), and none of the features a part cannot reproduce
+   (`one_piece_reason`): footnotes, ``target-counter()``/``target-text()``, links inside the
+   document, ``position: fixed``, left/right/blank/nth pages that differ in more than their margin
+   boxes, breaks to a left or right page, a reset of the ``page`` counter, viewport units, form
+   fields, ``:has()`` selectors, running elements in a document whose selectors depend on siblings
+   (a later part places them first in its body). Anything else is rendered in one piece, as before.
    Selectors that depend on siblings other than a table cell's (``tr:nth-child(even)``,
-   ``h2 + table``, ``:last-child``) go in parts: the rows and elements outside a part stay in
-   it as stand-ins that make no box (`keeps_siblings`), so they match as in one piece.
-2. A probe lays out what precedes the table and its first rows: where the table's pages start.
+   ``h2 + table``, ``:last-child``) go in parts: the rows and elements outside a part stay in it as
+   stand-ins that make no box (`keeps_siblings`), so they match as in one piece.
+2. A document with forced page breaks and several workers is first cut at those
+   (`BreakLayout`, `plan_breaks`): the first part reads them from the styles of the body's
+   elements, cascaded without their content, and asks ``ASK_BREAKS``; if the breaks give parts
+   near equal shares, each part renders its elements at once, laid out as pages after a forced
+   break, and learns the pages before it only with its `Placement`, before its margin boxes.
+   Otherwise (and with one worker) the table:
+   a probe lays out what precedes the table and its first rows: where the table's pages start.
    If full pages hold the same number of rows, the later page starts are known; otherwise the
    document is rendered in one piece. With several workers the probe is the first part's
    opening (`PartOpening`): every worker parses the document at once, the first probes its
@@ -56,6 +63,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import itertools
 import math
 import re
 import threading
@@ -70,12 +78,14 @@ from core.engine.process_pool import Lease, LeasePreempted
 from generate.engine.errors import PageLimitExceeded, RenderCpuLimit
 from generate.engine.job import RenderedPdf, RenderJob
 from generate.engine.part_job import (
+    ASK_BREAKS,
     ASK_COLUMNS,
     ASK_PART,
     ASK_PLACEMENT,
     ASK_PLAN,
     ASK_START,
     TELL_END,
+    BreakLayout,
     Columns,
     PartDone,
     PartJob,
@@ -122,8 +132,8 @@ def one_piece_reason(job: RenderJob, settings: PartSettings) -> str | None:
     """Why ``job`` renders in one piece (for the logs), or None when it may go in parts."""
     if len(job.html) < settings.min_bytes:
         return "short"
-    if "<table" not in job.html.lower():
-        return "no table"
+    if "<table" not in job.html.lower() and not cuts_at_breaks(job):
+        return "no table or page break"
     text = "\n".join((job.html, job.author_css, job.user_css))
     for pattern, reason in _ONE_PIECE:
         if pattern.search(text):
@@ -138,6 +148,21 @@ def one_piece_reason(job: RenderJob, settings: PartSettings) -> str | None:
     if _RUNNING.search(text) and keeps_siblings(job):
         return "running elements and selectors that depend on an element's siblings"
     return None
+
+
+_FORCED_BREAK = re.compile(r"break-(before|after)\s*:\s*(page|always)\b", re.I)
+_NAMED_PAGE = re.compile(r"(?<![\w@-])page\s*:", re.I)
+
+
+def cuts_at_breaks(job: RenderJob) -> bool:
+    """Whether ``job`` may be cut at its forced page breaks (`BreakLayout`): it has some, and
+    no page whose layout depends on the pages before it, which such a part learns only once
+    every part is laid out: left and right pages (the side its first page falls on), named
+    pages (page groups)."""
+    text = "\n".join((job.html, job.author_css, job.user_css))
+    if not _FORCED_BREAK.search(text) or _NAMED_PAGE.search(text):
+        return False
+    return not any(_SIDE_PAGES.search(sheet) for sheet in _sheets(job))
 
 
 def keeps_siblings(job: RenderJob) -> bool:
@@ -314,6 +339,61 @@ def plan_cuts(layout: TableLayout, *, parts_wanted: int, part_pages: int) -> _Pl
     return _Plan(cuts=cuts, step=step, pages=table_pages) if cuts else None
 
 
+# A rough measure (`part_layout._weight`: characters and elements) of a full page's content:
+# how many parts a document cut at its page breaks needs to keep each within ``part_pages``.
+_WEIGHT_PER_PAGE = 3_000
+
+
+def plan_breaks(
+    layout: BreakLayout, *, parts_wanted: int, part_pages: int
+) -> list[tuple[int, int]] | None:
+    """Each part's elements (first, end: exclusive) of a document cut at its page breaks: at
+    the breaks nearest equal shares of its weight. None when no break gives parts near their
+    share (a part more than 1.5 times its share: a short cover page before a long table)."""
+    total = sum(layout.weights)
+    count = max(parts_wanted, math.ceil(total / (part_pages * _WEIGHT_PER_PAGE)))
+    count = min(count, len(layout.breaks) + 1)
+    if count < 2 or total == 0:
+        return None
+    before = list(itertools.accumulate(layout.weights, initial=0))  # weight before element i
+    cuts: list[int] = []
+    for k in range(1, count):
+        target = k * total / count
+        cut = min(layout.breaks, key=lambda index: abs(before[index] - target))
+        if not cuts or cut > cuts[-1]:
+            cuts.append(cut)
+    bounds = [0, *cuts, len(layout.weights)]
+    ranges = list(zip(bounds, bounds[1:], strict=False))
+    if max(before[end] - before[start] for start, end in ranges) > 1.5 * total / len(ranges):
+        return None
+    return ranges
+
+
+def break_part_jobs(
+    job: RenderJob, layout: BreakLayout, ranges: list[tuple[int, int]]
+) -> list[PartJob]:
+    """The parts of ``job`` cut at the page breaks ``ranges`` start at (`plan_breaks`)."""
+    chain = bool(_CHAIN.search("\n".join((job.html, job.author_css, job.user_css))))
+    siblings = keeps_siblings(job)
+    return [
+        PartJob(
+            job=job,
+            index=index,
+            count=len(ranges),
+            table=layout.container,
+            first_row=start,
+            end_row=end,
+            offset=0,
+            pages=None,
+            step=0,
+            chain=chain,
+            keep_siblings=siblings,
+            breaks=True,
+        )
+        for index, (start, end) in enumerate(ranges)
+    ]
+
+
 def part_jobs(job: RenderJob, layout: TableLayout, plan: _Plan) -> list[PartJob]:
     """The parts of ``job`` cut as ``plan`` says."""
     cuts = plan.cuts
@@ -356,6 +436,7 @@ class _Exchange:
         count: int,
         timeout: float,
         plan: Callable[[TableLayout | None], list[PartJob] | None] | None = None,
+        breaks: Callable[[BreakLayout | None], list[PartJob] | None] | None = None,
     ) -> None:
         self.count = count
         self.timeout = timeout
@@ -366,6 +447,7 @@ class _Exchange:
         self._condition = threading.Condition()
         # `PartOpening`s: the parts planned from the first one's probe (ASK_PLAN), once known.
         self._plan = plan
+        self._breaks = breaks
         self.planned = False
         self.parts: list[PartJob] | None = None
 
@@ -404,6 +486,13 @@ class _Exchange:
                     self.count = len(self.parts)
                 self._condition.notify_all()
                 return self.parts[0] if self.parts is not None else None
+            if kind == ASK_BREAKS:
+                found = self._breaks(question[1]) if self._breaks is not None else None
+                if found is None:
+                    return None  # the first part probes the table next (ASK_PLAN)
+                self.parts, self.planned, self.count = found, True, len(found)
+                self._condition.notify_all()
+                return found[0]
             if kind == ASK_PART:
                 index = question[1]
                 self._wait(lambda: self.planned)
@@ -421,7 +510,9 @@ class _Exchange:
         for earlier in range(index):  # later parts' values win
             strings.update(self.layouts[earlier].strings)
         return Placement(
-            total_pages=sum(layout.pages for layout in self.layouts.values()), strings=strings
+            total_pages=sum(layout.pages for layout in self.layouts.values()),
+            strings=strings,
+            pages_before=sum(self.layouts[earlier].pages for earlier in range(index)),
         )
 
 
@@ -476,15 +567,29 @@ def render_in_parts(
                 found = part_jobs(job, layout, plan) if layout is not None and plan else None
                 return found if found is not None and len(found) <= len(leases) else None
 
+            def by_breaks(layout: BreakLayout | None) -> list[PartJob] | None:
+                ranges = None
+                if layout is not None:
+                    ranges = plan_breaks(
+                        layout, parts_wanted=len(leases), part_pages=settings.part_pages
+                    )
+                if layout is None or ranges is None or len(ranges) > len(leases):
+                    return None
+                return break_part_jobs(job, layout, ranges)
+
+            breaks = cuts_at_breaks(job)
             openings = [
                 PartOpening(
-                    job=job, index=index, probe_rows=settings.probe_rows, keep_siblings=siblings
+                    job=job,
+                    index=index,
+                    probe_rows=settings.probe_rows,
+                    keep_siblings=siblings,
+                    breaks=breaks,
                 )
                 for index in range(len(leases))
             ]
-            opened = _run_all(
-                leases, openings, timeout, _Exchange(len(leases), timeout, plan=one_pass)
-            )
+            exchange = _Exchange(len(leases), timeout, plan=one_pass, breaks=by_breaks)
+            opened = _run_all(leases, openings, timeout, exchange)
             spent = sum(result.cpu_seconds for result in opened if result is not None)
             if isinstance(opened[0], PartDone):
                 done = [result for result in opened if isinstance(result, PartDone)]
