@@ -136,7 +136,7 @@ class Sampler:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, nargs="+", default=[3350, 6650])
+    parser.add_argument("--rows", type=int, nargs="*", default=[3350, 6650])
     parser.add_argument("--chapters", type=int, nargs="*", default=[], help="reports of chapters")
     parser.add_argument("--nice", type=int, default=10, help="niceness of plain WeasyPrint")
     parser.add_argument("--api-only", action="store_true", help="no plain WeasyPrint renders")

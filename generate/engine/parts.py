@@ -12,7 +12,9 @@ document breaks its page anyway, so that each part is exactly that stretch of th
    document, ``position: fixed``, left/right/blank/nth pages that differ in more than their margin
    boxes, breaks to a left or right page, a reset of the ``page`` counter, viewport units, form
    fields, ``:has()`` selectors, running elements in a document whose selectors depend on siblings
-   (a later part places them first in its body). Anything else is rendered in one piece, as before.
+   (a later part places them first in its body), linked or imported stylesheets (fetched as the
+   document renders, so not read by these rules). Anything else is rendered in one piece, as
+   before.
    Selectors that depend on siblings other than a table cell's (``tr:nth-child(even)``,
    ``h2 + table``, ``:last-child``) go in parts: the rows and elements outside a part stay in it as
    stand-ins that make no box (`keeps_siblings`), so they match as in one piece.
@@ -145,6 +147,9 @@ def one_piece_reason(job: RenderJob, settings: PartSettings) -> str | None:
         return "left/right, blank or nth pages laid out differently"
     if any(_HAS.search(sheet) for sheet in sheets):
         return "selectors with :has()"
+    if _LINKED_SHEET.search(job.html) or any(_IMPORT.search(sheet) for sheet in sheets):
+        # Their rules are fetched as the document renders: not checked by the rules above.
+        return "linked or imported stylesheets"
     if _RUNNING.search(text) and keeps_siblings(job):
         return "running elements and selectors that depend on an element's siblings"
     return None
@@ -177,6 +182,8 @@ def _sheets(job: RenderJob) -> list[str]:
 
 
 _HAS = re.compile(r":has\(", re.I)
+_LINKED_SHEET = re.compile(r"<link\b[^>]*\bstylesheet\b", re.I)
+_IMPORT = re.compile(r"@import\b", re.I)
 _RUNNING = re.compile(r"running\s*\(", re.I)
 
 

@@ -222,6 +222,15 @@ def test_rows_that_stop_being_regular_render_in_one_piece(pool, part_counts) -> 
             "running elements and selectors that depend on an element's siblings",
         ),
         ("<style>tbody:has(tr.total) td { color: red }</style>", "selectors with :has()"),
+        # Rules fetched as the document renders: the rules above cannot read them first.
+        (
+            "<link rel='stylesheet' href='data:text/css,td%20%7B%20color:%20red%20%7D'>",
+            "linked or imported stylesheets",
+        ),
+        (
+            "<style>@import url('data:text/css,td%20%7B%20color:%20red%20%7D');</style>",
+            "linked or imported stylesheets",
+        ),
     ],
 )
 def test_what_parts_cannot_reproduce_renders_in_one_piece(pool, extra, reason, part_counts) -> None:

@@ -17,6 +17,7 @@ from generate.engine.part_job import BreakLayout, PartJob
 from generate.engine.part_layout import break_layout
 from generate.engine.parts import cuts_at_breaks, one_piece_reason, plan_breaks
 from generate.engine.render import prepare_document, render_pdf
+from tests.fixtures import HTML
 from tests.generate.conftest import page_sizes, page_texts
 from tests.generate.test_engine import job_for
 from tests.generate.test_parts import ONE_PASS, page_pixels, parted
@@ -192,3 +193,32 @@ def test_a_long_document_without_table_or_break_renders_in_one_piece() -> None:
     )
 
     assert one_piece_reason(job, PartSettings(min_bytes=1000)) == "no table or page break"
+
+
+# -- real-world documents -------------------------------------------------------------------------
+
+# Every HTML sample of ../shared/fixtures (with its stylesheet, when it links one), allowed to
+# go in parts at any length and two pages a part: whether it goes in parts, and cut where, or
+# renders in one piece, its PDF must be the one-piece PDF.
+ANY_LENGTH = PartSettings(min_bytes=0, part_pages=2, probe_rows=60)
+SAMPLES = sorted(HTML.glob("*/*.html"))
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[path.name for path in SAMPLES])
+def test_real_world_documents_render_as_in_one_piece(pool, path) -> None:  # noqa: F811
+    html = path.read_text()
+    css = "\n".join(
+        sheet.read_text() for sheet in path.parent.glob("*.css") if "pre-nesting" not in sheet.name
+    )
+    job = job_for({"type": "html", "data": {"html": html, "css": css}}, max_pages=1000)
+
+    pdf = parted(pool, job, ANY_LENGTH)
+    whole = render_pdf(job).pdf
+
+    assert page_texts(pdf) == page_texts(whole)
+    assert page_sizes(pdf) == page_sizes(whole)
+    pixels, one = page_pixels(pdf), page_pixels(whole)
+    differ = [
+        number for number, pair in enumerate(zip(pixels, one, strict=True), 1) if pair[0] != pair[1]
+    ]
+    assert differ == []
