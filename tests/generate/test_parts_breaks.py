@@ -42,18 +42,22 @@ q { quotes: "<<" ">>" "<" ">" }
 """
 
 
-def sections(count: int, *, css: str = CSS, wrap: bool = False) -> RenderJob:
+def sections(count: int, *, css: str = CSS, wrap: bool = False, flat: bool = False) -> RenderJob:
     """``count`` chapters of uneven length (1 to 4 pages), each opening a page; a chapter's
-    runner element is only in every third chapter, so later parts carry one from before."""
+    runner element is only in every third chapter, so later parts carry one from before.
+    ``flat``: no ``<section>`` around a chapter, its heading opens the page."""
+    if flat:
+        css = css.replace("section { break-before: page;", "h2 { break-before: page; } x {")
     chapters = "".join(
-        f"<section><h2>Part {i}</h2>"
+        ("" if flat else "<section>")
+        + f"<h2>Part {i}</h2>"
         + (f'<div class="runner">Runner {i}</div>' if i % 3 == 0 else "")
         + "".join(
             f"<p>Paragraph {i}.{j}: <q>lorem <q>ipsum</q></q> dolor sit amet, consectetur"
             " adipiscing elit, sed do eiusmod tempor incididunt.</p>"
             for j in range(8 + (i * 7) % 25)
         )
-        + "</section>"
+        + ("" if flat else "</section>")
         for i in range(count)
     )
     content = f"<h1>Report</h1><p>Introduction.</p>{chapters}<p>The end.</p>"
@@ -96,13 +100,18 @@ def assert_same_pages(pdf: bytes, whole: bytes) -> None:
     assert differ == []
 
 
-@pytest.mark.parametrize("wrap", [False, True], ids=["in-body", "in-a-wrapper"])
+@pytest.mark.parametrize(
+    ("wrap", "flat"),
+    [(False, False), (True, False), (False, True)],
+    ids=["in-body", "in-a-wrapper", "headings-open-pages"],
+)
 def test_a_document_cut_at_its_page_breaks_is_the_one_piece_render(
     pool,
     break_parts,
     wrap,
+    flat,
 ) -> None:
-    job = sections(30, wrap=wrap)
+    job = sections(30, wrap=wrap, flat=flat)
 
     assert one_piece_reason(job, ONE_PASS) is None
     pdf = parted(pool, job, ONE_PASS)
