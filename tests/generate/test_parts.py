@@ -66,7 +66,11 @@ tr.group td.name { string-set: section content() }
 """
 
 
-def long_table(rows: int, *, css: str = CSS, tail: str = "") -> RenderJob:
+def long_table(
+    rows: int, *, css: str = CSS, tail: str = "", head: bool = True, frame: str = ""
+) -> RenderJob:
+    """A document with a table of ``rows`` body rows (a header row unless not ``head``), inside
+    a ``<div class="{frame}">`` if ``frame``."""
     body = "".join(
         f'<tr class="group"><td class="n"></td><td class="name">Group {i // 40}</td>'
         f'<td><span class="runner">Runner {i // 40}</span>{i}</td></tr>'
@@ -74,11 +78,15 @@ def long_table(rows: int, *, css: str = CSS, tail: str = "") -> RenderJob:
         else f'<tr><td class="n"></td><td class="name">Item {i}</td><td>{i}</td></tr>'
         for i in range(rows)
     )
+    thead = "<thead><tr><th>No</th><th>Name</th><th>Value</th></tr></thead>" if head else ""
+    table = f"<table><caption>Figures</caption>{thead}<tbody>{body}</tbody></table>"
+    if frame:
+        table = f'<div class="{frame}">{table}</div>'
     html = (
         "<title>The report</title><h2>Introduction</h2><ol><li>first</li><li>second</li></ol>"
-        "<table><caption>Figures</caption><thead><tr><th>No</th><th>Name</th><th>Value</th></tr>"
-        f"</thead><tbody>{body}</tbody></table>"
-        '<h2>Conclusion</h2><ol start="3"><li>third</li><li>fourth</li></ol>' + tail
+        + table
+        + '<h2>Conclusion</h2><ol start="3"><li>third</li><li>fourth</li></ol>'
+        + tail
     )
     return job_for({"type": "html", "data": {"html": html, "css": css}}, max_pages=1000)
 
