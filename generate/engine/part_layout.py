@@ -21,6 +21,21 @@ What it relies on, and why each is enough:
   first page is a right or left page by its real number, and the strings and running elements
   of earlier parts are stored under that virtual page 1, where "the last value set on an earlier
   page" is looked up.
+- A page that starts mid-table is laid out with a skip stack: ``block_container_layout`` and
+  ``table_layout`` then remove the continued boxes' top decoration (border, padding, margin:
+  the default ``box-decoration-break: slice``; a table keeps its own when it repeats a header),
+  and ``table_layout`` adds no top border-spacing. A part after the first lays out its first
+  page from the start of its own (cut) tree, with no skip stack: on that page only, the
+  table, its wrapper and its ancestors are laid out as continued (`_continued_table`), through
+  the module names ``block.py`` calls them by (``block_container_layout``, ``table_layout``).
+  The skip stack given only says "continued" and skips nothing the part has: the ancestors
+  resume at their first child (what precedes the table in one piece is cut or makes no box,
+  and the running elements carried from earlier parts, first in the body, are laid out), the
+  table at its first row group that has rows (the groups before hold no rows in the part),
+  which ``table_layout`` resumes at that group's first row as the group's start (one piece
+  may resume mid-group: that differs only in the row group's own top decoration). With
+  collapsed borders it picks the same row of the part's border grid as with no skip stack
+  (the rows before that group are the header's, used only when there is no header: none).
 - Body counters and the quote depth are a state carried through ``build.element_to_box`` in
   document order. The part before hands over that state after its last row (`PartStart`), and
   this part puts it back before its first row: its rows number on as in one piece.
@@ -49,6 +64,7 @@ from weasyprint.css.counters import CounterStyle
 from weasyprint.document import Document, Page
 from weasyprint.formatting_structure import build
 from weasyprint.html import get_html_metadata
+from weasyprint.layout import block as block_layout
 from weasyprint.layout import initialize_page_maker, layout_fixed_boxes, preferred
 from weasyprint.layout import table as table_layout
 from weasyprint.layout.background import layout_backgrounds
@@ -375,6 +391,77 @@ def _table_box(root_box: Any, element: Any) -> Any:
     raise PartMisaligned
 
 
+# -- a later part's first page: a continuation page -----------------------------------------------
+
+_continued = threading.local()
+_original_table_layout = block_layout.table_layout
+_original_block_container_layout = block_layout.block_container_layout
+
+
+def _continued_box(context: Any, box: Any, skip_stack: Any) -> bool:
+    """Whether ``box`` is the table or one of its ancestors, laid out from its start on the
+    part's first page: in one piece, that page resumes them (they are continued)."""
+    elements: dict[int, str] | None = getattr(_continued, "elements", None)
+    return (
+        elements is not None
+        and skip_stack is None
+        and context.current_page == _continued.page
+        and elements.get(id(box.element)) == box.element_tag  # not its ::before, ::marker...
+    )
+
+
+def _block_container_layout(
+    context: Any, box: Any, bottom_space: Any, skip_stack: Any, *args: Any, **kwargs: Any
+) -> Any:
+    """``block.block_container_layout``: on the part's first page, the table's ancestors (and
+    its wrapper) resume at their first child, as continued boxes do (see the module
+    docstring)."""
+    if _continued_box(context, box, skip_stack):
+        skip_stack = {0: None}
+    return _original_block_container_layout(context, box, bottom_space, skip_stack, *args, **kwargs)
+
+
+def _table_layout(
+    context: Any, table: Any, bottom_space: Any, skip_stack: Any, *args: Any, **kwargs: Any
+) -> Any:
+    """``block.table_layout``: on the part's first page, the table resumes at its first row
+    group that has rows (the part's first row), as a table continued on a page does."""
+    if _continued_box(context, table, skip_stack) and type(table).__name__ == "TableBox":
+        groups = [
+            index
+            for index, group in enumerate(table.children)
+            if not group.is_header and not group.is_footer
+        ]
+        with_rows = [index for index in groups if table.children[index].children]
+        if groups:
+            skip_stack = {(with_rows or groups)[0]: None}
+    return _original_table_layout(context, table, bottom_space, skip_stack, *args, **kwargs)
+
+
+block_layout.block_container_layout = _block_container_layout
+block_layout.table_layout = _table_layout
+
+
+@contextlib.contextmanager
+def _continued_table(root: ET.Element, table: ET.Element, offset: int) -> Iterator[None]:
+    """While a part after the first (``offset``: the pages before it) lays out its pages, its
+    first page lays out ``table`` and its ancestors as continued."""
+    if not offset:
+        yield
+        return
+    parents = {id(child): parent for parent in root.iter() for child in parent}
+    elements = {id(table): str(table.tag)}
+    element = table
+    while id(element) in parents:
+        element = parents[id(element)]
+        elements[id(element)] = str(element.tag)
+    _continued.elements, _continued.page = elements, 2  # page-maker index 1 (see `_lay_out`)
+    try:
+        yield
+    finally:
+        _continued.elements = None
+
+
 # -- layout ---------------------------------------------------------------------------------------
 
 
@@ -678,7 +765,7 @@ def _render_part(
     def resolve(own: Columns) -> Columns:
         return given if given is not None else ask((ASK_COLUMNS, part.index, own))
 
-    with _whole_table_columns(table, resolve):
+    with _whole_table_columns(table, resolve), _continued_table(root, table, part.offset):
         pages, first = _lay_out(
             html,
             root_box,

@@ -464,3 +464,60 @@ def page_pixels(pdf: bytes) -> list[bytes]:
         return [page.render(scale=1).to_pil().tobytes() for page in document]
     finally:
         document.close()
+
+
+# Separated borders (the default border-spacing, 2px), a table border and padding, cell borders.
+SEPARATE_CSS = (
+    CSS.replace("border-collapse: collapse", "border: 1px solid #000; padding: 2px")
+    + "td { border: 1px solid #000 }"
+)
+# A frame around the table with padding and a border: sliced at page breaks (the default
+# box-decoration-break), so a continuation page has no top padding or border.
+FRAME_CSS = SEPARATE_CSS + ".frame { padding: 3mm 2mm; border: 1px solid #000 }"
+
+
+@pytest.fixture
+def joined(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many parts each parted render joined (none: it rendered in one piece after all)."""
+    counts: list[int] = []
+    original = parts._joined
+
+    def spy(job: RenderJob, done: list, spent: float) -> object:
+        counts.append(len(done))
+        return original(job, done, spent)
+
+    monkeypatch.setattr(parts, "_joined", spy)
+    return counts
+
+
+@pytest.mark.parametrize("part_settings", [ONE_PASS, TWO_PASSES], ids=["one-pass", "two-passes"])
+@pytest.mark.parametrize(
+    ("css", "head", "frame"),
+    [
+        (SEPARATE_CSS, True, ""),
+        (SEPARATE_CSS, False, ""),
+        (FRAME_CSS, True, "frame"),
+        (FRAME_CSS, False, "frame"),
+    ],
+    ids=["separate", "separate-no-header", "framed", "framed-no-header"],
+)
+def test_a_later_part_starts_its_table_as_a_continuation_page_does(
+    pool, part_settings, css, head, frame, part_counts, joined
+) -> None:
+    # On a page that starts mid-table, one piece draws no top border-spacing, and no top border
+    # or padding of the table (unless it repeats a header) or of the elements around it: a later
+    # part's first page must not either, or its table sits lower than in one piece.
+    job = long_table(330, css=css, head=head, frame=frame)
+
+    pdf = parted(pool, job, part_settings)
+    whole = render_pdf(job).pdf
+
+    assert part_counts == [2] if part_settings is ONE_PASS else part_counts[0] > 2
+    assert joined == part_counts[-1:]  # rendered in those parts, not in one piece after all
+    assert page_texts(pdf) == page_texts(whole)
+    expected = page_pixels(whole)
+    assert len(expected) > 8
+    pixels = page_pixels(pdf)
+    assert len(pixels) == len(expected)
+    differ = [n for n, (a, b) in enumerate(zip(pixels, expected, strict=True), 1) if a != b]
+    assert differ == []
