@@ -28,9 +28,11 @@ What it relies on, and why each is enough:
   page from the start of its own (cut) tree, with no skip stack: on that page only, the
   table, its wrapper and its ancestors are laid out as continued (`_continued_table`), through
   the module names ``block.py`` calls them by (``block_container_layout``, ``table_layout``).
-  The skip stack given only says "continued" and skips nothing the part has: the ancestors
-  resume at their first child (what precedes the table in one piece is cut or makes no box,
-  and the running elements carried from earlier parts, first in the body, are laid out), the
+  The skip stack given only says "continued" and skips nothing else the part has: the
+  ancestors resume at their first child but their own block-level ``::before`` (drawn before
+  the table, so on an earlier page in one piece; what else precedes the table is cut or makes
+  no box, and the running elements carried from earlier parts, first in the body, are laid
+  out), the
   table at its first row group that has rows (the groups before hold no rows in the part),
   which ``table_layout`` resumes at that group's first row as the group's start (one piece
   may resume mid-group: that differs only in the row group's own top decoration). With
@@ -414,10 +416,14 @@ def _block_container_layout(
     context: Any, box: Any, bottom_space: Any, skip_stack: Any, *args: Any, **kwargs: Any
 ) -> Any:
     """``block.block_container_layout``: on the part's first page, the table's ancestors (and
-    its wrapper) resume at their first child, as continued boxes do (see the module
-    docstring)."""
+    its wrapper) resume as continued boxes do, at their first child but their own block-level
+    ``::before``, which one piece draws on an earlier page (see the module docstring)."""
     if _continued_box(context, box, skip_stack):
-        skip_stack = {0: None}
+        before = f"{box.element_tag}::before"
+        skip = 0
+        while skip < len(box.children) and box.children[skip].element_tag == before:
+            skip += 1
+        skip_stack = {skip: None}
     return _original_block_container_layout(context, box, bottom_space, skip_stack, *args, **kwargs)
 
 

@@ -474,6 +474,10 @@ SEPARATE_CSS = (
 # A frame around the table with padding and a border: sliced at page breaks (the default
 # box-decoration-break), so a continuation page has no top padding or border.
 FRAME_CSS = SEPARATE_CSS + ".frame { padding: 3mm 2mm; border: 1px solid #000 }"
+# Generated content before the table, in the body and the frame: on the first page only.
+BEFORE_CSS = FRAME_CSS + (
+    "body::before, .frame::before { content: 'Read me first'; display: block; height: 1mm }"
+)
 
 
 @pytest.fixture
@@ -498,8 +502,9 @@ def joined(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         (SEPARATE_CSS, False, ""),
         (FRAME_CSS, True, "frame"),
         (FRAME_CSS, False, "frame"),
+        (BEFORE_CSS, True, "frame"),
     ],
-    ids=["separate", "separate-no-header", "framed", "framed-no-header"],
+    ids=["separate", "separate-no-header", "framed", "framed-no-header", "framed-before"],
 )
 def test_a_later_part_starts_its_table_as_a_continuation_page_does(
     pool, part_settings, css, head, frame, part_counts, joined
