@@ -29,6 +29,23 @@ What it relies on, and why each is enough:
   page that starts inside them in one piece. Child 0 is the part's first element or a running
   element carried before it: nothing is skipped. Its page counter is moved on once the pages
   before it are known: margin boxes read it from ``context.page_maker``'s saved states.
+- A page that starts mid-table is laid out with a skip stack: ``block_container_layout`` and
+  ``table_layout`` then remove the continued boxes' top decoration (border, padding, margin:
+  the default ``box-decoration-break: slice``; a table keeps its own when it repeats a header),
+  and ``table_layout`` adds no top border-spacing. A part after the first lays out its first
+  page from the start of its own (cut) tree, with no skip stack: on that page only, the
+  table, its wrapper and its ancestors are laid out as continued (`_continued_table`), through
+  the module names ``block.py`` calls them by (``block_container_layout``, ``table_layout``).
+  The skip stack given only says "continued" and skips nothing else the part has: the
+  ancestors resume at their first child but their own block-level ``::before`` (drawn before
+  the table, so on an earlier page in one piece; what else precedes the table is cut or makes
+  no box, and the running elements carried from earlier parts, first in the body, are laid
+  out), the
+  table at its first row group that has rows (the groups before hold no rows in the part),
+  which ``table_layout`` resumes at that group's first row as the group's start (one piece
+  may resume mid-group: that differs only in the row group's own top decoration). With
+  collapsed borders it picks the same row of the part's border grid as with no skip stack
+  (the rows before that group are the header's, used only when there is no header: none).
 - Body counters and the quote depth are a state carried through ``build.element_to_box`` in
   document order. The part before hands over that state after its last row (`PartStart`), and
   this part puts it back before its first row: its rows number on as in one piece.
@@ -57,6 +74,7 @@ from weasyprint.css.counters import CounterStyle
 from weasyprint.document import Document, Page
 from weasyprint.formatting_structure import build
 from weasyprint.html import get_html_metadata
+from weasyprint.layout import block as block_layout
 from weasyprint.layout import initialize_page_maker, layout_fixed_boxes, preferred
 from weasyprint.layout import table as table_layout
 from weasyprint.layout.background import layout_backgrounds
@@ -506,6 +524,81 @@ def _table_box(root_box: Any, element: Any) -> Any:
     raise PartMisaligned
 
 
+# -- a later part's first page: a continuation page -----------------------------------------------
+
+_continued = threading.local()
+_original_table_layout = block_layout.table_layout
+_original_block_container_layout = block_layout.block_container_layout
+
+
+def _continued_box(context: Any, box: Any, skip_stack: Any) -> bool:
+    """Whether ``box`` is the table or one of its ancestors, laid out from its start on the
+    part's first page: in one piece, that page resumes them (they are continued)."""
+    elements: dict[int, str] | None = getattr(_continued, "elements", None)
+    return (
+        elements is not None
+        and skip_stack is None
+        and context.current_page == _continued.page
+        and elements.get(id(box.element)) == box.element_tag  # not its ::before, ::marker...
+    )
+
+
+def _block_container_layout(
+    context: Any, box: Any, bottom_space: Any, skip_stack: Any, *args: Any, **kwargs: Any
+) -> Any:
+    """``block.block_container_layout``: on the part's first page, the table's ancestors (and
+    its wrapper) resume as continued boxes do, at their first child but their own block-level
+    ``::before``, which one piece draws on an earlier page (see the module docstring)."""
+    if _continued_box(context, box, skip_stack):
+        before = f"{box.element_tag}::before"
+        skip = 0
+        while skip < len(box.children) and box.children[skip].element_tag == before:
+            skip += 1
+        skip_stack = {skip: None}
+    return _original_block_container_layout(context, box, bottom_space, skip_stack, *args, **kwargs)
+
+
+def _table_layout(
+    context: Any, table: Any, bottom_space: Any, skip_stack: Any, *args: Any, **kwargs: Any
+) -> Any:
+    """``block.table_layout``: on the part's first page, the table resumes at its first row
+    group that has rows (the part's first row), as a table continued on a page does."""
+    if _continued_box(context, table, skip_stack) and type(table).__name__ == "TableBox":
+        groups = [
+            index
+            for index, group in enumerate(table.children)
+            if not group.is_header and not group.is_footer
+        ]
+        with_rows = [index for index in groups if table.children[index].children]
+        if groups:
+            skip_stack = {(with_rows or groups)[0]: None}
+    return _original_table_layout(context, table, bottom_space, skip_stack, *args, **kwargs)
+
+
+block_layout.block_container_layout = _block_container_layout
+block_layout.table_layout = _table_layout
+
+
+@contextlib.contextmanager
+def _continued_table(root: ET.Element, table: ET.Element, offset: int) -> Iterator[None]:
+    """While a part after the first (``offset``: the pages before it) lays out its pages, its
+    first page lays out ``table`` and its ancestors as continued."""
+    if not offset:
+        yield
+        return
+    parents = {id(child): parent for parent in root.iter() for child in parent}
+    elements = {id(table): str(table.tag)}
+    element = table
+    while id(element) in parents:
+        element = parents[id(element)]
+        elements[id(element)] = str(element.tag)
+    _continued.elements, _continued.page = elements, 2  # page-maker index 1 (see `_lay_out`)
+    try:
+        yield
+    finally:
+        _continued.elements = None
+
+
 # -- layout ---------------------------------------------------------------------------------------
 
 
@@ -687,9 +780,11 @@ def _resume_inside(root_box: Any, container: Any) -> dict[int, Any]:
     """The skip stack (WeasyPrint's ``resume_at``) of a page that goes on inside
     ``container``'s box at its first child: every box from the root down to it is continued."""
     path: list[int] = []
+    found: list[Any] = []
 
     def find(box: Any) -> bool:
         if box.element is container and not box.element_tag.endswith(("::before", "::after")):
+            found.append(box)
             return True
         for index, child in enumerate(getattr(box, "children", ())):
             if find(child):
@@ -699,7 +794,12 @@ def _resume_inside(root_box: Any, container: Any) -> dict[int, Any]:
 
     if not find(root_box):
         raise PartMisaligned
-    stack: dict[int, Any] = {0: None}
+    # The container's own ``::before`` (its box, or the anonymous block around it) was drawn
+    # on the document's first page of it, in an earlier part: skipped. Its element children's
+    # boxes follow: the running elements carried, then the part's first element.
+    children = found[0].children
+    first = next((i for i, child in enumerate(children) if child.element is not container), 0)
+    stack: dict[int, Any] = {first: None}
     for index in path:  # innermost first
         stack = {index: stack}
     return stack
@@ -886,7 +986,7 @@ def _render_part(
     def resolve(own: Columns) -> Columns:
         return given if given is not None else ask((ASK_COLUMNS, part.index, own))
 
-    with _whole_table_columns(table, resolve):
+    with _whole_table_columns(table, resolve), _continued_table(root, table, part.offset):
         pages, first = _lay_out(
             html,
             root_box,

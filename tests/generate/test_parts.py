@@ -66,7 +66,11 @@ tr.group td.name { string-set: section content() }
 """
 
 
-def long_table(rows: int, *, css: str = CSS, tail: str = "") -> RenderJob:
+def long_table(
+    rows: int, *, css: str = CSS, tail: str = "", head: bool = True, frame: str = ""
+) -> RenderJob:
+    """A document with a table of ``rows`` body rows (a header row unless not ``head``), inside
+    a ``<div class="{frame}">`` if ``frame``."""
     body = "".join(
         f'<tr class="group"><td class="n"></td><td class="name">Group {i // 40}</td>'
         f'<td><span class="runner">Runner {i // 40}</span>{i}</td></tr>'
@@ -74,11 +78,15 @@ def long_table(rows: int, *, css: str = CSS, tail: str = "") -> RenderJob:
         else f'<tr><td class="n"></td><td class="name">Item {i}</td><td>{i}</td></tr>'
         for i in range(rows)
     )
+    thead = "<thead><tr><th>No</th><th>Name</th><th>Value</th></tr></thead>" if head else ""
+    table = f"<table><caption>Figures</caption>{thead}<tbody>{body}</tbody></table>"
+    if frame:
+        table = f'<div class="{frame}">{table}</div>'
     html = (
         "<title>The report</title><h2>Introduction</h2><ol><li>first</li><li>second</li></ol>"
-        "<table><caption>Figures</caption><thead><tr><th>No</th><th>Name</th><th>Value</th></tr>"
-        f"</thead><tbody>{body}</tbody></table>"
-        '<h2>Conclusion</h2><ol start="3"><li>third</li><li>fourth</li></ol>' + tail
+        + table
+        + '<h2>Conclusion</h2><ol start="3"><li>third</li><li>fourth</li></ol>'
+        + tail
     )
     return job_for({"type": "html", "data": {"html": html, "css": css}}, max_pages=1000)
 
@@ -465,3 +473,65 @@ def page_pixels(pdf: bytes) -> list[bytes]:
         return [page.render(scale=1).to_pil().tobytes() for page in document]
     finally:
         document.close()
+
+
+# Separated borders (the default border-spacing, 2px), a table border and padding, cell borders.
+SEPARATE_CSS = (
+    CSS.replace("border-collapse: collapse", "border: 1px solid #000; padding: 2px")
+    + "td { border: 1px solid #000 }"
+)
+# A frame around the table with padding and a border: sliced at page breaks (the default
+# box-decoration-break), so a continuation page has no top padding or border.
+FRAME_CSS = SEPARATE_CSS + ".frame { padding: 3mm 2mm; border: 1px solid #000 }"
+# Generated content before the table, in the body and the frame: on the first page only.
+BEFORE_CSS = FRAME_CSS + (
+    "body::before, .frame::before { content: 'Read me first'; display: block; height: 1mm }"
+)
+
+
+@pytest.fixture
+def joined(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many parts each parted render joined (none: it rendered in one piece after all)."""
+    counts: list[int] = []
+    original = parts._joined
+
+    def spy(job: RenderJob, done: list, spent: float) -> object:
+        counts.append(len(done))
+        return original(job, done, spent)
+
+    monkeypatch.setattr(parts, "_joined", spy)
+    return counts
+
+
+@pytest.mark.parametrize("part_settings", [ONE_PASS, TWO_PASSES], ids=["one-pass", "two-passes"])
+@pytest.mark.parametrize(
+    ("css", "head", "frame"),
+    [
+        (SEPARATE_CSS, True, ""),
+        (SEPARATE_CSS, False, ""),
+        (FRAME_CSS, True, "frame"),
+        (FRAME_CSS, False, "frame"),
+        (BEFORE_CSS, True, "frame"),
+    ],
+    ids=["separate", "separate-no-header", "framed", "framed-no-header", "framed-before"],
+)
+def test_a_later_part_starts_its_table_as_a_continuation_page_does(
+    pool, part_settings, css, head, frame, part_counts, joined
+) -> None:
+    # On a page that starts mid-table, one piece draws no top border-spacing, and no top border
+    # or padding of the table (unless it repeats a header) or of the elements around it: a later
+    # part's first page must not either, or its table sits lower than in one piece.
+    job = long_table(330, css=css, head=head, frame=frame)
+
+    pdf = parted(pool, job, part_settings)
+    whole = render_pdf(job).pdf
+
+    assert part_counts == [2] if part_settings is ONE_PASS else part_counts[0] > 2
+    assert joined == part_counts[-1:]  # rendered in those parts, not in one piece after all
+    assert page_texts(pdf) == page_texts(whole)
+    expected = page_pixels(whole)
+    assert len(expected) > 8
+    pixels = page_pixels(pdf)
+    assert len(pixels) == len(expected)
+    differ = [n for n, (a, b) in enumerate(zip(pixels, expected, strict=True), 1) if a != b]
+    assert differ == []

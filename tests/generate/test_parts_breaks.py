@@ -33,6 +33,7 @@ CSS = """
 body { counter-reset: chapter para; font-size: 9pt }
 section { break-before: page; padding: 3mm; border: 1px solid #000; margin: 1mm 0 }
 .report { padding: 2mm 3mm; border: 1px solid #444 }
+.report::before { content: "Confidential" }
 h2 { counter-increment: chapter; font-size: 10pt; margin: 2mm 0; string-set: section content() }
 h2::before { content: "Chapter " counter(chapter) ". " }
 p { counter-increment: para; margin: 1mm 0 }
