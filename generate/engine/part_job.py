@@ -71,6 +71,14 @@ class BreakLayout:
 
 
 @dataclass(frozen=True)
+class BreakProbe:
+    """Find where ``job``'s document breaks its pages for certain (`BreakLayout`), with one
+    worker (with several, the first `PartOpening` does)."""
+
+    job: RenderJob
+
+
+@dataclass(frozen=True)
 class PartSkipped:
     """A `PartOpening` that got no part: the CPU-seconds it took (parsing the document)."""
 
@@ -188,7 +196,10 @@ ASK_PLACEMENT = "placement"  # (ASK_PLACEMENT, PartLayout) -> Placement
 ASK_COLUMNS = "columns"  # (ASK_COLUMNS, index, its rows' Columns) -> the whole table's Columns
 ASK_PLAN = "plan"  # (ASK_PLAN, TableLayout | None) -> the first part's PartJob, or None
 ASK_PART = "part"  # (ASK_PART, index) -> that part's PartJob, or None
-ASK_BREAKS = "breaks"  # (ASK_BREAKS, BreakLayout | None) -> the first part's PartJob, or None
+# (ASK_BREAKS, BreakLayout | None) -> the first part's PartJob; None: probe the table; IN_PASSES:
+# the parts are more than the workers, so they run in passes: the opening returns its layout.
+ASK_BREAKS = "breaks"
+IN_PASSES = "passes"
 
 
 class PartMisaligned(GenerateError):

@@ -90,8 +90,10 @@ from generate.engine.part_job import (
     ASK_PLACEMENT,
     ASK_PLAN,
     ASK_START,
+    IN_PASSES,
     TELL_END,
     BreakLayout,
+    BreakProbe,
     Columns,
     PartDone,
     PartJob,
@@ -841,21 +843,31 @@ def probe_table(
     return _probe(prepare(probe.job), probe.rows, probe.job.max_pages, on_page, probe.keep_siblings)
 
 
+def probe_breaks(
+    probe: BreakProbe, prepare: Callable[[RenderJob], PreparedDocument]
+) -> BreakLayout | None:
+    """Where the document breaks its pages for certain (`break_layout`)."""
+    return break_layout(prepare(probe.job))
+
+
 def open_part(
     opening: PartOpening,
     prepare: Callable[[RenderJob], PreparedDocument],
     ask: Ask,
     *,
     on_page: Callable[[], None] | None = None,
-) -> PartDone | TableLayout | PartSkipped | None:
+) -> PartDone | TableLayout | BreakLayout | PartSkipped | None:
     """Parse the document, then (the first part) probe it and ask for the plan, or (the others)
     ask for the part; render the part given on the parsed document (see `PartOpening`)."""
     prepared = prepare(opening.job)
     part: PartJob | None
     if opening.index == 0 and opening.breaks:
-        part = ask((ASK_BREAKS, break_layout(prepared)))
-        if part is not None:
-            return _render_part(part, prepared, ask, on_page=on_page)
+        breaks = break_layout(prepared)
+        answer = ask((ASK_BREAKS, breaks))
+        if answer == IN_PASSES:
+            return breaks
+        if answer is not None:
+            return _render_part(answer, prepared, ask, on_page=on_page)
     if opening.index == 0:
         layout = _probe(
             prepared, opening.probe_rows, opening.job.max_pages, on_page, opening.keep_siblings

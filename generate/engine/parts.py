@@ -47,7 +47,8 @@ document breaks its page anyway, so that each part is exactly that stretch of th
    its PDF. A worker runs a part with few garbage collections (`generate.engine.worker`).
    More parts than workers (memory): the parts run a few at a time, three times: measured,
    then laid out and counted, then laid out again and written knowing everything; about twice
-   the work of one piece, but no worker holds more than one part. A document of at most twice
+   the work of one piece, but no worker holds more than one part (`_in_passes`; parts cut at
+   page breaks have no columns to measure: two passes). A document of at most twice
    ``part_pages`` pages that gets too few workers for one pass renders in one piece instead.
    If a document uses counters or running elements, each part also waits for the part before
    it to have built its box tree (not laid it out) to continue its counters and running
@@ -86,8 +87,10 @@ from generate.engine.part_job import (
     ASK_PLACEMENT,
     ASK_PLAN,
     ASK_START,
+    IN_PASSES,
     TELL_END,
     BreakLayout,
+    BreakProbe,
     Columns,
     PartDone,
     PartJob,
@@ -355,8 +358,10 @@ def plan_breaks(
     layout: BreakLayout, *, parts_wanted: int, part_pages: int
 ) -> list[tuple[int, int]] | None:
     """Each part's elements (first, end: exclusive) of a document cut at its page breaks: at
-    the breaks nearest equal shares of its weight. None when no break gives parts near their
-    share (a part more than 1.5 times its share: a short cover page before a long table)."""
+    the breaks nearest equal shares of its weight. None when the breaks leave a part too long:
+    more than 1.5 times its share when there are parts for the workers only (they render at
+    once: a short cover page before a long table would gain little), more than twice
+    ``part_pages`` when there are more (they bound a worker's memory)."""
     total = sum(layout.weights)
     count = max(parts_wanted, math.ceil(total / (part_pages * _WEIGHT_PER_PAGE)))
     count = min(count, len(layout.breaks) + 1)
@@ -371,9 +376,10 @@ def plan_breaks(
             cuts.append(cut)
     bounds = [0, *cuts, len(layout.weights)]
     ranges = list(zip(bounds, bounds[1:], strict=False))
-    if max(before[end] - before[start] for start, end in ranges) > 1.5 * total / len(ranges):
-        return None
-    return ranges
+    longest = max(before[end] - before[start] for start, end in ranges)
+    if count > parts_wanted:
+        return ranges if longest <= 2 * part_pages * _WEIGHT_PER_PAGE else None
+    return ranges if longest <= 1.5 * total / len(ranges) else None
 
 
 def break_part_jobs(
@@ -497,8 +503,11 @@ class _Exchange:
                 found = self._breaks(question[1]) if self._breaks is not None else None
                 if found is None:
                     return None  # the first part probes the table next (ASK_PLAN)
-                self.parts, self.planned, self.count = found, True, len(found)
+                self.planned = True
                 self._condition.notify_all()
+                if len(found) > self.count:
+                    return IN_PASSES  # more parts than workers: the others are skipped
+                self.parts, self.count = found, len(found)
                 return found[0]
             if kind == ASK_PART:
                 index = question[1]
@@ -560,31 +569,26 @@ def render_in_parts(
     *,
     timeout: float,
 ) -> RenderedPdf:
-    """Render ``job`` on the held workers ``leases``: in parts when its table allows it (see
-    the module docstring), otherwise in one piece on the first."""
+    """Render ``job`` on the held workers ``leases``: in parts when its page breaks or its
+    table allow it (see the module docstring), otherwise in one piece on the first."""
     whole = leases[0]
     spent = 0.0
     siblings = keeps_siblings(job)
+    breaks = cuts_at_breaks(job)
     try:
+        found: BreakLayout | TableLayout | None = None
         if len(leases) > 1:
             # Every worker parses the document while the first probes it; the first part goes
             # on with the document it parsed, the others with theirs once the plan is known.
             def one_pass(layout: TableLayout | None) -> list[PartJob] | None:
                 plan = _plan(layout, settings, len(leases))
-                found = part_jobs(job, layout, plan) if layout is not None and plan else None
-                return found if found is not None and len(found) <= len(leases) else None
+                jobs = part_jobs(job, layout, plan) if layout is not None and plan else None
+                return jobs if jobs is not None and len(jobs) <= len(leases) else None
 
             def by_breaks(layout: BreakLayout | None) -> list[PartJob] | None:
-                ranges = None
-                if layout is not None:
-                    ranges = plan_breaks(
-                        layout, parts_wanted=len(leases), part_pages=settings.part_pages
-                    )
-                if layout is None or ranges is None or len(ranges) > len(leases):
-                    return None
-                return break_part_jobs(job, layout, ranges)
+                ranges = _break_ranges(layout, settings, len(leases))
+                return break_part_jobs(job, layout, ranges) if layout and ranges else None
 
-            breaks = cuts_at_breaks(job)
             openings = [
                 PartOpening(
                     job=job,
@@ -601,20 +605,63 @@ def render_in_parts(
             if isinstance(opened[0], PartDone):
                 done = [result for result in opened if isinstance(result, PartDone)]
                 return _joined(job, done, spent)
-            layout = opened[0]
+            found = opened[0]
         else:
-            probe = TableProbe(job=job, rows=settings.probe_rows, keep_siblings=siblings)
-            layout = whole.run(probe, timeout=timeout)
-            spent = layout.cpu_seconds if layout is not None else 0.0
-        plan = _plan(layout, settings, len(leases))
-        if layout is None or plan is None:
-            return whole.run(job, timeout=timeout)
-        parts = part_jobs(job, layout, plan)
-        if len(parts) <= len(leases) or plan.pages <= 2 * settings.part_pages:
-            # One pass would have been taken above; too few workers free for one pass, and
-            # short enough to fit one worker's memory: three passes would cost more than one
-            # piece.
-            return whole.run(job, timeout=timeout)
+            if breaks:
+                at_breaks: BreakLayout | None = whole.run(BreakProbe(job=job), timeout=timeout)
+                spent = at_breaks.cpu_seconds if at_breaks is not None else 0.0
+                if _break_ranges(at_breaks, settings, 1) is not None:
+                    found = at_breaks
+            if found is None:
+                probe = TableProbe(job=job, rows=settings.probe_rows, keep_siblings=siblings)
+                found = whole.run(probe, timeout=timeout)
+                spent += found.cpu_seconds if found is not None else 0.0
+        if isinstance(found, BreakLayout):
+            ranges = _break_ranges(found, settings, len(leases))
+            assert ranges is not None  # the exchange answered IN_PASSES for these
+            parts = break_part_jobs(job, found, ranges)
+        else:
+            plan = _plan(found, settings, len(leases))
+            if found is None or plan is None:
+                return whole.run(job, timeout=timeout)
+            parts = part_jobs(job, found, plan)
+            if len(parts) <= len(leases) or plan.pages <= 2 * settings.part_pages:
+                # One pass would have been taken above; too few workers free for one pass,
+                # and short enough to fit one worker's memory: three passes would cost more
+                # than one piece.
+                return whole.run(job, timeout=timeout)
+        done, passes = _in_passes(leases, parts, timeout)
+        spent += passes
+    except (PartMisaligned, LeasePreempted):
+        # Not cut where the document breaks its pages, or a borrowed worker was taken back for
+        # another request: the document in one piece, on its own worker.
+        return whole.run(job, timeout=timeout)
+    return _joined(job, done, spent)
+
+
+def _break_ranges(
+    layout: BreakLayout | None, settings: PartSettings, workers: int
+) -> list[tuple[int, int]] | None:
+    """Where a document is cut at its page breaks for ``workers``: one pass when the parts are
+    no more than the workers, or passes (`_in_passes`) when it is long enough not to fit one
+    worker's memory (more than twice ``part_pages`` pages' weight); None otherwise."""
+    if layout is None:
+        return None
+    ranges = plan_breaks(layout, parts_wanted=workers, part_pages=settings.part_pages)
+    if ranges is None or len(ranges) <= workers:
+        return ranges
+    long = sum(layout.weights) > 2 * settings.part_pages * _WEIGHT_PER_PAGE
+    return ranges if long else None
+
+
+def _in_passes(
+    leases: list[Lease[Any, Any]], parts: list[PartJob], timeout: float
+) -> tuple[list[PartDone], float]:
+    """More parts than workers: the parts run a few at a time, laid out and counted, then laid
+    out again and written knowing the pages and strings before each (a table's parts are
+    measured first, for its columns). Their results, and the CPU-seconds all passes took."""
+    measured: list[PartDone] = []
+    if not parts[0].breaks:
         measured = _run_all(
             leases,
             [dataclasses.replace(p, widths_only=True) for p in parts],
@@ -623,29 +670,24 @@ def render_in_parts(
         )
         columns = widest([d.columns or [] for d in measured])
         parts = [dataclasses.replace(p, columns=columns) for p in parts]
-        counted = _run_all(
-            leases,
-            [dataclasses.replace(p, count_only=True) for p in parts],
-            timeout,
-            _Exchange(len(parts), timeout),
+    counted = _run_all(
+        leases,
+        [dataclasses.replace(p, count_only=True) for p in parts],
+        timeout,
+        _Exchange(len(parts), timeout),
+    )
+    exchange = _Exchange(len(parts), timeout)
+    exchange.layouts = {d.layout.index: d.layout for d in counted}
+    known = [
+        dataclasses.replace(
+            part,
+            start=counted[part.index - 1].end if part.index else None,
+            placement=exchange.placement(part.index),
         )
-        exchange = _Exchange(len(parts), timeout)
-        exchange.layouts = {d.layout.index: d.layout for d in counted}
-        known = [
-            dataclasses.replace(
-                part,
-                start=counted[part.index - 1].end if part.index else None,
-                placement=exchange.placement(part.index),
-            )
-            for part in parts
-        ]
-        done = _run_all(leases, known, timeout, exchange)
-        spent += sum(d.cpu_seconds for d in [*measured, *counted, *done])
-    except (PartMisaligned, LeasePreempted):
-        # Not cut where the document breaks its pages, or a borrowed worker was taken back for
-        # another request: the document in one piece, on its own worker.
-        return whole.run(job, timeout=timeout)
-    return _joined(job, done, spent)
+        for part in parts
+    ]
+    done = _run_all(leases, known, timeout, exchange)
+    return done, sum(d.cpu_seconds for d in [*measured, *counted, *done])
 
 
 def _plan(layout: TableLayout | None, settings: PartSettings, workers: int) -> _Plan | None:

@@ -2,8 +2,8 @@
 
 Started by `generate.engine.pool.RenderPool`; the protocol and the process set-up are
 `core.engine.process_worker`'s. Jobs: a `RenderJob` (the whole document), or for a long document
-a `TableProbe` and its `PartJob`s, or `PartOpening`s (`generate.engine.parts`). Results:
-``("ok", RenderedPdf)`` (``TableLayout``, ``PartDone``, ``PartSkipped``),
+a `TableProbe` or `BreakProbe` and its `PartJob`s, or `PartOpening`s (`generate.engine.parts`).
+Results: ``("ok", RenderedPdf)`` (``TableLayout``, ``BreakLayout``, ``PartDone``, ``PartSkipped``),
 ``("error", GenerateError)``, ``("memory", None)`` or ``("crash", (detail, where))`` (see
 `RenderFailed`).
 """
@@ -25,8 +25,8 @@ from core.engine import process_worker
 from generate.engine.cpu_budget import CpuBudgetExceeded, cpu_budget, cpu_seconds_used
 from generate.engine.errors import GenerateError, RenderCpuLimit
 from generate.engine.job import RenderJob
-from generate.engine.part_job import PartJob, PartOpening, TableProbe
-from generate.engine.part_layout import open_part, probe_table, render_part
+from generate.engine.part_job import BreakProbe, PartJob, PartOpening, TableProbe
+from generate.engine.part_layout import open_part, probe_breaks, probe_table, render_part
 from generate.engine.render import (
     PreparedDocument,
     describe_failure,
@@ -44,7 +44,7 @@ class _Renderer:
         self.font_config = FontConfiguration()
         warm_up(self.font_config)
 
-    def __call__(self, work: RenderJob | PartJob | PartOpening | TableProbe) -> Any:
+    def __call__(self, work: RenderJob | PartJob | PartOpening | TableProbe | BreakProbe) -> Any:
         job = work if isinstance(work, RenderJob) else work.job
         started = cpu_seconds_used()
         try:
@@ -56,6 +56,8 @@ class _Renderer:
                     with _few_collections():
                         if isinstance(work, TableProbe):
                             result: Any = probe_table(work, self._prepare, on_page=on_page)
+                        elif isinstance(work, BreakProbe):
+                            result = probe_breaks(work, self._prepare)
                         elif isinstance(work, PartOpening):
                             result = open_part(
                                 work, self._prepare, process_worker.ask, on_page=on_page

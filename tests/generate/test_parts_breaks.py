@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from generate.engine import PartSettings, RenderJob, parts
+from generate.engine import PartSettings, PoolSettings, RenderJob, RenderPool, parts
 from generate.engine.part_job import BreakLayout, PartJob
 from generate.engine.part_layout import break_layout
 from generate.engine.parts import cuts_at_breaks, one_piece_reason, plan_breaks
@@ -22,6 +22,7 @@ from tests.generate.conftest import page_sizes, page_texts
 from tests.generate.test_engine import job_for
 from tests.generate.test_parts import ONE_PASS, page_pixels, parted
 from tests.generate.test_parts import pool as pool  # noqa: F401 - the fixture
+from tests.generate.test_render_limits import warm
 from tests.pdfsound import assert_sound
 
 CSS = """
@@ -125,6 +126,27 @@ def test_a_document_cut_at_its_page_breaks_is_the_one_piece_render(
     assert_sound(pdf)
 
 
+# Parts of about three pages: more parts than workers.
+IN_PASSES = PartSettings(min_bytes=1000, part_pages=3, probe_rows=60)
+
+
+@pytest.mark.parametrize("workers", [2, 1])
+def test_a_long_document_in_more_parts_than_workers_renders_in_passes(break_parts, workers) -> None:
+    # Counted first, then written knowing the pages, strings and counters before each part:
+    # no worker holds more than one part, with two workers or with one.
+    job = sections(30)
+    render_pool = RenderPool(PoolSettings(workers=workers, nice=0))
+    try:
+        warm(render_pool, workers)
+        pdf = parted(render_pool, job, IN_PASSES)
+    finally:
+        render_pool.close()
+
+    assert break_parts[0] > 2 * workers
+    assert break_parts[-1] == break_parts[0]  # rendered in those parts
+    assert_same_pages(pdf, render_pdf(job).pdf)
+
+
 def test_legacy_page_break_properties_cut_too(pool, break_parts) -> None:
     css = CSS.replace("section { break-before: page;", "section { page-break-before: always;")
     job = sections(24, css=css)
@@ -175,6 +197,18 @@ def test_the_plan_cuts_at_breaks_near_equal_shares() -> None:
     # A cover page before one long chapter: no cut gives parts near their share.
     cover = BreakLayout(container=(), weights=(50, 5000), breaks=(1,))
     assert plan_breaks(cover, parts_wanted=2, part_pages=100) is None
+    # Longer than the workers' parts hold (about part_pages pages each: 3,000 a page): more
+    # parts, none longer than twice part_pages.
+    chapters = BreakLayout(container=(), weights=(3000,) * 10, breaks=tuple(range(1, 10)))
+    assert plan_breaks(chapters, parts_wanted=2, part_pages=2) == [
+        (0, 2),
+        (2, 4),
+        (4, 6),
+        (6, 8),
+        (8, 10),
+    ]
+    one_long = BreakLayout(container=(), weights=(3000, 3000, 20000, 3000), breaks=(1, 2, 3))
+    assert plan_breaks(one_long, parts_wanted=2, part_pages=2) is None
     # No break at all.
     assert plan_breaks(BreakLayout((), (10, 10), ()), parts_wanted=2, part_pages=100) is None
 
