@@ -78,7 +78,11 @@ from weasyprint.layout import block as block_layout
 from weasyprint.layout import initialize_page_maker, layout_fixed_boxes, preferred
 from weasyprint.layout import table as table_layout
 from weasyprint.layout.background import layout_backgrounds
-from weasyprint.layout.page import make_margin_boxes, remake_page
+from weasyprint.layout.page import (
+    make_margin_boxes,
+    remake_page,
+    set_page_type_computed_styles,
+)
 from weasyprint.pdf.metadata import DocumentMetadata
 
 from generate.engine.errors import PageLimitExceeded
@@ -719,12 +723,14 @@ def _finish_pages(
     placement: Placement,
     carried: set[int],
     *,
+    html: Any = None,
     unplaced: bool = False,
 ) -> Iterator[Any]:
     """``layout_document``'s end: each page's margin boxes, knowing the document's page count
     and the earlier parts' strings and running elements (on the virtual page 1). ``unplaced``:
     the part was laid out not knowing the pages before it, as if one came before it: its
-    ``page`` counter is moved on to the pages before it that it now knows."""
+    ``page`` counter is moved on to the pages before it that it now knows, and its pages' sides
+    set (``html``: the document, for their margin boxes' styles)."""
     if first:
         for name, value in placement.strings.items():
             context.string_set[name][1] = [value]
@@ -742,6 +748,15 @@ def _finish_pages(
                     del stored[first + 1]
     # A part cut at a page break was laid out as if one page came before it (`_render_part`).
     shift = placement.pages_before - first if unplaced else 0
+    if unplaced:
+        # Its pages' sides follow from the pages before it, now known. Left and right pages
+        # differ in their margin boxes only (`parts.one_piece_reason`), drawn below.
+        for number, page in enumerate(pages, placement.pages_before + 1):
+            right = (number % 2 == 1) == (page.style["direction"] == "ltr")
+            side = "right" if right else "left"
+            if page.page_type.side != side:
+                page.page_type = page.page_type._replace(side=side)
+                set_page_type_computed_styles(page.page_type, html, context.style_for)
     for page_maker_state in context.page_maker:
         counters = page_maker_state[3][1]
         counters["pages"] = [placement.total_pages]
@@ -1087,7 +1102,9 @@ def _finish_part(
         return PartDone(layout=layout, pdf=None, end=end, cpu_seconds=0.0)
     placement = part.placement or ask((ASK_PLACEMENT, layout))
     unplaced = part.breaks and part.index > 0
-    finished = list(_finish_pages(context, pages, first, placement, carried, unplaced=unplaced))
+    finished = list(
+        _finish_pages(context, pages, first, placement, carried, html=html, unplaced=unplaced)
+    )
     rendering = Document(
         [Page(page_box) for page_box in finished],
         DocumentMetadata(**get_html_metadata(html)),

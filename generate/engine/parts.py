@@ -164,13 +164,11 @@ _NAMED_PAGE = re.compile(r"(?<![\w@-])page\s*:", re.I)
 
 def cuts_at_breaks(job: RenderJob) -> bool:
     """Whether ``job`` may be cut at its forced page breaks (`BreakLayout`): it has some, and
-    no page whose layout depends on the pages before it, which such a part learns only once
-    every part is laid out: left and right pages (the side its first page falls on), named
-    pages (page groups)."""
+    no named pages (page groups), whose layout depends on the pages before a part, which it
+    learns only once every part is laid out. (Left and right pages differ in their margin
+    boxes only, or the document is in one piece: the sides are set before those are drawn.)"""
     text = "\n".join((job.html, job.author_css, job.user_css))
-    if not _FORCED_BREAK.search(text) or _NAMED_PAGE.search(text):
-        return False
-    return not any(_SIDE_PAGES.search(sheet) for sheet in _sheets(job))
+    return bool(_FORCED_BREAK.search(text)) and not _NAMED_PAGE.search(text)
 
 
 def keeps_siblings(job: RenderJob) -> bool:

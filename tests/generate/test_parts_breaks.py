@@ -31,6 +31,8 @@ CSS = """
   @top-left { content: "Section: " string(section) }
   @top-right { content: element(runner) } }
 @page :first { @top-center { content: "COVER" } }
+@page :left { @bottom-left { content: "LEFT" } }
+@page :right { @bottom-right { content: "RIGHT" } }
 body { counter-reset: chapter para; font-size: 9pt }
 section { break-before: page; padding: 3mm; border: 1px solid #000; margin: 1mm 0 }
 .report { padding: 2mm 3mm; border: 1px solid #444 }
@@ -219,7 +221,7 @@ def test_the_plan_cuts_at_breaks_near_equal_shares() -> None:
         ("section { break-before: page }", True),
         ("h1 { page-break-after: always }", True),
         ("p { margin: 0 }", False),  # no forced break
-        ("section { break-before: page } @page :left { @bottom-left { content: 'L' } }", False),
+        ("section { break-before: page } @page :left { @bottom-left { content: 'L' } }", True),
         ("section { break-before: page; page: chapter }", False),  # named pages
     ],
 )
