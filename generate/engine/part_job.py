@@ -177,6 +177,12 @@ class PartLayout:
     strings: dict[str, str]
 
 
+# A heading's bookmark: (level, label, page index, x, y in PDF points from the page's bottom,
+# "open" or "closed"). A part's come back with it, and the joined PDF's outline is built from
+# every part's in order (a later part's headings nest under an earlier part's, as in one piece).
+Bookmark = tuple[int, str, int, float, float, str]
+
+
 @dataclass(frozen=True)
 class PartDone:
     """A part finished: its PDF (None for ``count_only``), its layout, the state where the next
@@ -187,6 +193,7 @@ class PartDone:
     end: PartStart | None
     cpu_seconds: float
     columns: Columns | None = None  # its rows' column widths (``widths_only``)
+    bookmarks: tuple[Bookmark, ...] = ()  # page indices within the part
 
 
 # Questions a part asks its pool (`core.engine.process_worker.ask`), with what it hands over.

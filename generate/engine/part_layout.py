@@ -1105,8 +1105,18 @@ def _finish_part(
     finished = list(
         _finish_pages(context, pages, first, placement, carried, html=html, unplaced=unplaced)
     )
+    written = [Page(page_box) for page_box in finished]
+    # The joined PDF's outline is built from every part's bookmarks (`parts.join_pdfs`): the
+    # part's PDF has none of its own, which would put its headings at the outline's top level.
+    bookmarks = tuple(
+        (level, label, number, x * _PT_PER_PX, (page.height - y) * _PT_PER_PX, state)
+        for number, page in enumerate(written)
+        for level, label, (x, y), state in page.bookmarks
+    )
+    for page in written:
+        page.bookmarks = []
     rendering = Document(
-        [Page(page_box) for page_box in finished],
+        written,
         DocumentMetadata(**get_html_metadata(html)),
         html.url_fetcher,
         prepared.font_config,
@@ -1115,7 +1125,10 @@ def _finish_part(
     )
     rendering._html = html
     pdf = rendering.write_pdf(finisher=Finisher(part.job.watermark))
-    return PartDone(layout=layout, pdf=pdf, end=end, cpu_seconds=0.0)
+    return PartDone(layout=layout, pdf=pdf, end=end, cpu_seconds=0.0, bookmarks=bookmarks)
+
+
+_PT_PER_PX = 0.75  # PDF points per CSS pixel, as WeasyPrint writes them (at zoom 1)
 
 
 def _marks_end() -> tuple[int, dict[str, list[int]], list[set[str]]]:

@@ -53,8 +53,10 @@ document breaks its page anyway, so that each part is exactly that stretch of th
    If a document uses counters or running elements, each part also waits for the part before
    it to have built its box tree (not laid it out) to continue its counters and running
    elements (`PartStart`).
-5. The parts' PDFs are joined (pypdf): pages, bookmarks (each part's at the top level), links,
-   the first part's metadata with the job's title; each part carries the watermark already.
+5. The parts' PDFs are joined (pypdf): pages, links, the first part's metadata with the job's
+   title, and one outline built from every part's bookmarks in order (a later part's headings
+   nest under an earlier part's, as in one piece: `join_pdfs`); each part carries the
+   watermark already.
 
 The page cap counts the whole document. The CPU-time cap counts all parts: each part is stopped
 past the document's base budget plus the allowance for its own pages (every part reads the whole
@@ -89,6 +91,7 @@ from generate.engine.part_job import (
     ASK_START,
     IN_PASSES,
     TELL_END,
+    Bookmark,
     BreakLayout,
     BreakProbe,
     Columns,
@@ -704,13 +707,24 @@ def _joined(job: RenderJob, done: list[PartDone], spent: float) -> RenderedPdf:
     if job.cpu_seconds and spent > allowed:
         raise RenderCpuLimit(allowed, total)
     pdfs = [d.pdf for d in done if d.pdf is not None]
-    return RenderedPdf(pdf=join_pdfs(pdfs, title=job.title), pages=total)
+    bookmarks: list[Bookmark] = []
+    before = 0
+    for part in done:
+        bookmarks.extend(
+            (level, label, before + page, x, y, state)
+            for level, label, page, x, y, state in part.bookmarks
+        )
+        before += part.layout.pages
+    return RenderedPdf(pdf=join_pdfs(pdfs, title=job.title, bookmarks=bookmarks), pages=total)
 
 
-def join_pdfs(pdfs: list[bytes], *, title: str | None) -> bytes:
-    """One PDF of ``pdfs``' pages in order, with their bookmarks and links, and the first one's
-    metadata (``title`` over its title when given)."""
+def join_pdfs(pdfs: list[bytes], *, title: str | None, bookmarks: list[Bookmark]) -> bytes:
+    """One PDF of ``pdfs``' pages in order, with their links, the first one's metadata
+    (``title`` over its title when given), and an outline of ``bookmarks`` (page numbers of
+    the joined PDF) nested as WeasyPrint nests a document's: under the last bookmark of a
+    lower level before it."""
     import pypdf
+    from pypdf.generic import Fit
 
     writer = pypdf.PdfWriter()
     metadata: dict[str, Any] = {}
@@ -718,7 +732,19 @@ def join_pdfs(pdfs: list[bytes], *, title: str | None) -> bytes:
         reader = pypdf.PdfReader(io.BytesIO(pdf))
         if number == 0 and reader.metadata is not None:
             metadata = dict(reader.metadata.items())
-        writer.append(reader, import_outline=True)
+        writer.append(reader, import_outline=False)
+    open_items: list[tuple[int, Any]] = []  # (level, outline item) of the bookmarks above
+    for level, label, page, x, y, state in bookmarks:
+        while open_items and open_items[-1][0] >= level:
+            open_items.pop()
+        item = writer.add_outline_item(
+            title=label,
+            page_number=page,
+            parent=open_items[-1][1] if open_items else None,
+            fit=Fit.xyz(left=x, top=y, zoom=0),
+            is_open=state != "closed",
+        )
+        open_items.append((level, item))
     if title is not None:
         metadata["/Title"] = title
     if metadata:

@@ -139,6 +139,7 @@ def test_a_parted_render_is_the_one_piece_render(
     assert len(expected) > 8
     assert page_texts(pdf) == expected
     assert page_sizes(pdf) == page_sizes(one_piece)
+    assert outline(pdf) == outline(one_piece)
     assert_sound(pdf)  # the join is a well-formed PDF: qpdf --check, every reader's page count
 
 
@@ -478,6 +479,23 @@ def test_selectors_that_depend_on_siblings_match_in_parts_as_in_one_piece(
     assert len(pixels) == len(expected)
     for number, (page, one) in enumerate(zip(pixels, expected, strict=True), 1):
         assert page == one, f"page {number} differs"
+
+
+def outline(pdf: bytes) -> list[tuple[int, str, int, float]]:
+    """(depth, title, page index, top) of each outline item, in order."""
+    document = reader(pdf)
+    found: list[tuple[int, str, int, float]] = []
+
+    def walk(items: list, depth: int) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item, depth + 1)
+            else:
+                page = document.get_destination_page_number(item)
+                found.append((depth, item.title, page, round(float(item.top), 1)))
+
+    walk(document.outline, 0)
+    return found
 
 
 def page_pixels(pdf: bytes) -> list[bytes]:

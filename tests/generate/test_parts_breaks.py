@@ -20,7 +20,7 @@ from generate.engine.render import prepare_document, render_pdf
 from tests.fixtures import HTML
 from tests.generate.conftest import page_sizes, page_texts
 from tests.generate.test_engine import job_for
-from tests.generate.test_parts import ONE_PASS, page_pixels, parted
+from tests.generate.test_parts import ONE_PASS, outline, page_pixels, parted
 from tests.generate.test_parts import pool as pool  # noqa: F401 - the fixture
 from tests.generate.test_render_limits import warm
 from tests.pdfsound import assert_sound
@@ -96,6 +96,11 @@ def assert_same_pages(pdf: bytes, whole: bytes) -> None:
     assert len(expected) > 20
     assert page_texts(pdf) == expected
     assert page_sizes(pdf) == page_sizes(whole)
+    # The outline: the chapters' headings under the report's, on their pages, at their places.
+    bookmarks = outline(whole)
+    assert bookmarks[0][:2] == (0, "Report")
+    assert any(depth == 1 and title == "Part 29" for depth, title, _, _ in bookmarks)
+    assert outline(pdf) == bookmarks
     pixels, one = page_pixels(pdf), page_pixels(whole)
     assert len(pixels) == len(one)
     differ = [
