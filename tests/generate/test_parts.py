@@ -46,7 +46,9 @@ from tests.pdfsound import assert_sound
 ONE_PASS = PartSettings(min_bytes=1000, part_pages=100, probe_rows=60)
 TWO_PASSES = PartSettings(min_bytes=1000, part_pages=3, probe_rows=60)
 
-CSS = """
+# Margin boxes with the page count, a named string, a running element, and first, left and right
+# pages: what a part must get right from the parts before and after it.
+PAGE_CSS = """
 @page { size: A6; margin: 18mm 10mm;
   @bottom-center { content: "Page " counter(page) " of " counter(pages) }
   @top-left { content: "Section: " string(section) }
@@ -54,6 +56,11 @@ CSS = """
 @page :first { @top-center { content: "COVER" } }
 @page :left { @bottom-left { content: "LEFT" } }
 @page :right { @bottom-right { content: "RIGHT" } }
+"""
+
+CSS = (
+    PAGE_CSS
+    + """
 body { counter-reset: chapter; font-size: 9pt }
 h2 { counter-increment: chapter; font-size: 10pt; margin: 2mm 0 }
 h2::before { content: "Chapter " counter(chapter) ". " }
@@ -64,6 +71,7 @@ td { padding: 0; height: 5mm; white-space: nowrap }
 tr.group td.name { string-set: section content() }
 .runner { position: running(runner) }
 """
+)
 
 
 def long_table(
@@ -115,6 +123,20 @@ def part_counts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         return jobs
 
     monkeypatch.setattr(parts, "part_jobs", spy)
+    return counts
+
+
+@pytest.fixture
+def joined(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many parts each parted render joined (none: it rendered in one piece after all)."""
+    counts: list[int] = []
+    original = parts._joined
+
+    def spy(job: RenderJob, done: list, spent: float) -> object:
+        counts.append(len(done))
+        return original(job, done, spent)
+
+    monkeypatch.setattr(parts, "_joined", spy)
     return counts
 
 
@@ -452,33 +474,38 @@ SIBLINGS_CSS = CSS.replace(".runner { position: running(runner) }", "") + SIBLIN
 
 @pytest.mark.parametrize("part_settings", [ONE_PASS, TWO_PASSES], ids=["one-pass", "two-passes"])
 def test_selectors_that_depend_on_siblings_match_in_parts_as_in_one_piece(
-    pool, part_settings, part_counts, monkeypatch
+    pool, part_settings, part_counts, joined
 ) -> None:
     # The rows and elements outside a part stay in it as empty stand-ins that make no boxes:
     # every kept element has the siblings it has in one piece.
     job = long_table(331, css=SIBLINGS_CSS)
-    joined: list[int] = []
-    original = parts._joined
-
-    def spy(job: RenderJob, done: list, spent: float) -> object:
-        joined.append(len(done))
-        return original(job, done, spent)
-
-    monkeypatch.setattr(parts, "_joined", spy)
 
     assert one_piece_reason(job, part_settings) is None
     pdf = parted(pool, job, part_settings)
     whole = render_pdf(job).pdf
 
+    assert_parted_as_one_piece(pdf, whole, part_settings, part_counts, joined)
+
+
+def assert_parted_as_one_piece(
+    pdf: bytes, whole: bytes, part_settings: PartSettings, part_counts: list[int], joined: list[int]
+) -> None:
+    """``pdf`` was rendered in the parts planned (two in one pass, more in passes), not in one
+    piece after all, and is ``whole``, text and pixels."""
     assert part_counts == [2] if part_settings is ONE_PASS else part_counts[0] > 2
-    assert joined == part_counts[-1:]  # rendered in those parts, not in one piece after all
+    assert joined == part_counts[-1:]
     assert page_texts(pdf) == page_texts(whole)
+    assert len(page_texts(whole)) > 8
+    assert_same_pixels(pdf, whole)
+
+
+def assert_same_pixels(pdf: bytes, whole: bytes) -> None:
+    """Every page of ``pdf`` is pixel for pixel ``whole``'s."""
     expected = page_pixels(whole)
-    assert len(expected) > 8
     pixels = page_pixels(pdf)
     assert len(pixels) == len(expected)
-    for number, (page, one) in enumerate(zip(pixels, expected, strict=True), 1):
-        assert page == one, f"page {number} differs"
+    differ = [n for n, (a, b) in enumerate(zip(pixels, expected, strict=True), 1) if a != b]
+    assert differ == []
 
 
 def outline(pdf: bytes) -> list[tuple[int, str, int, float]]:
@@ -520,20 +547,6 @@ BEFORE_CSS = FRAME_CSS + (
 )
 
 
-@pytest.fixture
-def joined(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many parts each parted render joined (none: it rendered in one piece after all)."""
-    counts: list[int] = []
-    original = parts._joined
-
-    def spy(job: RenderJob, done: list, spent: float) -> object:
-        counts.append(len(done))
-        return original(job, done, spent)
-
-    monkeypatch.setattr(parts, "_joined", spy)
-    return counts
-
-
 @pytest.mark.parametrize("part_settings", [ONE_PASS, TWO_PASSES], ids=["one-pass", "two-passes"])
 @pytest.mark.parametrize(
     ("css", "head", "frame"),
@@ -557,12 +570,4 @@ def test_a_later_part_starts_its_table_as_a_continuation_page_does(
     pdf = parted(pool, job, part_settings)
     whole = render_pdf(job).pdf
 
-    assert part_counts == [2] if part_settings is ONE_PASS else part_counts[0] > 2
-    assert joined == part_counts[-1:]  # rendered in those parts, not in one piece after all
-    assert page_texts(pdf) == page_texts(whole)
-    expected = page_pixels(whole)
-    assert len(expected) > 8
-    pixels = page_pixels(pdf)
-    assert len(pixels) == len(expected)
-    differ = [n for n, (a, b) in enumerate(zip(pixels, expected, strict=True), 1) if a != b]
-    assert differ == []
+    assert_parted_as_one_piece(pdf, whole, part_settings, part_counts, joined)

@@ -20,19 +20,20 @@ from generate.engine.render import prepare_document, render_pdf
 from tests.fixtures import HTML
 from tests.generate.conftest import page_sizes, page_texts
 from tests.generate.test_engine import job_for
-from tests.generate.test_parts import ONE_PASS, outline, page_pixels, parted
+from tests.generate.test_parts import (
+    ONE_PASS,
+    PAGE_CSS,
+    assert_same_pixels,
+    outline,
+    parted,
+)
 from tests.generate.test_parts import pool as pool  # noqa: F401 - the fixture
 from tests.generate.test_render_limits import warm
 from tests.pdfsound import assert_sound
 
-CSS = """
-@page { size: A6; margin: 18mm 10mm;
-  @bottom-center { content: "Page " counter(page) " of " counter(pages) }
-  @top-left { content: "Section: " string(section) }
-  @top-right { content: element(runner) } }
-@page :first { @top-center { content: "COVER" } }
-@page :left { @bottom-left { content: "LEFT" } }
-@page :right { @bottom-right { content: "RIGHT" } }
+CSS = (
+    PAGE_CSS
+    + """
 body { counter-reset: chapter para; font-size: 9pt }
 section { break-before: page; padding: 3mm; border: 1px solid #000; margin: 1mm 0 }
 .report { padding: 2mm 3mm; border: 1px solid #444 }
@@ -44,6 +45,7 @@ p::before { content: counter(para) ". " }
 q { quotes: "<<" ">>" "<" ">" }
 .runner { position: running(runner) }
 """
+)
 
 
 def sections(count: int, *, css: str = CSS, wrap: bool = False, flat: bool = False) -> RenderJob:
@@ -101,12 +103,7 @@ def assert_same_pages(pdf: bytes, whole: bytes) -> None:
     assert bookmarks[0][:2] == (0, "Report")
     assert any(depth == 1 and title == "Part 29" for depth, title, _, _ in bookmarks)
     assert outline(pdf) == bookmarks
-    pixels, one = page_pixels(pdf), page_pixels(whole)
-    assert len(pixels) == len(one)
-    differ = [
-        number for number, pair in enumerate(zip(pixels, one, strict=True), 1) if pair[0] != pair[1]
-    ]
-    assert differ == []
+    assert_same_pixels(pdf, whole)
 
 
 @pytest.mark.parametrize(
@@ -256,7 +253,7 @@ SAMPLES = sorted(HTML.glob("*/*.html"))
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[path.name for path in SAMPLES])
-def test_real_world_documents_render_as_in_one_piece(pool, path) -> None:  # noqa: F811
+def test_real_world_documents_render_as_in_one_piece(pool, path) -> None:
     html = path.read_text()
     css = "\n".join(
         sheet.read_text() for sheet in path.parent.glob("*.css") if "pre-nesting" not in sheet.name
@@ -268,8 +265,4 @@ def test_real_world_documents_render_as_in_one_piece(pool, path) -> None:  # noq
 
     assert page_texts(pdf) == page_texts(whole)
     assert page_sizes(pdf) == page_sizes(whole)
-    pixels, one = page_pixels(pdf), page_pixels(whole)
-    differ = [
-        number for number, pair in enumerate(zip(pixels, one, strict=True), 1) if pair[0] != pair[1]
-    ]
-    assert differ == []
+    assert_same_pixels(pdf, whole)
