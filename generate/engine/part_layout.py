@@ -36,16 +36,21 @@ What it relies on, and why each is enough:
   page from the start of its own (cut) tree, with no skip stack: on that page only, the
   table, its wrapper and its ancestors are laid out as continued (`_continued_table`), through
   the module names ``block.py`` calls them by (``block_container_layout``, ``table_layout``).
-  The skip stack given only says "continued" and skips nothing else the part has: the
+  The skip stack given says "continued" and skips nothing else the part lays out: the
   ancestors resume at their first child but their own block-level ``::before`` (drawn before
   the table, so on an earlier page in one piece; what else precedes the table is cut or makes
   no box, and the running elements carried from earlier parts, first in the body, are laid
-  out), the
-  table at its first row group that has rows (the groups before hold no rows in the part),
-  which ``table_layout`` resumes at that group's first row as the group's start (one piece
-  may resume mid-group: that differs only in the row group's own top decoration). With
-  collapsed borders it picks the same row of the part's border grid as with no skip stack
-  (the rows before that group are the header's, used only when there is no header: none).
+  out), the table at the part's first row, as one piece resumes it: mid-group after the rows
+  before it in its group, or at its group if it is the group's first.
+- A part after the first keeps the row before its first (`_cut`'s ``previous``) as a real row
+  in its box tree, skipped by that skip stack, so never laid out. WeasyPrint computes collapsed
+  borders on the table's grid when it builds the boxes (``build.wrap_table``,
+  ``collapse_table_borders``), and on a page that resumes a table with no header
+  ``table_layout`` takes the top edge from the grid line above the first row laid out (its
+  skipped rows): the border that row shares with the row before it, not the table's own top
+  border, as in one piece. Not laid out, that row sets no string, running element, bookmark or
+  anchor; its counters are overwritten at the part's first row (below); its cells, the earlier
+  part's, are no wider than the table's columns (`_preferred_widths`).
 - Body counters and the quote depth are a state carried through ``build.element_to_box`` in
   document order. The part before hands over that state after its last row (`PartStart`), and
   this part puts it back before its first row: its rows number on as in one piece.
@@ -238,6 +243,7 @@ def _cut(
     undo: Undo | None = None,
     stand_ins: bool = False,
     cut_children: bool = False,
+    previous: bool = False,
 ) -> tuple[ET.Element, list[ET.Element]]:
     """Keep the table at ``path`` (with rows ``first``..``end``), what precedes it if
     ``before``, what follows it if ``after``, at every level; what is not kept is removed, or
@@ -245,7 +251,8 @@ def _cut(
     ``cut_children``: the element at ``path`` is a container cut at page breaks (`break_layout`),
     and its element children ``first``..``end`` are kept instead of a table's rows.
     Stylesheets (``<style>``, ``<link>``) are always kept. What it changes is recorded in
-    ``undo`` when given (`_restore`)."""
+    ``undo`` when given (`_restore`). ``previous``: row ``first - 1`` is kept too, first of the
+    kept rows (a later part's, never laid out: see `_table_layout`)."""
     parent = _body(root)
     for level in path:
         elements = _elements(parent)
@@ -281,7 +288,8 @@ def _cut(
             table[:] = [_stand_in(c) if c.tag == "caption" else c for c in children]
         else:
             table[:] = [c for c in children if c.tag != "caption"]
-    return table, _keep_rows(table, first, end, undo, stand_ins=stand_ins)
+    start = first - 1 if previous and first > 0 else first
+    return table, _keep_rows(table, start, end, undo, stand_ins=stand_ins)
 
 
 _SHEETS = ("style", "link")
@@ -567,16 +575,28 @@ def _block_container_layout(
 def _table_layout(
     context: Any, table: Any, bottom_space: Any, skip_stack: Any, *args: Any, **kwargs: Any
 ) -> Any:
-    """``block.table_layout``: on the part's first page, the table resumes at its first row
-    group that has rows (the part's first row), as a table continued on a page does."""
+    """``block.table_layout``: on the part's first page, the table resumes at the part's first
+    row, as a table continued on a page does: after the row before it, which the part keeps in
+    its box tree only (see the module docstring)."""
     if _continued_box(context, table, skip_stack) and type(table).__name__ == "TableBox":
         groups = [
             index
             for index, group in enumerate(table.children)
             if not group.is_header and not group.is_footer
         ]
-        with_rows = [index for index in groups if table.children[index].children]
-        if groups:
+        first = getattr(_continued, "row", None)
+        at = [
+            (index, position)
+            for index in groups
+            for position, row in enumerate(table.children[index].children)
+            if row.element is first
+        ]
+        if at:
+            # Mid-group as one piece resumes there; at a group's first row, at the group.
+            index, position = at[0]
+            skip_stack = {index: {position: None} if position else None}
+        elif groups:  # no row of its own: at its first group that has rows
+            with_rows = [index for index in groups if table.children[index].children]
             skip_stack = {(with_rows or groups)[0]: None}
     return _original_table_layout(context, table, bottom_space, skip_stack, *args, **kwargs)
 
@@ -586,9 +606,12 @@ block_layout.table_layout = _table_layout
 
 
 @contextlib.contextmanager
-def _continued_table(root: ET.Element, table: ET.Element, offset: int) -> Iterator[None]:
+def _continued_table(
+    root: ET.Element, table: ET.Element, offset: int, first_row: ET.Element | None
+) -> Iterator[None]:
     """While a part after the first (``offset``: the pages before it) lays out its pages, its
-    first page lays out ``table`` and its ancestors as continued."""
+    first page lays out ``table`` and its ancestors as continued, the table from ``first_row``
+    (the part's first)."""
     if not offset:
         yield
         return
@@ -599,10 +622,11 @@ def _continued_table(root: ET.Element, table: ET.Element, offset: int) -> Iterat
         element = parents[id(element)]
         elements[id(element)] = str(element.tag)
     _continued.elements, _continued.page = elements, 2  # page-maker index 1 (see `_lay_out`)
+    _continued.row = first_row
     try:
         yield
     finally:
-        _continued.elements = None
+        _continued.elements = _continued.row = None
 
 
 # -- layout ---------------------------------------------------------------------------------------
@@ -962,6 +986,10 @@ def _render_part(
 ) -> PartDone:
     html = prepared.html
     root = html.etree_element
+    # A later part keeps the row before its first in its box tree, never laid out: its first
+    # page's top edge is then the border that row shares with the next in the table's
+    # collapsed border grid, as in one piece (see the module docstring).
+    previous = part.index > 0 and not part.breaks and part.first_row > 0 and part.offset > 0
     table, kept = _cut(
         root,
         part.table,
@@ -971,7 +999,10 @@ def _render_part(
         after=part.last,
         stand_ins=part.keep_siblings,
         cut_children=part.breaks,
+        previous=previous,
     )
+    if previous:
+        kept = kept[1:]
     own_rows = kept if part.last else kept[:-1]
     probe_row = None if part.last else kept[-1]
     start = part.start
@@ -1013,7 +1044,10 @@ def _render_part(
     def resolve(own: Columns) -> Columns:
         return given if given is not None else ask((ASK_COLUMNS, part.index, own))
 
-    with _whole_table_columns(table, resolve), _continued_table(root, table, part.offset):
+    with (
+        _whole_table_columns(table, resolve),
+        _continued_table(root, table, part.offset, own_rows[0] if own_rows else None),
+    ):
         pages, first = _lay_out(
             html,
             root_box,

@@ -541,6 +541,13 @@ SEPARATE_CSS = (
 # A frame around the table with padding and a border: sliced at page breaks (the default
 # box-decoration-break), so a continuation page has no top padding or border.
 FRAME_CSS = SEPARATE_CSS + ".frame { padding: 3mm 2mm; border: 1px solid #000 }"
+# Collapsed borders, the table's thicker than its cells': on a page that starts mid-table with no
+# header, the table's top edge is the collapsed border between the page's first row and the row
+# before it (WeasyPrint's border grid), not the table's own top border.
+COLLAPSED_CSS = (
+    CSS.replace("border-collapse: collapse", "border-collapse: collapse; border: 3px solid #000")
+    + "td { border: 1px solid #888 }"
+)
 # Generated content before the table, in the body and the frame: on the first page only.
 BEFORE_CSS = FRAME_CSS + (
     "body::before, .frame::before { content: 'Read me first'; display: block; height: 1mm }"
@@ -556,15 +563,26 @@ BEFORE_CSS = FRAME_CSS + (
         (FRAME_CSS, True, "frame"),
         (FRAME_CSS, False, "frame"),
         (BEFORE_CSS, True, "frame"),
+        (COLLAPSED_CSS, True, ""),
+        (COLLAPSED_CSS, False, ""),
     ],
-    ids=["separate", "separate-no-header", "framed", "framed-no-header", "framed-before"],
+    ids=[
+        "separate",
+        "separate-no-header",
+        "framed",
+        "framed-no-header",
+        "framed-before",
+        "collapsed",
+        "collapsed-no-header",
+    ],
 )
 def test_a_later_part_starts_its_table_as_a_continuation_page_does(
     pool, part_settings, css, head, frame, part_counts, joined
 ) -> None:
     # On a page that starts mid-table, one piece draws no top border-spacing, and no top border
     # or padding of the table (unless it repeats a header) or of the elements around it: a later
-    # part's first page must not either, or its table sits lower than in one piece.
+    # part's first page must not either, or its table sits lower than in one piece. With
+    # collapsed borders, its top edge is the border it shares with the row before it.
     job = long_table(330, css=css, head=head, frame=frame)
 
     pdf = parted(pool, job, part_settings)
