@@ -108,6 +108,9 @@ def pool() -> Iterator[RenderPool]:
 
 
 def parted(pool: RenderPool, job: RenderJob, settings: PartSettings) -> bytes:
+    # Parts borrow idle workers only, never waiting for one: both are started and idle first
+    # (a test before may have stopped one with its parts, and it would still be starting).
+    warm(pool, 2)
     return pool.render(job, timeout=300, queue_timeout=60, parts=settings).pdf
 
 
