@@ -817,6 +817,11 @@ def _strings_set(context: Any, first: int, count: int) -> dict[str, str]:
     return last
 
 
+def _own_box(box: Any, element: Any) -> bool:
+    """Whether ``box`` is ``element``'s own box (not its ``::before`` or ``::after``)."""
+    return box.element is element and not box.element_tag.endswith(("::before", "::after"))
+
+
 def _resume_inside(root_box: Any, container: Any) -> dict[int, Any]:
     """The skip stack (WeasyPrint's ``resume_at``) of a page that goes on inside
     ``container``'s box at its first child: every box from the root down to it is continued."""
@@ -824,7 +829,7 @@ def _resume_inside(root_box: Any, container: Any) -> dict[int, Any]:
     found: list[Any] = []
 
     def find(box: Any) -> bool:
-        if box.element is container and not box.element_tag.endswith(("::before", "::after")):
+        if _own_box(box, container):
             found.append(box)
             return True
         for index, child in enumerate(getattr(box, "children", ())):
@@ -852,7 +857,7 @@ def _opening(page: Any, container: Any, *, every: bool = False) -> list[Any]:
     boxes = [page]
     while boxes:
         box = boxes.pop(0)
-        if box.element is container and not box.element_tag.endswith(("::before", "::after")):
+        if _own_box(box, container):
             children = [child.element for child in box.children if child.element is not None]
             return children if every else children[:1]
         boxes.extend(getattr(box, "children", ()))
