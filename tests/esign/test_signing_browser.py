@@ -19,6 +19,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 import pytest
 from django.conf import settings
 from django.test import Client
+from playwright.sync_api import expect
 
 from accounts.models import Organization
 from esign.models import Packet, Signer
@@ -232,7 +233,7 @@ def test_two_signers_sign_in_order_in_an_iframe_of_another_origin(
 
     frame.fill("#sg-value", "Chief Analyst")
     frame.click("#sg-next")
-    assert frame.inner_text("#sg-progress") == "Field 2 of 2"
+    expect(frame.locator("#sg-progress")).to_have_text("Field 2 of 2")
     assert frame.get_attribute(".sg-field.is-current", "data-key") == "agreement/sig1"
     frame.click("#sg-adopt-open")
     assert frame.is_visible("#sg-adopt")
@@ -286,7 +287,7 @@ def test_two_signers_sign_in_order_in_an_iframe_of_another_origin(
     shoot(tab, "06-second-signer-draws", phone=False)
     frame.click("#sg-pad-clear")
     frame.click("#sg-adopt-ok")
-    assert "Draw your signature" in frame.inner_text("#sg-adopt-error")
+    expect(frame.locator("#sg-adopt-error")).to_contain_text("Draw your signature")
     tab.page.set_viewport_size(PHONE)
     until(frame, "() => document.getElementById('sg-pad').getBoundingClientRect().width < 390")
     touch_stroke(tab, zigzag(frame.locator("#sg-pad").bounding_box()))
@@ -294,6 +295,7 @@ def test_two_signers_sign_in_order_in_an_iframe_of_another_origin(
     SHOTS.mkdir(parents=True, exist_ok=True)
     tab.page.screenshot(path=str(SHOTS / "06-second-signer-draws-phone.png"))
     frame.click("#sg-adopt-ok")
+    frame.wait_for_selector(".sg-field[data-key='agreement/sig2'] img")
     assert frame.get_attribute(".sg-field[data-key='agreement/sig2'] img", "src").startswith(
         "data:image/png;base64,"
     )

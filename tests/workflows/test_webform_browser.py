@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 import pytest
 from django.test import Client
+from playwright.sync_api import expect
 
 from accounts.models import Organization
 from templates_app.models import PdfTemplate
@@ -227,9 +228,13 @@ def test_a_two_step_webform_in_an_iframe_of_another_origin(
     # Step 2: a fee above the maximum is refused, then the right one passes.
     frame.fill("[name=birthDate]", "1990-12-10")
     frame.fill("[name=amount]", "9,999")
+    frame.evaluate("window.__stepTwo = true")  # gone if the page were sent and came back
     frame.click("#wf-next")
-    assert frame.inner_text("#f-amount-error") == "Enter a number of at most 5000."
-    assert frame.inner_text("#f-agree-error") == "Check this box to continue."
+    # The click reaches the frame (another origin's process) on its own channel: wait for its
+    # messages rather than read the page the instant the click returns.
+    expect(frame.locator("#f-amount-error")).to_have_text("Enter a number of at most 5000.")
+    expect(frame.locator("#f-agree-error")).to_have_text("Check this box to continue.")
+    assert frame.evaluate("window.__stepTwo") is True  # refused in the browser
     frame.fill("[name=amount]", "1,234.50")
     frame.check("[name=agree]")
     frame.click("#wf-next")
