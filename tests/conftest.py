@@ -23,7 +23,8 @@ from tests.s3server import s3_server, s3_storage  # noqa: F401 - fixtures for ev
 
 def pytest_configure(config: pytest.Config) -> None:
     """Static files by their plain names, from the apps' and the project's static directories:
-    the tests run no collectstatic (tests/core/test_static_files.py checks the hashed storage)."""
+    the tests run no collectstatic (tests/core/test_static_files.py checks the hashed storage).
+    Passwords hashed with a fast hasher."""
     from django.conf import settings
 
     # WhiteNoise serves nothing in the tests (no STATIC_ROOT): the live server does.
@@ -32,6 +33,10 @@ def pytest_configure(config: pytest.Config) -> None:
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+    # Passwords hashed the fast way: Django's default (PBKDF2, a million rounds) is slow on
+    # purpose, and every user a test creates or signs in paid it (0.37 s a hash, most of the
+    # accounts tests' time). No test is about the hasher; the served settings keep the default.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def basic_auth(raw_key: str, *, with_colon: bool = True) -> str:

@@ -13,14 +13,8 @@ from accounts.models import User
 PASSWORD = "right-Pass-123456789"
 
 
-@pytest.fixture(autouse=True)
-def _fast_hashing(settings) -> None:
-    # Sign-in checks a password hash; the slow default would make these tests slow, not better.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
-def staff_user(db, _fast_hashing) -> User:
+def staff_user(db) -> User:
     return User.objects.create_user(username="admin-ann", password=PASSWORD, is_staff=True)
 
 

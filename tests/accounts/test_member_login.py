@@ -13,7 +13,6 @@ PASSWORD = "member-Pass-123456789"
 
 @pytest.fixture
 def member(organization: Organization, settings) -> User:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.ADMIN_LOGIN_FAILURE_LIMIT = 3
     user = User.objects.create_user(username="mia", password=PASSWORD)
     member_add(organization=organization, user=user, role="member")
