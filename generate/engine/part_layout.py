@@ -845,10 +845,22 @@ def _resume_inside(root_box: Any, container: Any) -> dict[int, Any]:
     # boxes follow: the running elements carried, then the part's first element.
     children = found[0].children
     first = next((i for i, child in enumerate(children) if child.element is not container), 0)
+    # An inline ``::before`` takes the running elements carried after it into its anonymous
+    # block's line (``build.inline_in_block`` keeps out-of-flow boxes with the inlines before
+    # them): skipped with it, they would be lost. Such a document renders in one piece.
+    if any(_holds_other_elements(child, container) for child in children[:first]):
+        raise PartMisaligned
     stack: dict[int, Any] = {first: None}
     for index in path:  # innermost first
         stack = {index: stack}
     return stack
+
+
+def _holds_other_elements(box: Any, container: Any) -> bool:
+    """Whether ``box`` or a box inside it is another element's than ``container``'s."""
+    if box.element is not None and box.element is not container:
+        return True
+    return any(_holds_other_elements(child, container) for child in getattr(box, "children", ()))
 
 
 def _opening(page: Any, container: Any, *, every: bool = False) -> list[Any]:
