@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import phonenumbers
@@ -19,12 +19,12 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from core.engine.input_checks import column_range, length_problem, line_problem
 from core.engine.problems import Problem
 from core.engine.template_spec import Rect, TemplateSpec
 from core.errors import ValidationFailed
+from core.moments import ISO_MESSAGE, parse_moment
 from core.uploads import UploadedBlob, blob_from_inline
 from esign.models import Packet, PacketDocument, Signer
 from esign.packets.attachment_fields import (
@@ -705,12 +705,10 @@ MAX_EXPIRY_DAYS = 365 * 5
 def expiry_at(value: Any, path: str, problems: list[Problem], *, now: datetime) -> datetime | None:
     """``value`` as an ISO 8601 date and time in the future (at most MAX_EXPIRY_DAYS away); a
     time without an offset is UTC. None (and a problem at ``path``) when it is not one."""
-    parsed = parse_datetime(value) if isinstance(value, str) else None
+    parsed = parse_moment(value)
     if parsed is None:
-        problems.append(Problem(path, "Must be an ISO 8601 date and time."))
+        problems.append(Problem(path, ISO_MESSAGE))
         return None
-    if timezone.is_naive(parsed):
-        parsed = parsed.replace(tzinfo=UTC)
     if parsed <= now:
         problems.append(Problem(path, "Must be in the future."))
         return None
