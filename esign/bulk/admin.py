@@ -33,7 +33,8 @@ from accounts.staff_admin import OrganizationOwnedAdmin, may_manage
 from core.errors import ServiceError, ValidationFailed
 from core.responses import file_response
 from esign.bulk.files import rows_from_file, template_shape
-from esign.bulk.sends import batch_cancel, batch_create, batch_start, results_csv
+from esign.bulk.results import results_csv
+from esign.bulk.sends import batch_cancel, batch_create, batch_start
 from esign.bulk_models import BulkBatch, BulkRow
 from templates_app.models import PdfTemplate
 

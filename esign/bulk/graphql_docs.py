@@ -19,7 +19,10 @@ made exactly as createEtchPacket would:
 }
 ```
 
-A placeholder no row has is a ValidationError at `packet.<path>`."""
+A placeholder no row has is a ValidationError at `packet.<path>`. So is a `castEid` that is not a
+template of the caller's organization (another organization's reads as an unknown one), at
+`packet.files.<index>.castEid`, or at `rows.<row>.files.<index>.castEid` when a row's value names
+it: the batch is refused then, not its rows at send time."""
 
 # type -> field -> description; a field's argument as "field(argument)". Merged with the other
 # apps' in config.graphql_docs and set on the root schema (core.graphql.descriptions).
@@ -34,7 +37,9 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "made by a background task: status `sending`, then `completed` once every row has its "
         "outcome (`etchPacketBatch`). Every row is read first, as createEtchPacket reads its "
         "arguments: any problem refuses the whole batch, with a ValidationError naming "
-        "`rows.<index>.<argument>` (e.g. `rows.3.signers.0.email`), and nothing is stored. "
+        "`rows.<index>.<argument>` (e.g. `rows.3.signers.0.email`), and nothing is stored; "
+        "a template the organization does not have (another organization's included) is "
+        "one such problem. "
         "A row whose documents cannot be made (a fill value its template refuses) fails alone: "
         "its `errors` say why. Rows are sent in order, paced by the outgoing mail "
         "(BULK_SEND_EMAILS_PER_SECOND); each packet sends its usual webhook events; a task "

@@ -5,9 +5,11 @@ placeholders, and rows of values by column. Each row's packet is the shape with 
 put in, read by the same parser (esign.packets.inputs) and made by the same service
 (esign.sending.packets) as createEtchPacket's: nothing about packets is decided here.
 
-Every row is read when the batch is created, so a row's wrong email or missing name refuses the
-whole batch (a ValidationError naming ``rows.N.<argument>``) and nothing is stored. What only
-making the documents finds (a template's fill value refused) fails that row alone, at send time.
+Every row is read when the batch is created, so a row's wrong email or missing name, or a
+template that is not the organization's, refuses the whole batch (a ValidationError naming
+``rows.N.<argument>``, or ``packet.<argument>`` for the shape's own) and nothing is stored.
+What only making the documents finds (a template's fill value refused) fails that row alone,
+at send time.
 
 The rows are sent by a background task (esign.tasks.bulk_batch_send_task), in chunks paced by
 the outgoing mail's rate (``BULK_SEND_EMAILS_PER_SECOND``): each chunk enqueues the next one for
@@ -29,8 +31,6 @@ once, in the transaction that writes its packet, or failed.
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
 import math
 import re
@@ -56,6 +56,7 @@ from esign.bulk_models import BulkBatch, BulkRow
 from esign.models import SignerEmail
 from esign.packets.inputs import PacketInput, parse_packet_input
 from esign.sending.packets import packet_prepare, packet_store
+from templates_app.services import template_list
 from webhooks.services import check_webhook_url
 
 logger = logging.getLogger(__name__)
@@ -200,29 +201,55 @@ def _prefixed(fields: Iterable[FieldError], prefix: str) -> list[Problem]:
     return [Problem(".".join(p for p in (prefix, f.property) if p), f.message) for f in fields]
 
 
+def _template_problems(
+    organization: Organization, shape: Mapping[str, Any], named: list[tuple[int, int, str]]
+) -> tuple[list[Problem], dict[int, list[Problem]]]:
+    """The templates the rows' packets name (row, file, eid) that are not ``organization``'s, in
+    createEtchPacket's words: another organization's is as absent as a missing one (its being
+    is never told). The shape's problem when its file names the template itself, else the row's."""
+    eids = {eid for _, _, eid in named}
+    templates = template_list(organization=organization).filter(eid__in=eids)
+    owned = set(templates.values_list("eid", flat=True))
+    files = shape.get("files") or []  # a list of objects: every row's packet was read
+    in_shape: dict[int, Problem] = {}
+    by_row: dict[int, list[Problem]] = {}
+    for row, file, eid in (n for n in named if n[2] not in owned):
+        message = f"No template with eid {eid!r}."  # createEtchPacket's (esign.sending.packets)
+        if PLACEHOLDER.search(str(files[file].get("castEid"))):
+            by_row.setdefault(row, []).append(Problem(f"rows.{row}.files.{file}.castEid", message))
+        else:
+            in_shape.setdefault(file, Problem(f"packet.files.{file}.castEid", message))
+    return list(in_shape.values()), by_row
+
+
 def batch_problems(
-    shape: Any, rows: list[dict[str, str]], *, shape_path: str = "packet"
+    shape: Any, rows: list[dict[str, str]], *, organization: Organization
 ) -> tuple[list[Problem], dict[int, list[Problem]]]:
     """What is wrong with the shape itself (named ``packet.<path>``), and with each row's packet
-    (by row index, named ``rows.N.<argument>``). Reads every row: no document is made."""
+    (by row index, named ``rows.N.<argument>``), a template that is not ``organization``'s
+    included. Reads every row: no document is made."""
     if not isinstance(shape, Mapping):
-        return [Problem(shape_path, "Must be createEtchPacket's arguments (an object).")], {}
+        return [Problem("packet", "Must be createEtchPacket's arguments (an object).")], {}
     shape_problems: list[Problem] = []
     columns = set(_columns_of(rows))
     for column, path in shape_columns(shape).items():
         if column not in columns:
-            shape_problems.append(
-                Problem(f"{shape_path}.{path}", f"No row has the column {column!r}.")
-            )
+            shape_problems.append(Problem(f"packet.{path}", f"No row has the column {column!r}."))
     if shape_problems:
         return shape_problems, {}
     by_row: dict[int, list[Problem]] = {}
+    named: list[tuple[int, int, str]] = []  # (row, file, template eid)
     for index, values in enumerate(rows):
         try:
-            row_packet_input(shape, values)
+            packet_input = row_packet_input(shape, values)
         except ValidationFailed as invalid:
             by_row[index] = _prefixed(invalid.fields, f"rows.{index}")
-    return [], by_row
+            continue
+        named += [(index, i, f.cast_eid) for i, f in enumerate(packet_input.files) if f.cast_eid]
+    in_shape, templates_by_row = _template_problems(organization, shape, named)
+    for index, listed in templates_by_row.items():
+        by_row.setdefault(index, []).extend(listed)
+    return in_shape, by_row
 
 
 # --- creating a batch ---------------------------------------------------------------------------
@@ -250,7 +277,7 @@ def batch_create(
         problems.append(Problem("name", "Must be one line of at most 255 characters."))
     by_row: dict[int, list[Problem]] = {}
     if rows:  # every row's problems at once, a wrong value's included
-        shape_problems, by_row = batch_problems(shape, rows)
+        shape_problems, by_row = batch_problems(shape, rows, organization=organization)
         problems += shape_problems
     if draft:
         row_problems = [p for p in problems if p.path.startswith("rows.")]
@@ -467,32 +494,3 @@ def batch_send(*, batch_id: int, now: datetime | None = None) -> str:
             task = task.using(run_after=run_after)
         enqueue_in_transaction(task, batch_id=batch.pk)
     return f"{rows} rows, {emails} emails; next chunk at {run_after.isoformat()}"
-
-
-# --- results ------------------------------------------------------------------------------------
-
-# A spreadsheet runs a cell that starts with one of these as a formula (CSV injection).
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_safe(value: str) -> str:
-    """``value`` as a spreadsheet shows it and never runs it: a leading ' before a formula."""
-    return "'" + value if value.startswith(_FORMULA_START) else value
-
-
-def results_csv(batch: BulkBatch) -> bytes:
-    """Every row's outcome as CSV (UTF-8 with a BOM, for spreadsheets): its number, status,
-    packet eid or errors, then its values."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    columns = list(batch.columns)
-    writer.writerow([csv_safe(c) for c in ["row", "status", "packetEid", "errors", *columns]])
-    for row in batch.rows.order_by("index").iterator(chunk_size=500):
-        errors = "; ".join(
-            f"{e.get('property')}: {e.get('message')}" if e.get("property") else e["message"]
-            for e in row.errors
-        )
-        cells = [str(row.index + 1), row.status, row.packet_eid, errors]
-        cells += [row.values.get(column, "") for column in columns]
-        writer.writerow([csv_safe(cell) for cell in cells])
-    return ("\ufeff" + out.getvalue()).encode()

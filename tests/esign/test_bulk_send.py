@@ -18,7 +18,8 @@ import pytest
 from django_tasks_db.models import DBTaskResult
 from pypdf import PdfReader
 
-from esign.bulk.sends import batch_send, csv_safe, results_csv
+from esign.bulk.results import csv_safe, results_csv
+from esign.bulk.sends import batch_send
 from esign.models import AuditEvent, BulkBatch, BulkRow, Packet, SignerEmail
 from esign.sealing.certificate import audit_trail_pdf
 from templates_app.models import PdfTemplate
