@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 
 from accounts.identity import ApiIdentity
 from core.api_errors import internal_error_body, log_unexpected
 from core.errors import RequestTooLarge, ServiceError, ValidationFailed
 from core.graphql.scalars import iso_ms
+from core.parsers import check_json_value
 from esign.links import sign_url_generate
 from esign.models import Packet
 from esign.packets import packet_get, parse_packet_input
@@ -265,13 +267,19 @@ TOOLS: dict[str, ToolSpec] = {
 
 
 def tool_run(identity: ApiIdentity, name: str, arguments: dict[str, Any]) -> ToolAnswer | ToolError:
-    """Run tool ``name``; a refusal is its wire error, anything unexpected an internal error
+    """Run tool ``name`` on ``arguments`` checked as the API checks a body, in one transaction;
+    a refusal is its wire error, anything unexpected an internal error
     logged by type and frames only (arguments can hold people's data)."""
     spec = TOOLS.get(name)
     if spec is None:
         return ToolError({"name": "NotFoundError", "message": f"No tool named '{name}'."})
     try:
-        return spec.run(identity, arguments)
+        # The API's door checks, which a JSON body meets before any parser: no NUL, control
+        # character or lone surrogate in any string, no nesting past the API's depth.
+        check_json_value(arguments, max_depth=settings.API_JSON_MAX_DEPTH)
+        # A refused call stores nothing, whatever its tool did before refusing.
+        with transaction.atomic():
+            return spec.run(identity, arguments)
     except ServiceError as error:
         wire = error.as_wire()
         return ToolError({**wire, "message": error.message})

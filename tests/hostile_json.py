@@ -9,7 +9,8 @@ writes them to test-artifacts/ for the report (cases tried, 5xx seen).
 ``HOSTILE_INPUT`` is one value where a property is expected, as JSON text: text that is no text
 (NUL, other control characters, lone surrogates), whole numbers at and beyond the columns' ends,
 the wrong JSON type, nesting too deep. ``HOSTILE_TEXT`` is the text alone, as a Python string,
-for URL paths, form posts and GraphQL literals.
+for URL paths, form posts and GraphQL literals. ``IMPOSSIBLE_MOMENTS`` are dates and times that
+do not exist, for every argument that takes one.
 """
 
 from __future__ import annotations
@@ -77,6 +78,24 @@ HOSTILE_TEXT = st.one_of(
 # 2^31 and 2^63 are one past PostgreSQL's integer and SQLite's (and bigint's) largest.
 EDGE_INTEGERS = st.sampled_from(
     [2**31 - 1, 2**31, 2**63 - 1, 2**63, 2**64, -1, 0, -(2**31) - 1, -(2**63) - 1, 10**30]
+)
+# Text shaped like an ISO 8601 date and time that names no moment: the day, month, hour or
+# offset out of range, a year 0. Django's parse_datetime raises for these (where it answers None
+# for text not shaped like a date).
+IMPOSSIBLE_MOMENTS = st.sampled_from(
+    [
+        "2030-02-30",
+        "2030-02-30T10:00:00Z",
+        "2030-13-01",
+        "2030-13-01T00:00:00",
+        "2030-00-10T00:00:00",
+        "2030-01-01T25:00:00Z",
+        "2030-01-01T10:61:00Z",
+        "2030-01-01T10:00:00+99:00",
+        "2030-01-01T10:00:00-24:00",
+        "0000-01-01T00:00:00Z",
+        "99999-01-01T00:00:00Z",
+    ]
 )
 WRONG_TYPES = st.sampled_from([[], {}, [""], {"a": 1}, 0, 1.5, True, False, None, "", "x"])
 DEEP = st.builds(_nested, st.integers(min_value=65, max_value=3000), st.booleans())

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -31,7 +32,13 @@ from accounts.models import ApiKeyUsage
 from config.schema import schema
 from tests.conftest import basic_auth
 from tests.esign.conftest import CREATE, SIGN_URL, token_of, two_signer_packet
-from tests.hostile_json import DEEP, EDGE_INTEGERS, HOSTILE_INPUT, HOSTILE_TEXT
+from tests.hostile_json import (
+    DEEP,
+    EDGE_INTEGERS,
+    HOSTILE_INPUT,
+    HOSTILE_TEXT,
+    IMPOSSIBLE_MOMENTS,
+)
 from workflows.definitions.rows import definition_of
 from workflows.demo import demo_workflow_create
 from workflows.engine.form_inputs import input_names
@@ -160,6 +167,14 @@ class Operation:
     field: str
     arguments: dict[str, str]  # name -> type, as the schema writes it
     selects: bool  # an object type: the operation selects __typename
+    moments: frozenset[str] = frozenset()  # the arguments that take a date and time
+
+
+def takes_a_moment(argument: Any) -> bool:
+    """A DateTime argument, or one its description says takes ISO 8601 (a String on the wire)."""
+    return get_named_type(argument.type).name == "DateTime" or "ISO 8601" in (
+        argument.description or ""
+    )
 
 
 def operations() -> list[Operation]:
@@ -178,6 +193,9 @@ def operations() -> list[Operation]:
                     field=name,
                     arguments={arg: str(value.type) for arg, value in field.args.items()},
                     selects=isinstance(get_named_type(field.type), GraphQLObjectType),
+                    moments=frozenset(
+                        arg for arg, value in field.args.items() if takes_a_moment(value)
+                    ),
                 )
             )
     return found
@@ -211,11 +229,17 @@ def valid_arguments(world: World, operation: Operation) -> dict[str, Any]:
         "forgeEid": world.forge_eids["about-you"],
         "payload": {"email": "ada@example.com"},
         "url": "https://example.com/hook",
+        # Real moments, so that a hostile one in their place gets as far as it can.
+        "expiresAt": FUTURE_MOMENT,
+        "since": "2020-01-01T00:00:00Z",
+        "until": "2020-01-02T00:00:00Z",
     }
     if operation.field == "createEtchPacket":
         known.update(two_signer_packet(isDraft=True))
     if operation.field == "createEtchPacketBatch":
-        known.update(packet=two_signer_packet(isDraft=True), rows=[{"name": "Ada"}])
+        known.update(
+            packet=two_signer_packet(isDraft=True, expiresAt=FUTURE_MOMENT), rows=[{"name": "Ada"}]
+        )
     by_type = {"String!": "x", "Int!": 1, "Boolean!": False, "JSON!": {}, "[JSON!]!": [{}]}
     arguments = {}
     for name, kind in operation.arguments.items():
@@ -224,6 +248,10 @@ def valid_arguments(world: World, operation: Operation) -> dict[str, Any]:
         elif kind.endswith("!"):
             arguments[name] = by_type[kind]
     return {name: value for name, value in arguments.items() if name in operation.arguments}
+
+
+# A real moment in the future, within the five years an expiry may be away.
+FUTURE_MOMENT = (datetime.now(UTC) + timedelta(days=400)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def leaves(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
@@ -261,6 +289,8 @@ def hostile_in_place_of(value: Any) -> st.SearchStrategy[str]:
     the columns' ends, text that is no text) as often as of another type, or nested too deep."""
     if isinstance(value, bool) or not isinstance(value, int | str):
         return HOSTILE_INPUT
+    if value == FUTURE_MOMENT:
+        return IMPOSSIBLE_MOMENTS.map(json.dumps) | HOSTILE_INPUT
     same = EDGE_INTEGERS.map(str) if isinstance(value, int) else HOSTILE_TEXT.map(json.dumps)
     other = st.sampled_from([[], {}, None, True, 1.5, "1" if isinstance(value, int) else 1])
     return same | other.map(json.dumps) | DEEP
@@ -288,7 +318,10 @@ def graphql_cases(draw: st.DrawFn) -> tuple[Operation, str, str, str | int | Non
     structured = [name for name in arguments if is_structured(operation.arguments[name])]
     if mode == "inside" and structured:
         arguments = structured
-    return operation, mode, raw, draw(st.sampled_from(arguments)) if arguments else None
+    target = draw(st.sampled_from(arguments)) if arguments else None
+    if target in operation.moments and draw(st.booleans()):
+        raw = json.dumps(draw(IMPOSSIBLE_MOMENTS))
+    return operation, mode, raw, target
 
 
 def graphql_body(
@@ -367,6 +400,18 @@ def assert_graphql_refused_cleanly(world: World, operation: Operation, body: byt
     assert all(isinstance(error["message"], str) for error in result["errors"])
     if not (result.get("data") or {}).get(operation.field):
         assert rows() == before, result
+
+
+def test_every_argument_that_takes_a_moment_is_known() -> None:
+    # Learned from the schema (a DateTime, or ISO 8601 in its description): a new one is among
+    # those given impossible dates the day it is added.
+    moments = {(op.field, name) for op in OPERATIONS for name in op.moments}
+    assert {
+        ("createEtchPacket", "expiresAt"),
+        ("extendEtchPacket", "expiresAt"),
+        ("replayWebhookEvents", "since"),
+        ("replayWebhookEvents", "until"),
+    } <= moments
 
 
 def test_every_root_field_is_covered() -> None:
