@@ -5,7 +5,10 @@ A signing group is several signers of one routing step, given the same fields, o
 once ``required`` members signed, the step is done and the others are ``skipped``, their links
 ended (esign.signing.turns, under the packet's lock). A witness (``role: "witness"``,
 ``witnessFor``) signs after the signer they witness, on the pages of that signer's fields
-(esign.packets.inputs checks it), and the audit trail records whom they witnessed.
+(esign.packets.inputs checks it), and the audit trail records whom they witnessed. When a turn
+is handed on (a forward, a reassignment: esign.signing.forwarding), the successor takes the
+original's place in their group and their role, and a witness's ``witnessFor`` follows the
+witnessed signer's turn to the successor, who is the one seen signing.
 
 What is read here (who signed for a group, whom a witness witnesses) needs only the models, so
 the events (esign.packets.lifecycle), the links (esign.links.tokens) and the signer's turn
@@ -30,6 +33,18 @@ def group_signed_by(signer: Signer) -> list[Signer]:
             signing_group=signer.signing_group,
             status=Signer.Status.COMPLETED,
         ).order_by("completed_at", "pk")
+    )
+
+
+def group_size(signer: Signer) -> int:
+    """How many members ``signer``'s group has (0 without a group): one whose turn was handed on
+    is not counted, their successor is (esign.signing.forwarding)."""
+    if not signer.signing_group:
+        return 0
+    return (
+        Signer.objects.filter(packet_id=signer.packet_id, signing_group=signer.signing_group)
+        .exclude(status=Signer.Status.FORWARDED)
+        .count()
     )
 
 

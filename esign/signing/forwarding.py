@@ -3,7 +3,9 @@ page, where the packet allows it (createEtchPacket's ``allowForward``, or the si
 and the sender's reassignment (reassignEtchSigner, the packet's admin page).
 
 Either way a new signer takes the original's fields, routing order and options (a code by email
-to their own address if the original had one to enter), the original becomes ``forwarded`` (their
+to their own address if the original had one to enter), their place in a signing group and
+their role (a witness's successor witnesses the same signer; the witnesses of a signer whose
+turn is handed on witness the successor from then on), the original becomes ``forwarded`` (their
 links end, their queued emails are cancelled: nobody waits for them any more), and, if it was
 their turn, the new signer's turn starts at once with an email saying in whose place they sign.
 Both signers' entries of the audit trail say who handed the turn to whom and by whom, and the
@@ -150,6 +152,13 @@ def _hand_over(
             fields=list(original.fields),
             allow_forward=False,  # a forward is not forwarded again but by the sender
             forwarded_from=original,
+            # The successor stands where the original stood (esign.packets.groups): in their
+            # signing group, so its ``required`` counts them and its settling skips them once
+            # others signed; as a witness of the same signer.
+            signing_group=original.signing_group,
+            signing_group_required=original.signing_group_required,
+            role=original.role,
+            witness_for=original.witness_for,
         )
         if original.verify_method == "integrator":
             successor.verify_method = "integrator"
@@ -167,6 +176,7 @@ def _hand_over(
                 **who,
             },
         )
+        witnesses = _witnesses_follow(packet, original, successor)
         audit(
             packet=packet,
             signer=successor,
@@ -176,6 +186,7 @@ def _hand_over(
                 "from": {"name": original.name, "email": original.email},
                 "previousSigner": original.eid,
                 **who,
+                **({"witnessedBy": witnesses} if witnesses else {}),
             },
         )
         if in_turn:
@@ -184,3 +195,15 @@ def _hand_over(
         lifecycle.signer_forwarded(original, successor, by=by)
     successor.refresh_from_db()
     return successor
+
+
+def _witnesses_follow(packet: Packet, original: Signer, successor: Signer) -> list[str]:
+    """The witnesses of ``original`` who have not signed witness ``successor`` from now on: the
+    one who signs in their place is whom the witness sees sign, and whom their page and their
+    trail entry name. Their ids (aliasId), for the successor's trail entry."""
+    witnesses = packet.signers.filter(
+        role=Signer.Role.WITNESS, witness_for=original.alias_id
+    ).exclude(status__in=(Signer.Status.COMPLETED, Signer.Status.FORWARDED))
+    aliases = sorted(witnesses.values_list("alias_id", flat=True))
+    witnesses.update(witness_for=successor.alias_id)
+    return aliases

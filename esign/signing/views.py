@@ -51,7 +51,7 @@ from esign.packets.documents import (
     signer_copies,
     signer_of_copy_link,
 )
-from esign.packets.groups import witnessed_name
+from esign.packets.groups import group_size, witnessed_name
 from esign.packets.languages import in_language, page_language_activate
 from esign.sealing.downloads import document_group_archive
 from esign.signing.attachments import signer_attachments
@@ -209,9 +209,7 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
             "strings": signing_strings(),
             # Extensions (esign.packets.groups): whom a witness witnesses; a group's size.
             "witnessed": witnessed_name(signer),
-            "group_size": packet.signers.filter(signing_group=signer.signing_group).count()
-            if signer.signing_group
-            else 0,
+            "group_size": group_size(signer),
         },
     )
     return _framed(response, origins, language)

@@ -51,3 +51,43 @@ def test_a_bad_group_reaches_python_anvil_as_a_validation_error(python_anvil) ->
     assert "'code': 'ValidationError'" in report["error"]
     assert "'property': 'signers.2.group.required'" in report["error"]
     assert Packet.objects.count() == 0
+
+
+REASSIGN = """mutation($s: String!, $name: String, $email: String) {
+  reassignEtchSigner(signerEid: $s, name: $name, email: $email) {
+    aliasId role witnessFor group { id required } }
+}"""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_successor_keeps_the_group_and_the_witness_follows_through_python_anvil(
+    python_anvil,
+) -> None:
+    created = python_anvil("create_etch_packet", payload=group_packet(required=2))
+    assert "error" not in created, created
+    eid = created["result"]["createEtchPacket"]["eid"]
+    stored = {s.alias_id: s for s in Signer.objects.filter(packet__eid=eid)}
+
+    # The sender reassigns a director, then the signer the witness witnesses.
+    member = python_anvil(
+        "query",
+        query=REASSIGN,
+        variables={"s": stored["turing"].eid, "name": "Ada Byron", "email": "byron@example.com"},
+    )
+    signer_ = python_anvil(
+        "query", query=REASSIGN, variables={"s": stored["client"].eid, "name": "Mary Shelley"}
+    )
+
+    assert "error" not in member, member
+    assert member["result"]["reassignEtchSigner"] == {
+        "aliasId": "turing-2",
+        "role": "signer",
+        "witnessFor": None,
+        "group": {"id": "directors", "required": 2},
+    }
+    assert "error" not in signer_, signer_
+    assert signer_["result"]["reassignEtchSigner"]["aliasId"] == "client-2"
+    shown = python_anvil("query", query=SIGNERS, variables={"eid": eid})
+    signers = {s["aliasId"]: s for s in shown["result"]["etchPacket"]["documentGroup"]["signers"]}
+    assert (signers["witness"]["role"], signers["witness"]["witnessFor"]) == ("witness", "client-2")
+    assert signers["turing-2"]["group"] == {"id": "directors", "required": 2}

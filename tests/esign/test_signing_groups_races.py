@@ -1,10 +1,12 @@
 """Signing groups on PostgreSQL (real row locks, one connection per signer): two members of a
 group that requires one sign at the same moment, both having stamped before either takes the
-packet's lock: one signs for the group, the other gets a 409 and nothing of theirs is written."""
+packet's lock: one signs for the group, the other gets a 409 and nothing of theirs is written;
+the same when one of them signs in the place of a member whose turn the sender reassigned."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,6 +20,7 @@ from esign.signing import turns as signing
 from tests.esign.conftest import CREATE, sign
 from tests.esign.test_races import in_threads
 from tests.esign.test_signing_groups import group_packet, sign_up_to_the_group
+from tests.esign.test_signing_groups_handover import REASSIGN
 from tests.pdfcheck import words
 
 pytestmark = [
@@ -29,12 +32,18 @@ pytestmark = [
 
 
 def _race(
-    graphql: Any, monkeypatch: pytest.MonkeyPatch, required: int, racers: tuple[str, ...]
+    graphql: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    required: int,
+    racers: tuple[str, ...],
+    before: Callable[[str], None] | None = None,
 ) -> tuple[Packet, list[Any]]:
     result = graphql(CREATE, group_packet(required=required))
     assert "errors" not in result, result
     eid = result["data"]["createEtchPacket"]["eid"]
     sign_up_to_the_group(eid)
+    if before is not None:
+        before(eid)
     # Both racers stamp before either takes the packet's lock (test_races' stamped_together).
     barrier = threading.Barrier(len(racers), timeout=30)
     stamp = signing.signer_stamps
@@ -107,3 +116,29 @@ def test_two_members_of_a_group_of_two_sign_at_once_both_count(
     assert packet.status == "completed"
     skipped = AuditEvent.objects.get(action="signerSkipped", signer__alias_id="somerville")
     assert sorted(skipped.detail["signedBy"]) == ["Alan Turing", "Charles Babbage"]
+
+
+def test_a_reassigned_members_successor_and_a_member_sign_at_once_one_wins(
+    graphql: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def reassign_babbage(eid: str) -> None:
+        babbage = Signer.objects.get(packet__eid=eid, alias_id="babbage")
+        result = graphql(
+            REASSIGN, {"s": babbage.eid, "name": "Ada Byron", "email": "byron@example.com"}
+        )
+        assert "errors" not in result, result
+
+    packet, answers = _race(graphql, monkeypatch, 1, ("babbage-2", "turing"), reassign_babbage)
+
+    assert sorted(a.status_code for a in answers) == [200, 409], answers
+    assert next(a for a in answers if a.status_code == 409).json()["name"] == "ConflictError"
+    completed = packet.signers.filter(status="completed", signing_group="directors")
+    assert completed.count() == 1
+    statuses = dict(packet.signers.values_list("alias_id", "status"))
+    assert statuses["babbage"] == "forwarded"
+    assert sorted(statuses[a] for a in ("babbage-2", "turing", "somerville")) == [
+        "completed",
+        "skipped",
+        "skipped",
+    ]
+    assert packet.status == "completed"
