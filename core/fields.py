@@ -65,13 +65,46 @@ class EncryptedTextField(models.TextField):
         return ENCRYPTED_PREFIX + _fernet().encrypt(value.encode()).decode()
 
 
+# The bytes form of ENCRYPTED_PREFIX, for binary fields.
+ENCRYPTED_BYTES_PREFIX = ENCRYPTED_PREFIX.encode()
+
+
+class EncryptedBinaryField(models.BinaryField):
+    """Bytes encrypted in the database as EncryptedTextField's text is (the same keys), and
+    plain in Python: for kept answers that may carry secrets (an idempotent request's answer
+    holds a signing link and its token, which are otherwise stored only hashed)."""
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> bytes | None:
+        if value is None:
+            return None
+        value = bytes(value)
+        if not value.startswith(ENCRYPTED_BYTES_PREFIX):
+            return value  # written before the field was encrypted
+        try:
+            return _fernet().decrypt(value[len(ENCRYPTED_BYTES_PREFIX) :])
+        except InvalidToken:
+            raise ImproperlyConfigured(
+                f"A value of {self.model.__name__}.{self.name} does not open with any key of"
+                " FIELD_ENCRYPTION_KEYS (was the key changed?)."
+            ) from None
+
+    def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
+        if value is not None and not prepared:
+            value = ENCRYPTED_BYTES_PREFIX + _fernet().encrypt(bytes(value))
+        return super().get_db_prep_value(value, connection, prepared)
+
+
 def encrypted_fields_resave(models_to_check: Iterable[type[models.Model]]) -> int:
     """Write every encrypted field of these models again: rows stored in plain text before
     (or with an older key of FIELD_ENCRYPTION_KEYS) are encrypted with the first key.
     Returns the number of rows written."""
     written = 0
     for model in models_to_check:
-        names = [f.name for f in model._meta.concrete_fields if isinstance(f, EncryptedTextField)]
+        names = [
+            f.name
+            for f in model._meta.concrete_fields
+            if isinstance(f, EncryptedTextField | EncryptedBinaryField)
+        ]
         if not names:
             continue
         for row in model._base_manager.all().iterator():

@@ -5,11 +5,13 @@ from __future__ import annotations
 from django.db import models
 
 from accounts.models import Organization
+from core.fields import EncryptedBinaryField
 
 
 class IdempotencyKey(models.Model):
     """One key of one organization for ``IDEMPOTENCY_KEY_HOURS``: the hash of the request it came
-    with and, once answered, the answer to give again. Never the request itself."""
+    with and, once answered, the answer to give again (encrypted with FIELD_ENCRYPTION_KEYS, as
+    webhook secrets are). Never the request itself."""
 
     class State(models.TextChoices):
         RUNNING = "running", "Running"
@@ -28,7 +30,8 @@ class IdempotencyKey(models.Model):
     kept = models.CharField(max_length=16, choices=Kept.choices, blank=True)
     status_code = models.PositiveSmallIntegerField(null=True, blank=True)
     content_type = models.CharField(max_length=255, blank=True)
-    body = models.BinaryField(null=True, blank=True)
+    # Encrypted: an answer may carry a secret (generateEtchSignURL's signing link and token).
+    body = EncryptedBinaryField(null=True, blank=True)
     created_at = models.DateTimeField()
     expires_at = models.DateTimeField(db_index=True)
 

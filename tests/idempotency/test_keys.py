@@ -283,3 +283,32 @@ def test_a_multipart_retry_with_a_new_boundary_is_the_same_request(
     assert answers[1]["Idempotent-Replayed"] == "true"
     assert answers[1].content == answers[0].content
     assert len(generate_calls) == 1
+
+
+@pytest.mark.django_db
+def test_a_kept_answer_holding_a_signing_link_is_stored_encrypted(api_client) -> None:
+    # generateEtchSignURL's answer is the signing link and its token, which are otherwise
+    # stored only hashed: the kept answer is encrypted with FIELD_ENCRYPTION_KEYS.
+    from django.db import connection
+
+    from tests.esign.conftest import SIGN_URL, token_of
+
+    created = post_json(api_client, "/graphql", {"query": CREATE, "variables": two_signer_packet()})
+    signer = created.json()["data"]["createEtchPacket"]["documentGroup"]["signers"][0]["eid"]
+    body = {"query": SIGN_URL, "variables": {"signerEid": signer, "clientUserId": "u"}}
+
+    first = post_json(api_client, "/graphql", body, key="link-1")
+    again = post_json(api_client, "/graphql", body, key="link-1")
+
+    url = first.json()["data"]["generateEtchSignURL"]
+    token = token_of(url)
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.json()["data"]["generateEtchSignURL"] == url
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT body FROM idempotency_idempotencykey WHERE key = %s", ["link-1"])
+        (stored,) = cursor.fetchone()
+    stored = bytes(stored)
+    assert stored.startswith(b"fernet:")
+    assert token.encode() not in stored
+    assert b"/api/etch/" not in stored
+    assert IdempotencyKey.objects.get(key="link-1").body == first.content
