@@ -327,10 +327,13 @@ def test_add_workflow_reaches_the_builder_in_two_pages_and_publishes_there(
 ) -> None:
     log_in(page, live_server, organization)
     loaded: list[str] = []
+    # The pages the tab loaded: the builder's preview is a frame whose own loads are navigations
+    # too, and under load one may land before the builder is ready.
     page.on(
         "response",
         lambda response: (
             response.request.is_navigation_request()
+            and response.frame.parent_frame is None
             and response.status == 200
             and loaded.append(response.url)
         ),
