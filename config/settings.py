@@ -465,6 +465,9 @@ WEBHOOK_LEASE_SECONDS = env.float("WEBHOOK_LEASE_SECONDS", default=120.0)
 # at most, so a receiver is not flooded, and the most events one replay sends.
 WEBHOOK_REPLAY_PER_SECOND = env.float("WEBHOOK_REPLAY_PER_SECOND", default=2.0)
 WEBHOOK_REPLAY_MAX_EVENTS = env.int("WEBHOOK_REPLAY_MAX_EVENTS", default=1000)
+# The most replays an organization makes in any hour (the API's and the admin's together): each
+# sends every event of its range again, so replays in a row would multiply deliveries. 0: none.
+WEBHOOK_REPLAYS_PER_HOUR = env.int("WEBHOOK_REPLAYS_PER_HOUR", default=5)
 # Deliveries one task claims, sends and finishes together (webhooks.services.delivery): the claim
 # and finish transactions are paid once per batch. 1: one delivery per task.
 WEBHOOK_DELIVERY_BATCH = env.int("WEBHOOK_DELIVERY_BATCH", default=10)

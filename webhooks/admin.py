@@ -5,7 +5,8 @@ is not a superuser sees the endpoints, events and deliveries of their organizati
 an owner or admin of the organization changes its endpoint, resends its deliveries or deletes
 them. As on the settings page, the others see the first characters of the endpoint's token.
 Events are replayed (sent again, paced, with their own webhook-id) by their owners and admins:
-filter the events by action and date, select them, and run the action.
+filter the events by action and date, select them, and run the action (at most
+WEBHOOK_REPLAYS_PER_HOUR replays of an organization an hour, the API's included).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from accounts.staff_admin import OrganizationOwnedAdmin, ReadOnlyInline, manages, may_manage
-from core.errors import ValidationFailed
+from core.errors import RateLimited, ValidationFailed
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
 from webhooks.services import (
     check_webhook_url,
@@ -167,7 +168,11 @@ class WebhookEventAdmin(OrganizationOwnedAdmin):
             return
         if not manages(request, {event.organization for event in events}):
             return
-        replayed = events_replay(events=events, requested_by=f"{request.user} (admin)")
+        try:
+            replayed = events_replay(events=events, requested_by=f"{request.user} (admin)")
+        except RateLimited as capped:  # WEBHOOK_REPLAYS_PER_HOUR: nothing was sent
+            messages.error(request, capped.message)
+            return
         due = f"; the last is due at {replayed.last_due:%Y-%m-%d %H:%M:%S} UTC" if events else ""
         messages.success(
             request, f"Replaying {len(events)} event(s), see their new deliveries{due}."

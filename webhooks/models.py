@@ -198,3 +198,23 @@ class WebhookAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"attempt {self.number} of {self.delivery_id} ({self.outcome})"
+
+
+class WebhookReplay(models.Model):
+    """One operator's replay of an organization's events (webhooks.services.replay): what caps
+    how many replays the organization may make an hour (``WEBHOOK_REPLAYS_PER_HOUR``)."""
+
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="webhook_replays"
+    )
+    requested_by = models.CharField(max_length=200, blank=True)
+    events = models.PositiveIntegerField(help_text="How many events it sent again.")
+    # Set from the service's clock (not auto_now_add), which the cap's window is read on.
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["organization", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"replay of {self.events} event(s) by {self.requested_by}"

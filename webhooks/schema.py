@@ -150,7 +150,9 @@ class ReplayWebhookEvents(ServiceMutation):
     """An extension for operators: send the organization's events of a time range again (of
     some actions, or all), oldest first, paced (`WEBHOOK_REPLAY_PER_SECOND`), each as a new
     WebhookLog with the event's own `webhook-id` so receivers deduplicate. The API key's member
-    must be an owner or admin of the organization (else `ForbiddenError`)."""
+    must be an owner or admin of the organization (else `ForbiddenError`). At most
+    `WEBHOOK_REPLAYS_PER_HOUR` replays of the organization in any hour (with the admin's): one
+    more is a `RateLimitError` (429, `retryAfter` seconds) and sends nothing."""
 
     class Arguments:
         since = graphene.String(

@@ -4,26 +4,36 @@ some actions) sent again, oldest first, paced, each as a new delivery with the e
 
 Who may: an owner or admin of the organization (the API key's member, or the staff user in the
 admin); :func:`replay_allowed` says so, and the GraphQL mutation and the admin action check it.
+
+How much: one replay sends at most ``WEBHOOK_REPLAY_MAX_EVENTS`` events, and an organization
+makes at most ``WEBHOOK_REPLAYS_PER_HOUR`` replays in any hour (a sliding window, counted from
+their ``WebhookReplay`` rows): each replay is a new delivery per event, so replays in a row
+would multiply the receiver's load without end. One past the cap is ``RateLimited`` (the wire's
+429 ``RateLimitError``, with when the oldest replay of the hour leaves the window) and sends
+nothing.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Membership, Organization, User
-from core.errors import ServiceError, ValidationFailed
-from webhooks.models import WebhookDelivery, WebhookEvent
+from core.errors import RateLimited, ServiceError, ValidationFailed
+from webhooks.models import WebhookDelivery, WebhookEvent, WebhookReplay
 from webhooks.services.events import ACTIONS, delivery_start
 
 MANAGER_ROLES = (Membership.Role.OWNER, Membership.Role.ADMIN)
 # A replayed delivery's ``requested_by`` starts with it; the log shows it as it is.
 REPLAY_PREFIX = "Replay by "
+# The cap's window: WEBHOOK_REPLAYS_PER_HOUR replays of an organization in any such span.
+REPLAY_WINDOW = timedelta(hours=1)
 
 
 class ReplayForbidden(ServiceError):
@@ -81,17 +91,61 @@ def replay_events_select(
     return chosen
 
 
+def _replays_capped(*, organizations: Sequence[Organization], now: datetime) -> None:
+    """Refuse (RateLimited) when one of ``organizations`` has made WEBHOOK_REPLAYS_PER_HOUR
+    replays in the hour before ``now``. Call it in the replay's transaction: the organizations'
+    rows are locked first, so two replays at once cannot both take the last one."""
+    limit = settings.WEBHOOK_REPLAYS_PER_HOUR
+    # FOR NO KEY UPDATE on PostgreSQL: it still lets rows that refer to the organization be
+    # written meanwhile (FOR UPDATE would hold every insert of its packets and events).
+    no_key = connection.features.has_select_for_no_key_update
+    locked = Organization.objects.select_for_update(no_key=no_key)
+    list(locked.filter(pk__in=[o.pk for o in organizations]).order_by("pk"))
+    for organization in organizations:
+        recent = WebhookReplay.objects.filter(
+            organization=organization, created_at__gt=now - REPLAY_WINDOW, created_at__lte=now
+        )
+        times = list(recent.order_by("created_at").values_list("created_at", flat=True))
+        if len(times) < limit:
+            continue
+        if limit <= 0:
+            raise RateLimited(3600, "Webhook replays are off (WEBHOOK_REPLAYS_PER_HOUR is 0).")
+        # The next one may start once enough of them have left the window to be under the cap.
+        free_at = times[len(times) - limit] + REPLAY_WINDOW
+        wait = max(1, math.ceil((free_at - now).total_seconds()))
+        raise RateLimited(
+            wait,
+            f"{organization.name} has replayed its webhook events {len(times)} times in the last"
+            f" hour, as many as WEBHOOK_REPLAYS_PER_HOUR ({limit}) allows; nothing was sent."
+            f" The next replay may start at {free_at:%Y-%m-%d %H:%M:%S} UTC"
+            f" (in {wait} seconds).",
+        )
+
+
 def events_replay(
     *, events: Sequence[WebhookEvent], requested_by: str, now: datetime | None = None
 ) -> Replayed:
     """Send ``events`` again in their order, one new delivery each, the n-th due n / pace
     seconds after ``now``; its ``requested_by`` says it is a replay and who asked. One
-    transaction: all of them are scheduled, or none."""
+    transaction: all of them are scheduled, or none (``RateLimited`` when an organization of the
+    events has made its WEBHOOK_REPLAYS_PER_HOUR replays; a replay of no event is none)."""
     now = now or timezone.now()
     step = timedelta(seconds=1 / settings.WEBHOOK_REPLAY_PER_SECOND)
     label = f"{REPLAY_PREFIX}{requested_by}"[:200]
+    by_organization: dict[int, list[WebhookEvent]] = {}
+    for event in events:
+        by_organization.setdefault(event.organization_id, []).append(event)
+    organizations = sorted({e.organization for e in events}, key=lambda o: o.pk)
     deliveries: list[WebhookDelivery] = []
     with transaction.atomic():
+        _replays_capped(organizations=organizations, now=now)
+        for organization in organizations:
+            WebhookReplay.objects.create(
+                organization=organization,
+                requested_by=label,
+                events=len(by_organization[organization.pk]),
+                created_at=now,
+            )
         for index, event in enumerate(events):
             deliveries.append(
                 delivery_start(event=event, requested_by=label, due=now + index * step)
