@@ -23,7 +23,6 @@ from core.errors import (
     NotFound,
     RateLimited,
     RequestTooLarge,
-    ServiceBusy,
     ServiceError,
     ValidationFailed,
 )
@@ -95,9 +94,10 @@ def to_service_error(exc: Exception) -> ServiceError | None:
 
 def error_response(error: ServiceError) -> Response:
     response = Response(error.as_wire(), status=error.status)
-    if isinstance(error, RateLimited | ServiceBusy):
+    wait = getattr(error, "retry_after_seconds", None)
+    if wait is not None:  # RateLimited, ServiceBusy, a key still being processed...
         # Clients parse this as an integer number of seconds (python-anvil crashes on "0.5").
-        response["Retry-After"] = str(int(error.retry_after_seconds))
+        response["Retry-After"] = str(int(wait))
     if isinstance(error, AuthorizationError):
         response["WWW-Authenticate"] = 'Basic realm="api"'
     return response

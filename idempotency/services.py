@@ -23,7 +23,12 @@ logger = logging.getLogger(__name__)
 
 
 class IdempotencyConflict(Conflict):
-    """A 409 in the wire shape (``ConflictError``) that names the key."""
+    """A 409 in the wire shape (``ConflictError``) that names the key; with ``Retry-After`` when
+    waiting helps (the key's request is still running)."""
+
+    def __init__(self, message: str, *, retry_after_seconds: int | None = None) -> None:
+        self.retry_after_seconds = retry_after_seconds
+        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,9 @@ def idempotency_claim(
             IdempotencyKey.objects.filter(pk=existing.pk, expires_at__lte=now).delete()
             continue
         return _answer_from(existing, key=key, request_hash=request_hash, now=now)
-    raise IdempotencyConflict(f"The Idempotency-Key '{key}' is busy; try again in a moment.")
+    raise IdempotencyConflict(
+        f"The Idempotency-Key '{key}' is busy; try again in a moment.", retry_after_seconds=1
+    )
 
 
 def _answer_from(row: IdempotencyKey, *, key: str, request_hash: str, now: datetime) -> Outcome:
@@ -102,7 +109,8 @@ def _answer_from(row: IdempotencyKey, *, key: str, request_hash: str, now: datet
             return Claimed(key_id=row.pk)
         raise IdempotencyConflict(
             f"A request with the Idempotency-Key '{key}' is still being processed; "
-            "retry in a moment to get its answer."
+            "retry in a moment to get its answer.",
+            retry_after_seconds=1,
         )
     if row.kept == IdempotencyKey.Kept.NOTHING:
         return RunAgain()

@@ -5,8 +5,8 @@
 header the view runs as it always did. With it, the same request (method, path, query and parsed
 body, files by their SHA-256) within IDEMPOTENCY_KEY_HOURS gets the first answer again (status,
 body, content type, and ``Idempotent-Replayed: true``) without running again; another request
-with the key gets a 409. A refusal or failure (an error raised by the view, a 5xx) keeps
-nothing: the retry runs again.
+with the key gets a 409. A refusal or failure (an error raised by the view, a 4xx or 5xx, a
+GraphQL answer with errors and no root field answered) keeps nothing: the retry runs again.
 """
 
 from __future__ import annotations
@@ -102,10 +102,36 @@ def _replayed(replay: Replay) -> HttpResponse:
     return response
 
 
-def idempotent(*, keep_answer: bool = True) -> Callable[[Handler], Handler]:
+def _graphql_did_nothing(response: HttpResponseBase) -> bool:
+    """A GraphQL answer (200 by the transport's rule) that is a refusal: errors, and no root
+    field answered (a validation error, an unknown eid...). Like a REST 4xx, it is not kept."""
+    if isinstance(response, Response):
+        body = response.data
+    elif isinstance(response, HttpResponse):
+        try:
+            body = json.loads(response.content)
+        except ValueError:
+            return False
+    else:
+        return False
+    if not isinstance(body, dict) or not body.get("errors"):
+        return False
+    data = body.get("data")
+    return not isinstance(data, dict) or all(value is None for value in data.values())
+
+
+def _refusal(response: HttpResponseBase) -> bool:
+    return response.status_code >= 400
+
+
+def idempotent(
+    *, keep_answer: bool = True, refused: Callable[[HttpResponseBase], bool] = _refusal
+) -> Callable[[Handler], Handler]:
     """Honour ``Idempotency-Key`` on a DRF view method. ``keep_answer=False`` (fill: the service
     stores nothing of the data it is sent, and its answer is that data in a PDF) keeps only the
-    request's hash: a retry runs again, and a different request with the key is still a 409."""
+    request's hash: a retry runs again, and a different request with the key is still a 409.
+    An answer that ``refused`` (an error status; for GraphQL, errors and nothing done) or a
+    failure keeps nothing: the corrected request may come with the same key."""
 
     def wrap(handler: Handler) -> Handler:
         @functools.wraps(handler)
@@ -128,7 +154,7 @@ def idempotent(*, keep_answer: bool = True) -> Callable[[Handler], Handler]:
             except BaseException:
                 idempotency_release(key_id=outcome.key_id)
                 raise
-            if response.status_code >= 500:
+            if response.status_code >= 500 or refused(response):
                 idempotency_release(key_id=outcome.key_id)
                 return response
             content_type, body = _body_of(response)
@@ -150,4 +176,4 @@ class IdempotentGraphQLApi(GraphQLApi):
     """The GraphQL endpoint with ``Idempotency-Key`` on its POSTs (createEtchPacket,
     forgeSubmit...): the key stands for the whole request, whatever operations it holds."""
 
-    post = idempotent()(GraphQLApi.post)
+    post = idempotent(refused=lambda r: _refusal(r) or _graphql_did_nothing(r))(GraphQLApi.post)

@@ -134,6 +134,7 @@ def test_a_key_still_running_is_a_409_and_a_dead_runner_is_taken_over(
     busy = post_json(api_client, "/api/v1/generate-pdf", HTML, key="busy")
     assert busy.status_code == 409
     assert "still being processed" in busy.json()["message"]
+    assert busy["Retry-After"] == "1"  # waiting helps: say how long
     assert len(generate_calls) == 1
 
     IdempotencyKey.objects.filter(pk=row.pk).update(
@@ -312,3 +313,23 @@ def test_a_kept_answer_holding_a_signing_link_is_stored_encrypted(api_client) ->
     assert token.encode() not in stored
     assert b"/api/etch/" not in stored
     assert IdempotencyKey.objects.get(key="link-1").body == first.content
+
+
+@pytest.mark.django_db
+def test_a_graphql_refusal_keeps_nothing_and_the_corrected_request_runs(api_client) -> None:
+    # As with REST: a request that did nothing (every root field null, with errors) is not
+    # kept, so the corrected request may be sent with the same key, as the docs promise.
+    bad = two_signer_packet()
+    bad["signers"][0]["email"] = "not an address"
+    refused = post_json(api_client, "/graphql", {"query": CREATE, "variables": bad}, key="k-1")
+    assert refused.json()["errors"][0]["extensions"]["code"] == "ValidationError"
+    assert not IdempotencyKey.objects.filter(key="k-1").exists()
+
+    good = {"query": CREATE, "variables": two_signer_packet()}
+    created = post_json(api_client, "/graphql", good, key="k-1")
+    again = post_json(api_client, "/graphql", good, key="k-1")
+
+    assert created.json()["data"]["createEtchPacket"]["eid"]
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.content == created.content
+    assert Packet.objects.count() == 1
