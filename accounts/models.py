@@ -138,3 +138,26 @@ class PayloadKeyPair(models.Model):
 
     def __str__(self) -> str:
         return f"payload key of {self.organization.slug}"
+
+
+class SsoIdentity(models.Model):
+    """A person at the single sign-on provider (accounts.sso): the ID token's issuer and subject,
+    which the provider never reassigns, unlike an email address. Sign-in finds the user by this
+    pair only; an address never links an existing account."""
+
+    issuer = models.CharField(max_length=255)
+    subject = models.CharField(max_length=255)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sso_identities"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "single sign-on identity"
+        verbose_name_plural = "single sign-on identities"
+        constraints = [
+            models.UniqueConstraint(fields=["issuer", "subject"], name="unique_sso_identity")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject} at {self.issuer} ({self.user_id})"

@@ -6,11 +6,17 @@ in the session and its backend exchanges the code; this module adds what it leav
   openid-configuration`` (read once per process, its ``issuer`` checked), not from settings.
 - **The ID token** is checked for its signature (the provider's JWKS, RS256), ``aud`` (our
   client id), ``iss`` (the issuer), ``exp`` and ``nonce``; anything else is refused.
-- **Who gets in, where**: a verified email, of ``SSO_EMAIL_DOMAINS`` when set; a new person
-  joins the organization their email's domain names (``SSO_ORGANIZATIONS_BY_DOMAIN``) or else
-  ``SSO_ORGANIZATION``, with the role of ``SSO_ROLE_CLAIM`` when the claim lists one, else
-  ``SSO_ROLE``; they are staff (the admin shows them their organizations). A person is created
-  only once every check passed, in one transaction. Superusers never sign in this way.
+- **Who signs in**: the user of the ID token's ``iss`` and ``sub`` (an ``SsoIdentity``), never
+  the user whose email matches: whoever controls the address at one organization's provider
+  must not become an account of another. The user info must be of the same ``sub``.
+- **Who is created, where**: with no identity yet, a valid, verified email (of
+  ``SSO_EMAIL_DOMAINS`` when set) that no account here has makes a new person, in one
+  transaction with their identity: they join the organization their email's domain names
+  (``SSO_ORGANIZATIONS_BY_DOMAIN``) or else ``SSO_ORGANIZATION``, with the role of
+  ``SSO_ROLE_CLAIM`` when the claim lists one, else ``SSO_ROLE``; they are staff. An address an
+  account has already is refused (``?sso=exists``): that account's owner links it themselves,
+  signed in (accounts.sso_link). Later sign-ins never add a membership: memberships are the
+  admin's. Superusers never sign in this way.
 
 Everything is off until ``SSO_OIDC_ISSUER`` is set (docs/configuration.md).
 """
@@ -18,16 +24,13 @@ Everything is off until ``SSO_OIDC_ISSUER`` is set (docs/configuration.md).
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from typing import Any
 
 import jwt
 import requests
 from django.conf import settings
-from django.contrib.auth.models import Group
 from django.core.exceptions import SuspiciousOperation
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponseBase, HttpResponseRedirect
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.utils import import_from_settings
@@ -36,12 +39,31 @@ from mozilla_django_oidc.views import (
     OIDCAuthenticationRequestView,
 )
 
-from accounts.models import Membership, Organization, User
-from accounts.services import member_add
+from accounts.models import User
+from accounts.sso_people import (
+    EXISTS,
+    FAILED,
+    LINK,
+    SsoRefused,
+    email_acceptable,
+    identity_of,
+    person_for,
+)
 
 logger = logging.getLogger(__name__)
 
-ROLE_ORDER = [Membership.Role.OWNER, Membership.Role.ADMIN, Membership.Role.MEMBER]
+# Where a refused sign-in lands, by its reason (accounts.sso_people): an address an account has
+# already is told so, with the password form leading to the link page; a link is refused on it.
+LINK_URL = "/oidc/link/"
+FAILURE_URLS = {
+    FAILED: "/accounts/login/?sso=failed",
+    EXISTS: f"/accounts/login/?sso=exists&next={LINK_URL}",
+    LINK: f"{LINK_URL}?refused=1",
+}
+# The session's states of the sign-ins begun to link the signed-in account (accounts.sso_link).
+LINK_STATES = "sso_link_states"
+# Longer than any provider's code: refused before the provider is asked.
+CODE_MAX_LENGTH = 4096
 
 _discovered: dict[str, dict[str, Any]] = {}
 _lock = threading.Lock()
@@ -90,7 +112,7 @@ def sso_setting(name: str, *default: Any) -> Any:
         "OIDC_CREATE_USER": True,
         "OIDC_TIMEOUT": settings.SSO_OIDC_TIMEOUT_SECONDS,
         "LOGIN_REDIRECT_URL": "/admin/",
-        "LOGIN_REDIRECT_URL_FAILURE": "/accounts/login/?sso=failed",
+        "LOGIN_REDIRECT_URL_FAILURE": FAILURE_URLS[FAILED],
     }
     if name in fixed:
         return fixed[name]
@@ -108,18 +130,25 @@ class SsoAuthenticateView(OIDCAuthenticationRequestView):
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if not sso_enabled():
             raise Http404
+        if not self.configure():
+            return HttpResponseRedirect(FAILURE_URLS[FAILED])
+        return super().dispatch(request, *args, **kwargs)
+
+    def configure(self) -> bool:
+        """The provider's endpoint from its discovery; False when it cannot be had."""
         try:
             self.OIDC_OP_AUTH_ENDPOINT = sso_setting("OIDC_OP_AUTHORIZATION_ENDPOINT")
         except (requests.RequestException, ValueError, KeyError) as error:
             # The provider cannot be reached (or answers no configuration): say so, no 500.
             logger.warning("Single sign-on discovery failed: %s", type(error).__name__)
-            return HttpResponseRedirect(sso_setting("LOGIN_REDIRECT_URL_FAILURE"))
+            return False
         self.OIDC_RP_CLIENT_ID = sso_setting("OIDC_RP_CLIENT_ID")
-        return super().dispatch(request, *args, **kwargs)
+        return True
 
 
 class SsoCallbackView(OIDCAuthenticationCallbackView):
-    """``/oidc/callback/``: a wrong or replayed state is refused (400) before anything else."""
+    """``/oidc/callback/``: a wrong or replayed state is refused (400) before anything else; a
+    refusal lands on the page its reason names (``FAILURE_URLS``)."""
 
     get_settings = staticmethod(sso_setting)
 
@@ -128,9 +157,28 @@ class SsoCallbackView(OIDCAuthenticationCallbackView):
             raise Http404
         return super().dispatch(request, *args, **kwargs)
 
+    def get(self, request: HttpRequest) -> HttpResponseBase:
+        # A sign-in begun to link the signed-in account: the backend links it, or refuses,
+        # but never signs in someone else. Its state is used once, like the sign-in's.
+        state = request.GET.get("state")
+        links = request.session.get(LINK_STATES)
+        if isinstance(links, dict) and state in links:
+            linker = links.pop(state)
+            request.session[LINK_STATES] = links
+            if request.user.is_authenticated and request.user.pk == linker:
+                request.sso_linking = request.user  # type: ignore[attr-defined]
+        return super().get(request)
+
+    @property
+    def failure_url(self) -> str:
+        linking = getattr(self.request, "sso_linking", None) is not None
+        reason = getattr(self.request, "sso_refusal", None) or (LINK if linking else FAILED)
+        return FAILURE_URLS[reason]
+
 
 class SsoBackend(OIDCAuthenticationBackend):
-    """The authorization code exchanged, the ID token checked, the person found or created."""
+    """The authorization code exchanged, the ID token checked, the person found (by the token's
+    issuer and subject) or created (accounts.sso_people)."""
 
     get_settings = staticmethod(sso_setting)
 
@@ -142,6 +190,11 @@ class SsoBackend(OIDCAuthenticationBackend):
 
     def authenticate(self, request: HttpRequest | None, **kwargs: Any) -> User | None:
         if request is None or not sso_enabled() or "code" not in request.GET:
+            return None
+        if len(request.GET["code"]) > CODE_MAX_LENGTH:
+            logger.warning(
+                "Single sign-on refused: a code of %d characters", len(request.GET["code"])
+            )
             return None
         self.OIDC_OP_TOKEN_ENDPOINT = sso_setting("OIDC_OP_TOKEN_ENDPOINT")
         self.OIDC_OP_USER_ENDPOINT = sso_setting("OIDC_OP_USER_ENDPOINT")
@@ -155,8 +208,9 @@ class SsoBackend(OIDCAuthenticationBackend):
             # The kind only: the provider's answer may quote the request.
             logger.warning("Single sign-on refused by the provider: %s", type(error).__name__)
             return None
-        except SuspiciousOperation as error:
-            # A token that does not verify; the reason (never the token) goes to the log.
+        except (SuspiciousOperation, jwt.PyJWTError) as error:
+            # A token that does not verify (or none, where the provider answered without one);
+            # the reason (never the token) goes to the log.
             logger.warning("Single sign-on refused: %s", error)
             return None
 
@@ -178,77 +232,34 @@ class SsoBackend(OIDCAuthenticationBackend):
         except jwt.InvalidTokenError as error:
             raise SuspiciousOperation(f"ID token refused: {type(error).__name__}") from None
 
+    def get_or_create_user(self, access_token: Any, id_token: Any, payload: Any) -> User:
+        """``payload`` is the verified ID token: its ``iss`` and ``sub`` name the person; the
+        user info (email, names, roles) must be of the same ``sub`` (OpenID Connect Core
+        5.3.2), or it could be another person's."""
+        try:
+            issuer, subject = identity_of(payload)
+            claims = self.get_userinfo(access_token, id_token, payload)
+            if not isinstance(claims, dict) or claims.get("sub") != subject:
+                raise SsoRefused("The user info is not of the ID token's subject.")
+            if not self.verify_claims(claims):
+                raise SsoRefused("Claims verification failed.")
+            return person_for(
+                issuer=issuer,
+                subject=subject,
+                claims=claims,
+                linking=getattr(self.request, "sso_linking", None),
+            )
+        except SsoRefused as refusal:
+            # For the callback's failure page (the request is the view's).
+            self.request.sso_refusal = refusal.reason
+            raise
+
     def verify_claims(self, claims: dict[str, Any]) -> bool:
-        email = str(claims.get("email") or "")
-        if not email or claims.get("email_verified") is False:
-            return False
-        domains = [d.lower() for d in settings.SSO_EMAIL_DOMAINS]
-        return not domains or _domain(email) in domains
+        return email_acceptable(claims)
 
     def filter_users_by_claims(self, claims: dict[str, Any]) -> Any:
-        return User.objects.filter(email__iexact=claims["email"])
-
-    def create_user(self, claims: dict[str, Any]) -> User:
-        organization = _organization_for(claims)
-        with transaction.atomic():
-            user = User(
-                username=_username_for(claims["email"]),
-                email=claims["email"],
-                first_name=str(claims.get("given_name") or "")[:150],
-                last_name=str(claims.get("family_name") or "")[:150],
-                is_staff=True,
-            )
-            user.set_unusable_password()
-            user.save()
-            if settings.SSO_STAFF_GROUP:
-                user.groups.add(Group.objects.get_or_create(name=settings.SSO_STAFF_GROUP)[0])
-            member_add(organization=organization, user=user, role=_role_for(claims))
-        logger.info("Single sign-on created user %s in %s", user.username, organization.slug)
-        return user
-
-    def update_user(self, user: User, claims: dict[str, Any]) -> User:
-        """A person already here joins the organization if they are not in it yet (their role
-        there, if any, is kept: it is changed in the admin)."""
-        if user.is_superuser:
-            # Whoever controls the address at the provider must not become a superuser here.
-            raise SuspiciousOperation("A superuser signs in with their password only.")
-        organization = _organization_for(claims)
-        if not Membership.objects.filter(user=user, organization=organization).exists():
-            member_add(organization=organization, user=user, role=_role_for(claims))
-        return user
-
-
-def _domain(email: str) -> str:
-    return email.rpartition("@")[2].lower()
-
-
-def _organization_for(claims: dict[str, Any]) -> Organization:
-    by_domain = {k.lower(): v for k, v in settings.SSO_ORGANIZATIONS_BY_DOMAIN.items()}
-    slug = by_domain.get(_domain(str(claims["email"])), settings.SSO_ORGANIZATION)
-    organization = Organization.objects.filter(slug=slug).first() if slug else None
-    if organization is None:
-        raise SuspiciousOperation("No organization for this person (SSO_ORGANIZATION...).")
-    return organization
-
-
-def _role_for(claims: dict[str, Any]) -> str:
-    listed = claims.get(settings.SSO_ROLE_CLAIM) if settings.SSO_ROLE_CLAIM else None
-    values = {
-        str(v).lower() for v in (listed if isinstance(listed, list) else [listed] if listed else [])
-    }
-    for role in ROLE_ORDER:
-        if role.value in values:
-            return role.value
-    return settings.SSO_ROLE
-
-
-def _username_for(email: str) -> str:
-    base = re.sub(r"[^\w.@+-]", "", email)[:140] or "user"
-    name, number = base, 1
-    while User.objects.filter(username=name).exists():
-        number += 1
-        name = f"{base}-{number}"
-    return name
+        # Never used (get_or_create_user finds people by identity): never a match by email.
+        return User.objects.none()
 
 
 def sso_context(request: HttpRequest) -> dict[str, Any]:
