@@ -3,16 +3,16 @@ their ``WebhookLog`` type (one delivery of an event, with its attempts)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import graphene
-from django.utils.dateparse import parse_datetime
 
 from accounts.identity import ApiIdentity
 from core.errors import ValidationFailed
 from core.graphql.mutations import ServiceMutation
 from core.graphql.scalars import DateTime
+from core.moments import ISO_MESSAGE, parse_moment
 from webhooks.models import WebhookAttempt, WebhookDelivery
 from webhooks.services import (
     Replayed,
@@ -137,13 +137,10 @@ class WebhookReplayType(graphene.ObjectType):
 
 def _moment(text: str, property: str) -> datetime:
     """An ISO 8601 date and time; without an offset, UTC."""
-    try:
-        moment = parse_datetime(text)
-    except ValueError:
-        moment = None
+    moment = parse_moment(text)
     if moment is None:
-        raise ValidationFailed.single(property, "Must be an ISO 8601 date and time.")
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        raise ValidationFailed.single(property, ISO_MESSAGE)
+    return moment
 
 
 class ReplayWebhookEvents(ServiceMutation):
