@@ -581,6 +581,16 @@ DETECT_WORKER_MEMORY_MB = env.int("DETECT_WORKER_MEMORY_MB", default=1024)
 DETECT_TIMEOUT_SECONDS = env.float("DETECT_TIMEOUT_SECONDS", default=60.0)
 DETECT_QUEUE_TIMEOUT_SECONDS = env.float("DETECT_QUEUE_TIMEOUT_SECONDS", default=10.0)
 
+# Uploads a parser must open to check (a bulk send's XLSX, a signer's attached PDF) are opened in
+# upload-check worker processes (esign.upload_checks), never in the web process: at most
+# UPLOAD_CHECK_WORKERS at once per server process, each within an address-space limit and a
+# deadline (the file is refused past either); a request waits UPLOAD_CHECK_QUEUE_TIMEOUT_SECONDS
+# for a worker (503). The two times together bound the answer: under 10 s.
+UPLOAD_CHECK_WORKERS = env.int("UPLOAD_CHECK_WORKERS", default=2)
+UPLOAD_CHECK_WORKER_MEMORY_MB = env.int("UPLOAD_CHECK_WORKER_MEMORY_MB", default=512)
+UPLOAD_CHECK_TIMEOUT_SECONDS = env.float("UPLOAD_CHECK_TIMEOUT_SECONDS", default=6.0)
+UPLOAD_CHECK_QUEUE_TIMEOUT_SECONDS = env.float("UPLOAD_CHECK_QUEUE_TIMEOUT_SECONDS", default=2.0)
+
 # --- Public writes: signing and webform pages (owned by esign/ and workflows/) -----------------
 # A signer's finish (POST /api/etch/sign/<eid>/complete, JSON): the whole body, refused (413)
 # before it is read; the drawn signature (a PNG, sent as a data URL); each typed value, in
@@ -592,6 +602,14 @@ SIGNING_NAME_MAX_CHARS = env.int("SIGNING_NAME_MAX_CHARS", default=255)
 # A file a signer attaches (an attachment field, esign.signing.attachments): at most this many bytes
 # (a field's own maxBytes may ask for less), refused (413) unread past it.
 ESIGN_ATTACHMENT_MAX_BYTES = env.int("ESIGN_ATTACHMENT_MAX_BYTES", default=10 * 1_048_576)
+# An attached PDF is checked in an upload-check worker before anything parses it: at most this
+# many pages (as its page tree names them, a page named twice counted twice), objects (present
+# or declared) and bytes of its streams once decoded (images are not decoded); refused past one.
+ESIGN_ATTACHMENT_MAX_PDF_PAGES = env.int("ESIGN_ATTACHMENT_MAX_PDF_PAGES", default=1000)
+ESIGN_ATTACHMENT_MAX_PDF_OBJECTS = env.int("ESIGN_ATTACHMENT_MAX_PDF_OBJECTS", default=100_000)
+ESIGN_ATTACHMENT_MAX_PDF_DECODED_BYTES = env.int(
+    "ESIGN_ATTACHMENT_MAX_PDF_DECODED_BYTES", default=256 * 1_048_576
+)
 # A public webform page's post (/form/...): its fields and framing, plus one image file of at
 # most WEBFORM_IMAGE_UPLOAD_MAX_BYTES (the spec's 10 MB) for each image field of the page with
 # the most; a larger Content-Length is refused (413) unread, a file growing past its cap while
@@ -662,3 +680,14 @@ BULK_SEND_MAX_FILE_BYTES = env.int("BULK_SEND_MAX_FILE_BYTES", default=5 * 1024 
 BULK_SEND_EMAILS_PER_SECOND = env.float("BULK_SEND_EMAILS_PER_SECOND", default=25.0)
 BULK_SEND_CHUNK_SECONDS = env.float("BULK_SEND_CHUNK_SECONDS", default=4.0)
 BULK_SEND_LEASE_SECONDS = env.float("BULK_SEND_LEASE_SECONDS", default=120.0)
+# An XLSX upload is read in an upload-check worker (esign.engine.spreadsheets), refused before it
+# is parsed when its parts together are larger than this once unzipped (as its zip directory
+# declares them), when one part of over 1 MB is compressed more than this ratio to 1 (a zip
+# bomb), or when its first sheet declares or yields more cells than this.
+BULK_SPREADSHEET_MAX_UNZIPPED_BYTES = env.int(
+    "BULK_SPREADSHEET_MAX_UNZIPPED_BYTES", default=50 * 1_048_576
+)
+BULK_SPREADSHEET_MAX_COMPRESSION_RATIO = env.int(
+    "BULK_SPREADSHEET_MAX_COMPRESSION_RATIO", default=100
+)
+BULK_SPREADSHEET_MAX_CELLS = env.int("BULK_SPREADSHEET_MAX_CELLS", default=250_000)

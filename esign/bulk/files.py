@@ -6,19 +6,26 @@ that is a field of the template (its id or alias) fills that field. The signer s
 signer field of the template (signature, initial, signature date, name).
 
 Its problems are the admin's, not the API's: they are said in the reader's language.
+
+An XLSX file is read in an upload-check worker (esign.upload_checks), within limits checked
+before it is parsed: its zip directory (BULK_SPREADSHEET_MAX_UNZIPPED_BYTES,
+BULK_SPREADSHEET_MAX_COMPRESSION_RATIO), XML entities (refused), the sheet's cells
+(BULK_SPREADSHEET_MAX_CELLS): esign.engine.spreadsheets.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import zipfile
 from typing import Any
 
 from django.conf import settings
 from django.utils.translation import gettext as _
 
 from core.errors import RequestTooLarge, ValidationFailed
+from esign.engine import spreadsheets
+from esign.engine.upload_pool import SpreadsheetJob, UploadTooComplex
+from esign.upload_checks import run_upload_check
 from templates_app.models import PdfTemplate
 from templates_app.services import template_version_select, version_spec
 
@@ -83,19 +90,51 @@ def _csv_rows(data: bytes) -> list[dict[str, Any]]:
         ) from None
 
 
-def _xlsx_rows(data: bytes) -> list[dict[str, Any]]:
-    from openpyxl import load_workbook  # only for spreadsheets
+def spreadsheet_limits() -> spreadsheets.SpreadsheetLimits:
+    return spreadsheets.SpreadsheetLimits(
+        max_unzipped_bytes=settings.BULK_SPREADSHEET_MAX_UNZIPPED_BYTES,
+        max_compression_ratio=settings.BULK_SPREADSHEET_MAX_COMPRESSION_RATIO,
+        max_cells=settings.BULK_SPREADSHEET_MAX_CELLS,
+    )
 
+
+def _refusal_message(refused: spreadsheets.SpreadsheetRefused) -> str:
+    reason, limit = refused.reason, refused.limit
+    if reason == spreadsheets.TOO_LARGE_UNZIPPED:
+        return _("The spreadsheet is larger than %(size)s MB once unzipped.") % {
+            "size": f"{limit / 1_048_576:g}"
+        }
+    if reason == spreadsheets.OVER_COMPRESSED:
+        return _(
+            "The spreadsheet cannot be read: a part of it is compressed more than %(ratio)s to 1,"
+            " as no real spreadsheet is."
+        ) % {"ratio": limit}
+    if reason == spreadsheets.TOO_MANY_PARTS:
+        return _("The spreadsheet cannot be read: its zip holds more than %(count)s files.") % {
+            "count": f"{limit:,}"
+        }
+    if reason == spreadsheets.ENTITIES:
+        return _("The spreadsheet declares XML entities, which a spreadsheet never needs.")
+    if reason == spreadsheets.TOO_MANY_CELLS:
+        return _("The first sheet of the spreadsheet has more than %(count)s cells.") % {
+            "count": f"{limit:,}"
+        }
+    return _("The spreadsheet cannot be read.")
+
+
+def _xlsx_rows(data: bytes) -> list[dict[str, Any]]:
+    job = SpreadsheetJob(data=data, limits=spreadsheet_limits())
     try:
-        # Streaming (read_only): the sheet is read line by line, never held whole.
-        book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError):
-        raise ValidationFailed.single("file", _("The spreadsheet cannot be read.")) from None
-    try:
-        sheet = book.worksheets[0]
-        return _table(iter(sheet.iter_rows(values_only=True)))
-    finally:
-        book.close()
+        lines = run_upload_check(
+            job, busy_message=_("Other spreadsheets are being read; upload again in a moment.")
+        )
+    except spreadsheets.SpreadsheetRefused as refused:
+        raise ValidationFailed.single("file", _refusal_message(refused)) from None
+    except UploadTooComplex:
+        raise ValidationFailed.single(
+            "file", _("The spreadsheet is too complex to read within the limits.")
+        ) from None
+    return _table(iter(lines))
 
 
 def rows_from_file(filename: str, data: bytes) -> list[dict[str, Any]]:

@@ -10,6 +10,10 @@ is allowed, both only while the signer may sign; a required field without a file
 finishing (esign.signing.turns.check_attachments). A refused file stores nothing. Once the
 packet is sealed the certificate of completion (sealed itself) lists every attached file with
 its SHA-256, and the zip holds them under ``attachments/``.
+
+A file that starts like a PDF is checked in an upload-check worker (esign.upload_checks), within
+ESIGN_ATTACHMENT_MAX_PDF_PAGES, _OBJECTS and _DECODED_BYTES, before anything parses it here: a
+page tree naming one page 200,000 times costs a worker, never the server.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
 
@@ -29,13 +34,20 @@ from esign.engine.attachment_files import (
     KINDS,
     MAX_IMAGE_PIXELS,
     NOT_ACCEPTED,
+    PDF_TOO_COMPLEX,
+    PDF_TOO_MANY_PAGES,
+    Checked,
+    PdfLimits,
     check_attachment,
+    sniff,
 )
+from esign.engine.upload_pool import AttachmentJob, UploadTooComplex
 from esign.models import Packet, PacketDocument, Signer, SignerAttachment
 from esign.packets.attachment_fields import AttachmentField, attachment_fields_of, readable_size
 from esign.packets.audit import AuditAction, Client
 from esign.packets.lifecycle import audit
 from esign.signing.turns import signer_check_open
+from esign.upload_checks import run_upload_check
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +79,38 @@ def _refusal_message(refusal: str, field: AttachmentField) -> str:
         return _("This image is too large: at most {count} megapixels.").format(
             count=MAX_IMAGE_PIXELS // 1_000_000
         )
+    if refusal == PDF_TOO_MANY_PAGES:
+        return _("This PDF has too many pages: at most {count}.").format(
+            count=settings.ESIGN_ATTACHMENT_MAX_PDF_PAGES
+        )
+    if refusal == PDF_TOO_COMPLEX:
+        return _("This PDF is too complex to be attached; attach a simpler copy of it.")
     return _("This file is damaged or cannot be read.")
+
+
+def pdf_limits() -> PdfLimits:
+    return PdfLimits(
+        max_pages=settings.ESIGN_ATTACHMENT_MAX_PDF_PAGES,
+        max_objects=settings.ESIGN_ATTACHMENT_MAX_PDF_OBJECTS,
+        max_decoded_bytes=settings.ESIGN_ATTACHMENT_MAX_PDF_DECODED_BYTES,
+    )
+
+
+def _checked(data: bytes, field: AttachmentField, tenant: str) -> Checked:
+    """``data`` checked: a PDF in an upload-check worker (a parse of anybody's PDF is not the
+    server's to risk), anything else here (a name check, an image's header)."""
+    if not (sniff(data) == "pdf" and "pdf" in field.accepted_types):
+        return check_attachment(data, field.accepted_types)
+    job = AttachmentJob(data=data, accepted=field.accepted_types, pdf_limits=pdf_limits())
+    try:
+        checked: Checked = run_upload_check(
+            job,
+            busy_message=_("Files are being checked for others; attach it again in a moment."),
+            tenant=tenant,
+        )
+    except UploadTooComplex:
+        return Checked(refusal=PDF_TOO_COMPLEX)
+    return checked
 
 
 def _prefix(packet: Packet) -> str:
@@ -89,7 +132,7 @@ def attachment_add(
                 size=readable_size(field.max_bytes)
             )
         )
-    checked = check_attachment(data, field.accepted_types)
+    checked = _checked(data, field, str(signer.packet.organization_id))
     if checked.refusal:
         raise ValidationFailed.single("file", _refusal_message(checked.refusal, field))
     name = _filename(filename, checked.extension)
