@@ -24,7 +24,7 @@ from esign.engine.attachment_files import (
     check_attachment,
 )
 from esign.engine.upload_pool import UploadBusy, UploadPool
-from esign.models import AuditEvent, SignerAttachment
+from esign.models import AuditEvent, Signer, SignerAttachment
 from tests.esign.conftest import contract_pdf
 from tests.esign.test_attachments import PROOF, upload
 from tests.esign.test_attachments import attach_packet as attach_packet  # a fixture
@@ -84,6 +84,15 @@ def test_a_page_named_200000_times_is_refused_in_a_worker(signer: tuple[str, str
 
     assert_refused(answer, TOO_MANY_PAGES)
     assert figures["growth"] < GROWTH_BOUND
+
+
+@pytest.mark.django_db
+def test_the_refusal_is_in_the_signers_language(signer: tuple[str, str]) -> None:
+    Signer.objects.filter(eid=signer[0]).update(language="es")
+
+    answer = attach(signer, repeated_page_pdf(2000))
+
+    assert_refused(answer, "Este PDF tiene demasiadas páginas: como máximo 1000.")
 
 
 @pytest.mark.django_db

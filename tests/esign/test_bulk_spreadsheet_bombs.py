@@ -189,6 +189,18 @@ def test_what_passes_the_limits_costs_a_worker_never_the_server(
     assert figures["growth"] < GROWTH_BOUND
 
 
+@pytest.mark.usefixtures("no_parse_here")
+def test_the_refusal_is_in_the_readers_language(staff: Client, template: PdfTemplate) -> None:
+    staff.defaults["HTTP_ACCEPT_LANGUAGE"] = "es"
+
+    response = upload(staff, template, billion_laughs_xlsx())
+
+    assert_refused(
+        response,
+        "La hoja de cálculo declara entidades XML, que una hoja de cálculo nunca necesita.",
+    )
+
+
 def test_every_worker_busy_is_said_on_the_form(
     staff: Client, template: PdfTemplate, monkeypatch: pytest.MonkeyPatch
 ) -> None:
