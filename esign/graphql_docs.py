@@ -179,7 +179,10 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "generateEtchSignURL": "A signing link for an embedded signer (signerType "
         '"embedded"): `<base URL>/api/etch/verify/<signer '
         "eid>?token=...`. Open it (or frame it, from an allowed embedding origin) when it is "
-        "the signer's turn. It lasts 24 hours; each call makes a new one.",
+        "the signer's turn. It lasts 24 hours; each call makes a new one. A signer who will "
+        "not sign (any more) gets none, a ConflictError saying why: they signed already (their "
+        "copy is at the signerComplete event's links), were skipped (their signing group's step "
+        "was done), declined, were voided, or handed their turn on.",
         "generateEtchSignURL(signerEid)": "The signer's eid (`documentGroup { signers { eid } }` "
         "of the packet).",
         "generateEtchSignURL(clientUserId)": "Your own id for the person who will sign; kept "

@@ -73,6 +73,22 @@ def signing_url(*, signer: Signer, token: str) -> str:
     return f"{settings.PUBLIC_BASE_URL}{path}?token={token}"
 
 
+# A signer who will not sign (any more) gets no link: the page would only refuse them.
+_NO_LONGER_SIGNS: dict[str, str] = {
+    Signer.Status.COMPLETED: (
+        "The signer has already signed: there is nothing left to sign. Their copy is at the "
+        "links of the signerComplete event (documents); the packet's documents at "
+        "/api/document-group/<eid>.zip."
+    ),
+    Signer.Status.SKIPPED: (
+        "The signer was skipped: enough members of their signing group signed, or the packet "
+        "stopped before their turn; they no longer sign."
+    ),
+    Signer.Status.DECLINED: "The signer declined to sign.",
+    Signer.Status.VOIDED: "The packet was voided: nobody signs it any more.",
+}
+
+
 def sign_url_generate(*, identity: ApiIdentity, signer_eid: str, client_user_id: str) -> str:
     """generateEtchSignURL: a signing URL for an embedded signer (``client_user_id`` is kept
     with the link for the integrator's records)."""
@@ -89,6 +105,8 @@ def sign_url_generate(*, identity: ApiIdentity, signer_eid: str, client_user_id:
         raise Conflict("The packet has expired: extend it first (extendEtchPacket).")
     if signer.status == Signer.Status.FORWARDED:  # esign.signing.forwarding
         raise Conflict("The signer's turn was handed to someone else: ask for their link.")
+    if signer.status in _NO_LONGER_SIGNS:
+        raise Conflict(_NO_LONGER_SIGNS[signer.status])
     # The integrator verified this signer itself (verify: {method: "integrator"}): recorded.
     detail = {"verifiedBy": "integrator"} if signer.verify_method == "integrator" else None
     with transaction.atomic():

@@ -15,6 +15,7 @@ from django.core import mail
 from django.test import Client
 
 from accounts.models import User
+from esign.links.tokens import signer_token_issue
 from esign.models import AuditEvent, Packet, PacketDocument, Signer, SignerEmail
 from esign.sealing.seal import packet_seal
 from tests.esign.conftest import send_queued_emails, sign, token_of
@@ -71,7 +72,8 @@ def test_the_signing_link_downloads_the_document_as_it_stands_then_sealed(
 ) -> None:
     wire, packet = complete()
     signer = Signer.objects.get(packet=packet, alias_id="client")
-    token = token_of(sign_url(signer.eid))
+    # A link the signer holds from before (generateEtchSignURL makes none after they signed).
+    token = signer_token_issue(signer=signer)
     document = PacketDocument.objects.get(packet=packet)
     url = f"/api/etch/sign/{signer.eid}/documents/agreement.pdf?token={token}&download=1"
     import hashlib
