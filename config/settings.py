@@ -398,6 +398,11 @@ GENERATE_WALL_TIMEOUT_SECONDS = env.float("GENERATE_WALL_TIMEOUT_SECONDS", defau
 GENERATE_JOB_RETENTION_SECONDS = env.int("GENERATE_JOB_RETENTION_SECONDS", default=86400)
 GENERATE_QUEUE_TIMEOUT_SECONDS = env.float("GENERATE_QUEUE_TIMEOUT_SECONDS", default=30.0)
 GENERATE_MAX_SOURCE_BYTES = env.int("GENERATE_MAX_SOURCE_BYTES", default=10 * 1_048_576)
+# Table cells and elements, counted in the HTML (Markdown once converted) before any worker lays
+# it out (422 past one; 0: no limit): each costs about 1 ms of CPU and 16 KB held until the PDF
+# is written, so these keep a document within the CPU budget and GENERATE_WORKER_MEMORY_MB.
+GENERATE_MAX_TABLE_CELLS = env.int("GENERATE_MAX_TABLE_CELLS", default=50_000)
+GENERATE_MAX_ELEMENTS = env.int("GENERATE_MAX_ELEMENTS", default=80_000)
 GENERATE_WORKERS = env.int("GENERATE_WORKERS", default=2)
 GENERATE_WORKER_MAX_JOBS = env.int("GENERATE_WORKER_MAX_JOBS", default=200)
 GENERATE_WORKER_MEMORY_MB = env.int("GENERATE_WORKER_MEMORY_MB", default=2048)

@@ -59,9 +59,9 @@ JOB_MOVES = Moves(
 def generate_job_create(
     *, organization: Organization, watermark: bool, body: object, webhook_url: str = ""
 ) -> GenerateJob:
-    """Check ``body`` as the synchronous endpoint would (400, 413 now, not later) and the
-    ``webhookURL`` as every other one is, store it and enqueue its render in the same
-    transaction."""
+    """Check ``body`` as the synchronous endpoint would (400, 413, 422 for too many table cells
+    or elements: now, not later) and the ``webhookURL`` as every other one is, store it and
+    enqueue its render in the same transaction."""
     if not isinstance(body, Mapping):
         raise ValidationFailed.single("", "The request body must be a JSON object.")
     pdf_check(organization=organization, body=body)

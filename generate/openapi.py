@@ -263,6 +263,8 @@ def generate_description() -> str:
         'diagonal "DEVELOPMENT" watermark.\n\n'
         "Limits: the HTML/CSS or Markdown text of one request is at most "
         f"{settings.GENERATE_MAX_SOURCE_BYTES} bytes (413), the document at most "
+        f"{settings.GENERATE_MAX_TABLE_CELLS} table cells and {settings.GENERATE_MAX_ELEMENTS} "
+        "HTML elements (refused before rendering), "
         f"{settings.GENERATE_MAX_PAGES} pages, {settings.GENERATE_TIMEOUT_SECONDS:g} seconds "
         f"of processor time plus {settings.GENERATE_TIMEOUT_SECONDS_PER_PAGE:g} a page, "
         f"{settings.GENERATE_WALL_TIMEOUT_SECONDS:g} seconds in all, and "

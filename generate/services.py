@@ -19,6 +19,7 @@ from core.pools import SettingsPool
 from core.resources import font_library, resource_policy
 from generate.engine import (
     RESOURCE_CONTENT_TYPES,
+    ElementLimits,
     PartSettings,
     RenderedPdf,
     RenderJob,
@@ -38,17 +39,19 @@ def pdf_generate(*, organization: Organization, watermark: bool, body: object) -
     already parsed); ``watermark`` for a development key's documents.
 
     Raises ValidationFailed (400, with property paths), RequestTooLarge (413),
-    UnprocessableDocument (422: page cap, CPU-time cap, wall-clock backstop, memory, a document
-    the renderer fails on), FontUnavailableError or ServiceBusy (503, with Retry-After: every
-    worker busy for the queue timeout, the queue full, or the organization at its share of the
-    workers). A render worker that dies is a 500.
+    UnprocessableDocument (422: table cells or elements over their caps, before any rendering;
+    page cap, CPU-time cap, wall-clock backstop, memory, a document the renderer fails on, a
+    render worker that died while rendering it), FontUnavailableError or ServiceBusy (503, with
+    Retry-After: every worker busy for the queue timeout, the queue full, the organization at
+    its share of the workers, or no worker could be started).
     """
     return pdf_render(organization=organization, watermark=watermark, body=body).pdf
 
 
 def pdf_check(*, organization: Organization, body: object) -> None:
-    """Raise what `pdf_generate` would raise for ``body`` before rendering (400, 413, 503 for a
-    font), without rendering: an asynchronous job is refused now, not once it runs."""
+    """Raise what `pdf_generate` would raise for ``body`` before rendering (400, 413, 422 for
+    too many table cells or elements, 503 for a font), without rendering: an asynchronous job is
+    refused now, not once it runs."""
     _render_job(organization=organization, watermark=False, body=body)
 
 
@@ -106,6 +109,10 @@ def _render_job(
             default_logo_url=LOGO_PATH.as_uri(),
             watermark=watermark,
             max_pages=settings.GENERATE_MAX_PAGES,
+            limits=ElementLimits(
+                table_cells=settings.GENERATE_MAX_TABLE_CELLS,
+                elements=settings.GENERATE_MAX_ELEMENTS,
+            ),
         )
     except EngineError as error:
         raise_for_engine_error(error)

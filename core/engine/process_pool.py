@@ -50,9 +50,12 @@ class PoolErrors:
     busy: Callable[[float, bool], Exception]
     timeout: Callable[[float], Exception]  # the job ran past its deadline (seconds)
     out_of_memory: Callable[[int], Exception]  # the worker hit its address-space limit (bytes)
-    crashed: Callable[[str], Exception]  # the worker died or did not start (detail, for logs)
+    crashed: Callable[[str], Exception]  # the worker died during a job (detail, for logs)
     # The job raised an unexpected exception: (detail for logs, where in the input, or None).
     failed: Callable[[str, str | None], Exception]
+    # No worker could be started (detail, for logs): the host's fault, not the job's. None: as
+    # ``crashed``.
+    not_started: Callable[[str], Exception] | None = None
 
 
 @dataclass(frozen=True)
@@ -127,11 +130,12 @@ class Lease(Generic[JobT, ResultT]):
         self.worker = worker
         self.healthy = True
         self.preempted = False
+        self.stopped = False  # `stop`ped: the worker is replaced before the next job
 
     def run(self, job: JobT, *, timeout: float, answer: Answer | None = None) -> ResultT:
         if self.preempted:
             raise LeasePreempted
-        if not self.healthy:
+        if not self.healthy or self.stopped:
             self._replace()
         self.healthy = False
         try:
@@ -146,8 +150,18 @@ class Lease(Generic[JobT, ResultT]):
         self.healthy = True
         return result
 
+    def stop(self) -> None:
+        """Stop the job under way now, from another thread: its `run` raises the pool's
+        crashed error. Work done on several leases stops every other one as soon as one
+        fails, rather than wait for jobs whose result is lost (they hold their workers, and
+        the tenant's share, for as long as they run)."""
+        self.stopped = True
+        with contextlib.suppress(OSError):
+            self.worker.process.kill()
+
     def _replace(self) -> None:
         """A fresh worker in place of one a job left unhealthy (stopped, killed, timed out)."""
+        self.stopped = False  # a `stop` from here on stops the new worker
         pool = self.pool
         with pool._condition:
             pool._busy.pop(self.worker.process.pid, None)
@@ -247,7 +261,7 @@ class ProcessPool(Generic[JobT, ResultT]):
                 if lease.preempted:  # already given back (`_acquire`)
                     _stop(lease.worker)
                     continue
-                healthy = lease.healthy and not self._too_large(lease.worker)
+                healthy = lease.healthy and not lease.stopped and not self._too_large(lease.worker)
                 self._release(lease.worker, tenant if index == 0 else None, healthy=healthy)
 
     def _exchange(
@@ -451,6 +465,7 @@ class ProcessPool(Generic[JobT, ResultT]):
         return True
 
     def _start(self) -> _Worker:
+        not_started = self.errors.not_started or self.errors.crashed
         ours, theirs = socket.socketpair()
         # A worker's temporary files (WeasyPrint's @font-face fonts...) go to a folder of its
         # own, removed when the worker stops: a killed worker cannot clean up.
@@ -476,22 +491,24 @@ class ProcessPool(Generic[JobT, ResultT]):
                 # which stops its workers itself.
                 start_new_session=True,
             )
-        except BaseException:
+        except BaseException as exc:
             ours.close()
             shutil.rmtree(temp_dir, ignore_errors=True)
+            if isinstance(exc, OSError):  # no process to be had (fork: ENOMEM, EAGAIN)
+                raise not_started(f"the {self.name} worker could not be started: {exc}") from None
             raise
         finally:
             theirs.close()
         worker = _Worker(process=process, connection=Connection(ours.detach()), temp_dir=temp_dir)
         try:
             if not worker.connection.poll(self.settings.start_timeout_seconds):
-                raise self.errors.crashed(f"the {self.name} worker did not start in time")
+                raise not_started(f"the {self.name} worker did not start in time")
             status, detail = worker.connection.recv()
             if status != "ready":
-                raise self.errors.crashed(f"the {self.name} worker failed to start: {detail}")
+                raise not_started(f"the {self.name} worker failed to start: {detail}")
         except (EOFError, OSError) as exc:
             _stop(worker)
-            raise self.errors.crashed(self._death_detail(worker, exc)) from None
+            raise not_started(self._death_detail(worker, exc)) from None
         except BaseException:
             _stop(worker)
             raise

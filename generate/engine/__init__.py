@@ -1,7 +1,8 @@
 """The generate engine: a checked request in, PDF bytes out, with WeasyPrint. No Django here.
 
     request = parse_generate_request(body, font_check=..., max_source_bytes=...)
-    job = build_render_job(request, now=..., fetcher=ResourceFetcher(...), font_css=..., ...)
+    job = build_render_job(request, now=..., fetcher=ResourceFetcher(...), font_css=...,
+                           limits=ElementLimits(table_cells=..., elements=...), ...)
     pdf = generate.engine.render.render_pdf(job).pdf  # in this process (loads WeasyPrint), or
     pdf = RenderPool(PoolSettings()).run(job, timeout=60, queue_timeout=60).pdf
     pdf = RenderPool(...).render(job, ..., parts=PartSettings()).pdf  # a long table in parts
@@ -11,8 +12,10 @@ handed in by the caller.
 """
 
 from core.engine.problems import Problem
+from generate.engine.bounds import ElementLimits
 from generate.engine.document import WATERMARK_TEXT, build_render_job
 from generate.engine.errors import (
+    ElementLimitExceeded,
     GenerateError,
     GenerateInvalid,
     PageLimitExceeded,
@@ -22,7 +25,9 @@ from generate.engine.errors import (
     RenderFailed,
     RenderOutOfMemory,
     RenderTimeout,
+    RenderUnavailable,
     SourceTooLarge,
+    TableCellLimitExceeded,
 )
 from generate.engine.job import RenderedPdf, RenderJob
 from generate.engine.parse_request import parse_generate_request
@@ -33,6 +38,8 @@ from generate.engine.resources import RESOURCE_CONTENT_TYPES, ResourceFetcher, R
 __all__ = [
     "RESOURCE_CONTENT_TYPES",
     "WATERMARK_TEXT",
+    "ElementLimitExceeded",
+    "ElementLimits",
     "GenerateError",
     "GenerateInvalid",
     "GenerateRequest",
@@ -48,10 +55,12 @@ __all__ = [
     "RenderOutOfMemory",
     "RenderPool",
     "RenderTimeout",
+    "RenderUnavailable",
     "RenderedPdf",
     "ResourceFetcher",
     "ResourceRefused",
     "SourceTooLarge",
+    "TableCellLimitExceeded",
     "build_render_job",
     "parse_generate_request",
 ]

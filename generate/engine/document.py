@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 
+from generate.engine.bounds import ElementLimits, check_element_limits
 from generate.engine.job import Fetcher, RenderJob
 from generate.engine.markdown_doc import FontCss, build_markdown_html
 from generate.engine.request import GenerateRequest
@@ -21,12 +22,16 @@ def build_render_job(
     default_logo_url: str,
     watermark: bool,
     max_pages: int,
+    limits: ElementLimits | None = None,
 ) -> RenderJob:
     """The HTML and stylesheets for ``request``, with the rules it is to be rendered under.
 
     ``font_css`` gives the @font-face rules of a font family (Markdown mode asks for each family
-    the document names); it may raise the fonts engine's FontUnavailable.
+    the document names); it may raise the fonts engine's FontUnavailable. A document over
+    ``limits`` (its HTML: the caller's, or the one its Markdown became) is refused here, before
+    any worker lays it out: TableCellLimitExceeded, ElementLimitExceeded.
     """
+    limits = limits or ElementLimits()  # None: no limits
     common = {
         "fetcher": fetcher,
         "title": request.title,
@@ -34,6 +39,7 @@ def build_render_job(
         "max_pages": max_pages,
     }
     if request.mode == "html":
+        check_element_limits(request.html, limits)
         return RenderJob(
             html=request.html,
             author_css=request.css,
@@ -45,4 +51,5 @@ def build_render_job(
     html = build_markdown_html(
         request, now=now, font_css=font_css, default_logo_url=default_logo_url
     )
+    check_element_limits(html, limits)
     return RenderJob(html=html, **common)  # type: ignore[arg-type]

@@ -53,6 +53,41 @@ class PageLimitExceeded(GenerateError):
         return (type(self), (self.pages, self.limit))
 
 
+class TableCellLimitExceeded(GenerateError):
+    """The document has more table cells than allowed: refused before layout
+    (`generate.engine.bounds`), where each cell costs the renderer time and memory."""
+
+    code = "table_cell_limit_exceeded"
+    kind = "unprocessable"
+
+    def __init__(self, cells: int, limit: int) -> None:
+        self.cells = cells
+        self.limit = limit
+        super().__init__(
+            f"The document has {cells} table cells; the limit is {limit}. Split a long table "
+            "over several documents."
+        )
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (type(self), (self.cells, self.limit))
+
+
+class ElementLimitExceeded(GenerateError):
+    """The document has more HTML elements than allowed: refused before layout, as
+    `TableCellLimitExceeded` is."""
+
+    code = "element_limit_exceeded"
+    kind = "unprocessable"
+
+    def __init__(self, elements: int, limit: int) -> None:
+        self.elements = elements
+        self.limit = limit
+        super().__init__(f"The document has {elements} HTML elements; the limit is {limit}.")
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (type(self), (self.elements, self.limit))
+
+
 class RenderTimeout(GenerateError):
     """Rendering took longer than allowed; the worker doing it was killed."""
 
@@ -128,17 +163,37 @@ class RenderBusy(GenerateError):
 
 
 class RenderCrashed(GenerateError):
-    """The worker process died (killed, crashed) or could not start.
-
-    ``detail`` (for logs only) names the exception type and frames, never request data.
-    """
+    """The render worker's process ended while it rendered the document: killed by a signal
+    (SIGSEGV in the renderer's C libraries when the document exhausts the worker's address
+    space, SIGKILL from the kernel's out-of-memory killer) or exited. The document is the likely
+    cause, so it is refused as a document over a limit is (422): sent again, it would end the
+    same way. ``detail`` (for logs only) says how the process ended, never request data."""
 
     code = "render_crashed"
-    kind = "internal"
+    kind = "unprocessable"
 
     def __init__(self, detail: str) -> None:
         self.detail = self.log_detail = detail
-        super().__init__("The document could not be rendered.")
+        super().__init__(
+            "The document could not be rendered: the renderer stopped while rendering it, most "
+            "likely out of memory. Very long tables and large images need the most."
+        )
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (type(self), (self.detail,))
+
+
+class RenderUnavailable(GenerateError):
+    """No render worker could be started (the host short of memory or processes): not the
+    document's fault, so the caller may send it again shortly (503). ``detail`` is for logs."""
+
+    code = "render_unavailable"
+    kind = "busy"
+    retry_after_seconds = 10
+
+    def __init__(self, detail: str) -> None:
+        self.detail = self.log_detail = detail
+        super().__init__("The PDF renderer could not be started; try again shortly.")
 
     def __reduce__(self) -> tuple[type, tuple[object, ...]]:
         return (type(self), (self.detail,))

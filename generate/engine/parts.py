@@ -80,7 +80,7 @@ from typing import Any
 import tinycss2
 
 from core.engine.process_pool import Lease, LeasePreempted
-from generate.engine.errors import PageLimitExceeded, RenderCpuLimit
+from generate.engine.errors import PageLimitExceeded, RenderCpuLimit, RenderTimeout
 from generate.engine.job import RenderedPdf, RenderJob
 from generate.engine.part_job import (
     ASK_BREAKS,
@@ -537,29 +537,46 @@ def _run_all(
     leases: list[Lease[Any, Any]], parts: list[Any], timeout: float, exchange: _Exchange
 ) -> list[Any]:
     """Run ``parts`` on ``leases``, in order, as many at a time as there are leases; their
-    results, in order."""
+    results, in order. The first part to fail stops the parts under way at once (`Lease.stop`):
+    their results are lost anyway, and a part that lays out pages asks nothing for minutes, so
+    it would hold its worker (and the tenant's share) that long. The caller gets the first
+    failure, not what stopping the others made of theirs."""
     queue = list(reversed(list(enumerate(parts))))
     lock = threading.Lock()
     done: dict[int, Any] = {}
+    running: set[int] = set()  # the leases with a part under way, by index
+    failures: list[BaseException] = []  # in the order they happened
 
-    def work(lease: Lease[Any, Any]) -> None:
+    def work(index: int, lease: Lease[Any, Any]) -> None:
         while True:
             with lock:
                 if not queue or exchange.failed:
                     return
                 position, part = queue.pop()
+                running.add(index)
             try:
                 done[position] = lease.run(part, timeout=timeout, answer=exchange.answer)
-            except BaseException:
+            except BaseException as error:
+                with lock:
+                    running.discard(index)
+                    failures.append(error)
+                    others = [leases[i] for i in running] if len(failures) == 1 else []
                 exchange.abort()
+                for other in others:
+                    other.stop()
                 raise
+            with lock:
+                running.discard(index)
 
     with ThreadPoolExecutor(max_workers=len(leases)) as executor:
-        futures = [executor.submit(work, lease) for lease in leases]
-    errors = [f.exception() for f in futures if f.exception() is not None]
-    real = [e for e in errors if not isinstance(e, _Aborted)]
-    if real or errors:
-        raise (real or errors)[0]  # type: ignore[misc]
+        for index, lease in enumerate(leases):
+            executor.submit(work, index, lease)
+    if failures:
+        if isinstance(failures[0], _Aborted):
+            # Nothing failed but the wait: a part waited for the others longer than the render
+            # may take.
+            raise RenderTimeout(timeout)
+        raise failures[0]
     return [done[position] for position in range(len(parts))]
 
 

@@ -22,6 +22,7 @@ from generate.engine.errors import (
     RenderFailed,
     RenderOutOfMemory,
     RenderTimeout,
+    RenderUnavailable,
 )
 from generate.engine.job import RenderedPdf, RenderJob
 from generate.engine.parts import PartSettings, one_piece_reason, render_in_parts
@@ -37,6 +38,7 @@ RENDER_ERRORS = PoolErrors(
     out_of_memory=RenderOutOfMemory,
     crashed=RenderCrashed,
     failed=RenderFailed,
+    not_started=RenderUnavailable,
 )
 
 
@@ -45,7 +47,8 @@ class RenderPool(ProcessPool[RenderJob, RenderedPdf]):
 
     ``run`` raises the engine's own errors (PageLimitExceeded...) as the worker raised them,
     RenderBusy, RenderTimeout, RenderOutOfMemory, RenderFailed when the renderer raised an
-    unexpected exception, or RenderCrashed when the worker died.
+    unexpected exception, RenderCrashed when the worker died during the render (a signal, an
+    exit), or RenderUnavailable when no worker could be started.
     """
 
     def __init__(self, settings: PoolSettings) -> None:

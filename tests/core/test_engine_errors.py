@@ -24,7 +24,9 @@ from generate.engine import (
     RenderFailed,
     RenderOutOfMemory,
     RenderTimeout,
+    RenderUnavailable,
     SourceTooLarge,
+    TableCellLimitExceeded,
 )
 from templates_app.engine.errors import ImportRefused
 
@@ -52,7 +54,11 @@ def mapped(error: EngineError) -> ServiceError:
             UnprocessableDocument,
             422,
         ),
+        # A worker that died while rendering: the document is the likely cause.
+        (RenderCrashed("killed by signal 11"), UnprocessableDocument, 422),
+        (TableCellLimitExceeded(100_000, 50_000), UnprocessableDocument, 422),
         (RenderBusy(30), ServiceBusy, 503),
+        (RenderUnavailable("the render worker did not start in time"), ServiceBusy, 503),
         (FontUnavailable("Fira Sans", "timed out"), FontUnavailableError, 503),
     ],
 )
@@ -85,8 +91,8 @@ def test_log_details_go_to_the_log_not_the_wire(caplog: pytest.LogCaptureFixture
 
 
 def test_an_internal_error_is_raised_as_it_is() -> None:
-    crash = RenderCrashed("worker killed by signal 9")
+    internal = EngineError("an engine's own bug")  # kind "internal" unless a subclass says
 
-    with pytest.raises(RenderCrashed) as caught:
-        raise_for_engine_error(crash)
-    assert caught.value is crash
+    with pytest.raises(EngineError) as caught:
+        raise_for_engine_error(internal)
+    assert caught.value is internal

@@ -9,7 +9,13 @@ from django.test import Client
 
 from accounts.payload_keys import payload_key_create
 from core.engine.payload_crypto import encrypt_payload
-from generate.engine import RenderBusy, RenderCrashed, RenderFailed, RenderOutOfMemory
+from generate.engine import (
+    RenderBusy,
+    RenderCrashed,
+    RenderFailed,
+    RenderOutOfMemory,
+    RenderUnavailable,
+)
 from tests.generate.conftest import URL, generate_pdf, page_image, page_texts, post, reader
 
 pytestmark = pytest.mark.django_db
@@ -449,6 +455,8 @@ class _FailingPool:
         (RenderOutOfMemory(), 422, {"name": "UnprocessableDocumentError", "message": "The document needs more memory to render than is allowed; large images and very long tables need the most."}),
         (RenderFailed("ZeroDivisionError\n  File ...", "while writing the PDF"), 422, {"name": "UnprocessableDocumentError", "message": "The document could not be rendered: the renderer failed while writing the PDF."}),
         (RenderFailed("ZeroDivisionError\n  File ..."), 422, {"name": "UnprocessableDocumentError", "message": "The document could not be rendered: the renderer failed on something in its HTML or CSS."}),
+        (RenderCrashed("the render worker was killed by signal 11"), 422, {"name": "UnprocessableDocumentError", "message": "The document could not be rendered: the renderer stopped while rendering it, most likely out of memory. Very long tables and large images need the most."}),
+        (RenderUnavailable("the render worker did not start in time"), 503, {"name": "ServiceBusyError", "message": "The PDF renderer could not be started; try again shortly."}),
     ],
 )  # fmt: skip
 def test_render_failures_in_the_wire_shape(
@@ -494,7 +502,10 @@ def test_a_document_the_renderer_fails_on_is_a_422_naming_the_part(
     assert "Hello HTML" in page_texts(generate_pdf(production_client, HTML_PAYLOAD))[0]
 
 
-def test_a_dead_worker_is_a_logged_500(production_client, monkeypatch, caplog) -> None:
+def test_a_dead_worker_is_a_422_and_how_it_died_is_logged(
+    production_client, monkeypatch, caplog
+) -> None:
+    # A real worker's death: tests/generate/test_render_crashes.py.
     monkeypatch.setattr(
         "generate.services.render_pool",
         lambda: _FailingPool(RenderCrashed("the render worker was killed by signal 9")),
@@ -502,8 +513,9 @@ def test_a_dead_worker_is_a_logged_500(production_client, monkeypatch, caplog) -
 
     response = post(production_client, MARKDOWN_PAYLOAD)
 
-    assert response.status_code == 500
-    assert response.json()["name"] == "InternalServerError"
+    assert response.status_code == 422
+    assert response.json()["name"] == "UnprocessableDocumentError"
+    assert "signal" not in response.json()["message"]
     assert "killed by signal 9" in caplog.text
 
 

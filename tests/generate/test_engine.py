@@ -15,6 +15,7 @@ from PIL import Image
 
 from core.engine.fetch import FetchPolicy
 from generate.engine import (
+    ElementLimitExceeded,
     GenerateInvalid,
     PageLimitExceeded,
     PoolSettings,
@@ -25,9 +26,11 @@ from generate.engine import (
     RenderOutOfMemory,
     RenderPool,
     RenderTimeout,
+    RenderUnavailable,
     ResourceFetcher,
     ResourceRefused,
     SourceTooLarge,
+    TableCellLimitExceeded,
     build_render_job,
     parse_generate_request,
 )
@@ -166,9 +169,12 @@ def test_errors_survive_the_trip_from_a_worker() -> None:
         RenderTimeout(2.5),
         RenderBusy(1.0),
         RenderCrashed("detail"),
+        RenderUnavailable("detail"),
         RenderFailed("detail", "while writing the PDF"),
         RenderOutOfMemory(2**20),
         SourceTooLarge(5, 4),
+        TableCellLimitExceeded(9, 8),
+        ElementLimitExceeded(9, 8),
         GenerateInvalid.single("data", "Required"),
     ):
         copy = pickle.loads(pickle.dumps(error))  # noqa: S301 - our own bytes
