@@ -147,9 +147,14 @@ def main() -> None:
     from bench._server import Server, prepare_environment
 
     # Two render workers, kept after heavy documents so that their peak can be read; no
-    # address-space limit (the peaks are what is measured).
+    # address-space limit (the peaks are what is measured), nor limit of cells and elements
+    # (--rows 37000 is 111,000 cells).
     prepare_environment(
-        GENERATE_WORKER_RECYCLE_MB="0", GENERATE_MAX_PAGES="5000", GENERATE_WORKER_MEMORY_MB="0"
+        GENERATE_WORKER_RECYCLE_MB="0",
+        GENERATE_MAX_PAGES="5000",
+        GENERATE_WORKER_MEMORY_MB="0",
+        GENERATE_MAX_TABLE_CELLS="0",
+        GENERATE_MAX_ELEMENTS="0",
     )
     from accounts.models import ApiKey
     from accounts.services import api_key_create, organization_create
