@@ -11,6 +11,7 @@ request), by running the SDK's session manager for that one request.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import MutableMapping
 from typing import Any
 
@@ -25,11 +26,52 @@ from accounts.ratelimit import limit_for, rate_limit_hit
 from accounts.services import api_key_authenticate
 from accounts.usage import api_key_usage_count
 from core.errors import AuthorizationError, RateLimited, ServiceError
-from core.json_views import error_response
 from mcp_server.server import current_identity, server_build
 
+# JSON-RPC's range for a server's own errors: a refusal before MCP runs (the key, its limit).
+REFUSED_BEFORE_MCP = -32001
 
-def _identity(request: HttpRequest) -> ApiIdentity:
+
+def _messages(body: bytes) -> list[dict[str, Any]]:
+    """The JSON-RPC messages of a POST (one, or a batch); [] when it is not JSON-RPC."""
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return []
+    items = parsed if isinstance(parsed, list) else [parsed]
+    return [item for item in items if isinstance(item, dict)]
+
+
+def _does_work(messages: list[dict[str, Any]]) -> bool:
+    """Whether a POST calls a tool. The protocol's own messages (initialize, its notification,
+    tools/list, ping) are not counted against the key's rate limit: an SDK client sends three
+    before its first tool call, which a development key's 2 a second would refuse."""
+    return not messages or any(m.get("method") == "tools/call" for m in messages)
+
+
+def _refusal(error: ServiceError, messages: list[dict[str, Any]]) -> JsonResponse:
+    """A refusal before MCP, as a JSON-RPC error an MCP client reads (the SDK surfaces the error
+    of a non-2xx answer's JSON-RPC body): the service's message, its wire error as ``data``."""
+    request_id = messages[0].get("id") if len(messages) == 1 else None
+    wire = error.as_wire()
+    refused = JsonResponse(
+        {
+            "jsonrpc": "2.0",
+            "id": request_id if isinstance(request_id, str | int) else None,
+            "error": {"code": REFUSED_BEFORE_MCP, "message": error.message, "data": wire},
+        },
+        status=error.status,
+    )
+    if isinstance(error, RateLimited):
+        refused["Retry-After"] = str(error.retry_after_seconds)
+    else:
+        # No OAuth here: the realm says a key is wanted (docs/clients.md), no resource metadata
+        # that would start an OAuth flow in a client.
+        refused["WWW-Authenticate"] = 'Bearer realm="mcp"'
+    return refused
+
+
+def _identity(request: HttpRequest, *, counted: bool) -> ApiIdentity:
     header = request.headers.get("Authorization", "")
     scheme, _, credentials = header.strip().partition(" ")
     raw_key = (
@@ -41,7 +83,7 @@ def _identity(request: HttpRequest) -> ApiIdentity:
             "Not logged in: send the API key as 'Authorization: Bearer <key>'."
         )
     api_key_usage_count(api_key=api_key)
-    if settings.RATE_LIMIT_ENABLED:
+    if settings.RATE_LIMIT_ENABLED and counted:
         # The key's own limit, shared with its REST and GraphQL requests (the same bucket).
         decision = rate_limit_hit(
             bucket=api_key.eid,
@@ -110,15 +152,11 @@ async def _serve(
 
 @csrf_exempt
 def mcp_endpoint(request: HttpRequest) -> HttpResponse:
+    messages = _messages(request.body) if request.method == "POST" else []
     try:
-        identity = _identity(request)
+        identity = _identity(request, counted=_does_work(messages))
     except ServiceError as error:
-        refused = error_response(error)
-        if isinstance(error, RateLimited):
-            refused["Retry-After"] = str(error.retry_after_seconds)
-        else:
-            refused["WWW-Authenticate"] = 'Bearer realm="mcp"'
-        return refused
+        return _refusal(error, messages)
     if request.method != "POST":
         # Stateless: no server-sent stream to open (GET) nor session to end (DELETE).
         not_allowed = JsonResponse(

@@ -53,27 +53,76 @@ def test_the_http_endpoint_lists_and_calls_tools_with_the_key(live_server, api_k
 
 @pytest.mark.django_db(transaction=True)
 def test_the_http_endpoint_refuses_a_request_without_a_key(client) -> None:
-    response = client.post("/mcp", data="{}", content_type="application/json")
+    ping = '{"jsonrpc": "2.0", "id": 7, "method": "ping"}'
+    response = client.post("/mcp", data=ping, content_type="application/json")
 
     assert response.status_code == 401
-    assert response.json()["name"] == "AuthorizationError"
+    # A JSON-RPC error an MCP client reads, with the service's own message and wire error.
+    body = response.json()
+    assert (body["jsonrpc"], body["id"], body["error"]["code"]) == ("2.0", 7, -32001)
+    assert "API key" in body["error"]["message"]
+    assert body["error"]["data"]["name"] == "AuthorizationError"
     assert response["WWW-Authenticate"] == 'Bearer realm="mcp"'
 
 
+CALL = '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_templates"}}'
+
+
 @pytest.mark.django_db
-def test_the_http_endpoint_keeps_the_keys_rate_limit(client_for, api_key, settings) -> None:
+def test_the_http_endpoint_keeps_the_keys_rate_limit_for_tool_calls(
+    client_for, api_key, settings
+) -> None:
     settings.RATE_LIMIT_DEVELOPMENT = 1
     settings.RATE_LIMIT_INTERVAL_MS = 60_000
     http = client_for(api_key)
-    ping = '{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
 
-    first = http.post("/mcp", data=ping, content_type="application/json")
-    second = http.post("/mcp", data=ping, content_type="application/json")
+    first = http.post("/mcp", data=CALL, content_type="application/json")
+    second = http.post("/mcp", data=CALL, content_type="application/json")
 
     assert first.status_code != 429
     assert second.status_code == 429
-    assert second.json()["name"] == "RateLimitError"
+    body = second.json()
+    assert body["id"] == 3
+    assert body["error"]["data"]["name"] == "RateLimitError"
+    assert "Rate limit" in body["error"]["message"]
     assert int(second["Retry-After"]) >= 1
+
+
+@pytest.mark.django_db
+def test_the_protocols_own_messages_do_not_use_the_keys_limit(
+    client_for, api_key, settings
+) -> None:
+    # An SDK client sends initialize, its notification and maybe tools/list before its first
+    # tool call: with a development key's limit they must leave that call its place.
+    settings.RATE_LIMIT_DEVELOPMENT = 1
+    settings.RATE_LIMIT_INTERVAL_MS = 60_000
+    http = client_for(api_key)
+    for method in ("ping", "tools/list", "ping"):
+        message = f'{{"jsonrpc": "2.0", "id": 1, "method": "{method}"}}'
+        assert http.post("/mcp", data=message, content_type="application/json").status_code != 429
+
+    assert http.post("/mcp", data=CALL, content_type="application/json").status_code != 429
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_sdk_client_reads_a_refusal_before_mcp(live_server) -> None:
+    async def work(client: Client) -> Any:
+        return await client.list_tools()
+
+    with pytest.raises(Exception) as raised:  # noqa: PT011 - the SDK raises its own McpError
+        over_http(f"{live_server.url}/mcp", "not-a-key", work)
+
+    # The service's message reaches the agent, not a status-derived stand-in.
+    error = innermost(raised.value)
+    assert type(error).__name__ == "MCPError", error
+    assert "API key" in str(error), error
+
+
+def innermost(error: BaseException) -> BaseException:
+    """The error inside the task groups the SDK's client raises through."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
 
 
 @pytest.mark.django_db(transaction=True)
@@ -107,3 +156,22 @@ def test_manage_py_mcp_serves_the_tools_over_stdio(api_key, demo_template) -> No
     assert {tool.name for tool in tools.tools} >= {"list_templates", "fill_template"}
     assert listed.structured_content["templates"][0]["eid"] == demo_template.eid
     assert bad.structured_content["fields"] == [{"message": "Required", "property": "templateEid"}]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_development_key_makes_its_first_tool_call_through_the_sdk(
+    live_server, api_key, settings
+) -> None:
+    # The SDK sends initialize and its notification first: with the development limit (2 a
+    # second) its first tool call used to be the third request, and a 429.
+    settings.RATE_LIMIT_ENABLED = True
+    settings.RATE_LIMIT_DEVELOPMENT = 2
+    settings.RATE_LIMIT_INTERVAL_MS = 60_000  # the whole test in one window
+
+    async def work(client: Client) -> Any:
+        await client.list_tools()
+        return await client.call_tool("list_templates", {})
+
+    listed = over_http(f"{live_server.url}/mcp", api_key, work)
+
+    assert listed.is_error is False, listed
