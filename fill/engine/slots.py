@@ -67,6 +67,9 @@ def _comb(field: FieldSpec, chars: str, look: Look) -> Slot:
         x0, y0, max(b.right for b in field.boxes) - x0, max(b.top for b in field.boxes) - y0
     )
     offsets = [(box.x - x0, box.width) for box in field.boxes]
+    # What the boxes cannot show is dropped from the value too, as the flat drawing drops it:
+    # form software reads /V, and it must not hold characters nobody saw (nor exceed /MaxLen).
+    chars = chars[: len(field.boxes)]
 
     def draw(painter: Painter, width: float, height: float) -> None:
         for (x, box_width), char in zip(offsets, chars, strict=False):

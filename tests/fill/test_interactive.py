@@ -74,6 +74,17 @@ def test_fields_of_the_right_kinds_with_their_values(demo_template, fill) -> Non
     ) == ("Ada", "", "Lovelace")
 
 
+def test_a_comb_field_keeps_only_the_characters_its_boxes_show(demo_template, fill) -> None:
+    """Characters beyond a charList's boxes are dropped, from the drawing and from the comb
+    field's value alike: a value longer than its /MaxLen would be read back by form software
+    as data nobody saw on the page."""
+    body = {"useInteractiveFields": True, "data": {"account": "1234567890AB"}}
+    pdf = fill(demo_template, body).content
+
+    assert raw_field(pdf, "account")["/MaxLen"] == 9
+    assert fields(pdf)["account"]["/V"] == "123456789"
+
+
 def test_appearance_streams_show_the_values(demo_template, fill) -> None:
     pdf = fill(
         demo_template, {"useInteractiveFields": True, "data": {"title": "Shown", "agree": True}}
