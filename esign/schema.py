@@ -315,9 +315,11 @@ class CreateEtchPacket(ServiceMutation):
             "Without it, pages follow the browser's Accept-Language; emails and the audit "
             "trail are in English."
         )
-        expires_at = graphene.String()  # extensions (esign.sending.expiry)
-        expires_in_days = JSON()  # JSON: a wrong value is a ValidationError on the property
-        allow_forward = JSON()  # extension (esign.signing.forwarding); JSON for the same reason
+        # Extensions (esign.sending.expiry, esign.signing.forwarding), typed so that a client
+        # declares `$expiresInDays: Int`; their ranges are checked by the packet's parser.
+        expires_at = DateTime()
+        expires_in_days = graphene.Int()
+        allow_forward = graphene.Boolean()
 
     Output = EtchPacketType
 

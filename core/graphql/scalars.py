@@ -7,7 +7,7 @@ from typing import Any
 
 from graphene.types.generic import GenericScalar
 from graphene.types.scalars import Scalar
-from graphql import GraphQLError
+from graphql import GraphQLError, StringValueNode
 
 from core.errors import ServiceError
 from core.uploads import UploadedBlob, blob_from_inline
@@ -58,8 +58,11 @@ def iso_ms(value: datetime | None) -> str | None:
 class DateTime(Scalar):
     """A moment, as the compatible API writes dates: ISO 8601 in UTC with milliseconds and Z.
 
-    Output only. A field of this type reads the attribute of its name (``completedAt`` reads
-    ``completed_at``), so types need no ``resolve_*_at`` method each.
+    A field of this type reads the attribute of its name (``completedAt`` reads
+    ``completed_at``), so types need no ``resolve_*_at`` method each. As an argument
+    (createEtchPacket's ``expiresAt``) it takes a string, passed on as sent: the mutation's own
+    parser (core.moments) reads it, so a date that does not exist is a ValidationError naming
+    the argument, as every other problem of the packet is.
     """
 
     @staticmethod
@@ -67,9 +70,13 @@ class DateTime(Scalar):
         return iso_ms(value)
 
     @staticmethod
-    def parse_value(value: Any) -> None:
-        raise GraphQLError("DateTime is an output-only type.")
+    def parse_value(value: Any) -> str:
+        if not isinstance(value, str):
+            raise GraphQLError("DateTime takes an ISO 8601 date and time as a string.")
+        return value
 
     @staticmethod
-    def parse_literal(node: Any, _variables: Any = None) -> None:
-        raise GraphQLError("DateTime is an output-only type.")
+    def parse_literal(node: Any, _variables: Any = None) -> str:
+        if not isinstance(node, StringValueNode):
+            raise GraphQLError("DateTime takes an ISO 8601 date and time as a string.")
+        return node.value

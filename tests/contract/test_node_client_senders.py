@@ -25,7 +25,7 @@ RESPONSE = """{
 
 WITH_EXPIRY = (
     """mutation CreateEtchPacket($name: String, $files: [EtchFile!], $isTest: Boolean,
-  $signers: [JSON!], $data: JSON, $expiresInDays: JSON) {
+  $signers: [JSON!], $data: JSON, $expiresInDays: Int) {
   createEtchPacket(name: $name, files: $files, isTest: $isTest, signers: $signers, data: $data,
     expiresInDays: $expiresInDays) """
     + RESPONSE

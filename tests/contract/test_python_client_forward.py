@@ -9,6 +9,7 @@ import base64
 import json
 import urllib.error
 import urllib.request
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -130,3 +131,41 @@ def test_python_anvil_creates_a_forwarding_packet_and_reassigns(
     assert mary["forwardedFrom"] == {"eid": seller, "status": "forwarded"}
     actions = AuditEvent.objects.filter(action__in=["signerForwarded", "signerAssigned"])
     assert actions.count() == 4
+
+
+TYPED_OPTIONS = """mutation($name: String, $files: [EtchFile!], $signers: [JSON!], $isTest: Boolean,
+  $expiresInDays: Int, $expiresAt: DateTime, $allowForward: Boolean) {
+  createEtchPacket(name: $name, files: $files, signers: $signers, isTest: $isTest,
+    expiresInDays: $expiresInDays, expiresAt: $expiresAt, allowForward: $allowForward) {
+    eid expiresAt allowForward
+  }
+}"""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_python_anvil_sends_the_typed_extension_options_as_a_raw_mutation(
+    python_anvil, live_server, settings
+) -> None:
+    # create_etch_packet refuses keywords it does not know (expiresInDays...): the client's own
+    # query call sends the mutation with them, typed Int, DateTime and Boolean (docs/esign.md).
+    settings.PUBLIC_BASE_URL = live_server.url
+    variables = {k: payload()[k] for k in ("name", "files", "signers", "isTest")}
+
+    by_days = python_anvil(
+        "query",
+        query=TYPED_OPTIONS,
+        variables={**variables, "expiresInDays": 7, "allowForward": True},
+    )
+    when = (datetime.now(UTC) + timedelta(days=100)).strftime("%Y-%m-%dT17:00:00")
+    by_date = python_anvil(
+        "query", query=TYPED_OPTIONS, variables={**variables, "expiresAt": when + "Z"}
+    )
+    wrong = python_anvil(
+        "query", query=TYPED_OPTIONS, variables={**variables, "expiresInDays": "7"}
+    )
+
+    assert "error" not in by_days, by_days
+    assert by_days["result"]["createEtchPacket"]["allowForward"] is True
+    assert by_days["result"]["createEtchPacket"]["expiresAt"]
+    assert by_date["result"]["createEtchPacket"]["expiresAt"] == when + ".000Z"
+    assert "$expiresInDays" in wrong["error"], wrong

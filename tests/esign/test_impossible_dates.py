@@ -34,7 +34,7 @@ IMPOSSIBLE = [
     "0000-01-01T00:00:00Z",
 ]
 CREATE_EXPIRING = CREATE.replace(
-    "$mergePDFs: Boolean)", "$mergePDFs: Boolean, $expiresAt: String)"
+    "$mergePDFs: Boolean)", "$mergePDFs: Boolean, $expiresAt: DateTime)"
 ).replace("mergePDFs: $mergePDFs)", "mergePDFs: $mergePDFs, expiresAt: $expiresAt)")
 EXTEND = """mutation($eid: String!, $at: String!) {
   extendEtchPacket(eid: $eid, expiresAt: $at) { eid expiresAt } }"""
