@@ -59,6 +59,7 @@ Service: $base   (start page; API reference: $base/api/docs  GraphiQL: $base/gra
 Admin:   $base/admin/   $admin_login
 Demo development API key ($DEMO_API_KEY_RATE_LIMIT, $key_note):
   $DEMO_API_KEY
+Demo organization: slug $DEMO_ORG_SLUG (eid $DEMO_ORG_EID)   Demo template: $DEMO_TEMPLATE_EID
 
 Fill the demo template (every field type) and save the PDF:
   curl -s -u '$DEMO_API_KEY:' -H 'Content-Type: application/json' -o filled.pdf -w '%{http_code}\\n' \\
@@ -90,6 +91,15 @@ else
   echo "Emails go where EMAIL_URL says (printed here when it is consolemail://; see docs/configuration.md)."
   echo
 fi
+# Webhooks (and fetched images) reach only public addresses unless FETCH_ALLOW_HOSTS names the
+# host exactly as the URL does: a receiver on this machine is named by its address.
+if [ -n "${FETCH_ALLOW_HOSTS:-}" ]; then
+  echo "Webhooks and fetched images may also reach: $FETCH_ALLOW_HOSTS (FETCH_ALLOW_HOSTS)"
+else
+  echo "A webhook receiver on this machine: start with FETCH_ALLOW_HOSTS=127.0.0.1 bash scripts/run.sh"
+  echo "  and give its URL by that address (127.0.0.1:<port>, not localhost); see docs/webhooks.md."
+fi
+echo
 # The server and a task worker run in the background while this shell waits for either, so its
 # traps run at once: Ctrl-C (SIGINT) or SIGTERM stops both, and when one stops, so does the
 # other. The worker runs in its own session (setsid) so that Ctrl-C reaches it only once, as

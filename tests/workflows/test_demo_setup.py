@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from accounts.models import ApiKey
+from accounts.models import ApiKey, Organization
 from core.engine.template_spec import FIELD_TYPES
 from templates_app import services
 from templates_app.engine.demo import build_demo_template
@@ -59,6 +59,15 @@ def test_a_restart_keeps_the_first_key_working(db: None, tmp_path: Path) -> None
     assert fill.status_code == 200
     assert fill.content.startswith(b"%PDF-")
     assert ApiKey.objects.filter(organization__slug="demo").count() == 1
+
+
+def test_it_names_the_demo_organization_by_slug_and_eid(db: None) -> None:
+    """run.sh prints both: workflows' addresses and weld(organizationSlug:) use the slug."""
+    values = run_demo_setup()
+
+    organization = Organization.objects.get(eid=values["DEMO_ORG_EID"])
+    assert values["DEMO_ORG_SLUG"] == organization.slug == "demo"
+    assert values["DEMO_WORKFLOW_PATH"].startswith(f"/form/{organization.slug}/")
 
 
 def test_the_key_file_is_readable_by_its_owner_only(db: None, tmp_path: Path) -> None:

@@ -190,6 +190,8 @@ class Command(BaseCommand):
             write_demo_objects(objects_path, demo_objects)
         values = {
             "DEMO_ORG_EID": organization.eid,
+            # What a workflow's address and GraphQL's weld(organizationSlug:) name it by.
+            "DEMO_ORG_SLUG": organization.slug,
             "DEMO_TEMPLATE_EID": template.eid,
             "DEMO_WORKFLOW_EID": workflow.eid,
             "DEMO_WORKFLOW_URL": workflow_url,
