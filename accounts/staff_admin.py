@@ -19,6 +19,7 @@ from django.http import Http404, HttpRequest
 
 from accounts.models import Organization
 from accounts.staff import staff_managed_organizations, staff_manages, staff_organizations
+from core.admin_actions import CheckedActionIds
 
 
 def may_manage(request: HttpRequest, organization: Organization | None) -> bool:
@@ -39,14 +40,15 @@ def manages(request: HttpRequest, organizations: Iterable[Organization]) -> bool
     return False
 
 
-class OrganizationOwnedAdmin(admin.ModelAdmin):
+class OrganizationOwnedAdmin(CheckedActionIds):
     """An admin of rows that belong to an organization (``organization`` foreign key).
 
     Its pages, lookups and actions see the rows of the user's organizations (``get_queryset``);
     change and delete need an owner or admin of the row's organization; a form offers only the
     organizations the user manages. An action that changes something is offered to managers
     (``permissions=["manage"]``) and checks ``manages`` on the rows chosen too; a page of the
-    admin's own that acts on one row checks ``may_manage`` (403).
+    admin's own that acts on one row checks ``may_manage`` (403). A forged selection that
+    names no possible row is refused whole (``core.admin_actions``).
     """
 
     def has_manage_permission(self, request: HttpRequest) -> bool:

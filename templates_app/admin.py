@@ -24,6 +24,7 @@ from django.urls import path, reverse
 
 from accounts.models import Organization
 from accounts.staff import staff_organizations
+from core.admin_actions import CheckedActionIds
 from core.errors import ServiceError
 from templates_app import editor, fields_page, rename, replace_pdf, services, upload_stash
 from templates_app.engine.describe import example_data
@@ -116,7 +117,7 @@ class TemplateChangeList(ChangeList):
 
 
 @admin.register(PdfTemplate)
-class PdfTemplateAdmin(admin.ModelAdmin):
+class PdfTemplateAdmin(CheckedActionIds):
     list_display = [
         "title",
         "eid",
