@@ -57,7 +57,13 @@ RUN_MIN = 5.0  # points: the shortest stroke that can be the side of a checkbox
 
 class DetectRefused(ImportRefused):
     """A PDF fields cannot be looked for in (``reason``: not_pdf, damaged, no_such_page,
-    too_many_pages). It pickles, so a detection worker can send it back as it is."""
+    too_many_pages). It pickles, so a detection worker can send it back as it is. A page that
+    does not exist, or more pages than may be looked at, is the request's ``pages``."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(reason, message)
+        if reason in ("no_such_page", "too_many_pages"):
+            self.path = "pages"
 
     def __reduce__(self) -> tuple[type[DetectRefused], tuple[str, str]]:
         return (type(self), (self.reason, str(self)))
@@ -115,7 +121,9 @@ def detect_fields(
 
 
 def _page_spec(page: pdfium.PdfPage) -> PageSpec:
-    x0, y0, x1, y1 = page.get_mediabox()
+    left, bottom, right, top = page.get_mediabox()
+    # Any two opposite corners make the box, as the importer reads it (pdf_import._page_spec).
+    x0, y0, x1, y1 = min(left, right), min(bottom, top), max(left, right), max(bottom, top)
     return PageSpec(
         width=x1 - x0, height=y1 - y0, rotate=page.get_rotation() % 360, media_box=(x0, y0, x1, y1)
     )

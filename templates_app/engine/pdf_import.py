@@ -18,8 +18,8 @@ import io
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pypdf import PasswordType, PdfReader
-from pypdf.errors import PdfReadError, PyPdfError
+from pypdf import PasswordType, PdfReader, apply_configuration
+from pypdf.errors import LimitReachedError, PdfReadError, PyPdfError
 from pypdf.generic import DictionaryObject
 
 from core.engine.template_spec import (
@@ -57,6 +57,11 @@ from templates_app.engine.errors import ImportRefused
 from templates_app.engine.page_text import TextLine, labels_near, page_lines
 
 MAX_IMPORT_PAGES = 500
+# pypdf walks a page tree to 100,000 entries, a page listed many times counted each time (a few
+# hundred bytes of nested /Kids name billions): seconds of the web process before the count is
+# known. A template's pages and the nodes above them need far fewer.
+PAGE_TREE_MAX_ENTRIES = 4 * MAX_IMPORT_PAGES
+TOO_MANY_PAGES = f"A template has at most {MAX_IMPORT_PAGES} pages."
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,9 @@ class ImportedTemplate:
 
 def _page_spec(page: Any) -> PageSpec:
     box = page.mediabox
-    x0, y0, x1, y1 = (float(v) for v in (box.left, box.bottom, box.right, box.top))
+    left, bottom, right, top = (float(v) for v in (box.left, box.bottom, box.right, box.top))
+    # Any two opposite corners make the box (ISO 32000 7.9.5), as every viewer shows it.
+    x0, y0, x1, y1 = min(left, right), min(bottom, top), max(left, right), max(bottom, top)
     return PageSpec(
         width=x1 - x0,
         height=y1 - y0,
@@ -103,17 +110,29 @@ def _read(data: bytes) -> PdfReader:
         raise ImportRefused("not_pdf", "The file is not a PDF.")
     try:
         reader = _open(data)
-        page_count = len(reader.pages)
-        for page in reader.pages:
-            _ = page.mediabox
+        with apply_configuration(page_tree_maximum_entries=PAGE_TREE_MAX_ENTRIES):
+            page_count = len(reader.pages)
+        if page_count == 0:
+            raise ImportRefused("damaged", "The PDF has no pages.")
+        if page_count > MAX_IMPORT_PAGES:
+            raise ImportRefused("too_many_pages", TOO_MANY_PAGES)
+        for number, page in enumerate(reader.pages, start=1):
+            spec = _page_spec(page)
+            if spec.width <= 0 or spec.height <= 0:
+                raise ImportRefused(
+                    "damaged",
+                    f"Page {number} has no area (its MediaBox is {spec.width:g} x "
+                    f"{spec.height:g} points).",
+                )
     except ImportRefused:
         raise
+    except LimitReachedError as exc:
+        # The page tree's entries ran past the bound above; another of pypdf's limits: damaged.
+        if "page tree entry" not in str(exc):
+            raise ImportRefused("damaged", "The PDF is damaged and cannot be read.") from exc
+        raise ImportRefused("too_many_pages", TOO_MANY_PAGES) from exc
     except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ImportRefused("damaged", "The PDF is damaged and cannot be read.") from exc
-    if page_count == 0:
-        raise ImportRefused("damaged", "The PDF has no pages.")
-    if page_count > MAX_IMPORT_PAGES:
-        raise ImportRefused("too_many_pages", f"A template has at most {MAX_IMPORT_PAGES} pages.")
     return reader
 
 

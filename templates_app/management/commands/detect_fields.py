@@ -9,8 +9,9 @@ from templates_app.engine.detect_fields import detect_fields
 from templates_app.engine.errors import ImportRefused
 
 
-def page_numbers(text: str) -> list[int]:
-    """``"1,3-4"`` (pages as people count them) -> [0, 2, 3]."""
+def page_numbers(text: str, *, limit: int) -> list[int]:
+    """``"1,3-4"`` (pages as people count them) -> [0, 2, 3]; at most ``limit`` pages, refused
+    before a range such as ``1-1000000000000`` is spelled out in memory."""
     pages: list[int] = []
     for part in text.split(","):
         first, _, last = part.strip().partition("-")
@@ -20,6 +21,8 @@ def page_numbers(text: str) -> list[int]:
             raise CommandError(f"--pages: {part.strip()!r} is not a page or range.") from None
         if start < 1 or end < start:
             raise CommandError(f"--pages: {part.strip()!r} is not a page or range.")
+        if len(pages) + end - start + 1 > limit:
+            raise CommandError(f"--pages: at most {limit} pages at once.")
         pages.extend(range(start - 1, end))
     return pages
 
@@ -40,9 +43,14 @@ class Command(BaseCommand):
             pdf = pdf_path.read_bytes()
         except OSError as exc:
             raise CommandError(f"Cannot read {pdf_path}: {exc.strerror}") from None
-        wanted = page_numbers(pages) if pages else None
+        except ValueError:  # the operating system takes no NUL in a path
+            raise CommandError(
+                f"Cannot read {str(pdf_path)!r}: the path holds a NUL character."
+            ) from None
+        limits = detect_limits()
+        wanted = page_numbers(pages, limit=limits.max_pages) if pages else None
         try:
-            spec = detect_fields(pdf, pages=wanted, limits=detect_limits())
+            spec = detect_fields(pdf, pages=wanted, limits=limits)
         except ImportRefused as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(json.dumps(field_info(spec), indent=2))
