@@ -39,7 +39,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from core.blobs import blob_read, blob_save
+from core.blobs import blob_delete, blob_read, blob_save
 from core.outbox import Moves, Outbox
 from esign.engine.errors import SealError
 from esign.engine.seal_renewal import renew_seal_pdf, timestamp_expiry
@@ -188,6 +188,12 @@ def _name_of(row: SealedFileVersion) -> str:
     return row.slot
 
 
+def _forget_unnamed(path: str) -> None:
+    """Remove the renewed file at ``path`` unless a version names it (the very same bytes)."""
+    if not SealedFileVersion.objects.filter(path=path).exists():
+        blob_delete(path)
+
+
 def sealed_file_renew(*, version_id: int, force: bool = False) -> str:
     """Renew the archive timestamp of sealed file version ``version_id`` (if it is still the
     newest and due, or with ``force`` whenever it is the newest with a timestamp); what happened,
@@ -248,6 +254,9 @@ def sealed_file_renew(*, version_id: int, force: bool = False) -> str:
         locked = _locked(version)
         ended = _ended(locked)
         if locked is None or ended is not None:
+            # Another attempt carried the file on meanwhile: the file written here (a timestamp
+            # of its own) is left to no row. Removed after the commit: storage is no database.
+            transaction.on_commit(lambda: _forget_unnamed(path))
             return ended or "gone"
         SealedFileVersion.objects.create(
             packet=packet,

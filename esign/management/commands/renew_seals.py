@@ -8,11 +8,13 @@ sealed earlier are due).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
+from core.eids import EID_PATTERN
 from esign.models import Packet, SealedFileVersion
 from esign.sealing.renewal import sealed_file_renew, sealed_versions_record
 
@@ -31,6 +33,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        for eid in options["packet"]:
+            # Compared with the column as typed (PostgreSQL takes no NUL in a query's text).
+            if not re.fullmatch(EID_PATTERN, eid):
+                raise CommandError(f"--packet: {eid!r} is not a packet's eid.")
         packets = Packet.objects.filter(
             seal_status=Packet.SealStatus.SEALED, sealed_versions__isnull=True
         )
