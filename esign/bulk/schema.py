@@ -80,12 +80,18 @@ class BulkBatchType(graphene.ObjectType):
 
     @staticmethod
     def resolve_rows(
-        batch: BulkBatch, info: Any, offset: int, limit: int, status: str | None = None
+        batch: BulkBatch,
+        info: Any,
+        offset: int | None,
+        limit: int | None,
+        status: str | None = None,
     ) -> list[BulkRow]:
         rows = batch.rows.order_by("index")
         if status:
             rows = rows.filter(status=status)
-        offset = max(offset, 0)
+        # An explicit null (`rows(limit: null)`) arrives as None, not as the default.
+        offset = max(offset or 0, 0)
+        limit = 100 if limit is None else limit
         return list(rows[offset : offset + min(max(limit, 0), MAX_ROWS_PAGE)])
 
 

@@ -692,3 +692,103 @@ def test_a_signer_email_that_is_no_address_is_a_400(api_client: Client, email: s
     result = response.json()
     fields = result["errors"][0]["extensions"]["fields"] if "errors" in result else result["fields"]
     assert [f["property"] for f in fields] in (["signers.0.email"], ["variables.signers.0.email"])
+
+
+# --- GraphQL: arguments of the fields inside an answer -----------------------------------------
+
+
+def nested_fields_with_arguments() -> list[tuple[Operation, tuple[str, ...], dict[str, str], bool]]:
+    """Every field inside a query's answer that takes arguments (``etchPacketBatch { rows(status:
+    ...) }``), found in the schema, so a new one is covered the day it is added: (the query's
+    root field, the path of fields from it down to the field, the field's arguments as the
+    schema writes them, whether it selects an object). Each is reached the shortest way, walking
+    the answer's object types breadth first, no deeper than four fields."""
+    query_type = schema.graphql_schema.query_type
+    assert query_type is not None
+    roots = {op.field: op for op in OPERATIONS if op.kind == "query"}
+    found: dict[tuple[str, str], tuple[Operation, tuple[str, ...], dict[str, str], bool]] = {}
+    queue = [
+        (roots[name], (name,), get_named_type(f.type)) for name, f in query_type.fields.items()
+    ]
+    while queue:
+        root, path, kind = queue.pop(0)
+        if not isinstance(kind, GraphQLObjectType) or len(path) > 3:
+            continue
+        for name, field in kind.fields.items():
+            inner = get_named_type(field.type)
+            if field.args and (kind.name, name) not in found:
+                arguments = {arg: str(value.type) for arg, value in field.args.items()}
+                selects = isinstance(inner, GraphQLObjectType)
+                found[(kind.name, name)] = (root, (*path[1:], name), arguments, selects)
+            queue.append((root, (*path, name), inner))
+    return sorted(found.values(), key=lambda case: (case[0].field, case[1]))
+
+
+@settings(HYPOTHESIS, max_examples=80)
+@given(
+    case=st.sampled_from(nested_fields_with_arguments()),
+    mode=st.sampled_from(["variable", "literal"]),
+    data=st.data(),
+)
+def test_no_nested_graphql_argument_is_a_500(
+    world: World, case: Any, mode: str, data: st.DataObject
+) -> None:
+    """A hostile value in an argument of a field inside the answer (the root field's own
+    arguments name real rows, so the field is reached): never a 500, and a query stores
+    nothing."""
+    root, path, arguments, selects = case
+    found = {(op.field, path) for op, path, _, _ in nested_fields_with_arguments()}
+    assert {("etchPacketBatch", ("rows",)), ("weld", ("weldDatas",))} <= found
+    assert ("currentUser", ("organizations", "casts")) in found
+    if root.field == "etchPacketBatch" and "batch_eid" not in vars(world):
+        created = graphql(
+            world.client,
+            "mutation($p: JSON!, $r: [JSON!]!) { createEtchPacketBatch(packet: $p, rows: $r) "
+            "{ eid } }",
+            {"p": two_signer_packet(isDraft=True, expiresAt=FUTURE_MOMENT), "r": [{"n": "Ada"}]},
+        )
+        vars(world)["batch_eid"] = created["createEtchPacketBatch"]["eid"]
+    root_arguments = valid_arguments(world, root)
+    if "eid" in root.arguments:
+        root_arguments["eid"] = {
+            "etchPacketBatch": vars(world).get("batch_eid"),
+            "weld": world.workflow_eid,
+            "weldData": world.weld_data_eid,
+        }.get(root.field, root_arguments.get("eid"))
+    target = data.draw(st.sampled_from(sorted(arguments)))
+    sample = {"Int": 1, "String": "x"}.get(arguments[target].rstrip("!"), True)
+    # An explicit null one time in four: an argument with a default gets None, not the default.
+    raw = data.draw(st.one_of(st.just("null"), *[hostile_in_place_of(sample)] * 3))
+    literal = graphql_literal(raw) if mode == "literal" else None
+    event(f"{mode} {root.field}.{'.'.join(path)}({target})")
+    declared = [f"$r{i}: {root.arguments[name]}" for i, name in enumerate(root_arguments)]
+    passed = [f"{name}: $r{i}" for i, name in enumerate(root_arguments)]
+    variables: dict[str, Any] = {f"r{i}": value for i, value in enumerate(root_arguments.values())}
+    if literal is None:
+        declared.append(f"$n: {arguments[target]}")
+        variables["n"] = PLACEHOLDER
+    selection = " { __typename }" if selects else ""
+    for depth, name in reversed(list(enumerate(path))):
+        given_here = f"({target}: {literal if literal is not None else '$n'})"
+        call = name + (given_here if depth == len(path) - 1 else "")
+        selection = f" {{ {call}{selection} }}"
+    header = f"query({', '.join(declared)})" if declared else "query"
+    call = f"{root.field}({', '.join(passed)})" if passed else root.field
+    body = with_hostile(
+        json.dumps({"query": f"{header} {{ {call}{selection} }}", "variables": variables}), raw
+    )
+    before = rows()
+
+    response = world.client.post("/graphql", data=body, content_type="application/json")
+
+    assert response.status_code in (200, 400, 413), response.content[:500]
+    result = response.json()
+    if "errors" in result:
+        codes = [error.get("extensions", {}).get("code") for error in result["errors"]]
+        assert "InternalServerError" not in codes, result
+        assert all(isinstance(error["message"], str) for error in result["errors"])
+    elif response.status_code != 200:  # refused as the body was read: the REST wire shape
+        assert_wire_error(response)
+    else:  # answered: the field was reached, below a real row
+        assert result["data"][root.field] is not None, result
+    assert rows() == before
