@@ -310,10 +310,12 @@ class CreateEtchPacket(ServiceMutation):
             "many days (1-365), until they sign or the packet ends."
         )
         language = graphene.String(
+            # Every shipped language, from the setting the packet's parser checks against.
             description="Extension: the language of the signers' pages and emails and of the "
-            "audit trail, `en` or `es` (a signer's own `language` overrides it for them). "
-            "Without it, pages follow the browser's Accept-Language; emails and the audit "
-            "trail are in English."
+            "audit trail, one of "
+            + ", ".join(f"`{code}`" for code, _name in settings.LANGUAGES)
+            + " (a signer's own `language` overrides it for them). Without it, pages follow "
+            "the browser's Accept-Language; emails and the audit trail are in English."
         )
         # Extensions (esign.sending.expiry, esign.signing.forwarding), typed so that a client
         # declares `$expiresInDays: Int`; their ranges are checked by the packet's parser.

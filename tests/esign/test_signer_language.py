@@ -331,3 +331,18 @@ def test_a_refused_finish_follows_the_browser_without_a_language(graphql, sign_u
     assert english.json()["message"] == "Earlier signers have not finished yet."
     spanish = _finish(signers["provider"], token, body, HTTP_ACCEPT_LANGUAGE="es-MX,es;q=0.9")
     assert spanish.json()["message"] == "Los firmantes anteriores aún no han terminado."
+
+
+def test_the_schema_describes_language_with_every_shipped_code(db: None) -> None:
+    """GraphiQL and /graphql/schema.graphql list the codes createEtchPacket's `language` takes:
+    all of settings.LANGUAGES, not the two there were once."""
+    from config.schema import schema
+
+    mutation = schema.graphql_schema.mutation_type
+    assert mutation is not None
+    described = mutation.fields["createEtchPacket"].args["language"].description or ""
+
+    codes = [code for code, _name in settings.LANGUAGES]
+    assert len(codes) == 16
+    for code in codes:
+        assert f"`{code}`" in described, code
