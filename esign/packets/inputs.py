@@ -571,7 +571,10 @@ def _cross_check(
                 and group_of[taken[(file_id, resolved)]] == signer.signing_group
             ):
                 problems.append(
-                    Problem(where, f"The field is already signer {taken[(file_id, resolved)]!r}'s.")
+                    Problem(
+                        where,
+                        f"The field is already given to signer {taken[(file_id, resolved)]!r}.",
+                    )
                 )
             else:
                 taken.setdefault((file_id, resolved), signer.alias_id)

@@ -328,6 +328,9 @@ def test_a_field_named_by_its_id_and_by_its_alias_is_still_one_signers(
     result = graphql(CREATE, variables)
 
     assert result["errors"][0]["extensions"]["fields"] == [
-        {"message": "The field is already signer 'employee''s.", "property": "signers.1.fields.0"}
+        {
+            "message": "The field is already given to signer 'employee'.",
+            "property": "signers.1.fields.0",
+        }
     ]
     assert Packet.objects.count() == 0
