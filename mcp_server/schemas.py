@@ -11,6 +11,7 @@ from typing import Any
 import fill.openapi  # noqa: F401 - registers FillRequest and its parts
 import generate.openapi  # noqa: F401 - registers GenerateRequest and its parts
 from core.openapi import registered_schema
+from esign.models import Language
 
 Schema = dict[str, Any]
 
@@ -134,7 +135,11 @@ def create_packet() -> Schema:
             "mergePDFs": {"type": "boolean", "description": "One PDF of all the documents."},
             "signatureEmailSubject": {"type": "string"},
             "signatureEmailBody": {"type": "string"},
-            "language": {"type": "string", "enum": ["en", "es"]},
+            "language": {
+                "type": "string",
+                "enum": [code for code, _name in Language.choices],
+                "description": "The signers' pages and emails and the audit trail.",
+            },
         },
         ["files", "signers"],
     )

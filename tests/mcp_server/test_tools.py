@@ -182,3 +182,12 @@ def test_another_organizations_packet_is_not_found(
         current_identity.reset(token)
 
     assert refused(call("get_packet", {"eid": theirs["eid"]}))["name"] == "NotFoundError"
+
+
+def test_create_packet_offers_every_language_the_service_ships() -> None:
+    from esign.models import Language
+    from mcp_server.tools import TOOLS
+
+    schema = TOOLS["create_packet"].input_schema()
+    assert schema["properties"]["language"]["enum"] == [code for code, _ in Language.choices]
+    assert len(Language.choices) == 16
