@@ -137,6 +137,9 @@ def _verify(
         None if tsa_roots is None else list(tsa_roots),
         online=online_revocation,
     )
+    checker.signed_fields = [
+        (name, embedded.signed_revision) for name, embedded, _ in signatures if embedded is not None
+    ]
     regular = [
         (name, embedded, error)
         for name, embedded, error in signatures

@@ -18,6 +18,7 @@ from asn1crypto import parser
 from asn1crypto import x509 as asn1_x509
 from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.reader import PdfFileReader
+from pyhanko.sign.ades.report import AdESIndeterminate
 from pyhanko.sign.diff_analysis import ModificationLevel
 from pyhanko.sign.fields import MDPPerm
 from pyhanko.sign.general import find_unique_cms_attribute
@@ -28,21 +29,24 @@ from pyhanko.sign.validation import (
 )
 from pyhanko.sign.validation.dss import DocumentSecurityStore, NoDSSFoundError
 from pyhanko.sign.validation.settings import KeyUsageConstraints
-from pyhanko.sign.validation.status import SignatureCoverageLevel
+from pyhanko.sign.validation.status import PdfSignatureStatus, SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
 from pyhanko_certvalidator.fetchers import Fetchers
 
 from core.engine.fetch import FetchPolicy
+from esign.engine.revision_changes import Revisions
 from esign.engine.revocation import guarded_revocation_fetchers
 from esign.engine.verify_report import (
     ALLOWED_ANNOTATIONS,
     ALLOWED_FORM_FILLING,
     APPENDED_BYTES,
+    CERTIFICATE_EXPIRED,
     CERTIFICATE_NOT_FOR_SIGNING,
     CHANGED_ANNOTATIONS,
     CHANGED_CONTENT,
     CHANGED_FORM,
     CHANGED_METADATA,
+    CHANGED_PAGES,
     CHANGES_UNKNOWN,
     CONTENTS_CHANGED,
     DOCUMENT_TIMESTAMP_NOT_INTACT,
@@ -203,6 +207,10 @@ class Checker:
         self.now = now
         self.dss = _dss(reader)
         self.appended_bytes = _appended_bytes(pdf, reader)
+        self.revisions = Revisions(reader)
+        # (field name, signed revision) of every signature and document timestamp: those signed
+        # after a signature are no change of it (seal_verify sets them)
+        self.signed_fields: list[tuple[str, int]] = []
 
     def context(
         self,
@@ -244,12 +252,31 @@ class Checker:
         return guarded_revocation_fetchers(self.online)
 
     def changes_after(self, embedded: EmbeddedPdfSignature, status: object) -> list[Finding]:
-        """What follows the revision of ``embedded`` besides long-term validation data."""
+        """What follows the revision of ``embedded`` besides long-term validation data and later
+        signatures (esign.engine.revision_changes: pyHanko's analysis, ours where it gives up)."""
         coverage = getattr(status, "coverage", None)
         findings: list[Finding] = []
-        if coverage == SignatureCoverageLevel.ENTIRE_REVISION:
-            level = getattr(status, "modification_level", None)
-            allowed = self._allowed_by_certification(embedded, status, level)
+        modifications = None
+        if coverage in (
+            SignatureCoverageLevel.ENTIRE_REVISION,
+            SignatureCoverageLevel.CONTIGUOUS_BLOCK_FROM_START,  # a linearized file's
+        ):
+            modifications = self.revisions.modifications(
+                embedded,
+                frozenset(n for n, r in self.signed_fields if r > embedded.signed_revision),
+            )
+        if coverage == SignatureCoverageLevel.ENTIRE_FILE:
+            pass
+        elif modifications is None or modifications.signed_through < 0:
+            findings.append(
+                Finding(
+                    CHANGES_UNKNOWN,
+                    "The signature does not cover its own revision: what it signed is unclear.",
+                )
+            )
+        else:
+            level = modifications.level
+            allowed = self._allowed_by_certification(embedded, modifications, level)
             if allowed is not None:
                 findings.append(allowed)
             elif level is None:
@@ -259,12 +286,20 @@ class Checker:
                         "The file has later revisions that could not be analysed.",
                     )
                 )
+            elif modifications.pages:
+                findings.append(
+                    Finding(
+                        CHANGED_PAGES,
+                        "Pages were added, removed or replaced after it was signed.",
+                    )
+                )
             elif level in _CHANGE_OF_LEVEL:
                 findings.append(Finding(*_CHANGE_OF_LEVEL[level]))
             if (
                 allowed is None
-                and getattr(status, "docmdp_ok", None) is False
+                and modifications.docmdp_ok is False
                 and level not in _CHANGE_OF_LEVEL
+                and not modifications.pages
             ):
                 findings.append(
                     Finding(
@@ -273,7 +308,7 @@ class Checker:
                         "certification does not permit.",
                     )
                 )
-            if self._info_changed_after(embedded.signed_revision):
+            if self._info_changed_after(modifications.signed_through):
                 findings.append(
                     Finding(
                         CHANGED_METADATA,
@@ -281,13 +316,6 @@ class Checker:
                         "after it was signed.",
                     )
                 )
-        elif coverage != SignatureCoverageLevel.ENTIRE_FILE:
-            findings.append(
-                Finding(
-                    CHANGES_UNKNOWN,
-                    "The signature does not cover its own revision: what it signed is unclear.",
-                )
-            )
         if self.appended_bytes:
             findings.append(
                 Finding(
@@ -339,7 +367,11 @@ class Checker:
         if (
             permission == MDPPerm.ANNOTATE
             and level in (ModificationLevel.ANNOTATIONS, ModificationLevel.OTHER)
-            and _only_annotations_added(self.reader, embedded.signed_revision)
+            and (
+                # our analysis (where pyHanko's gave up) tells annotations from other changes
+                (getattr(status, "own", False) and level == ModificationLevel.ANNOTATIONS)
+                or _only_annotations_added(self.reader, embedded.signed_revision)
+            )
         ):
             return Finding(
                 ALLOWED_ANNOTATIONS,
@@ -398,6 +430,7 @@ class Checker:
         if embedded is None:
             return _unreadable(name, "", read_error)
         signer = ""
+        trust_error = ""
         moment = proven_at or self.now
         online = self._online_fetchers(embedded)
         try:
@@ -407,15 +440,20 @@ class Checker:
                 self.context(embedded, moment, fetchers=online),
                 self.context(embedded, moment, tsa=True),
                 key_usage_settings=SIGNER_KEY_USAGE,
-                skip_diff=_covers_entire_file(embedded),
+                skip_diff=True,  # changes_after analyses the later revisions
             )
         except MemoryError:
             raise
         except Exception as error:  # noqa: BLE001 - hostile input: report, never crash
             logger.info("verify: signature %s not checkable (%s)", name, type(error).__name__)
-            return _unreadable(
-                name, signer, f"The signature could not be checked ({type(error).__name__})."
-            )
+            # deciding trust failed (pyHanko's revocation checks fail on data they do not
+            # handle): whether the signature is intact is still known, and said
+            bare = self._integrity_only(embedded, moment)
+            if bare is None:
+                return _unreadable(
+                    name, signer, f"The signature could not be checked ({type(error).__name__})."
+                )
+            status, trust_error = bare, type(error).__name__
         findings: list[Finding] = []
         clean = _padding_is_clean(embedded)
         intact = bool(status.intact and status.valid and clean)
@@ -468,6 +506,7 @@ class Checker:
                 self.context(embedded, timestamp.timestamp),
                 self.context(embedded, timestamp.timestamp, tsa=True),
                 key_usage_settings=SIGNER_KEY_USAGE,
+                skip_diff=True,
             )
             trusted, revoked = bool(at_time.trusted), bool(at_time.revoked)
             trusted_at = timestamp.timestamp
@@ -497,6 +536,23 @@ class Checker:
                     CERTIFICATE_NOT_FOR_SIGNING,
                     "The signer's certificate is a timestamp authority's, not one for signing "
                     "documents.",
+                )
+            )
+        elif intact and not trusted and _expired_without_proof(status):
+            expires = embedded.signer_cert["tbs_certificate"]["validity"]["not_after"].native
+            findings.append(
+                Finding(
+                    CERTIFICATE_EXPIRED,
+                    f"The signer's certificate expired on {expires:%Y-%m-%d}, and nothing in the "
+                    "file proves the signature was made before then (a trusted timestamp).",
+                )
+            )
+        elif intact and not trusted and trust_error:
+            findings.append(
+                Finding(
+                    NOT_TRUSTED,
+                    "Whether the signer's certificate chains to a trusted root could not be "
+                    f"decided ({trust_error} in its validation data).",
                 )
             )
         elif intact and not trusted:
@@ -532,7 +588,25 @@ class Checker:
             signed_revision=embedded.signed_revision,
             revocation_checked=revocation_checked,
             revocation_checked_online=checked_online,
+            proven=bool(timestamp_trusted or proven_at is not None),
         )
+
+    def _integrity_only(
+        self, embedded: EmbeddedPdfSignature, moment: datetime | None
+    ) -> PdfSignatureStatus | None:
+        """The signature checked without trust roots or validation data: its digest and
+        value only (trusted never). None when even that fails."""
+        bare = ValidationContext(
+            trust_roots=[], allow_fetching=False, revocation_mode="soft-fail", moment=moment
+        )
+        try:
+            return validate_pdf_signature(
+                embedded, bare, bare, key_usage_settings=SIGNER_KEY_USAGE, skip_diff=True
+            )
+        except MemoryError:
+            raise
+        except Exception:  # noqa: BLE001 - unreadable indeed
+            return None
 
     def document_timestamp(
         self,
@@ -558,7 +632,7 @@ class Checker:
             status = validate_pdf_timestamp(
                 embedded,
                 self.context(embedded, moment, tsa=True),
-                skip_diff=_covers_entire_file(embedded),
+                skip_diff=True,  # changes_after analyses the later revisions
             )
         except MemoryError:
             raise
@@ -644,6 +718,22 @@ def _unreadable(name: str, signer: str, why: str) -> SignatureReport:
     )
 
 
+def _expired_without_proof(status: object) -> bool:
+    """Whether pyHanko found the signer's chain but the certificate out of its validity at the
+    time trust is decided, with nothing proving an earlier time (EN 319 102-1:
+    OUT_OF_BOUNDS_NO_POE)."""
+    return getattr(status, "trust_problem_indic", None) in _EXPIRED_INDICATIONS
+
+
+_EXPIRED_INDICATIONS = frozenset(
+    {
+        AdESIndeterminate.OUT_OF_BOUNDS_NO_POE,
+        AdESIndeterminate.OUT_OF_BOUNDS_NOT_REVOKED,
+        AdESIndeterminate.EXPIRED,
+    }
+)
+
+
 def _name_of(certificate: asn1_x509.Certificate) -> str:
     names = certificate.subject.native
     common = names.get("common_name") if isinstance(names, dict) else None
@@ -667,6 +757,11 @@ def _only_annotations_added(reader: PdfFileReader, signed_revision: int) -> bool
                 if isinstance(info, generic.IndirectObject) and ref == info.reference:
                     continue  # the document information: checked on its own (_info_changed_after)
                 new = reader.get_object(ref, revision=revision)
+                if isinstance(new, generic.StreamObject) and new.get("/Type") in (
+                    "/XRef",
+                    "/ObjStm",
+                ):
+                    continue  # the update's own cross-reference stream or object stream
                 if xrefs.get_historical_ref(ref, revision - 1) is None:
                     if not _is_annotation_or_appearance(new):
                         return False
@@ -727,13 +822,6 @@ def _grows_annotations(old: object, new: object) -> bool:
 
 def _extends(old: generic.ArrayObject, new: generic.ArrayObject) -> bool:
     return len(new) > len(old) and all(new.raw_get(i) == old.raw_get(i) for i in range(len(old)))
-
-
-def _covers_entire_file(embedded: EmbeddedPdfSignature) -> bool:
-    """Whether the signature covers every byte of the file: then no later revision exists and
-    pyHanko's analysis of later revisions (the costliest step on a large file) has nothing to
-    look at."""
-    return embedded.evaluate_signature_coverage() == SignatureCoverageLevel.ENTIRE_FILE
 
 
 def _token_time(embedded: EmbeddedPdfSignature) -> datetime:

@@ -26,6 +26,8 @@ CHANGED_CONTENT = "changed_content"
 CHANGED_ANNOTATIONS = "changed_annotations"
 CHANGED_FORM = "changed_form"
 CHANGED_METADATA = "changed_metadata"
+# pages added, removed or replaced after a signature (EN 319 102-1: TOTAL-FAILED/FORMAT_FAILURE)
+CHANGED_PAGES = "changed_pages"
 APPENDED_BYTES = "appended_bytes"
 CHANGES_UNKNOWN = "changes_unknown"
 DOCUMENT_TIMESTAMP_NOT_INTACT = "document_timestamp_not_intact"
@@ -35,6 +37,9 @@ TIMESTAMP_NOT_INTACT = "timestamp_not_intact"
 DOCUMENT_TIMESTAMP_NOT_TRUSTED = "document_timestamp_not_trusted"
 TIMESTAMP_NOT_TRUSTED = "timestamp_not_trusted"
 CERTIFICATE_NOT_FOR_SIGNING = "certificate_not_for_signing"
+# The signer's certificate had expired at the time trust is decided, and no trusted timestamp
+# proves the signature existed before (EN 319 102-1: INDETERMINATE/OUT_OF_BOUNDS_NO_POE).
+CERTIFICATE_EXPIRED = "certificate_expired"
 # Not a problem yet: the last document timestamp's authority certificate has expired, so the
 # file needs a new document timestamp (archive timestamp renewal) to stay verifiable.
 RENEWAL_NEEDED = "timestamp_renewal_needed"
@@ -60,6 +65,7 @@ CHANGE_CODES = frozenset(
         CHANGED_ANNOTATIONS,
         CHANGED_FORM,
         CHANGED_METADATA,
+        CHANGED_PAGES,
         APPENDED_BYTES,
         CHANGES_UNKNOWN,
         DOCUMENT_TIMESTAMP_NOT_INTACT,
@@ -81,7 +87,10 @@ _INDICATION_OF_CODE: tuple[tuple[frozenset[str], str, str], ...] = (
         TOTAL_FAILED,
         "SIG_CRYPTO_FAILURE",
     ),
-    (frozenset({UNREADABLE_SIGNATURE}), INDETERMINATE, "FORMAT_FAILURE"),
+    # unreadable, or pages added, removed or replaced after it: what was signed is not the
+    # document's structure any more (DSS: a page difference is TOTAL-FAILED/FORMAT_FAILURE)
+    (frozenset({UNREADABLE_SIGNATURE, CHANGED_PAGES}), TOTAL_FAILED, "FORMAT_FAILURE"),
+    # REVOKED_NO_POE instead when nothing proves when it was made (SignatureReport.indication)
     (frozenset({REVOKED}), TOTAL_FAILED, "REVOKED"),
     # changes after it that nothing permitted: what was signed is not what is shown
     (
@@ -103,12 +112,16 @@ _INDICATION_OF_CODE: tuple[tuple[frozenset[str], str, str], ...] = (
         INDETERMINATE,
         "NO_CERTIFICATE_CHAIN_FOUND",
     ),
+    (frozenset({CERTIFICATE_EXPIRED}), INDETERMINATE, "OUT_OF_BOUNDS_NO_POE"),
     (frozenset({CERTIFICATE_NOT_FOR_SIGNING}), INDETERMINATE, "CHAIN_CONSTRAINTS_FAILURE"),
     (
         frozenset({TIMESTAMP_NOT_INTACT, TIMESTAMP_NOT_TRUSTED}),
         INDETERMINATE,
         "CERTIFICATE_CHAIN_GENERAL_FAILURE",
     ),
+    # the last document timestamp's authority certificate has expired and no newer timestamp
+    # renews it: what it proves holds, but nothing proves it any more (the renewal advice)
+    (frozenset({RENEWAL_NEEDED}), INDETERMINATE, "NO_POE"),
 )
 
 
@@ -151,6 +164,8 @@ class SignatureReport:
     revocation_checked: bool = True
     # the revocation data was fetched from the certificate's authority (VERIFY_ONLINE_REVOCATION)
     revocation_checked_online: bool = False
+    # a trusted timestamp proves when it existed (its own, or a later document timestamp's)
+    proven: bool = False
 
     @property
     def problems(self) -> tuple[str, ...]:
@@ -158,7 +173,11 @@ class SignatureReport:
 
     @property
     def indication(self) -> tuple[str, str | None]:
-        return indication_of(self.findings)
+        indication, sub_indication = indication_of(self.findings)
+        if sub_indication == "REVOKED" and not self.proven:
+            # EN 319 102-1: revoked, and nothing proves the signature was made before
+            return INDETERMINATE, "REVOKED_NO_POE"
+        return indication, sub_indication
 
     @property
     def changed(self) -> bool:

@@ -150,7 +150,7 @@ def test_an_annotation_under_p3_is_allowed(pki: ShortLivedPki) -> None:
 @pytest.mark.parametrize(
     ("permission", "change", "code"),
     [
-        (MDPPerm.FILL_FORMS, annotated, "changed_content"),  # annotations need P=3
+        (MDPPerm.FILL_FORMS, annotated, "changed_annotations"),  # annotations need P=3
         (MDPPerm.NO_CHANGES, filled, "changed_form"),
         (MDPPerm.ANNOTATE, content_changed, "changed_content"),
     ],

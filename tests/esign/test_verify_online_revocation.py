@@ -90,8 +90,9 @@ def test_on_a_revoked_signer_is_reported_revoked(
     assert signature["trusted"] is False
     assert signature["revocationChecked"] is True
     assert signature["revocationCheckedOnline"] is True
-    assert signature["indication"] == "TOTAL-FAILED"
-    assert signature["subIndication"] == "REVOKED"
+    # EN 319 102-1: revoked, and no timestamp proves the signature was made before (issue 47)
+    assert signature["indication"] == "INDETERMINATE"
+    assert signature["subIndication"] == "REVOKED_NO_POE"
     assert revoked["verdict"] != "valid"
     assert "revoked (by revocation data fetched online)" in str(signature["problems"])
     assert good["verdict"] == "valid"
