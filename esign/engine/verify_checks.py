@@ -34,8 +34,8 @@ from pyhanko_certvalidator import ValidationContext
 from pyhanko_certvalidator.fetchers import Fetchers
 
 from core.engine.fetch import FetchPolicy
-from esign.engine.revision_changes import Revisions
 from esign.engine.revocation import guarded_revocation_fetchers
+from esign.engine.signature_changes import Revisions
 from esign.engine.verify_report import (
     ALLOWED_ANNOTATIONS,
     ALLOWED_FORM_FILLING,
@@ -253,7 +253,7 @@ class Checker:
 
     def changes_after(self, embedded: EmbeddedPdfSignature, status: object) -> list[Finding]:
         """What follows the revision of ``embedded`` besides long-term validation data and later
-        signatures (esign.engine.revision_changes: pyHanko's analysis, ours where it gives up)."""
+        signatures (esign.engine.signature_changes: pyHanko's analysis, ours where it gives up)."""
         coverage = getattr(status, "coverage", None)
         findings: list[Finding] = []
         modifications = None
