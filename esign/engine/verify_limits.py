@@ -53,7 +53,8 @@ class VerifyLimits:
 
     max_signature_contents_bytes: int = 1_048_576  # DER bytes: half the hex digits
     max_revisions: int = 100  # incremental updates (startxref keywords)
-    max_objects: int = 200_000  # indirect objects (object headers, the trailers' /Size)
+    # indirect objects (headers, object streams' /N); a cross-reference stream's entries
+    max_objects: int = 200_000
     max_signatures: int = 200  # signatures and document timestamps (/ByteRange arrays)
     # Every signature's contents together (every long string, hexadecimal or literal).
     max_total_signature_contents_bytes: int = 8 * 1_048_576
@@ -63,7 +64,10 @@ class VerifyLimits:
 
 _BYTE_RANGE = re.compile(rb"/ByteRange\s*\[\s*(\d{1,12})\s+(\d{1,12})\s+(\d{1,12})\s+(\d{1,12})")
 _OBJECT_HEADER = re.compile(rb"\d\s+obj\b")
-_TRAILER_SIZE = re.compile(rb"/Size\s+(\d{1,12})")
+_XREF_SIZE = re.compile(rb"/Size\s+(\d{1,12})")
+_XREF_INDEX = re.compile(rb"/Index\s*\[([\d\s]*)\]")
+_STREAM_OBJECTS = re.compile(rb"/N\s+(\d{1,12})")
+_XREF_STREAM = re.compile(rb"/Type\s*/XRef\b")
 # A hexadecimal string long enough to be a signature's contents: what counts towards the total.
 # Whitespace may sit between the digits; pyHanko reads it all the same.
 _LONG_HEX = re.compile(rb"<[0-9A-Fa-f\s]{1024,}")
@@ -103,12 +107,23 @@ def check_pdf_limits(pdf: bytes, limits: VerifyLimits) -> None:
     revisions = pdf.count(b"startxref")
     if revisions > limits.max_revisions:
         _refuse(f"The file has {revisions} revisions; the limit is {limits.max_revisions}.")
-    objects = sum(1 for _ in _OBJECT_HEADER.finditer(pdf))
-    declared = max((int(m.group(1)) for m in _TRAILER_SIZE.finditer(pdf)), default=0)
-    if max(objects, declared) > limits.max_objects:
-        _refuse(
-            f"The file has {max(objects, declared)} objects; the limit is {limits.max_objects}."
-        )
+    # Objects actually present: their headers, and those object streams say they hold. A
+    # trailer's /Size is not counted: it is a number, not objects (and "/Size" also names an
+    # embedded file's length: a 482 KB file "had 278,728 objects").
+    objects = sum(1 for _ in _OBJECT_HEADER.finditer(pdf)) + sum(
+        _declared(pdf, header.start(), _STREAM_OBJECTS) for header in _OBJECT_STREAM.finditer(pdf)
+    )
+    if objects > limits.max_objects:
+        _refuse(f"The file has {objects} objects; the limit is {limits.max_objects}.")
+    # pyHanko reads a cross-reference stream entry by entry, as many as its /Index (or /Size)
+    # declares, whatever its data holds: that count is bounded as objects are.
+    for header in _XREF_STREAM.finditer(pdf):
+        entries = _xref_stream_entries(pdf, header.start())
+        if entries > limits.max_objects:
+            _refuse(
+                f"A cross-reference stream declares {entries} entries; the limit is"
+                f" {limits.max_objects}."
+            )
     for streams, header in enumerate(_OBJECT_STREAM.finditer(pdf), start=1):
         if streams > limits.max_object_streams:
             _refuse(
@@ -118,6 +133,34 @@ def check_pdf_limits(pdf: bytes, limits: VerifyLimits) -> None:
         inflated = _inflate_object_stream(pdf, header.start(), limits, tally)
         if inflated:
             _check_strings(inflated, limits, tally)
+
+
+def _dictionary_around(pdf: bytes, header: int) -> bytes:
+    """The dictionary of the stream object whose /Type is at ``header``: from its ``obj``
+    keyword to its ``stream`` keyword, within a few KB (a stream's dictionary is a few keys)."""
+    window_start = max(0, header - _DICTIONARY_WINDOW)
+    start = max(window_start, pdf.rfind(b"obj", window_start, header))
+    stream = _STREAM_KEYWORD.search(pdf, header, header + _DICTIONARY_WINDOW)
+    return pdf[start : stream.start() if stream else header + _DICTIONARY_WINDOW]
+
+
+def _declared(pdf: bytes, header: int, key: re.Pattern[bytes]) -> int:
+    match = key.search(_dictionary_around(pdf, header))
+    return int(match.group(1)) if match else 0
+
+
+def _xref_stream_entries(pdf: bytes, header: int) -> int:
+    """The entries a cross-reference stream declares: the counts of its /Index pairs, or its
+    /Size without one."""
+    dictionary = _dictionary_around(pdf, header)
+    index = _XREF_INDEX.search(dictionary)
+    if index is None:
+        if b"/Index" in dictionary:  # an /Index array longer than a dictionary may be
+            _refuse("The file has a cross-reference stream this verifier cannot read.")
+        size = _XREF_SIZE.search(dictionary)
+        return int(size.group(1)) if size else 0
+    numbers = [int(n) for n in index.group(1).split()]
+    return sum(numbers[1::2])
 
 
 def _check_strings(data: bytes, limits: VerifyLimits, tally: _Tally) -> None:

@@ -48,12 +48,28 @@ def test_a_long_hex_string_is_refused_whatever_the_byte_range_says() -> None:
             b"".join(b"%d 0 obj\nnull\nendobj\n" % n for n in range(100, 160)),
             r"The file has 71 objects; the limit is 50\.",  # three_pages() has 11
         ),
-        (b"trailer << /Size 51 >>", r"The file has 51 objects; the limit is 50\."),
+        (
+            b"9 0 obj << /Type /XRef /Size 51 /W [1 2 1] >> stream\n",
+            r"A cross-reference stream declares 51 entries; the limit is 50\.",
+        ),
+        (
+            b"9 0 obj << /Type /XRef /Size 3 /Index [0 2 10 49] /W [1 2 1] >> stream\n",
+            r"A cross-reference stream declares 51 entries; the limit is 50\.",
+        ),
+        (
+            b"".join(b"<< /Type /ObjStm /N 20 >> stream\n" for _ in range(2)),
+            r"The file has 51 objects; the limit is 50\.",  # 11 + 2 x 20
+        ),
         (b"<< /ByteRange [0 1 2 3] >>" * 3, r"The file has 3 signatures; the limit is 2\."),
     ],
 )
 def test_structural_limits(extra: bytes, message: str) -> None:
     assert re.fullmatch(message, refusal(three_pages() + extra))
+
+
+def test_a_trailer_size_is_no_objects() -> None:
+    """Before, the trailer's declared /Size counted as objects: a file declaring 51 held 51."""
+    check_pdf_limits(three_pages() + b"trailer << /Size 51 >>", LIMITS)
 
 
 def test_the_attack_is_refused_by_its_signature_contents() -> None:
