@@ -1,5 +1,13 @@
-"""Fetching revocation data for a seal's long-term validation material, where an answer that
-cannot be read counts as no answer.
+"""Revocation data: which counts (`authentic_revocation_data`), and fetching it for a seal's
+long-term validation material, where an answer that cannot be read counts as no answer.
+
+A file's document security store is anybody's to append to: a CRL or OCSP response in it counts
+only when its signature chains to the certificate's issuer, a CRL signed by the issuer, an OCSP
+response by the issuer or a responder it delegated (id-kp-OCSPSigning). Anything else (a
+"CRL" naming the issuer, signed by another key) is left out before validation sees it: pyHanko
+fails a path on a CRL whose signature does not verify, so one forged CRL appended in a DSS update
+turned a trusted signature into an untrusted one. Where several certificates carry the issuer's
+name, the ones that chain to a trusted root are the issuer.
 
 pyHanko's fetchers turn an unreachable OCSP responder or CRL into a fetch error, and the
 validation then uses the certificate's other revocation source. But a responder that answers
@@ -15,6 +23,7 @@ Pure Python (no Django).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import Awaitable, Iterable
 from typing import Any, TypeAlias
@@ -22,6 +31,7 @@ from typing import Any, TypeAlias
 import requests
 from asn1crypto import cms, crl, ocsp
 from asn1crypto import x509 as asn1_x509
+from cryptography.exceptions import InvalidSignature
 from pyhanko_certvalidator.authority import Authority
 from pyhanko_certvalidator.errors import CRLFetchError, OCSPFetchError
 from pyhanko_certvalidator.fetchers import FetcherBackend, Fetchers
@@ -33,6 +43,7 @@ from pyhanko_certvalidator.fetchers.requests_fetchers import (
     RequestsCRLFetcher,
     RequestsOCSPFetcher,
 )
+from pyhanko_certvalidator.sig_validate import DefaultSignatureValidator
 
 from core.engine.fetch import FetchError, FetchPolicy, fetch, post
 
@@ -184,3 +195,165 @@ def guarded_revocation_fetchers(policy: FetchPolicy) -> Fetchers:
         crl_fetcher=_ReadableCrlFetcher(_GuardedCrlFetcher(policy, budget)),
         cert_fetcher=_GuardedCertificateFetcher(policy, budget),
     )
+
+
+def authentic_revocation_data(
+    crls: Iterable[bytes],
+    ocsps: Iterable[bytes],
+    certificates: Iterable[asn1_x509.Certificate],
+    roots: Iterable[asn1_x509.Certificate],
+) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    """The CRLs and OCSP responses (DER) whose signatures chain to the issuer of what they
+    answer for, among ``certificates`` (the file's) and ``roots`` (the trusted ones)."""
+    issuers = _Issuers([*certificates, *roots], roots)
+    kept_crls = tuple(data for data in crls if issuers.crl_is_authentic(data))
+    kept_ocsps = tuple(data for data in ocsps if issuers.ocsp_is_authentic(data))
+    return kept_crls, kept_ocsps
+
+
+class _Issuers:
+    """Certificates by subject, and whether each chains (signature by signature) to a root."""
+
+    def __init__(
+        self, certificates: Iterable[asn1_x509.Certificate], roots: Iterable[asn1_x509.Certificate]
+    ) -> None:
+        self.by_subject: dict[bytes, dict[bytes, asn1_x509.Certificate]] = {}
+        for certificate in certificates:
+            self._add(certificate)
+        self.roots = frozenset(root.sha256 for root in roots)
+        self._anchored: dict[bytes, bool] = {}
+
+    def _add(self, certificate: asn1_x509.Certificate) -> None:
+        self.by_subject.setdefault(certificate.subject.dump(), {})[certificate.sha256] = certificate
+
+    def anchored(self, certificate: asn1_x509.Certificate, depth: int = 0) -> bool:
+        """Whether ``certificate`` is a root or is signed by one that is, up the chain."""
+        known = self._anchored.get(certificate.sha256)
+        if known is not None:
+            return known
+        self._anchored[certificate.sha256] = False  # a loop in the names anchors nothing
+        anchored = certificate.sha256 in self.roots or (
+            depth < 8
+            and certificate.issuer != certificate.subject
+            and any(
+                signed_by(certificate, issuer) and self.anchored(issuer, depth + 1)
+                for issuer in self.named(certificate.issuer)
+            )
+        )
+        self._anchored[certificate.sha256] = anchored
+        return anchored
+
+    def named(self, name: asn1_x509.Name) -> list[asn1_x509.Certificate]:
+        return list(self.by_subject.get(name.dump(), {}).values())
+
+    def issuers(self, name: asn1_x509.Name) -> list[asn1_x509.Certificate]:
+        """The certificates that are the issuer called ``name``: those that chain to a root,
+        when any does (a certificate merely bearing the name is no issuer then)."""
+        named = self.named(name)
+        return [c for c in named if self.anchored(c)] or named
+
+    def crl_is_authentic(self, data: bytes) -> bool:
+        try:
+            crl_list = crl.CertificateList.load(data)
+            tbs = crl_list["tbs_cert_list"]
+            return any(
+                _verifies(
+                    issuer.public_key,
+                    crl_list["signature"].native,
+                    tbs.dump(),
+                    crl_list["signature_algorithm"],
+                )
+                for issuer in self.issuers(tbs["issuer"])
+            )
+        except (ValueError, TypeError, KeyError):
+            return False
+
+    def ocsp_is_authentic(self, data: bytes) -> bool:
+        try:
+            response = ocsp.OCSPResponse.load(data)
+            if response["response_status"].native != "successful":
+                return False
+            basic = response.basic_ocsp_response
+            tbs = basic["tbs_response_data"]
+            for certificate in basic["certs"] or ():
+                self._add(certificate)
+            responders = [
+                c
+                for c in self._responders(tbs["responder_id"])
+                if _verifies(
+                    c.public_key,
+                    basic["signature"].native,
+                    tbs.dump(),
+                    basic["signature_algorithm"],
+                )
+            ]
+            singles = list(tbs["responses"])
+            return bool(singles) and any(
+                all(self._answers_for(responder, single["cert_id"]) for single in singles)
+                for responder in responders
+            )
+        except (ValueError, TypeError, KeyError):
+            return False
+
+    def _responders(self, responder_id: ocsp.ResponderId) -> list[asn1_x509.Certificate]:
+        if responder_id.name == "by_name":
+            return self.named(responder_id.chosen)
+        key_hash = responder_id.chosen.native
+        return [
+            c
+            for subjects in self.by_subject.values()
+            for c in subjects.values()
+            if c.public_key.sha1 == key_hash
+        ]
+
+    def _answers_for(self, responder: asn1_x509.Certificate, cert_id: ocsp.CertId) -> bool:
+        """Whether ``responder`` may answer for the certificates of ``cert_id``'s issuer: it is
+        that issuer, or a responder the issuer certified for OCSP signing (RFC 6960 § 4.2.2.2)."""
+        algorithm = cert_id["hash_algorithm"]["algorithm"].native
+        key_hash = cert_id["issuer_key_hash"].native
+        name_hash = cert_id["issuer_name_hash"].native
+        for subjects in self.by_subject.values():
+            for issuer in subjects.values():
+                if _key_hash(issuer, algorithm) != key_hash:
+                    continue
+                if hashlib.new(algorithm, issuer.subject.dump()).digest() != name_hash:
+                    continue
+                if issuer.public_key.dump() == responder.public_key.dump():
+                    return True
+                if (
+                    _is_ocsp_signer(responder)
+                    and responder.issuer == issuer.subject
+                    and signed_by(responder, issuer)
+                    and (self.anchored(issuer) or not self.roots)
+                ):
+                    return True
+        return False
+
+
+def _is_ocsp_signer(certificate: asn1_x509.Certificate) -> bool:
+    usage = certificate.extended_key_usage_value
+    return usage is not None and "ocsp_signing" in usage.native
+
+
+def _key_hash(certificate: asn1_x509.Certificate, algorithm: str) -> bytes:
+    return hashlib.new(algorithm, certificate.public_key["public_key"].contents[1:]).digest()
+
+
+def signed_by(certificate: asn1_x509.Certificate, issuer: asn1_x509.Certificate) -> bool:
+    """Whether ``issuer``'s key verifies ``certificate``'s signature."""
+    return _verifies(
+        issuer.public_key,
+        certificate["signature_value"].native,
+        certificate["tbs_certificate"].dump(),
+        certificate["signature_algorithm"],
+    )
+
+
+def _verifies(key: object, signature: bytes, signed: bytes, algorithm: object) -> bool:
+    try:
+        DefaultSignatureValidator().validate_signature(signature, signed, key, algorithm)
+    except InvalidSignature:
+        return False
+    except (ValueError, TypeError, AssertionError):  # keys or algorithms it cannot read
+        return False
+    return True

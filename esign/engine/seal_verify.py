@@ -35,19 +35,22 @@ Pure Python (no Django).
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
 from asn1crypto import x509 as asn1_x509
-from pyhanko.pdf_utils.reader import PdfFileReader
-from pyhanko.sign.fields import enumerate_sig_fields
 from pyhanko.sign.validation import EmbeddedPdfSignature
 
 from core.engine.fetch import FetchPolicy
 from core.engine.problems import InvalidInput
+from esign.engine.pdf_signatures import (
+    EncryptedPdf,
+    embedded_signature,
+    open_pdf,
+    signature_fields,
+)
 from esign.engine.verify_checks import Checker
 from esign.engine.verify_report import DocumentTimestampReport, PdfVerification
 
@@ -105,10 +108,16 @@ def _verify(
     if not pdf.lstrip()[:1024].startswith(b"%PDF-") and b"%PDF-" not in pdf[:1024]:
         raise PdfNotVerifiable.single("file", "The file is not a PDF.")
     try:
-        reader = PdfFileReader(io.BytesIO(pdf), strict=False)
-        found = list(enumerate_sig_fields(reader, filled_status=True))
+        # esign.engine.pdf_signatures: opened with an empty user password if encrypted; one
+        # entry per signature, placeholders (unsigned fields) left out
+        reader = open_pdf(pdf)
+        found = signature_fields(reader)
     except MemoryError:
         raise
+    except EncryptedPdf:
+        raise PdfNotVerifiable.single(
+            "file", "The PDF is encrypted: it opens only with a password."
+        ) from None
     except Exception as error:  # noqa: BLE001 - hostile input: any parser failure means unreadable
         logger.info("verify: unreadable PDF (%s: %s)", type(error).__name__, error)
         raise PdfNotVerifiable.single("file", "The PDF could not be read.") from None
@@ -119,7 +128,7 @@ def _verify(
         # which the report would otherwise carry back from the verify worker, pickled.
         name = str(field_name)
         try:
-            embedded = EmbeddedPdfSignature(reader, field_ref, name)
+            embedded = embedded_signature(reader, field_ref, name)  # other tools' CMS too
         except MemoryError:
             raise
         except Exception as error:  # noqa: BLE001 - a malformed signature is reported, not fatal

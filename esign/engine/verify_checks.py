@@ -14,7 +14,6 @@ from datetime import datetime
 
 from asn1crypto import crl as asn1_crl
 from asn1crypto import ocsp as asn1_ocsp
-from asn1crypto import parser
 from asn1crypto import x509 as asn1_x509
 from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.reader import PdfFileReader
@@ -34,8 +33,10 @@ from pyhanko_certvalidator import ValidationContext
 from pyhanko_certvalidator.fetchers import Fetchers
 
 from core.engine.fetch import FetchPolicy
-from esign.engine.revocation import guarded_revocation_fetchers
+from esign.engine.pdf_signatures import file_certificates
+from esign.engine.revocation import authentic_revocation_data, guarded_revocation_fetchers
 from esign.engine.signature_changes import Revisions
+from esign.engine.signature_structure import check_structure
 from esign.engine.verify_report import (
     ALLOWED_ANNOTATIONS,
     ALLOWED_FORM_FILLING,
@@ -48,7 +49,6 @@ from esign.engine.verify_report import (
     CHANGED_METADATA,
     CHANGED_PAGES,
     CHANGES_UNKNOWN,
-    CONTENTS_CHANGED,
     DOCUMENT_TIMESTAMP_NOT_INTACT,
     DOCUMENT_TIMESTAMP_NOT_TRUSTED,
     NOT_INTACT,
@@ -150,6 +150,15 @@ def _dss(reader: PdfFileReader) -> _Dss:
         return _NO_DSS
 
 
+def _authentic(dss: _Dss, reader: PdfFileReader, roots: list[asn1_x509.Certificate]) -> _Dss:
+    """The store with only the revocation data that chains to the issuer of what it answers
+    for (esign.engine.revocation): for trust and for B-LT coverage alike."""
+    crls, ocsps = authentic_revocation_data(
+        dss.crls, dss.ocsps, [*dss.certificates, *file_certificates(reader)], roots
+    )
+    return _Dss(dss.certificates, crls, ocsps)
+
+
 def _embedded_revocation_data(embedded: EmbeddedPdfSignature) -> tuple[list[bytes], list[bytes]]:
     """The CRLs and OCSP responses of a signature's Adobe revocation-info attribute."""
     try:
@@ -205,7 +214,7 @@ class Checker:
         self.roots = roots
         self.tsa_roots = roots if tsa_roots is None else tsa_roots
         self.now = now
-        self.dss = _dss(reader)
+        self.dss = _authentic(_dss(reader), reader, [*roots, *self.tsa_roots])
         self.appended_bytes = _appended_bytes(pdf, reader)
         self.revisions = Revisions(reader)
         # (field name, signed revision) of every signature and document timestamp: those signed
@@ -232,7 +241,14 @@ class Checker:
             more_crls, more_ocsps = _embedded_revocation_data(embedded)
             crls += more_crls
             ocsps += more_ocsps
-        return ValidationContext(
+        # One context per role, time and revocation data, shared by the signatures that have
+        # them alike (issue 47, item 9): building one parses every CRL and OCSP response of the
+        # file, and it remembers the paths it validated. Online fetching gets its own.
+        key = (tsa, moment or self.now, tuple(crls), tuple(ocsps))
+        contexts = self.__dict__.setdefault("_contexts", {})
+        if fetchers is None and key in contexts:
+            return contexts[key]
+        context = ValidationContext(
             trust_roots=self.tsa_roots if tsa else self.roots,
             other_certs=list(self.dss.certificates),
             crls=crls,
@@ -243,6 +259,9 @@ class Checker:
             retroactive_revinfo=True,
             moment=moment or self.now,
         )
+        if fetchers is None:
+            contexts[key] = context
+        return context
 
     def _online_fetchers(self, embedded: EmbeddedPdfSignature) -> Fetchers | None:
         """Fetchers for the signer's revocation data when the online check is on and the file
@@ -455,8 +474,10 @@ class Checker:
                 )
             status, trust_error = bare, type(error).__name__
         findings: list[Finding] = []
-        clean = _padding_is_clean(embedded)
-        intact = bool(status.intact and status.valid and clean)
+        # esign.engine.signature_structure: the byte range, DER order, other tools' CMS shapes;
+        # what follows the CMS object in /Contents is padding, a notice
+        structure = check_structure(embedded)
+        intact = bool(status.intact and status.valid and structure.broken is None)
         if not status.intact:
             findings.append(Finding(NOT_INTACT, "The document was changed after it was signed."))
         elif not status.valid:
@@ -466,12 +487,9 @@ class Checker:
                     "The signature value does not match the signer's certificate.",
                 )
             )
-        elif not clean:
-            findings.append(
-                Finding(
-                    CONTENTS_CHANGED, "The signature's contents were changed after it was signed."
-                )
-            )
+        elif structure.broken is not None:
+            findings.append(structure.broken)
+        findings += structure.notices
         timestamp = status.timestamp_validity
         timestamp_ok = bool(timestamp is not None and timestamp.intact and timestamp.valid)
         timestamp_trusted = bool(
@@ -493,6 +511,8 @@ class Checker:
                     f"({timestamp.timestamp:%Y-%m-%d %H:%M:%S} UTC) is claimed, not proven.",
                 )
             )
+        if intact and not any(f.code == TIMESTAMP_NOT_INTACT for f in findings):
+            findings += structure.timestamps  # each token on its own: pyHanko stops at one
         # A certificate for time stamping only (a TSA's) is not one for signing documents,
         # whatever root it chains to.
         for_signing = not _is_timestamping_certificate(embedded.signer_cert)
@@ -654,7 +674,8 @@ class Checker:
                     ),
                 ),
             )
-        intact = bool(status.intact and status.valid and _padding_is_clean(embedded))
+        structure = check_structure(embedded)  # esign.engine.signature_structure
+        intact = bool(status.intact and status.valid and structure.broken is None)
         trusted = bool(
             intact
             and status.trusted
@@ -846,14 +867,6 @@ def _is_timestamping_certificate(certificate: asn1_x509.Certificate) -> bool:
         and extension["critical"].native
         and extension["extn_value"].native == ["time_stamping"]
     )
-
-
-def _padding_is_clean(embedded: EmbeddedPdfSignature) -> bool:
-    """Whether /Contents has nothing but zeros after the CMS object (the DER's own length)."""
-    content = embedded.pkcs7_content
-    _, _, _, header, contents, trailer = parser.parse(content, strict=False)
-    used = len(header) + len(contents) + len(trailer)
-    return not content[used:].strip(b"\x00")
 
 
 def _names_revocation_source(certificate: asn1_x509.Certificate) -> bool:
