@@ -497,7 +497,8 @@ SEAL_DEV_DIR = Path(env.str("SEAL_DEV_DIR", default=str(DATA_DIR / "seal-dev")))
 SEAL_TSA_URLS = env.list("SEAL_TSA_URLS", default=[])
 SEAL_TSA_TIMEOUT_SECONDS = env.float("SEAL_TSA_TIMEOUT_SECONDS", default=10.0)
 # PEM bundle of further trusted roots: earlier seal CAs, partners' signing CAs (sealing and
-# /verify). Without SEAL_TSA_TRUST_ROOTS_FILE, also the TSAs' roots (trusted for both roles).
+# /verify). Without SEAL_TSA_TRUST_ROOTS_FILE, also the TSAs' roots: a root its certificates in
+# the file show to be a TSA's (id-kp-timeStamping) then vouches for timestamps only.
 SEAL_TRUST_ROOTS_FILE = env.str("SEAL_TRUST_ROOTS_FILE", default="")
 # PEM bundle of the roots of timestamp authorities: trusted for timestamps only, never for a
 # document signature. Set, the roots of SEAL_TRUST_ROOTS_FILE are trusted for signatures only.

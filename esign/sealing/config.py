@@ -22,6 +22,7 @@ from esign.engine.errors import SealKeyUnavailable
 from esign.engine.seal_credentials import Pkcs11Key, SealKey, SoftwareKey, load_credentials
 from esign.engine.seal_keys import certificates_from_pem, create_development_pki, roots_of
 from esign.engine.timestamps import TsaConfig
+from esign.engine.trust_roles import timestamping_roots
 
 logger = logging.getLogger(__name__)
 
@@ -115,17 +116,38 @@ def trust_roots() -> list[asn1_x509.Certificate]:
 
 def signer_trust_roots() -> list[asn1_x509.Certificate]:
     """The roots verification trusts for document signatures: the seal's own and
-    SEAL_TRUST_ROOTS_FILE's (never SEAL_TSA_TRUST_ROOTS_FILE's)."""
-    roots = {c.sha256: c for c in [*_own_roots(), *_roots_of_file(settings.SEAL_TRUST_ROOTS_FILE)]}
+    SEAL_TRUST_ROOTS_FILE's (never SEAL_TSA_TRUST_ROOTS_FILE's). Without
+    SEAL_TSA_TRUST_ROOTS_FILE, the roles are kept apart all the same: a root of
+    SEAL_TRUST_ROOTS_FILE that its certificates show to be a timestamp authority's
+    (esign.engine.trust_roles) vouches for timestamps only."""
+    configured = _roots_of_file(settings.SEAL_TRUST_ROOTS_FILE)
+    if not settings.SEAL_TSA_TRUST_ROOTS_FILE:
+        timestamping = {c.sha256 for c in timestamping_roots(configured)}
+        configured = [c for c in configured if c.sha256 not in timestamping]
+    roots = {c.sha256: c for c in [*_own_roots(), *configured]}
     return list(roots.values())
 
 
 def tsa_trust_roots() -> list[asn1_x509.Certificate]:
     """The roots verification trusts for timestamps: SEAL_TSA_TRUST_ROOTS_FILE's when set;
-    otherwise, as before it existed, the signers' roots (SEAL_TRUST_ROOTS_FILE held both)."""
+    otherwise, as before it existed, the seal's own and SEAL_TRUST_ROOTS_FILE's (every one of
+    them, timestamp authorities' included)."""
     if settings.SEAL_TSA_TRUST_ROOTS_FILE:
         return _roots_of_file(settings.SEAL_TSA_TRUST_ROOTS_FILE)
-    return signer_trust_roots()
+    roots = {c.sha256: c for c in [*_own_roots(), *_roots_of_file(settings.SEAL_TRUST_ROOTS_FILE)]}
+    return list(roots.values())
+
+
+def trust_roles() -> tuple[list[asn1_x509.Certificate], list[asn1_x509.Certificate]]:
+    """(roots of both roles, roots kept to timestamps): with SEAL_TSA_TRUST_ROOTS_FILE, the
+    roots listed in both files vouch for document signers and timestamp authorities alike;
+    without it, the roots of SEAL_TRUST_ROOTS_FILE its certificates show to be a timestamp
+    authority's vouch for timestamps only (both roles, before roles were kept apart)."""
+    signers = _roots_of_file(settings.SEAL_TRUST_ROOTS_FILE)
+    if settings.SEAL_TSA_TRUST_ROOTS_FILE:
+        tsas = {c.sha256 for c in _roots_of_file(settings.SEAL_TSA_TRUST_ROOTS_FILE)}
+        return [c for c in signers if c.sha256 in tsas], []
+    return [], timestamping_roots(signers)
 
 
 def _own_roots() -> list[asn1_x509.Certificate]:
