@@ -45,6 +45,7 @@ from accounts.staff import (
     staff_users,
 )
 from accounts.staff_admin import OrganizationOwnedAdmin, manages, may_manage
+from core.admin_actions import CheckedActionIds
 from core.engine.input_checks import line_problem
 
 # Sign-in locks out after a few failures, per user name and per address (accounts.login_guard).
@@ -83,7 +84,7 @@ class _StaffUserCreationForm(UserAdmin.add_form):  # type: ignore[name-defined, 
     organization = forms.ModelChoiceField(queryset=Organization.objects.none())
 
 
-class SuperuserGroupAdmin(GroupAdmin):
+class SuperuserGroupAdmin(CheckedActionIds, GroupAdmin):
     """Groups grant permissions to people of every organization: a superuser's to see and set."""
 
     def has_module_permission(self, request: HttpRequest) -> bool:
@@ -107,7 +108,7 @@ admin.site.register(Group, SuperuserGroupAdmin)
 
 
 @admin.register(User)
-class AccountUserAdmin(UserAdmin):
+class AccountUserAdmin(CheckedActionIds, UserAdmin):
     readonly_fields = ["eid"]
     fieldsets = (*UserAdmin.fieldsets, ("Public id", {"fields": ("eid",)}))
     _permission_fields = ["is_staff", "is_superuser", "groups", "user_permissions"]
@@ -272,7 +273,7 @@ class _KeyCreateForm(forms.Form):
 
 
 @admin.register(Organization)
-class OrganizationAdmin(admin.ModelAdmin):
+class OrganizationAdmin(CheckedActionIds):
     list_display = ["name", "slug", "eid", "created_at"]
     search_fields = ["name", "slug", "eid"]
     readonly_fields = ["eid", "created_at", "updated_at"]

@@ -16,13 +16,14 @@ from django.utils.html import format_html, format_html_join
 from django_tasks_db.admin import DBTaskResultAdmin
 from django_tasks_db.models import DBTaskResult
 
+from core.admin_actions import CheckedActionIds
 from core.models import SentEmail
 
 # http(s) links in an email's text, up to the next blank or closing bracket.
 _URL = re.compile(r"https?://[^\s<>()\"']+")
 
 
-class SuperuserTaskResultAdmin(DBTaskResultAdmin):
+class SuperuserTaskResultAdmin(CheckedActionIds, DBTaskResultAdmin):
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return request.user.is_superuser
 
@@ -35,7 +36,7 @@ admin.site.register(DBTaskResult, SuperuserTaskResultAdmin)
 
 
 @admin.register(SentEmail)
-class SentEmailAdmin(admin.ModelAdmin):
+class SentEmailAdmin(CheckedActionIds):
     """The emails the development backend kept, with their links: read-only, superusers only
     (they hold live signing links of every organization)."""
 

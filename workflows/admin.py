@@ -24,6 +24,7 @@ from django.utils.html import format_html
 
 from accounts.staff import staff_managed_organizations, staff_manages, staff_organizations
 from accounts.staff_admin import manages, may_manage
+from core.admin_actions import CheckedActionIds
 from core.errors import ServiceError
 from core.responses import file_response
 from templates_app.models import PdfTemplate
@@ -154,7 +155,7 @@ class VersionInline(admin.TabularInline):
 
 
 @admin.register(Workflow)
-class WorkflowAdmin(admin.ModelAdmin):
+class WorkflowAdmin(CheckedActionIds):
     list_display = [
         "name",
         "slug",
@@ -435,7 +436,7 @@ class WebformSubmissionInline(admin.TabularInline):
 
 
 @admin.register(Submission)
-class SubmissionAdmin(admin.ModelAdmin):
+class SubmissionAdmin(CheckedActionIds):
     list_display = ["display_title", "workflow", "status", "is_test", "created_at", "completed_at"]
     list_filter = ["status", "is_test"]
     search_fields = ["eid", "display_title"]

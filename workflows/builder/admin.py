@@ -32,6 +32,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from accounts.staff import staff_manages, staff_organizations
+from core.admin_actions import CheckedActionIds
 from core.errors import ValidationFailed
 from core.json_views import json_view
 from workflows.builder.catalogue import catalogue_json
@@ -85,7 +86,7 @@ def builder_preview(request: HttpRequest, webform: Webform) -> HttpResponse:
 
 
 @admin.register(Webform)
-class WebformAdmin(admin.ModelAdmin):
+class WebformAdmin(CheckedActionIds):
     list_display = ["name", "slug", "workflow", "position"]
     search_fields = ["name", "slug", "eid"]
     readonly_fields = ["eid", "workflow_link"]
