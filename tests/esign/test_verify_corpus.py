@@ -68,7 +68,7 @@ CLEAN = {
     # rewritten, a linearized file's two sections)
     "dss/pades-ltv.pdf": ANALYSIS_FAILS,
     "dss/pades-ltv-with-reason.pdf": ANALYSIS_FAILS,
-    "dss/AD-RB.pdf": ANALYSIS_FAILS,
+    "dss/pades-same-border-annotations.pdf": ANALYSIS_FAILS,
     "dss/Signature-P-HU_POL-7.pdf": ANALYSIS_FAILS,
     "dss/pades-ocsp-archiveCutOff-invalid.pdf": ANALYSIS_FAILS,
 }
@@ -123,6 +123,18 @@ def test_what_follows_a_signature_that_is_no_change_is_not_called_one(name: str,
         if e is not None
     )
     assert not any(s.changed for s in report.signatures)
+
+
+def test_a_signature_after_which_pyhanko_refuses_freed_objects_is_intact_and_unchanged() -> None:
+    """AD-RB.pdf: pyHanko refuses the revision after the first signature (an object freed);
+    DSS asserts that signature valid and nothing changed after it (its second signature's
+    validity it does not assert)."""
+    report = verified("dss/AD-RB.pdf")
+
+    assert report is not None
+    first = report.signatures[0]
+    assert first.intact
+    assert not first.changed, first.findings
 
 
 @pytest.mark.parametrize("name", attacked_files())
