@@ -32,6 +32,7 @@ from pyhanko.sign.validation import EmbeddedPdfSignature
 from pyhanko.sign.validation.pdf_embedded import extract_contents
 
 from esign.engine.cms_formats import Normalised, normalise
+from esign.engine.pdf_recovery import Reader, open_recovered
 
 DOCUMENT_TIMESTAMP_SUBFILTER = "/ETSI.RFC3161"
 ADOBE_PKCS7_DETACHED = "/adbe.pkcs7.detached"
@@ -44,7 +45,12 @@ class EncryptedPdf(ValueError):
 def open_pdf(pdf: bytes) -> PdfFileReader:
     """A reader of ``pdf``; an encrypted one opened with the empty user password, as every PDF
     reader opens it without asking. Raises EncryptedPdf when that password does not open it."""
-    reader = PdfFileReader(io.BytesIO(pdf), strict=False)
+    try:
+        reader: PdfFileReader = Reader(io.BytesIO(pdf), strict=False)
+    except MemoryError:
+        raise
+    except Exception:  # noqa: BLE001 - misplaced cross-reference pointers: read as PDFBox does
+        reader = open_recovered(pdf)
     _memoise_revision_lookups(reader)
     if reader.encrypted:
         try:
@@ -75,7 +81,11 @@ def signature_fields(
     less fields whose signature dictionary an earlier field already holds (one signature)."""
     fields = []
     seen: set[object] = set()
-    for name, value, field_ref in enumerate_sig_fields(reader, filled_status=True):
+    try:
+        found = list(enumerate_sig_fields(reader, filled_status=True))
+    except misc.PdfReadError:  # a loop in the form's field tree: walked with the loop cut
+        found = _walk_fields(reader)
+    for name, value, field_ref in found:
         key = value.reference if isinstance(value, generic.IndirectObject) else None
         if key is not None and key in seen:
             continue
@@ -85,6 +95,36 @@ def signature_fields(
             seen.add(key)
         fields.append((name, value, field_ref))
     return fields
+
+
+def _walk_fields(
+    reader: PdfFileReader,
+) -> list[tuple[str, generic.PdfObject, generic.IndirectObject]]:
+    """The filled signature fields of the form, each field visited once (pyHanko refuses a
+    field tree that loops: a file of DSS's tests is made to)."""
+    found: list[tuple[str, generic.PdfObject, generic.IndirectObject]] = []
+    form = reader.root.get("/AcroForm")
+    fields = form.get("/Fields") if isinstance(form, generic.DictionaryObject) else None
+    if not isinstance(fields, generic.ArrayObject):
+        return found
+    stack = [(fields.raw_get(i), "") for i in reversed(range(len(fields)))]
+    seen: set[object] = set()
+    while stack and len(seen) < 10_000:
+        ref, parent_name = stack.pop()
+        if not isinstance(ref, generic.IndirectObject) or ref.reference in seen:
+            continue
+        seen.add(ref.reference)
+        field = ref.get_object()
+        if not isinstance(field, generic.DictionaryObject):
+            continue
+        part = str(field.get("/T", ""))
+        name = f"{parent_name}.{part}" if parent_name and part else part or parent_name
+        kids = field.get("/Kids")
+        if isinstance(kids, generic.ArrayObject):
+            stack += [(kids.raw_get(i), name) for i in reversed(range(len(kids)))]
+        if field.get("/FT") == "/Sig" and "/V" in field:
+            found.append((name, field.raw_get("/V"), ref))
+    return found
 
 
 def _is_placeholder(value: generic.PdfObject) -> bool:

@@ -338,3 +338,31 @@ def test_a_forged_crl_does_not_count_as_revocation_data() -> None:
     assert signature.trusted is True
     assert signature.revocation_checked is False
     assert "revocation_not_checked" in codes(signature)
+
+
+# --- files pyHanko refuses to open, read as PDFBox recovers them ----------------------------
+
+
+def test_misplaced_cross_reference_pointers_are_recovered() -> None:
+    """Before: refused ("The PDF could not be read": a /Prev of 0, another a few hundred bytes
+    off). DSS (PDFBox) reads five signatures, none intact (their signed attributes unsorted)."""
+    report = verify(corpus("pades-5-signatures-and-1-document-timestamp.pdf"))
+
+    assert [s.intact for s in report.signatures] == [False] * 5
+    assert len(report.document_timestamps) == 1
+
+
+@pytest.mark.parametrize("name", ["pades_infinite_loop.pdf", "pades_opposite_infinite_loop.pdf"])
+def test_a_startxref_past_the_end_and_a_looping_field_tree_are_read(name: str) -> None:
+    """Before: refused. DSS's test asks for a report, and quickly (a looping form tree)."""
+    report = verify(corpus(name))
+
+    assert report.verdict in ("changed", "not_signed")
+
+
+def test_a_null_encrypt_entry_is_no_encryption_and_the_attack_is_still_flagged() -> None:
+    """Before: refused ("Encryption settings must be a dictionary"): the spoofing attack file
+    of DSS's tests, whose trailers say /Encrypt null."""
+    report = verify(corpus("pdf-spoofing-attack.pdf"))
+
+    assert report.verdict == "changed"
