@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import io
 from collections.abc import Iterator
+from typing import Any
 
 from asn1crypto import cms, core, x509
 from pyhanko.pdf_utils import generic, misc
@@ -68,9 +69,24 @@ def _memoise_revision_lookups(reader: PdfFileReader) -> None:
     (its difference analysis: some 150,000 times for a file of 24 signatures, 40% of its time);
     the answers never change once the file is read."""
     xrefs = reader.xrefs
-    for name in ("get_introducing_revision", "get_last_change"):
+    for name in ("get_introducing_revision", "get_last_change", "get_historical_ref"):
         lookup = getattr(xrefs, name)
         setattr(xrefs, name, functools.lru_cache(maxsize=None)(lookup))
+    # pyHanko reads an object "as of a revision" again at every request ("never cache historical
+    # refs"); an object at the same place in the file is the same object, whatever the revision
+    # it is asked as of: the analysis of 24 revisions re-read every CRL of the DSS in each.
+    read = reader.get_object
+    historical: dict[tuple[object, ...], generic.PdfObject] = {}
+
+    def get_object(ref: generic.Reference, revision: int | None = None, **options: Any) -> Any:
+        if revision is None:
+            return read(ref, **options)
+        key = (ref.idnum, ref.generation, xrefs.get_historical_ref(ref, revision), *options.items())
+        if key not in historical:
+            historical[key] = read(ref, revision=revision, **options)
+        return historical[key]
+
+    reader.get_object = get_object  # type: ignore[method-assign,assignment]
 
 
 def signature_fields(
@@ -78,7 +94,11 @@ def signature_fields(
 ) -> list[tuple[str, generic.PdfObject, generic.IndirectObject]]:
     """The filled signature fields of ``reader`` as (name, signature dictionary, field), as
     pyHanko's ``enumerate_sig_fields`` gives them, less placeholders (an unsigned field) and
-    less fields whose signature dictionary an earlier field already holds (one signature)."""
+    less fields whose signature dictionary an earlier field already holds (one signature).
+    Found once per reader (the form of a filled-in file can hold thousands of fields)."""
+    known = reader.__dict__.get("_signature_fields")
+    if known is not None:
+        return list(known)
     fields = []
     seen: set[object] = set()
     try:
@@ -94,6 +114,7 @@ def signature_fields(
         if key is not None:
             seen.add(key)
         fields.append((name, value, field_ref))
+    reader.__dict__["_signature_fields"] = tuple(fields)
     return fields
 
 

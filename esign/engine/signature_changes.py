@@ -116,7 +116,11 @@ class Revisions:
         if through is None:
             return Modifications(None, None, signed_through=-1)
         diff = None
-        if through == embedded.signed_revision:
+        kinds = self.kinds_after(through)
+        # Later revisions with nothing but validation data and signatures (our analysis, once per
+        # revision for the whole file): pyHanko's, once per signature and later revision (160
+        # revision pairs, 3 CPU-seconds, for 24 signatures), would only say so (issue 47, item 9).
+        if through == embedded.signed_revision and not kinds <= _VALIDATION_AND_SIGNATURES:
             try:
                 diff = embedded.evaluate_modifications(DEFAULT_DIFF_POLICY)
             except MemoryError:
@@ -129,7 +133,6 @@ class Revisions:
             if level == ModificationLevel.FORM_FILLING and diff.changed_form_fields <= signed_later:
                 level = ModificationLevel.LTA_UPDATES  # later signatures only
             return Modifications(level, ok, signed_through=through)
-        kinds = self.kinds_after(through)
         if UNKNOWN in kinds:
             return Modifications(None, None, own=True, signed_through=through)
         worst = max((_LEVEL_OF_KIND[k] for k in kinds), default=ModificationLevel.NONE)
@@ -144,6 +147,9 @@ class Revisions:
             own=True,
             signed_through=through,
         )
+
+
+_VALIDATION_AND_SIGNATURES = frozenset({VALIDATION, SIGNATURE})
 
 
 def _docmdp_ok(level: ModificationLevel, permission: MDPPerm | None) -> bool:
