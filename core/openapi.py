@@ -188,6 +188,21 @@ _ERRORS: dict[int, tuple[str, list[OpenApiExample]]] = {
             )
         ],
     ),
+    409: (
+        "The `Idempotency-Key` came with another request, or its request is still being "
+        "processed (then with `Retry-After`).",
+        [
+            OpenApiExample(
+                "Key reused",
+                value=_error(
+                    "ConflictError",
+                    "The Idempotency-Key 'order-7' was already used with a different request in "
+                    "the last 24 hours; send a new key for a new request.",
+                ),
+                response_only=True,
+            )
+        ],
+    ),
     413: (
         "The body (or a part of it) is over a size limit.",
         [OpenApiExample("Too large", value=RequestTooLarge().as_wire(), response_only=True)],
@@ -270,13 +285,14 @@ def api_operation(
     tags: Sequence[str],
     parameters: Sequence[OpenApiParameter] = (),
     examples: Sequence[OpenApiExample] = (),
+    other_answers: dict[tuple[int, str], OpenApiResponse] | None = None,
 ) -> Callable[[Any], Any]:
     """``extend_schema`` for an endpoint of the compatible API: a JSON or multipart body (one
     part per top-level property), a binary success (``(status, media type, description)``),
-    the wire errors ``errors`` (401, 415, 429 and 500 are always possible) and the shared
-    headers."""
+    ``other_answers`` (generate's 202), the wire errors ``errors`` (401, 409 for an
+    Idempotency-Key, 415, 429 and 500 are always possible) and the shared headers."""
     status, media_type, success_description = success
-    statuses = sorted({*errors, 401, 415, 429, 500})
+    statuses = sorted({*errors, 401, 409, 415, 429, 500})
     return extend_schema(
         operation_id=operation_id,
         summary=summary,
@@ -287,6 +303,7 @@ def api_operation(
             (status, media_type): OpenApiResponse(
                 response=OpenApiTypes.BINARY, description=success_description
             ),
+            **(other_answers or {}),
             **error_responses(statuses),
         },
         parameters=[*parameters, *RATE_LIMIT_HEADERS],

@@ -22,7 +22,18 @@ from generate.models import GenerateJob
 from generate.services import pdf_generate
 from idempotency.views import idempotent
 
-ASYNC_VALUES = ("true", "1")
+# The query's async flag, as a boolean: anything else (async=-1, async=yes) is refused, not
+# taken for false.
+ASYNC_VALUES = {"true": True, "1": True, "false": False, "0": False}
+
+
+def _is_async(request: Request) -> bool:
+    raw = request.query_params.get("async")
+    if raw is None:
+        return False
+    if raw.lower() not in ASYNC_VALUES:
+        raise ValidationFailed.single("async", "Must be true or false.")
+    return ASYNC_VALUES[raw.lower()]
 
 
 class GeneratePdfApi(APIView):
@@ -36,6 +47,13 @@ class GeneratePdfApi(APIView):
         request=ref("GenerateRequest"),
         success=(200, "application/pdf", "The new PDF."),
         errors=[400, 413, 422, 503],
+        other_answers={
+            (202, "application/json"): OpenApiResponse(
+                response=ref("GeneratePdfJob"),
+                description="With `async=true`: the job, started; its `statusURL` (also in "
+                "`Location`) gives its status, then its PDF.",
+            )
+        },
         examples=openapi.EXAMPLES,
         parameters=[
             OpenApiParameter(
@@ -55,7 +73,7 @@ class GeneratePdfApi(APIView):
     @idempotent()
     def post(self, request: Request) -> HttpResponse:
         identity = request.user
-        if request.query_params.get("async", "").lower() in ASYNC_VALUES:
+        if _is_async(request):
             job = generate_job_create(
                 organization=identity.organization,
                 watermark=identity.is_development,

@@ -99,7 +99,9 @@ def test_the_fill_operation(document: dict[str, Any]) -> None:
     assert fill["responses"]["200"]["content"] == {
         "application/pdf": {"schema": {"type": "string", "format": "binary"}}
     }
-    assert set(fill["responses"]) == {"200", "400", "401", "404", "413", "415", "429", "500", "503"}
+    assert set(fill["responses"]) == {
+        "200", "400", "401", "404", "409", "413", "415", "429", "500", "503"
+    }  # fmt: skip
     assert "2000 pages" in fill["description"]  # FILL_MAX_PAGES
     request = document["components"]["schemas"]["FillRequest"]
     assert request["required"] == ["data"]
@@ -116,7 +118,7 @@ def test_the_generate_operation_has_page_and_markdown_blocks(document: dict[str,
 
     assert generate["operationId"] == "generatePdf"
     assert set(generate["responses"]) == {
-        "200", "400", "401", "413", "415", "422", "429", "500", "503",
+        "200", "202", "400", "401", "409", "413", "415", "422", "429", "500", "503",
     }  # fmt: skip
     request = schemas["GenerateRequest"]
     assert request["properties"]["page"] == {"$ref": "#/components/schemas/PageSettings"}
