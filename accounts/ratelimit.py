@@ -17,6 +17,7 @@ from rest_framework.throttling import BaseThrottle
 
 from accounts.identity import ApiIdentity
 from accounts.models import ApiKey
+from core.errors import RateLimited
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,18 @@ def rate_limit_hit(
     )
 
 
+def rate_limited(decision: RateDecision, kind: str) -> RateLimited:
+    """The 429 of a key over its limit, naming the limit, so a caller knows how to pace."""
+    return RateLimited(
+        retry_after_seconds=decision.retry_after_seconds,
+        message=(
+            f"Rate limit exceeded: a {kind} API key may make {decision.limit} requests every "
+            f"{settings.RATE_LIMIT_INTERVAL_MS} ms; retry after {decision.retry_after_seconds} "
+            "s (Retry-After)."
+        ),
+    )
+
+
 class ApiKeyRateThrottle(BaseThrottle):
     def allow_request(self, request: Request, view: object) -> bool:
         identity = request.user
@@ -81,8 +94,9 @@ class ApiKeyRateThrottle(BaseThrottle):
         decision = rate_limit_hit(
             bucket=identity.api_key.eid, limit=limit, interval_ms=settings.RATE_LIMIT_INTERVAL_MS
         )
-        self._wait = decision.retry_after_seconds
-        return decision.allowed
+        if not decision.allowed:
+            raise rate_limited(decision, identity.api_key.kind)
+        return True
 
-    def wait(self) -> float | None:
-        return getattr(self, "_wait", None)
+    def wait(self) -> float | None:  # never asked: a refusal raises RateLimited itself
+        return None

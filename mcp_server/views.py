@@ -22,7 +22,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from accounts.authentication import key_from_authorization_header
 from accounts.identity import ApiIdentity
-from accounts.ratelimit import limit_for, rate_limit_hit
+from accounts.ratelimit import limit_for, rate_limit_hit, rate_limited
 from accounts.services import api_key_authenticate
 from accounts.usage import api_key_usage_count
 from core.errors import AuthorizationError, RateLimited, ServiceError
@@ -91,7 +91,7 @@ def _identity(request: HttpRequest, *, counted: bool) -> ApiIdentity:
             interval_ms=settings.RATE_LIMIT_INTERVAL_MS,
         )
         if not decision.allowed:
-            raise RateLimited(retry_after_seconds=decision.retry_after_seconds)
+            raise rate_limited(decision, api_key.kind)
     return ApiIdentity(organization=api_key.organization, api_key=api_key)
 
 

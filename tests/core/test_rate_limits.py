@@ -49,7 +49,12 @@ def test_over_the_limit_is_429_with_an_integer_retry_after(
     assert statuses == [200, 200, 429]
     refused = call(client)
     assert refused.status_code == 429
-    assert refused.json() == {"name": "RateLimitError", "message": "Rate limit exceeded."}
+    # The message names the limit, so a caller knows how to pace (issue 49, item 20).
+    assert refused.json() == {
+        "name": "RateLimitError",
+        "message": "Rate limit exceeded: a development API key may make 2 requests every "
+        f"60000 ms; retry after {refused['Retry-After']} s (Retry-After).",
+    }
     assert refused["Retry-After"].isdigit()
     assert 1 <= int(refused["Retry-After"]) <= 60
     assert refused["X-RateLimit-Limit"] == "2"
