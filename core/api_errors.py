@@ -81,7 +81,12 @@ def to_service_error(exc: Exception) -> ServiceError | None:
     if isinstance(exc, drf.MethodNotAllowed):
         return _Simple("MethodNotAllowedError", 405, str(exc.detail))
     if isinstance(exc, drf.UnsupportedMediaType):
-        return _Simple("UnsupportedMediaTypeError", 415, str(exc.detail))
+        return _Simple(
+            "UnsupportedMediaTypeError",
+            415,
+            f"{exc.detail} Send JSON (Content-Type: application/json), or multipart/form-data "
+            "where the operation takes files.",
+        )
     if isinstance(exc, drf.NotAcceptable):
         return _Simple("NotAcceptableError", 406, str(exc.detail))
     if isinstance(exc, PermissionDenied | drf.PermissionDenied):

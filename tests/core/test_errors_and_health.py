@@ -80,3 +80,15 @@ def test_the_favicon_is_served(db: None) -> None:
     assert response["Location"].endswith("core/favicon.svg")
     assert "max-age=86400" in response["Cache-Control"]
     assert "<svg" in Path(finders.find("core/favicon.svg")).read_text()
+
+
+def test_a_body_of_another_type_is_told_to_send_json(api_key: str, client_for) -> None:
+    response = client_for(api_key).post(
+        "/api/v1/generate-pdf", data="type=markdown", content_type="text/plain"
+    )
+
+    assert response.status_code == 415
+    body = response.json()
+    assert body["name"] == "UnsupportedMediaTypeError"
+    assert body["message"].startswith('Unsupported media type "text/plain" in request.')
+    assert "Send JSON (Content-Type: application/json)" in body["message"]
