@@ -41,9 +41,11 @@ OTHER = "other"
 PAGES = "pages"  # pages added, removed or replaced: OTHER, and said as such
 UNKNOWN = "unknown"
 
-# Catalog entries whose change is validation data or its plumbing (DSS: extension changes).
+# Catalog entries whose change is validation data or its plumbing (DSS: extension changes):
+# the store, the XMP metadata and structure tree that tools update along with it. The document's
+# language (/Lang), outline, viewer settings and the like are the document's: a change.
 _CATALOG_VALIDATION = frozenset(
-    {"/DSS", "/Extensions", "/Version", "/Metadata", "/StructTreeRoot", "/MarkInfo", "/Lang"}
+    {"/DSS", "/Extensions", "/Version", "/Metadata", "/StructTreeRoot", "/MarkInfo"}
 )
 # Catalog entries a signing tool rewrites when it adds a signature (DSS: signature or form-fill
 # changes): the form, its permissions, output intents, private application data.
@@ -65,6 +67,9 @@ _ACROFORM_NEUTRAL_KEYS = frozenset(
     {"/Fields", "/SigFlags", "/DR", "/DA", "/NeedAppearances", "/CO", "/Q"}
 )
 _CONTAINER_TYPES = frozenset({"/XRef", "/ObjStm"})
+# The entries of a page-tree node its pages inherit (PDF 2.0 § 7.7.3.4): what they show. The
+# others place its pages (/Kids, /Count) or are no reader's (a tool's private /ITXT).
+_INHERITED_PAGE_KEYS = frozenset({"/Resources", "/MediaBox", "/CropBox", "/Rotate"})
 
 
 def revision_changes(reader: PdfFileReader, revision: int) -> frozenset[str]:
@@ -92,6 +97,7 @@ class _Revision:
         self.reasons: list[str] = []
         self.form_refs: set[generic.Reference] = set()
         self.catalog = generic.DictionaryObject()
+        self._page_lists: dict[int, list[generic.Reference] | None] = {}
 
     def new(self, value: object) -> object:
         return self._resolve(value, self.new_rev)
@@ -196,8 +202,10 @@ class _Revision:
             elif key in _CATALOG_SIGNING:
                 kinds.add(SIGNATURE)
             elif key == "/Pages":
-                self.explain("the catalog's page tree was replaced")
-                kinds.add(PAGES)
+                kinds |= self._page_tree(
+                    self.old(old.raw_get(key)) if key in old else None,
+                    self.new(new.raw_get(key)) if key in new else None,
+                )
             elif key == "/Names":
                 kinds.add(FORM)  # named destinations, embedded files, scripts: not content
             else:
@@ -280,7 +288,7 @@ class _Revision:
         if kind == "/Page":
             return self._page(old, new)
         if kind == "/Pages":
-            return {PAGES}  # pages added, removed or moved
+            return self._page_tree(old, new)
         if _is_field_or_widget(new):
             return self._field(old, new)
         if _is_annotation(new):
@@ -290,6 +298,31 @@ class _Revision:
         if set(new) <= _RESOURCE_KEYS and set(old) <= _RESOURCE_KEYS:
             return {SIGNATURE} if self._resources_grown(old, new) else {OTHER}
         return {OTHER}
+
+    def _page_tree(self, old: object, new: object) -> set[str]:
+        """A node of the page tree rewritten (or the tree replaced): PAGES only when the pages,
+        their number or order, differ from the revision before; a node's own attributes that
+        its pages inherit (/Resources, /MediaBox, /CropBox, /Rotate) changed is OTHER; the tree
+        re-balanced around the same pages, or a node's other entries, no change."""
+        before, after = self._page_list(self.old_rev), self._page_list(self.new_rev)
+        if before is None or after is None or before != after:
+            self.explain("pages were added, removed or reordered")
+            return {PAGES}
+        if not (
+            isinstance(old, generic.DictionaryObject) and isinstance(new, generic.DictionaryObject)
+        ):
+            return {OTHER}
+        if _changed_keys(old, new) & _INHERITED_PAGE_KEYS:
+            self.explain("a page-tree node's inherited attributes changed")
+            return {OTHER}
+        return set()
+
+    def _page_list(self, revision: int) -> list[generic.Reference] | None:
+        """The references of the document's pages at ``revision``, in order (None when the tree
+        cannot be read)."""
+        if revision not in self._page_lists:
+            self._page_lists[revision] = _page_refs(self.reader, revision)
+        return self._page_lists[revision]
 
     def _page(self, old: generic.DictionaryObject, new: generic.DictionaryObject) -> set[str]:
         changed = _changed_keys(old, new)
@@ -465,3 +498,44 @@ def _stream_refs(revision: _Revision, value: object, depth: int = 3) -> set[gene
         for key in value:
             found |= _stream_refs(revision, value.raw_get(key), depth - 1)
     return found
+
+
+def _page_refs(
+    reader: PdfFileReader, revision: int, limit: int = 100_000
+) -> list[generic.Reference] | None:
+    """The references of the pages of the page tree at ``revision``, in order; None when it
+    cannot be read (cycles and size bounded)."""
+    try:
+        root = reader.trailer.raw_get("/Root", revision=revision)
+        catalog = _at(reader, root, revision)
+        if not isinstance(catalog, generic.DictionaryObject) or "/Pages" not in catalog:
+            return None
+        pages: list[generic.Reference] = []
+        seen: set[generic.Reference] = set()
+        stack: list[object] = [catalog.raw_get("/Pages")]
+        while stack and len(seen) < limit:
+            item = stack.pop()
+            if not isinstance(item, generic.IndirectObject) or item.reference in seen:
+                return None  # a direct or repeated node: not a tree we can compare
+            seen.add(item.reference)
+            node = _at(reader, item, revision)
+            if not isinstance(node, generic.DictionaryObject):
+                return None
+            if node.get("/Type") == "/Page" or "/Kids" not in node:
+                pages.append(item.reference)
+                continue
+            kids = _at(reader, node.raw_get("/Kids"), revision)
+            if not isinstance(kids, generic.ArrayObject):
+                return None
+            stack += [kids.raw_get(i) for i in reversed(range(len(kids)))]
+        return pages
+    except MemoryError:
+        raise
+    except Exception:  # noqa: BLE001 - hostile input: an unreadable tree compares as unknown
+        return None
+
+
+def _at(reader: PdfFileReader, value: object, revision: int) -> object:
+    if isinstance(value, generic.IndirectObject):
+        return reader.get_object(value.reference, revision=revision)
+    return value

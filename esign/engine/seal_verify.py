@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -51,6 +52,7 @@ from esign.engine.pdf_signatures import (
     open_pdf,
     signature_fields,
 )
+from esign.engine.signature_timestamps import imprint_of, signature_timestamp_imprints
 from esign.engine.verify_checks import Checker
 from esign.engine.verify_report import DocumentTimestampReport, PdfVerification
 
@@ -159,6 +161,9 @@ def _verify(
         for name, embedded, _ in signatures
         if embedded is not None and embedded.sig_object_type == DOCUMENT_TIMESTAMP
     ]
+    checker.timestamp_imprints = _imprints(
+        [e for _, e in document_timestamps], [e for _, e, _ in regular if e is not None]
+    )
     # AdES long-term validation: the last document timestamp at its own time (and within its
     # authority's certificate now), each earlier one at the time the next one proves, each
     # signature at the time the earliest trusted document timestamp after it proves.
@@ -194,3 +199,20 @@ def _verify(
 def _earliest_proof_after(revision: int, proven: list[tuple[int, datetime]]) -> datetime | None:
     """The time of the earliest trusted document timestamp after ``revision``, if any."""
     return min(((r, at) for r, at in proven if r > revision), default=(0, None))[1]
+
+
+def _imprints(
+    document_timestamps: list[EmbeddedPdfSignature], signatures: list[EmbeddedPdfSignature]
+) -> dict[bytes, int]:
+    """How many of the file's timestamps stamp each digest (its document timestamps and the
+    signature timestamps inside its signatures)."""
+    found: list[bytes | None] = []
+    for embedded in [*document_timestamps, *signatures]:
+        try:
+            if embedded in document_timestamps:
+                found.append(imprint_of(embedded.signed_data))
+            else:
+                found += signature_timestamp_imprints(embedded.signer_info)
+        except Exception:  # noqa: BLE001, S112 - hostile input: its own check reports it
+            continue
+    return dict(Counter(i for i in found if i is not None))

@@ -32,11 +32,14 @@ from pyhanko.sign.validation import EmbeddedPdfSignature
 from esign.engine.cms_formats import signed_attributes_sorted
 from esign.engine.pdf_signatures import file_bytes
 from esign.engine.signature_timestamps import broken_timestamps
-from esign.engine.verify_report import NOT_INTACT, TIMESTAMP_NOT_INTACT, Finding
-
-# Notices (no verdict rests on them).
-PADDING_NOT_ZERO = "signature_contents_padding"
-SIGNATURE_FORMAT = "signature_format"
+from esign.engine.verify_report import (
+    BYTE_RANGE_INVALID,
+    NOT_INTACT,
+    PADDING_NOT_ZERO,
+    SIGNATURE_FORMAT,
+    TIMESTAMP_NOT_INTACT,
+    Finding,
+)
 
 _WHITESPACE_BYTES = b"\x00\t\n\x0c\r "  # PDF whitespace
 _NOT_WHITESPACE = re.compile(rb"[^\x00\t\n\x0c\r ]")
@@ -78,6 +81,7 @@ def _check(embedded: EmbeddedPdfSignature) -> Structure:
             )
         )
     why = byte_range_problem(data, embedded)
+    code = BYTE_RANGE_INVALID if why else NOT_INTACT
     if not why:
         cms_broken = getattr(embedded, "cms_broken", None)
         why = cms_broken() if cms_broken is not None else ""
@@ -87,7 +91,7 @@ def _check(embedded: EmbeddedPdfSignature) -> Structure:
             "was signed is not their encoding, and validators that re-encode them, as the EU's "
             "reference validator does, find another digest."
         )
-    broken = Finding(NOT_INTACT, why) if why else None
+    broken = Finding(code, why) if why else None
     # the signature value as the file holds it (a plain ECDSA one before it was re-encoded)
     original = cms.ContentInfo.load(embedded.pkcs7_content)["content"]["signer_infos"][0]
     timestamps = tuple(

@@ -94,3 +94,28 @@ def _signer_certificate(signed_data: cms.SignedData, signer_info: cms.SignerInfo
         elif getattr(certificate, "key_identifier", None) == sid.chosen.native:
             return certificate
     return None
+
+
+def imprint_of(signed_data: cms.SignedData) -> bytes | None:
+    """The message imprint (the digest it stamps) of a timestamp token's SignedData; None when
+    it holds no TSTInfo."""
+    try:
+        info = signed_data["encap_content_info"]["content"].parsed
+        if not isinstance(info, tsp.TSTInfo):
+            return None
+        return bytes(info["message_imprint"]["hashed_message"].native)
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+def signature_timestamp_imprints(signer_info: cms.SignerInfo) -> list[bytes]:
+    """The message imprints of every signature timestamp token of ``signer_info``."""
+    try:
+        attributes = signer_info["unsigned_attrs"]
+        if isinstance(attributes, core.Void):
+            return []
+        tokens = list(find_cms_attribute_iter(attributes, "signature_time_stamp_token"))
+    except (ValueError, TypeError, KeyError):
+        return []
+    found = (imprint_of(token["content"]) for token in tokens)
+    return [imprint for imprint in found if imprint is not None]

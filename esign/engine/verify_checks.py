@@ -37,10 +37,12 @@ from esign.engine.pdf_signatures import file_certificates
 from esign.engine.revocation import authentic_revocation_data, guarded_revocation_fetchers
 from esign.engine.signature_changes import Revisions
 from esign.engine.signature_structure import check_structure
+from esign.engine.signature_timestamps import imprint_of
 from esign.engine.verify_report import (
     ALLOWED_ANNOTATIONS,
     ALLOWED_FORM_FILLING,
     APPENDED_BYTES,
+    BYTE_RANGE_INVALID,
     CERTIFICATE_EXPIRED,
     CERTIFICATE_NOT_FOR_SIGNING,
     CHANGED_ANNOTATIONS,
@@ -49,6 +51,7 @@ from esign.engine.verify_report import (
     CHANGED_METADATA,
     CHANGED_PAGES,
     CHANGES_UNKNOWN,
+    DOCUMENT_TIMESTAMP_COPIED,
     DOCUMENT_TIMESTAMP_NOT_INTACT,
     DOCUMENT_TIMESTAMP_NOT_TRUSTED,
     NOT_INTACT,
@@ -220,6 +223,10 @@ class Checker:
         # (field name, signed revision) of every signature and document timestamp: those signed
         # after a signature are no change of it (seal_verify sets them)
         self.signed_fields: list[tuple[str, int]] = []
+        # how many of the file's timestamps (document and signature timestamps) stamp each
+        # digest: a document timestamp that does not hold and stamps what another one does is a
+        # copy of it (seal_verify sets them)
+        self.timestamp_imprints: dict[bytes, int] = {}
 
     def context(
         self,
@@ -478,7 +485,9 @@ class Checker:
         # what follows the CMS object in /Contents is padding, a notice
         structure = check_structure(embedded)
         intact = bool(status.intact and status.valid and structure.broken is None)
-        if not status.intact:
+        if structure.broken is not None and structure.broken.code == BYTE_RANGE_INVALID:
+            findings.append(structure.broken)  # DSS: a format failure, before any digest
+        elif not status.intact:
             findings.append(Finding(NOT_INTACT, "The document was changed after it was signed."))
         elif not status.valid:
             findings.append(
@@ -683,7 +692,17 @@ class Checker:
             and _is_timestamping_certificate(embedded.signer_cert)
         )
         findings: list[Finding] = []
-        if not intact:
+        imprint = imprint_of(embedded.signed_data)
+        if not intact and imprint is not None and self.timestamp_imprints.get(imprint, 0) > 1:
+            findings.append(
+                Finding(
+                    DOCUMENT_TIMESTAMP_COPIED,
+                    f"A document timestamp by {authority} is a copy of another timestamp of "
+                    "the file: it stamps what that one stamps, not its own revision, so it "
+                    "proves nothing (and changes nothing that was signed before it).",
+                )
+            )
+        elif not intact:
             findings.append(
                 Finding(
                     DOCUMENT_TIMESTAMP_NOT_INTACT,

@@ -28,9 +28,17 @@ CHANGED_FORM = "changed_form"
 CHANGED_METADATA = "changed_metadata"
 # pages added, removed or replaced after a signature (EN 319 102-1: TOTAL-FAILED/FORMAT_FAILURE)
 CHANGED_PAGES = "changed_pages"
+# the signature's /ByteRange is not one a signature may have (gaps, overlap, past the file, not
+# ending at a revision's end): not intact (EN 319 102-1 and DSS: TOTAL-FAILED/FORMAT_FAILURE)
+BYTE_RANGE_INVALID = "byte_range_invalid"
 APPENDED_BYTES = "appended_bytes"
 CHANGES_UNKNOWN = "changes_unknown"
 DOCUMENT_TIMESTAMP_NOT_INTACT = "document_timestamp_not_intact"
+# A document timestamp whose token stamps what another timestamp of the file stamps (a copy of
+# it, duplicated or copied into a later revision): it proves nothing about its own revision,
+# and changes nothing that was signed before it (DSS: that timestamp fails, HASH_FAILURE; the
+# signatures before it hold).
+DOCUMENT_TIMESTAMP_COPIED = "document_timestamp_copied"
 NOT_TRUSTED = "not_trusted"
 REVOKED = "revoked"
 TIMESTAMP_NOT_INTACT = "timestamp_not_intact"
@@ -50,9 +58,20 @@ ALLOWED_ANNOTATIONS = "allowed_annotations"
 # A trusted signer's certificate names a source of revocation data, and the file carries none
 # about it: whether it was revoked is unknown (nothing is fetched).
 REVOCATION_NOT_CHECKED = "revocation_not_checked"
+# What shape of CMS another tool wrote (esign.engine.signature_structure), and bytes other than
+# zeros after the CMS inside /Contents (padding nothing signs or reads): said, nothing more.
+SIGNATURE_FORMAT = "signature_format"
+PADDING_NOT_ZERO = "signature_contents_padding"
 # Findings that are notices: the verdict does not rest on them.
 NOTICE_CODES = frozenset(
-    {RENEWAL_NEEDED, ALLOWED_FORM_FILLING, ALLOWED_ANNOTATIONS, REVOCATION_NOT_CHECKED}
+    {
+        RENEWAL_NEEDED,
+        ALLOWED_FORM_FILLING,
+        ALLOWED_ANNOTATIONS,
+        REVOCATION_NOT_CHECKED,
+        SIGNATURE_FORMAT,
+        PADDING_NOT_ZERO,
+    }
 )
 
 CHANGE_CODES = frozenset(
@@ -66,10 +85,10 @@ CHANGE_CODES = frozenset(
         CHANGED_FORM,
         CHANGED_METADATA,
         CHANGED_PAGES,
+        BYTE_RANGE_INVALID,
         APPENDED_BYTES,
         CHANGES_UNKNOWN,
         DOCUMENT_TIMESTAMP_NOT_INTACT,
-        TIMESTAMP_NOT_INTACT,
     }
 )
 
@@ -80,8 +99,14 @@ TOTAL_PASSED = "TOTAL-PASSED"
 INDETERMINATE = "INDETERMINATE"
 TOTAL_FAILED = "TOTAL-FAILED"
 _INDICATION_OF_CODE: tuple[tuple[frozenset[str], str, str], ...] = (
-    # the first group any finding belongs to decides, worst first
-    (frozenset({NOT_INTACT, DOCUMENT_TIMESTAMP_NOT_INTACT}), TOTAL_FAILED, "HASH_FAILURE"),
+    # the first group any finding belongs to decides, worst first; DSS checks the byte range's
+    # format before any digest
+    (frozenset({BYTE_RANGE_INVALID}), TOTAL_FAILED, "FORMAT_FAILURE"),
+    (
+        frozenset({NOT_INTACT, DOCUMENT_TIMESTAMP_NOT_INTACT, DOCUMENT_TIMESTAMP_COPIED}),
+        TOTAL_FAILED,
+        "HASH_FAILURE",
+    ),
     (
         frozenset({SIGNATURE_VALUE_INVALID, CONTENTS_CHANGED}),
         TOTAL_FAILED,
@@ -205,6 +230,14 @@ class DocumentTimestampReport:
     def indication(self) -> tuple[str, str | None]:
         return indication_of(self.findings)
 
+    @property
+    def changed(self) -> bool:
+        """Not intact, unless it is a copy of another timestamp of the file (which proves
+        nothing, and changes nothing)."""
+        return not self.intact and not any(
+            f.code == DOCUMENT_TIMESTAMP_COPIED for f in self.findings
+        )
+
 
 @dataclass(frozen=True)
 class PdfVerification:
@@ -223,11 +256,15 @@ class PdfVerification:
         if not self.signatures:
             return NOT_SIGNED
         if any(s.changed for s in self.signatures) or any(
-            not t.intact for t in self.document_timestamps
+            t.changed for t in self.document_timestamps
         ):
             return CHANGED
+        # a signature timestamp that does not hold is a finding on the signature's time (not
+        # proven), not a change of what was signed
         if any(
-            not s.trusted or (s.timestamp is not None and not s.timestamp_trusted)
+            not s.trusted
+            or (s.timestamp is not None and not s.timestamp_trusted)
+            or any(f.code == TIMESTAMP_NOT_INTACT for f in s.findings)
             for s in self.signatures
         ) or any(not t.trusted for t in self.document_timestamps):
             return UNTRUSTED

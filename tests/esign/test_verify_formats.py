@@ -197,9 +197,11 @@ def test_a_byte_range_past_the_end_of_the_file_is_not_intact() -> None:
     (signature,) = verify(pdf).signatures
 
     assert signature.intact is False
-    assert message(signature, "not_intact") == (
+    assert message(signature, "byte_range_invalid") == (
         "The signature's byte range reaches past the end of the file (79,188 bytes of 79,187)."
     )
+    # DSS: an invalid byte range is a format failure, not a digest's (HASH_FAILURE)
+    assert signature.indication == ("TOTAL-FAILED", "FORMAT_FAILURE")
 
 
 def test_a_byte_range_overlapping_another_signature_is_not_intact() -> None:
@@ -207,6 +209,7 @@ def test_a_byte_range_overlapping_another_signature_is_not_intact() -> None:
     report = verify(corpus("pdf-byterange-overlap.pdf"))
 
     assert [s.intact for s in report.signatures] == [True, False]
+    assert report.signatures[1].indication == ("TOTAL-FAILED", "FORMAT_FAILURE")
 
 
 def _first_timestamp_imprint_flipped(pdf: bytes) -> bytes:
