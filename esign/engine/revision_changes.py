@@ -40,6 +40,8 @@ ANNOTATION = "annotation"
 OTHER = "other"
 PAGES = "pages"  # pages added, removed or replaced: OTHER, and said as such
 UNKNOWN = "unknown"
+# a field's appearance replaced while its value stayed: OTHER, whatever pyHanko says of it
+REPLACED = "replaced"
 
 # Catalog entries whose change is validation data or its plumbing (DSS: extension changes):
 # the store, the XMP metadata and structure tree that tools update along with it. The document's
@@ -55,6 +57,8 @@ _FIELD_VALUE_KEYS = frozenset(
     {"/V", "/DV", "/I", "/AP", "/AS", "/MK", "/DA", "/F", "/Kids", "/P", "/StructParent"}
     | {"/Lock", "/SV"}
 )
+# The entries that hold a field's value or state: filling a field changes one of them.
+_FIELD_STATE_KEYS = frozenset({"/V", "/AS", "/Kids"})
 # The entries of a resource dictionary: each names what content streams use by name.
 _RESOURCE_KEYS = frozenset(
     {"/Font", "/XObject", "/ExtGState", "/ColorSpace", "/Pattern", "/Shading", "/Properties"}
@@ -368,6 +372,15 @@ class _Revision:
             self.explain(f"a field's {', '.join(sorted(changed - _FIELD_VALUE_KEYS))} changed")
             return {OTHER}
         if _field_type(new, self) != "/Sig":
+            if (
+                "/AP" in changed
+                and not changed & _FIELD_STATE_KEYS
+                and self._value(old, self.old_rev) == self._value(new, self.new_rev)
+            ):
+                # its appearance replaced, its value not: not a value filled in, but what the
+                # field shows made other than what was signed (DSS: an undefined change)
+                self.explain("a field's appearance changed without its value")
+                return {REPLACED}
             return {FORM}
         if "/V" in changed and "/V" in old:
             return {OTHER}  # a signature replaced by another
@@ -377,6 +390,19 @@ class _Revision:
                 self.new(new.raw_get("/Kids")),
             )
         return {self._field_kind(new)}
+
+    def _value(self, field: generic.DictionaryObject, revision: int) -> object:
+        """A field's value (/V, inherited from its parents, at most 10 up) at ``revision``."""
+        node: object = field
+        for _ in range(10):
+            if not isinstance(node, generic.DictionaryObject):
+                return None
+            if "/V" in node:
+                return _resolve_at(self.reader, node.raw_get("/V"), revision)
+            if "/Parent" not in node:
+                return None
+            node = _resolve_at(self.reader, node.raw_get("/Parent"), revision)
+        return None
 
     def _stream(self, ref: generic.Reference, new: generic.StreamObject) -> str:
         if new.get("/Type") == "/Metadata":
@@ -507,7 +533,7 @@ def _page_refs(
     cannot be read (cycles and size bounded)."""
     try:
         root = reader.trailer.raw_get("/Root", revision=revision)
-        catalog = _at(reader, root, revision)
+        catalog = _resolve_at(reader, root, revision)
         if not isinstance(catalog, generic.DictionaryObject) or "/Pages" not in catalog:
             return None
         pages: list[generic.Reference] = []
@@ -518,13 +544,13 @@ def _page_refs(
             if not isinstance(item, generic.IndirectObject) or item.reference in seen:
                 return None  # a direct or repeated node: not a tree we can compare
             seen.add(item.reference)
-            node = _at(reader, item, revision)
+            node = _resolve_at(reader, item, revision)
             if not isinstance(node, generic.DictionaryObject):
                 return None
             if node.get("/Type") == "/Page" or "/Kids" not in node:
                 pages.append(item.reference)
                 continue
-            kids = _at(reader, node.raw_get("/Kids"), revision)
+            kids = _resolve_at(reader, node.raw_get("/Kids"), revision)
             if not isinstance(kids, generic.ArrayObject):
                 return None
             stack += [kids.raw_get(i) for i in reversed(range(len(kids)))]
@@ -535,7 +561,7 @@ def _page_refs(
         return None
 
 
-def _at(reader: PdfFileReader, value: object, revision: int) -> object:
+def _resolve_at(reader: PdfFileReader, value: object, revision: int) -> object:
     if isinstance(value, generic.IndirectObject):
         return reader.get_object(value.reference, revision=revision)
     return value

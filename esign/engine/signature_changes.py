@@ -23,6 +23,7 @@ from esign.engine.revision_changes import (
     FORM,
     OTHER,
     PAGES,
+    REPLACED,
     SIGNATURE,
     UNKNOWN,
     VALIDATION,
@@ -54,6 +55,7 @@ _LEVEL_OF_KIND = {
     ANNOTATION: ModificationLevel.ANNOTATIONS,
     OTHER: ModificationLevel.OTHER,
     PAGES: ModificationLevel.OTHER,
+    REPLACED: ModificationLevel.OTHER,
 }
 
 
@@ -89,9 +91,11 @@ class Revisions:
             return None  # a byte range past the end of the file
         stream.seek(max(0, end - 16))
         tail = stream.read(end - max(0, end - 16))
-        if tail.rstrip(b"\r\n \t\x00").endswith(b"%%EOF"):
-            return inside[-1]
-        return None
+        if not tail.rstrip(b"\r\n \t\x00").endswith(b"%%EOF"):
+            return None
+        if inside[-1] < embedded.signed_revision:
+            return None  # its own dictionary written again after the bytes it covers
+        return inside[-1]
 
     def kinds_after(self, revision: int) -> frozenset[str]:
         kinds: set[str] = set()
@@ -132,6 +136,9 @@ class Revisions:
             ok = _docmdp_ok(level, permission)
             if level == ModificationLevel.FORM_FILLING and diff.changed_form_fields <= signed_later:
                 level = ModificationLevel.LTA_UPDATES  # later signatures only
+            if REPLACED in kinds:
+                # a field's appearance replaced, not its value: pyHanko takes it for filling
+                level, ok = ModificationLevel.OTHER, False
             return Modifications(level, ok, signed_through=through)
         if UNKNOWN in kinds:
             return Modifications(None, None, own=True, signed_through=through)

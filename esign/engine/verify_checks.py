@@ -368,17 +368,20 @@ class Checker:
     def _allowed_by_certification(
         self, embedded: EmbeddedPdfSignature, status: object, level: object
     ) -> Finding | None:
-        """The notice for changes after a certification signature that its permissions
-        (DocMDP /P) allow: form filling (and signing) under P=2 and P=3, annotations under
-        P=3; None when there are none or they are not allowed. pyHanko classifies form filling;
-        added annotations it cannot tell from any other change (0.38), so those are checked
-        here (`_only_annotations_added`)."""
+        """The notice for changes after a signature that it allows: after an ordinary approval
+        signature (no certification), form filling (and signing) and annotations, as DSS (a
+        warning only) and PDF readers allow them; after a certification, what its permissions
+        (DocMDP /P) allow: form filling under P=2 and P=3, annotations under P=3. None when
+        there are none or they are not allowed. pyHanko classifies form filling; added
+        annotations it cannot tell from any other change (0.38), so those are checked here
+        (`_only_annotations_added`)."""
         try:
             permission = embedded.docmdp_level
-        except Exception:  # noqa: BLE001 - an unreadable /Reference: no certification
+        except Exception:  # noqa: BLE001 - an unreadable /Reference: nothing is shown allowed
             return None
-        if permission is None or not getattr(embedded, "is_certification", True):
-            return None
+        certified = permission is not None and getattr(embedded, "is_certification", True)
+        if not certified:
+            permission = MDPPerm.ANNOTATE  # an approval signature forbids neither
         docmdp_ok = getattr(status, "docmdp_ok", None) is not False
         if (
             level == ModificationLevel.FORM_FILLING
@@ -388,7 +391,10 @@ class Checker:
             return Finding(
                 ALLOWED_FORM_FILLING,
                 "Form fields were filled in or signatures added after it was certified, which "
-                f"the certifier permitted (certification level {permission.value}).",
+                f"the certifier permitted (certification level {permission.value})."
+                if certified
+                else "Form fields were filled in after it was signed; the signed content is "
+                "unchanged.",
             )
         if (
             permission == MDPPerm.ANNOTATE
@@ -402,7 +408,10 @@ class Checker:
             return Finding(
                 ALLOWED_ANNOTATIONS,
                 "Comments or other annotations were added after it was certified, which the "
-                "certifier permitted (certification level 3).",
+                "certifier permitted (certification level 3)."
+                if certified
+                else "Comments or other annotations were added after it was signed; the signed "
+                "content is unchanged.",
             )
         return None
 

@@ -39,14 +39,15 @@ def form() -> bytes:
     return out.getvalue()
 
 
-def certified(pki: ShortLivedPki, permission: MDPPerm) -> bytes:
+def certified(pki: ShortLivedPki, permission: MDPPerm | None) -> bytes:
+    """Certified with ``permission``; an ordinary approval signature when it is None."""
     key_pem, cert_pem = pki.key_and_certificate("Certifier")
     meta = signers.PdfSignatureMetadata(
         field_name="Certification",
         md_algorithm="sha256",
         subfilter=fields.SigSeedSubFilter.PADES,
-        certify=True,
-        docmdp_permissions=permission,
+        certify=permission is not None,
+        docmdp_permissions=permission or MDPPerm.FILL_FORMS,
     )
     signer = load_credentials(SoftwareKey(key_pem, cert_pem, pki.ca_pem)).signer
     return signers.sign_pdf(IncrementalPdfFileWriter(io.BytesIO(form())), meta, signer).getvalue()
@@ -165,3 +166,89 @@ def test_what_the_certification_does_not_allow_is_a_change(
 
     assert report.verdict == "changed"
     assert code in [f.code for f in report.signatures[0].findings]
+
+
+# --- after an ordinary approval signature (no certification) ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "code", "said"),
+    [
+        (
+            filled,
+            "allowed_form_filling",
+            "Form fields were filled in after it was signed; the signed content is unchanged.",
+        ),
+        (
+            annotated,
+            "allowed_annotations",
+            "Comments or other annotations were added after it was signed; the signed content "
+            "is unchanged.",
+        ),
+    ],
+)
+def test_form_filling_and_annotations_after_an_approval_signature_are_notices(
+    pki: ShortLivedPki,
+    change,  # type: ignore[no-untyped-def]
+    code: str,
+    said: str,
+) -> None:
+    """Before: changed (changed_form / changed_content). DSS only warns; PDF readers allow
+    both after a signature that certifies nothing (issue 47)."""
+    report = verify(change(certified(pki, None)), pki)
+
+    assert report.verdict == "valid"
+    (signature,) = report.signatures
+    assert [f.code for f in signature.findings] == ["revocation_not_checked", code]
+    assert signature.problems[1] == said
+    assert signature.indication == ("TOTAL-PASSED", None)
+
+
+def test_content_changed_after_an_approval_signature_is_a_change(pki: ShortLivedPki) -> None:
+    report = verify(content_changed(certified(pki, None)), pki)
+
+    assert report.verdict == "changed"
+    assert "changed_content" in [f.code for f in report.signatures[0].findings]
+
+
+def test_a_field_appearance_replaced_without_its_value_is_a_change(pki: ShortLivedPki) -> None:
+    """DSS2236ReplaceTest's attack: a field's appearance replaced, its value left, after an
+    approval signature. pyHanko takes it for form filling."""
+    pdf = filled(form())
+    pdf = certified_over(pki, pdf)
+    writer = IncrementalPdfFileWriter(io.BytesIO(pdf))
+    fields_ = writer.root["/AcroForm"]["/Fields"]
+    for index in range(len(fields_)):
+        field = fields_.raw_get(index).get_object()
+        if field.get("/T") == "name":
+            shown = writer.add_object(
+                generic.StreamObject(
+                    {
+                        generic.NameObject("/Type"): generic.NameObject("/XObject"),
+                        generic.NameObject("/Subtype"): generic.NameObject("/Form"),
+                        generic.NameObject("/BBox"): generic.ArrayObject(
+                            [generic.FloatObject(v) for v in (0, 0, 200, 20)]
+                        ),
+                    },
+                    stream_data=b"BT /Helv 12 Tf 2 6 Td (Eve) Tj ET",
+                )
+            )
+            field[generic.NameObject("/AP")] = generic.DictionaryObject(
+                {generic.NameObject("/N"): shown}
+            )
+            writer.update_container(field)
+
+    report = verify(_written(writer), pki)
+
+    assert report.verdict == "changed"
+    assert "changed_content" in [f.code for f in report.signatures[0].findings]
+
+
+def certified_over(pki: ShortLivedPki, pdf: bytes) -> bytes:
+    """``pdf`` with an approval signature."""
+    key_pem, cert_pem = pki.key_and_certificate("Approver")
+    meta = signers.PdfSignatureMetadata(
+        field_name="Approval", md_algorithm="sha256", subfilter=fields.SigSeedSubFilter.PADES
+    )
+    signer = load_credentials(SoftwareKey(key_pem, cert_pem, pki.ca_pem)).signer
+    return signers.sign_pdf(IncrementalPdfFileWriter(io.BytesIO(pdf)), meta, signer).getvalue()

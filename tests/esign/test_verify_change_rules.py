@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 
@@ -162,3 +163,42 @@ def test_an_invalid_byte_range_is_a_format_failure_before_any_digest() -> None:
         Finding("byte_range_invalid", "gap"),
     )
     assert indication_of(findings) == ("TOTAL-FAILED", "FORMAT_FAILURE")
+
+
+# --- after an ordinary approval signature ----------------------------------------------------
+
+
+def test_annotations_and_form_filling_after_an_approval_signature_are_notices() -> None:
+    """PAdESLevelBWithAnnotAddedTest and PAdESLevelBWithFilledFormTest: no undefined change,
+    not a failure. Before: "changed" (changed_annotations, changed_form)."""
+    annotated = verify(corpus("pades-signed-annot-added.pdf"))
+    filled = verify(corpus("pades-signed-filled-form.pdf"))
+
+    assert "allowed_annotations" in codes(annotated.signatures[0])
+    assert "allowed_form_filling" in codes(filled.signatures[0])
+    assert annotated.verdict != "changed"
+    assert filled.verdict != "changed"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["pdf-spoofing-attack.pdf", "pades-spoofing-replaced-reason.pdf", "dss-2236_replace.pdf"],
+)
+def test_spoofing_after_an_approval_signature_stays_a_change(name: str) -> None:
+    """PAdESWithSpoofingAttackTest, PAdESSpoofingAttackReplacementTest (the signature's own
+    dictionary written again after the bytes it covers), DSS2236ReplaceTest (a field's
+    appearance replaced, its value not): undefined changes, whatever annotations or form
+    filling came with them."""
+    report = verify(corpus(name))
+
+    assert report.verdict == "changed"
+    assert not {"allowed_annotations", "allowed_form_filling"} & set(codes(report.signatures[0]))
+
+
+def test_the_dss_818_first_signature_is_not_valid() -> None:
+    """AbstractDSS818Test: the first signature is not valid (DSS: HASH_FAILURE); its sidecar
+    said intact before. Ours: not intact, TOTAL-FAILED (pyHanko's check of the value fails)."""
+    (signature,) = verify(corpus("dss-818_Signature-P-DE_CRY-2_HASH_FAILURE.pdf")).signatures
+
+    assert signature.intact is False
+    assert signature.indication[0] == "TOTAL-FAILED"
