@@ -204,32 +204,37 @@ def test_a_document_over_the_time_cap_is_a_json_422(server: Running) -> None:
 
 
 def test_fills_are_answered_while_long_generates_run(server: Running) -> None:
-    generates: list[tuple[int, dict[str, str], bytes]] = []
+    generates: list[tuple[int, float]] = []  # each generate's status and when it ended
+
+    def generate(key: str) -> None:
+        status, _, _ = server.request("POST", "/api/v1/generate-pdf", SLOW_HTML, key)
+        generates.append((status, time.monotonic()))
+
     threads = [
-        threading.Thread(
-            target=lambda key=key: generates.append(
-                server.request("POST", "/api/v1/generate-pdf", SLOW_HTML, key)
-            )
-        )
+        threading.Thread(target=generate, args=(key,))
         for key in (server.acme_key, server.globex_key, server.acme_key)
     ]
     for thread in threads:
         thread.start()
     time.sleep(0.8)
 
-    latencies = []
+    fill_ends = []
     for _ in range(5):
-        started = time.monotonic()
         status, _, body = server.request(
             "POST",
             f"/api/v1/fill/{server.template_eid}.pdf",
             {"data": {"title": "x"}},
             server.globex_key,
         )
-        latencies.append(time.monotonic() - started)
+        fill_ends.append(time.monotonic())
         assert status == 200, body[:300]
     for thread in threads:
         thread.join()
 
-    assert max(latencies) < 2.5, latencies
-    assert sorted(status for status, _, _ in generates) in ([422, 422, 422], [422, 422, 503])
+    # Fills do not wait for the renders: they are answered while the long generates still run
+    # (each takes its whole 3 s wall cap). An order, not a time limit: under load every request
+    # is slower, but a fill queued behind the renders would end after them.
+    renders_ended = sorted(end for status, end in generates if status == 422)
+    assert len(renders_ended) >= 2, generates
+    assert fill_ends[0] < renders_ended[0]
+    assert sorted(status for status, _ in generates) in ([422, 422, 422], [422, 422, 503])
