@@ -39,8 +39,9 @@ def form() -> bytes:
     return out.getvalue()
 
 
-def certified(pki: ShortLivedPki, permission: MDPPerm | None) -> bytes:
-    """Certified with ``permission``; an ordinary approval signature when it is None."""
+def certified(pki: ShortLivedPki, permission: MDPPerm | None, base: bytes | None = None) -> bytes:
+    """``base`` (else ``form()``) certified with ``permission``; an ordinary approval signature
+    when it is None."""
     key_pem, cert_pem = pki.key_and_certificate("Certifier")
     meta = signers.PdfSignatureMetadata(
         field_name="Certification",
@@ -50,7 +51,8 @@ def certified(pki: ShortLivedPki, permission: MDPPerm | None) -> bytes:
         docmdp_permissions=permission or MDPPerm.FILL_FORMS,
     )
     signer = load_credentials(SoftwareKey(key_pem, cert_pem, pki.ca_pem)).signer
-    return signers.sign_pdf(IncrementalPdfFileWriter(io.BytesIO(form())), meta, signer).getvalue()
+    document = IncrementalPdfFileWriter(io.BytesIO(base or form()))
+    return signers.sign_pdf(document, meta, signer).getvalue()
 
 
 def _written(writer: IncrementalPdfFileWriter) -> bytes:
@@ -252,3 +254,31 @@ def certified_over(pki: ShortLivedPki, pdf: bytes) -> bytes:
     )
     signer = load_credentials(SoftwareKey(key_pem, cert_pem, pki.ca_pem)).signer
     return signers.sign_pdf(IncrementalPdfFileWriter(io.BytesIO(pdf)), meta, signer).getvalue()
+
+
+def with_xref_stream(pdf: bytes) -> bytes:
+    """``pdf`` rewritten by pikepdf (qpdf) with object streams, as most tools save: every later
+    revision's cross-reference is then a stream object of its own (``/Type /XRef``)."""
+    import pikepdf
+
+    out = io.BytesIO()
+    with pikepdf.open(io.BytesIO(pdf)) as document:
+        document.save(out, object_stream_mode=pikepdf.ObjectStreamMode.generate)
+    return out.getvalue()
+
+
+def test_an_annotation_under_p3_saved_with_a_cross_reference_stream_is_allowed(
+    pki: ShortLivedPki,
+) -> None:
+    """Issue 47, item 3: the update's own /Type /XRef stream is not a non-annotation object
+    (on the code before, this file was "changed")."""
+    pdf = annotated(certified(pki, MDPPerm.ANNOTATE, base=with_xref_stream(form())))
+    assert pdf.count(b"/Type /XRef") + pdf.count(b"/Type/XRef") >= 3  # base, certification, note
+
+    report = verify(pdf, pki)
+
+    assert report.verdict == "valid"
+    assert [f.code for f in report.signatures[0].findings] == [
+        "revocation_not_checked",
+        "allowed_annotations",
+    ]
