@@ -157,7 +157,9 @@ def webhook_send_test(request: HttpRequest, membership: Membership) -> HttpRespo
 
 
 @changes
-@section("encryption", controls={"publicKey": "public_key"})
+@section(
+    "encryption", controls={"publicKey": "public_key"}, targets={"public_key": "public-key-text"}
+)
 def webhook_public_key_save(request: HttpRequest, membership: Membership) -> HttpResponse:
     if request.POST.get("remove"):
         pem = ""

@@ -45,14 +45,25 @@ class PageErrors:
     Here a name with no message is "", whatever the name.
     """
 
-    def __init__(self, messages: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, messages: Mapping[str, str] | None = None, targets: Mapping[str, str] | None = None
+    ) -> None:
         self._messages = dict(messages or {})
+        self._targets = dict(targets or {})
 
     def __getitem__(self, name: str) -> str:
         return self._messages.get(name, "")
 
     def __bool__(self) -> bool:
         return bool(self._messages)
+
+    def summary(self) -> list[dict[str, str]]:
+        """The page's error summary, at its top: each message and the id of what it links to
+        (the control, or else the section), as GOV.UK's error summary does."""
+        return [
+            {"message": message, "target": self._targets.get(name, name.replace("_", "-"))}
+            for name, message in self._messages.items()
+        ]
 
 
 def _membership(request: HttpRequest, slug: str) -> Membership:
@@ -135,6 +146,8 @@ def _render(
         "usage_days": days,
         "usage": usage,
         "errors": errors or PageErrors(),
+        # Not errors.summary: a template reads that as errors["summary"], "".
+        "error_summary": errors.summary() if errors else [],
         "form": request.POST if errors else {},
     }
     response = render(request, "accounts/settings/page.html", context, status=status)
@@ -176,24 +189,36 @@ def _errors(view: Any, failure: ValidationFailed) -> PageErrors:
     for field in failure.fields:
         where = view.controls.get(field.property, view.section)
         placed.setdefault(where, []).append(field.message)
-    return PageErrors({where: " ".join(texts) for where, texts in placed.items()})
+    return PageErrors(
+        {where: " ".join(texts) for where, texts in placed.items()}, targets=view.targets
+    )
 
 
-def section(name: str, controls: Mapping[str, str] | None = None) -> Any:
+def section(
+    name: str,
+    controls: Mapping[str, str] | None = None,
+    targets: Mapping[str, str] | None = None,
+) -> Any:
     """Where a change's refusal shows its messages (see :func:`changes`): beside the control
     ``controls`` maps the field's property to (its error's name in the template), else at the
-    top of the section ``name``."""
+    top of the section ``name``. The error summary links each message to the element whose id
+    is the error's name with "-" for "_" (``key_name``: ``#key-name``), or ``targets[name]``."""
 
     def mark(view: Any) -> Any:
         view.section = name
         view.controls = dict(controls or {})
+        view.targets = dict(targets or {})
         return view
 
     return mark
 
 
 @changes
-@section("keys", controls={"name": "key_name", "kind": "key_kind"})
+@section(
+    "keys",
+    controls={"name": "key_name", "kind": "key_kind"},
+    targets={"key_kind": "kind-development"},
+)
 def key_create(request: HttpRequest, membership: Membership) -> HttpResponse:
     kind = request.POST.get("kind", "")
     name = request.POST.get("name", "").strip()

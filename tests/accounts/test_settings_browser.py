@@ -151,3 +151,46 @@ def test_a_refused_webhook_url_is_shown_by_the_url_field_only(
     page.locator("#webhook").screenshot(path=str(ARTIFACTS / "settings-refused-url.png"))
     assert axe_violations(page) == []
     context.close()
+
+
+@pytest.mark.parametrize(("width", "height", "name"), [(1280, 900, "desktop"), (390, 844, "phone")])
+def test_a_refused_url_brings_focus_and_view_to_an_error_summary_linking_to_the_field(
+    browser, live_server, organization: Organization, owner: User, width, height, name
+) -> None:
+    """After a refused URL the page comes back at its top: an error summary, focused and in
+    view (on a phone too), whose link moves focus to the URL field and shows it."""
+    owner.set_password(PASSWORD)
+    owner.save()
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, is_mobile=name == "phone"
+    )
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(f"{live_server.url}/accounts/login/?next=/settings/acme/")
+    page.get_by_label("User name").fill("olivia")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{live_server.url}/settings/acme/")
+
+    page.get_by_label("Webhook URL").fill("ftp://hooks.example.com/in")
+    page.get_by_role("button", name="Save URL").click()
+    page.wait_for_selector("#webhook-url-error")
+
+    assert page.title().startswith("Error: ")
+    summary = page.locator("#error-summary")
+    assert page.evaluate("document.activeElement.id") == "error-summary"
+    assert summary.get_by_role("heading").inner_text() == "There is a problem"
+    link = summary.get_by_role("link", name="Enter an http or https URL.")
+    assert link.get_attribute("href") == "#webhook-url"
+    in_view = "(el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }"
+    assert summary.evaluate(in_view)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"settings-error-summary-{name}.png"))
+    assert axe_violations(page) == []
+
+    link.click()
+    assert page.evaluate("document.activeElement.id") == "webhook-url"
+    assert page.locator("#webhook-url").evaluate(in_view)
+    assert page.locator("label[for=webhook-url]").evaluate(in_view)
+    page.screenshot(path=str(ARTIFACTS / f"settings-error-summary-field-{name}.png"))
+    context.close()

@@ -293,6 +293,24 @@ def test_each_refusal_shows_beside_its_own_control(owner_client: Client) -> None
         assert f'aria-describedby="{error_id}"' in html
 
 
+def test_each_refusal_is_linked_from_the_error_summary_to_an_element_of_the_page(
+    owner_client: Client,
+) -> None:
+    cases = [
+        ("key-create", {"kind": "development", "name": "x" * 101}, "key-name"),
+        ("key-create", {"kind": "root"}, "kind-development"),
+        ("embed-origins", {"origins": "not an origin"}, "origins"),
+        ("public-key", {"public_key": "garbage"}, "public-key-text"),
+        ("webhook-url", {"url": "ftp://hooks.example.com/in"}, "webhook-url"),
+    ]
+    for name, data, target in cases:
+        html = owner_client.post(url(name), data).content.decode()
+        summary = html.split('id="error-summary"', 1)[1].split("</div>", 1)[0]
+        assert re.findall(r'<a href="#([^"]+)"', summary) == [target], name
+        assert f'id="{target}"' in html, name
+        assert "<title>Error: " in html
+
+
 def test_the_test_button_logs_a_webhook_test(
     owner_client: Client, organization: Organization, django_capture_on_commit_callbacks: Callable
 ) -> None:

@@ -45,6 +45,25 @@
     if (question && !window.confirm(question)) event.preventDefault();
   });
 
+  // A refused change: the page comes back at its top with the error summary focused (read first
+  // by a screen reader, in view on a phone); each of its links moves focus to its control and
+  // shows the control's label with it, as GOV.UK's error summary does.
+  var summary = document.getElementById("error-summary");
+  if (summary) {
+    summary.focus();
+    summary.addEventListener("click", function (event) {
+      var link = event.target.closest("a[href^='#']");
+      if (!link) return;
+      var target = document.getElementById(link.getAttribute("href").slice(1));
+      if (!target) return;
+      event.preventDefault();
+      var label = target.id && document.querySelector("label[for='" + target.id + "']");
+      var legend = target.closest("fieldset") && target.closest("fieldset").querySelector("legend");
+      (legend || label || target).scrollIntoView({ block: "center" });
+      target.focus({ preventScroll: true });
+    });
+  }
+
   var newKey = document.getElementById("new-key-value");
   if (newKey) { newKey.focus(); newKey.select(); }
 })();
