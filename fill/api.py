@@ -21,19 +21,26 @@ class FillPdfApi(APIView):
         description=openapi.fill_description(),
         tags=["fill"],
         request=ref("FillRequest"),
-        parameters=[openapi.TEMPLATE_EID, openapi.VERSION_NUMBER],
+        parameters=[openapi.TEMPLATE_EID, openapi.VERSION_NUMBER, *openapi.IGNORED_KEYS_HEADERS],
         success=(200, "application/pdf", "The filled PDF."),
         errors=[400, 404, 413, 503],
         examples=openapi.EXAMPLES,
     )
     @idempotent(keep_answer=False)
     def post(self, request: Request, template_eid: str) -> HttpResponse:
-        pdf = fill_template(
+        filled = fill_template(
             organization=request.user.organization,
             template_eid=template_eid,
             version_number=parse_version_number(request.query_params.get("versionNumber")),
             body=request.data,
-        ).pdf
-        return file_response(
-            pdf, filename=f"{template_eid}.pdf", content_type="application/pdf", attachment=False
         )
+        response = file_response(
+            filled.pdf,
+            filename=f"{template_eid}.pdf",
+            content_type="application/pdf",
+            attachment=False,
+        )
+        if filled.ignored_keys:
+            response[openapi.IGNORED_KEYS_HEADER] = openapi.ignored_keys_header(filled.ignored_keys)
+            response[openapi.IGNORED_KEYS_COUNT_HEADER] = str(len(filled.ignored_keys))
+        return response

@@ -7,6 +7,8 @@ declares. docs/fill.md is the long form.
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter
@@ -141,6 +143,46 @@ TEMPLATE_EID = OpenApiParameter(
     OpenApiParameter.PATH,
     description="The template's eid (a cast's eid on the wire).",
 )
+
+# Keys of ``data`` that name no field: the fill ignores them and the 200 says which.
+IGNORED_KEYS_HEADER = "X-Ignored-Keys"
+IGNORED_KEYS_COUNT_HEADER = "X-Ignored-Keys-Count"
+IGNORED_KEYS_HEADER_LIMIT = 1000  # characters of the list; the count header has them all
+
+
+def ignored_keys_header(keys: tuple[str, ...]) -> str:
+    """The keys comma-separated, each percent-encoded (UTF-8) but for letters, digits and
+    ``-._~``; cut after the last key that fits in IGNORED_KEYS_HEADER_LIMIT characters."""
+    listed: list[str] = []
+    length = 0
+    for key in keys:
+        encoded = quote(key, safe="")
+        length += len(encoded) + (2 if listed else 0)
+        if length > IGNORED_KEYS_HEADER_LIMIT:
+            break
+        listed.append(encoded)
+    return ", ".join(listed)
+
+
+IGNORED_KEYS_HEADERS = [
+    OpenApiParameter(
+        IGNORED_KEYS_HEADER,
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        response=[200],
+        description="Only when `data` has keys that name no field of the template (they fill "
+        "nothing): those keys, comma-separated, in the order sent, each percent-encoded "
+        "(UTF-8) except letters, digits and `-._~`; a list over "
+        f"{IGNORED_KEYS_HEADER_LIMIT} characters ends at the last key that fits.",
+    ),
+    OpenApiParameter(
+        IGNORED_KEYS_COUNT_HEADER,
+        OpenApiTypes.INT,
+        OpenApiParameter.HEADER,
+        response=[200],
+        description=f"With `{IGNORED_KEYS_HEADER}`: how many keys were ignored in all.",
+    ),
+]
 
 EXAMPLES = [
     OpenApiExample(

@@ -11,6 +11,7 @@ from accounts.models import Organization
 from accounts.payload_keys import payload_decrypt
 from core.engine.images import load_image
 from core.engine.problems import EngineError
+from core.engine.template_spec import TemplateSpec
 from core.errors import raise_for_engine_error
 from core.resources import font_library, image_policy
 from fill.engine import (
@@ -70,6 +71,21 @@ def fill_source(source: TemplateSource, body: Any) -> bytes:
 class Filled:
     version: TemplateVersion  # the version filled (the caller may have named none)
     pdf: bytes
+    # The top-level keys of ``data`` that name no field of the template (a misspelt alias),
+    # in the order first sent: the fill ignores them, the answer reports them.
+    ignored_keys: tuple[str, ...] = ()
+
+
+def ignored_keys(spec: TemplateSpec, data: Any) -> tuple[str, ...]:
+    """The keys of ``data`` (an object, or each object of a whole-PDF repeat's array) that are
+    no alias of ``spec``'s fields or arrays, each once, in the order first sent."""
+    aliases = {field.alias for field in spec.fields} | {array.alias for array in spec.arrays}
+    documents = data if isinstance(data, list) else [data]
+    found: dict[str, None] = {}
+    for document in documents:
+        if isinstance(document, dict):
+            found.update((key, None) for key in document if key not in aliases)
+    return tuple(found)
 
 
 def fill_template(
@@ -82,7 +98,8 @@ def fill_template(
     )
     if isinstance(body, dict) and isinstance(body.get("data"), str) and body["data"]:
         body = {**body, "data": payload_decrypt(organization=organization, text=body["data"])}
-    return Filled(source.version, fill_source(source, body))
+    pdf = fill_source(source, body)
+    return Filled(source.version, pdf, ignored_keys(source.spec, body["data"]))
 
 
 def fill_with_example_data(*, template: PdfTemplate) -> bytes:
