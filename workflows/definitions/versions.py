@@ -90,7 +90,7 @@ def running_definition(workflow: Workflow, *, published_only: bool) -> Running:
     """The latest published version; else, unless ``published_only``, the working version."""
     latest = latest_version(workflow)
     if latest is not None:
-        return Running(parse_definition(latest.definition), latest.number)
+        return Running(parse_definition(latest.definition, kept=True), latest.number)
     if published_only:
         raise NotFound(f"The workflow '{workflow.slug}' is not published.")
     return Running(checked_definition(workflow), None)

@@ -260,9 +260,11 @@ def _cross_check(definition: WorkflowDef, problems: list[Problem]) -> None:
         problems.append(Problem("signers", "Every signing box needs an id of its own."))
 
 
-def parse_definition(raw: Any) -> WorkflowDef:
+def parse_definition(raw: Any, *, kept: bool = False) -> WorkflowDef:
     """The definition in ``raw`` (its JSON form), checked; DefinitionInvalid lists every
-    problem. Template eids are not looked up here: the service does that."""
+    problem. Template eids are not looked up here: the service does that. ``kept``: a
+    definition read back from storage (a version, a submission's), not held to checks added
+    since it was kept (parse_webform)."""
     problems: list[Problem] = []
     if not isinstance(raw, Mapping):
         raise DefinitionInvalid([Problem("", "A workflow definition is a JSON object.")])
@@ -279,7 +281,7 @@ def parse_definition(raw: Any) -> WorkflowDef:
     webforms = [
         w
         for i, item in enumerate(raw_webforms)
-        if (w := parse_webform(item, f"webforms.{i}", problems))
+        if (w := parse_webform(item, f"webforms.{i}", problems, kept=kept))
     ]
     documents = [
         d

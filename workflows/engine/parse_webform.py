@@ -21,7 +21,13 @@ from workflows.engine.catalogue import (
     MAX_PAGES,
     SLUG,
 )
-from workflows.engine.conditions import ConditionInvalid, condition_keys, kept_condition
+from workflows.engine.conditions import (
+    ConditionInvalid,
+    condition_keys,
+    condition_of,
+    kept_condition,
+    same,
+)
 from workflows.engine.defs import FieldDef, GroupDef, PageDef, WebformDef
 from workflows.engine.rules import EMPTY, FieldInvalid, check_value
 
@@ -241,12 +247,16 @@ def _group(raw: Any, path: str, problems: list[Problem]) -> GroupDef | None:
 
 class _Keys:
     """The keys of a webform met so far (fields, groups and their fields share one space), and
-    the page of each: a showWhen must name a field met before it."""
+    the page of each: a showWhen must name a field met before it; and, unless the definition
+    is one kept before this was checked (``check_options`` false), compare a field with options
+    (a radio group) with values one of its options has."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, check_options: bool = True) -> None:
         self.page: dict[str, int] = {}
         self.in_group: set[str] = set()
         self.groups: dict[str, set[str]] = {}  # a repeating group's key -> its fields' keys
+        self.options: dict[str, tuple[str, ...]] = {}  # a key or group.key -> its option values
+        self.check_options = check_options
         self.current = 0  # the page being read
 
     def add(self, key: str, page: int, at: str, problems: list[Problem], *, grouped: bool) -> None:
@@ -277,6 +287,32 @@ class _Keys:
             if not earlier:
                 where = "field on an earlier page" if page >= 0 else "earlier field"
                 problems.append(Problem(f"{at}.showWhen.field", f"No {where} has the key {key!r}."))
+        if self.check_options:
+            self._check_values(condition, at, problems)
+
+    def _check_values(self, text: str, at: str, problems: list[Problem]) -> None:
+        """An equals, notEquals or oneOf on a field with options compares with values one of
+        its options has ("Yes" where the option is "yes" would never hold)."""
+        condition = condition_of(text)
+        if condition is None:
+            return
+        alone = len(condition.rules) == 1 and condition.match == "all"
+        for n, rule in enumerate(condition.rules):
+            values = self.options.get(rule.field)
+            if not values or rule.op not in ("equals", "notEquals", "oneOf"):
+                continue
+            where = f"{at}.showWhen.{'' if alone else f'{condition.match}.{n}.'}{rule.op}"
+            for expected in rule.value if rule.op == "oneOf" else [rule.value]:
+                if not any(same(value, expected) for value in values):
+                    shown = ", ".join(repr(v) for v in values[:10])
+                    more = ", …" if len(values) > 10 else ""
+                    problems.append(
+                        Problem(
+                            where,
+                            f"No option of {rule.field!r} has the value {expected!r}; "
+                            f"its values: {shown}{more}.",
+                        )
+                    )
 
 
 def _page(raw: Any, index: int, path: str, keys: _Keys, problems: list[Problem]) -> PageDef | None:
@@ -303,6 +339,8 @@ def _page(raw: Any, index: int, path: str, keys: _Keys, problems: list[Problem])
         if field.show_when:
             keys.check_condition(field.show_when, f"{at}.fields.{n}", problems, page=-1)
         keys.add(field.key, index, f"{at}.fields.{n}", problems, grouped=False)
+        if field.options:
+            keys.options[field.key] = tuple(value for value, _ in field.options)
         fields.append(field)
     groups = []
     for n, raw_group in enumerate(raw_groups):
@@ -313,6 +351,8 @@ def _page(raw: Any, index: int, path: str, keys: _Keys, problems: list[Problem])
         keys.groups[group.key] = {member.key for member in group.fields}
         for m, member in enumerate(group.fields):
             keys.add(member.key, index, f"{at}.groups.{n}.fields.{m}", problems, grouped=True)
+            if member.options:
+                keys.options[f"{group.key}.{member.key}"] = tuple(v for v, _ in member.options)
         groups.append(group)
     return PageDef(
         id=page_id or f"page{index + 1}",
@@ -324,7 +364,11 @@ def _page(raw: Any, index: int, path: str, keys: _Keys, problems: list[Problem])
     )
 
 
-def parse_webform(raw: Any, path: str, problems: list[Problem]) -> WebformDef | None:
+def parse_webform(
+    raw: Any, path: str, problems: list[Problem], *, kept: bool = False
+) -> WebformDef | None:
+    """A webform of a definition; ``kept`` for one read back from storage, which is not held
+    to the checks added after it may have been kept (a condition's value among the options)."""
     if not isinstance(raw, Mapping):
         problems.append(Problem(path, "Must be an object."))
         return None
@@ -336,7 +380,7 @@ def parse_webform(raw: Any, path: str, problems: list[Problem]) -> WebformDef | 
     raw_pages = read_list(raw.get("pages"), f"{path}.pages", problems, MAX_PAGES)
     if not raw_pages:
         problems.append(Problem(f"{path}.pages", "A webform needs at least one page."))
-    keys = _Keys()
+    keys = _Keys(check_options=not kept)
     pages = [
         page
         for index, raw_page in enumerate(raw_pages)

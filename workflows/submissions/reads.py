@@ -27,7 +27,7 @@ SIGNING = (Status.READY_TO_SIGN, Status.AWAITING_SIGNATURES)
 def definition_for(submission: Submission) -> WorkflowDef:
     """The definition the submission follows, parsed from what it stores (nothing is kept on the
     instance: a caller that needs it again hands it along, as a save does in its request)."""
-    return parse_definition(submission.definition)
+    return parse_definition(submission.definition, kept=True)
 
 
 def submission_get(*, organization: Organization, eid: str) -> Submission:

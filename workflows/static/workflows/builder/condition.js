@@ -17,6 +17,7 @@ export const TESTS = [
 ];
 const NUMBERS = new Set(["number", "integer", "dollar", "percent"]);
 const COMPARISONS = new Set(["lt", "lte", "gt", "gte"]);
+const PICKED = new Set(["equals", "notEquals"]); // tests whose value is one of a field's options
 
 // A typed value as the condition's JSON wants it: a number field's as a number, a checkbox's as
 // true or false, others as text. A comparison takes a number (what is not one the save refuses).
@@ -50,6 +51,7 @@ export function conditionEditor({ id, earlier, value, set, label, help, error })
   let match = parsed.match;
   const rows = parsed.listedRules.map((rule) => ({ field: rule.field, op: rule.op, text: valueText(rule) }));
   const typeOf = (key) => earlier.find((f) => f.data.key === key)?.data.type;
+  const optionsOf = (key) => (earlier.find((f) => f.data.key === key)?.data.options || []).filter((o) => o.value);
   const emit = () => set(conditionJSON(rows, match, typeOf));
   const box = h("div", { class: "wfb-condition" });
   const fieldOptions = (current, always) => [
@@ -76,6 +78,7 @@ export function conditionEditor({ id, earlier, value, set, label, help, error })
         if (!first.value) rows.splice(0);
         else if (!rows.length) rows.push({ field: first.value, op: "hasValue", text: "" });
         else rows[0].field = first.value;
+        if (rows.length) pickFirst(rows[0]);
         emit();
         draw(null);
       },
@@ -88,14 +91,43 @@ export function conditionEditor({ id, earlier, value, set, label, help, error })
   const adding = h("div");
   box.append(matchHolder, h("div", { class: "wfb-rule", dataset: { rule: "1" } }, first, firstExtras), rest, adding);
 
-  function parts(row, n) {
-    const number = n + 1;
-    const given = h("input", {
+  // The value of a rule: "is" / "is not" on a field with options (a radio group) picks one of
+  // them (a value no option has would never hold, and the save refuses it); else typed text.
+  function valueControl(row, number) {
+    const options = optionsOf(row.field);
+    const common = {
       id: `${id}-value-${number}`,
       class: "wfb-input",
-      type: "text",
       dataset: { rule: String(number), part: "value" },
       "aria-label": `Value of rule ${number}`,
+    };
+    if (options.length && PICKED.has(row.op)) {
+      const known = options.some((o) => o.value === row.text.trim());
+      const picker = h(
+        "select",
+        {
+          ...common,
+          onchange: () => {
+            row.text = picker.value;
+            emit();
+          },
+        },
+        known
+          ? null
+          : h("option", { value: row.text, selected: true }, row.text.trim() ? `${row.text} (not an option)` : "Choose an option"),
+        options.map((o) =>
+          h(
+            "option",
+            { value: o.value, selected: o.value === row.text.trim() },
+            o.label && o.label !== o.value ? `${o.label} (${o.value})` : o.value,
+          ),
+        ),
+      );
+      return picker;
+    }
+    const given = h("input", {
+      ...common,
+      type: "text",
       value: row.text,
       hidden: row.op === "hasValue",
       oninput: () => {
@@ -103,6 +135,20 @@ export function conditionEditor({ id, earlier, value, set, label, help, error })
         emit();
       },
     });
+    return given;
+  }
+
+  // A rule just turned to "is" / "is not" on a field with options: its first option, unless it
+  // has a value one of them has already.
+  function pickFirst(row) {
+    const options = optionsOf(row.field);
+    if (options.length && PICKED.has(row.op) && !options.some((o) => o.value === row.text.trim()))
+      row.text = options[0].value;
+  }
+
+  function parts(row, n) {
+    const number = n + 1;
+    const given = valueControl(row, number);
     const test = h(
       "select",
       {
@@ -112,8 +158,9 @@ export function conditionEditor({ id, earlier, value, set, label, help, error })
         "aria-label": `Test of rule ${number}`,
         onchange: () => {
           row.op = test.value;
-          given.hidden = row.op === "hasValue";
+          pickFirst(row);
           emit();
+          draw(`${id}-test-${number}`);
         },
       },
       TESTS.map(([op, words]) => h("option", { value: op, selected: op === row.op }, words)),
@@ -158,7 +205,9 @@ export function conditionEditor({ id, earlier, value, set, label, help, error })
           "aria-label": `Field of rule ${number}`,
           onchange: () => {
             row.field = field.value;
+            pickFirst(row);
             emit();
+            draw(`${id}-field-${number}`);
           },
         },
         fieldOptions(row.field, false),
