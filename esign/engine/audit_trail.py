@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import functools
 import io
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Sequence
+from datetime import UTC
 from pathlib import Path
 
 from reportlab.lib.colors import HexColor
@@ -31,11 +30,30 @@ from reportlab.pdfgen.canvas import Canvas
 
 from core.engine.fonts import DEFAULT_FAMILY, FontFace, FontLibrary
 from core.engine.fonts.coverage import is_usable_truetype
+from core.engine.fonts.shaping import LRI, PDI, RLI, isolate
 from core.engine.images import LoadedImage
 from core.engine.pdf.draw import Painter
 from core.engine.pdf.text import LINE_SPACING, Line, TextSetter
 from esign.engine.signature_image import SignatureImageUnusable, signature_image
 from esign.engine.stamp import stamp_pdf
+from esign.engine.trail_records import (
+    AuditTrail,
+    TrailAttachment,
+    TrailDocument,
+    TrailEvent,
+    TrailLabels,
+    TrailSigner,
+)
+
+__all__ = [
+    "AuditTrail",
+    "TrailAttachment",
+    "TrailDocument",
+    "TrailEvent",
+    "TrailLabels",
+    "TrailSigner",
+    "draw_audit_trail",
+]
 
 PAGE_WIDTH, PAGE_HEIGHT = 612.0, 792.0
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S UTC"
@@ -51,125 +69,6 @@ TEXT_SIZE = 9.0
 SMALL_SIZE = 7.5
 HASH_FONT = "Courier"  # a base-14 face: hashes line up, and every hex digit is in it
 SIGNATURE_BOX = (180.0, 54.0)
-
-
-@dataclass(frozen=True)
-class TrailLabels:
-    """The words of the record, in its reader's language. "{name}" marks a value put in."""
-
-    title: str = "Certificate of completion"
-    document_title: str = "Certificate of completion: {packet}"
-    document_subject: str = "Audit trail of packet {packet}"
-    packet: str = "Packet"
-    organization: str = "Organization"
-    status: str = "Status"
-    created: str = "Created"
-    completed: str = "Completed"
-    sealed_by: str = "Sealed by"
-    record_made: str = "This record made"
-    test_packet: str = "Test packet: its documents are marked as not legally binding."
-    documents: str = "Documents"
-    documents_note: str = (
-        "SHA-256 of each PDF before anyone signed, and of the sealed PDF delivered to the "
-        "signers. A file whose SHA-256 differs is not the one recorded here."
-    )
-    one_page: str = "{count} page"
-    pages: str = "{count} pages"
-    before_signing: str = "Before signing"
-    sealed: str = "Sealed"
-    signers: str = "Signers"
-    email: str = "Email"
-    none: str = "(none)"
-    routing_order: str = "Routing order"
-    signed: str = "Signed"
-    not_signed: str = "(not signed)"
-    adopted_signature: str = "Adopted signature"
-    none_adopted: str = "(none adopted)"
-    drawn: str = "drawn"
-    typed: str = "typed"
-    packet_history: str = "Packet history"
-    time: str = "Time (UTC)"
-    event: str = "Event"
-    ip_address: str = "IP address"
-    user_agent: str = "User agent"
-    detail: str = "Detail"
-    footer_packet: str = "packet {packet}"
-    # Files signers attached (an extension, esign.signing.attachments).
-    attachments: str = "Attached files"
-    attachments_note: str = (
-        "Files the signers attached, as the zip holds them, with the SHA-256 of each. A file "
-        "whose SHA-256 differs is not the one recorded here."
-    )
-    attached_by: str = "Attached by {signer}, {time}"
-    footer_page: str = "page {page} of {pages}"
-    # The reader's language is written right to left (Arabic, Hebrew): the page is mirrored,
-    # each label, value and column starting from the right margin.
-    right_to_left: bool = False
-    # A packet's or signer's status (the wire's value) as the reader says it; missing: as is.
-    statuses: Mapping[str, str] = field(default_factory=dict)
-
-    def status_of(self, value: str) -> str:
-        return self.statuses.get(value, value)
-
-
-@dataclass(frozen=True)
-class TrailEvent:
-    at: str  # formatted by the caller, e.g. "2026-03-04 05:06:07 UTC"
-    action: str  # for people: "Opened the signing link"
-    ip: str = ""
-    user_agent: str = ""
-    detail: str = ""
-
-
-@dataclass(frozen=True)
-class TrailDocument:
-    title: str
-    filename: str
-    pages: int
-    prepared_sha256: str
-    sealed_sha256: str
-
-
-@dataclass(frozen=True)
-class TrailAttachment:
-    """A file a signer attached: every value formatted by the caller."""
-
-    label: str  # the attachment field's label
-    filename: str
-    size: str  # "2.4 MB"
-    sha256: str
-    signer: str
-    attached_at: str
-
-
-@dataclass(frozen=True)
-class TrailSigner:
-    name: str
-    email: str
-    routing_order: int
-    status: str
-    completed_at: str
-    signature_png: bytes | None = field(default=None, repr=False)  # a drawn signature
-    signature_text: str = ""  # a typed one
-    events: tuple[TrailEvent, ...] = ()
-
-
-@dataclass(frozen=True)
-class AuditTrail:
-    packet_name: str
-    packet_eid: str
-    organization: str
-    status: str
-    is_test: bool
-    created_at: str
-    completed_at: str
-    generated_at: datetime  # aware: when this record was made (also the PDF's CreationDate)
-    sealed_by: str  # the seal certificate's subject, for the reader
-    documents: tuple[TrailDocument, ...]
-    signers: tuple[TrailSigner, ...]
-    packet_events: tuple[TrailEvent, ...] = ()
-    labels: TrailLabels = TrailLabels()
-    attachments: tuple[TrailAttachment, ...] = ()
 
 
 def draw_audit_trail(
@@ -281,7 +180,8 @@ class _Layout:
             heading = document.title or document.filename
             count = labels.one_page if document.pages == 1 else labels.pages
             pages = count.format(count=document.pages)
-            self.text(f"{heading}  ({document.filename}, {pages})", self.bold, TEXT_SIZE)
+            line = f"{isolate(heading)}  ({isolate(document.filename)}, {pages})"
+            self.text(self.sentence(line), self.bold, TEXT_SIZE)
             self.hash_line(labels.before_signing, document.prepared_sha256)
             self.hash_line(labels.sealed, document.sealed_sha256)
         if trail.attachments:
@@ -306,10 +206,15 @@ class _Layout:
         for attached in attachments:
             self.space(6)
             self.keep(3 * TEXT_SIZE * LINE_SPACING + 12)
-            heading = f"{attached.label}  ({attached.filename}, {attached.size})"
-            self.text(heading, self.bold, TEXT_SIZE)
-            by = labels.attached_by.format(signer=attached.signer, time=attached.attached_at)
-            self.text(by, self.regular, TEXT_SIZE, color=MUTED)
+            heading = (
+                f"{isolate(attached.label)}  ({isolate(attached.filename)}, "
+                f"{isolate(attached.size)})"
+            )
+            self.text(self.sentence(heading), self.bold, TEXT_SIZE)
+            by = labels.attached_by.format(
+                signer=isolate(attached.signer), time=isolate(attached.attached_at)
+            )
+            self.text(self.sentence(by), self.regular, TEXT_SIZE, color=MUTED)
             self.hash_line("SHA-256", attached.sha256)
 
     def signer(self, signer: TrailSigner) -> None:
@@ -381,11 +286,16 @@ class _Layout:
             columns.append((labels.detail, CONTENT_WIDTH - 246.0))
         rows = []
         for event in events:
-            action = event.action + (f" ({event.detail})" if event.detail and with_client else "")
+            # The detail is a sentence in the reader's language with values isolated in it
+            # (esign.sealing.certificate); put after the action, it is isolated in turn.
             if with_client:
+                action = event.action
+                if event.detail:
+                    action = self.sentence(f"{event.action} ({isolate(event.detail)})")
                 rows.append([event.at, action, event.ip or "-", event.user_agent or "-"])
             else:
-                rows.append([event.at, event.action, event.detail or ""])
+                detail = self.sentence(event.detail) if event.detail else ""
+                rows.append([event.at, event.action, detail])
         self.table(columns, rows)
 
     # --- primitives -----------------------------------------------------------------------------
@@ -421,10 +331,16 @@ class _Layout:
             if self.total_pages
             else ""
         )
-        packet = labels.footer_packet.format(packet=trail.packet_eid)
-        text = f"{labels.title}  |  {packet}  |  {pages}"
+        packet = labels.footer_packet.format(packet=isolate(trail.packet_eid))
+        text = self.sentence(f"{labels.title}  |  {packet}  |  {pages}")
         line = self.setter.line(text, self.regular, SMALL_SIZE)
         self.draw_line(line, MARGIN, MARGIN - 24, SMALL_SIZE, MUTED)
+
+    def sentence(self, text: str) -> str:
+        """``text``, words of the record with values isolated in it, set in the page's direction
+        (an isolate of it): on an Arabic page "Invoice  (tpl-1.pdf, 1 page)" reads from the
+        right, its brackets around the file name, whatever the title's script."""
+        return f"{RLI if self.right_to_left else LRI}{text}{PDI}"
 
     def across(self, x: float, width: float) -> float:
         """Where something ``width`` wide laid out at ``x`` from the left margin is drawn: there,

@@ -11,6 +11,7 @@ from django.core.files.storage import default_storage
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
+from core.engine.fonts.shaping import isolate
 from core.resources import font_library
 from esign.engine.audit_trail import (
     TIME_FORMAT,
@@ -60,31 +61,32 @@ def _event(event: AuditEvent) -> TrailEvent:
     # In the trail's language (audit_trail_pdf activates it); the error of a failed attempt is
     # the service's own text, as logged.
     if event.action == "signerDeclined" and detail.get("reason"):
-        text = gettext("reason: {reason}").format(reason=detail["reason"])
+        text = gettext("reason: {reason}").format(reason=isolate(detail["reason"]))
     elif event.action == "packetCreated" and "documents" in detail:
         count = int(detail["documents"])
         text = ngettext("{count} document", "{count} documents", count).format(count=count)
         if detail.get("bulkSend"):  # made by a bulk send (esign.bulk.sends): which one, which row
             text += "; " + gettext("bulk send {batch}, row {row}").format(
-                batch=detail["bulkSend"], row=detail.get("row")
+                batch=isolate(str(detail["bulkSend"])), row=detail.get("row")
             )
     elif event.action in ("packetExtended", "packetExpired") and detail.get("expiresAt"):
         expires = datetime.fromisoformat(detail["expiresAt"])
         text = gettext("expires at {time}").format(time=_when(expires))
     elif event.action in ("signerCodeSent", "signerVerified") and detail.get("to"):
         method = gettext("SMS") if detail.get("method") == "sms" else gettext("email")
-        text = gettext("by {method} to {to}").format(method=method, to=detail["to"])
+        text = gettext("by {method} to {to}").format(method=method, to=isolate(detail["to"]))
     elif event.action == "signingUrlCreated" and detail.get("verifiedBy") == "integrator":
         text = gettext("identity verified by the integrator")
     elif event.action == "signerCompleted" and detail.get("group"):
-        text = gettext("for the group “{group}”").format(group=detail["group"])
+        text = gettext("for the group “{group}”").format(group=isolate(detail["group"]))
     elif event.action == "signerCompleted" and detail.get("witnessFor"):
         text = gettext("witnessed the signature of {name}").format(
-            name=detail.get("witnessed") or detail["witnessFor"]
+            name=isolate(detail.get("witnessed") or detail["witnessFor"])
         )
     elif event.action == "signerSkipped" and detail.get("group"):
         text = gettext("the group “{group}” was signed by {names}").format(
-            group=detail["group"], names=", ".join(detail.get("signedBy") or ())
+            group=isolate(detail["group"]),
+            names=", ".join(isolate(name) for name in detail.get("signedBy") or ()),
         )
     elif event.action in ("signerAttachmentAdded", "signerAttachmentRemoved"):
         text = str(detail.get("filename", ""))
@@ -92,7 +94,7 @@ def _event(event: AuditEvent) -> TrailEvent:
         text = _forward_text(event.action, detail)
     elif event.action == "packetSealFailed":
         text = gettext("attempt {attempt}: {error}").format(
-            attempt=detail.get("attempt"), error=detail.get("error")
+            attempt=detail.get("attempt"), error=isolate(str(detail.get("error") or ""))
         )
     return TrailEvent(
         at=_when(event.at),
@@ -114,11 +116,11 @@ def _forward_text(action: str, detail: dict) -> str:
         who = gettext("by the signer")
     else:
         who = gettext("by the sender ({requested_by})").format(
-            requested_by=detail.get("requestedBy", "")
+            requested_by=isolate(detail.get("requestedBy", ""))
         )
     if action == "signerForwarded":
-        return gettext("to {person}, {who}").format(person=person, who=who)
-    return gettext("in place of {person}, {who}").format(person=person, who=who)
+        return gettext("to {person}, {who}").format(person=isolate(person), who=who)
+    return gettext("in place of {person}, {who}").format(person=isolate(person), who=who)
 
 
 def audit_trail_of(packet: Packet, *, credentials: SealCredentials) -> AuditTrail:

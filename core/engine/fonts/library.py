@@ -11,6 +11,8 @@ import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
+from fontTools.unicodedata import script_extension
+
 from core.engine.fonts.catalog import SLOT_FALLBACKS, SLOTS, Catalog, load_catalog, slot_name
 from core.engine.fonts.coverage import is_usable_truetype
 from core.engine.fonts.downloads import Download, cached_font_file
@@ -231,19 +233,57 @@ class FontLibrary:
 
         Whitespace and combining marks stay in the current run; a character no face covers is
         left with the chosen face. Consecutive characters with the same face are merged.
+        Punctuation the chosen face lacks (、 and 。 after kana, 「 before kanji) is drawn by the
+        face of the text around it, see _punctuation_face.
         """
         chain = self._chain(face)
         runs: list[tuple[FontFace, str]] = []
         current = face
-        for char in text:
+        for index, char in enumerate(text):
             code = ord(char)
             if not (runs and _stays_in_run(char, code, current)):
-                current = next((f for f in chain if code in f.codepoints()), face)
+                if code > 0x7F and code not in face.codepoints() and _is_punctuation(char):
+                    current = self._punctuation_face(text, index, runs, chain, face)
+                else:
+                    current = next((f for f in chain if code in f.codepoints()), face)
             if runs and runs[-1][0] == current:
                 runs[-1] = (current, runs[-1][1] + char)
             else:
                 runs.append((current, char))
         return runs
+
+    def _punctuation_face(
+        self,
+        text: str,
+        index: int,
+        runs: list[tuple[FontFace, str]],
+        chain: _Chain,
+        face: FontFace,
+    ) -> FontFace:
+        """The face for the punctuation mark ``text[index]``, which the chosen face lacks.
+
+        Punctuation belongs to no script, so the first fallback that has it would draw it, and
+        several scripts' fonts have CJK punctuation (Noto Sans Mongolian has 、 and 。, raised
+        and out of place beside Japanese). So it is drawn by the face of the run it is in (the
+        text before it), else by the face of the next letter after it, else by a face that has
+        its glyph and the letters of the scripts that use it (for 、 and 。 a CJK font), else by
+        the first face that has it, as any other character."""
+        code = ord(text[index])
+        if runs and code in runs[-1][0].codepoints():
+            return runs[-1][0]
+        for char in text[index + 1 :]:
+            if char.isspace() or _is_punctuation(char):
+                continue
+            after = next((f for f in chain if ord(char) in f.codepoints()), face)
+            if code in after.codepoints():
+                return after
+            break
+        having = [f for f in chain if code in f.codepoints()]
+        samples = _script_samples(text[index])
+        return next(
+            (f for f in having if any(ord(s) in f.codepoints() for s in samples)),
+            having[0] if having else face,
+        )
 
     def _chain(self, face: FontFace) -> _Chain:
         chain = self._chains.get(face)
@@ -357,6 +397,22 @@ def _stays_in_run(char: str, code: int, current: FontFace) -> bool:
     if unicodedata.category(char).startswith("M"):
         return code in current.codepoints()
     return False
+
+
+def _is_punctuation(char: str) -> bool:
+    return unicodedata.category(char).startswith("P")
+
+
+# A letter of each script that shares punctuation with others, to tell a font of that script:
+# CJK first (Han, kana, Hangul, Bopomofo), as the scripts most text with that punctuation is in.
+_SCRIPT_SAMPLES = {"Hani": "一", "Hira": "あ", "Kana": "ア", "Hang": "가", "Bopo": "ㄅ"}
+
+
+def _script_samples(char: str) -> list[str]:
+    """Letters of the scripts that use the punctuation mark ``char`` (its Unicode
+    Script_Extensions), CJK scripts only; none for marks every script uses ("," or "!")."""
+    scripts = script_extension(char)
+    return [sample for script, sample in _SCRIPT_SAMPLES.items() if script in scripts]
 
 
 def _css_string(value: str) -> str:

@@ -13,7 +13,17 @@ from dataclasses import dataclass
 from reportlab.pdfbase import pdfmetrics
 
 from core.engine.fonts import FontFace, FontLibrary, register_face
-from core.engine.fonts.shaping import has_right_to_left, shape_logical, visual_line
+from core.engine.fonts.shaping import (
+    FSI,
+    LRI,
+    PDI,
+    RLI,
+    has_isolates,
+    needs_ordering,
+    shape_logical,
+    visual_line,
+    without_isolates,
+)
 
 MIN_FONT_SIZE = 4.0
 PADDING = 2.0
@@ -45,7 +55,10 @@ class TextSetter:
 
     @staticmethod
     def width(runs: tuple[Run, ...], size: float) -> float:
-        return sum(pdfmetrics.stringWidth(text, name, size) for name, text in runs)
+        # Isolate marks (core.engine.fonts.shaping) are not drawn: they take no room.
+        return sum(
+            pdfmetrics.stringWidth(without_isolates(text), name, size) for name, text in runs
+        )
 
     @staticmethod
     def extent(name: str) -> tuple[float, float]:
@@ -86,14 +99,17 @@ class TextSetter:
         space = self.width(self.runs(" ", face), size)
         lines: list[Line] = []
         for paragraph in text.split("\n"):
-            if bidi and has_right_to_left(paragraph):
+            if bidi and needs_ordering(paragraph):
                 # Wrapped in reading order with the joined letters' widths; each line is then
-                # drawn in visual order.
-                lines.extend(
-                    self.line(self._text(line), face, size)
-                    for line in self.wrap(shape_logical(paragraph), face, size, width, bidi=False)
-                )
+                # drawn in visual order, with the isolates still open at its start.
+                open_isolates = ""
+                for line in self.wrap(shape_logical(paragraph), face, size, width, bidi=False):
+                    logical = self._text(line)
+                    lines.append(self.line(open_isolates + logical, face, size))
+                    open_isolates = _still_open(open_isolates + logical)
                 continue
+            if bidi and has_isolates(paragraph):
+                paragraph = without_isolates(paragraph)
             current: list[Run] = []
             current_width = 0.0
             for word in paragraph.split(" "):
@@ -137,3 +153,15 @@ class TextSetter:
             size = max(MIN_FONT_SIZE, size * 0.9)
             lines = self.wrap(text, face, size, width)
         return lines, size
+
+
+def _still_open(text: str) -> str:
+    """The isolate marks that ``text`` opens and does not close, in order: a line wrapped inside
+    an isolate goes on inside it."""
+    opened: list[str] = []
+    for char in text:
+        if char in (LRI, RLI, FSI):
+            opened.append(char)
+        elif char == PDI and opened:
+            opened.pop()
+    return "".join(opened)
