@@ -56,10 +56,23 @@ _STYLE: dict[str, Schema] = {
         "type": "number",
         "exclusiveMinimum": 0,
         "maximum": MAX_FONT_SIZE,
+        "description": "Points; text may shrink below it to fit its box.",
     },
-    "textColor": {"type": "string", "pattern": r"^#?[0-9A-Fa-f]{6}$"},
-    "alignment": {"type": "string", "enum": list(ALIGNMENTS)},
-    "fontWeight": {"type": "string", "enum": list(FONT_WEIGHTS)},
+    "textColor": {
+        "type": "string",
+        "pattern": r"^#?[0-9A-Fa-f]{6}$",
+        "description": "Six hex digits, `#` optional.",
+    },
+    "alignment": {
+        "type": "string",
+        "enum": list(ALIGNMENTS),
+        "description": "Horizontal alignment in the box.",
+    },
+    "fontWeight": {
+        "type": "string",
+        "enum": list(FONT_WEIGHTS),
+        "description": "Weight and slant.",
+    },
 }
 
 _SHAPES_TEXT = "\n".join(f"- `{kind}`: {VALUE_SHAPES[kind]}" for kind in FIELD_TYPES)
@@ -103,7 +116,13 @@ SCHEMAS: dict[str, Schema] = {
         "non-array field repeats its page once per element; an array field (a column of rows) "
         "takes an array, elements optionally wrapped as `{data, <style>, readOnly}`, and its "
         "page repeats when the array is longer than its rows.",
-        "additionalProperties": {"description": "A value of the field's type (see above)."},
+        "additionalProperties": {
+            "description": "A value of the field's type (see above).",
+            "anyOf": [
+                {"type": kind}
+                for kind in ("string", "number", "boolean", "object", "array", "null")
+            ],
+        },
         "example": {
             "name": {"firstName": "Ada", "lastName": "Lovelace"},
             "email": "ada@example.com",

@@ -72,7 +72,12 @@ SCHEMAS: dict[str, Schema] = {
         "Markdown-only properties are ignored.",
         "required": ["data"],
         "properties": {
-            "type": {"type": "string", "enum": ["html", "markdown"], "default": "markdown"},
+            "type": {
+                "type": "string",
+                "enum": ["html", "markdown"],
+                "default": "markdown",
+                "description": "What `data` is: `html` (`{html, css}`) or `markdown` (blocks).",
+            },
             "title": {
                 "type": "string",
                 "description": "The PDF's title (HTML mode: else the document's `<title>`).",
@@ -86,7 +91,10 @@ SCHEMAS: dict[str, Schema] = {
                     ref("EncryptedData"),
                 ],
             },
-            "page": ref("PageSettings"),
+            "page": {
+                **ref("PageSettings"),
+                "description": "Page size, margins and the page counter.",
+            },
             "fontSize": {
                 **_FONT_SIZE,
                 "default": DEFAULT_FONT_SIZE_PT,
@@ -145,7 +153,7 @@ SCHEMAS: dict[str, Schema] = {
                 "`\\n` breaks a line).",
                 "items": {
                     "type": "array",
-                    "items": {"type": ["string", "number", "null"]},
+                    "items": {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "null"}]},
                 },
             },
             "firstRowHeaders": {
@@ -164,18 +172,26 @@ SCHEMAS: dict[str, Schema] = {
                 "type": "array",
                 "description": "One entry per column from the left; `{}` or `null`: no change.",
                 "items": {
-                    "type": ["object", "null"],
-                    "properties": {
-                        "align": {"type": "string", "enum": list(_ALIGNS)},
-                        "width": {
-                            "description": 'Pixels (`120` or `"120px"`) or a percentage of '
-                            'the table (`"25%"`).',
-                            "oneOf": [
-                                {"type": "number", "exclusiveMinimum": 0},
-                                {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*(px|%)?\s*$"},
-                            ],
+                    "anyOf": [
+                        {
+                            "type": "object",
+                            "properties": {
+                                "align": {"type": "string", "enum": list(_ALIGNS)},
+                                "width": {
+                                    "description": 'Pixels (`120` or `"120px"`) or a percentage '
+                                    'of the table (`"25%"`).',
+                                    "oneOf": [
+                                        {"type": "number", "exclusiveMinimum": 0},
+                                        {
+                                            "type": "string",
+                                            "pattern": r"^\s*\d+(\.\d+)?\s*(px|%)?\s*$",
+                                        },
+                                    ],
+                                },
+                            },
                         },
-                    },
+                        {"type": "null"},
+                    ]
                 },
             },
         },

@@ -64,11 +64,22 @@ def component(name: str, *, extra: Schema | None = None, required: tuple[str, ..
     result["required"] = [*required, *result.get("required", [])]
     if needed:
         result["$defs"] = {ref: _rewrite(registered_schema(ref)) for ref in sorted(needed)}
-    return result
+    return _strict(result)
 
 
 def _object(properties: Schema, required: list[str]) -> Schema:
-    return {"type": "object", "properties": properties, "required": required}
+    return _strict({"type": "object", "properties": properties, "required": required})
+
+
+def _strict(schema: Schema) -> Schema:
+    """A tool's input schema as strict clients want it (the MCP Inspector, agents that check
+    arguments before calling): JSON Schema 2020-12 (MCP's default dialect) named, and no
+    argument but those listed (tools.tool_run refuses any other, naming it)."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        **schema,
+        "additionalProperties": False,
+    }
 
 
 def list_templates() -> Schema:
@@ -133,12 +144,41 @@ def create_packet() -> Schema:
             "isTest": {"type": "boolean", "description": "A test packet (watermarked)."},
             "webhookURL": {"type": "string", "description": "This packet's own webhook URL."},
             "mergePDFs": {"type": "boolean", "description": "One PDF of all the documents."},
-            "signatureEmailSubject": {"type": "string"},
-            "signatureEmailBody": {"type": "string"},
+            "signatureEmailSubject": {
+                "type": "string",
+                "description": "The subject of the signing emails.",
+            },
+            "signatureEmailBody": {
+                "type": "string",
+                "description": "A message added to the signing emails.",
+            },
             "language": {
                 "type": "string",
                 "enum": [code for code, _name in Language.choices],
                 "description": "The signers' pages and emails and the audit trail.",
+            },
+            "replyToEmail": {"type": "string", "description": "Where signers' replies go."},
+            "replyToName": {"type": "string", "description": "The name beside replyToEmail."},
+            "reminderDays": {
+                "type": "integer",
+                "description": "Remind signers who have not signed every this many days (1-365).",
+            },
+            "expiresAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "The packet expires then (ISO 8601, UTC without an offset).",
+            },
+            "expiresInDays": {
+                "type": "integer",
+                "description": "The packet expires this many days from now (instead of expiresAt).",
+            },
+            "allowForward": {
+                "type": "boolean",
+                "description": "Signers may hand their turn to someone else.",
+            },
+            "allowUpdates": {
+                "type": "boolean",
+                "description": "Kept with the packet, as createEtchPacket's allowUpdates.",
             },
         },
         ["files", "signers"],
@@ -176,9 +216,15 @@ def submit_workflow() -> Schema:
             },
             "submissionEid": {"type": "string", "description": "Update this submission."},
             "complete": {"type": "boolean", "description": "Finish the webform."},
-            "isTest": {"type": "boolean"},
-            "currentStep": {"type": "integer"},
-            "webhookURL": {"type": "string"},
+            "isTest": {"type": "boolean", "description": "A test submission."},
+            "currentStep": {
+                "type": "integer",
+                "description": "The page (from 0) a person who continues the submission opens.",
+            },
+            "webhookURL": {
+                "type": "string",
+                "description": "This submission's own webhook URL.",
+            },
         },
         ["forgeEid", "payload"],
     )

@@ -277,6 +277,11 @@ def tool_run(identity: ApiIdentity, name: str, arguments: dict[str, Any]) -> Too
         # The API's door checks, which a JSON body meets before any parser: no NUL, control
         # character or lone surrogate in any string, no nesting past the API's depth.
         check_json_value(arguments, max_depth=settings.API_JSON_MAX_DEPTH)
+        # The input schema allows no other argument (additionalProperties: false), so a
+        # misspelt one is refused by name rather than ignored.
+        unknown = sorted(set(arguments) - set(spec.input_schema()["properties"]))
+        if unknown:
+            raise ValidationFailed.single(unknown[0], f"Not an argument of {name}.")
         # A refused call stores nothing, whatever its tool did before refusing.
         with transaction.atomic():
             return spec.run(identity, arguments)

@@ -121,7 +121,7 @@ def test_the_generate_operation_has_page_and_markdown_blocks(document: dict[str,
         "200", "202", "400", "401", "409", "413", "415", "422", "429", "500", "503",
     }  # fmt: skip
     request = schemas["GenerateRequest"]
-    assert request["properties"]["page"] == {"$ref": "#/components/schemas/PageSettings"}
+    assert request["properties"]["page"]["$ref"] == "#/components/schemas/PageSettings"
     assert schemas["PageSettings"]["properties"]["pageCount"]["enum"] == list(PAGE_COUNT_BOXES)
     assert set(schemas["MarkdownBlock"]["properties"]) == {
         "label", "heading", "content", "table", "fontFamily", "fontSize", "textColor",
