@@ -20,6 +20,7 @@ from django.db import IntegrityError, transaction
 
 from accounts.models import Membership, Organization, SsoIdentity, User
 from accounts.services import member_add
+from accounts.sso_roles import role_groups_follow
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +91,7 @@ def _returning(user: User) -> User:
     if user.is_superuser:
         # Whoever controls the identity at the provider must not become a superuser here.
         raise SsoRefused("A superuser signs in with their password only.")
+    role_groups_follow(user)  # the permissions of their role now (accounts.sso_roles)
     return user
 
 
@@ -122,6 +124,7 @@ def _create(issuer: str, subject: str, claims: dict[str, Any]) -> User:
             if settings.SSO_STAFF_GROUP:
                 user.groups.add(Group.objects.get_or_create(name=settings.SSO_STAFF_GROUP)[0])
             member_add(organization=organization, user=user, role=_role_for(claims))
+            role_groups_follow(user)
     except IntegrityError:
         # The same identity made at this moment by a sign-in that did not wait (SQLite).
         raise SsoRefused("The identity was created at the same time.") from None
