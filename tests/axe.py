@@ -23,10 +23,15 @@ def _source() -> str:
 
 
 def axe_violations(
-    tab: Any, *, include: list[str] | None = None, exclude: list[str] | None = None
+    tab: Any,
+    *,
+    include: list[str] | None = None,
+    exclude: list[str] | None = None,
+    best_practice: bool = False,
 ) -> list[dict[str, Any]]:
     """The violations axe finds on the tab's page (or the parts ``include`` selects):
-    ``[{"id", "impact", "help", "nodes": [target...]}]``."""
+    ``[{"id", "impact", "help", "nodes": [target...]}]``. ``best_practice`` adds axe's
+    best-practice rules (``empty-table-header``, ``page-has-heading-one``...)."""
     tab.evaluate(_source())
     result = tab.evaluate(
         """async ([tags, include, exclude]) => {
@@ -38,6 +43,6 @@ def axe_violations(
             nodes: v.nodes.map((n) => n.target.join(" ")),
           }));
         }""",
-        [TAGS, include or [], exclude or []],
+        [TAGS + (["best-practice"] if best_practice else []), include or [], exclude or []],
     )
     return list(result)
