@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 from reportlab.pdfgen.canvas import Canvas
 
-from bench.detect_fields import scanned_copy, score, truth
+from bench.detect_scoring import scanned_copy, score, truth
 from core.engine.template_spec import FieldSpec, Rect
 from templates_app.engine.detect_fields import DetectLimits, detect_fields, without_overlaps
 from templates_app.engine.errors import ImportRefused

@@ -1,0 +1,224 @@
+"""How detected fields are scored against a fillable form's own fields (bench/detect_fields.py).
+
+A form written by others is the truth: its widgets, as the importer reads them. The detector is
+given the page as a person sees it once the form's fields are gone (``strip_widgets``: every
+widget annotation and the AcroForm removed, so neither the widgets' values nor their own borders
+and backgrounds are drawn; what the form printed on the page stays).
+
+A detected field matches a true one as a user would pair them: their rects overlap at IoU >= 0.3,
+or the centre of one lies inside the other, and both are ticked (checkboxes, radio options) or
+both written in (every other type). Each field is paired once, the best overlaps first. The same
+is counted at IoU >= 0.5 alone. Type accuracy is over the matched pairs: the share whose types
+agree by kind (text-like, comb, tick, signer).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import pypdf
+import pypdfium2 as pdfium
+from PIL import Image
+from pypdf.generic import ArrayObject, NameObject
+
+from core.engine.template_spec import FieldSpec, Rect, TemplateSpec
+
+_KINDS = {"charList": "comb", "checkbox": "tick", "signature": "signer", "initial": "signer"}
+
+
+def kind_of(field_type: str) -> str:
+    """The kind a type is judged by: text (every text-like type), comb, tick or signer."""
+    return _KINDS.get(field_type, "text")
+
+
+def action_of(kind: str) -> str:
+    """What a person does to a field of this kind: tick it or write in it."""
+    return "tick" if kind == "tick" else "write"
+
+
+@dataclass(frozen=True)
+class Item:
+    page: int
+    rect: Rect
+    kind: str
+
+
+@dataclass
+class Score:
+    true: int = 0
+    found: int = 0
+    matched: int = 0  # IoU >= 0.3 or a centre inside, same action
+    matched_strict: int = 0  # IoU >= 0.5, same action
+    typed: int = 0  # of the matched pairs, those whose kinds agree
+    names: int = 0  # detections named from a label printed beside them
+    cpu: float = 0.0  # seconds of CPU detecting
+    pages: int = 0
+    wrong_types: list[tuple[str, str]] = field(default_factory=list)  # (true kind, found kind)
+
+    def add(self, other: Score) -> None:
+        for name in ("true", "found", "matched", "matched_strict", "typed", "names", "cpu"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.pages += other.pages
+        self.wrong_types.extend(other.wrong_types)
+
+    @property
+    def precision(self) -> float:
+        return self.matched / self.found if self.found else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.matched / self.true if self.true else 0.0
+
+    @property
+    def type_accuracy(self) -> float:
+        return self.typed / self.matched if self.matched else 0.0
+
+    def row(self, name: str) -> str:
+        strict_p = self.matched_strict / self.found if self.found else 0.0
+        strict_r = self.matched_strict / self.true if self.true else 0.0
+        named = self.names / self.found if self.found else 0.0
+        per_page = self.cpu / self.pages if self.pages else 0.0
+        return (
+            f"{name:34} {self.true:5} {self.found:6} {self.matched:6}"
+            f"  {self.precision:5.2f} {self.recall:5.2f}  {strict_p:5.2f} {strict_r:5.2f}"
+            f"  {self.type_accuracy:6.2f} {named:6.2f} {per_page:6.3f}"
+        )
+
+
+HEADER = (
+    f"{'document':34} {'true':>5} {'found':>6} {'match':>6}"
+    "  P     R      P@.5  R@.5   types  named  cpu/pg"
+)
+
+
+def strip_widgets(pdf: bytes) -> bytes:
+    """``pdf`` as a person sees it with its form taken away: no widget annotation (so none of
+    their appearances) and no AcroForm; everything the pages print stays."""
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(pdf)))
+    for page in writer.pages:
+        if "/Annots" not in page:
+            continue
+        kept = [
+            annot for annot in page["/Annots"] if annot.get_object().get("/Subtype") != "/Widget"
+        ]
+        if kept:
+            page[NameObject("/Annots")] = ArrayObject(kept)
+        else:
+            del page["/Annots"]
+    if "/AcroForm" in writer._root_object:
+        del writer._root_object["/AcroForm"]
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def truth(spec: TemplateSpec) -> list[Item]:
+    """The true fields to find: one per field, one per option of a radio group."""
+    items = []
+    for true in spec.fields:
+        if true.type == "radioGroup":
+            items.extend(Item(true.page, option.rect, "tick") for option in true.options)
+        elif true.rect.width > 1 and true.rect.height > 1:  # a hidden widget is nothing to see
+            items.append(Item(true.page, true.rect, kind_of(true.type)))
+    return items
+
+
+def iou(a: Rect, b: Rect) -> float:
+    width = min(a.right, b.right) - max(a.x, b.x)
+    height = min(a.top, b.top) - max(a.y, b.y)
+    if width <= 0 or height <= 0:
+        return 0.0
+    shared = width * height
+    return shared / (a.width * a.height + b.width * b.height - shared)
+
+
+def _centre_inside(a: Rect, b: Rect) -> bool:
+    def inside(r: Rect, x: float, y: float) -> bool:
+        return r.x <= x <= r.right and r.y <= y <= r.top
+
+    return inside(b, a.x + a.width / 2, a.y + a.height / 2) or inside(
+        a, b.x + b.width / 2, b.y + b.height / 2
+    )
+
+
+def loose_match(a: Rect, b: Rect) -> bool:
+    return iou(a, b) >= 0.3 or _centre_inside(a, b)
+
+
+def strict_match(a: Rect, b: Rect) -> bool:
+    return iou(a, b) >= 0.5
+
+
+def pairs(
+    true: Sequence[Item], found: Sequence[Item], matches: Callable[[Rect, Rect], bool]
+) -> list[tuple[int, int]]:
+    """(true, found) index pairs that match, each field used once, the best overlaps first."""
+    candidates = sorted(
+        (
+            (iou(t.rect, f.rect), i, j)
+            for i, t in enumerate(true)
+            for j, f in enumerate(found)
+            if t.page == f.page
+            and action_of(t.kind) == action_of(f.kind)
+            and matches(t.rect, f.rect)
+        ),
+        reverse=True,
+    )
+    used_true: set[int] = set()
+    used_found: set[int] = set()
+    out = []
+    for _overlap, i, j in candidates:
+        if i in used_true or j in used_found:
+            continue
+        used_true.add(i)
+        used_found.add(j)
+        out.append((i, j))
+    return out
+
+
+def is_label_name(spec: FieldSpec) -> bool:
+    """The detection's alias comes from a printed label, not its type's stem and a number."""
+    return bool(spec.label) and spec.alias.rstrip("0123456789") not in (
+        "text",
+        "checkbox",
+        "charList",
+        "date",
+        "signature",
+        "initial",
+        "email",
+        "phone",
+        "number",
+        "shortText",
+    )
+
+
+def score(true: Sequence[Item], fields: Sequence[FieldSpec]) -> Score:
+    found = [Item(f.page, f.rect, kind_of(f.type)) for f in fields]
+    loose = pairs(true, found, loose_match)
+    wrong = [(true[i].kind, found[j].kind) for i, j in loose if true[i].kind != found[j].kind]
+    return Score(
+        true=len(true),
+        found=len(found),
+        matched=len(loose),
+        matched_strict=len(pairs(true, found, strict_match)),
+        typed=len(loose) - len(wrong),
+        names=sum(is_label_name(spec) for spec in fields),
+        wrong_types=wrong,
+    )
+
+
+def scanned_copy(flat: bytes, dpi: float, angle: float) -> bytes:
+    """Each page of ``flat`` as a grey picture at ``dpi`` turned ``angle`` degrees, one picture
+    per page of the same size: what a scanner gives."""
+    document = pdfium.PdfDocument(flat)
+    pictures = []
+    for page in document:
+        image = page.render(scale=dpi / 72, grayscale=True).to_pil().convert("L")
+        image = image.rotate(angle, resample=Image.Resampling.BICUBIC, fillcolor=255)
+        pictures.append(image)
+    document.close()
+    out = io.BytesIO()
+    pictures[0].save(out, "PDF", save_all=True, append_images=pictures[1:], resolution=dpi)
+    return out.getvalue()
