@@ -222,7 +222,14 @@ def signing_code(request: HttpRequest, signer_eid: str) -> HttpResponse:
     client = Client(
         ip=request.META.get("REMOTE_ADDR"), user_agent=request.META.get("HTTP_USER_AGENT", "")
     )
-    context: dict[str, Any] = {"token": token, "to": masked_destination(signer), "problem": ""}
+    context: dict[str, Any] = {
+        "token": token,
+        "to": masked_destination(signer),
+        "problem": "",
+        # Whose request it is, before the signer sees anything else of it.
+        "packet": signer.packet,
+        "sender": signer.packet.organization.name,
+    }
     status = 200
     if request.method == "POST" and request.POST.get("action") == "send":
         outcome = code_send(signer=signer, client=client)
