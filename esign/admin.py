@@ -23,22 +23,19 @@ from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from accounts.staff_admin import OrganizationOwnedAdmin, ReadOnlyInline, manages, may_manage
+from accounts.staff_admin import OrganizationOwnedAdmin, manages, may_manage
 from core.blobs import blob_read
 from core.engine.archive import safe_filename
 from core.errors import RateLimited, ServiceError, ValidationFailed
 from core.responses import file_response
 from esign.links.emails import gets_emails, signer_email_resend
 from esign.models import (
-    AuditEvent,
     Packet,
-    PacketDocument,
-    SealedFileVersion,
     Signer,
     SignerAttachment,
 )
+from esign.packet_inlines import AuditInline, DocumentInline, SealedVersionInline, SignerInline
 from esign.packets.attachment_fields import packet_attachments, readable_size
-from esign.packets.audit import action_label
 from esign.packets.lifecycle import OPEN_PACKET
 from esign.sealing.downloads import document_group_archive
 from esign.sealing.seal import packet_seal_retry
@@ -63,131 +60,6 @@ class ReassignForm(forms.Form):
             (str(s.pk), f"{s.name} <{s.email}> ({s.status})" if s.email else s.name)
             for s in signers
         ]
-
-
-class DocumentInline(ReadOnlyInline):
-    model = PacketDocument
-    fields = [
-        "alias_id",
-        "title",
-        "filename",
-        "source",
-        "page_count",
-        "prepared_hash",
-        "sealed_hash",
-    ]
-    readonly_fields = fields
-
-    @admin.display(description="prepared SHA-256")
-    def prepared_hash(self, obj: PacketDocument) -> str:
-        return _short_hash(obj.prepared_sha256)
-
-    @admin.display(description="sealed SHA-256")
-    def sealed_hash(self, obj: PacketDocument) -> str:
-        return _short_hash(obj.sealed_sha256)
-
-
-def _short_hash(value: str) -> str:
-    """The first 16 hex digits (the whole one in the tooltip): the table fits 1366 px."""
-    return format_html('<span title="{}">{}…</span>', value, value[:16]) if value else "-"
-
-
-class SealedVersionInline(ReadOnlyInline):
-    """Each sealed file's versions (esign.sealing.renewal): when the newest is due for a new archive
-    timestamp, and why its last renewal failed (with when it is tried again)."""
-
-    model = SealedFileVersion
-    verbose_name = "sealed file version"
-    fields = [
-        "slot",
-        "version",
-        "hash",
-        "created_at",
-        "renewal_due_at",
-        "renewal_status",
-        "renewal_attempts",
-        "renewal_retry_at",
-        "renewal_error",
-    ]
-    readonly_fields = fields
-
-    @admin.display(description="SHA-256")
-    def hash(self, obj: SealedFileVersion) -> str:
-        return _short_hash(obj.sha256)
-
-
-class SignerInline(ReadOnlyInline):
-    model = Signer
-    fields = [
-        "alias_id",
-        "name",
-        "email",
-        "signer_type",
-        "routing_order",
-        "signs_as",
-        "status",
-        "completed_at",
-        "forwarding",
-    ]
-    readonly_fields = fields
-
-    @admin.display(description="signs as")
-    def signs_as(self, obj: Signer) -> str:
-        """A member of a signing group, a witness, or "-" (esign.packets.groups)."""
-        if obj.signing_group:
-            return f"group {obj.signing_group} ({obj.signing_group_required} to sign)"
-        if obj.role == Signer.Role.WITNESS:
-            return f"witness of {obj.witness_for}"
-        return "-"
-
-    @admin.display(description="forwarded")
-    def forwarding(self, obj: Signer) -> str:
-        """Whose turn this signer took over, and who took over theirs (esign.signing.forwarding)."""
-        parts = []
-        if obj.forwarded_from is not None:
-            parts.append(f"in place of {obj.forwarded_from.name}")
-        successor = Signer.objects.filter(forwarded_from=obj).first()
-        if successor is not None:
-            parts.append(f"to {successor.name}")
-        return "; ".join(parts) or "-"
-
-
-def _person(value: Any) -> Any:
-    """A forward's ``{name, email}`` (esign.signing.forwarding) as "Name <email>"; anything else as
-    is."""
-    if isinstance(value, dict) and set(value) == {"name", "email"}:
-        return f"{value['name']} <{value['email']}>" if value["email"] else value["name"]
-    return value
-
-
-class AuditInline(ReadOnlyInline):
-    model = AuditEvent
-    fields = ["at", "what", "who", "ip", "browser", "details"]
-    readonly_fields = fields
-
-    @admin.display(description="what happened")
-    def what(self, obj: AuditEvent) -> str:
-        return format_html('<span title="{}">{}</span>', obj.action, action_label(obj.action))
-
-    @admin.display(description="who")
-    def who(self, obj: AuditEvent) -> str:
-        """The signer by name (their address in the tooltip); the packet's own events: -."""
-        if obj.signer is None:
-            return "-"
-        return format_html('<span title="{}">{}</span>', obj.signer.email, obj.signer.name)
-
-    @admin.display(description="detail")
-    def details(self, obj: AuditEvent) -> str:
-        """``key: value`` pairs, not JSON: a reason or an error wraps instead of widening."""
-        detail = obj.detail if isinstance(obj.detail, dict) else {}
-        return "; ".join(f"{key}: {_person(value)}" for key, value in detail.items()) or "-"
-
-    @admin.display(description="user agent")
-    def browser(self, obj: AuditEvent) -> str:
-        agent = obj.user_agent or ""
-        if len(agent) <= 48:
-            return agent or "-"
-        return format_html('<span title="{}">{}…</span>', agent, agent[:48])
 
 
 @admin.register(Packet)
@@ -218,7 +90,7 @@ class PacketAdmin(OrganizationOwnedAdmin):
         # Sealing (esign.sealing.seal): pending, sealed, retrying (when) or failed (why).
         "seal_status",
         "sealed_at",
-        "seal_attempts",
+        "seal_failures",
         "seal_retry_at",
         "seal_error",
         "audit_trail_sha256",
@@ -229,6 +101,26 @@ class PacketAdmin(OrganizationOwnedAdmin):
     inlines = [DocumentInline, SealedVersionInline, SignerInline, AuditInline]
     actions = ["seal_again", "resend_signing_emails", "void"]
     change_form_template = "admin/esign/packet/change_form.html"
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        """Sealing's counters and times once they mean something: no "0 failed attempts" or
+        empty retry time on a sealed packet, no merged file's hash when nothing is merged."""
+        fields = list(super().get_fields(request, obj))
+        if obj is None:
+            return fields
+        empty = {
+            "sealed_at": obj.sealed_at is None,
+            "seal_failures": not obj.seal_attempts,
+            "seal_retry_at": obj.seal_retry_at is None,
+            "seal_error": not obj.seal_error,
+            "audit_trail_sha256": not obj.audit_trail_sha256,
+            "merged_sha256": not obj.merge_pdfs,
+        }
+        return [name for name in fields if not empty.get(name, False)]
+
+    @admin.display(description="failed sealing attempts")
+    def seal_failures(self, obj: Packet) -> int:
+        return obj.seal_attempts
 
     @admin.display(description="signed documents")
     def download(self, obj: Packet) -> str:

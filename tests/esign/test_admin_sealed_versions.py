@@ -32,6 +32,8 @@ def test_the_packet_page_shows_sealed_file_versions_and_a_renewal_error(complete
     page = browser.get(f"/admin/esign/packet/{packet.pk}/change/").content.decode()
 
     assert "Sealed file versions" in page
-    assert f"document-{packet.documents.get().pk}" in page
+    # The document by its title, not its slot (document-<id>).
+    assert f"{packet.documents.get().title} (document)" in page
+    assert f"document-{packet.documents.get().pk}" not in page
     assert "timestamp_unavailable: No timestamp authority answered." in page
     assert f'<span title="{trail.sha256}">{trail.sha256[:16]}…</span>' in page

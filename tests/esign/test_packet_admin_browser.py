@@ -64,7 +64,7 @@ def test_an_open_packets_page_resends_and_voids(
     ]
     events = tab.page.locator(".field-what").all_inner_texts()
     assert "Packet created" in events
-    assert "Signing email sent" in events
+    assert "Emailed a link to sign" in events
     assert "packetCreated" not in " ".join(events)
     who = tab.page.locator("td.field-who").all_inner_texts()
     assert "Ada Lovelace" in who
