@@ -42,6 +42,7 @@ from bench.detect_scoring import (  # noqa: E402
     Score,
     iou,
     kind_of,
+    printed,
     scanned_copy,
     score,
     strip_widgets,
@@ -84,6 +85,7 @@ def run_one(path: Path, scans: bool, names: int) -> dict:
     imported = import_pdf(path.read_bytes())
     true = truth(imported.spec)
     flat = strip_widgets(path.read_bytes())
+    cues = printed(flat, true)
     out: dict = {"name": path.name}
     copies = {"vector": flat}
     if scans:
@@ -91,12 +93,12 @@ def run_one(path: Path, scans: bool, names: int) -> dict:
     for copy, pdf in copies.items():
         started = time.process_time()
         detected = detect_fields(pdf, pages=sorted({i.page for i in true}) or None)
-        result = score(true, detected.fields)
+        result = score(true, detected.fields, cues)
         result.cpu = time.process_time() - started
         result.pages = len({i.page for i in true}) or len(detected.pages)
         out[copy] = result
         if copy == "vector":
-            out["misses"] = _misses(true, detected.fields)
+            out["misses"] = _misses(true, detected.fields, cues)
             sample = random.Random(path.name).sample(
                 list(detected.fields), min(names, len(detected.fields))
             )
@@ -105,12 +107,13 @@ def run_one(path: Path, scans: bool, names: int) -> dict:
     return out
 
 
-def _misses(true: Sequence, fields: Sequence[FieldSpec]) -> list[str]:
+def _misses(true: Sequence, fields: Sequence[FieldSpec], cues: Sequence[bool]) -> list[str]:
     lines = []
-    for t in true:
+    for t, cue in zip(true, cues, strict=True):
         best = max((iou(t.rect, f.rect) for f in fields if f.page == t.page), default=0.0)
         if best < 0.3:
-            lines.append(f"miss p{t.page} {t.kind} {_rect(t.rect)} best IoU {best:.2f}")
+            shown = "printed" if cue else "unprinted"
+            lines.append(f"miss p{t.page} {t.kind} {_rect(t.rect)} best IoU {best:.2f} {shown}")
     for f in fields:
         best = max((iou(t.rect, f.rect) for t in true if t.page == f.page), default=0.0)
         if best < 0.3:

@@ -24,6 +24,8 @@ from PIL import Image
 from pypdf.generic import ArrayObject, NameObject
 
 from core.engine.template_spec import FieldSpec, Rect, TemplateSpec
+from templates_app.engine import page_raster as raster
+from templates_app.engine.detect_fields import _erase_text
 
 _KINDS = {"charList": "comb", "checkbox": "tick", "signature": "signer", "initial": "signer"}
 
@@ -52,13 +54,25 @@ class Score:
     matched: int = 0  # IoU >= 0.3 or a centre inside, same action
     matched_strict: int = 0  # IoU >= 0.5, same action
     typed: int = 0  # of the matched pairs, those whose kinds agree
+    printed: int = 0  # true fields with a printed cue (``printed``)
+    printed_matched: int = 0  # of those, the matched ones
     names: int = 0  # detections named from a label printed beside them
     cpu: float = 0.0  # seconds of CPU detecting
     pages: int = 0
     wrong_types: list[tuple[str, str]] = field(default_factory=list)  # (true kind, found kind)
 
     def add(self, other: Score) -> None:
-        for name in ("true", "found", "matched", "matched_strict", "typed", "names", "cpu"):
+        for name in (
+            "true",
+            "found",
+            "matched",
+            "matched_strict",
+            "typed",
+            "printed",
+            "printed_matched",
+            "names",
+            "cpu",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.pages += other.pages
         self.wrong_types.extend(other.wrong_types)
@@ -80,16 +94,17 @@ class Score:
         strict_r = self.matched_strict / self.true if self.true else 0.0
         named = self.names / self.found if self.found else 0.0
         per_page = self.cpu / self.pages if self.pages else 0.0
+        printed_r = self.printed_matched / self.printed if self.printed else 0.0
         return (
             f"{name:34} {self.true:5} {self.found:6} {self.matched:6}"
             f"  {self.precision:5.2f} {self.recall:5.2f}  {strict_p:5.2f} {strict_r:5.2f}"
-            f"  {self.type_accuracy:6.2f} {named:6.2f} {per_page:6.3f}"
+            f"  {printed_r:5.2f}  {self.type_accuracy:5.2f} {named:5.2f} {per_page:6.3f}"
         )
 
 
 HEADER = (
     f"{'document':34} {'true':>5} {'found':>6} {'match':>6}"
-    "  P     R      P@.5  R@.5   types  named  cpu/pg"
+    "  P     R      P@.5  R@.5   R:prn  types named cpu/pg"
 )
 
 
@@ -123,6 +138,51 @@ def truth(spec: TemplateSpec) -> list[Item]:
         elif true.rect.width > 1 and true.rect.height > 1:  # a hidden widget is nothing to see
             items.append(Item(true.page, true.rect, kind_of(true.type)))
     return items
+
+
+def printed(flat: bytes, items: Sequence[Item], scale: float = 2.0) -> list[bool]:
+    """For each true field, whether the page prints a cue where it is: a rule or a box side
+    running along most of its width or height, within 3 points of it (text left out). A field
+    without one is shown only by its widget, which the flat page no longer has."""
+    document = pdfium.PdfDocument(flat)
+    out = [False] * len(items)
+    try:
+        for number in sorted({item.page for item in items}):
+            page = document[number]
+            text = page.get_textpage()
+            frame = raster.PageFrame(
+                crop=page.get_cropbox(), rotation=page.get_rotation() % 360, scale=scale
+            )
+            image = page.render(
+                scale=scale, grayscale=True, draw_annots=False, may_draw_forms=False
+            ).to_pil()
+            ink = _erase_text(image.convert("L"), text, frame).point(
+                lambda v: 255 if v < raster.INK_LEVEL else 0
+            )
+            pad = round(3 * scale)
+            for index, item in enumerate(items):
+                if item.page != number:
+                    continue
+                r = item.rect
+                left, top, right, bottom = (
+                    round(v) for v in frame.box_to_pixels(r.x, r.y, r.right, r.top)
+                )
+                left, top = max(0, left), max(0, top)
+                right, bottom = min(ink.width, right), min(ink.height, bottom)
+                if right <= left or bottom <= top:
+                    continue  # off the page's crop box
+                rows = ink.crop((left, max(0, top - pad), right, bottom + pad))
+                columns = ink.crop((max(0, left - pad), top, right + pad, bottom))
+                row_cover = max(rows.resize((1, rows.height), Image.Resampling.BOX).getdata())
+                column_cover = max(
+                    columns.resize((columns.width, 1), Image.Resampling.BOX).getdata()
+                )
+                out[index] = max(row_cover, column_cover) >= 0.6 * 255
+            text.close()
+            page.close()
+    finally:
+        document.close()
+    return out
 
 
 def iou(a: Rect, b: Rect) -> float:
@@ -194,9 +254,14 @@ def is_label_name(spec: FieldSpec) -> bool:
     )
 
 
-def score(true: Sequence[Item], fields: Sequence[FieldSpec]) -> Score:
+def score(
+    true: Sequence[Item], fields: Sequence[FieldSpec], cues: Sequence[bool] | None = None
+) -> Score:
+    """``fields`` scored against ``true``; ``cues`` (from ``printed``) counts recall on the
+    true fields the page prints a cue for."""
     found = [Item(f.page, f.rect, kind_of(f.type)) for f in fields]
     loose = pairs(true, found, loose_match)
+    cues = cues if cues is not None else [True] * len(true)
     wrong = [(true[i].kind, found[j].kind) for i, j in loose if true[i].kind != found[j].kind]
     return Score(
         true=len(true),
@@ -204,6 +269,8 @@ def score(true: Sequence[Item], fields: Sequence[FieldSpec]) -> Score:
         matched=len(loose),
         matched_strict=len(pairs(true, found, strict_match)),
         typed=len(loose) - len(wrong),
+        printed=sum(cues),
+        printed_matched=sum(cues[i] for i, _j in loose),
         names=sum(is_label_name(spec) for spec in fields),
         wrong_types=wrong,
     )
