@@ -194,9 +194,14 @@ def packet_attachments(packet: Packet) -> list[tuple[Signer, AttachmentField, Si
 
 
 def readable_size(size: int) -> str:
-    """A file's size as people read it: "1.9 MB", "17 KB", "300 bytes"."""
-    if size >= 1_048_576:
-        return f"{size / 1_048_576:.1f}".removesuffix(".0") + " MB"
-    if size >= 1024:
-        return f"{round(size / 1024)} KB"
+    """A size as people read it, in decimal units as file managers and phones show them:
+    5,000,000 bytes is "5 MB", 1,900,000 "1.9 MB", 17,000 "17 KB", 300 "300 bytes". A whole
+    number of binary megabytes (ESIGN_ATTACHMENT_MAX_BYTES' 10 * 1,048,576) is the number its
+    writer meant, "10 MB", never "10.5 MB"."""
+    if size >= 1_048_576 and size % 1_048_576 == 0:
+        return f"{size // 1_048_576} MB"
+    if size >= 1_000_000:
+        return f"{size / 1_000_000:.1f}".removesuffix(".0") + " MB"
+    if size >= 1000:
+        return f"{round(size / 1000)} KB"
     return f"{size} bytes"

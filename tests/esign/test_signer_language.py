@@ -106,7 +106,7 @@ def test_the_signing_page_in_spanish_by_the_packet_language(graphql, sign_url) -
     assert page.status_code == 200
     assert page["Content-Language"] == "es"
     assert '<html lang="es" dir="ltr">' in html
-    assert "Firmando como <strong>Ada Lovelace</strong>" in html
+    assert "Firmando como <strong><bdi>Ada Lovelace</bdi></strong>" in html
     assert ">Terminar</button>" in html
     assert "Adopte su firma" in html
     strings = page_strings(html)
@@ -126,11 +126,11 @@ def test_accept_language_chooses_unless_a_language_was_given(graphql, sign_url) 
     assert "Accept-Language" in by_browser["Vary"]
     assert "Firmando como" in by_browser.content.decode()
     english = open_page(graphql, sign_url, Client(), signers["client"])
-    assert "Signing as <strong>Ada Lovelace</strong>" in english.content.decode()
+    assert "Signing as <strong><bdi>Ada Lovelace</bdi></strong>" in english.content.decode()
     # The signer's own language wins over the browser's.
     given = open_page(graphql, sign_url, spanish, signers["provider"])
     assert given["Content-Language"] == "en"
-    assert "Signing as <strong>Charles Babbage</strong>" in given.content.decode()
+    assert "Signing as <strong><bdi>Charles Babbage</bdi></strong>" in given.content.decode()
 
 
 def test_the_signing_email_in_the_signers_language(graphql) -> None:
@@ -198,7 +198,10 @@ def test_the_completion_page_shows_the_outcome_and_the_download(graphql, sign_ur
     assert (page.status_code, page["Content-Language"]) == (200, "es")
     assert "<h1>Listo</h1>" in html
     assert "Ya firmó. Descargue su copia aquí abajo." in html
-    href = re.search(r'<a href="([^"]+)">Descargar «Services agreement» \(PDF\)</a>', html)
+    href = re.search(
+        r'<a href="([^"]+)"><span>Descargar «<bdi>Services agreement</bdi>» \(PDF\)</span></a>',
+        html,
+    )
     download = Client().get(href.group(1).replace("&amp;", "&"))
     assert download.status_code == 200
     assert download["Content-Type"] == "application/pdf"

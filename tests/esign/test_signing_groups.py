@@ -294,7 +294,7 @@ def test_a_witness_signs_after_the_signer_and_the_trail_says_whom(graphql) -> No
     assert early.status_code == 409  # Ada has not signed yet
     assert not AuditEvent.objects.filter(signer=witness, action="signerCompleted").exists()
     page = Client().get(f"/api/etch/verify/{witness.eid}?token={token}").content.decode()
-    assert "As a witness to the signature of <strong>Ada Lovelace</strong>" in page
+    assert "As a witness to the signature of <strong><bdi>Ada Lovelace</bdi></strong>" in page
 
     sign_up_to_the_group(packet["eid"])
 

@@ -1,14 +1,16 @@
 // The files the signer is asked to attach (esign.signing.attachments): each field of the "Files to
 // attach" section uploads the file chosen (or the photo taken) at once, shows what is attached
 // and lets it be removed. The server checks every file by its content; what it refuses is shown
-// beside the field. Finishing asks for the required ones first (missingBeforeFinish).
+// beside the field. Finishing asks for the required ones first (missingBeforeFinish), and the
+// guide counts them (requiredCount, firstMissing; ``onChange`` tells it a file came or went).
 
-import { t } from "./strings.js";
+import { t, tNodes } from "./strings.js";
 
 export class AttachmentsPanel {
-  constructor(root, config, token) {
+  constructor(root, config, token, { onChange = () => {} } = {}) {
     this.root = root; // the section, or null when the signer has nothing to attach
     this.token = token;
+    this.onChange = onChange;
     this.uploadUrl = config.attachmentUrl;
     this.removeUrl = config.attachmentRemoveUrl;
     this.fields = new Map((config.attachments || []).map((field) => [field.id, field]));
@@ -31,12 +33,13 @@ export class AttachmentsPanel {
     return [...this.root.querySelectorAll(".sg-attachment")].find((el) => el.dataset.field === id);
   }
 
+  // ``message``: a string, or nodes (tNodes) when it names the field.
   setError(id, message) {
     const item = this.item(id);
     if (!item) return;
     const error = item.querySelector("[data-role=error]");
-    error.textContent = message || "";
-    error.hidden = !message;
+    error.replaceChildren(...[message || ""].flat());
+    error.hidden = !message || !error.textContent;
     item.classList.toggle("is-error", Boolean(message));
   }
 
@@ -45,9 +48,13 @@ export class AttachmentsPanel {
     const field = this.fields.get(id);
     if (!item || !field) return;
     const file = field.file;
-    item.querySelector("[data-role=file]").textContent = file
-      ? t("attach.attached", { name: file.filename, size: file.sizeText })
-      : t("attach.nothing");
+    item
+      .querySelector("[data-role=file]")
+      .replaceChildren(
+        ...(file
+          ? tNodes("attach.attached", { name: file.filename, size: file.sizeText })
+          : [t("attach.nothing")]),
+      );
     item.querySelector("[data-role=remove]").hidden = !file;
     item.classList.toggle("is-done", Boolean(file));
   }
@@ -95,6 +102,7 @@ export class AttachmentsPanel {
       this.busy -= 1;
       this.setBusy(id, false);
       this.render(id);
+      this.onChange();
     }
   }
 
@@ -133,13 +141,27 @@ export class AttachmentsPanel {
     }, 30);
   }
 
+  // The required fields, and how many of them have their file, for the guide's count.
+  requiredCount() {
+    const required = [...this.fields.values()].filter((field) => field.required);
+    return { required: required.length, attached: required.filter((f) => f.file).length };
+  }
+
+  // The first required field without a file, or null.
+  firstMissing() {
+    return [...this.fields.values()].find((field) => field.required && !field.file) || null;
+  }
+
   // Before finishing: the first required field without a file gets its message and the focus;
   // true when one is missing (or a file is still being sent).
   missingBeforeFinish() {
     if (!this.root) return false;
     for (const [id, field] of this.fields) {
       if (this.busy || (field.required && !field.file)) {
-        this.setError(id, this.busy ? t("attach.wait") : t("attach.missing", { label: field.label }));
+        this.setError(
+          id,
+          this.busy ? t("attach.wait") : tNodes("attach.missing", { label: field.label }),
+        );
         const item = this.item(id);
         item.scrollIntoView({ block: "center" });
         item.querySelector("input[type=file]")?.focus({ preventScroll: true });

@@ -4,7 +4,7 @@
 
 import { h } from "#common/dom.js";
 import { STAMPED, keyOf, labelOf, today } from "./fields.js";
-import { pageLanguage, t } from "./strings.js";
+import { pageLanguage, t, tNodes } from "./strings.js";
 
 export function controlFor(field, page) {
   const { state } = page;
@@ -13,7 +13,7 @@ export function controlFor(field, page) {
     "p",
     { class: "sg-control-label" },
     h("strong", {}, labelOf(field)),
-    h("span", { class: "sg-where" }, t("on", { where: page.where(field) })),
+    h("span", { class: "sg-where" }, tNodes("on", { where: page.whereNodes(field) })),
   );
   if (STAMPED.has(field.type)) {
     const isSignature = field.type === "signature";

@@ -2,7 +2,7 @@
 // for the person's name and email, posts them, and ends the page with who signs instead. The
 // server's problems come back by the field they name, in the signer's language.
 
-import { t } from "./strings.js";
+import { t, tNodes } from "./strings.js";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -81,7 +81,7 @@ export function setUpForward({ config, post, showResult, linkRefused }) {
     if (response.ok) {
       dialog.close();
       const to = data.forwardedTo || { name, email };
-      showResult("forwarded", t("forward.done"), t("forward.doneText", to));
+      showResult("forwarded", t("forward.done"), tNodes("forward.doneText", to));
       return;
     }
     if (response.status === 400 && Array.isArray(data.fields)) {

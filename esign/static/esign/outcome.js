@@ -5,16 +5,17 @@
 
 import { h } from "#common/dom.js";
 import { goTo, legacyMessage, postToParent } from "./embed.js";
-import { pageLanguage, t } from "./strings.js";
+import { pageLanguage, t, tNodes } from "./strings.js";
 
 export function signingOutcome({ root, config, token }) {
   const $ = (selector) => document.querySelector(selector);
 
+  // ``text``: a string, or nodes (tNodes) when it names someone.
   function notice(text, tone = "error") {
     const el = $("#sg-notice");
-    el.textContent = text;
+    el.replaceChildren(...[text].flat());
     el.dataset.tone = tone;
-    el.hidden = !text;
+    el.hidden = !el.textContent;
   }
 
   // The signer's copy: each document as it stands (sealed once everybody signed and the service
@@ -36,7 +37,8 @@ export function signingOutcome({ root, config, token }) {
         {},
         // Saved under its name (the page may be in a frame); the lasting link itself opens the
         // PDF in the browser, as from the completion page or the event.
-        h("a", { href, download: doc.filename }, t("copy.download", { title: doc.title })),
+        // One span: the link is a flex box, whose every node would be a box of its own.
+        h("a", { href, download: doc.filename }, h("span", {}, ...tNodes("copy.download", { title: doc.title }))),
       );
     };
     $("#sg-copies-note").textContent = t(
@@ -51,7 +53,7 @@ export function signingOutcome({ root, config, token }) {
     for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close();
     notice("");
     $("#sg-result-title").textContent = title;
-    $("#sg-result-text").textContent = text;
+    $("#sg-result-text").replaceChildren(...[text].flat());
     // The result is the page's <main> now: the documents' one is hidden (one main at a time).
     $("#sg-main").hidden = true;
     $("#sg-result").hidden = false;
@@ -177,8 +179,11 @@ export function signingOutcome({ root, config, token }) {
     if (config.packetStatus === "completed") return t("waiting.completed");
     if (config.waitingFor && config.waitingFor.length) {
       const list = new Intl.ListFormat(pageLanguage(), { type: "conjunction" });
-      const names = list.format(config.waitingFor);
-      return t(config.waitingFor.length === 1 ? "waiting.one" : "waiting.many", { names });
+      // Each name isolated on its own, the list's words ("and") in the page's language.
+      const names = list
+        .formatToParts(config.waitingFor)
+        .map((part) => (part.type === "element" ? h("bdi", {}, part.value) : part.value));
+      return tNodes(config.waitingFor.length === 1 ? "waiting.one" : "waiting.many", { names });
     }
     return t("waiting.nothing");
   }

@@ -24,7 +24,7 @@ import {
 } from "./fields.js";
 import { setUpForward } from "./forward.js";
 import { signingOutcome } from "./outcome.js";
-import { t } from "./strings.js";
+import { t, tNodes } from "./strings.js";
 
 const root = document.getElementById("signing");
 const config = JSON.parse(document.getElementById("signing-config").textContent);
@@ -33,8 +33,11 @@ const $ = (selector) => document.querySelector(selector);
 const { notice, showCopies, showResult, post, linkRefused, finished, setUpDecline, waitingMessage } =
   signingOutcome({ root, config, token });
 
-// The files to attach (an extension), above the documents.
-const attachments = new AttachmentsPanel($("#sg-attachments"), config, token);
+// The files to attach (an extension), above the documents. The required ones count in the
+// guide as fields do: Finish is not ready while one is missing.
+const attachments = new AttachmentsPanel($("#sg-attachments"), config, token, {
+  onChange: () => renderGuide(),
+});
 
 const prefersReducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
@@ -147,7 +150,7 @@ function renderBoxes() {
 // Where a field of the list is: its page, and its document's name when the packet has several
 // (two "Signature, page 1" would not say which is which).
 function listWhere(field) {
-  if (documentTitles.size > 1) return where(field);
+  if (documentTitles.size > 1) return whereNodes(field);
   return t("list.page", { number: field.page + 1 });
 }
 
@@ -192,10 +195,17 @@ function where(field) {
   return t("where", { number: field.page + 1, title });
 }
 
+// The same, to show: the document's title isolated (strings.js, tNodes).
+function whereNodes(field) {
+  const title = documentTitles.get(field.fileId) || field.fileId;
+  return tNodes("where", { number: field.page + 1, title });
+}
+
 // What the guide's control does, for controls.js.
 const controlActions = {
   state,
   where,
+  whereNodes,
   isFilled,
   typeProblem,
   adopt: () => adopt(),
@@ -209,18 +219,30 @@ const controlActions = {
 };
 
 function renderGuide({ rebuild = false } = {}) {
-  const total = state.fields.length;
+  const fieldCount = state.fields.length;
   const field = state.fields[state.current];
-  const done = doneCount();
-  $("#sg-progress").textContent = total
-    ? t("progress", { number: state.current + 1, total })
+  // The required files to attach count as fields: "2 of 3 completed" until the file is there,
+  // and the guide names the first one missing once the fields are done.
+  const files = attachments.requiredCount();
+  const total = fieldCount + files.required;
+  const done = doneCount() + files.attached;
+  const missingFile = attachments.firstMissing();
+  $("#sg-progress").textContent = fieldCount
+    ? t("progress", { number: state.current + 1, total: fieldCount })
     : t("noFields");
-  $("#sg-count").textContent =
-    done === total ? t("allDone", { total }) : t("count", { done, total });
+  const count = $("#sg-count");
+  if (done === total) count.textContent = t("allDone", { total });
+  else if (missingFile && doneCount() === fieldCount) {
+    count.replaceChildren(
+      t("count", { done, total }),
+      " ",
+      h("span", { class: "sg-count-file" }, ...tNodes("attach.missing", { label: missingFile.label })),
+    );
+  } else count.textContent = t("count", { done, total });
   $("#sg-bar").max = Math.max(1, total);
   $("#sg-bar").value = done;
   $("#sg-prev").disabled = state.busy || state.current === 0;
-  $("#sg-next").disabled = state.busy || state.current >= total - 1;
+  $("#sg-next").disabled = state.busy || state.current >= fieldCount - 1;
   const acceptButton = $("#sg-accept");
   const needsAccept =
     field &&
@@ -237,6 +259,18 @@ function renderGuide({ rebuild = false } = {}) {
   $("#sg-field-error").textContent = error || "";
   $("#sg-field-error").hidden = !error;
   $("#sg-finish").classList.toggle("is-ready", total > 0 && done === total);
+}
+
+// On a phone the list of fields is one row that scrolls sideways: the current one is kept in
+// view in it (without scrolling the page).
+function showCurrentChip() {
+  const list = $("#sg-fieldlist-items");
+  const chip = list?.querySelector("[aria-current=step]");
+  if (!chip || list.scrollWidth <= list.clientWidth) return;
+  const box = list.getBoundingClientRect();
+  const at = chip.getBoundingClientRect();
+  if (at.left < box.left) list.scrollLeft -= box.left - at.left + 8;
+  else if (at.right > box.right) list.scrollLeft += at.right - box.right + 8;
 }
 
 function announce(text) {
@@ -261,6 +295,7 @@ function select(index, { focus = false, announceIt = true, scroll = true } = {})
   state.seen.add(keyOf(field));
   renderBoxes();
   renderGuide();
+  showCurrentChip();
   const box = state.boxes.get(keyOf(field));
   if (scroll) {
     box?.scrollIntoView({
@@ -300,6 +335,11 @@ function advance() {
   }
   renderBoxes();
   renderGuide({ rebuild: true });
+  const missingFile = attachments.firstMissing();
+  if (missingFile) {
+    announce(t("attach.missing", { label: missingFile.label }));
+    return;
+  }
   announce(t("announceAllDone", { total: state.fields.length }));
   $("#sg-finish").focus();
 }
@@ -394,7 +434,10 @@ async function finish() {
     select(missing, { focus: true });
     return;
   }
-  if (attachments.missingBeforeFinish()) return;
+  if (attachments.missingBeforeFinish()) {
+    renderGuide();
+    return;
+  }
   notice("");
   setBusy(true, t("signing"));
   let result;

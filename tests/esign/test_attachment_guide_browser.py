@@ -1,0 +1,141 @@
+"""Required files to attach in the signing page's guide (issue 49, item 2), in Chromium on a
+phone (390×844) and at 1366×900, in English, Arabic and Japanese.
+
+With every field filled but a required file missing, the guide does not say "All N fields
+completed. Select Finish to sign." and Finish is not shown ready: the count includes the file
+and the guide names it. A limit of 5,000,000 bytes reads "5 MB" (decimal units), not "4.8 MB".
+A text file named ``notes.pdf`` is answered with the types the field accepts. Once the file is
+attached the guide says all is done and Finish is ready. Screenshots in test-artifacts/esign/;
+axe finds nothing."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from esign.packets.attachment_fields import readable_size
+from tests.axe import axe_violations
+from tests.browser import Tab
+from tests.esign.conftest import CREATE, two_signer_packet
+from tests.esign.test_signing_browser import SHOTS, refused_request
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE = {"width": 390, "height": 844}
+SIZES = (
+    ("phone", PHONE, {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}),
+    ("desktop", {"width": 1366, "height": 900}, {}),
+)
+ID_PHOTO = {
+    "type": "attachment",
+    "id": "idPhoto",
+    "label": "Photo of your ID",
+    "acceptedTypes": ["jpeg", "png"],
+    "maxBytes": 5_000_000,
+}
+PROOF = {"type": "attachment", "id": "proof", "label": "Proof of address", "required": False}
+# What each language says where the test looks (esign/locale).
+WORDS = {
+    "en": {"all_done": "All 3 fields completed. Select Finish to sign.", "types": "PDF, PNG, JPEG"},
+    "ar": {"all_done": "اكتملت الحقول كلها (3). اختر «إنهاء» للتوقيع.", "types": "PDF, PNG, JPEG"},
+    "ja": {
+        "all_done": "3 個のフィールドすべてに入力しました。署名するには「完了」を選択してください。",
+        "types": "PDF, PNG, JPEG",
+    },
+}
+
+
+def png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (400, 300), (60, 120, 200)).save(out, "PNG")
+    return out.getvalue()
+
+
+def test_sizes_read_in_decimal_units() -> None:
+    assert readable_size(5_000_000) == "5 MB"
+    assert readable_size(2_500_000) == "2.5 MB"
+    assert readable_size(10 * 1_048_576) == "10 MB"  # the default limit, as its writer meant it
+    assert readable_size(17_000) == "17 KB"
+    assert readable_size(300) == "300 bytes"
+
+
+@pytest.fixture
+def attach_signer(graphql: Any, settings: Any, live_server: Any) -> Any:
+    settings.PUBLIC_BASE_URL = live_server.url
+
+    def make(language: str) -> str:
+        variables = two_signer_packet()
+        variables["signers"][0]["attachments"] = [ID_PHOTO, PROOF]
+        if language != "en":
+            variables["signers"][0]["language"] = language
+        result = graphql(CREATE, variables)
+        assert "errors" not in result, result
+        return result["data"]["createEtchPacket"]["documentGroup"]["signers"][0]["eid"]
+
+    return make
+
+
+def fill_the_fields(page: Any) -> None:
+    page.fill("#sg-value", "Chief Analyst")
+    page.click("#sg-next")
+    page.click("#sg-adopt-open")
+    page.wait_for_selector("#sg-adopt[open]")
+    page.press("#sg-typed", "Enter")
+    page.wait_for_selector("#sg-adopt", state="hidden")
+
+
+@pytest.mark.parametrize("language", ["en", "ar", "ja"])
+def test_a_required_file_counts_in_the_guide_and_holds_finish(
+    browser: Any, attach_signer: Any, sign_url: Any, language: str
+) -> None:
+    words = WORDS[language]
+    for name, viewport, options in SIZES:
+        tab = Tab(browser, viewport, expected=refused_request, **options)
+        page = tab.page
+        page.goto(sign_url(attach_signer(language)))
+        page.wait_for_selector("#signing[data-state=ready]")
+        photo = page.locator(".sg-attachment[data-field=idPhoto]")
+        proof = page.locator(".sg-attachment[data-field=proof]")
+        # "5 MB", isolated: not "MB 5" on an Arabic page.
+        assert photo.locator(".sg-attachment-hint bdi").all_inner_texts() == ["PNG, JPEG", "5 MB"]
+        assert photo.locator(".sg-attachment-label bdi").inner_text() == "Photo of your ID"
+
+        fill_the_fields(page)
+        count = page.locator("#sg-count")
+        assert count.inner_text() != words["all_done"]
+        assert "Photo of your ID" in count.locator("bdi").inner_text()
+        assert "is-ready" not in (page.get_attribute("#sg-finish", "class") or "")
+        assert page.get_attribute("#sg-bar", "value") == "2"
+        assert page.get_attribute("#sg-bar", "max") == "3"
+
+        # A text file named like a PDF: the types the field accepts.
+        proof.locator("input[data-role=choose]").set_input_files(
+            {"name": "notes.pdf", "mimeType": "application/pdf", "buffer": b"Just some notes.\n"}
+        )
+        error = proof.locator("[data-role=error]")
+        error.wait_for(state="visible")
+        assert words["types"] in error.inner_text()
+        proof.scroll_into_view_if_needed()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"attachment-guide-missing-{language}-{name}.png"))
+        assert axe_violations(page) == []
+
+        # Finish asks for the file; once it is attached, all is done.
+        page.click("#sg-finish")
+        photo.locator("[data-role=error]").wait_for(state="visible")
+        photo.locator("input[data-role=choose]").set_input_files(
+            {"name": "id.png", "mimeType": "image/png", "buffer": png()}
+        )
+        page.wait_for_function(
+            "text => document.getElementById('sg-count').textContent === text",
+            arg=words["all_done"],
+            timeout=10_000,
+        )
+        assert "is-ready" in page.get_attribute("#sg-finish", "class")
+        assert photo.locator("[data-role=file] bdi").first.inner_text() == "id.png"
+        page.screenshot(path=str(SHOTS / f"attachment-guide-done-{language}-{name}.png"))
+        assert axe_violations(page) == []
+        tab.close()
