@@ -22,6 +22,7 @@ from django.http import (
     HttpResponseRedirect,
     JsonResponse,
 )
+from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.translation import gettext as _
@@ -32,8 +33,8 @@ from accounts.staff import staff_managed_organizations
 from accounts.staff_admin import OrganizationOwnedAdmin, may_manage
 from core.errors import ServiceError, ValidationFailed
 from core.responses import file_response
-from esign.bulk.files import rows_from_file, template_shape
-from esign.bulk.results import results_csv
+from esign.bulk.files import rows_from_file, sample_csv, template_columns, template_shape
+from esign.bulk.results import results_csv, row_problems
 from esign.bulk.sends import batch_cancel, batch_create, batch_start
 from esign.bulk_models import BulkBatch, BulkRow
 from templates_app.models import PdfTemplate
@@ -110,6 +111,7 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
                 "<int:batch_id>/progress.json", view(self.progress_json), name="esign_bulk_progress"
             ),
             path("<int:batch_id>/results.csv", view(self.results), name="esign_bulk_results"),
+            path("sample/<int:template_id>.csv", view(self.sample), name="esign_bulk_sample"),
             *super().get_urls(),
         ]
 
@@ -155,6 +157,11 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
             # form is drawn (labels, help, errors).
             "adminform": helpers.AdminForm(form, fieldsets, {}),
             "inline_admin_formsets": [],
+            # Each template's columns and its sample file (bulk_upload.js shows the chosen one's).
+            "templates": [
+                {"template": template, "columns": template_columns(template)}
+                for template in form.fields["template"].queryset  # type: ignore[attr-defined]
+            ],
         }
         return TemplateResponse(request, "admin/esign/bulkbatch/upload.html", context)
 
@@ -224,20 +231,27 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
         with_problems = rows.exclude(errors=[])
         problem_count = with_problems.count()
         draft = batch.status == BulkBatch.Status.DRAFT
+        failed = [] if draft else rows.filter(status=BulkRow.Status.FAILED)[:PROBLEM_ROWS]
+
+        def told(listed: Any) -> list[tuple[BulkRow, list[dict[str, Any]]]]:
+            """Each row with its problems by column ("row 3, column email"), not by the
+            packet's argument (signers.0.email)."""
+            return [(row, row_problems(batch.shape, row.errors)) for row in listed]
+
         return {
             "batch": batch,
             "manages": may_manage(request, batch.organization),
             "columns": batch.columns,
             "preview": [
-                (row, [row.values.get(column, "") for column in batch.columns])
-                for row in rows[:PREVIEW_ROWS]
+                (row, [row.values.get(column, "") for column in batch.columns], problems)
+                for row, problems in told(rows[:PREVIEW_ROWS])
             ],
             "problem_count": problem_count,
-            "problems": with_problems[:PROBLEM_ROWS],
+            "problems": told(with_problems[:PROBLEM_ROWS]),
             "shown_problems": PROBLEM_ROWS,
             "percent": round(100 * batch.rows_done / batch.rows_total) if batch.rows_total else 0,
             "valid_count": batch.rows_total - problem_count,
-            "failed": [] if draft else rows.filter(status=BulkRow.Status.FAILED)[:PROBLEM_ROWS],
+            "failed": told(failed),
         }
 
     def send(self, request: HttpRequest, batch_id: int) -> HttpResponse:
@@ -278,6 +292,21 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
                 "failed": batch.rows_failed,
                 "done": batch.rows_done,
             }
+        )
+
+    def sample(self, request: HttpRequest, template_id: int) -> HttpResponse:
+        """A CSV file to start from for a template this user may bulk send."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        template = get_object_or_404(
+            PdfTemplate,
+            pk=template_id,
+            organization__in=staff_managed_organizations(user=request.user),
+        )
+        return file_response(
+            sample_csv(template),
+            filename=f"bulk-send-{template.eid}-sample.csv",
+            content_type="text/csv",
         )
 
     def results(self, request: HttpRequest, batch_id: int) -> HttpResponse:

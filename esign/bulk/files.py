@@ -26,6 +26,7 @@ from core.errors import RequestTooLarge, ValidationFailed
 from esign.engine import spreadsheets
 from esign.engine.upload_pool import SpreadsheetJob, UploadTooComplex
 from esign.upload_checks import run_upload_check
+from templates_app.engine.describe import example_value
 from templates_app.models import PdfTemplate
 from templates_app.services import template_version_select, version_spec
 
@@ -197,3 +198,36 @@ def template_shape(
     if email_subject:
         shape["signatureEmailSubject"] = email_subject
     return shape, unused
+
+
+def template_columns(template: PdfTemplate) -> list[dict[str, Any]]:
+    """The columns a file for ``template`` has after name and email: one per field a row fills
+    (signer fields are the signer's), named by its alias (else its id), with what it is and an
+    example value (blank for one that is not one cell of text: a name, an address...)."""
+    spec = version_spec(template_version_select(template=template, version_number=None))
+    columns: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for field in spec.fields:
+        name = field.alias or field.id
+        # name and email are the signer's: a field of that alias is not filled from them.
+        if field.is_signer or name in seen or name in (NAME_COLUMN, EMAIL_COLUMN):
+            continue
+        seen.add(name)
+        example = example_value(field) if field.type != "imageFile" else ""
+        if isinstance(example, bool):
+            example = "true" if example else "false"
+        elif not isinstance(example, str | int | float):
+            example = ""
+        columns.append({"name": name, "label": field.label or field.type, "example": example})
+    return columns
+
+
+def sample_csv(template: PdfTemplate) -> bytes:
+    """A file to start from: the columns ``template`` takes and one row of example values
+    (UTF-8 with a BOM, which spreadsheets read as UTF-8)."""
+    columns = template_columns(template)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([NAME_COLUMN, EMAIL_COLUMN, *(c["name"] for c in columns)])
+    writer.writerow(["Ada Lovelace", "ada@example.com", *(c["example"] for c in columns)])
+    return ("\ufeff" + out.getvalue()).encode()

@@ -16,7 +16,10 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Mapping
+from typing import Any
 
+from esign.bulk.sends import shape_columns
 from esign.bulk_models import BulkBatch
 
 # A formula's first character (a tab or carriage return before one also starts a formula).
@@ -38,17 +41,48 @@ def csv_safe(value: str) -> str:
     return _PIECE_FORMULA.sub(r"\1\2'", value)
 
 
+def row_problems(shape: Mapping[str, Any], errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A row's problems as the people who wrote the file read them: each message with the
+    column whose value it is about (``{"column": "email", "message": ...}``), found by where
+    the shape puts the column (``signers.0.email`` is the column ``email``'s); None when the
+    problem is no column's (a template that is gone), whose ``property`` is then all there is."""
+    paths = sorted(
+        ((path, column) for column, path in shape_columns(shape).items()),
+        key=lambda pair: -len(pair[0]),
+    )
+
+    def column_of(where: str) -> str | None:
+        for path, column in paths:
+            if where == path or where.startswith(f"{path}."):
+                return column
+        return None
+
+    return [
+        {
+            "column": column_of(str(error.get("property") or "")),
+            "property": str(error.get("property") or ""),
+            "message": error.get("message", ""),
+        }
+        for error in errors
+    ]
+
+
 def results_csv(batch: BulkBatch) -> bytes:
     """Every row's outcome as CSV (UTF-8 with a BOM, for spreadsheets): its number, status,
-    packet eid or errors, then its values; every cell quoted and made safe (:func:`csv_safe`)."""
+    packet eid or errors (each naming its column), then its values; every cell quoted and made
+    safe (:func:`csv_safe`)."""
     out = io.StringIO()
     writer = csv.writer(out, quoting=csv.QUOTE_ALL)
     columns = list(batch.columns)
     writer.writerow([csv_safe(c) for c in ["row", "status", "packetEid", "errors", *columns]])
     for row in batch.rows.order_by("index").iterator(chunk_size=500):
         errors = "; ".join(
-            f"{e.get('property')}: {e.get('message')}" if e.get("property") else e["message"]
-            for e in row.errors
+            f"column {e['column']}: {e['message']}"
+            if e["column"]
+            else f"{e['property']}: {e['message']}"
+            if e["property"]
+            else e["message"]
+            for e in row_problems(batch.shape, row.errors)
         )
         cells = [str(row.index + 1), row.status, row.packet_eid, errors]
         cells += [row.values.get(column, "") for column in columns]

@@ -229,3 +229,43 @@ def test_every_shipped_language_draws_the_upload_and_the_preview(
     for english in ("Preview: the first rows", "Send 2 packets", "cannot be sent", ">Ready<"):
         assert english not in text
     assert "Must be an email address." in text  # the API's words, as the API says them
+
+
+def test_a_sample_csv_for_a_template_is_for_those_who_may_bulk_send_with_it(
+    organization, other_organization, template
+) -> None:
+    url = f"/admin/esign/bulkbatch/sample/{template.pk}.csv"
+    answer = staff_client(organization).get(url)
+    assert answer.status_code == 200
+    lines = answer.content.decode("utf-8-sig").splitlines()
+    header = lines[0].split(",")
+    assert header[:2] == ["name", "email"]
+    assert {"title", "amount"} <= set(header)
+    assert header.count("name") == header.count("email") == 1
+    assert "signature" not in header
+    assert lines[1].startswith("Ada Lovelace,ada@example.com,")
+    assert staff_client(organization, role="member", name="m").get(url).status_code == 403
+    assert staff_client(other_organization, name="outsider").get(url).status_code == 404
+
+
+def test_the_upload_page_lists_each_templates_columns(organization, template) -> None:
+    page = staff_client(organization).get(ADD).content.decode()
+
+    assert "The file's columns" in page
+    assert f'data-template="{template.pk}"' in page
+    assert "<code>amount</code>" in page
+    assert f'href="/admin/esign/bulkbatch/sample/{template.pk}.csv"' in page
+
+
+def test_row_problems_name_the_column_and_the_results_csv_too(organization, template) -> None:
+    client = staff_client(organization)
+    upload(client, template, "r.csv", b"name,email\nAda,ada@example.com\nBob,not-an-email\n")
+    batch = BulkBatch.objects.get()
+
+    page = client.get(f"/admin/esign/bulkbatch/{batch.pk}/change/").content.decode()
+    results = client.get(f"/admin/esign/bulkbatch/{batch.pk}/results.csv").content.decode()
+
+    assert "Row 2, column email</strong>: Must be an email address." in page
+    assert "signers.0.email" not in page
+    assert '"column email: Must be an email address."' in results
+    assert "signers.0" not in results

@@ -42,7 +42,10 @@ WORDS = {
         "upload": "Upload and preview",
         "unused": "These columns fill nothing",
         "preview": "Preview: the first rows",
-        "row 3": "Row 3: signers.0.email: Must be an email address.",
+        "row 3": "Row 3, column email: Must be an email address.",
+        "row 7 amount": "Row 7, column amount:",
+        "columns": "The file's columns",
+        "sample": "Download a sample CSV for Invoice",
         "count": "1 row cannot be sent as it is; 11 can.",
         "send": "Send 11 packets",
         "stop": "Stop sending",
@@ -59,7 +62,10 @@ WORDS = {
         "upload": "Subir y previsualizar",
         "unused": "Estas columnas no rellenan nada",
         "preview": "Vista previa: las primeras filas",
-        "row 3": "Fila 3: signers.0.email: Must be an email address.",
+        "row 3": "Fila 3, columna email: Must be an email address.",
+        "row 7 amount": "Fila 7, columna amount:",
+        "columns": "Las columnas del archivo",
+        "sample": "Descargar un CSV de ejemplo para Invoice",
         "count": "1 fila no se puede enviar tal como está; 11 sí.",
         "send": "Enviar 11 paquetes",
         "stop": "Detener el envío",
@@ -138,7 +144,24 @@ def test_upload_preview_send_progress_and_results(
     assert tab.page.evaluate("document.documentElement.lang") == language
     tab.page.click(f"text={words['add']}")
     assert tab.page.inner_text("label[for=id_template]").startswith(words["template"])
+    # The columns the file needs, and a sample: once the template is chosen, its own.
+    columns = tab.page.locator(".bulk-template-columns:visible")
+    tab.page.wait_for_load_state("load")  # bulk_upload.js has run
+    assert columns.count() == 0
     tab.page.select_option("#id_template", label=template.title)
+    assert tab.page.inner_text(".bulk-columns h2") == words["columns"]
+    assert columns.count() == 1
+    listed = columns.locator("li code").all_inner_texts()
+    assert listed[:2] == ["name", "email"]
+    assert len(set(listed)) == len(listed)  # a field named name or email is the signer's
+    assert {"title", "amount"} <= set(listed)
+    assert "signature" not in listed
+    with tab.page.expect_download() as sample:
+        columns.get_by_role("link", name=words["sample"]).click()
+    with open(sample.value.path(), encoding="utf-8-sig") as sample_file:  # noqa: PTH123
+        sample_rows = list(csv.reader(sample_file))
+    assert sample_rows[0] == listed
+    assert len(sample_rows) == 2
     tab.page.fill("#id_name", "Invoice {{title}}")
     tab.page.set_input_files(
         "#id_file", files=[{"name": "rows.csv", "mimeType": "text/csv", "buffer": rows_csv()}]
@@ -186,7 +209,9 @@ def test_upload_preview_send_progress_and_results(
     failed = tab.page.inner_text(".bulk-problem-list")
     assert words["row 3"] in failed
     assert words["row 7"] in failed
-    assert "data.payloads.document.data.amount" in failed
+    assert words["row 7 amount"] in failed
+    assert "data.payloads" not in failed
+    assert "signers.0" not in tab.page.inner_text(".bulk-send")
     check_both(tab, f"completed{shot}")
 
     with tab.page.expect_download() as download:
@@ -197,6 +222,7 @@ def test_upload_preview_send_progress_and_results(
     assert [line[1] for line in table[1:]] == ["created"] * 2 + ["failed"] + ["created"] * 3 + [
         "failed"
     ] + ["created"] * 5
+    assert table[3][3] == "column email: Must be an email address."
     assert table[5][4] == '\'=HYPERLINK("http://evil.example")'
     eids = {line[2] for line in table[1:] if line[1] == "created"}
     assert eids == set(Packet.objects.values_list("eid", flat=True))
