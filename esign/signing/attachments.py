@@ -53,6 +53,8 @@ logger = logging.getLogger(__name__)
 
 # How a kind is named to people.
 KIND_NAMES = {"pdf": "PDF", "png": "PNG", "jpeg": "JPEG"}
+# The kind a file's name claims by its extension.
+NAMED_KINDS = {"pdf": "pdf", "png": "png", "jpg": "jpeg", "jpeg": "jpeg"}
 
 
 def _field(signer: Signer, field_id: str) -> AttachmentField:
@@ -66,7 +68,21 @@ def types_text(field: AttachmentField) -> str:
     return ", ".join(KIND_NAMES[kind] for kind in field.accepted_types)
 
 
-def _refusal_message(refusal: str, field: AttachmentField) -> str:
+def _misnamed(filename: str, actual: str) -> str:
+    """What a refused file's name claims it is, when its bytes (``actual``, sniff's kind) are not
+    that ("“notes.pdf” is named like a PDF file but is not one."), else ""."""
+    claimed = NAMED_KINDS.get(filename.rsplit(".", 1)[-1].lower() if "." in filename else "")
+    if claimed is None or claimed == actual:
+        return ""
+    name = "".join(ch for ch in filename if ch.isprintable())[:200]
+    return _("“{name}” is named like a {kind} file but is not one.").format(
+        name=name, kind=KIND_NAMES[claimed]
+    )
+
+
+def _refusal_message(
+    refusal: str, field: AttachmentField, filename: str = "", actual: str = ""
+) -> str:
     if refusal == EMPTY:
         return _("This file is empty.")
     if refusal == HEIC:
@@ -74,7 +90,9 @@ def _refusal_message(refusal: str, field: AttachmentField) -> str:
             "This is a HEIC photo, which cannot be accepted. Attach it as one of: {types}."
         ).format(types=types_text(field))
     if refusal == NOT_ACCEPTED:
-        return _("Attach a file of one of these types: {types}.").format(types=types_text(field))
+        attach = _("Attach a file of one of these types: {types}.").format(types=types_text(field))
+        # A text file named notes.pdf is told what it is not, then what the field takes.
+        return " ".join(filter(None, (_misnamed(filename, actual), attach)))
     if refusal == IMAGE_TOO_LARGE:
         return _("This image is too large: at most {count} megapixels.").format(
             count=MAX_IMAGE_PIXELS // 1_000_000
@@ -134,7 +152,8 @@ def attachment_add(
         )
     checked = _checked(data, field, str(signer.packet.organization_id))
     if checked.refusal:
-        raise ValidationFailed.single("file", _refusal_message(checked.refusal, field))
+        message = _refusal_message(checked.refusal, field, filename, sniff(data))
+        raise ValidationFailed.single("file", message)
     name = _filename(filename, checked.extension)
     # Stored beside the documents, under a name of its own (a signer may attach a PDF that is
     # one of the documents: removing the attachment must not remove the document).

@@ -4,7 +4,8 @@ phone (390×844) and at 1366×900, in English, Arabic and Japanese.
 With every field filled but a required file missing, the guide does not say "All N fields
 completed. Select Finish to sign." and Finish is not shown ready: the count includes the file
 and the guide names it. A limit of 5,000,000 bytes reads "5 MB" (decimal units), not "4.8 MB".
-A text file named ``notes.pdf`` is answered with the types the field accepts. Once the file is
+A text file named ``notes.pdf`` is told it is not the PDF its name says, and the types the field
+accepts. Once the file is
 attached the guide says all is done and Finish is ready. Screenshots in test-artifacts/esign/;
 axe finds nothing."""
 
@@ -16,7 +17,6 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from esign.packets.attachment_fields import readable_size
 from tests.axe import axe_violations
 from tests.browser import Tab
 from tests.esign.conftest import CREATE, two_signer_packet
@@ -52,14 +52,6 @@ def png() -> bytes:
     out = io.BytesIO()
     Image.new("RGB", (400, 300), (60, 120, 200)).save(out, "PNG")
     return out.getvalue()
-
-
-def test_sizes_read_in_decimal_units() -> None:
-    assert readable_size(5_000_000) == "5 MB"
-    assert readable_size(2_500_000) == "2.5 MB"
-    assert readable_size(10 * 1_048_576) == "10 MB"  # the default limit, as its writer meant it
-    assert readable_size(17_000) == "17 KB"
-    assert readable_size(300) == "300 bytes"
 
 
 @pytest.fixture
@@ -118,6 +110,7 @@ def test_a_required_file_counts_in_the_guide_and_holds_finish(
         error = proof.locator("[data-role=error]")
         error.wait_for(state="visible")
         assert words["types"] in error.inner_text()
+        assert "notes.pdf" in error.inner_text()
         proof.scroll_into_view_if_needed()
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"attachment-guide-missing-{language}-{name}.png"))
