@@ -79,6 +79,10 @@ def test_a_sealed_pdf_and_a_one_byte_changed_copy(browser, live_server, files) -
     assert "PAdES-B-B" in signature.inner_text()
     assert tab.locator("dd.yes").count() == 2  # intact, whole; trusted here only (dd.warn)
     assert tab.locator("dd.warn").count() == 1
+    # A PAdES-B-B seal has no timestamp: said so, not "Timestamp None".
+    timestamp = signature.locator("div:has(> dt:text-is('Timestamp')) dd").inner_text()
+    assert timestamp.startswith("Not timestamped: the signing time is the one the signature")
+    assert "None" not in signature.inner_text()
     tab.screenshot(path=str(SHOTS / "02-verify-sealed-desktop.png"), full_page=True)
 
     tab.set_viewport_size(PHONE)
