@@ -42,7 +42,7 @@ def test_back_keeps_a_half_typed_page_and_checks_nothing(demo_workflow: Workflow
 
     assert back.status_code == 200
     html = back.content.decode()
-    assert "Step 1 of 3: Contact" in html
+    assert "Step 1 of 3: <bdi>Contact</bdi>" in html
     assert "wf-summary-title" not in html
     row = WebformSubmission.objects.get()
     # The valid value is stored; the half-typed ones are kept as typed, not as values.
@@ -64,7 +64,7 @@ def test_back_keeps_a_half_typed_page_and_checks_nothing(demo_workflow: Workflow
 
     # Forward again: step 2 shows what was typed, with no message.
     forward = client.post(continue_path(submission), {**STEP_1, "forge": about_you})
-    assert "Step 2 of 3: Identity" in forward.content.decode()
+    assert "Step 2 of 3: <bdi>Identity</bdi>" in forward.content.decode()
     assert value_of(forward, "address.street1") == "12 Analytical"
     assert value_of(forward, "birthDate") == "1990-12-1"
     assert value_of(forward, "ssn") == "123456789"
@@ -95,7 +95,7 @@ def test_back_keeps_a_half_typed_page_and_checks_nothing(demo_workflow: Workflow
             "address.zip": "02110",
         },
     )
-    assert "Step 3 of 3: Order" in passed.content.decode()
+    assert "Step 3 of 3: <bdi>Order</bdi>" in passed.content.decode()
     row = WebformSubmission.objects.get()
     assert row.draft == {}
     assert row.payload["address"]["city"] == "Boston"

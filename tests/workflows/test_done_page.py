@@ -26,7 +26,7 @@ def test_the_last_page_sums_up_the_answers_and_the_zip_is_named_cleanly(
     html = done.content.decode()
     assert "Thank you" in html
     assert 'id="wf-answers"' in html
-    answers = re.findall(r"<dt>([^<]*)</dt><dd>([^<]*)</dd>", html)
+    answers = re.findall(r"<dt><bdi>([^<]*)</bdi></dt><dd><bdi>([^<]*)</bdi></dd>", html)
     assert ("Full name", "Ada Lovelace") in answers
     assert ("Email", "ada@example.com") in answers
     assert ("Home address", "12 Analytical Way, Boston, MA 02110") in answers

@@ -87,7 +87,7 @@ def assert_refused(response: Any, message: str) -> None:
     html = response.content.decode()
     assert response.status_code == 400
     assert "There is a problem" in html  # the page's error summary
-    assert f'<a href="#f-photo">Photo: {message}</a>' in html
+    assert f'<a href="#f-photo"><bdi>Photo</bdi>: {message}</a>' in html
     assert f'<p class="wf-error" id="f-photo-error">{message}</p>' in html
     assert Submission.objects.count() == 0
 

@@ -40,7 +40,7 @@ def test_the_first_page_is_in_spanish(organization, demo_template) -> None:
     html = spanish().get(START).content.decode()
 
     assert '<html lang="es" dir="ltr">' in html
-    assert "Paso 1 de 2: You" in html  # the staff's own titles stay as written
+    assert "Paso 1 de 2: <bdi>You</bdi>" in html  # the staff's own titles stay as written
     assert ">Nombre</label>" in html
     assert ">Apellido</label>" in html
     assert "indica un campo obligatorio." in html
@@ -64,7 +64,7 @@ def test_a_refused_page_says_why_in_spanish(organization, demo_template) -> None
     assert refused.status_code == 400
     html = refused.content.decode()
     assert "Hay un problema" in html
-    assert "Full name: Este campo es obligatorio." in html
+    assert "<bdi>Full name</bdi>: Este campo es obligatorio." in html
     assert not Submission.objects.exists()
 
 
@@ -86,7 +86,10 @@ def test_the_group_page_and_the_end_in_spanish(organization, demo_template) -> N
         {"forge": forge, "page": "1", "action": "next", "items.entries": "1",
          "items.0.description": "Lámpara", "items.0.price": "barato"},
     )  # fmt: skip
-    assert "Items, registro 1: Price: Escriba un número, como 1234.56." in bad.content.decode()
+    assert (
+        "<bdi>\u2068Items\u2069, registro 1: \u2068Price\u2069</bdi>: "
+        "Escriba un número, como 1234.56."
+    ) in bad.content.decode()
     client.post(
         resume,
         {"forge": forge, "page": "1", "action": "next", "items.entries": "1",
@@ -102,7 +105,7 @@ def test_the_group_page_and_the_end_in_spanish(organization, demo_template) -> N
     assert "Gracias" in html
     assert "Sus respuestas" in html
     assert "Descargar todo (zip)" in html
-    assert "<dt>Deliver it to my address</dt><dd>Sí</dd>" in html
+    assert "<dt><bdi>Deliver it to my address</bdi></dt><dd><bdi>Sí</bdi></dd>" in html
 
 
 def test_the_api_answers_in_english_whatever_the_language(

@@ -14,6 +14,7 @@ from typing import Any
 from workflows.engine.defs import FieldDef, GroupDef
 from workflows.engine.form_inputs import form_strings, form_value
 from workflows.engine.messages import FieldInvalid, Message
+from workflows.engine.numbers import ENGLISH, NumberFormat
 from workflows.engine.rules import EMPTY
 
 
@@ -93,11 +94,18 @@ def form_entries(group: GroupDef, get: Callable[[str], str | None]) -> list[dict
     ]
 
 
-def entry_strings(group: GroupDef, index: int, entry: Mapping[str, Any]) -> dict[str, str]:
-    """The strings of one entry's inputs, for its values (stored or posted)."""
+def entry_strings(
+    group: GroupDef,
+    index: int,
+    entry: Mapping[str, Any],
+    number_format: NumberFormat = ENGLISH,
+) -> dict[str, str]:
+    """The strings of one entry's inputs, for its values (stored or posted); numbers written
+    as ``number_format`` says."""
     strings: dict[str, str] = {}
     for field in group.fields:
-        strings.update(form_strings(field.within(entry_prefix(group, index)), entry.get(field.key)))
+        within = field.within(entry_prefix(group, index))
+        strings.update(form_strings(within, entry.get(field.key), number_format))
     return strings
 
 

@@ -7,7 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from workflows.engine.numbers import ENGLISH, NumberFormat, written_number
 from workflows.engine.rules import MAX_PART, PARTS
+
+# The fields whose stored value is a number, shown back as the page's language writes it.
+NUMBERS = frozenset({"number", "integer", "dollar", "percent"})
 
 
 def input_names(field: Any) -> tuple[str, ...]:
@@ -32,13 +36,19 @@ def form_value(field: Any, get: Callable[[str], str | None]) -> Any:
     return values
 
 
-def form_strings(field: Any, value: Any) -> dict[str, str]:
-    """The strings to put back in the page's inputs for a stored or submitted ``value``."""
+def form_strings(field: Any, value: Any, number_format: NumberFormat = ENGLISH) -> dict[str, str]:
+    """The strings to put back in the page's inputs for a stored or submitted ``value``; a
+    number written as ``number_format`` says (15.5 is "15,5" on a German page), which the page
+    reads back as the same number."""
     kind = field.type
     if value is None:
         return {}
     if kind == "checkbox":
         return {field.key: "on"} if value is True else {}
+    if kind in NUMBERS and isinstance(value, int | float) and not isinstance(value, bool):
+        # A price with cents has two digits of them ("1234,50"); a whole one has none.
+        cents = kind == "dollar" and not float(value).is_integer()
+        return {field.key: written_number(value, number_format, decimals=2 if cents else None)}
     parts = PARTS.get(kind)
     if parts is None:
         if isinstance(value, list):

@@ -12,8 +12,10 @@ Pure Python (no Django); checks.js applies the same reading in the browser.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 SPACES = " \u00a0\u202f"  # space, no-break space, narrow no-break space: one grouping separator
 _DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹٫٬", "01234567890123456789.,")
@@ -21,18 +23,23 @@ _DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹٫٬", "0123456
 
 @dataclass(frozen=True)
 class NumberFormat:
-    """How the page's reader writes a number: the decimal separator and the grouping one."""
+    """How the page's reader writes a number: the decimal separator and the grouping one; and,
+    to write a price or a percentage, where the language puts "$" and "%" ("{}" the number)."""
 
     decimal: str = "."
     group: str = ","
+    money: str = "${}"
+    percent: str = "{}%"
 
     @classmethod
-    def of(cls, decimal: str, group: str) -> NumberFormat:
+    def of(
+        cls, decimal: str, group: str, *, money: str = "${}", percent: str = "{}%"
+    ) -> NumberFormat:
         """From a locale's separators; an empty or space-like grouping is any space, a locale
         without one groups by "," when its decimal is "." (Chinese)."""
         if group.strip(SPACES) == "":
             group = "," if decimal == "." and not group else " "
-        return cls(decimal, group)
+        return cls(decimal, group, money, percent)
 
     def as_browser_rule(self) -> dict[str, str]:
         return {"decimal": self.decimal, "group": self.group}
@@ -62,3 +69,49 @@ def canonical_number(text: str, number_format: NumberFormat) -> str:
     sign, whole, fraction = match.groups()
     digits = re.sub(r"\D", "", whole or "") or "0"
     return f"{sign}{digits}.{fraction}" if fraction else f"{sign}{digits}"
+
+
+def written_number(
+    value: float | int,
+    number_format: NumberFormat,
+    *,
+    decimals: int | None = None,
+    grouped: bool = False,
+) -> str:
+    """``value`` written the reader's way, as canonical_number reads it back: "15,5" on a German
+    page. ``decimals``: that many digits after the separator (a price's two), else as few as
+    the number needs; ``grouped``: thousands grouped ("1.234,5"; a space is written as a
+    no-break space), for reading rather than for an input."""
+    if not math.isfinite(value):
+        return str(value)
+    text = f"{value:.{decimals}f}" if decimals is not None else _plain(value)
+    sign = "-" if text.startswith("-") else ""
+    whole, _, fraction = text.lstrip("-").partition(".")
+    if grouped:
+        group = "\u00a0" if number_format.group == " " else number_format.group
+        whole = f"{int(whole):,}".replace(",", group)
+    return sign + whole + (number_format.decimal + fraction if fraction else "")
+
+
+def _plain(value: float | int) -> str:
+    """The shortest digits that are ``value`` ("15.5", "3", "0.0001"), never an exponent."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int):
+        return str(value)
+    text = repr(value)
+    if "e" in text or "E" in text:
+        text = format(Decimal(text), "f")
+    return text
+
+
+def written_money(value: float | int, number_format: NumberFormat) -> str:
+    """A price as the reader's language writes it: "$1,234.50", "1.234,50 $" (German); the
+    minus sign before it all ("-$5.00")."""
+    amount = written_number(abs(value), number_format, decimals=2, grouped=True)
+    return ("-" if value < 0 else "") + number_format.money.format(amount)
+
+
+def written_percent(value: float | int, number_format: NumberFormat) -> str:
+    """A percentage as the reader's language writes it: "15.5%", "15,5 %" (German)."""
+    return number_format.percent.format(written_number(value, number_format, grouped=True))

@@ -20,7 +20,12 @@ from workflows.engine.defs import (
 from workflows.engine.entries import EntriesInvalid, check_entries, column, form_entries
 from workflows.engine.form_inputs import form_value
 from workflows.engine.messages import FieldInvalid, Message, pgettext
-from workflows.engine.numbers import ENGLISH, NumberFormat
+from workflows.engine.numbers import (
+    ENGLISH,
+    NumberFormat,
+    written_money,
+    written_number,
+)
 from workflows.engine.rules import EMPTY, check_form_value, check_value
 
 
@@ -291,9 +296,20 @@ def _same(text: str) -> str:
     return text
 
 
-def answer_text(field: FieldDef, value: Any, translate: Callable[[str], str] = _same) -> str:
+def _isolated(text: str) -> str:
+    """What the author or the reader wrote, put into a sentence: between FSI and PDI (HTML's
+    <bdi> as characters), so it keeps its own direction on a right-to-left page."""
+    return f"\u2068{text}\u2069" if text else text
+
+
+def answer_text(
+    field: FieldDef,
+    value: Any,
+    translate: Callable[[str], str] = _same,
+    number_format: NumberFormat = ENGLISH,
+) -> str:
     """A stored value as one line for people to read back (the summary of the last page), its
-    words in the language of ``translate``."""
+    words in the language of ``translate``, its numbers as ``number_format`` writes them."""
     if value is None:
         return ""
     if field.type == "checkbox":
@@ -314,8 +330,13 @@ def answer_text(field: FieldDef, value: Any, translate: Callable[[str], str] = _
         return translate(pgettext("webform rule", "An image"))
     if field.type == "ssn":  # never the whole number on a page a shared screen may show
         return f"•••-••-{str(value)[-4:]}"
-    if field.type == "dollar":
-        return f"${value:,.2f}" if isinstance(value, int | float) else str(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if field.type == "dollar":
+            return written_money(value, number_format)
+        if field.type == "percent":
+            return number_format.percent.format(written_number(value, number_format))
+        if field.type in ("number", "integer"):
+            return written_number(value, number_format)
     if field.type == "percent":
         return f"{value}%"
     if isinstance(value, list):
@@ -323,16 +344,19 @@ def answer_text(field: FieldDef, value: Any, translate: Callable[[str], str] = _
     return str(value)
 
 
-def _item_answers(item: Item, value: Any, translate: Callable[[str], str]) -> list[tuple[str, str]]:
+def _item_answers(
+    item: Item, value: Any, translate: Callable[[str], str], number_format: NumberFormat
+) -> list[tuple[str, str]]:
     if isinstance(item, FieldDef):
-        return [(item.label, answer_text(item, value, translate))]
+        return [(item.label, answer_text(item, value, translate, number_format))]
     # One line per entry: "Items, entry 2", "Description: Lamp · Price: $12.00".
     title = translate(pgettext("webform rule", "{group}, entry {number}"))
     return [
         (
-            title.format(group=item.label, number=number),
+            title.format(group=_isolated(item.label), number=number),
             " · ".join(
-                f"{f.label}: {answer_text(f, entry[f.key], translate)}"
+                f"{_isolated(f.label)}: "
+                f"{_isolated(answer_text(f, entry[f.key], translate, number_format))}"
                 for f in item.fields
                 if entry.get(f.key) is not None
             ),
@@ -345,9 +369,10 @@ def answers(
     definition: WorkflowDef,
     payloads: Mapping[str, Mapping[str, Any]],
     translate: Callable[[str], str] = _same,
+    number_format: NumberFormat = ENGLISH,
 ) -> list[tuple[str, list[tuple[str, str]]]]:
     """Each webform's name and its answers given, ``(label, text)``, in the webforms' order
-    (a repeating group gives a line per entry)."""
+    (a repeating group gives a line per entry), numbers as ``number_format`` writes them."""
     out = []
     for webform in definition.webforms:
         payload = payloads.get(webform.slug) or {}
@@ -355,7 +380,7 @@ def answers(
             answer
             for item in webform.items
             if payload.get(item.key) is not None
-            for answer in _item_answers(item, payload[item.key], translate)
+            for answer in _item_answers(item, payload[item.key], translate, number_format)
         ]
         if given:
             out.append((webform.name, given))

@@ -14,6 +14,7 @@ from workflows.engine.defs import FieldDef, GroupDef, WebformDef
 from workflows.engine.entries import entry_strings
 from workflows.engine.form_inputs import form_strings, invalid_parts
 from workflows.engine.messages import RULE_CONTEXT, Message
+from workflows.pages.numbers import page_number_format
 
 # The index in the names of the blank entry a page's script copies to add an entry.
 BLANK_INDEX = "__i__"
@@ -23,6 +24,12 @@ def rule_gettext(text: str) -> str:
     """A text of the engine (a rule's message, a region's name, a word of the summary) in the
     reader's language: its catalogue entries have a context of their own."""
     return pgettext(RULE_CONTEXT, text)
+
+
+def isolated(text: str) -> str:
+    """``text`` the author wrote, put into a sentence of the page: between FSI and PDI (HTML's
+    <bdi> as characters), so "Do you have pets?" in an Arabic sentence keeps its "?" at its end."""
+    return f"\u2068{text}\u2069" if text else text
 
 
 def say(message: Message | None) -> str:
@@ -154,7 +161,9 @@ def field_views(
         views.append(
             FieldView(
                 definition=definition,
-                strings=dict(draft) if draft is not None else form_strings(definition, value),
+                strings=dict(draft)
+                if draft is not None
+                else form_strings(definition, value, page_number_format()),
                 message=(errors or {}).get(definition.key),
             )
         )
@@ -179,11 +188,11 @@ def _entry_fields(
             if k == definition.key or k.startswith(f"{definition.key}.")
         }
         if not own and use_defaults and member.default is not None:
-            own = form_strings(definition, member.default)
+            own = form_strings(definition, member.default, page_number_format())
         label = gettext("%(group)s, entry %(number)s: %(field)s") % {
-            "group": group.label,
+            "group": isolated(group.label),
             "number": index + 1 if isinstance(index, int) else "",
-            "field": member.label,
+            "field": isolated(member.label),
         }
         views.append(FieldView(definition, own, errors.get(definition.key), label=label))
     return views
@@ -216,7 +225,7 @@ def group_views(
             strings = {}
             for index, entry in enumerate(entries):
                 if isinstance(entry, Mapping):
-                    strings.update(entry_strings(group, index, entry))
+                    strings.update(entry_strings(group, index, entry, page_number_format()))
         given = count
         count = min(max(count, group.min_entries), group.max_entries)
         entry_views = [
@@ -237,5 +246,5 @@ def group_strings(group: GroupDef, entries: Any) -> dict[str, str]:
     strings = {f"{group.key}.entries": str(len(entries))}
     for index, entry in enumerate(entries):
         if isinstance(entry, Mapping):
-            strings.update(entry_strings(group, index, entry))
+            strings.update(entry_strings(group, index, entry, page_number_format()))
     return strings

@@ -34,7 +34,14 @@ from workflows.engine.rules import (
     browser_rules,
 )
 from workflows.models import Submission, Workflow
-from workflows.pages.fields import FieldView, GroupView, field_views, group_views, rule_gettext
+from workflows.pages.fields import (
+    FieldView,
+    GroupView,
+    field_views,
+    group_views,
+    isolated,
+    rule_gettext,
+)
 from workflows.pages.numbers import page_number_format
 from workflows.pages.steps import shown_steps
 from workflows.submissions import links
@@ -159,7 +166,7 @@ class Screen:
         """Every page of the preview: its label, address and whether it is this one."""
         return [
             (
-                f"{number}. {webform.name}: {webform.pages[index].title}",
+                f"{number}. {isolated(webform.name)}: {isolated(webform.pages[index].title)}",
                 "?" + urlencode({"forge": webform.slug, "page": index}),
                 self._is_here(webform, index),
             )
@@ -385,7 +392,8 @@ def end_page(
             # the link, and such a page posts the legacy string only (esign/static/esign/embed.js),
             # while the app that frames a workflow hears the event objects.
             sign_url = url + ("&embedded=true" if embedded else "")
-        waiting_for = [s.name for s in signers if s.status not in packets.FINISHED_SIGNER]
+        # Names in a sentence, each isolated (FSI ... PDI) for right-to-left pages.
+        waiting_for = [isolated(s.name) for s in signers if s.status not in packets.FINISHED_SIGNER]
     zip_path = reverse(
         "workflows-documents-zip",
         args=[submission.workflow.organization.slug, submission.workflow.slug, submission.eid],
@@ -398,6 +406,7 @@ def end_page(
             definition_for(submission),
             payloads_of(submission),
             rule_gettext,
+            page_number_format(),
         ),
         "zip_url": f"{zip_path}?token={token}" if documents else "",
         "sign_url": sign_url,

@@ -18,6 +18,20 @@ const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, name) => String(va
 
 const input = (name) => form.elements.namedItem(name);
 
+// Text with the author's words in it (between FSI and PDI, as the server and groups.js mark
+// them) as nodes, each of those words in a <bdi>: it keeps its own direction in the sentence
+// ("Do you have pets?" on an Arabic page), and the text reads the same.
+function isolatedNodes(text) {
+  return String(text)
+    .split(/\u2068([^\u2068\u2069]*)\u2069/)
+    .map((part, index) => {
+      if (index % 2 === 0) return part;
+      const bdi = document.createElement("bdi");
+      bdi.textContent = part;
+      return bdi;
+    });
+}
+
 function rawValue(field) {
   if (field.type === "checkbox") return Boolean(input(field.key)?.checked);
   if (field.type === "imageFile") return imageMessage(field);
@@ -109,7 +123,8 @@ function showConditional() {
   if (next) next.textContent = steps.moreWebforms || shownLater ? strings.next : strings.finish;
   const total = steps.stepNumber + shownLater + steps.stepsAfter;
   const line = document.getElementById("wf-step");
-  if (line) line.textContent = fill(strings.step, { number: steps.stepNumber, total, title: steps.title });
+  // The page's title is the author's: in a <bdi> in the sentence, as the server draws it.
+  if (line) line.replaceChildren(...isolatedNodes(fill(strings.step, { number: steps.stepNumber, total, title: `\u2068${steps.title}\u2069` })));
   const bar = document.getElementById("wf-bar");
   if (bar) bar.max = total;
 }
@@ -147,7 +162,10 @@ function showSummary(failures) {
     const item = document.createElement("li");
     const link = document.createElement("a");
     link.href = `#${target}`;
-    link.textContent = `${label}: ${message}`;
+    // The field's label is the author's (a group's entry: a sentence with the author's words).
+    const name = document.createElement("bdi");
+    name.append(...isolatedNodes(label));
+    link.append(name, `: ${message}`);
     item.append(link);
     list.append(item);
   }

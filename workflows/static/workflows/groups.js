@@ -22,10 +22,11 @@ export function entryFields(box, group, strings) {
     group.fields.map((field) => ({
       ...field,
       key: `${group.key}.${index}.${field.key}`,
+      // The author's labels isolated (FSI ... PDI) in the sentence, as the server's are.
       summaryLabel: strings.entryField
-        .replace("%(group)s", group.label)
+        .replace("%(group)s", `\u2068${group.label}\u2069`)
         .replace("%(number)s", String(index + 1))
-        .replace("%(field)s", field.label),
+        .replace("%(field)s", `\u2068${field.label}\u2069`),
     })),
   );
 }
