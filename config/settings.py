@@ -298,6 +298,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # An eid in a path (core.eids.EidConverter) is described with its shape, so that clients
+    # and fuzzers send ids that reach the view (tests/core/test_api_fuzz.py checks it is the same).
+    "PATH_CONVERTER_OVERRIDES": {"eid": {"type": "string", "pattern": "^[0-9A-Za-z]{20}$"}},
     "PREPROCESSING_HOOKS": ["core.openapi.rest_endpoints_only"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

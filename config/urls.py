@@ -64,8 +64,10 @@ urlpatterns = [
         name="graphql",
     ),
     path("", page_or_api(page=start_page, api=graphql_view), name="graphql-root"),
-    # Unknown API paths answer in the wire shape even when DEBUG shows HTML pages elsewhere.
+    # Unknown API paths (and documents' download paths, which API keys read) answer in the
+    # wire shape even when DEBUG shows HTML pages elsewhere.
     re_path(r"^api/", not_found),
+    re_path(r"^download/", not_found),
 ]
 
 # With DEBUG on (the run command), the static files are served here; in production the proxy

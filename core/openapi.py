@@ -14,7 +14,10 @@ section on its operations to the introduction, and its schema is /graphql/schema
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -24,6 +27,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from drf_spectacular.views import SpectacularJSONAPIView
 
+from core.eids import EID_PATTERN
 from core.errors import (
     AuthorizationError,
     FontUnavailableError,
@@ -89,6 +93,8 @@ register_schemas(
         },
         "EncryptedData": {
             "type": "string",
+            # base64 : 16-byte IV in hex : whole AES blocks in hex (spaces around are ignored)
+            "pattern": r"^\s*[A-Za-z0-9+/]+={0,2}:[0-9A-Fa-f]{32}:([0-9A-Fa-f]{32})+\s*$",
             "description": "`data` encrypted with the organization's public payload key: "
             "`<base64 RSA-OAEP(SHA-1) of the hex AES key>:<hex IV>:<hex AES-256-CBC of the JSON>`. "
             "A string that does not decrypt is a 400 on `data`.",
@@ -353,7 +359,49 @@ def describe_document(
         "[/graphql/schema.graphql](/graphql/schema.graphql)."
     )
     result["servers"] = [{"url": settings.PUBLIC_BASE_URL}]
+    template_eid = example_template_eid()
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                if parameter["in"] == "path" and parameter["name"] == "template_eid":
+                    parameter["example"] = template_eid
+            _multipart_parts_are_json(operation, components)
     return result
+
+
+def _multipart_parts_are_json(operation: Schema, components: Schema) -> None:
+    """A multipart body of a JSON request schema has one part per property, each JSON-decoded
+    (core.parsers.decode_part: ``0`` is a number; the string is ``"0"``): said with each part's
+    ``encoding``, so that clients and fuzzers send JSON."""
+    content = operation.get("requestBody", {}).get("content", {})
+    multipart = content.get("multipart/form-data")
+    if multipart is None or "application/json" not in content:
+        return
+    target = multipart.get("schema", {}).get("$ref", "").removeprefix("#/components/schemas/")
+    properties = components.get(target, {}).get("properties", {})
+    multipart["encoding"] = {name: {"contentType": "application/json"} for name in properties}
+
+
+# Where ``manage.py demo_setup`` (scripts/run.sh) keeps the eids of the demo's objects.
+DEMO_OBJECTS_FILE_NAME = "demo-objects.json"
+# A template eid's shape, for a server without the demo.
+PLACEHOLDER_TEMPLATE_EID = "8Xr3bPlH5yD2ZkWvQn4T"
+
+
+def example_template_eid() -> str:
+    """The example of every template eid in a path: the demo template's on a server that ran
+    the demo setup, so that a client or a fuzzer trying the document's examples with the demo
+    key fills a real template (not a 404); else a placeholder of the right shape."""
+    try:
+        kept = json.loads((Path(settings.DATA_DIR) / DEMO_OBJECTS_FILE_NAME).read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return PLACEHOLDER_TEMPLATE_EID
+    eid = kept.get("template") if isinstance(kept, dict) else None
+    return (
+        eid
+        if isinstance(eid, str) and re.fullmatch(EID_PATTERN, eid)
+        else (PLACEHOLDER_TEMPLATE_EID)
+    )
 
 
 def rest_endpoints_only(endpoints: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:

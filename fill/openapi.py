@@ -13,6 +13,7 @@ from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter
 
+from core.eids import EID_PATTERN
 from core.engine.field_types import FIELD_TYPES, PARTS
 from core.engine.style import MAX_FONT_SIZE
 from core.engine.template_spec import ALIGNMENTS, FONT_WEIGHTS
@@ -49,8 +50,10 @@ if _missing:  # a new field type must say what value it takes
 _STYLE: dict[str, Schema] = {
     "fontFamily": {
         "type": "string",
+        "minLength": 1,
+        "pattern": r"\S",
         "description": "Exact, case-sensitive: `Courier`, `Helvetica`, `Times New Roman`, "
-        "`Noto Sans` or any Google Fonts family.",
+        "`Noto Sans` or any Google Fonts family. Another name is a 400 on `fontFamily`.",
     },
     "fontSize": {
         "type": "number",
@@ -109,6 +112,7 @@ SCHEMAS: dict[str, Schema] = {
     },
     "FillData": {
         "type": "object",
+        "minProperties": 1,
         "description": "Alias -> value. Absent or `null` leaves a field empty; keys that name no "
         "field are ignored. The value of each field type:\n\n"
         + _SHAPES_TEXT
@@ -158,9 +162,10 @@ VERSION_NUMBER = OpenApiParameter(
 )
 TEMPLATE_EID = OpenApiParameter(
     "template_eid",
-    OpenApiTypes.STR,
+    {"type": "string", "pattern": f"^{EID_PATTERN}$"},
     OpenApiParameter.PATH,
-    description="The template's eid (a cast's eid on the wire).",
+    description="The template's eid (a cast's eid on the wire). The example is this server's "
+    "demo template when it has one (scripts/run.sh makes it).",
 )
 
 # Keys of ``data`` that name no field: the fill ignores them and the 200 says which.

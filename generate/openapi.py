@@ -60,6 +60,8 @@ _TEXT_COLOR: Schema = {
 }
 _FONT_FAMILY: Schema = {
     "type": "string",
+    "minLength": 1,
+    "pattern": r"\S",
     "description": "Exact, case-sensitive: `Courier`, `Helvetica`, `Times New Roman`, "
     "`Noto Sans` or any Google Fonts family. An unknown name is a 400 on its property.",
 }
