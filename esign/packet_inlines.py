@@ -18,7 +18,7 @@ class PacketInline(ReadOnlyInline):
     """A packet's rows on its page, in a table without the columns for changing rows (their
     headers are empty) that scrolls sideways, by the keyboard too, on a phone."""
 
-    template = "admin/esign/packet/readonly_inline.html"
+    template = "admin/readonly_inline.html"
 
 
 class DocumentInline(PacketInline):

@@ -21,6 +21,7 @@ from django.db.models import QuerySet
 from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import path, reverse
+from django.utils.html import format_html
 
 from accounts.models import Organization
 from accounts.staff import staff_organizations
@@ -92,10 +93,14 @@ def organizations_of(request: HttpRequest) -> QuerySet[Organization]:
 
 
 class VersionInline(admin.TabularInline):
+    """The template's versions, read-only (admin/readonly_inline.html: no empty header, a box
+    the keyboard scrolls), each column narrow enough that "Updated at" shows on a phone."""
+
     model = TemplateVersion
     extra = 0
     can_delete = False
-    fields = ["number", "published_at", "field_count", "pdf_sha256", "updated_at"]
+    template = "admin/readonly_inline.html"
+    fields = ["number", "published_at", "field_count", "pdf_hash", "updated_at"]
     readonly_fields = fields
     verbose_name_plural = "Versions (the blank number is the working version)"
 
@@ -105,6 +110,12 @@ class VersionInline(admin.TabularInline):
     @admin.display(description="Fields")
     def field_count(self, version: TemplateVersion) -> int:
         return len(version.spec.get("fields", []))
+
+    @admin.display(description="PDF SHA-256")
+    def pdf_hash(self, version: TemplateVersion) -> str:
+        """The first 16 hex digits, the whole in the tooltip: the table fits a phone."""
+        value = version.pdf_sha256
+        return format_html('<span title="{}">{}…</span>', value, value[:16]) if value else "-"
 
 
 class TemplateChangeList(ChangeList):
@@ -183,6 +194,23 @@ class PdfTemplateAdmin(CheckedActionIds):
             upload_stash.discard(form.kept)
         # The admin continues with ``obj`` (messages, redirect): make it the created row.
         obj.pk, obj.eid, obj.title = created.pk, created.eid, created.title
+
+    def response_add(
+        self, request: HttpRequest, obj: PdfTemplate, post_url_continue: str | None = None
+    ) -> HttpResponse:
+        """A PDF without form fields (a flat one) has nothing to edit on the template's page:
+        saving it opens the visual editor on it, with Detect fields open (editor.js, ``added``).
+        "Save and add another" still adds another."""
+        flat = (
+            "_addanother" not in request.POST
+            and "_popup" not in request.POST
+            and self.has_change_permission(request, obj)
+            and not services.working_version(obj).spec["fields"]
+        )
+        if not flat:
+            return super().response_add(request, obj, post_url_continue)
+        url = reverse("admin:templates_app_pdftemplate_editor", args=[obj.pk])
+        return HttpResponseRedirect(f"{url}?added")
 
     # --- list columns ---------------------------------------------------------------------
     @admin.display(description="Published")

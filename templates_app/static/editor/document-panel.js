@@ -27,7 +27,7 @@ export function documentPanel(panel) {
     h(
       "div",
       { class: "ed-panel-head" },
-      h("div", { class: "ed-panel-title" }, "Document"),
+      h("h2", { class: "ed-panel-title" }, "Document"),
       h(
         "div",
         { class: "ed-panel-sub" },

@@ -19,7 +19,7 @@ export function fieldPanel(panel, field) {
       "div",
       { class: "ed-panel-head" },
       h("span", { class: `ed-chip cat-${categoryOf(field.type)}` }, typeLabel(field.type)),
-      panel.bind(h("div", { class: "ed-panel-title" }), () => current().alias || "(no alias)"),
+      panel.bind(h("h2", { class: "ed-panel-title" }), () => current().alias || "(no alias)"),
       h(
         "div",
         { class: "ed-panel-sub" },

@@ -13,7 +13,7 @@ export function severalFieldsPanel(panel, fields) {
     h(
       "div",
       { class: "ed-panel-head" },
-      h("div", { class: "ed-panel-title" }, `${fields.length} fields selected`),
+      h("h2", { class: "ed-panel-title" }, `${fields.length} fields selected`),
       h(
         "div",
         { class: "ed-panel-sub" },
