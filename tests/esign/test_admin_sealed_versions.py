@@ -37,3 +37,33 @@ def test_the_packet_page_shows_sealed_file_versions_and_a_renewal_error(complete
     assert f"document-{packet.documents.get().pk}" not in page
     assert "timestamp_unavailable: No timestamp authority answered." in page
     assert f'<span title="{trail.sha256}">{trail.sha256[:16]}…</span>' in page
+
+
+def test_sealings_counters_show_when_they_mean_something(complete: Any) -> None:
+    """A sealed packet shows no "0 failed attempts" nor an empty retry time; one whose sealing
+    is being retried shows how many attempts failed, why, and when it is tried again."""
+    _, packet = complete()
+    packet_seal(packet_id=packet.pk)
+    browser = Client()
+    browser.force_login(User.objects.create_superuser("root", "root@example.com", "pw-tests"))
+    url = f"/admin/esign/packet/{packet.pk}/change/"
+
+    sealed = browser.get(url).content.decode()
+    assert "Failed sealing attempts" not in sealed
+    assert "Seal attempts" not in sealed
+    assert "Seal retry at" not in sealed
+    assert "Seal error" not in sealed
+    assert "Merged sha256" not in sealed
+
+    type(packet).objects.filter(pk=packet.pk).update(
+        seal_status="retrying",
+        seal_attempts=2,
+        seal_error="timestamp_unavailable: No timestamp authority answered.",
+        seal_retry_at=timezone.now() + timedelta(minutes=5),
+        sealed_at=None,
+    )
+    retrying = browser.get(url).content.decode()
+    assert "Failed sealing attempts" in retrying
+    assert "Seal retry at" in retrying
+    assert "timestamp_unavailable: No timestamp authority answered." in retrying
+    assert "Sealed at" not in retrying
