@@ -31,6 +31,10 @@ export class FieldDetector {
     section.querySelector("[data-detect='close']").addEventListener("click", () => this.close());
     view.addEventListener("zoom", () => this.drawOnPages());
     view.addEventListener("rendered", () => this.drawOnPages());
+    // The toolbar's button that opens and closes the panel says which it is.
+    this.toggles = document.querySelectorAll(`[aria-controls='${section.id}']`);
+    this.zoomed = null; // {from, to}: the zoom the panel changed, to give back on closing
+    this.showOpen();
     this.showButtons();
   }
 
@@ -40,12 +44,34 @@ export class FieldDetector {
 
   open() {
     this.section.hidden = false;
+    this.showOpen();
+    this.fitPages();
     this.runButton.focus();
   }
 
   close() {
     this.section.hidden = true;
+    this.showOpen();
     this.setDrafts([]);
+    // The page gets its room back, and its zoom if the person did not change it meanwhile.
+    if (this.zoomed && this.view.zoom === this.zoomed.to) {
+      this.view.setZoom(Math.min(this.zoomed.from, this.view.fitWidthZoom()));
+    }
+    this.zoomed = null;
+  }
+
+  showOpen() {
+    for (const toggle of this.toggles) toggle.setAttribute("aria-expanded", String(this.isOpen));
+  }
+
+  // Beside the panel the pages are narrower: a page wider than what is left is zoomed out to
+  // fit, so the panel never hides part of it (its draft boxes included).
+  fitPages() {
+    const fit = this.view.fitWidthZoom();
+    if (this.view.zoom <= fit) return;
+    const from = this.view.zoom;
+    this.view.setZoom(fit);
+    this.zoomed = { from, to: this.view.zoom };
   }
 
   say(text, kind = "") {

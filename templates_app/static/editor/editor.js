@@ -61,7 +61,23 @@ async function boot() {
   view.setZoom(Math.min(1.25, Math.max(0.5, view.fitWidthZoom())), { x: 0, y: 0 });
   view.scroller.scrollTo(0, 0);
   $("#ed-zoom").textContent = `${Math.round(view.zoom * 100)}%`;
+  openDetectOnArrival(state, detector);
   root.dataset.state = "ready";
+}
+
+// Just added from a PDF without form fields (the admin's add page sends "?added"): the fields
+// are still to be found, so Detect fields opens and says so. Once: a reload opens the editor.
+function openDetectOnArrival(state, detector) {
+  const url = new URL(window.location.href);
+  if (!url.searchParams.has("added")) return;
+  url.searchParams.delete("added");
+  window.history.replaceState(null, "", url);
+  if (state.fields.length) return;
+  detector.open();
+  detector.say(
+    "The template was added. Its PDF has no form fields: Detect finds the ones printed on " +
+      "its pages (boxes, lines, checkboxes), or draw them with Field.",
+  );
 }
 
 // pdf.js, the working version's PDF rendered into the pages, and the state loaded from the server.
