@@ -413,10 +413,14 @@ class DocumentVerifyApi(APIView):
         tags=["esign"],
         request={"multipart/form-data": ref("VerifyRequest")},
         responses={
-            200: OpenApiResponse(
+            (200, "application/json"): OpenApiResponse(
                 response=ref("Verification"),
                 description="The verification (with `format=pdf`: the report as "
                 "`application/pdf`).",
+            ),
+            (200, "application/pdf"): OpenApiResponse(
+                response=OpenApiTypes.BINARY,
+                description="With `format=pdf`: the validation report.",
             ),
             **error_responses([400, 401, 413, 415, 429, 500, 503]),
             422: OpenApiResponse(

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from core.eids import EID_PATTERN
@@ -146,3 +147,23 @@ def test_a_path_no_route_takes_is_the_wire_404_with_debug_on(
     assert response.status_code == 404
     assert response["Content-Type"] == "application/json"
     assert response.json()["name"] == "NotFoundError"
+
+
+def test_verify_lists_the_pdf_report_it_answers(api_client: Client) -> None:
+    # Found by Schemathesis's fuzzing phase: `format=pdf` answered a type the 200 did not list.
+    document = api_client.get("/api/openapi.json").json()
+    listed = document["paths"]["/api/v1/verify"]["post"]["responses"]["200"]["content"]
+    pdf = (
+        b"%PDF-1.4\n1 0 obj\n<</Type/Catalog/Pages 2 0 R>>\nendobj\n2 0 obj\n"
+        b"<</Type/Pages/Kids[3 0 R]/Count 1>>\nendobj\n3 0 obj\n"
+        b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 1 1]>>\nendobj\nxref\n0 4\n"
+        b"0000000000 65535 f \n0000000009 00000 n \n0000000054 00000 n \n"
+        b"0000000105 00000 n \ntrailer\n<</Size 4/Root 1 0 R>>\nstartxref\n166\n%%EOF\n"
+    )
+    upload = SimpleUploadedFile("file.pdf", pdf, content_type="application/pdf")
+
+    response = api_client.post("/api/v1/verify?format=pdf", {"file": upload})
+
+    assert response.status_code == 200, response.content[:300]
+    assert response["Content-Type"] in listed
+    assert listed[response["Content-Type"]]["schema"] == {"type": "string", "format": "binary"}
