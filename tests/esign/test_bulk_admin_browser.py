@@ -113,7 +113,7 @@ def rows_csv() -> bytes:
 
 def check(tab: Tab, name: str, *, full_page: bool = True) -> None:
     """axe finds nothing; the page fits its width; a screenshot."""
-    assert axe_violations(tab.page) == []
+    assert axe_violations(tab.page, best_practice=True) == []
     width = tab.page.viewport_size["width"]
     assert tab.page.evaluate("document.documentElement.scrollWidth") <= width
     SHOTS.mkdir(parents=True, exist_ok=True)
