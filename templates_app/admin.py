@@ -195,6 +195,23 @@ class PdfTemplateAdmin(CheckedActionIds):
         # The admin continues with ``obj`` (messages, redirect): make it the created row.
         obj.pk, obj.eid, obj.title = created.pk, created.eid, created.title
 
+    def response_add(
+        self, request: HttpRequest, obj: PdfTemplate, post_url_continue: str | None = None
+    ) -> HttpResponse:
+        """A PDF without form fields (a flat one) has nothing to edit on the template's page:
+        saving it opens the visual editor on it, with Detect fields open (editor.js, ``added``).
+        "Save and add another" still adds another."""
+        flat = (
+            "_addanother" not in request.POST
+            and "_popup" not in request.POST
+            and self.has_change_permission(request, obj)
+            and not services.working_version(obj).spec["fields"]
+        )
+        if not flat:
+            return super().response_add(request, obj, post_url_continue)
+        url = reverse("admin:templates_app_pdftemplate_editor", args=[obj.pk])
+        return HttpResponseRedirect(f"{url}?added")
+
     # --- list columns ---------------------------------------------------------------------
     @admin.display(description="Published")
     def published(self, template: PdfTemplate) -> str:
