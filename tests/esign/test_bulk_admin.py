@@ -265,7 +265,7 @@ def test_row_problems_name_the_column_and_the_results_csv_too(organization, temp
     page = client.get(f"/admin/esign/bulkbatch/{batch.pk}/change/").content.decode()
     results = client.get(f"/admin/esign/bulkbatch/{batch.pk}/results.csv").content.decode()
 
-    assert "Row 2, column email</strong>: Must be an email address." in page
+    assert "Row 2, column email</strong>: <bdi>Must be an email address.</bdi>" in page
     assert "signers.0.email" not in page
     assert '"column email: Must be an email address."' in results
     assert "signers.0" not in results
