@@ -136,6 +136,13 @@ def test_without_a_role_claim_the_default_role(sso_on: Provider, live_server: An
     assert done.url == f"{live_server.url}/admin/"
     bob = User.objects.get(email="bob@acme.test")
     assert Membership.objects.get(user=bob).role == "member"
+    # A member's permissions out of the box (accounts.sso_roles): the admin is not empty.
+    assert bob.has_perm("templates_app.change_pdftemplate")
+    assert bob.has_perm("esign.view_packet")
+    assert not bob.has_perm("esign.add_bulkbatch")
+    admin_page = session.get(f"{live_server.url}/admin/", timeout=30).text
+    assert "/admin/templates_app/pdftemplate/" in admin_page
+    assert "/admin/esign/packet/" in admin_page
 
 
 def test_a_wrong_state_is_refused_and_creates_nothing(sso_on: Provider, live_server: Any) -> None:
