@@ -58,6 +58,16 @@ def register_schemas(schemas: Mapping[str, Schema]) -> None:
         _registered[name] = schema
 
 
+# (operationId, status) -> the OpenAPI links of that response (register_links).
+_links: dict[tuple[str, str], Schema] = {}
+
+
+def register_links(operation_id: str, status: int, links: Schema) -> None:
+    """OpenAPI ``links`` of one response: how a value it answers feeds another operation (a
+    generate job's id, its status), for readers and for stateful clients and fuzzers."""
+    _links[(operation_id, str(status))] = links
+
+
 def registered_schema(name: str) -> Schema:
     """The component schema ``name`` as registered (the MCP tools' input schemas reuse them)."""
     return _registered[name]
@@ -366,6 +376,10 @@ def describe_document(
                 if parameter["in"] == "path" and parameter["name"] == "template_eid":
                     parameter["example"] = template_eid
             _multipart_parts_are_json(operation, components)
+            for status, response in operation.get("responses", {}).items():
+                links = _links.get((operation.get("operationId", ""), status))
+                if links:
+                    response["links"] = links
     return result
 
 

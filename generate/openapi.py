@@ -12,7 +12,7 @@ from typing import get_args
 from django.conf import settings
 from drf_spectacular.utils import OpenApiExample
 
-from core.openapi import Schema, ref, register_schemas
+from core.openapi import Schema, ref, register_links, register_schemas
 from generate.engine.lengths import UNITS
 from generate.engine.markdown_doc import DEFAULT_FONT_SIZE_PT, DEFAULT_TEXT_COLOR
 from generate.engine.request import (
@@ -265,6 +265,18 @@ SCHEMAS: dict[str, Schema] = {
     },
 }
 register_schemas(SCHEMAS)
+# The job an async generate answers (202) is read by its id.
+register_links(
+    "generatePdf",
+    202,
+    {
+        "GetJob": {
+            "operationId": "getGeneratePdfJob",
+            "parameters": {"eid": "$response.body#/id"},
+            "description": "The job's status, then its PDF (as `statusURL` and `Location`).",
+        }
+    },
+)
 
 JOB_DESCRIPTION = (
     "Extension. The job of `POST /api/v1/generate-pdf?async=true`, for the organization that "

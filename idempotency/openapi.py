@@ -31,7 +31,8 @@ PARAMETER = {
     "name": "Idempotency-Key",
     "in": "header",
     "required": False,
-    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    # idempotency.views._VALID_KEY: visible ASCII, no space.
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
     "description": "Makes a retry safe: the same key with the same request gets the first "
     "answer again; with another request, a 409.",
 }
