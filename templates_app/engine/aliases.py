@@ -59,6 +59,13 @@ _INSTRUCTIONS = {
     "enter", "print", "type", "check", "list", "provide", "write", "fill", "select", "give",
     "sign", "attach", "include", "complete", "choose", "mark", "indicate", "specify", "insert",
 }  # fmt: skip
+# Words an instruction starts with, where a form says what to do rather than what goes in the
+# box ("Add lines 8 and 11", "See instructions", "If zero or less, enter -0-"). "Enter the tax
+# classification" still names its box: the instruction words above are dropped from it.
+_DIRECTIONS = {
+    "add", "subtract", "multiply", "divide", "combine", "see", "if", "do", "otherwise", "go",
+    "skip", "read", "use", "figure", "round", "only", "attach", "include", "complete",
+}  # fmt: skip
 _FILLERS = {"a", "an", "the", "your", "here", "please", "and", "or", "any", "if", "applicable"}
 
 
@@ -116,7 +123,17 @@ def label_phrase(text: str, *, last: bool = False) -> str | None:
             clauses.append(clause)
     if not clauses:
         return None
-    return clauses[-1] if last else clauses[0]
+    if last:
+        # The clause nearest the box, unless it tells the reader what to do: then the one
+        # before it names the field ("Income after additions. Add lines 8 and 11").
+        named = [clause for clause in clauses if not _is_direction(clause)]
+        return (named or clauses)[-1]
+    return clauses[0]
+
+
+def _is_direction(clause: str) -> bool:
+    words = ascii_words(clause)
+    return bool(words) and words[0].lower() in _DIRECTIONS
 
 
 def identifier_from_phrase(phrase: str) -> str | None:

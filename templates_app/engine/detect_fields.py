@@ -83,6 +83,7 @@ class _Found:
     boxes: tuple[Rect, ...] = ()
     # Where a label inside the field's own cell would be (the band above an empty band).
     cell_top: float | None = None
+    origin: str = ""  # the shape it was found as: comb, box, cell, tint, ring, line
 
 
 def detect_fields(
@@ -200,20 +201,56 @@ def _page_fields(
             no_smoothpath=not scan,
         ).to_pil()
         image = image.convert("L")
+        # The shapes and labels are read as the page is seen: on a turned page (/Rotate), in
+        # the space of its picture, so a rule across the page is a row and a label is left of
+        # its box; what is found is turned back into the page's space at the end.
+        seen = frame
+        if frame.rotation:
+            seen = raster.PageFrame(crop=(0.0, 0.0, *page.get_size()), rotation=0, scale=scale)
         if scan:
             image, _angle = raster.deskew(image)
             lines: list[TextRun] = []
             rules_image = image
         else:
-            lines = text_runs(text)
+            lines = [_moved_run(run, frame, seen) for run in text_runs(text)]
             rules_image = _erase_text(image, text, frame)
     finally:
         text.close()
-    found = _shapes(image, rules_image, frame, scan=scan)
+    found = _shapes(image, rules_image, seen, scan=scan)
     return [
-        (item, *label_and_type(item.kind, item.rect, lines, cell_top=item.cell_top))
+        (
+            _moved_found(item, seen, frame),
+            *label_and_type(item.kind, item.rect, lines, cell_top=item.cell_top),
+        )
         for item in found
     ]
+
+
+def _moved_rect(rect: Rect, source: raster.PageFrame, target: raster.PageFrame) -> Rect:
+    """``rect`` of ``source``'s space in ``target``'s: the same pixels of the page's picture."""
+    if source is target:
+        return rect
+    x0, y0, x1, y1 = target.box_to_page(*source.box_to_pixels(rect.x, rect.y, rect.right, rect.top))
+    return Rect(x0, y0, x1 - x0, y1 - y0)
+
+
+def _moved_found(item: _Found, source: raster.PageFrame, target: raster.PageFrame) -> _Found:
+    if source is target:
+        return item
+    return replace(
+        item,
+        rect=_moved_rect(item.rect, source, target),
+        boxes=tuple(_moved_rect(box, source, target) for box in item.boxes),
+        cell_top=None,
+    )
+
+
+def _moved_run(run: TextRun, source: raster.PageFrame, target: raster.PageFrame) -> TextRun:
+    if source is target:
+        return run
+    height = run.size * 0.7  # the glyphs' bounds, as text_runs measured them
+    rect = _moved_rect(Rect(run.x, run.y, run.right - run.x, height), source, target)
+    return TextRun(x=rect.x, y=rect.y, size=rect.height / 0.7, text=run.text, right=rect.right)
 
 
 def _shapes(
@@ -298,7 +335,7 @@ class _PageShapes:
             self.taken.extend(row)
             rects = tuple(Rect(b.x0, b.y0, b.width, b.height) for b in row)
             union = Rect(row[0].x0, row[0].y0, row[-1].x1 - row[0].x0, row[0].height)
-            self.found.append(_Found("comb", union, boxes=rects))
+            self.found.append(_Found("comb", union, boxes=rects, origin="comb"))
 
     def add_boxes(self, boxes: Sequence[geometry.Box]) -> None:
         """Empty squares (checkboxes), and empty boxes and table cells (text fields): the whole
@@ -316,7 +353,7 @@ class _PageShapes:
             whole = Rect(box.x0, box.y0, box.width, box.height)
             if geometry.is_checkbox(box):
                 if empty >= 0.8 * inner:
-                    self.found.append(_Found("checkbox", whole))
+                    self.found.append(_Found("checkbox", whole, origin="box"))
                     self.taken.append(box)
                 continue
             if (
@@ -325,21 +362,25 @@ class _PageShapes:
             ):
                 continue
             if empty >= inner - 0.5:
-                self.found.append(_Found("text", whole))
+                self.found.append(_Found("text", whole, origin="box"))
                 self.taken.append(box)
                 self.empty_boxes.append(box)
                 continue
             right = self.blank_width(box.x0 + inset, box.y0 + inset, box.x1 - inset, box.y1 - inset)
-            if box.width - right <= SIGN_MAX_WIDTH and right * box.height >= empty * box.width:
+            if (
+                box.width - right <= SIGN_MAX_WIDTH
+                and right >= geometry.BOX_MIN_WIDTH
+                and right * box.height >= empty * box.width
+            ):
                 # A cell with a sign at its left ("=", "$"): the field is the rest.
                 rect = Rect(box.x1 - right - inset, box.y0, right + inset, box.height)
-                self.found.append(_Found("text", rect))
+                self.found.append(_Found("text", rect, origin="box"))
                 self.taken.append(box)
                 self.empty_boxes.append(box)
             elif empty >= max(FIELD_MIN_HEIGHT, 0.3 * inner) and inner - empty <= LABEL_MAX_HEIGHT:
                 # A table cell with its label printed at the top: the field is the band below it.
                 rect = Rect(box.x0, box.y0, box.width, empty + inset)
-                labelled.append((box, _Found("text", rect, cell_top=box.y1)))
+                labelled.append((box, _Found("text", rect, cell_top=box.y1, origin="cell")))
         for box, item in labelled:
             if any(
                 abs(other.y1 - box.y0) <= geometry.TOLERANCE
@@ -365,11 +406,11 @@ class _PageShapes:
             if self.overlaps_found(rect):
                 continue  # the fill inside a ruled box already found
             if geometry.is_checkbox(box):
-                self.found.append(_Found("checkbox", rect))
+                self.found.append(_Found("checkbox", rect, origin="tint"))
             elif box.width >= geometry.BOX_MIN_WIDTH and (
                 geometry.BOX_MIN_HEIGHT <= box.height <= geometry.BOX_MAX_HEIGHT
             ):
-                self.found.append(_Found("text", rect))
+                self.found.append(_Found("text", rect, origin="tint"))
             else:
                 continue
             self.taken.append(box)
@@ -391,7 +432,7 @@ class _PageShapes:
             x0, y0, x1, y1 = self.frame.box_to_page(left, top, right, bottom)
             rect = Rect(x0, y0, x1 - x0, y1 - y0)
             if not self.overlaps_found(rect):
-                self.found.append(_Found("checkbox", rect))
+                self.found.append(_Found("checkbox", rect, origin="ring"))
                 self.taken.append(geometry.Box(x0, y0, x1, y1))
 
     def add_lines(self) -> None:
@@ -424,7 +465,7 @@ class _PageShapes:
             # A sign on the line's start ("$ ____"): the field is the line after it.
             band = min(ceiling, piece.y + UNDERLINE_FIELD_MAX_HEIGHT) - 1
             right = self.blank_width(piece.x0 + 1, piece.y + 1, piece.x1 - 1, band)
-            if piece.length - right > SIGN_MAX_WIDTH or right < UNDERLINE_MIN / 2:
+            if piece.length - right > SIGN_MAX_WIDTH or right < geometry.BOX_MIN_WIDTH:
                 return
             x0 = piece.x1 - 1 - right
             empty = self.blank_height(x0, piece.y + 1, piece.x1 - 1, ceiling - 1)
@@ -435,7 +476,7 @@ class _PageShapes:
         if self.overlaps_found(rect):
             return
         cell_top = ceiling if ceiling - piece.y < 40 else None
-        self.found.append(_Found("text", rect, cell_top=cell_top))
+        self.found.append(_Found("text", rect, cell_top=cell_top, origin="line"))
 
 
 def _heads_column(piece: geometry.HLine, empty_boxes: Sequence[geometry.Box]) -> bool:

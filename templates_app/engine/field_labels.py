@@ -110,6 +110,22 @@ def _below_label(rect: Rect, lines: Sequence[TextRun]) -> Label | None:
     return Label(max(below, key=lambda line: line.y).text.strip(), "below")
 
 
+def _row_labels(rect: Rect, lines: Sequence[TextRun]) -> list[Label]:
+    """The texts printed left of a box on its own row, nearest first, past the nearest one
+    (``labels_near`` gives that): where the nearest is a line number or a bullet."""
+    row = sorted(
+        (
+            line
+            for line in lines
+            if line.end <= rect.x + 1
+            and rect.height < 2.2 * line.size
+            and rect.y - 2 <= line.y <= rect.top + 1
+        ),
+        key=lambda line: -line.end,
+    )
+    return [Label(line.text.strip(), "left") for line in row[1:4]]
+
+
 def label_and_type(
     kind: str, rect: Rect, lines: Sequence[TextRun], *, cell_top: float | None = None
 ) -> tuple[str, str | None]:
@@ -123,6 +139,9 @@ def label_and_type(
     else:
         inside = _inside_label(rect, cell_top, lines)
         candidates = [*([inside] if inside else []), *labels_near(rect, lines, kind="text")]
+        # Further along the row: a label ahead of its line number and leader dots
+        # ("Income after additions . . . . 12 [box]"), after the nearer texts.
+        candidates.extend(_row_labels(rect, lines))
         if kind == "text" and (below := _below_label(rect, lines)) is not None:
             candidates.append(below)
     label, named = "", None

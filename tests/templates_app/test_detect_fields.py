@@ -253,3 +253,69 @@ def test_a_large_page_is_drawn_within_the_pixel_bound() -> None:
 
     assert field.type == "shortText"
     assert near(field.rect, 1000, 5000, 2000, 60, tol=8)
+
+
+def turned(data: bytes, rotate: int) -> bytes:
+    """``data``'s one page stored turned: its content drawn turned back by ``rotate`` degrees
+    and /Rotate ``rotate``, so it looks as before (as a landscape form is often stored)."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    sheet = writer.pages[0]
+    sheet.rotate(-rotate)
+    sheet.transfer_rotation_to_content()
+    sheet.rotate(rotate)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("rotate", [90, 270])
+def test_a_turned_page_is_read_as_it_is_seen(rotate: int) -> None:
+    """On a page stored with /Rotate, the line under "Full name" runs across the page as it is
+    seen: it is found and named, and its rect is in the page's own space (turned)."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 11)
+        c.drawString(72, 700, "Full name")
+        c.line(130, 698, 400, 698)
+
+    upright = detect_fields(page(draw)).fields[0]
+    (field,) = detect_fields(turned(page(draw), rotate)).fields
+
+    assert (field.alias, field.type) == ("fullName", "shortText")
+    # Seen across the page, stored up it: the width and height trade places.
+    assert field.rect.height == pytest.approx(upright.rect.width, abs=2)
+    assert field.rect.width == pytest.approx(upright.rect.height, abs=2)
+
+
+def test_a_box_at_the_end_of_a_numbered_line_is_named_by_the_line_not_its_number() -> None:
+    """IRS style: "Income after additions. Add lines 8 and 11 . . . 12 [box]". The nearest text
+    is the line number; the name is the line's label, not its instruction."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        c.drawString(72, 500, "Income after additions. Add lines 8 and 11")
+        c.drawString(260, 500, ". . . . . . . . . . . . . . .")
+        c.drawString(440, 500, "12")
+        c.rect(460, 496, 100, 14)
+
+    (field,) = detect_fields(page(draw)).fields
+
+    assert field.alias == "incomeAfterAdditions"
+    assert near(field.rect, 460, 496, 100, 14)
+
+
+def test_a_cell_with_only_a_line_number_and_a_sliver_of_paper_is_no_field() -> None:
+    """A column of line-number cells: "12" printed at the left of a 30 pt cell leaves a blank
+    too narrow to write in (the old rule took it as a "$" cell with its field beside)."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        c.rect(400, 496, 30, 14)
+        c.drawString(403, 500, "12")
+        c.rect(430, 496, 100, 14)
+
+    fields = detect_fields(page(draw)).fields
+
+    assert [(round(f.rect.x), round(f.rect.width)) for f in fields] == [(430, 100)]
