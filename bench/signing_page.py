@@ -9,7 +9,8 @@ form, the heaviest first page of our fixtures): "3 pages" (the W-9's first three
 Debian's Chromium on a phone (390x844, device pixel ratio 3) with the throttling of
 Lighthouse's mobile profile, through the DevTools protocol: 4x CPU slowdown, 150 ms round trips,
 1.6 Mbps down, 750 kbps up. Each run is a new browser context (an empty cache); a second load in
-the same context shows the cost with a warm cache.
+the same context shows the cost with a warm cache. The packets are test packets (a TEST mark
+across every page), or with ``--real`` packets as a signer gets them (the pages as they are).
 
 Prints, per packet, per run and as the median: the time from the start of navigation to the
 first page of the document drawn (``.sg-page.is-rendered``, the class the page sets when a
@@ -17,7 +18,7 @@ page's picture is on screen) and the bytes transferred; then the signing page's 
 produced, bytes as sent to a browser that accepts gzip) and the time the server takes to produce
 it (unthrottled, on loopback, median of 9). Target: the first page within 2 s, for either packet.
 
-    python bench/signing_page.py [--runs 5] [--cpu 4] [--kbps 1600] [--rtt 150] [--dpr 3]
+    python bench/signing_page.py [--runs 5] [--cpu 4] [--kbps 1600] [--rtt 150] [--dpr 3] [--real]
 """
 
 from __future__ import annotations
@@ -45,8 +46,9 @@ from bench._server import free_port  # noqa: E402
 CHROMIUM = "/usr/bin/chromium"
 W9 = Path("/work/shared/fixtures/pdfs/irs-fw9-2018.pdf")
 CREATE = (
-    "mutation($name: String, $files: [EtchFile!], $signers: [JSON!]) { createEtchPacket("
-    "name: $name, files: $files, signers: $signers, isTest: true) { documentGroup { signers {"
+    "mutation($name: String, $files: [EtchFile!], $signers: [JSON!], $isTest: Boolean) {"
+    " createEtchPacket("
+    "name: $name, files: $files, signers: $signers, isTest: $isTest) { documentGroup { signers {"
     " eid } } } }"
 )
 SIGN_URL = 'mutation($s: String!) { generateEtchSignURL(signerEid: $s, clientUserId: "bench") }'
@@ -154,7 +156,9 @@ def graphql(base: str, key: str, query: str, variables: dict) -> dict:
     return body["data"]
 
 
-def packet_url(base: str, key: str, name: str, files: list[tuple[str, bytes]]) -> str:
+def packet_url(
+    base: str, key: str, name: str, files: list[tuple[str, bytes]], *, is_test: bool = True
+) -> str:
     """A W-9-first packet of ``files`` (id, PDF) with one embedded signer, who signs on the
     first page; their signing link."""
     upload = [
@@ -184,7 +188,12 @@ def packet_url(base: str, key: str, name: str, files: list[tuple[str, bytes]]) -
         "signerType": "embedded",
         "fields": [{"fileId": file_id, "fieldId": f"{file_id}-sig"} for file_id, _ in files],
     }
-    created = graphql(base, key, CREATE, {"name": name, "files": upload, "signers": [signer]})
+    created = graphql(
+        base,
+        key,
+        CREATE,
+        {"name": name, "files": upload, "signers": [signer], "isTest": is_test},
+    )
     [made] = created["createEtchPacket"]["documentGroup"]["signers"]
     url = graphql(base, key, SIGN_URL, {"s": made["eid"]})["generateEtchSignURL"]
     return base + url[url.index("/", len("https://")) :]
@@ -279,6 +288,11 @@ def main() -> None:
     parser.add_argument("--kbps", type=int, default=1600, help="download throughput, kbit/s")
     parser.add_argument("--rtt", type=int, default=150, help="added round-trip latency, ms")
     parser.add_argument("--dpr", type=float, default=3, help="the phone's device pixel ratio")
+    parser.add_argument(
+        "--real",
+        action="store_true",
+        help="packets that are not test packets (no TEST mark drawn over the pages)",
+    )
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -289,12 +303,15 @@ def main() -> None:
     figures = {}
     try:
         packets = {
-            "3 pages": packet_url(base, key, "W-9, 3 pages", [("w9", pdf_pages(w9, 3))]),
+            "3 pages": packet_url(
+                base, key, "W-9, 3 pages", [("w9", pdf_pages(w9, 3))], is_test=not args.real
+            ),
             "200 pages": packet_url(
                 base,
                 key,
                 "W-9 and an agreement, 200 pages",
                 [("w9", w9), ("terms", agreement(194))],
+                is_test=not args.real,
             ),
         }
         with sync_playwright() as playwright:
