@@ -14,6 +14,7 @@ section on its operations to the introduction, and its schema is /graphql/schema
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -356,7 +357,7 @@ def describe_document(
     limits as this server's settings have them."""
     components = result.setdefault("components", {}).setdefault("schemas", {})
     for name, schema in _registered.items():
-        components.setdefault(name, schema)
+        components.setdefault(name, copy.deepcopy(schema))
     result["info"]["description"] = (
         "REST endpoints of the document automation service, wire-compatible with the published "
         "`python-anvil` and `@anvilco/anvil` clients.\n\n"
@@ -376,11 +377,48 @@ def describe_document(
                 if parameter["in"] == "path" and parameter["name"] == "template_eid":
                     parameter["example"] = template_eid
             _multipart_parts_are_json(operation, components)
+            _text_at_the_door(operation, components)
             for status, response in operation.get("responses", {}).items():
                 links = _links.get((operation.get("operationId", ""), status))
                 if links:
                     response["links"] = links
     return result
+
+
+# What no text in a request may hold (core.engine.input_checks: a 400 naming the property): NUL
+# and the C0 control characters but tab, line feed and carriage return.
+CONTROL_CHARACTERS = r"[\x00-\x08\x0b\x0c\x0e-\x1f]"
+
+
+def _text_at_the_door(operation: Schema, components: Schema) -> None:
+    """Every string and property name of a request body's schemas refuses control characters,
+    as the parsers do before anything else (``not: {pattern}``, beside any pattern of its own)."""
+    # The JSON body's schema (a multipart body of the same operation shares it; verify's
+    # multipart-only file upload has no text to check).
+    json_body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+    pending: list[Any] = [json_body.get("schema", {})]
+    pending += [p.get("schema", {}) for p in operation.get("parameters", []) if p["in"] == "query"]
+    seen: set[int] = set()
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            pending.extend(node)
+            continue
+        if not isinstance(node, dict) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        target = node.get("$ref")
+        if isinstance(target, str):
+            pending.append(components.get(target.removeprefix("#/components/schemas/"), {}))
+        if node.get("type") == "string" and node.get("format") != "binary" and "enum" not in node:
+            node.setdefault("not", {"pattern": CONTROL_CHARACTERS})
+        if node.get("type") == "object" and node.get("additionalProperties", True) is not False:
+            node.setdefault("propertyNames", {"not": {"pattern": CONTROL_CHARACTERS}})
+        for key in ("properties", "$defs"):
+            pending.extend(node.get(key, {}).values())
+        for key in ("items", "additionalProperties", "oneOf", "anyOf", "allOf"):
+            if key in node:
+                pending.append(node[key])
 
 
 def _multipart_parts_are_json(operation: Schema, components: Schema) -> None:

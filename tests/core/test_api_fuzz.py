@@ -24,7 +24,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from core.eids import EID_PATTERN
-from core.openapi import DEMO_OBJECTS_FILE_NAME, PLACEHOLDER_TEMPLATE_EID
+from core.openapi import (
+    CONTROL_CHARACTERS,
+    DEMO_OBJECTS_FILE_NAME,
+    PLACEHOLDER_TEMPLATE_EID,
+    registered_schema,
+)
 from idempotency.views import _VALID_KEY
 from workflows.management.commands import demo_setup
 
@@ -132,6 +137,7 @@ def test_the_config_keeps_every_check_on() -> None:
     config = tomllib.loads(CONFIG.read_text())
 
     assert config["checks"] == {"enabled": True}
+    assert config["phases"] == {"stateful": {"max-steps": 3}}
     for operation in config["operations"]:
         assert set(operation) <= {"include-operation-id", "checks", "phases"}
         assert operation["checks"] == {"positive_data_acceptance": {"enabled": False}}
@@ -209,3 +215,21 @@ def test_the_idempotency_key_schema_is_the_services_rule(db: None, key: str) -> 
     )
 
     assert allowed == bool(_VALID_KEY.match(key))
+
+
+def test_request_text_refuses_control_characters_in_the_document(db: None) -> None:
+    # Found by Schemathesis: text with NUL (or a property name with one) was allowed by the
+    # schemas and refused by the parsers, which refuse it in every string of a request.
+    document = Client().get("/api/openapi.json").json()
+    schemas = document["components"]["schemas"]
+    door = {"pattern": CONTROL_CHARACTERS}
+
+    assert schemas["FillRequest"]["properties"]["title"]["not"] == door
+    assert schemas["FillRequest"]["propertyNames"] == {"not": door}
+    assert schemas["FillData"]["propertyNames"] == {"not": door}
+    assert schemas["GenerateRequest"]["properties"]["title"]["not"] == door
+    assert "not" not in schemas["Error"]["properties"]["message"]  # an answer, not a request
+    assert re.search(CONTROL_CHARACTERS, "a\x00b")
+    assert not re.search(CONTROL_CHARACTERS, "tab\tline\nreturn\r")
+    # The MCP tools' schemas come from the same registry, which the document leaves as it is.
+    assert "not" not in registered_schema("FillRequest")["properties"]["title"]
