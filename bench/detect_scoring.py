@@ -25,7 +25,7 @@ from pypdf.generic import ArrayObject, NameObject
 
 from core.engine.template_spec import FieldSpec, Rect, TemplateSpec
 from templates_app.engine import page_raster as raster
-from templates_app.engine.detect_fields import _erase_text
+from templates_app.engine.detect_fields import _erase_text  # the same whiting-out
 
 _KINDS = {"charList": "comb", "checkbox": "tick", "signature": "signer", "initial": "signer"}
 

@@ -41,7 +41,8 @@ class TextRun(TextLine):
 # Words of a label that say what a field holds, first match wins (ASCII, lower case: accents
 # are dropped by ``ascii_words``, so "teléfono" is "telefono").
 _TYPE_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("initial", re.compile(r"\b(initials?|iniciales|initial here)\b")),
+    # "Initial" alone or "Initials", not "First name and initial" or "Initial investment".
+    ("initial", re.compile(r"\b(initials|iniciales|initial here)\b|^initial$")),
     ("date", re.compile(r"\b(date|dated|fecha|dob|birthdate|birth)\b")),
     ("signature", re.compile(r"\b(signature|sign here|signed|firma|firme aqui|signer)\b")),
     ("email", re.compile(r"\b(e ?mail|correo)\b")),
@@ -146,12 +147,14 @@ def label_and_type(
             candidates.append(below)
     label, named = "", None
     for candidate in candidates:
-        # "Signature" alone names no alias (a generated name, to the alias rules) but a type.
+        # The type is the owning label's: the first that names the field, or a text before it
+        # that names none ("Signature" alone is a generated name to the alias rules, but a
+        # type). A label further off belongs to another box ("Last name" under "First name and
+        # initial" is no initial).
         named = named or type_from_label(candidate.text)
         phrase = label_phrase(candidate.text, last=candidate.side == "left")
-        if phrase is not None and not label:
+        if phrase is not None:
             label = phrase
-        if label and named:
             break
     if kind != "text":
         named = None  # a checkbox or a row of boxes is what its shape says

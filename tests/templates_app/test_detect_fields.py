@@ -319,3 +319,61 @@ def test_a_cell_with_only_a_line_number_and_a_sliver_of_paper_is_no_field() -> N
     fields = detect_fields(page(draw)).fields
 
     assert [(round(f.rect.x), round(f.rect.width)) for f in fields] == [(430, 100)]
+
+
+def test_a_type_comes_from_the_label_that_owns_the_box() -> None:
+    """"Last name" under "First name and initial" is a name, not an initial; "Initial
+    investment" is an amount's label, not initials. Only a label about initials types one."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 8)
+        c.drawString(72, 712, "Your first name and initial")
+        c.rect(72, 690, 200, 20)
+        c.drawString(72, 680, "Last name")
+        c.rect(72, 658, 200, 20)
+        c.drawString(72, 620, "Initial investment")
+        c.rect(160, 616, 100, 14)
+        c.drawString(72, 580, "Initials")
+        c.rect(110, 576, 40, 14)
+
+    types = {f.label: f.type for f in detect_fields(page(draw)).fields}
+
+    assert types == {
+        "Your first name and initial": "shortText",
+        "Last name": "shortText",
+        "Initial investment": "shortText",
+        "Initials": "initial",
+    }
+
+
+def test_a_cell_with_a_short_label_at_its_left_is_the_paper_after_it() -> None:
+    """A row of cells "City [ ]  State [ ]": each field is the paper after its label."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        c.rect(72, 600, 200, 16)
+        c.drawString(75, 604, "City")
+        c.rect(272, 600, 120, 16)
+        c.drawString(275, 604, "State")
+
+    fields = sorted(detect_fields(page(draw)).fields, key=lambda f: f.rect.x)
+
+    assert [f.alias for f in fields] == ["city", "state"]
+    assert 90 <= fields[0].rect.x <= 100 and fields[0].rect.right == pytest.approx(272, abs=1.5)
+
+
+def test_a_table_row_heading_and_the_paper_above_a_table_are_no_fields() -> None:
+    """A row "Total production | [+ empty] | [+ empty]": the heading's blank is no field, nor
+    is the open paper between a paragraph and the table's top rule."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        c.drawString(72, 660, "Provide complete details for each type of product.")
+        c.rect(72, 600, 220, 20)
+        c.drawString(75, 606, "Total production")
+        for x in (292, 392):
+            c.rect(x, 600, 100, 20)
+
+    fields = detect_fields(page(draw)).fields
+
+    assert sorted(round(f.rect.x) for f in fields) == [292, 392]

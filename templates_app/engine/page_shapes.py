@@ -1,0 +1,338 @@
+"""The blanks of one rendered page: where a person would write, as shapes of its rules.
+
+From the rules of a page's picture (``page_raster``) and their geometry (``form_geometry``):
+
+- a row of small boxes sharing walls is one comb (``charList``), its box count the length;
+- a small square or ring is a checkbox;
+- a larger closed box, or a line, with empty space above its bottom edge is a text field: the
+  empty band below a label printed inside a cell, or the paper after a sign or a short label
+  printed at its left;
+- a rectangle of tint, empty inside, is a field shown by its background colour.
+
+Kept out: a table's row heading beside its empty cells, the open paper above a table, the
+heading of a column whose cells are empty, slivers narrower than a box to write in. Everything
+is in the space the page is seen in (the caller turns a turned page's picture back). Pure
+Python: no Django.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PIL import Image
+
+from core.engine.template_spec import Rect
+from templates_app.engine import form_geometry as geometry
+from templates_app.engine import page_raster as raster
+
+UNDERLINE_MIN = 30.0  # points: shorter rules are parts of letters, arrows, ticks
+UNDERLINE_FIELD_MAX_HEIGHT = 20.0
+FIELD_MIN_HEIGHT = 7.0
+# A cell may have a sign ("=", "$", "%") printed at its left and still be a blank.
+SIGN_MAX_WIDTH = 16.0
+# A label printed inside a cell above its blank is a line or two; more is a cell of text.
+LABEL_MAX_HEIGHT = 24.0
+# A one-line cell with its label at its left is a field when at least this share of its width
+# (and BOX_MIN_WIDTH) is paper after the label.
+LEFT_LABEL_CELL_MAX_HEIGHT = 30.0
+LEFT_LABEL_BLANK_SHARE = 0.4
+LEFT_LABEL_MAX_WIDTH = 70.0  # a word or three ("City", "Last or Business"), not a sentence
+RING_MIN_SCAN = 9.0  # points: a radio button on a scan, larger than the letters beside it
+FILLED_MIN = 8.0  # points: the smallest side of a field shown by its background colour
+RUN_MIN = 5.0  # points: the shortest stroke that can be the side of a checkbox
+
+
+@dataclass
+class Found:
+    kind: str  # "text", "checkbox" or "comb"
+    rect: Rect
+    boxes: tuple[Rect, ...] = ()
+    # Where a label inside the field's own cell would be (the band above an empty band).
+    cell_top: float | None = None
+    origin: str = ""  # the shape it was found as: comb, box, cell, tint, ring, line
+
+
+def shapes(
+    image: Image.Image, rules_image: Image.Image, frame: raster.PageFrame, *, scan: bool
+) -> list[Found]:
+    """The blanks of one rendered page, top to bottom: ``image`` as drawn, ``rules_image`` with
+    its text whited out (the same picture on a scan). Each kind of shape in turn; a later one
+    never takes the place of a field already found."""
+    page = _PageShapes(image, rules_image, frame)
+    boxes = geometry.closed_boxes(page.hlines, page.vlines)
+    page.boxes = boxes
+    page.add_combs(boxes)
+    page.add_boxes(boxes)
+    page.add_tinted_boxes()
+    page.add_rings(scan=scan)
+    page.add_lines()
+    return sorted(page.found, key=lambda item: (-round(item.rect.top), item.rect.x))
+
+
+class _PageShapes:
+    """One page's rules (in page space), its ink without them, and the fields found so far."""
+
+    def __init__(self, image: Image.Image, rules_image: Image.Image, frame: raster.PageFrame):
+        self.frame = frame
+        self.scale = scale = frame.scale
+        min_run = max(3, round(RUN_MIN * scale))
+        max_thickness = max(3, round(2.5 * scale) + 1)
+        block = max(4, round(4 * scale))
+        self.rules_image = rules_image
+        self.rules_mask = raster.clear_filled_areas(raster.ink_mask(rules_image), block)
+        self.row_runs = raster.row_runs(self.rules_mask, min_run, max_thickness)
+        self.column_runs = raster.column_runs(self.rules_mask, min_run, max_thickness)
+        # What is printed besides the rules: tells an empty box from a filled-in one.
+        self.ink = raster.erase_runs(raster.ink_mask(image), self.row_runs, self.column_runs)
+        self.hlines: list[geometry.HLine] = []
+        self.vlines: list[geometry.VLine] = []
+        for run in self.row_runs:
+            self._add_rule(
+                frame.box_to_page(run.start, run.across, run.end + 1, run.across_end + 1)
+            )
+        for run in self.column_runs:
+            self._add_rule(
+                frame.box_to_page(run.across, run.start, run.across_end + 1, run.end + 1)
+            )
+        self.found: list[Found] = []
+        self.taken: list[geometry.Box] = []  # boxes whose bottom rule is no line to write on
+        self.empty_boxes: list[geometry.Box] = []  # boxes that are fields, empty as printed
+        self.boxes: Sequence[geometry.Box] = []  # every closed box of the page's rules
+
+    def _add_rule(self, box: tuple[float, float, float, float]) -> None:
+        x0, y0, x1, y1 = box
+        if x1 - x0 >= y1 - y0:
+            self.hlines.append(geometry.HLine(x0, x1, (y0 + y1) / 2))
+        else:
+            self.vlines.append(geometry.VLine((x0 + x1) / 2, y0, y1))
+
+    def _pixels(self, x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int, int]:
+        left, top, right, bottom = self.frame.box_to_pixels(x0, y0, x1, y1)
+        return math.ceil(left), math.ceil(top), math.floor(right), math.floor(bottom)
+
+    def blank_height(self, x0: float, y0: float, x1: float, y1: float) -> float:
+        """Points of empty paper above y0, inside the page box, up to y1."""
+        rows = raster.blank_rows_from_bottom(self.ink, self._pixels(x0, y0, x1, y1))
+        return rows / self.scale
+
+    def blank_width(self, x0: float, y0: float, x1: float, y1: float) -> float:
+        """Points of empty paper left of x1, inside the page box, from x0."""
+        columns = raster.blank_columns_from_right(self.ink, self._pixels(x0, y0, x1, y1))
+        return columns / self.scale
+
+    def overlaps_found(self, rect: Rect) -> bool:
+        return any(overlap_share(rect, other.rect) > 0.3 for other in self.found)
+
+    def add_combs(self, boxes: Sequence[geometry.Box]) -> None:
+        """Rows of empty character boxes: one charList each."""
+        inset = 1.0
+        for row in geometry.combs(boxes):
+            if any(
+                self.blank_height(b.x0 + inset, b.y0 + inset, b.x1 - inset, b.y1 - inset)
+                < 0.8 * (b.height - 2 * inset)
+                for b in row
+            ):
+                continue  # printed in: a table of small cells, not boxes to write in
+            self.taken.extend(row)
+            rects = tuple(Rect(b.x0, b.y0, b.width, b.height) for b in row)
+            union = Rect(row[0].x0, row[0].y0, row[-1].x1 - row[0].x0, row[0].height)
+            self.found.append(Found("comb", union, boxes=rects, origin="comb"))
+
+    def add_boxes(self, boxes: Sequence[geometry.Box]) -> None:
+        """Empty squares (checkboxes), and empty boxes and table cells (text fields): the whole
+        box, the part right of a sign, or the band below a label printed inside."""
+        in_combs = set(self.taken)
+        inset = 1.0
+        labelled: list[tuple[geometry.Box, Found]] = []
+        row_labels: list[tuple[geometry.Box, Found]] = []
+        for box in boxes:
+            if box in in_combs:
+                continue
+            inner = box.height - 2 * inset
+            empty = self.blank_height(
+                box.x0 + inset, box.y0 + inset, box.x1 - inset, box.y1 - inset
+            )
+            whole = Rect(box.x0, box.y0, box.width, box.height)
+            if geometry.is_checkbox(box):
+                if empty >= 0.8 * inner:
+                    self.found.append(Found("checkbox", whole, origin="box"))
+                    self.taken.append(box)
+                continue
+            if (
+                box.width < geometry.BOX_MIN_WIDTH
+                or not geometry.BOX_MIN_HEIGHT <= box.height <= geometry.BOX_MAX_HEIGHT
+            ):
+                continue
+            if empty >= inner - 0.5:
+                self.found.append(Found("text", whole, origin="box"))
+                self.taken.append(box)
+                self.empty_boxes.append(box)
+                continue
+            right = self.blank_width(box.x0 + inset, box.y0 + inset, box.x1 - inset, box.y1 - inset)
+            if (
+                box.width - right <= SIGN_MAX_WIDTH
+                and right >= geometry.BOX_MIN_WIDTH
+                and right * box.height >= empty * box.width
+            ):
+                # A cell with a sign at its left ("=", "$"): the field is the rest.
+                rect = Rect(box.x1 - right - inset, box.y0, right + inset, box.height)
+                self.found.append(Found("text", rect, origin="box"))
+                self.taken.append(box)
+                self.empty_boxes.append(box)
+            elif empty >= max(FIELD_MIN_HEIGHT, 0.3 * inner) and inner - empty <= LABEL_MAX_HEIGHT:
+                # A table cell with its label printed at the top: the field is the band below it.
+                rect = Rect(box.x0, box.y0, box.width, empty + inset)
+                labelled.append((box, Found("text", rect, cell_top=box.y1, origin="cell")))
+            elif (
+                box.height <= LEFT_LABEL_CELL_MAX_HEIGHT
+                and box.width - right <= LEFT_LABEL_MAX_WIDTH
+                and right >= max(geometry.BOX_MIN_WIDTH, LEFT_LABEL_BLANK_SHARE * box.width)
+            ):
+                # A row's cell with its label at the left ("First", "City"): the field is the
+                # paper after it.
+                rect = Rect(box.x1 - right - inset, box.y0, right + inset, box.height)
+                row_labels.append((box, Found("text", rect, origin="cell")))
+        for box, item in row_labels:
+            if any(
+                abs(other.y0 - box.y0) <= geometry.TOLERANCE
+                and abs(other.y1 - box.y1) <= geometry.TOLERANCE
+                and other.x0 >= box.x1 - geometry.TOLERANCE
+                for other in self.empty_boxes
+            ):
+                continue  # a table's row heading ("Total production"): its row's cells are
+            self.found.append(item)
+            self.taken.append(box)
+        for box, item in labelled:
+            if any(
+                abs(other.y1 - box.y0) <= geometry.TOLERANCE
+                and abs(other.x0 - box.x0) <= geometry.TOLERANCE
+                and abs(other.x1 - box.x1) <= geometry.TOLERANCE
+                for other in self.empty_boxes
+            ):
+                continue  # the heading of a table's column: the empty cells below are the fields
+            self.found.append(item)
+            self.taken.append(box)
+
+    def add_tinted_boxes(self) -> None:
+        """Fields shown only by a background colour: even rectangles of tint, empty inside,
+        with paper around them (not a piece of a bold letter or of a shaded band)."""
+        tint = raster.tint_mask(self.rules_image)
+        min_side = max(3, round(FILLED_MIN * self.scale))
+        for left, top, right, bottom in raster.filled_boxes(tint, min_side):
+            if not raster.paper_around(tint, (left, top, right, bottom), max(2, round(self.scale))):
+                continue
+            x0, y0, x1, y1 = self.frame.box_to_page(left, top, right, bottom)
+            box = geometry.Box(x0, y0, x1, y1)
+            rect = Rect(x0, y0, box.width, box.height)
+            if self.overlaps_found(rect):
+                continue  # the fill inside a ruled box already found
+            if geometry.is_checkbox(box):
+                self.found.append(Found("checkbox", rect, origin="tint"))
+            elif box.width >= geometry.BOX_MIN_WIDTH and (
+                geometry.BOX_MIN_HEIGHT <= box.height <= geometry.BOX_MAX_HEIGHT
+            ):
+                self.found.append(Found("text", rect, origin="tint"))
+            else:
+                continue
+            self.taken.append(box)
+
+    def add_rings(self, *, scan: bool) -> None:
+        """Radio buttons: small rings. On a scan the letters are still there, so a ring must be
+        larger than an "O" of body text."""
+        ring_min = RING_MIN_SCAN if scan else geometry.CHECKBOX_MIN
+        # Without the long rules (a ring is shorter), whose every row is a run to follow.
+        ring_max = round(geometry.CHECKBOX_MAX * self.scale)
+        no_rules = raster.erase_runs(
+            self.rules_mask,
+            [run for run in self.row_runs if run.length > ring_max],
+            [run for run in self.column_runs if run.length > ring_max],
+        )
+        for left, top, right, bottom in raster.small_rings(
+            no_rules, round(ring_min * self.scale), ring_max
+        ):
+            x0, y0, x1, y1 = self.frame.box_to_page(left, top, right, bottom)
+            rect = Rect(x0, y0, x1 - x0, y1 - y0)
+            if not self.overlaps_found(rect):
+                self.found.append(Found("checkbox", rect, origin="ring"))
+                self.taken.append(geometry.Box(x0, y0, x1, y1))
+
+    def add_lines(self) -> None:
+        """Lines to write on: the free stretches of each long rule with empty paper above them
+        (after a sign printed on the line's start, if there is one)."""
+        by_y = sorted(self.hlines, key=lambda line: line.y)
+        for line in by_y:
+            if line.length < UNDERLINE_MIN:
+                continue
+            under = [box for box in self.taken if abs(box.y0 - line.y) <= geometry.TOLERANCE]
+            for piece in geometry.free_stretches(line, self.vlines, under):
+                if (
+                    piece.length >= UNDERLINE_MIN
+                    and not _heads_column(piece, self.empty_boxes)
+                    and not _tops_table(piece, self.boxes)
+                ):
+                    self._add_line(piece, by_y)
+
+    def _add_line(self, piece: geometry.HLine, by_y: Sequence[geometry.HLine]) -> None:
+        ceiling = next(
+            (
+                above.y
+                for above in by_y
+                if above.y > piece.y + geometry.TOLERANCE
+                and above.x0 < piece.x1 - 5
+                and above.x1 > piece.x0 + 5
+            ),
+            piece.y + 40,
+        )
+        ceiling = min(ceiling, piece.y + 40)
+        empty = self.blank_height(piece.x0 + 1, piece.y + 1, piece.x1 - 1, ceiling - 1)
+        x0 = piece.x0
+        if empty < FIELD_MIN_HEIGHT:
+            # A sign on the line's start ("$ ____"): the field is the line after it.
+            band = min(ceiling, piece.y + UNDERLINE_FIELD_MAX_HEIGHT) - 1
+            right = self.blank_width(piece.x0 + 1, piece.y + 1, piece.x1 - 1, band)
+            if piece.length - right > SIGN_MAX_WIDTH or right < geometry.BOX_MIN_WIDTH:
+                return
+            x0 = piece.x1 - 1 - right
+            empty = self.blank_height(x0, piece.y + 1, piece.x1 - 1, ceiling - 1)
+            if empty < FIELD_MIN_HEIGHT:
+                return
+        height = min(empty + 1, UNDERLINE_FIELD_MAX_HEIGHT)
+        rect = Rect(x0, piece.y, piece.x1 - x0, height)
+        if self.overlaps_found(rect):
+            return
+        cell_top = ceiling if ceiling - piece.y < 40 else None
+        self.found.append(Found("text", rect, cell_top=cell_top, origin="line"))
+
+
+def _tops_table(piece: geometry.HLine, boxes: Sequence[geometry.Box]) -> bool:
+    """True when ``piece`` is the top edge of closed boxes and the bottom of none: the open
+    paper above a table, between it and the text before it, is nowhere to write."""
+    tol = geometry.TOLERANCE
+
+    def shared(box: geometry.Box) -> float:
+        return max(0.0, min(box.x1, piece.x1) - max(box.x0, piece.x0))
+
+    under = sum(shared(box) for box in boxes if abs(box.y1 - piece.y) <= tol)
+    over = any(abs(box.y0 - piece.y) <= tol and shared(box) > 0 for box in boxes)
+    return under >= 0.5 * piece.length and not over
+
+
+def _heads_column(piece: geometry.HLine, empty_boxes: Sequence[geometry.Box]) -> bool:
+    """True when ``piece`` is the top edge of an empty cell: the space above it is a table's
+    heading, the cells below are the blanks."""
+    return any(
+        abs(box.y1 - piece.y) <= geometry.TOLERANCE
+        and min(box.x1, piece.x1) - max(box.x0, piece.x0) >= 0.5 * piece.length
+        for box in empty_boxes
+    )
+
+
+def overlap_share(a: Rect, b: Rect) -> float:
+    """The area a and b share, as a share of the smaller one."""
+    width = min(a.right, b.right) - max(a.x, b.x)
+    height = min(a.top, b.top) - max(a.y, b.y)
+    if width <= 0 or height <= 0:
+        return 0.0
+    return width * height / max(1e-6, min(a.width * a.height, b.width * b.height))
