@@ -322,7 +322,7 @@ def test_a_cell_with_only_a_line_number_and_a_sliver_of_paper_is_no_field() -> N
 
 
 def test_a_type_comes_from_the_label_that_owns_the_box() -> None:
-    """"Last name" under "First name and initial" is a name, not an initial; "Initial
+    """A "Last name" under "First name and initial" is a name, not an initial; "Initial
     investment" is an amount's label, not initials. Only a label about initials types one."""
 
     def draw(c: Canvas) -> None:
@@ -359,7 +359,8 @@ def test_a_cell_with_a_short_label_at_its_left_is_the_paper_after_it() -> None:
     fields = sorted(detect_fields(page(draw)).fields, key=lambda f: f.rect.x)
 
     assert [f.alias for f in fields] == ["city", "state"]
-    assert 90 <= fields[0].rect.x <= 100 and fields[0].rect.right == pytest.approx(272, abs=1.5)
+    assert 90 <= fields[0].rect.x <= 100
+    assert fields[0].rect.right == pytest.approx(272, abs=1.5)
 
 
 def test_a_table_row_heading_and_the_paper_above_a_table_are_no_fields() -> None:
