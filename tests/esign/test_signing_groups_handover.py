@@ -170,7 +170,9 @@ def test_a_reassigned_witness_successor_is_a_witness_of_the_same_signer(graphql)
     )
     assert johnson["group"] is None
     successor = Signer.objects.get(alias_id="witness-2")
-    assert "As a witness to the signature of <strong><bdi>Ada Lovelace</bdi></strong>" in page_of(successor)
+    assert "As a witness to the signature of <strong><bdi>Ada Lovelace</bdi></strong>" in page_of(
+        successor
+    )
     assert signed("witness-2").status_code == 409  # Ada has not signed yet: still a witness's turn
     assert signed("client", values={"agreement/title1": "Chief Analyst"}).status_code == 200
     assert signed("witness-2").status_code == 200
@@ -192,7 +194,9 @@ def test_a_witness_of_a_reassigned_signer_witnesses_the_one_who_signs(graphql) -
     )
     rows = shown_signers(graphql, packet["eid"])
     assert (rows["witness"]["role"], rows["witness"]["witnessFor"]) == ("witness", "client-2")
-    assert "As a witness to the signature of <strong><bdi>Mary Shelley</bdi></strong>" in page_of(witness)
+    assert "As a witness to the signature of <strong><bdi>Mary Shelley</bdi></strong>" in page_of(
+        witness
+    )
     assigned = AuditEvent.objects.get(signer__alias_id="client-2", action="signerAssigned")
     assert assigned.detail["witnessedBy"] == ["witness"]
 
