@@ -121,14 +121,12 @@ def label_phrase(text: str, *, last: bool = False) -> str | None:
         clause = _NUMBERING.sub("", clause) if not _ONLY_NUMBERING.match(clause) else ""
         if clause and re.search(r"[^\W\d_]", clause) and not is_generic(clause):
             clauses.append(clause)
+    # A clause that tells the reader what to do names nothing ("Income after additions. Add
+    # lines 8 and 11"): the clause nearest the box (or first) of the others, if any.
+    clauses = [clause for clause in clauses if not _is_direction(clause)]
     if not clauses:
         return None
-    if last:
-        # The clause nearest the box, unless it tells the reader what to do: then the one
-        # before it names the field ("Income after additions. Add lines 8 and 11").
-        named = [clause for clause in clauses if not _is_direction(clause)]
-        return (named or clauses)[-1]
-    return clauses[0]
+    return clauses[-1] if last else clauses[0]
 
 
 def _is_direction(clause: str) -> bool:

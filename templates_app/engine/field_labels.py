@@ -24,6 +24,8 @@ from templates_app.engine.page_text import Label, TextLine, labels_near
 # Glyphs that are blanks themselves: underscores (a line typed as text) and boxes (pdfium reads
 # each of ZapfDingbats' boxes, ❏ ❑ included, as ■).
 BLANK_GLYPHS = frozenset("_☐□❏❐❑❒▢■")
+# How far above a table's cell its column's heading may be printed (a dozen rows of cells).
+COLUMN_REACH = 250.0
 
 
 class TextRun(TextLine):
@@ -127,6 +129,20 @@ def _row_labels(rect: Rect, lines: Sequence[TextRun]) -> list[Label]:
     return [Label(line.text.strip(), "left") for line in row[1:4]]
 
 
+def _column_heading(rect: Rect, lines: Sequence[TextRun]) -> Label | None:
+    """The nearest text above ``rect`` that stands over it (its middle within the box's
+    width), up to COLUMN_REACH points up: a table column's heading."""
+    middle = [
+        line
+        for line in lines
+        if rect.x <= (line.x + line.end) / 2 <= rect.right
+        and rect.top - 1 < line.y <= rect.top + COLUMN_REACH
+    ]
+    if not middle:
+        return None
+    return Label(min(middle, key=lambda line: line.y).text.strip(), "above")
+
+
 def label_and_type(
     kind: str, rect: Rect, lines: Sequence[TextRun], *, cell_top: float | None = None
 ) -> tuple[str, str | None]:
@@ -141,8 +157,11 @@ def label_and_type(
         inside = _inside_label(rect, cell_top, lines)
         candidates = [*([inside] if inside else []), *labels_near(rect, lines, kind="text")]
         # Further along the row: a label ahead of its line number and leader dots
-        # ("Income after additions . . . . 12 [box]"), after the nearer texts.
+        # ("Income after additions . . . . 12 [box]"), after the nearer texts; last, the
+        # heading of the column the box stands in (a table's cell several rows down).
         candidates.extend(_row_labels(rect, lines))
+        if (heading := _column_heading(rect, lines)) is not None:
+            candidates.append(heading)
         if kind == "text" and (below := _below_label(rect, lines)) is not None:
             candidates.append(below)
     label, named = "", None

@@ -378,3 +378,25 @@ def test_a_table_row_heading_and_the_paper_above_a_table_are_no_fields() -> None
     fields = detect_fields(page(draw)).fields
 
     assert sorted(round(f.rect.x) for f in fields) == [292, 392]
+
+
+def test_a_table_cell_is_named_by_its_column_heading_and_an_instruction_names_nothing() -> None:
+    """Cells several rows under "Qualifying person's name" take the heading's name (numbered
+    down the column); a box under "Add lines 19 and 20" is not named by the instruction."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        c.drawString(80, 700, "Qualifying person's name")
+        for row in range(3):
+            c.rect(72, 640 - row * 20, 200, 20)
+        c.drawString(72, 560, "Add lines 19 and 20")
+        c.rect(72, 536, 120, 18)
+
+    fields = sorted(detect_fields(page(draw)).fields, key=lambda f: -f.rect.y)
+
+    assert [f.alias for f in fields] == [
+        "qualifyingPersonsName",
+        "qualifyingPersonsName2",
+        "qualifyingPersonsName3",
+        "text4",
+    ]
