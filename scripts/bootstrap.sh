@@ -65,9 +65,18 @@ install_venv() {  # <venv dir> <requirements file...>
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
     echo "Installing Python packages into $venv" >&2
     "$venv/bin/python" -m pip install -q --upgrade pip >&2
-    local args=()
-    for file in "$@"; do args+=(-r "$file"); done
+    local args=() nodeps=()
+    for file in "$@"; do
+      case "$file" in
+        *-nodeps.txt) nodeps+=(-r "$file") ;;
+        *) args+=(-r "$file") ;;
+      esac
+    done
     "$venv/bin/python" -m pip install -q "${args[@]}" >&2
+    # Packages whose declared dependencies are replaced by others pinned (see the file).
+    if [ "${#nodeps[@]}" -gt 0 ]; then
+      "$venv/bin/python" -m pip install -q --no-deps "${nodeps[@]}" >&2
+    fi
     echo "$wanted" > "$stamp"
   fi
 }
@@ -86,7 +95,7 @@ install_node() {  # <dir holding package-lock.json> <what, for the log>
 }
 
 if [ "$mode" = "test" ]; then
-  install_venv .venv requirements-dev.txt requirements.txt
+  install_venv .venv requirements-dev.txt requirements.txt requirements-nodeps.txt
   # The published clients pin a graphql-core that graphene cannot use: they get their own venv
   # and the contract tests run them as separate processes, as an integrator would.
   install_venv .venv-clients tests/contract/requirements-clients.txt
@@ -94,9 +103,9 @@ if [ "$mode" = "test" ]; then
   install_node tests/contract/node "the Node client"
   install_node . "ESLint"
 elif [ "$(cat .venv/.requirements.sha256 2>/dev/null)" != \
-     "$(cat requirements-dev.txt requirements.txt | sha256sum | cut -d' ' -f1)" ]; then
+     "$(cat requirements-dev.txt requirements.txt requirements-nodeps.txt | sha256sum | cut -d' ' -f1)" ]; then
   # A current test install (requirements-dev.txt includes requirements.txt) serves runs too.
-  install_venv .venv requirements.txt
+  install_venv .venv requirements.txt requirements-nodeps.txt
 fi
 
 # The translations need no step here: each app's locale/<locale>/LC_MESSAGES/django.po is committed

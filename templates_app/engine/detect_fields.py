@@ -37,6 +37,7 @@ from templates_app.engine.field_labels import (
     label_and_type,
     text_runs,
 )
+from templates_app.engine.page_ocr import ocr_runs
 from templates_app.engine.page_shapes import Found, overlap_share, shapes
 
 
@@ -182,7 +183,7 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
             seen = raster.PageFrame(crop=(0.0, 0.0, *page.get_size()), rotation=0, scale=scale)
         if scan:
             image, _angle = raster.deskew(image)
-            lines: list[TextRun] = []
+            lines: list[TextRun] = []  # read by OCR once the fields are found (below)
             rules_image = image
         else:
             lines = [_moved_run(run, frame, seen) for run in text_runs(text)]
@@ -190,6 +191,8 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
     finally:
         text.close()
     found = shapes(image, rules_image, seen, scan=scan)
+    if scan:  # only the lines where a found field's label may be are read (page_ocr)
+        lines = ocr_runs(image, seen, near=[item.rect for item in found])
     return [
         (
             _moved_found(item, seen, frame),
