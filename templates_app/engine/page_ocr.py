@@ -20,6 +20,7 @@ Each line's box is narrowed to its ink, as pdfium bounds a run's glyphs, and bec
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -39,10 +40,12 @@ DETECT_SCALE = 80 / 72
 # MARGIN at the top and at the bottom are shared with the strips next to it, so a line cut by
 # one strip's edge is whole in the other (lines up to 2 * MARGIN rows tall).
 STRIP_ROWS = 448
+# ...and at most this many columns: a wide page is seen smaller.
+DETECT_WIDTH = 1280
 MARGIN = 48
 # At most this much text is recognised on a page: the total width of its lines once scaled to
-# the recogniser's 48 rows (about a second of one core per 25,000).
-READ_BUDGET = 24_000
+# the recogniser's 48 rows, with their margins (about 0.7 s of one core).
+READ_BUDGET = 9_000
 # A line read with less confidence than this is noise (a speck, a fragment of a rule).
 MIN_SCORE = 0.5
 
@@ -51,12 +54,20 @@ MIN_SCORE = 0.5
 def _engine() -> tuple[Any, Any]:
     """RapidOCR's detector and recogniser, made once per process: loading the models takes a
     third of a second and 100 MB, a page's reading takes the same again."""
+    # numpy's OpenBLAS would start a thread per core at import (and reserve 128 MB of address
+    # space for them); RapidOCR does no linear algebra that needs them.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     # Imported here: only a worker that reads a scan pays for onnxruntime and OpenCV.
+    import cv2
     import rapidocr_onnxruntime
     from rapidocr_onnxruntime.ch_ppocr_det import TextDetector
     from rapidocr_onnxruntime.ch_ppocr_rec import TextRecognizer
     from rapidocr_onnxruntime.utils import read_yaml
 
+    # OpenCV (RapidOCR resizes and finds the boxes' outlines with it) on this thread alone: its
+    # own pool would start a thread per core, each with its stack and malloc arena, address
+    # space the worker's limit counts.
+    cv2.setNumThreads(1)
     config = read_yaml(str(Path(rapidocr_onnxruntime.__file__).parent / "config.yaml"))
     common = {"intra_op_num_threads": 1, "inter_op_num_threads": 1, "use_cuda": False}
     detector = TextDetector(
@@ -69,7 +80,17 @@ def _engine() -> tuple[Any, Any]:
             "limit_side_len": 1 << 16,
         }
     )
-    recogniser = TextRecognizer({**config["Rec"], **common, "model_path": str(model_path("rec"))})
+    recogniser = TextRecognizer(
+        {
+            **config["Rec"],
+            **common,
+            "model_path": str(model_path("rec")),
+            # One line at a time, as wide as it is: a batch is padded to its widest line and
+            # every line to 320 pixels, a third more work for the same text on one thread.
+            "rec_batch_num": 1,
+            "rec_img_shape": [3, 48, 48],
+        }
+    )
     return detector, recogniser
 
 
@@ -93,40 +114,105 @@ def ocr_runs(
     # The picture the recogniser reads from, and the scale from it to ``image``.
     scale = min(1.0, (OCR_PIXELS / (image.width * image.height)) ** 0.5)
     page = image if scale == 1.0 else _resized(image, scale)
-    boxes = _detect(detector, page, min(1.0, DETECT_SCALE / (frame.scale * scale)))
-    if near is not None:
-        wanted = [_pixel_box(frame, rect, scale) for rect in near]
-        per_point = frame.scale * scale
-        boxes = [box for box in boxes if any(_may_label(box, field, per_point) for field in wanted)]
     grey = np.asarray(page)
-    crops = []
-    for box in sorted(boxes, key=lambda box: box[2] - box[0]):
+    lines = []  # (the line's ink as a run with no text yet, the pixels the recogniser reads)
+    # The detector's scale: about 80 dpi, a strip no wider than DETECT_WIDTH.
+    detect_scale = min(1.0, DETECT_SCALE / (frame.scale * scale), DETECT_WIDTH / page.width)
+    for box in _detect(detector, page, detect_scale):
         tight = _ink_box(grey, box)
         if tight is None:
             continue
+        x0, y0, x1, y1 = frame.box_to_page(*(value / scale for value in tight))
+        run = TextRun(x=x0, y=y0, size=(y1 - y0) / 0.7, text="", right=x1)
         left, top, right, bottom = box
-        crops.append((tight, grey[top:bottom, left:right]))
-    runs = []
-    spent = 0.0
+        lines.append((run, grey[top:bottom, left:right]))
+    ranks = _ranks([run for run, _ in lines], near) if near is not None else [0] * len(lines)
+    # Most likely labels first, the shortest first among them, as long as the budget lasts.
+    order = sorted(
+        (index for index, rank in enumerate(ranks) if rank is not None),
+        key=lambda index: (ranks[index], lines[index][1].shape[1] / lines[index][1].shape[0]),
+    )
     chosen = []
-    for tight, crop in crops:
-        spent += crop.shape[1] * 48 / crop.shape[0]
+    spent = 0.0
+    for index in order:
+        crop = lines[index][1]
+        spent += crop.shape[1] * 48 / crop.shape[0] + 48
         if spent > READ_BUDGET:
             break
-        chosen.append((tight, crop))
+        chosen.append(index)
     if not chosen:
         return []
-    # The recogniser wants three channels; grey is repeated.
-    texts, _elapsed = recogniser([np.repeat(crop[:, :, None], 3, axis=2) for _, crop in chosen])
-    for (tight, _crop), (text, score, *_rest) in zip(chosen, texts, strict=True):
+    # Paper (white) half a line high each side, or the last letters are often lost; the
+    # recogniser wants three channels, grey is repeated.
+    crops = []
+    for index in chosen:
+        crop = lines[index][1]
+        margin = crop.shape[0] // 2
+        crop = np.pad(crop, ((0, 0), (margin, margin)), constant_values=255)
+        crops.append(np.repeat(crop[:, :, None], 3, axis=2))
+    texts, _elapsed = recogniser(crops)
+    runs = []
+    for index, (text, score, *_rest) in zip(chosen, texts, strict=True):
         text = text.strip()
-        if not text or float(score) < MIN_SCORE:
-            continue
-        left, top, right, bottom = (value / scale for value in tight)
-        x0, y0, x1, y1 = frame.box_to_page(left, top, right, bottom)
-        runs.append(TextRun(x=x0, y=y0, size=(y1 - y0) / 0.7, text=text, right=x1))
+        if text and float(score) >= MIN_SCORE:
+            run = lines[index][0]
+            runs.append(TextRun(x=run.x, y=run.y, size=run.size, text=text, right=run.right))
     runs.sort(key=lambda run: (-run.y, run.x))
     return runs
+
+
+def _ranks(runs: Sequence[TextRun], fields: Sequence[Rect]) -> list[int | None]:
+    """How likely each line is to be read as a found field's label by ``field_labels``, 0
+    first, None for never: a line in a field's label place (``page_text.labels_near``: just
+    left, right or above; inside its cell) is 0, its column heading or the caption under it
+    1, the texts further along its row 2. The places are those of ``field_labels`` with a
+    couple of points to spare (the ink of a scan is not a font's box)."""
+    ranks: list[int | None] = [None] * len(runs)
+
+    def mark(indices: Sequence[int], rank: int) -> None:
+        for index in indices:
+            current = ranks[index]
+            ranks[index] = rank if current is None else min(current, rank)
+
+    for rect in fields:
+        row = [
+            i
+            for i, run in enumerate(runs)
+            if run.x < rect.x and rect.y - 4 <= run.y <= rect.top + 3
+        ]
+        row.sort(key=lambda i: -runs[i].end)
+        mark(row[:1], 0)
+        mark(row[1:4], 2)
+        right = [
+            i
+            for i, run in enumerate(runs)
+            if rect.right - 3 <= run.x <= rect.right + 3 * run.size + 8
+            and rect.y - run.size - 2 <= run.y <= rect.top + 2
+        ]
+        mark(sorted(right, key=lambda i: runs[i].x)[:1], 0)
+        above = [
+            i
+            for i, run in enumerate(runs)
+            if rect.top - 3 < run.y <= rect.top + max(14.0, 2.2 * run.size + 2)
+            and rect.x - 26 <= run.x < rect.right
+        ]
+        mark(above, 0)
+        heading = [
+            i
+            for i, run in enumerate(runs)
+            if rect.x - 2 <= (run.x + run.end) / 2 <= rect.right + 2
+            and rect.top - 3 < run.y <= rect.top + COLUMN_REACH
+        ]
+        mark(sorted(heading, key=lambda i: runs[i].y)[:2], 1)
+        below = [
+            i
+            for i, run in enumerate(runs)
+            if rect.y - 3 * run.size - 4 <= run.y + run.size <= rect.y + 3
+            and run.x < rect.right
+            and run.end > rect.x
+        ]
+        mark(sorted(below, key=lambda i: -runs[i].y)[:1], 1)
+    return ranks
 
 
 def _resized(image: Image.Image, scale: float) -> Image.Image:
@@ -166,27 +252,6 @@ def _detect(detector: Any, page: Image.Image, scale: float) -> list[tuple[int, i
                 )
             )
     return [box for box in boxes if box[2] - box[0] > 2 and box[3] - box[1] > 2]
-
-
-def _pixel_box(frame: PageFrame, rect: Rect, scale: float) -> tuple[float, float, float, float]:
-    left, top, right, bottom = frame.box_to_pixels(rect.x, rect.y, rect.right, rect.top)
-    return left * scale, top * scale, right * scale, bottom * scale
-
-
-def _may_label(box: tuple[int, int, int, int], field: tuple[float, ...], per_point: float) -> bool:
-    """Whether a line at ``box`` stands where ``field_labels`` looks for a label of the field
-    at ``field`` (both in pixels, ``per_point`` of them a point): on its row (left, right,
-    further along), just under it (a caption), or above it over its width (a label above, a
-    column's heading up to COLUMN_REACH points up)."""
-    left, top, right, bottom = box
-    f_left, f_top, f_right, f_bottom = field
-    height = bottom - top
-    if top < f_bottom + 3 * height and bottom > f_top - height:
-        return True
-    reach = COLUMN_REACH * per_point
-    return (
-        left < f_right and right > f_left - 24 * per_point and f_top - reach <= bottom <= f_bottom
-    )
 
 
 def _ink_box(grey: Any, box: tuple[int, int, int, int]) -> tuple[int, int, int, int] | None:
