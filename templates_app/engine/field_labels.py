@@ -160,10 +160,14 @@ def label_and_type(
         # ("Income after additions . . . . 12 [box]"), after the nearer texts; last, the
         # heading of the column the box stands in (a table's cell several rows down).
         candidates.extend(_row_labels(rect, lines))
-        if (heading := _column_heading(rect, lines)) is not None:
-            candidates.append(heading)
         if kind == "text" and (below := _below_label(rect, lines)) is not None:
             candidates.append(below)
+        # The farthest, for a box no nearer text names at all: a caption printed right under
+        # a line ("Signature") is the line's own, even when it makes no alias.
+        if (heading := _column_heading(rect, lines)) is not None and not any(
+            type_from_label(candidate.text) for candidate in candidates
+        ):
+            candidates.append(heading)
     label, named = "", None
     for candidate in candidates:
         # The type is the owning label's: the first that names the field, or a text before it
