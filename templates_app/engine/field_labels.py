@@ -45,7 +45,8 @@ class TextRun(TextLine):
 _TYPE_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # "Initial" alone or "Initials", not "First name and initial" or "Initial investment".
     ("initial", re.compile(r"\b(initials|iniciales|initial here)\b|^initial$")),
-    ("date", re.compile(r"\b(date|dated|fecha|dob|birthdate|birth)\b")),
+    # "Country of birth" is a place: a date is named as one ("Date of birth", "DOB").
+    ("date", re.compile(r"\b(date|dated|fecha|dob|birthdate)\b")),
     ("signature", re.compile(r"\b(signature|sign here|signed|firma|firme aqui|signer)\b")),
     ("email", re.compile(r"\b(e ?mail|correo)\b")),
     ("phone", re.compile(r"\b(phone|telephone|tel|mobile|cell|telefono|celular|fax)\b")),

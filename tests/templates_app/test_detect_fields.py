@@ -400,3 +400,10 @@ def test_a_table_cell_is_named_by_its_column_heading_and_an_instruction_names_no
         "qualifyingPersonsName3",
         "text4",
     ]
+
+
+def test_a_date_is_named_as_a_date_and_a_place_of_birth_is_not_one() -> None:
+    assert type_from_label("Country of birth") is None
+    assert type_from_label("City/Town and Country of Birth") is None
+    assert type_from_label("Date of birth") == "date"
+    assert type_from_label("Place and date of signature") == "date"
