@@ -9,8 +9,8 @@ turned page (/Rotate) is read as it is seen. The blanks are found from the rules
 Each field's label is the text printed beside it, and the label says its type
 (``field_labels``: Signature/Firma, Initials/Iniciales, Date/Fecha, Email, Phone, Amount...).
 Aliases are made from labels as the importer makes them (``aliases``), unique in the result; a
-field with no label (on a scan, none that OCR read: ``page_ocr``) gets its type's stem and a number, as the editor names
-new fields.
+field with no label (on a scan, none that OCR read: ``page_ocr``) gets its type's stem and a
+number, as the editor names new fields.
 
 Coordinates are the importer's: page default user space, as widget rects. Pure Python: the
 caller passes the limits (page count, raster size).
