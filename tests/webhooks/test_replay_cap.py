@@ -18,6 +18,7 @@ from django_tasks_db.models import DBTaskResult
 
 from accounts.models import ApiKey, Organization, User
 from accounts.services import member_add
+from core.errors import RateLimited
 from tests.accounts.test_admin_tenancy import client_of
 from tests.conftest import basic_auth
 from tests.esign.test_races import in_threads
@@ -211,3 +212,23 @@ def test_two_replays_at_once_cannot_both_take_the_last_one(
     assert sorted(type(r).__name__ for r in results) == ["RateLimited", "Replayed"]
     assert WebhookReplay.objects.count() == 1
     assert WebhookDelivery.objects.filter(requested_by="Replay by a race").count() == 1
+
+
+@pytest.mark.django_db
+def test_a_replay_committed_first_with_a_later_clock_still_counts(
+    organization: Organization, settings: Any
+) -> None:
+    """Two replays at once read the clock before either takes the lock: the one that read it
+    later may commit first. The other, counting under the lock, must see it (the count once
+    stopped at its own earlier "now", and both were sent: a full run at load 8 saw it)."""
+    settings.WEBHOOK_REPLAYS_PER_HOUR = 1
+    events = [emit(organization, "weldComplete", 5)]
+    later = timezone.now()
+
+    replay_service.events_replay(events=events, requested_by="second to read", now=later)
+
+    with pytest.raises(RateLimited):
+        replay_service.events_replay(
+            events=events, requested_by="first to read", now=later - timedelta(seconds=1)
+        )
+    assert WebhookReplay.objects.count() == 1

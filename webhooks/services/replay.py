@@ -102,8 +102,10 @@ def _replays_capped(*, organizations: Sequence[Organization], now: datetime) -> 
     locked = Organization.objects.select_for_update(no_key=no_key)
     list(locked.filter(pk__in=[o.pk for o in organizations]).order_by("pk"))
     for organization in organizations:
+        # No upper bound at ``now``: a replay that took its time after this one (its ``now``
+        # read later, its commit first) is in the hour too, and is counted.
         recent = WebhookReplay.objects.filter(
-            organization=organization, created_at__gt=now - REPLAY_WINDOW, created_at__lte=now
+            organization=organization, created_at__gt=now - REPLAY_WINDOW
         )
         times = list(recent.order_by("created_at").values_list("created_at", flat=True))
         if len(times) < limit:
