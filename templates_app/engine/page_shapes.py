@@ -51,7 +51,6 @@ class Found:
     boxes: tuple[Rect, ...] = ()
     # Where a label inside the field's own cell would be (the band above an empty band).
     cell_top: float | None = None
-    origin: str = ""  # the shape it was found as: comb, box, cell, tint, ring, line
 
 
 def shapes(
@@ -138,7 +137,7 @@ class _PageShapes:
             self.taken.extend(row)
             rects = tuple(Rect(b.x0, b.y0, b.width, b.height) for b in row)
             union = Rect(row[0].x0, row[0].y0, row[-1].x1 - row[0].x0, row[0].height)
-            self.found.append(Found("comb", union, boxes=rects, origin="comb"))
+            self.found.append(Found("comb", union, boxes=rects))
 
     def add_boxes(self, boxes: Sequence[geometry.Box]) -> None:
         """Empty squares (checkboxes), and empty boxes and table cells (text fields): the whole
@@ -157,7 +156,7 @@ class _PageShapes:
             whole = Rect(box.x0, box.y0, box.width, box.height)
             if geometry.is_checkbox(box):
                 if empty >= 0.8 * inner:
-                    self.found.append(Found("checkbox", whole, origin="box"))
+                    self.found.append(Found("checkbox", whole))
                     self.taken.append(box)
                 continue
             if (
@@ -166,7 +165,7 @@ class _PageShapes:
             ):
                 continue
             if empty >= inner - 0.5:
-                self.found.append(Found("text", whole, origin="box"))
+                self.found.append(Found("text", whole))
                 self.taken.append(box)
                 self.empty_boxes.append(box)
                 continue
@@ -178,13 +177,13 @@ class _PageShapes:
             ):
                 # A cell with a sign at its left ("=", "$"): the field is the rest.
                 rect = Rect(box.x1 - right - inset, box.y0, right + inset, box.height)
-                self.found.append(Found("text", rect, origin="box"))
+                self.found.append(Found("text", rect))
                 self.taken.append(box)
                 self.empty_boxes.append(box)
             elif empty >= max(FIELD_MIN_HEIGHT, 0.3 * inner) and inner - empty <= LABEL_MAX_HEIGHT:
                 # A table cell with its label printed at the top: the field is the band below it.
                 rect = Rect(box.x0, box.y0, box.width, empty + inset)
-                labelled.append((box, Found("text", rect, cell_top=box.y1, origin="cell")))
+                labelled.append((box, Found("text", rect, cell_top=box.y1)))
             elif (
                 box.height <= LEFT_LABEL_CELL_MAX_HEIGHT
                 and box.width - right <= LEFT_LABEL_MAX_WIDTH
@@ -193,7 +192,7 @@ class _PageShapes:
                 # A row's cell with its label at the left ("First", "City"): the field is the
                 # paper after it.
                 rect = Rect(box.x1 - right - inset, box.y0, right + inset, box.height)
-                row_labels.append((box, Found("text", rect, origin="cell")))
+                row_labels.append((box, Found("text", rect)))
         for box, item in row_labels:
             if any(
                 abs(other.y0 - box.y0) <= geometry.TOLERANCE
@@ -229,11 +228,11 @@ class _PageShapes:
             if self.overlaps_found(rect):
                 continue  # the fill inside a ruled box already found
             if geometry.is_checkbox(box):
-                self.found.append(Found("checkbox", rect, origin="tint"))
+                self.found.append(Found("checkbox", rect))
             elif box.width >= geometry.BOX_MIN_WIDTH and (
                 geometry.BOX_MIN_HEIGHT <= box.height <= geometry.BOX_MAX_HEIGHT
             ):
-                self.found.append(Found("text", rect, origin="tint"))
+                self.found.append(Found("text", rect))
             else:
                 continue
             self.taken.append(box)
@@ -255,7 +254,7 @@ class _PageShapes:
             x0, y0, x1, y1 = self.frame.box_to_page(left, top, right, bottom)
             rect = Rect(x0, y0, x1 - x0, y1 - y0)
             if not self.overlaps_found(rect):
-                self.found.append(Found("checkbox", rect, origin="ring"))
+                self.found.append(Found("checkbox", rect))
                 self.taken.append(geometry.Box(x0, y0, x1, y1))
 
     def add_lines(self) -> None:
@@ -303,7 +302,7 @@ class _PageShapes:
         if self.overlaps_found(rect):
             return
         cell_top = ceiling if ceiling - piece.y < 40 else None
-        self.found.append(Found("text", rect, cell_top=cell_top, origin="line"))
+        self.found.append(Found("text", rect, cell_top=cell_top))
 
 
 def _tops_table(piece: geometry.HLine, boxes: Sequence[geometry.Box]) -> bool:
