@@ -1,12 +1,13 @@
 """What an operator sees: Prometheus metrics at ``/metrics`` (prometheus-client).
 
 - Per process, counted as requests end (``MetricsMiddleware``): request latency per route,
-  fills and generates by outcome, and the render pool's workers, jobs, waiting requests and
-  memory after each generate and at each scrape. Under gunicorn, ``gunicorn.conf.py`` gives
-  prometheus-client a folder (``PROMETHEUS_MULTIPROC_DIR``) where every server process writes
-  its values, and a scrape sums the server's processes.
+  fills and generates by outcome, and the render and upload-check pools' workers, jobs, waiting
+  requests and memory after each request and at each scrape. Under gunicorn,
+  ``gunicorn.conf.py`` gives prometheus-client a folder (``PROMETHEUS_MULTIPROC_DIR``) where
+  every server process writes its values, and a scrape sums the server's processes.
 - From the database, read at each scrape (the same whichever process or machine answers):
-  due tasks per queue and the age of the oldest, tasks by status, webhook deliveries and seals
+  per task queue the tasks ready, scheduled and running and the age of the oldest ready one
+  (core.queues), tasks by status, webhook deliveries and seals
   by outcome.
 
 The endpoint is not part of the API: it answers only ``Authorization: Bearer <METRICS_TOKEN>``,
@@ -20,9 +21,8 @@ import time
 from collections.abc import Callable, Iterator
 
 from django.conf import settings
-from django.db.models import Count, Min
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 from django.views.decorators.http import require_GET
 from django_tasks_db.models import DBTaskResult
@@ -34,8 +34,9 @@ from prometheus_client.registry import Collector, CollectorRegistry
 
 from core.errors import NotFound
 from core.json_views import error_response
+from core.pools import pool_stats
+from core.queues import queue_figures
 from esign.models import Packet
-from generate.services import render_pool_stats
 from webhooks.models import WebhookDelivery
 
 REQUEST_SECONDS = Histogram(
@@ -46,22 +47,54 @@ REQUEST_SECONDS = Histogram(
 )
 FILLS = Counter("docautomation_fills", "Fill requests by outcome.", ["outcome"])
 GENERATES = Counter("docautomation_generates", "Generate requests by outcome.", ["outcome"])
-# Render pool, per server process, summed over the processes alive ("livesum").
-RENDER_WORKERS = Gauge(
-    "docautomation_render_pool_workers", "Render worker processes.", multiprocess_mode="livesum"
-)
-RENDER_BUSY = Gauge(
-    "docautomation_render_pool_busy", "Documents rendering now.", multiprocess_mode="livesum"
-)
-RENDER_WAITING = Gauge(
-    "docautomation_render_pool_waiting",
-    "Generate requests waiting for a render worker.",
-    multiprocess_mode="livesum",
-)
-RENDER_RESIDENT = Gauge(
-    "docautomation_render_pool_resident_bytes",
-    "Resident memory of the render workers.",
-    multiprocess_mode="livesum",
+
+
+class PoolGauges:
+    """One pool's gauges (core.pools: ``prefix``), per server process, summed over the
+    processes alive ("livesum"): its workers, the jobs under way, the requests waiting for a
+    worker and the workers' resident memory. Set after every request of a process that has made
+    the pool, and at each scrape."""
+
+    def __init__(
+        self, prefix: str, name: str, *, workers: str, busy: str, waiting: str, resident: str
+    ) -> None:
+        def gauge(suffix: str, documentation: str) -> Gauge:
+            metric = f"docautomation_{name}_pool_{suffix}"
+            return Gauge(metric, documentation, multiprocess_mode="livesum")
+
+        self.prefix = prefix
+        self.workers = gauge("workers", workers)
+        self.busy = gauge("busy", busy)
+        self.waiting = gauge("waiting", waiting)
+        self.resident = gauge("resident_bytes", resident)
+
+    def update(self) -> None:
+        stats = pool_stats(self.prefix)
+        if stats is None:  # not made in this process (yet): nothing of it to count here
+            return
+        self.workers.set(stats.workers)
+        self.busy.set(stats.busy)
+        self.waiting.set(stats.waiting)
+        self.resident.set(stats.resident_bytes)
+
+
+POOLS = (
+    PoolGauges(
+        "GENERATE",
+        "render",
+        workers="Render worker processes.",
+        busy="Documents rendering now.",
+        waiting="Generate requests waiting for a render worker.",
+        resident="Resident memory of the render workers.",
+    ),
+    PoolGauges(
+        "UPLOAD_CHECK",
+        "upload",
+        workers="Upload-check worker processes (bulk-send spreadsheets, signers' attachments).",
+        busy="Uploaded files being checked now.",
+        waiting="Uploads waiting for an upload-check worker.",
+        resident="Resident memory of the upload-check workers.",
+    ),
 )
 _COUNTED = {"fill-pdf": FILLS, "generate-pdf": GENERATES}
 
@@ -75,14 +108,9 @@ def outcome(status: int) -> str:
     return "refused" if status < 500 else "error"
 
 
-def _render_pool_update() -> None:
-    stats = render_pool_stats()
-    if stats is None:
-        return
-    RENDER_WORKERS.set(stats.workers)
-    RENDER_BUSY.set(stats.busy)
-    RENDER_WAITING.set(stats.waiting)
-    RENDER_RESIDENT.set(stats.resident_bytes)
+def _pools_update() -> None:
+    for pool in POOLS:
+        pool.update()
 
 
 class MetricsMiddleware:
@@ -101,8 +129,7 @@ class MetricsMiddleware:
         counter = _COUNTED.get(route)
         if counter is not None:
             counter.labels(outcome(response.status_code)).inc()
-        if route == "generate-pdf":
-            _render_pool_update()
+        _pools_update()
         return response
 
 
@@ -110,29 +137,7 @@ class DatabaseCollector(Collector):
     """Gauges read from the database at each scrape: the same from any process."""
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        now = timezone.now()
-        depth = GaugeMetricFamily(
-            "docautomation_task_queue_depth", "Tasks due and not yet running.", labels=["queue"]
-        )
-        oldest = GaugeMetricFamily(
-            "docautomation_task_oldest_due_age_seconds",
-            "Seconds since the oldest due task was enqueued (0 when none is due).",
-            labels=["queue"],
-        )
-        queues = settings.TASKS["default"]["QUEUES"]
-        rows = {
-            row["queue_name"]: row
-            for row in DBTaskResult.objects.ready()  # due and not running (django-tasks-db's own)
-            .values("queue_name")
-            .annotate(count=Count("id"), first=Min("enqueued_at"))
-        }
-        for queue in sorted({*queues, *rows}):
-            row = rows.get(queue)
-            depth.add_metric([queue], row["count"] if row else 0)
-            age = (now - row["first"]).total_seconds() if row else 0.0
-            oldest.add_metric([queue], max(age, 0.0))
-        yield depth
-        yield oldest
+        yield from _queue_families()
         yield _by_status(
             "docautomation_tasks", "Task results by status.", DBTaskResult.objects.all(), "status"
         )
@@ -148,6 +153,41 @@ class DatabaseCollector(Collector):
             Packet.objects.exclude(seal_status=""),
             "seal_status",
         )
+
+
+# The task queues (core.queues), one family per figure, each with a sample per queue. Depth and
+# age keep the names they had before scheduled and running tasks were counted apart.
+_QUEUE_FAMILIES = (
+    (
+        "docautomation_task_queue_depth",
+        "Tasks ready: due and not claimed, a free worker would take one now.",
+        "ready",
+    ),
+    (
+        "docautomation_task_queue_scheduled",
+        "Tasks not claimed that are due later (a retry's delay, a bulk send's next chunk).",
+        "scheduled",
+    ),
+    (
+        "docautomation_task_queue_running",
+        "Tasks claimed by a worker and not finished.",
+        "running",
+    ),
+    (
+        "docautomation_task_oldest_due_age_seconds",
+        "Seconds since the oldest ready task became due (0 when none is ready).",
+        "oldest_ready_age_seconds",
+    ),
+)
+
+
+def _queue_families() -> Iterator[GaugeMetricFamily]:
+    figures = queue_figures()  # one query, whatever the number of queues
+    for name, documentation, field in _QUEUE_FAMILIES:
+        family = GaugeMetricFamily(name, documentation, labels=["queue"])
+        for queue, figure in figures.items():
+            family.add_metric([queue], getattr(figure, field))
+        yield family
 
 
 def _by_status(name: str, documentation: str, rows: object, field: str) -> GaugeMetricFamily:
@@ -175,7 +215,7 @@ def metrics(request: HttpRequest) -> HttpResponse:
         )
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
-    _render_pool_update()
+    _pools_update()
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
         MultiProcessCollector(registry)

@@ -7,11 +7,11 @@ and ``<PREFIX>_MAX_WAITING`` (``GENERATE_WORKERS``, ``VERIFY_WORKER_MEMORY_MB``)
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic
+from typing import Any, Generic
 
 from django.conf import settings
 
-from core.engine.process_pool import PoolPerProcess, PoolSettings, PoolT
+from core.engine.process_pool import PoolPerProcess, PoolSettings, PoolStats, PoolT
 
 MIB = 1_048_576
 
@@ -38,6 +38,11 @@ def pool_settings(prefix: str, **defaults: int) -> PoolSettings:
     return PoolSettings(**values)
 
 
+# Every SettingsPool by its prefix, so that /metrics (config.metrics) reads a pool's figures
+# without importing the app that owns it (esign's upload checks, generate's renders).
+_by_prefix: dict[str, SettingsPool[Any]] = {}
+
+
 class SettingsPool(Generic[PoolT]):
     """This process's pool made by ``make`` with the settings of ``prefix`` (``pool_settings``):
     made on first use, and again after a fork or a change of the settings, the old one being
@@ -47,6 +52,7 @@ class SettingsPool(Generic[PoolT]):
         self._pools: PoolPerProcess[PoolT] = PoolPerProcess(make)
         self._prefix = prefix
         self._defaults = defaults
+        _by_prefix[prefix] = self
 
     def get(self) -> PoolT:
         return self._pools.get(pool_settings(self._prefix, **self._defaults))
@@ -54,3 +60,11 @@ class SettingsPool(Generic[PoolT]):
     def current(self) -> PoolT | None:
         """This process's pool, if it made one."""
         return self._pools.current()
+
+
+def pool_stats(prefix: str) -> PoolStats | None:
+    """What this process's ``prefix`` pool is doing; None before its first use here (or when
+    no module has declared a pool of that prefix)."""
+    declared = _by_prefix.get(prefix)
+    pool = declared.current() if declared is not None else None
+    return pool.stats() if pool is not None else None
