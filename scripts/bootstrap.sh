@@ -11,10 +11,15 @@ mode="${1:-run}"
 # (for HTML), Droid Sans Fallback and Nanum Gothic (TrueType outlines, which the fill engine can
 # embed) cover CJK and Hangul; Liberation stands in for Helvetica/Times/Courier in HTML.
 # gettext compiles the pages' translations (msgfmt).
+# LibreOffice without its GUI converts Office documents (DOCX, ODT, RTF, XLSX, ODS, PPTX) to PDF;
+# Carlito and Caladea are metric-compatible with Calibri and Cambria (Liberation already covers
+# Arial and Times), so a Word document's lines break where Word breaks them.
 run_packages=(
   python3-venv libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 libjpeg62-turbo
   fonts-noto-core fonts-noto-cjk fonts-droid-fallback fonts-nanum fonts-liberation fontconfig
   gettext
+  libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui
+  fonts-crosextra-carlito fonts-crosextra-caladea
 )
 # Tests read PDFs with poppler (pdftoppm, pdftotext), drive Debian's Chromium, sign with SoftHSM2.
 # The several-processes test shares a Redis server (the rate limiter's counters) between them.
