@@ -640,6 +640,9 @@ IMAGE_QUEUE_TIMEOUT_SECONDS = env.float("IMAGE_QUEUE_TIMEOUT_SECONDS", default=5
 # Prometheus metrics at /metrics answer only "Authorization: Bearer <METRICS_TOKEN>"; off (404)
 # while it is empty.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# /readyz answers 503 (not ready) while a task queue's oldest ready task has waited more than this
+# many seconds (core.queues: the workers are behind); 0: the queues never make it unready.
+READYZ_TASK_MAX_AGE_SECONDS = env.float("READYZ_TASK_MAX_AGE_SECONDS", default=300.0)
 
 # --- Logging ------------------------------------------------------------------------------------
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import DatabaseError, connection
@@ -17,6 +18,7 @@ from core.api_errors import internal_error_body
 from core.errors import BadRequest, NotFound
 from core.json_views import error_response
 from core.middleware import is_api_request
+from core.queues import QueueFigures, queue_figures, queues_behind
 
 logger = logging.getLogger("core.health")
 
@@ -45,9 +47,17 @@ READY_PROBE = "readyz/probe"
 
 @require_GET
 def readyz(request: HttpRequest) -> HttpResponse:
-    """Ready to serve: the database answers and the storage (a local folder or the bucket) reads
-    and writes. A probe file is written once, then only looked for."""
-    checks = {"database": "ok" if _database_answers("readiness") else "error", "storage": "ok"}
+    """Ready to serve: the database answers, the storage (a local folder or the bucket) reads
+    and writes, and no task queue's oldest ready task has waited more than
+    READYZ_TASK_MAX_AGE_SECONDS (the workers keep up). A probe file is written once, then only
+    looked for. The body gives each check, every queue's figures (core.queues) and, when not
+    ready, the reason."""
+    reasons: list[str] = []
+    checks = {"database": "ok", "storage": "ok", "tasks": "ok"}
+    queues: dict[str, dict[str, float]] = {}
+    if not _database_answers("readiness"):
+        checks["database"] = checks["tasks"] = "error"
+        reasons.append("the database does not answer")
     try:
         if not default_storage.exists(READY_PROBE):
             default_storage.save(READY_PROBE, ContentFile(b"ready\n"))
@@ -56,10 +66,34 @@ def readyz(request: HttpRequest) -> HttpResponse:
     except Exception:  # any backend's error (OSError, botocore's): not ready, and logged
         logger.exception("readiness: storage unusable")
         checks["storage"] = "error"
-    ready = all(value == "ok" for value in checks.values())
-    return JsonResponse(
-        {"status": "ok" if ready else "unavailable", **checks}, status=200 if ready else 503
-    )
+        reasons.append("the storage does not read and write")
+    if checks["database"] == "ok":
+        try:
+            figures = queue_figures()
+        except DatabaseError:
+            logger.exception("readiness: the task queues unreadable")
+            checks["tasks"] = "error"
+            reasons.append("the task queues cannot be read")
+        else:
+            queues = {queue: _queue_body(figure) for queue, figure in figures.items()}
+            behind = queues_behind(figures, settings.READYZ_TASK_MAX_AGE_SECONDS)
+            if behind:
+                checks["tasks"] = "behind"
+                reasons.extend(behind)
+    body: dict[str, object] = {"status": "unavailable" if reasons else "ok", **checks}
+    body["queues"] = queues
+    if reasons:
+        body["reason"] = "; ".join(reasons)
+    return JsonResponse(body, status=503 if reasons else 200)
+
+
+def _queue_body(figure: QueueFigures) -> dict[str, float]:
+    return {
+        "ready": figure.ready,
+        "scheduled": figure.scheduled,
+        "running": figure.running,
+        "oldestReadyAgeSeconds": round(figure.oldest_ready_age_seconds, 3),
+    }
 
 
 # Exempt from CSRF: API clients send no CSRF token, and a POST to an unknown API path must be
