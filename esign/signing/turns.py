@@ -41,7 +41,6 @@ from esign.links.tokens import signer_tokens_revoke
 from esign.models import Packet, PacketDocument, Signer
 from esign.packets import lifecycle
 from esign.packets.audit import AuditAction, Client
-from esign.packets.documents import HANDWRITING_FONT
 from esign.packets.groups import (
     fields_filled_by_another,
     group_signed_by,
@@ -51,6 +50,7 @@ from esign.packets.groups import (
 from esign.packets.inputs import STAMP_TYPES
 from esign.packets.lifecycle import audit
 from esign.sealing.seal import packet_seal_enqueue
+from esign.signing.handwriting import handwriting_font_for
 
 # --- whose turn it is ----------------------------------------------------------------------------
 
@@ -284,7 +284,7 @@ def signer_stamps(
             blob_read(document.current_path, document.current_sha256),
             stamps,
             fonts=font_library(),
-            handwriting_font=HANDWRITING_FONT,
+            handwriting_font=handwriting_font_for(adoption.typed, adoption.initials),
         )
         path, sha = blob_save(prefix=_prefix(document.packet), data=pdf)
         stamped.append(StampedDocument(document.pk, document.current_sha256, path, sha))
