@@ -14,6 +14,26 @@ export function initialsOf(name) {
     .slice(0, 3);
 }
 
+// The code point ranges some handwriting face covers ("0041-005A,0600-06FF"), as the page
+// gives them (esign/signing/handwriting.py).
+export function parseRanges(text) {
+  return String(text || "")
+    .split(",")
+    .filter(Boolean)
+    .map((range) => range.split("-").map((hex) => parseInt(hex, 16)));
+}
+
+// Whether some letter of ``text`` is in no handwriting face: then it is shown (and stamped) in
+// a plain font, and the page says so. Spaces, digits and punctuation do not count.
+export function hasPlainLetters(text, ranges) {
+  for (const char of String(text || "")) {
+    if (!/\p{L}/u.test(char)) continue;
+    const code = char.codePointAt(0);
+    if (!ranges.some(([start, end]) => code >= start && code <= end)) return true;
+  }
+  return false;
+}
+
 export class AdoptDialog {
   constructor(dialog, { signatureMode, name, needsInitials }) {
     this.dialog = dialog;
@@ -26,6 +46,8 @@ export class AdoptDialog {
     this.typed = this.$("#sg-typed");
     this.initials = this.$("#sg-initials");
     this.error = this.$("#sg-adopt-error");
+    this.plain = this.$("#sg-typed-plain");
+    this.handLetters = parseRanges(this.plain.dataset.letters);
 
     this.$("#sg-modes").hidden = !this.canDraw;
     this.$("#sg-initials-row").hidden = !needsInitials;
@@ -65,6 +87,11 @@ export class AdoptDialog {
   preview() {
     this.$("#sg-typed-preview").textContent = this.typed.value.trim() || "\u00a0";
     this.$("#sg-initials-preview").textContent = this.initials.value.trim();
+    const plain = hasPlainLetters(this.typed.value, this.handLetters);
+    this.plain.hidden = !plain;
+    // The note describes the name's field while it applies.
+    if (plain) this.typed.setAttribute("aria-describedby", this.plain.id);
+    else this.typed.removeAttribute("aria-describedby");
   }
 
   setError(message) {
