@@ -84,6 +84,14 @@ SCHEMAS: dict[str, Schema] = {
                 "type": "string",
                 "description": "The PDF's title (HTML mode: else the document's `<title>`).",
             },
+            "fieldTags": {
+                "type": "boolean",
+                "default": False,
+                "description": "Extension: text tags in the document (`{{Name;type=date}}`, "
+                "`{{signature, r1}}`: docs/text-tags.md) become the PDF's form fields at their "
+                "place, their text removed. A tag that does not read is a 400 on `data` naming "
+                "it and its page.",
+            },
             "data": {
                 "description": "HTML mode: `{html, css}`; Markdown mode: an array of blocks; or "
                 "a string encrypted with the organization's payload key.",

@@ -14,12 +14,13 @@ from accounts.models import Organization
 from accounts.payload_keys import payload_decrypt
 from core.engine.problems import EngineError
 from core.engine.process_pool import PoolStats
-from core.errors import ValidationFailed, raise_for_engine_error
+from core.errors import FieldError, ValidationFailed, raise_for_engine_error
 from core.pools import SettingsPool
 from core.resources import font_library, resource_policy
 from generate.engine import (
     RESOURCE_CONTENT_TYPES,
     ElementLimits,
+    GenerateRequest,
     PartSettings,
     RenderedPdf,
     RenderJob,
@@ -28,6 +29,8 @@ from generate.engine import (
     build_render_job,
     parse_generate_request,
 )
+from templates_app.engine.tag_widgets import add_tag_fields
+from templates_app.engine.text_tags import apply_text_tags
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +60,7 @@ def pdf_check(*, organization: Organization, body: object) -> None:
 
 def pdf_render(*, organization: Organization, watermark: bool, body: object) -> RenderedPdf:
     """`pdf_generate`, with the page count."""
-    job, mode = _render_job(organization=organization, watermark=watermark, body=body)
+    job, request = _render_job(organization=organization, watermark=watermark, body=body)
     try:
         rendered = render_pool().render(
             job,
@@ -70,10 +73,34 @@ def pdf_render(*, organization: Organization, watermark: bool, body: object) -> 
         )
     except EngineError as error:
         raise_for_engine_error(error)
+    if request.field_tags:
+        rendered = _with_tag_fields(rendered)
     logger.info(
-        "generate: %s document, %d pages, %d bytes", mode, rendered.pages, len(rendered.pdf)
+        "generate: %s document, %d pages, %d bytes",
+        request.mode,
+        rendered.pages,
+        len(rendered.pdf),
     )
     return rendered
+
+
+def _with_tag_fields(rendered: RenderedPdf) -> RenderedPdf:
+    """``fieldTags``: the rendered PDF with its text tags as form fields, their text removed
+    (docs/text-tags.md). A tag that does not read is a 400 on ``data`` naming it and its page:
+    the document is the caller's to fix, and a PDF with a tag's text left in it is no form."""
+    try:
+        tagged = apply_text_tags(rendered.pdf, max_pages=max(rendered.pages, 1))
+    except EngineError as error:  # a PDF just rendered reads; said as the engine says it
+        raise_for_engine_error(error)
+    if tagged.problems:
+        raise ValidationFailed(
+            FieldError(
+                property="data",
+                message=f"Text tag {problem.text} on page {problem.page + 1}: {problem.message}",
+            )
+            for problem in tagged.problems
+        )
+    return dataclasses.replace(rendered, pdf=add_tag_fields(tagged.pdf, tagged.fields))
 
 
 def _part_settings() -> PartSettings | None:
@@ -86,7 +113,7 @@ def _part_settings() -> PartSettings | None:
 
 def _render_job(
     *, organization: Organization, watermark: bool, body: object
-) -> tuple[RenderJob, str]:
+) -> tuple[RenderJob, GenerateRequest]:
     if not isinstance(body, Mapping):
         raise ValidationFailed.single("", "The request body must be a JSON object.")
     body = dict(body)
@@ -123,7 +150,7 @@ def _render_job(
         cpu_seconds=settings.GENERATE_TIMEOUT_SECONDS,
         cpu_seconds_per_page=settings.GENERATE_TIMEOUT_SECONDS_PER_PAGE,
     )
-    return job, request.mode
+    return job, request
 
 
 def document_fetcher() -> ResourceFetcher:

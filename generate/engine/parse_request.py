@@ -121,6 +121,7 @@ def parse_generate_request(
     checker = _Checker(font_check=font_check)
     mode = _mode(body.get("type"), checker)
     title = checker.string(body.get("title"), "title")
+    field_tags = checker.boolean(body.get("fieldTags"), "fieldTags", False)
     page = _page(body.get("page"), checker)
     data = body.get("data")
     if data is None or data == "":
@@ -134,7 +135,9 @@ def parse_generate_request(
         if checker.problems:
             raise GenerateInvalid(checker.problems)
         _check_size(_size(html, css, title), max_source_bytes)
-        return GenerateRequest(mode="html", title=title, page=page, html=html, css=css)
+        return GenerateRequest(
+            mode="html", title=title, field_tags=field_tags, page=page, html=html, css=css
+        )
 
     style = checker.style(body, "")
     include_timestamp = checker.boolean(body.get("includeTimestamp"), "includeTimestamp", True)
@@ -147,6 +150,7 @@ def parse_generate_request(
     return GenerateRequest(
         mode="markdown",
         title=title,
+        field_tags=field_tags,
         page=page,
         elements=elements,
         style=style,

@@ -86,6 +86,9 @@ class MarkdownElement:
 class GenerateRequest:
     mode: Mode
     title: str | None = None
+    # Text tags ({{name;type=date}}) in the document become the PDF's form fields, their text
+    # removed (the service does it after the render: templates_app.engine.text_tags).
+    field_tags: bool = False
     page: PageSettings = PageSettings()
     # HTML mode
     html: str = ""

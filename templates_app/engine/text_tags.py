@@ -19,6 +19,7 @@ Pure Python.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -167,7 +168,13 @@ class _PageText:
         return [(indexes, _union(boxes)) for indexes, boxes in pieces]
 
     def font_size(self, index: int) -> float:
-        return float(pdfium_c.FPDFText_GetFontSize(self.text.raw, index))
+        """The size the character is seen at: its font's size scaled by its matrix (an HTML
+        renderer sets sizes in CSS pixels and draws them three quarters as big)."""
+        matrix = pdfium_c.FS_MATRIX()
+        size = float(pdfium_c.FPDFText_GetFontSize(self.text.raw, index))
+        if pdfium_c.FPDFText_GetMatrix(self.text.raw, index, matrix):
+            size *= math.hypot(matrix.c, matrix.d)
+        return size
 
 
 def _text_of(page: _PageText, start: int, end: int) -> str:
@@ -273,7 +280,11 @@ def tag_fields(found: list[FoundTag]) -> list[TagField]:
     aliases = unique_aliases(_alias_stem(tag) for _item, tag in good)
     return [
         TagField(
-            alias=alias, tag=tag, page=item.page, rect=_sized(item, tag), font_size=item.font_size
+            alias=alias,
+            tag=tag,
+            page=item.page,
+            rect=_sized(item, tag),
+            font_size=tag.font_size or item.font_size,
         )
         for (item, tag), alias in zip(good, aliases, strict=True)
     ]

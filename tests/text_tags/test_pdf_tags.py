@@ -217,3 +217,21 @@ def test_a_pdf_with_tags_becomes_a_template_spec() -> None:
     assert spec.fields[1].style.font_size is None  # a signature writes no text
     assert len(problems) == 2
     assert "{{Tenant Name}}" not in _pdftotext(pdf)
+
+
+def test_a_tag_may_size_its_field_and_its_text() -> None:
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=(612, 792))
+    pdf.setFont("Helvetica", 10)
+    pdf.drawString(100, 500, "{{Amount;type=dollar;fontSize=9;width=120;height=30}}")
+    pdf.save()
+
+    (field,) = apply_text_tags(buffer.getvalue()).fields
+
+    assert field.type == "dollar"
+    # 120 x 30 points from the tag's top-left corner: the top of its line, above its capitals.
+    assert field.rect.x == pytest.approx(100, abs=0.5)
+    assert field.rect.width == 120
+    assert field.rect.height == 30
+    assert 500 + 7 <= field.rect.top <= 500 + 12
+    assert field.field_spec(1).style.font_size == 9
