@@ -140,9 +140,18 @@ class _Page:
         self.tlm = Matrix()
         self.changed = False
 
-    def _inside(self, x: float, y: float) -> bool:
+    def _inside(self, glyph: Matrix, width: float) -> bool:
+        """Whether the glyph drawn by ``glyph`` (its text rendering matrix), ``width`` ems
+        across, belongs to a box: upright, its middle inside the box, and no taller than the
+        box by half (a diagonal watermark or a large letter crossing a tag is not the tag's)."""
+        upright = glyph.a > 0 and glyph.d > 0 and abs(glyph.b) + abs(glyph.c) < 1e-3 * glyph.d
+        if not upright:
+            return False
+        x, y = glyph.transform((width / 2, _MIDDLE_UP))
         return any(
-            box.x - _SLACK <= x <= box.right + _SLACK and box.y - _SLACK <= y <= box.top + _SLACK
+            box.x - _SLACK <= x <= box.right + _SLACK
+            and box.y - _SLACK <= y <= box.top + _SLACK
+            and glyph.d <= 1.5 * box.height
             for box in self.boxes
         )
 
@@ -175,8 +184,7 @@ class _Page:
                         spacing += state.word_spacing
                     advance = (width * size + spacing) * scale
                     params = Matrix(size * scale, 0, 0, size, 0, state.rise)
-                    x, y = (params @ self.tm @ state.ctm).transform((width / 2, _MIDDLE_UP))
-                    if size and self._inside(x, y):
+                    if size and self._inside(params @ self.tm @ state.ctm, width):
                         push(-(width * 1000 + spacing * 1000 / size))
                         dropped = True
                     else:

@@ -212,3 +212,19 @@ def test_a_real_letter_with_its_own_form_keeps_it_beside_the_tags(
     assert "{{" not in text
     assert "Estelle Carotte" in text
     assert "Cher Aurélien Leno," in text
+
+
+def test_the_development_watermark_crossing_a_tag_is_kept(api_client) -> None:
+    """A development key's diagonal watermark runs across the middle of the page, over the
+    tags written there: its letters are not the tags' and stay."""
+    lines = "".join(
+        "<p style='margin: 0; font-size: 14pt'>" + f"{{{{field{n}}}}} " * 4 + "</p>"
+        for n in range(1, 31)
+    )
+    plain = generate_pdf(api_client, _payload(lines))
+    pdf = generate_pdf(api_client, _payload(lines, fieldTags=True))
+
+    assert "DEVELOPMENT" in page_texts(plain)[0]
+    assert "DEVELOPMENT" in page_texts(pdf)[0]
+    assert "{{" not in page_texts(pdf)[0]
+    assert len(reader(pdf).get_fields()) == 120
