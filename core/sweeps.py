@@ -26,7 +26,7 @@ and does not stop the others.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -88,11 +88,23 @@ def task_unfinished(
 
 
 def tasks_unfinished_for(
-    *, task_path: str, kwarg: str, running: bool = False, started_since: datetime | None = None
+    *,
+    task_path: str,
+    kwarg: str,
+    running: bool = False,
+    started_since: datetime | None = None,
+    among: Collection[Any] | None = None,
 ) -> set[Any]:
     """The values of the keyword argument ``kwarg`` of every result of ``task_path`` that
-    :func:`task_unfinished` would find: a sweep over many rows asks once."""
-    rows = _unfinished(task_path, running, started_since).values_list("args_kwargs", flat=True)
+    :func:`task_unfinished` would find: a sweep over many rows asks once. With ``among``, only
+    those of these values (one query that the database filters, for a sweep that claimed a
+    set of rows)."""
+    unfinished = _unfinished(task_path, running, started_since)
+    if among is not None:
+        if not among:
+            return set()
+        unfinished = unfinished.filter(**{f"args_kwargs__kwargs__{kwarg}__in": list(among)})
+    rows = unfinished.values_list("args_kwargs", flat=True)
     return {args["kwargs"][kwarg] for args in rows if kwarg in args.get("kwargs", {})}
 
 
