@@ -15,6 +15,16 @@ lease of every delivery of a batch of n is ``WEBHOOK_LEASE_SECONDS`` plus n - 1 
 all of them (a shorter one let the sweep retry a delivery a live worker was about to finish, and
 the receiver got it twice). A worker killed during a batch leaves every delivery of it to be sent
 again: at most one batch of duplicates per killed worker, each marked by its abandoned attempt.
+The receiver's successes are written as soon as the batch's POSTs are done, before the finish:
+a finish that is lost after that (a failed transaction, a worker killed) leaves deliveries that
+the recovery and the next claim finish as delivered, never send again.
+
+Locks, in one order everywhere: only delivery rows (``of=("self",)``: never their event's or
+organization's, which every transaction that records an event takes a key-share lock on), each
+before its attempts'. A claim waits only for its own delivery and takes the others with
+``SKIP LOCKED``; a finish locks its batch by ascending id; the sweep skips what is locked. (A
+claim that also locked the organization deadlocked on PostgreSQL with a finish that held a
+delivery of the claim's and waited for the organization, and that batch was sent again.)
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
@@ -45,7 +56,13 @@ from webhooks.models import (
     WebhookEvent,
 )
 from webhooks.services.endpoints import endpoint_get, secrets_current
-from webhooks.services.retries import TASK, retry_schedule
+from webhooks.services.retries import (
+    DELIVERY_FIELDS,
+    TASK,
+    attempts_delivered,
+    delivered_finish,
+    retry_schedule,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -93,6 +110,7 @@ def delivery_attempt(*, delivery_id: int, attempt: int, now: datetime | None = N
         sent.append(_send(claimed))
         if sent[-1].response is not None and sent[-1].response.status == 410:
             gone.add(claimed.url)
+    _successes_record(sent)
     outcomes = _finish(sent)
     more = f" (and {len(batch) - 1} more in its batch)" if len(batch) > 1 else ""
     return outcomes[0] + more
@@ -113,13 +131,33 @@ def _send(claimed: _Claimed) -> _Sent:
     return _Sent(claimed, response, error, elapsed)
 
 
+def _successes_record(sent: list[_Sent]) -> None:
+    """Write at once, before the batch's finish, which attempts the receiver accepted (one
+    UPDATE per status code, usually one): if the finish is lost (its transaction failed, the
+    worker was killed), the recovery and the next claim find the delivery delivered
+    (``retries.attempts_delivered``) instead of sending it a second time. It locks attempt rows
+    only, in a statement of its own."""
+    by_code: dict[int, Q] = {}
+    for item in sent:
+        code = item.response.status if item.response is not None else 0
+        if 200 <= code < 300:
+            match = Q(delivery_id=item.claimed.delivery_id, number=item.claimed.number)
+            by_code[code] = by_code[code] | match if code in by_code else match
+    now = timezone.now()
+    for code, attempts in by_code.items():
+        WebhookAttempt.objects.filter(attempts).update(
+            outcome=Outcome.DELIVERED, status_code=code, finished_at=now
+        )
+
+
 def _claim(*, delivery_id: int, attempt: int, now: datetime) -> list[_Claimed] | str:
     """Claim the delivery's attempt and up to ``WEBHOOK_DELIVERY_BATCH - 1`` others that are
     due (theirs first in line), in one transaction; the reason when this one is not claimable."""
     with transaction.atomic():
         delivery = (
-            WebhookDelivery.objects.select_for_update()
+            WebhookDelivery.objects.select_for_update(of=("self",))
             .select_related("event", "organization")
+            .annotate(attempt_delivered=_ATTEMPT_DELIVERED)
             .filter(pk=delivery_id)
             .first()
         )
@@ -135,22 +173,19 @@ def _claim(*, delivery_id: int, attempt: int, now: datetime) -> list[_Claimed] |
             DELIVERIES.fail(delivery, now=now)
             delivery.save()
             return "endpoint disabled"
-        batch = [delivery]
-        room = settings.WEBHOOK_DELIVERY_BATCH - 1
-        if room > 0:
-            others = (
-                DELIVERIES.due(now)
-                .select_for_update(skip_locked=True, of=("self",))
-                .select_related("event", "organization")
-                .exclude(pk=delivery.pk)
-                .order_by("next_attempt_at", "pk")[: room * 2]
-            )
-            for other in others:
-                if len(batch) > room:
-                    break
-                if not _endpoint_disabled(other, endpoints):
-                    batch.append(other)
-            _tasks_retire([other.pk for other in batch[1:]], by=delivery_id, now=timezone.now())
+        batch = _others_take(delivery, endpoints, now=now)
+        # Checked under the locks, before anything is sent: an attempt that a lost finish left
+        # recorded as delivered makes its delivery delivered, not sent a second time.
+        if any(item.attempt_delivered for item in batch):  # type: ignore[attr-defined]
+            delivered = attempts_delivered([item.pk for item in batch])
+            done = [item for item in batch if item.pk in delivered]
+            for item in done:
+                delivered_finish(item, *delivered[item.pk], now=now)
+            WebhookDelivery.objects.bulk_update(done, DELIVERY_FIELDS)
+            if delivery.pk in delivered:
+                return "delivered already"
+            batch = [item for item in batch if item.pk not in delivered]
+        _tasks_retire([other.pk for other in batch[1:]], by=delivery_id, now=timezone.now())
         lease = timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS) + (len(batch) - 1) * timedelta(
             seconds=settings.WEBHOOK_TIMEOUT_SECONDS
         )
@@ -175,6 +210,39 @@ def _claim(*, delivery_id: int, attempt: int, now: datetime) -> list[_Claimed] |
             claimed.append(_Claimed(item.pk, item.attempt_count, item.url, body, headers))
         WebhookAttempt.objects.bulk_create(attempts)
         return claimed
+
+
+# Whether an attempt of the delivery was delivered (read with its row, at no extra query).
+_ATTEMPT_DELIVERED = Exists(
+    WebhookAttempt.objects.filter(delivery=OuterRef("pk"), outcome=Outcome.DELIVERED)
+)
+
+
+def _others_take(
+    delivery: WebhookDelivery, endpoints: dict[int, WebhookEndpoint], *, now: datetime
+) -> list[WebhookDelivery]:
+    """The batch: ``delivery`` (locked by the caller) and up to ``WEBHOOK_DELIVERY_BATCH - 1``
+    other due deliveries, locked too. Rows another process holds are skipped, never waited
+    for: a claim waits only for its own delivery's row, so it cannot deadlock with a finish
+    (which locks its batch by ascending id) or a sweep."""
+    batch = [delivery]
+    room = settings.WEBHOOK_DELIVERY_BATCH - 1
+    if room <= 0:
+        return batch
+    others = (
+        DELIVERIES.due(now)
+        .select_for_update(skip_locked=True, of=("self",))
+        .select_related("event", "organization")
+        .annotate(attempt_delivered=_ATTEMPT_DELIVERED)
+        .exclude(pk=delivery.pk)
+        .order_by("next_attempt_at", "pk")[: room * 2]
+    )
+    for other in others:
+        if len(batch) > room:
+            break
+        if not _endpoint_disabled(other, endpoints):
+            batch.append(other)
+    return batch
 
 
 def _endpoint_disabled(delivery: WebhookDelivery, endpoints: dict[int, WebhookEndpoint]) -> bool:
@@ -235,7 +303,7 @@ def _finish(sent: list[_Sent]) -> list[str]:
         ids = [item.claimed.delivery_id for item in sent]
         deliveries = {
             d.pk: d
-            for d in WebhookDelivery.objects.select_for_update()
+            for d in WebhookDelivery.objects.select_for_update(of=("self",))
             .select_related("organization")
             .filter(pk__in=ids)
             .order_by("pk")
@@ -255,10 +323,7 @@ def _finish(sent: list[_Sent]) -> list[str]:
             list(attempts.values()),
             ["finished_at", "duration_ms", "status_code", "error", "response_excerpt", "outcome"],
         )
-        WebhookDelivery.objects.bulk_update(
-            [deliveries[pk] for pk in ids],
-            [*DELIVERIES.fields, "last_status_code", "delivered_at"],
-        )
+        WebhookDelivery.objects.bulk_update([deliveries[pk] for pk in ids], DELIVERY_FIELDS)
         return outcomes
 
 

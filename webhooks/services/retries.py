@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db.models import F
 from django.utils import timezone
 
 from core.background import enqueue_in_transaction
 from core.engine.fetch import PostResponse
-from core.sweeps import task_results_lost_fail, task_unfinished
+from core.sweeps import task_results_lost_fail, tasks_unfinished_for
 from core.tasks_registry import task_path
 from webhooks.engine.signing import retry_after_seconds
 from webhooks.models import DELIVERIES, WebhookAttempt, WebhookDelivery
@@ -26,6 +27,8 @@ logger = logging.getLogger(__name__)
 
 TASK = "webhooks.deliver"  # webhooks.tasks.webhook_deliver, by its registered name
 RETRY_AFTER_MAX_SECONDS = 86_400.0
+# Deliveries of each kind (abandoned, lost) a sweep takes at most; the rest wait for the next.
+RECOVER_BATCH = 1000
 
 Status = WebhookDelivery.Status
 Outcome = WebhookAttempt.Outcome
@@ -61,6 +64,35 @@ def retry_schedule(
     )
 
 
+def attempts_delivered(
+    delivery_ids: Sequence[int],
+) -> dict[int, tuple[datetime | None, int | None]]:
+    """The deliveries among ``delivery_ids`` that an attempt already delivered, with when and
+    the receiver's status code: the attempt's success is written as soon as the receiver
+    answered (``webhooks.services.delivery``), before the transaction that finishes the batch.
+    Such a delivery still pending lost its finish (a worker killed, a failed transaction): it
+    is finished as delivered, never sent again. One query."""
+    rows = WebhookAttempt.objects.filter(
+        delivery_id__in=delivery_ids, outcome=Outcome.DELIVERED
+    ).values_list("delivery_id", "finished_at", "status_code")
+    return {delivery_id: (at, code) for delivery_id, at, code in rows}
+
+
+# What finishing or recovering a delivery writes (``bulk_update``).
+DELIVERY_FIELDS = [*DELIVERIES.fields, "last_status_code", "delivered_at"]
+
+
+def delivered_finish(
+    delivery: WebhookDelivery, at: datetime | None, status_code: int | None, *, now: datetime
+) -> None:
+    """Finish as delivered (saved by the caller: ``DELIVERY_FIELDS``) a pending delivery whose
+    attempt was delivered at ``at`` and whose finish was lost (:func:`attempts_delivered`)."""
+    DELIVERIES.finish(delivery, Status.DELIVERED, now=now)
+    delivery.delivered_at = at or now
+    delivery.last_status_code = status_code
+    delivery.last_error = ""
+
+
 # --- recovery ----------------------------------------------------------------------------------
 
 
@@ -73,40 +105,19 @@ class Recovered:
 
 def deliveries_recover(*, now: datetime | None = None) -> Recovered:
     """Retry what a dead worker or web process left behind (core.outbox's recovery: attempts
-    whose lease ran out, deliveries due for longer than the lease that no worker took). Safe to
-    run at any time, in any number of processes at once: each row is re-checked under its
-    lock."""
+    whose lease ran out, deliveries due for longer than the lease that no worker took). Each
+    kind is claimed as a set (``SELECT ... FOR UPDATE SKIP LOCKED``) and handled in a fixed
+    number of queries, whatever its size. Safe to run at any time, in any number of processes at
+    once: a row another process holds is skipped."""
     now = now or timezone.now()
     lease = timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS)
 
-    def recover(delivery: WebhookDelivery, abandoned: bool) -> bool:
+    def recover(deliveries: list[WebhookDelivery], abandoned: bool) -> int:
         if abandoned:
-            WebhookAttempt.objects.filter(
-                delivery=delivery, number=delivery.attempt_count, outcome=Outcome.IN_PROGRESS
-            ).update(
-                outcome=Outcome.ABANDONED,
-                finished_at=now,
-                error="The worker stopped during this attempt; it is retried.",
-            )
-            delivery.last_error = "The worker stopped during an attempt."
-            if delivery.attempt_count > len(retry_delays()):
-                DELIVERIES.fail(delivery, now=now)
-            else:
-                delivery.next_attempt_at = now
-                enqueue_in_transaction(
-                    TASK, delivery_id=delivery.pk, attempt=delivery.attempt_count + 1
-                )
-            delivery.save()
-            return True
-        # Due again from now: the next sweep leaves it alone while this task waits its turn.
-        delivery.next_attempt_at = now
-        delivery.save(update_fields=["next_attempt_at", "updated_at"])
-        if task_unfinished(task_path=task_path(TASK), delivery_id=delivery.pk):
-            return False  # not lost: waiting in a long queue
-        enqueue_in_transaction(TASK, delivery_id=delivery.pk, attempt=delivery.attempt_count + 1)
-        return True
+            return _abandoned_recover(deliveries, now=now)
+        return _lost_recover(deliveries, now=now)
 
-    recovered = DELIVERIES.recover(now=now, grace=lease, handle=recover)
+    recovered = DELIVERIES.recover(now=now, grace=lease, handle_all=recover, limit=RECOVER_BATCH)
     tasks_failed = task_results_lost_fail(task_path=task_path(TASK), started_before=now - lease)
     abandoned, requeued = recovered.abandoned, recovered.lost
     if abandoned or requeued or tasks_failed:
@@ -118,3 +129,50 @@ def deliveries_recover(*, now: datetime | None = None) -> Recovered:
             tasks_failed,
         )
     return Recovered(abandoned=abandoned, requeued=requeued, tasks_failed=tasks_failed)
+
+
+def _abandoned_recover(deliveries: list[WebhookDelivery], *, now: datetime) -> int:
+    """Attempts whose lease ran out (claimed, locked and released by the caller): delivered when
+    the attempt's success was recorded before its finish was lost (:func:`attempts_delivered`:
+    sending it again would be a second delivery), else abandoned and retried, or failed once the
+    retries ran out. Returns how many."""
+    ids = [delivery.pk for delivery in deliveries]
+    delivered = attempts_delivered(ids)
+    WebhookAttempt.objects.filter(
+        delivery_id__in=[pk for pk in ids if pk not in delivered],
+        number=F("delivery__attempt_count"),
+        outcome=Outcome.IN_PROGRESS,
+    ).update(
+        outcome=Outcome.ABANDONED,
+        finished_at=now,
+        error="The worker stopped during this attempt; it is retried.",
+    )
+    for delivery in deliveries:
+        delivery.updated_at = now
+        if delivery.pk in delivered:
+            delivered_finish(delivery, *delivered[delivery.pk], now=now)
+            continue
+        delivery.last_error = "The worker stopped during an attempt."
+        if delivery.attempt_count > len(retry_delays()):
+            DELIVERIES.fail(delivery, now=now)
+        else:
+            delivery.next_attempt_at = now
+            enqueue_in_transaction(
+                TASK, delivery_id=delivery.pk, attempt=delivery.attempt_count + 1
+            )
+    WebhookDelivery.objects.bulk_update(deliveries, DELIVERY_FIELDS)
+    return len(deliveries)
+
+
+def _lost_recover(deliveries: list[WebhookDelivery], *, now: datetime) -> int:
+    """Deliveries due for longer than a lease that no attempt holds: due again from now (the
+    next sweeps leave them alone for a lease while their task waits its turn), and enqueued
+    again unless a task of theirs still waits (one look at the task table for the set).
+    Returns how many were enqueued."""
+    ids = [delivery.pk for delivery in deliveries]
+    WebhookDelivery.objects.filter(pk__in=ids).update(next_attempt_at=now, updated_at=now)
+    waiting = tasks_unfinished_for(task_path=task_path(TASK), kwarg="delivery_id", among=ids)
+    lost = [delivery for delivery in deliveries if delivery.pk not in waiting]
+    for delivery in lost:  # rare: a task lost with its worker, or removed by hand
+        enqueue_in_transaction(TASK, delivery_id=delivery.pk, attempt=delivery.attempt_count + 1)
+    return len(lost)
