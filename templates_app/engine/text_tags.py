@@ -19,6 +19,7 @@ Pure Python.
 
 from __future__ import annotations
 
+import ctypes
 import math
 import re
 from dataclasses import dataclass
@@ -39,6 +40,13 @@ MAX_TAG_CHARS = 400
 MAX_TAG_PAGES = 500
 _TAG = re.compile(r"\{\{(?:(?!\{\{|\}\}).){0," + str(MAX_TAG_CHARS) + r"}?\}\}", re.DOTALL)
 _OPEN = re.compile(r"\{\{")
+# A font's ascent and descent (in ems) are believed from this much; below, the font's
+# descriptor says nothing (0), and a Latin font's usual line is taken: Helvetica's, Carlito's
+# and Liberation's run from about 0.95 above the baseline to 0.25 below.
+MIN_ASCENT = 0.7
+MIN_DESCENT = 0.05
+LINE_ASCENT = 0.95
+LINE_DESCENT = 0.25
 
 
 @dataclass(frozen=True)
@@ -155,7 +163,7 @@ class _PageText:
         for index in range(start, end):
             if not self.drawn(index):
                 continue
-            box = self.text.get_charbox(index, loose=True)
+            box = self.box(index)
             if pieces:
                 last = pieces[-1][1][-1]
                 height = last[3] - last[1]
@@ -175,6 +183,32 @@ class _PageText:
         if pdfium_c.FPDFText_GetMatrix(self.text.raw, index, matrix):
             size *= math.hypot(matrix.c, matrix.d)
         return size
+
+    def box(self, index: int) -> tuple[float, float, float, float]:
+        """The character's box: across, its advance (pdfium's loose box); up and down, its
+        font's ascent and descent from the baseline. pdfium's loose box takes those from the
+        font's descriptor, which some writers leave at 0 (LibreOffice): then a Latin font's
+        usual line is used."""
+        left, bottom, right, top = self.text.get_charbox(index, loose=True)
+        raw = self.text.raw
+        matrix = pdfium_c.FS_MATRIX()
+        if not pdfium_c.FPDFText_GetMatrix(raw, index, matrix) or abs(matrix.b) + abs(matrix.c):
+            return left, bottom, right, top  # turned text: pdfium's box as it is
+        font = pdfium_c.FPDFTextObj_GetFont(pdfium_c.FPDFText_GetTextObject(raw, index))
+        ascent, descent = ctypes.c_float(), ctypes.c_float()
+        one = ctypes.c_float(1.0)
+        if not (
+            font
+            and pdfium_c.FPDFFont_GetAscent(font, one, ctypes.byref(ascent))
+            and pdfium_c.FPDFFont_GetDescent(font, one, ctypes.byref(descent))
+            and ascent.value >= MIN_ASCENT
+            and descent.value <= -MIN_DESCENT
+        ):
+            ascent.value, descent.value = LINE_ASCENT, -LINE_DESCENT
+        x, y = ctypes.c_double(), ctypes.c_double()
+        pdfium_c.FPDFText_GetCharOrigin(raw, index, ctypes.byref(x), ctypes.byref(y))
+        size = self.font_size(index)
+        return left, y.value + descent.value * size, right, y.value + ascent.value * size
 
 
 def _text_of(page: _PageText, start: int, end: int) -> str:
