@@ -22,7 +22,8 @@ from __future__ import annotations
 import ctypes
 import math
 import re
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pypdfium2 as pdfium
@@ -255,11 +256,11 @@ def _page_tags(page: _PageText, number: int) -> tuple[list[FoundTag], list[TagPr
 
 
 def find_tags(
-    data: bytes, *, max_pages: int = MAX_TAG_PAGES
+    data: bytes, *, max_pages: int = MAX_TAG_PAGES, pages: Collection[int] | None = None
 ) -> tuple[list[FoundTag], list[TagProblem]]:
-    """Every tag in the PDF ``data``, page by page, and the problems of those that do not read
-    (malformed, never closed). Raises DetectRefused for a file that is not a readable PDF or
-    has more than ``max_pages`` pages."""
+    """Every tag in the PDF ``data`` (on ``pages``, 0-based; all when None), page by page,
+    and the problems of those that do not read (malformed, never closed). Raises DetectRefused
+    for a file that is not a readable PDF or has more than ``max_pages`` pages."""
     if b"%PDF-" not in data[:1024]:
         raise DetectRefused("not_pdf", "The file is not a PDF.")
     try:
@@ -274,6 +275,8 @@ def find_tags(
                 "too_many_pages", f"Tags are looked for on at most {max_pages} pages."
             )
         for number in range(len(document)):
+            if pages is not None and number not in pages:
+                continue
             page = document[number]
             text = page.get_textpage()
             try:
@@ -337,7 +340,7 @@ def apply_text_tags(data: bytes, *, max_pages: int = MAX_TAG_PAGES) -> TaggedPdf
     if boxes:
         # What is still there was drawn where the remover does not reach (inside a form
         # XObject, an annotation's appearance): said, not silently left on the page.
-        left, _ = find_tags(pdf, max_pages=max_pages)
+        left, _ = find_tags(pdf, max_pages=max_pages, pages=set(boxes))
         for item in left:
             if item.tag is not None:
                 problems.append(
@@ -347,13 +350,24 @@ def apply_text_tags(data: bytes, *, max_pages: int = MAX_TAG_PAGES) -> TaggedPdf
 
 
 def tag_template(
-    data: bytes, *, max_pages: int = MAX_TAG_PAGES
+    data: bytes, spec: TemplateSpec | None = None, *, max_pages: int = MAX_TAG_PAGES
 ) -> tuple[bytes, TemplateSpec, tuple[TagProblem, ...]]:
-    """A PDF with text tags as a template: the PDF without the tags' text, the spec of its
-    pages and the tags' fields, and the problems. Fields of the PDF's own AcroForm are the
-    importer's (``pdf_import``) to read; this adds the tags' fields to none."""
+    """A PDF with text tags as a template: the PDF without the tags' text, the spec with the
+    tags' fields, and the problems. ``spec``: what the importer made of the same PDF
+    (``pdf_import``: its pages and its AcroForm's fields, ``data`` being its base PDF); the
+    tags' fields come after its fields, their ids and aliases unique among them. Without it,
+    the spec of the PDF's pages and the tags' fields alone."""
     tagged = apply_text_tags(data, max_pages=max_pages)
-    # Detection on no page at all: the page specs alone, read as detection reads them.
-    pages = detect_fields(tagged.pdf, pages=()).pages
-    fields = tuple(field.field_spec(number) for number, field in enumerate(tagged.fields, start=1))
-    return tagged.pdf, TemplateSpec(pages=pages, fields=fields), tagged.problems
+    if spec is None:
+        # Detection on no page at all: the page specs alone, read as detection reads them.
+        spec = TemplateSpec(pages=detect_fields(tagged.pdf, pages=()).pages)
+    ids = {field.id for field in spec.fields}
+    aliases = unique_aliases([*(f.alias for f in spec.fields), *(f.alias for f in tagged.fields)])
+    added = []
+    number = len(spec.fields)
+    for field, alias in zip(tagged.fields, aliases[len(spec.fields) :], strict=True):
+        number += 1
+        while f"f{number}" in ids:
+            number += 1
+        added.append(replace(field.field_spec(number), alias=alias))
+    return tagged.pdf, replace(spec, fields=(*spec.fields, *added)), tagged.problems

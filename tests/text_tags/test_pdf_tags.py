@@ -235,3 +235,27 @@ def test_a_tag_may_size_its_field_and_its_text() -> None:
     assert field.rect.height == 30
     assert 500 + 7 <= field.rect.top <= 500 + 12
     assert field.field_spec(1).style.font_size == 9
+
+
+def test_tags_are_added_to_the_fields_the_importer_read() -> None:
+    """A PDF with a form field of its own and tags: the importer reads the field, the tags add
+    theirs after it; an alias taken by the form is not taken twice."""
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=(612, 792))
+    pdf.setFont("Helvetica", 12)
+    pdf.drawString(72, 720, "Tenant name:")
+    pdf.acroForm.textfield(name="tenantName", x=160, y=715, width=200, height=18)
+    pdf.drawString(72, 680, "Again: {{Tenant Name}} and {{Signature;role=Tenant}}")
+    pdf.save()
+    imported = import_pdf(buffer.getvalue())
+    assert [(f.id, f.alias) for f in imported.spec.fields] == [("f1", "tenantName")]
+
+    _pdf, spec, problems = tag_template(imported.pdf, imported.spec)
+
+    assert problems == ()
+    assert [(f.id, f.alias, f.type) for f in spec.fields] == [
+        ("f1", "tenantName", "shortText"),
+        ("f2", "tenantName2", "shortText"),
+        ("f3", "signature", "signature"),
+    ]
+    assert spec.pages == imported.spec.pages
