@@ -119,6 +119,39 @@ def test_an_expired_lease_is_recovered_and_a_live_one_is_not(
 
 
 @pytest.mark.django_db
+def test_a_set_recovery_hands_each_kind_over_at_once_released_and_bounded(
+    deliveries: list[WebhookDelivery],
+) -> None:
+    now = timezone.now()
+    _claim(DELIVERIES, now=now, limit=2)
+    WebhookDelivery.objects.filter(claimed_until__isnull=False).update(
+        claimed_until=now - timedelta(seconds=1)
+    )
+    WebhookDelivery.objects.filter(claimed_until__isnull=True).update(
+        next_attempt_at=now - 3 * LEASE
+    )
+    handed: list[tuple[list[int], bool, list[object]]] = []
+
+    def handle_all(rows: list[WebhookDelivery], abandoned: bool) -> int:
+        handed.append(([d.pk for d in rows], abandoned, [d.claimed_until for d in rows]))
+        WebhookDelivery.objects.filter(pk__in=[d.pk for d in rows]).update(
+            claimed_until=None, next_attempt_at=now
+        )
+        return len(rows)
+
+    recovered = DELIVERIES.recover(now=now, grace=LEASE, handle_all=handle_all, limit=1)
+
+    # At most ``limit`` of each kind, by ascending pk, their leases released for the handler.
+    first, second, lost = (d.pk for d in deliveries)
+    assert handed == [([first], True, [None]), ([lost], False, [None])]
+    assert (recovered.abandoned, recovered.lost) == (1, 1)
+    assert DELIVERIES.recover(now=now, grace=LEASE, handle_all=handle_all).abandoned == 1
+    assert handed[-1][:2] == ([second], True)
+    with pytest.raises(TypeError):
+        DELIVERIES.recover(now=now, grace=LEASE)
+
+
+@pytest.mark.django_db
 def test_retry_or_fail_schedules_with_backoff_and_fails_after_the_last_attempt(
     deliveries: list[WebhookDelivery],
 ) -> None:
