@@ -11,6 +11,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 
 import pytest
 
@@ -68,10 +69,14 @@ def wait_until_running(pool: RenderPool, tenant: str) -> None:
 
 
 def warm(pool: RenderPool, workers: int) -> None:
-    """Start ``workers`` workers (in parallel) so that timing does not include start-up."""
-    threads = [in_background(pool, quick_job(), tenant=f"warm{n}")[0] for n in range(workers)]
-    for thread in threads:
-        thread.join()
+    """Leave ``workers`` workers started and idle, each past its first job, so that timing
+    does not include start-up. They are held all at once: jobs merely run side by side may run
+    one after the other on a single worker when the machine is busy, and then only one is left
+    idle (a parted render, borrowing idle workers only, would go in one piece)."""
+    with ExitStack() as held:
+        leases = [held.enter_context(pool.lease(queue_timeout=60))[0] for _ in range(workers)]
+        for lease in leases:
+            lease.run(quick_job(), timeout=60)
 
 
 def test_one_tenant_never_holds_every_worker(make_pool) -> None:
