@@ -22,6 +22,7 @@ from tests.generate.conftest import (
     words,
 )
 from tests.generate.test_fixtures import absolute, serve_sample
+from tests.generate.test_jobs import post_async, run_queued_jobs
 from tests.pdfcheck import PopplerWord
 from tests.pdfsound import assert_sound
 
@@ -228,3 +229,29 @@ def test_the_development_watermark_crossing_a_tag_is_kept(api_client) -> None:
     assert "DEVELOPMENT" in page_texts(pdf)[0]
     assert "{{" not in page_texts(pdf)[0]
     assert len(reader(pdf).get_fields()) == 120
+
+
+def test_an_async_generate_places_the_tags_or_fails_with_the_400s_body(
+    client_for, production_key
+) -> None:
+    client = client_for(production_key)
+    good = post_async(client, _payload("<p>Sign: {{Signature;role=Tenant}}</p>", fieldTags=True))
+    bad = post_async(client, _payload("<p>{{x;type=zzz}}</p>", fieldTags=True))
+
+    assert sorted(run_queued_jobs()) == ["done", "failed"]
+
+    pdf = client.get(good.json()["statusURL"]).content
+    assert {name: str(f["/FT"]) for name, f in reader(pdf).get_fields().items()} == {
+        "signature": "/Sig"
+    }
+    failed = client.get(bad.json()["statusURL"]).json()
+    assert failed["status"] == "failed"
+    assert failed["error"] == {
+        "name": "ValidationError",
+        "fields": [
+            {
+                "property": "data",
+                "message": 'Text tag {{x;type=zzz}} on page 1: "zzz" is not a field type.',
+            }
+        ],
+    }
