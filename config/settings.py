@@ -599,6 +599,13 @@ UPLOAD_CHECK_WORKERS = env.int("UPLOAD_CHECK_WORKERS", default=2)
 UPLOAD_CHECK_WORKER_MEMORY_MB = env.int("UPLOAD_CHECK_WORKER_MEMORY_MB", default=512)
 UPLOAD_CHECK_TIMEOUT_SECONDS = env.float("UPLOAD_CHECK_TIMEOUT_SECONDS", default=6.0)
 UPLOAD_CHECK_QUEUE_TIMEOUT_SECONDS = env.float("UPLOAD_CHECK_QUEUE_TIMEOUT_SECONDS", default=2.0)
+# Office documents (DOCX, ODT, RTF, XLSX, ODS, PPTX) are taken wherever a PDF is (a template's
+# upload, a packet's file) and converted to PDF by LibreOffice (core.office, core.engine.office):
+# at most OFFICE_CONVERT_WORKERS at once per server process, each confined, within 1 GB of
+# address space and killed past OFFICE_CONVERT_TIMEOUT seconds (the document refused, 400); a
+# request waits as long for a converter (503 past it).
+OFFICE_CONVERT_WORKERS = env.int("OFFICE_CONVERT_WORKERS", default=2)
+OFFICE_CONVERT_TIMEOUT = env.float("OFFICE_CONVERT_TIMEOUT", default=20.0)
 
 # --- Public writes: signing and webform pages (owned by esign/ and workflows/) -----------------
 # A signer's finish (POST /api/etch/sign/<eid>/complete, JSON): the whole body, refused (413)

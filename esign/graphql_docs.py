@@ -95,7 +95,10 @@ MARKUP_SHAPE = """An HTML document instead of a PDF:
 UPLOAD_SHAPE = """A PDF: a part of a GraphQL multipart request (what the clients'
 prepareGraphQLFile / `file` send), or inline base64
 `{"data": "<base64>", "filename": "a.pdf", "mimetype": "application/pdf"}`. The PDF is opened
-and written anew (qpdf), so a damaged or locked file is repaired first."""
+and written anew (qpdf), so a damaged or locked file is repaired first. A Word (DOCX),
+OpenDocument (ODT) or RTF document (XLSX, ODS, PPTX too), told apart by its content, is converted
+to PDF by LibreOffice first and kept beside the packet's PDFs; one that is encrypted, carries
+macros or unpacks to too much is refused, naming it."""
 
 # type -> field -> description; a field's argument as "field(argument)". Merged with the other
 # apps' in config.graphql_docs and set on the root schema (core.graphql.descriptions).
@@ -114,7 +117,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "packets (every page marked TEST).",
         "createEtchPacket(name)": "The packet's name, shown to signers and in emails.",
         "createEtchPacket(files)": "The documents, each `{id, ...}` with one source: `castEid` "
-        "(a template), `file` / `base64File` (a PDF), `markup` (HTML) or Markdown blocks in "
+        "(a template), `file` / `base64File` (a PDF or Word document), `markup` (HTML) or "
+        "Markdown blocks in "
         "`fields`. See the EtchFile type.",
         "createEtchPacket(signers)": SIGNER_SHAPE,
         "createEtchPacket(data)": DATA_SHAPE,

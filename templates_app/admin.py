@@ -186,7 +186,7 @@ class PdfTemplateAdmin(CheckedActionIds):
         created = services.template_create_from_pdf(
             organization=data["organization"],
             title=data["title"] or form.pdf_title,
-            pdf=data["pdf"],
+            pdf=form.upload or data["pdf"],  # an Office document as the PDF it became
             publish=data["publish"],
             is_template=data["is_template"],
         )

@@ -1,4 +1,5 @@
-"""The admin's upload form: a PDF imported as a new template (field rows: field_forms.py)."""
+"""The admin's upload form: a PDF, or an Office document converted to one, imported as a new
+template (field rows: field_forms.py)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,18 @@ from django.db.models import QuerySet
 from django.utils.html import format_html
 
 from accounts.models import Organization
+from core.errors import ServiceError, ValidationFailed
+from core.office import PdfUpload
 from templates_app.engine.errors import ImportRefused
 from templates_app.engine.pdf_import import import_pdf
 from templates_app.models import PdfTemplate
-from templates_app.services import MAX_PDF_BYTES
+from templates_app.services import MAX_PDF_BYTES, template_upload
 from templates_app.upload_stash import StashedPdf, stash_pdf, stashed_pdf
 
 
 class TemplateUploadForm(forms.ModelForm):
-    """Upload a PDF; its form fields become the new template's fields.
+    """Upload a PDF, or a Word, OpenDocument or RTF document (converted to PDF, and kept as the
+    template's source); the PDF's form fields become the new template's fields.
 
     The organization is preselected when the person has only one. A PDF that passed its checks
     is kept (templates_app.upload_stash) when another field is wrong, so it need not be chosen
@@ -26,7 +30,12 @@ class TemplateUploadForm(forms.ModelForm):
     """
 
     pdf = forms.FileField(
-        label="PDF", required=False, help_text="Its form fields become the template's fields."
+        label="PDF",
+        required=False,
+        help_text=(
+            "Its form fields become the template's fields. A Word (DOCX), OpenDocument (ODT) "
+            "or RTF document is converted to PDF."
+        ),
     )
     kept_pdf = forms.CharField(required=False, widget=forms.HiddenInput)
     publish = forms.BooleanField(
@@ -48,6 +57,8 @@ class TemplateUploadForm(forms.ModelForm):
         self.user_id = getattr(user, "pk", None)
         self.pdf_title = ""
         self.kept: StashedPdf | None = None  # the kept PDF this submission used
+        # The file as the template's PDF (converted when it was an Office document).
+        self.upload: PdfUpload | None = None
         self._new_upload: tuple[bytes, str] | None = None
         if organizations is not None:
             self.fields["organization"].queryset = organizations
@@ -64,7 +75,7 @@ class TemplateUploadForm(forms.ModelForm):
             raise forms.ValidationError(f"The PDF is larger than {MAX_PDF_BYTES} bytes.")
         data = upload.read()
         name = Path(upload.name or "").name
-        self._check(data)
+        self._check(data, name)
         self._new_upload = (data, name)
         # Without a title, the template is named after the file.
         self.pdf_title = Path(name).stem
@@ -77,14 +88,20 @@ class TemplateUploadForm(forms.ModelForm):
             raise forms.ValidationError("Choose a PDF.", code="required")
         self.kept = kept
         self.pdf_title = Path(kept.name).stem
+        self._check(kept.data, kept.name)  # converted again: the kept file is what was chosen
         return kept.data
 
-    @staticmethod
-    def _check(data: bytes) -> None:
+    def _check(self, data: bytes, name: str) -> None:
         try:
-            import_pdf(data)  # the same import the save runs; here only to report problems
+            upload = template_upload(data, name)
+            import_pdf(upload.pdf)  # the same import the save runs; here only to report problems
+        except ValidationFailed as refused:  # too large, or an Office document refused
+            raise forms.ValidationError([field.message for field in refused.fields]) from None
+        except ServiceError as busy:  # no converter free
+            raise forms.ValidationError(busy.message) from None
         except ImportRefused as refused:
             raise forms.ValidationError(str(refused)) from None
+        self.upload = upload
 
     def full_clean(self) -> None:
         super().full_clean()

@@ -41,6 +41,11 @@ class TemplateVersion(models.Model):
     number = models.PositiveIntegerField(null=True, blank=True)
     pdf_path = models.CharField(max_length=300)
     pdf_sha256 = models.CharField(max_length=64)
+    # The Office document (DOCX, ODT, RTF...) the PDF was converted from, kept in file storage
+    # beside it; all empty when the PDF was uploaded as a PDF.
+    source_path = models.CharField(max_length=300, blank=True, default="")
+    source_sha256 = models.CharField(max_length=64, blank=True, default="")
+    source_name = models.CharField(max_length=255, blank=True, default="")
     spec = models.JSONField()
     published_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

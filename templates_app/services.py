@@ -18,8 +18,9 @@ from core.engine.problems import EngineError
 from core.engine.template_spec import TemplateSpec
 from core.errors import NotFound, ValidationFailed, raise_for_engine_error
 from core.lookups import get_or_not_found
+from core.office import PdfUpload, pdf_of_upload
 from core.resources import font_library  # loads the fonts on its first call, not on import
-from templates_app.engine.pdf_import import ImportedTemplate, import_pdf
+from templates_app.engine.pdf_import import MAX_IMPORT_PAGES, ImportedTemplate, import_pdf
 from templates_app.engine.validation import validate_template_json
 from templates_app.models import PdfTemplate, TemplateVersion
 
@@ -58,6 +59,14 @@ def _store_pdf(template: PdfTemplate, data: bytes) -> tuple[str, str]:
     return blob_save(prefix=f"templates/{template.organization.eid}/{template.eid}", data=data)
 
 
+def template_upload(data: bytes, filename: str = "") -> PdfUpload:
+    """An upload as a template's PDF: a PDF as it is, an Office document (DOCX, ODT, RTF...)
+    converted, its pages bounded as an imported PDF's are. Too large or refused: a 400 on file."""
+    if len(data) > MAX_PDF_BYTES:
+        raise ValidationFailed.single("file", f"The PDF is larger than {MAX_PDF_BYTES} bytes.")
+    return pdf_of_upload(data, filename, max_pages=MAX_IMPORT_PAGES)
+
+
 def _import(pdf: bytes) -> ImportedTemplate:
     """``pdf``'s pages, fields and cleaned base; a PDF too large or refused is a 400 on file."""
     if len(pdf) > MAX_PDF_BYTES:
@@ -68,39 +77,62 @@ def _import(pdf: bytes) -> ImportedTemplate:
         raise_for_engine_error(error)
 
 
+def _store_source(template: PdfTemplate, upload: PdfUpload) -> dict[str, str]:
+    """The Office document a converted PDF came from, stored beside it: the version's source
+    fields (all empty for a PDF uploaded as one)."""
+    if upload.source is None:
+        return {"source_path": "", "source_sha256": "", "source_name": ""}
+    path, sha = blob_save(
+        prefix=f"templates/{template.organization.eid}/{template.eid}",
+        data=upload.source,
+        suffix=f".{upload.source_extension}",
+    )
+    return {"source_path": path, "source_sha256": sha, "source_name": upload.source_name[:255]}
+
+
 def template_create_from_pdf(
     *,
     organization: Organization,
     title: str,
-    pdf: bytes,
+    pdf: bytes | PdfUpload,
     publish: bool = False,
     is_template: bool = True,
+    filename: str = "",
 ) -> PdfTemplate:
-    """Import ``pdf``: its form fields become the working version's fields.
+    """Import ``pdf``: its form fields become the working version's fields. ``pdf`` may be an
+    Office document (named ``filename`` in messages): it is converted, the PDF it became is the
+    template's, and the document is kept beside it (the version's source). A `PdfUpload`
+    already made (`template_upload`) is not converted again.
 
-    A refused PDF (not a PDF, password-protected, XFA-only, damaged) stores nothing.
+    A refused file (not a PDF or Office document, password-protected, XFA-only, damaged)
+    stores nothing.
     """
-    imported = _import(pdf)
+    upload = pdf if isinstance(pdf, PdfUpload) else template_upload(pdf, filename)
+    imported = _import(upload.pdf)
     title = (title or "").strip() or "Untitled template"
-    stored_path = None
+    stored: list[str] = []
     try:
         with transaction.atomic():
             template = PdfTemplate.objects.create(
                 organization=organization, title=title[:255], is_template=is_template
             )
             stored_path, sha = _store_pdf(template, imported.pdf)
+            stored.append(stored_path)
+            source = _store_source(template, upload)
+            stored.append(source["source_path"])
             TemplateVersion.objects.create(
                 template=template,
                 number=None,
                 pdf_path=stored_path,
                 pdf_sha256=sha,
                 spec=imported.spec.to_json(),
+                **source,
             )
             if publish:
                 template_publish(template=template)
     except Exception:
-        if stored_path is not None:
-            blob_delete(stored_path)  # the row that would have named it does not exist
+        for path in filter(None, stored):
+            blob_delete(path)  # the row that would have named it does not exist
         raise
     return template
 
@@ -178,6 +210,18 @@ def version_pdf(version: TemplateVersion) -> bytes:
     return blob_read(version.pdf_path, version.pdf_sha256)
 
 
+def version_source_document(version: TemplateVersion) -> PdfUpload:
+    """The version's PDF with the Office document it was converted from (none: it was a PDF)."""
+    if not version.source_path:
+        return PdfUpload(pdf=b"")
+    return PdfUpload(
+        pdf=b"",
+        source=blob_read(version.source_path, version.source_sha256),
+        source_name=version.source_name,
+        source_extension=version.source_path.rsplit(".", 1)[-1],
+    )
+
+
 @dataclass(frozen=True)
 class TemplateSource:
     """What a fill reads of one version of a template: the version, its PDF and its spec."""
@@ -238,6 +282,9 @@ def template_publish(*, template: PdfTemplate) -> TemplateVersion:
         number=highest + 1,
         pdf_path=working.pdf_path,
         pdf_sha256=working.pdf_sha256,
+        source_path=working.source_path,
+        source_sha256=working.source_sha256,
+        source_name=working.source_name,
         spec=working.spec,
         published_at=timezone.now(),
     )
@@ -268,7 +315,12 @@ def template_duplicate(*, template: PdfTemplate, title: str | None = None) -> Pd
     )
     stored_path, sha = _store_pdf(copy, version_pdf(source))
     TemplateVersion.objects.create(
-        template=copy, number=None, pdf_path=stored_path, pdf_sha256=sha, spec=source.spec
+        template=copy,
+        number=None,
+        pdf_path=stored_path,
+        pdf_sha256=sha,
+        spec=source.spec,
+        **_store_source(copy, version_source_document(source)),
     )
     return copy
 
@@ -281,16 +333,17 @@ class PdfReplaced:
 
 
 def template_replace_pdf(
-    *, template: PdfTemplate, pdf: bytes, keep_fields: bool = True
+    *, template: PdfTemplate, pdf: bytes, keep_fields: bool = True, filename: str = ""
 ) -> PdfReplaced:
     """Give the working version a new PDF.
 
     With ``keep_fields``, the template's fields stay where they still fit the new pages (their
     page exists and every box of theirs lies inside it) and the others are dropped and reported;
     without, the new PDF's own form fields replace them. Style is kept either way. A refused PDF
-    changes nothing.
+    changes nothing. An Office document is converted, and kept as the version's source.
     """
-    imported = _import(pdf)
+    upload = template_upload(pdf, filename)
+    imported = _import(upload.pdf)
     new = imported.spec.to_json()
     with transaction.atomic():
         version = TemplateVersion.objects.select_for_update().get(
@@ -312,8 +365,11 @@ def template_replace_pdf(
             spec = {**new, "style": old.get("style", {})}
             dropped = []
         version.pdf_path, version.pdf_sha256 = _store_pdf(template, imported.pdf)
+        source = _store_source(template, upload)
+        for name, value in source.items():
+            setattr(version, name, value)
         version.spec = TemplateSpec.from_json(spec).to_json()
-        version.save(update_fields=["pdf_path", "pdf_sha256", "spec", "updated_at"])
+        version.save(update_fields=["pdf_path", "pdf_sha256", *source, "spec", "updated_at"])
         template.save(update_fields=["updated_at"])
     return PdfReplaced(version=version, dropped=dropped)
 

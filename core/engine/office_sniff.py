@@ -74,6 +74,17 @@ ODT = OfficeKind("ODT", "odt", "writer8", "writer")
 ODS = OfficeKind("ODS", "ods", "calc8", "calc")
 ODP = OfficeKind("ODP", "odp", "impress8", "impress")
 RTF = OfficeKind("RTF", "rtf", "Rich Text Format", "writer")
+# The extensions a converted document's name loses to ".pdf" ("lease.docx" becomes "lease.pdf").
+EXTENSIONS = ("docx", "dotx", "docm", "xlsx", "xlsm", "pptx", "pptm", "odt", "ods", "odp", "rtf")
+
+
+def pdf_name(filename: str) -> str:
+    """``filename`` as the PDF a document of that name becomes."""
+    stem, dot, extension = filename.rpartition(".")
+    if dot and stem and extension.lower() in EXTENSIONS:
+        return f"{stem}.pdf"
+    return filename if filename.lower().endswith(".pdf") else f"{filename}.pdf"
+
 
 # An OOXML package's main part, by its content type; the macro-enabled ones are named too, to be
 # refused for their macros rather than as unknown.

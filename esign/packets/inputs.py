@@ -21,6 +21,7 @@ from django.core.validators import validate_email
 from django.utils import timezone
 
 from core.engine.input_checks import column_range, length_problem, line_problem
+from core.engine.office_sniff import is_office_document, pdf_name
 from core.engine.problems import Problem
 from core.engine.template_spec import Rect, TemplateSpec
 from core.errors import ValidationFailed
@@ -281,8 +282,11 @@ def _upload(value: Any, path: str, problems: list[Problem]) -> UploadedBlob | No
     else:
         problems.append(Problem(path, "Must be an uploaded file."))
         return None
-    if not blob.looks_like_pdf:
-        problems.append(Problem(path, "The file is not a PDF."))
+    # An Office document is converted when the packet's documents are made (esign.sending).
+    if not blob.looks_like_pdf and not is_office_document(blob.data):
+        problems.append(
+            Problem(path, "The file is not a PDF, nor a Word, OpenDocument or RTF document.")
+        )
         return None
     return blob
 
@@ -310,7 +314,7 @@ def _file(raw: Any, index: int, problems: list[Problem]) -> FileInput | None:
     common: dict[str, Any] = {
         "id": file_id,
         "title": title,
-        "filename": filename if filename.lower().endswith(".pdf") else filename + ".pdf",
+        "filename": pdf_name(filename),
         "fields": fields,
         "font_size": raw.get("fontSize") if _number(raw.get("fontSize")) else None,
         "text_color": raw.get("textColor") if isinstance(raw.get("textColor"), str) else None,

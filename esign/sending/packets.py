@@ -11,9 +11,10 @@ links, through esign.links.tokens; emails, through esign.links.emails.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import transaction
 
@@ -23,6 +24,7 @@ from core.blobs import blob_delete, blob_save
 from core.eids import new_eid
 from core.engine.pdf import PdfUnreadable, open_pdf, save_pdf
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
+from core.office import PdfUpload, pdf_of_upload
 from esign.links.tokens import signer_tokens_revoke
 from esign.models import DocumentGroup, Packet, PacketDocument, Signer
 from esign.packets import lifecycle
@@ -59,6 +61,18 @@ def _page_count(pdf: bytes) -> int:
         return len(document.pages)
 
 
+def _converted_upload(file: FileInput, path: str) -> PdfUpload:
+    """An uploaded file as a PDF: a Word, OpenDocument or RTF document converted (its pages
+    bounded as a generated document's are), a PDF as it came."""
+    assert file.upload is not None
+    return pdf_of_upload(
+        file.upload.data,
+        file.upload.filename,
+        max_pages=settings.GENERATE_MAX_PAGES,
+        path=f"{path}.file",
+    )
+
+
 def _normalized_upload(data: bytes, path: str) -> bytes:
     """An uploaded PDF opened (repaired, decrypted when its password is empty) and written anew,
     so everything later stamped and signed sits on a sound file."""
@@ -76,8 +90,9 @@ def _prepare(
     file: FileInput,
     index: int,
     packet_input: PacketInput,
-) -> tuple[bytes, TemplateSource | None]:
-    """The PDF bytes of one file and the template read for it (templates only)."""
+) -> tuple[bytes, TemplateSource | None, PdfUpload | None]:
+    """The PDF bytes of one file, the template read for it (templates only) and the Office
+    document it was converted from (converted uploads only)."""
     path = f"files.{index}"
     if file.cast_eid is not None:
         try:
@@ -90,16 +105,18 @@ def _prepare(
             ) from None
         payload = packet_input.payloads.get(file.id)
         if not payload:
-            return source.pdf, source
+            return source.pdf, source, None
         body: dict[str, Any] = dict(payload)
         if "data" not in body:
             body = {"data": body}
         try:
-            return fill_source(source, body), source
+            return fill_source(source, body), source, None
         except ValidationFailed as invalid:
             raise _prefixed(invalid, f"data.payloads.{file.id}") from None
     if file.upload is not None:
-        return _normalized_upload(file.upload.data, f"{path}.file"), None
+        upload = _converted_upload(file, path)
+        office = upload if upload.converted else None
+        return _normalized_upload(upload.pdf, f"{path}.file"), None, office
     if file.html is not None:
         body = {
             "type": "html",
@@ -113,7 +130,7 @@ def _prepare(
         if file.text_color is not None:
             body["textColor"] = file.text_color
     try:
-        return pdf_generate(organization=organization, watermark=watermark, body=body), None
+        return pdf_generate(organization=organization, watermark=watermark, body=body), None, None
     except ValidationFailed as invalid:
         raise _prefixed(invalid, path) from None
 
@@ -135,12 +152,17 @@ class PreparedPacket:
     packet_input: PacketInput
     eid: str
     documents: list[StoredFile]
+    # The Office documents uploaded files were converted from, stored in the packet's folder
+    # beside its PDFs ("<sha256>-source-<file number>.docx"), so removing the packet removes them.
+    sources: list[str] = field(default_factory=list)
 
     def discard(self) -> None:
         """Delete the stored PDFs (the packet was not written after all)."""
         for stored in self.documents:
             for path in {stored.prepared_path, stored.current_path}:
                 blob_delete(path)
+        for path in self.sources:
+            blob_delete(path)
 
 
 def packet_prepare(
@@ -151,9 +173,9 @@ def packet_prepare(
     ``watermark``: generated documents carry the development mark (a development key asked)."""
     if packet_input.webhook_url:
         check_webhook_url(packet_input.webhook_url)  # refused now, not when the event fires
-    pdfs, made = [], []
+    pdfs, made, offices = [], [], []
     for index, file in enumerate(packet_input.files):
-        pdf, source = _prepare(
+        pdf, source, office = _prepare(
             organization=organization,
             watermark=watermark,
             file=file,
@@ -161,11 +183,20 @@ def packet_prepare(
             packet_input=packet_input,
         )
         pdfs.append((pdf, source.version if source else None))
+        offices.append(office)
         made.append(MadeFile(pages=_page_count(pdf), template=source.spec if source else None))
     files = files_checked(packet_input, made)
     prepared = PreparedPacket(organization, packet_input, new_eid(), [])
     prefix = f"packets/{organization.eid}/{prepared.eid}"
     try:
+        for number, office in enumerate(offices, start=1):
+            if office is not None and office.source is not None:
+                path, _sha = blob_save(
+                    prefix=prefix,
+                    data=office.source,
+                    suffix=f"-source-{number}.{office.source_extension}",
+                )
+                prepared.sources.append(path)
         for file, (pdf, version), document in zip(files, pdfs, made, strict=True):
             prepared_path, prepared_sha = blob_save(prefix=prefix, data=pdf)
             current_path, current_sha = prepared_path, prepared_sha

@@ -8,7 +8,10 @@ from templates_app.services import template_create_from_pdf
 
 
 class Command(BaseCommand):
-    help = "Import a PDF as a template of an organization; prints the new template's eid."
+    help = (
+        "Import a PDF (or a DOCX, ODT or RTF document, converted to PDF) as a template of an "
+        "organization; prints the new template's eid."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("org_slug")
@@ -31,8 +34,13 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read {pdf_path}: {exc.strerror}") from None
         try:
             organization = organization_get(slug=org_slug)
+            # A Word, OpenDocument or RTF file is converted to PDF (and kept as the source).
             template = template_create_from_pdf(
-                organization=organization, title=title or pdf_path.stem, pdf=pdf, publish=publish
+                organization=organization,
+                title=title or pdf_path.stem,
+                pdf=pdf,
+                publish=publish,
+                filename=pdf_path.name,
             )
         except ServiceError as exc:
             raise CommandError(exc.message) from None
