@@ -52,6 +52,17 @@ class _Font:
     def advance(self, code: bytes) -> float:
         return self.widths.get(int.from_bytes(code, "big"), self.default)
 
+    def measure(self, data: bytes) -> tuple[float, int, int]:
+        """The widths of the codes of ``data`` added up (ems), how many codes, how many single
+        byte spaces (which word spacing widens)."""
+        get, default = self.widths.get, self.default
+        if self.two_byte:
+            total = sum(
+                get(data[i] << 8 | data[i + 1], default) for i in range(0, len(data) - 1, 2)
+            )
+            return total, len(data) // 2, 0
+        return sum(get(byte, default) for byte in data), len(data), data.count(32)
+
 
 def _simple_widths(font: Any, scale: float) -> tuple[dict[int, float], float]:
     widths: dict[int, float] = {}
@@ -136,9 +147,30 @@ class _Page:
         self.fonts: dict[str, _Font] = {}
         self.state = _State()
         self.stack: list[_State] = []
-        self.tm = Matrix()
+        self._tm = Matrix()
+        # A run shown away from every box whose advance is not added to the text matrix yet:
+        # the next run of the text object needs it, a new line or text object does not (most
+        # runs of a page are followed by one).
+        self._pending: tuple[list[Any], _Font, _State] | None = None
         self.tlm = Matrix()
         self.changed = False
+
+    def _settle(self) -> None:
+        """Add the pending run's advance to the text matrix."""
+        if self._pending is not None:
+            parts, font, state = self._pending
+            self._pending = None
+            self._tm = Matrix(1, 0, 0, 1, self._advance(parts, font, state), 0) @ self._tm
+
+    @property
+    def tm(self) -> Matrix:
+        self._settle()
+        return self._tm
+
+    @tm.setter
+    def tm(self, value: Matrix) -> None:
+        self._pending = None
+        self._tm = value
 
     def _inside(self, glyph: Matrix, width: float) -> bool:
         """Whether the glyph drawn by ``glyph`` (its text rendering matrix), ``width`` ems
@@ -155,6 +187,26 @@ class _Page:
             for box in self.boxes
         )
 
+    def _near(self, glyph: Matrix) -> bool:
+        """Whether a run starting with ``glyph`` (upright) is on the line of a box."""
+        if not (glyph.a > 0 and glyph.d > 0 and abs(glyph.b) + abs(glyph.c) < 1e-3 * glyph.d):
+            return False
+        y = glyph.f + _MIDDLE_UP * glyph.d
+        return any(box.y - _SLACK <= y <= box.top + _SLACK for box in self.boxes)
+
+    @staticmethod
+    def _advance(parts: Iterable[Any], font: _Font, state: _State) -> float:
+        """How far ``parts`` move the text matrix across, in text space."""
+        total = 0.0
+        for part in parts:
+            if isinstance(part, String):
+                widths, codes, spaces = font.measure(bytes(part))
+                total += widths * state.size + codes * state.char_spacing
+                total += spaces * state.word_spacing
+            else:
+                total -= float(part) / 1000 * state.size
+        return total * state.scale
+
     def _next_line(self, tx: float, ty: float) -> None:
         self.tlm = Matrix(1, 0, 0, 1, tx, ty) @ self.tlm
         self.tm = self.tlm
@@ -165,6 +217,16 @@ class _Page:
         state = self.state
         font = _font(self.resources, state.font, self.fonts)
         size, scale = state.size, state.scale
+        params = Matrix(size * scale, 0, 0, size, 0, state.rise)
+        start = params @ self._tm @ state.ctm
+        if self._pending is not None and abs(start.b) > 1e-9:
+            start = params @ self.tm @ state.ctm  # a turned run: the pending advance moves it up
+        if not size or not self._near(start):
+            # A run on no box's line (most of a page): moved over whole, not glyph by glyph,
+            # and only if a run after it needs it.
+            self._settle()  # the run before it
+            self._pending = (list(parts), font, state)
+            return [], False
         out: list[Any] = []
         dropped = False
 
@@ -183,8 +245,7 @@ class _Page:
                     if not font.two_byte and code == b" ":
                         spacing += state.word_spacing
                     advance = (width * size + spacing) * scale
-                    params = Matrix(size * scale, 0, 0, size, 0, state.rise)
-                    if size and self._inside(params @ self.tm @ state.ctm, width):
+                    if self._inside(params @ self.tm @ state.ctm, width):
                         push(-(width * 1000 + spacing * 1000 / size))
                         dropped = True
                     else:

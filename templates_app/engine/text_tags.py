@@ -147,9 +147,14 @@ class _PageText:
     def __init__(self, text: pdfium.PdfTextPage) -> None:
         self.text = text
         count = text.count_chars()
-        self.chars = "".join(
-            chr(pdfium_c.FPDFText_GetUnicode(text.raw, i) or 32) for i in range(count)
-        )
+        # The page's text at once; character by character where it does not line up with the
+        # characters (a character outside the BMP is two UTF-16 units in pdfium's text).
+        chars = text.get_text_range(0, count) if count else ""
+        if len(chars) != count:
+            chars = "".join(
+                chr(pdfium_c.FPDFText_GetUnicode(text.raw, i) or 32) for i in range(count)
+            )
+        self.chars = chars
 
     def drawn(self, index: int) -> bool:
         """A character the page draws (not a space or line break pdfium added)."""
