@@ -1,12 +1,13 @@
 """Fields placed by text tags: ``{{Name;type=date;role=Tenant}}`` written in a document.
 
 The tags are found in a PDF's text layer, read by pdfium character by character, as field
-detection reads it (``detect_fields``): each character with its loose box (its advance across,
-the font's ascent and descent up and down), in the page's default user space (widget rects').
-A tag may be drawn in several runs, fonts or lines; its text is the characters between ``{{``
-and ``}}``, the line breaks pdfium adds between lines read as spaces. The field's rect is the
-box of the tag's characters; a tag broken over lines is placed at its widest piece (the
-grammar, ``tag_grammar``, says what it asks for; docs/text-tags.md).
+detection reads it (``detect_fields``): each character with its box (its advance across, its
+font's ascent and descent from the baseline up and down), in the page's default user space
+(widget rects'). A tag may be drawn in several runs, fonts or lines; its text is the characters
+between ``{{`` and ``}}``, the line breaks pdfium adds between lines read as spaces. The
+field's rect is the box of the tag's characters (a checkbox: a square at its start); a tag
+broken over lines is placed at its widest piece (the grammar, ``tag_grammar``, says what it
+asks for; docs/text-tags.md).
 
 ``apply_text_tags`` finds the tags, removes their glyphs from the pages (``text_redact``) and
 gives the fields, with an alias each (the tag's name as an identifier, unique), and the
