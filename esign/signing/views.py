@@ -31,7 +31,7 @@ from core.json_views import json_object, json_view
 from core.responses import file_response
 from core.uploads import size_text
 from esign.engine.errors import PageUnavailable
-from esign.engine.pages import PAGE_WIDTHS, page_width, render_page
+from esign.engine.pages import PAGE_WIDTHS, page_width
 from esign.engine.signature_image import SignatureImageUnusable, signature_image
 from esign.links.emails import gets_emails
 from esign.links.tokens import (
@@ -47,7 +47,6 @@ from esign.packets.documents import (
     document_as_given,
     document_filename,
     document_page_boxes,
-    document_pdf,
     signer_copies,
     signer_of_copy_link,
 )
@@ -57,6 +56,7 @@ from esign.sealing.downloads import document_group_archive
 from esign.signing.attachments import signer_attachments
 from esign.signing.forwarding import ALREADY_A_SIGNER, may_forward, signer_forward
 from esign.signing.link_views import error_page
+from esign.signing.page_pictures import draw_ahead, page_picture
 from esign.signing.page_strings import signing_strings
 from esign.signing.turns import (
     Adoption,
@@ -152,7 +152,12 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
     packet = signer.packet
     origins = embed_origins(packet.organization)
     signer_viewed(signer=signer, client=_client(request))
-    documents = [_shown_document(signer, document, token) for document in packet.documents.all()]
+    shown = list(packet.documents.all())
+    if shown:
+        # Its picture is asked for as soon as the browser reads the HTML (page_pictures).
+        first = shown[0]
+        draw_ahead(path=first.current_path, sha256=first.current_sha256, page=0, width=800)
+    documents = [_shown_document(signer, document, token) for document in shown]
     waiting_for = [
         other.name
         for other in packet.signers.all()
@@ -336,7 +341,9 @@ def signing_page_image(
         width = page_width(int(request.GET.get("w", "800")))
         if document is None:
             raise PageUnavailable("No such document.")
-        image = render_page(document_pdf(document), index=page, width=width)
+        image = page_picture(
+            path=document.current_path, sha256=document.current_sha256, page=page, width=width
+        )
     except (ValueError, PageUnavailable):
         return JsonResponse({"errorType": "notFound", "message": "No such page."}, status=404)
     response = HttpResponse(image, content_type="image/webp")
