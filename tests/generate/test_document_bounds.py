@@ -185,10 +185,10 @@ def test_every_job_of_a_document_in_parts_carries_its_cpu_budget(monkeypatch) ->
         sent.append((work.job.cpu_seconds, work.job.cpu_seconds_per_page))
         return run(self, work, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Lease, "run", spied)
     pool = RenderPool(PoolSettings(workers=2, nice=0))
     try:
-        warm(pool, 2)  # parts borrow idle workers only
+        warm(pool, 2)  # parts borrow idle workers only (its quick jobs are not spied on)
+        monkeypatch.setattr(Lease, "run", spied)
         job = dataclasses.replace(long_table(330), cpu_seconds=300, cpu_seconds_per_page=2)
         pool.render(job, timeout=120, queue_timeout=5, parts=ONE_PASS)
     finally:

@@ -74,7 +74,9 @@ def warm(pool: RenderPool, workers: int) -> None:
     one after the other on a single worker when the machine is busy, and then only one is left
     idle (a parted render, borrowing idle workers only, would go in one piece)."""
     with ExitStack() as held:
-        leases = [held.enter_context(pool.lease(queue_timeout=60))[0] for _ in range(workers)]
+        # Never more than the pool has: it would wait for one of those held here.
+        count = min(workers, pool.settings.workers)
+        leases = [held.enter_context(pool.lease(queue_timeout=60))[0] for _ in range(count)]
         for lease in leases:
             lease.run(quick_job(), timeout=60)
 
