@@ -648,8 +648,10 @@ IMAGE_QUEUE_TIMEOUT_SECONDS = env.float("IMAGE_QUEUE_TIMEOUT_SECONDS", default=5
 # while it is empty.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 # /readyz answers 503 (not ready) while a task queue's oldest ready task has waited more than this
-# many seconds (core.queues: the workers are behind); 0: the queues never make it unready.
-READYZ_TASK_MAX_AGE_SECONDS = env.float("READYZ_TASK_MAX_AGE_SECONDS", default=300.0)
+# many seconds (core.queues: the workers are behind); 0, the default: the queues never make it
+# unready (their figures stay in its body). Off by default because the queues are shared: every
+# web process would turn unready at once and a load balancer would stop the signing pages too.
+READYZ_TASK_MAX_AGE_SECONDS = env.float("READYZ_TASK_MAX_AGE_SECONDS", default=0.0)
 
 # --- Logging ------------------------------------------------------------------------------------
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")

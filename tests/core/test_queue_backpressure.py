@@ -167,6 +167,17 @@ def test_readyz_is_unavailable_while_a_queue_is_behind_and_says_which(
     assert response.json()["queues"]["default"]["oldestReadyAgeSeconds"] == 301.0
 
 
+def test_by_default_a_queue_behind_leaves_readyz_ready(
+    db: None, clock: Callable[[float], datetime]
+) -> None:
+    # Shared queues would turn every web process unready at once, signing pages included.
+    backlog(clock)
+    clock(3600)
+    response = Client().get("/readyz")
+    assert response.status_code == 200
+    assert response.json()["queues"]["default"]["oldestReadyAgeSeconds"] == 3600.0
+
+
 def test_readyz_is_ready_with_nothing_queued(db: None) -> None:
     response = Client().get("/readyz")
     assert response.status_code == 200
