@@ -9,6 +9,7 @@ A refused document is a ValidationFailed on the caller's property (``file``,
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
@@ -61,7 +62,15 @@ def office_converter() -> OfficeConverter:
             )
             if previous is not None and previous[0][0] == os.getpid():
                 previous[1].close()
+            # Its profiles live in a temporary folder of this process's: gone when it ends (not
+            # when a child forked from it ends).
+            atexit.register(_close_if_ours, os.getpid(), _converter[1])
         return _converter[1]
+
+
+def _close_if_ours(pid: int, converter: OfficeConverter) -> None:
+    if os.getpid() == pid:
+        converter.close()
 
 
 def pdf_of_upload(data: bytes, filename: str, *, max_pages: int, path: str = "file") -> PdfUpload:
