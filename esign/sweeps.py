@@ -11,9 +11,10 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
+from django.utils import timezone
 
 from core.background import enqueue_in_transaction
-from core.sweeps import sweep, task_results_lost_fail, task_unfinished
+from core.sweeps import sweep, task_results_lost_fail, task_unfinished, tasks_unfinished_for
 from core.tasks_registry import task_path
 from esign.bulk import sends
 from esign.links import emails
@@ -33,26 +34,34 @@ def seals_sweep(*, now: datetime) -> int:
     """Hand back the seals whose attempt was lost (core.outbox's recovery of ``SEALS``): an
     attempt whose lease (``SEAL_LEASE_SECONDS``) ran out died with its worker, and a packet due
     for longer than that (pending, or retrying past its retry time) that no attempt holds and no
-    task will seal lost its task; each gets its task enqueued again. A seal task still running
-    after the lease was lost with its worker: it is marked failed (any packet's, as the emails'
-    and the webhooks' sweeps do). Returns how many packets were enqueued again."""
+    task will seal lost its task; each gets its task enqueued again. Each kind is claimed as a
+    set (``SELECT ... FOR UPDATE SKIP LOCKED``: a packet another sweep holds is skipped, so only
+    one enqueues it) and handled in a fixed number of queries, whatever its size. A seal task
+    still running after the lease was lost with its worker: it is marked failed (any packet's,
+    as the emails' and the webhooks' sweeps do). Returns how many packets were enqueued again."""
     lease = timedelta(seconds=settings.SEAL_LEASE_SECONDS)
-    task_results_lost_fail(task_path=task_path(seal.TASK), started_before=now - lease)
+    path = task_path(seal.TASK)
+    task_results_lost_fail(task_path=path, started_before=now - lease)
 
-    def recover(packet: Packet, abandoned: bool) -> bool:
-        # Saved with its lease released; a pending seal is then due from now (core.outbox), so
-        # one whose task still waits in the queue is looked at again a lease later.
-        packet.save(update_fields=["seal_leased_until", "updated_at"])
-        # A seal task queued, or running since less than the lease (those running longer were
-        # marked failed above), will claim the seal, or is about to.
-        if not abandoned and task_unfinished(
-            task_path=task_path(seal.TASK), running=True, packet_id=packet.pk
-        ):
-            return False  # not lost: waiting in a long queue, or about to claim it
-        enqueue_in_transaction(seal.TASK, packet_id=packet.pk, attempt=packet.seal_attempts + 1)
-        return True
+    def recover(packets: list[Packet], abandoned: bool) -> int:
+        ids = [packet.pk for packet in packets]
+        # Saved with their lease released; a pending seal is then due from now (core.outbox:
+        # its ``updated_at``, the clock auto_now reads), so one whose task still waits in the
+        # queue is looked at again a lease later.
+        Packet.objects.filter(pk__in=ids).update(seal_leased_until=None, updated_at=timezone.now())
+        waiting: set[int] = set()
+        if not abandoned:
+            # A seal task queued, or running since less than the lease (those running longer
+            # were marked failed above), will claim the seal, or is about to: not lost.
+            waiting = tasks_unfinished_for(
+                task_path=path, kwarg="packet_id", running=True, among=ids
+            )
+        lost = [packet for packet in packets if packet.pk not in waiting]
+        for packet in lost:
+            enqueue_in_transaction(seal.TASK, packet_id=packet.pk, attempt=packet.seal_attempts + 1)
+        return len(lost)
 
-    recovered = SEALS.recover(now=now, grace=lease, handle=recover, limit=SWEEP_BATCH)
+    recovered = SEALS.recover(now=now, grace=lease, handle_all=recover, limit=SWEEP_BATCH)
     return recovered.abandoned + recovered.lost
 
 

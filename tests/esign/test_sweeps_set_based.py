@@ -1,0 +1,138 @@
+"""The e-signature sweeps claim a set, not a row at a time (issue 52, item 6).
+
+A seal sweep over packets whose seal tasks wait behind a long queue costs the same few queries
+for 5 or 50 (it looked at the task table once per packet, in a transaction of its own); over
+attempts whose worker died, only the enqueues grow with the set (a task row each, and its NOTIFY
+on PostgreSQL). Either way a packet is enqueued once: a second sweep finds its task waiting.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+from django.conf import settings
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
+
+from accounts.models import Organization
+from core.background import enqueue_in_transaction
+from esign.models import Packet
+from esign.sealing import seal
+from esign.sweeps import seals_sweep
+
+pytestmark = pytest.mark.django_db
+
+SEAL_TASK = "esign.tasks.packet_seal_task"
+Seal = Packet.SealStatus
+
+
+def lease() -> timedelta:
+    return timedelta(seconds=settings.SEAL_LEASE_SECONDS)
+
+
+def completed(organization: Organization, count: int, **seal_fields: object) -> list[Packet]:
+    """``count`` completed packets whose seal is pending (a packet row is all the sweep reads)."""
+    Packet.objects.bulk_create(
+        Packet(
+            organization=organization,
+            name=f"Packet {n}",
+            status=Packet.Status.COMPLETED,
+            seal_status=Seal.PENDING,
+            **seal_fields,
+        )
+        for n in range(count)
+    )
+    return list(Packet.objects.order_by("pk"))
+
+
+def seal_tasks() -> list[dict[str, int]]:
+    tasks = DBTaskResult.objects.filter(task_path=SEAL_TASK).order_by("enqueued_at")
+    return [task.args_kwargs["kwargs"] for task in tasks]
+
+
+def swept(now: datetime) -> tuple[int, list[dict[str, object]]]:
+    with CaptureQueriesContext(connection) as queries:
+        enqueued = seals_sweep(now=now)
+    return enqueued, queries.captured_queries
+
+
+def test_a_seal_sweep_over_5_or_50_waiting_packets_costs_the_same_few_queries(
+    organization: Organization,
+) -> None:
+    counts = []
+    for size in (5, 50):
+        Packet.objects.all().delete()
+        DBTaskResult.objects.all().delete()
+        packets = completed(organization, size)
+        with transaction.atomic():  # each seal's task waits in the queue, behind others
+            for packet in packets:
+                enqueue_in_transaction(seal.TASK, packet_id=packet.pk)
+        now = timezone.now() + 2 * lease()  # due for longer than a lease: the sweep looks
+
+        enqueued, queries = swept(now)
+        counts.append(len(queries))
+
+        # Not lost: none enqueued again, none left leased, each looked at again a lease later.
+        assert enqueued == 0
+        assert seal_tasks() == [{"packet_id": packet.pk} for packet in packets]
+        assert not Packet.objects.filter(seal_leased_until__isnull=False).exists()
+        assert Packet.objects.filter(seal_status=Seal.PENDING).count() == size
+
+    assert counts[0] == counts[1] <= 10, counts
+
+
+def test_a_seal_sweep_over_abandoned_attempts_claims_them_at_once_and_enqueues_each_once(
+    organization: Organization,
+) -> None:
+    counts = []
+    for size in (5, 50):
+        Packet.objects.all().delete()
+        DBTaskResult.objects.all().delete()
+        now = timezone.now()
+        # Attempts claimed the seals, and their worker died: the leases ran out.
+        packets = completed(organization, size, seal_leased_until=now - timedelta(seconds=1))
+
+        enqueued, queries = swept(now)
+        inserts = [q for q in queries if q["sql"].startswith("INSERT")]
+        enqueues = [q for q in queries if q["sql"].startswith(("INSERT", "NOTIFY"))]
+        counts.append(len(queries) - len(enqueues))
+
+        assert enqueued == size
+        assert len(inserts) == size
+        assert seal_tasks() == [{"packet_id": p.pk, "attempt": 1} for p in packets]
+        assert list(
+            Packet.objects.values_list("seal_status", "seal_leased_until").order_by().distinct()
+        ) == [(Seal.PENDING, None)]
+        # The next sweeps find each packet's task waiting: not enqueued a second time.
+        assert seals_sweep(now=now) == 0
+        assert seals_sweep(now=now + 2 * lease()) == 0
+        assert len(seal_tasks()) == size
+
+    assert counts[0] == counts[1] <= 10, counts
+
+
+def test_a_seal_sweep_enqueues_only_the_packets_whose_task_was_lost(
+    organization: Organization,
+) -> None:
+    packets = completed(organization, 4)
+    with transaction.atomic():
+        for packet in packets[:2]:
+            enqueue_in_transaction(seal.TASK, packet_id=packet.pk)
+    now = timezone.now() + 2 * lease()
+    running = DBTaskResult.objects.get(args_kwargs__kwargs__packet_id=packets[1].pk)
+    running.status = "RUNNING"  # a worker took it, within its lease: about to claim the seal
+    running.started_at = now - lease() / 2
+    running.save(update_fields=["status", "started_at"])
+    packets[3].seal_status = Seal.SEALED  # done: not the sweep's
+    packets[3].save(update_fields=["seal_status"])
+
+    assert seals_sweep(now=now) == 1
+
+    assert seal_tasks() == [
+        {"packet_id": packets[0].pk},
+        {"packet_id": packets[1].pk},
+        {"packet_id": packets[2].pk, "attempt": 1},
+    ]
