@@ -34,6 +34,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import escape
 
 from core.engine.office_sniff import OfficeKind, OfficeRefused, sniff, too_many_pages
@@ -48,7 +49,7 @@ MAX_OUTPUT_BYTES = 512 * 1_048_576  # no file LibreOffice writes may grow past t
 # Macros: never run (the highest security level, and execution disabled outright). Links: never
 # updated on load (Writer's 0 and Calc's 1 mean "never"), and linked pictures or frames from a
 # document that is not in a trusted location (none is) never fetched.
-_SETTINGS = {
+_SETTINGS: dict[str, dict[str, int | bool]] = {
     "/org.openoffice.Office.Common/Security/Scripting": {
         "MacroSecurityLevel": 3,
         "DisableMacrosExecution": True,
@@ -106,7 +107,9 @@ def convert(
     )
 
 
-def to_pdf(data: bytes, filename: str, *, timeout: float, memory_limit: int, **options) -> bytes:
+def to_pdf(
+    data: bytes, filename: str, *, timeout: float, memory_limit: int, **options: Any
+) -> bytes:
     """`convert`'s PDF (``max_pages`` defaults to 500, as a template may have)."""
     options.setdefault("max_pages", 500)
     return convert(data, filename, timeout=timeout, memory_limit=memory_limit, **options).pdf

@@ -43,17 +43,13 @@ class OfficeRefused(EngineError):
     kind = "invalid"
     path = "file"
 
-    def __init__(self, reason: str, message: str, *, log_detail: str | None = None) -> None:
+    def __init__(self, reason: str, message: str, log_detail: str | None = None) -> None:
         self.reason = reason
         self.log_detail = log_detail
         super().__init__(message)
 
     def __reduce__(self) -> tuple[type, tuple[object, ...]]:
-        return (_refused, (self.reason, str(self), self.log_detail))
-
-
-def _refused(reason: str, message: str, log_detail: str | None) -> OfficeRefused:
-    return OfficeRefused(reason, message, log_detail=log_detail)
+        return (type(self), (self.reason, str(self), self.log_detail))
 
 
 @dataclass(frozen=True)
@@ -275,7 +271,7 @@ def _unpacked_chunks(data: bytes, entry: zipfile.ZipInfo) -> Iterator[int]:
     inflate = zlib.decompressobj(-zlib.MAX_WBITS)
     view = memoryview(packed)
     for offset in range(0, len(packed), _CHUNK):
-        pending = view[offset : offset + _CHUNK]
+        pending: bytes | memoryview = view[offset : offset + _CHUNK]
         while pending:
             # At most a chunk out per call: a bomb's bytes are counted, never held.
             out = inflate.decompress(pending, _CHUNK)
