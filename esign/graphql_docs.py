@@ -161,6 +161,10 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "(status forwarded), the audit trail and the signerForwarded webhook event say who "
         "handed it to whom. A signer's own `allowForward` overrides it; embedded signers never "
         "forward (reassignEtchSigner). A value other than true or false is a ValidationError.",
+        "createEtchPacket(verificationStamp)": "Extension. true: each sealed document carries "
+        "a verification mark on every page, a small QR code and a short link to /verify naming "
+        "the document, drawn before the seal and covered by it, so that a printed copy can be "
+        "checked. A value other than true or false is refused by GraphQL (a Boolean).",
         "reassignEtchSigner": "Extension. The sender hands a signer's turn to someone else: a new "
         "signer takes their fields, routing order and options and, if it was their turn, is "
         "emailed a link at once (an embedded one gets a link from generateEtchSignURL); the "
@@ -232,6 +236,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "allowForward": "Extension. Its email signers may forward their turn "
         "(createEtchPacket's allowForward).",
         "isTest": "A test packet (pages marked TEST).",
+        "verificationStamp": "Extension. Its sealed documents carry a verification mark "
+        "(createEtchPacket's verificationStamp).",
         "allowUpdates": "As given to createEtchPacket.",
         "numberRemainingSigners": "Signers who have not finished yet.",
         "detailsURL": "The packet's page in the admin.",

@@ -130,6 +130,9 @@ class Packet(models.Model):
     # Extension (createEtchPacket's allowForward): its email signers may hand their turn to
     # someone else from the signing page (esign.signing.forwarding); each signer's own flag decides.
     allow_forward = models.BooleanField(default=False)
+    # Extension (createEtchPacket's verificationStamp): the sealed documents carry a QR code and
+    # a short link to /verify on each page (esign.engine.verification_mark).
+    verification_stamp = models.BooleanField(default=False)
     # Sealing, once completed (blank before). The audit trail PDF is stored like the documents.
     seal_status = models.CharField(
         max_length=16, choices=SealStatus.choices, blank=True, default=""

@@ -220,6 +220,8 @@ class EtchPacketType(graphene.ObjectType):
     expires_at = DateTime()
     # Extension: its email signers may forward their turn (esign.signing.forwarding).
     allow_forward = graphene.Boolean()
+    # Extension: the sealed documents carry a verification mark (esign.engine.verification_mark).
+    verification_stamp = graphene.Boolean()
 
     @staticmethod
     def resolve_id(packet: Packet, info: Any) -> str:
@@ -322,6 +324,7 @@ class CreateEtchPacket(ServiceMutation):
         expires_at = DateTime()
         expires_in_days = graphene.Int()
         allow_forward = graphene.Boolean()
+        verification_stamp = graphene.Boolean()
 
     Output = EtchPacketType
 

@@ -153,6 +153,7 @@ class PacketInput:
     language: str = ""  # "" (the browser's, English for emails), or one of shipped_languages()
     expires_at: datetime | None = None  # expiresAt / expiresInDays (esign.sending.expiry)
     allow_forward: bool = False  # allowForward (esign.signing.forwarding)
+    verification_stamp: bool = False  # verificationStamp (esign.engine.verification_mark)
 
     def signer_may_forward(self, signer: SignerInput) -> bool:
         """Whether ``signer`` may forward their turn from the signing page: their own
@@ -808,6 +809,9 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     allow_forward = arguments.get("allowForward")
     if allow_forward is not None and not isinstance(allow_forward, bool):
         problems.append(Problem("allowForward", "Must be true or false."))
+    verification_stamp = arguments.get("verificationStamp")
+    if verification_stamp is not None and not isinstance(verification_stamp, bool):
+        problems.append(Problem("verificationStamp", "Must be true or false."))
     if problems:
         raise ValidationFailed.from_problems(problems)
     return PacketInput(
@@ -828,6 +832,7 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
         language=language,
         expires_at=expires_at,
         allow_forward=bool(allow_forward),
+        verification_stamp=bool(verification_stamp),
     )
 
 

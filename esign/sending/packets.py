@@ -243,6 +243,7 @@ def packet_store(
             language=packet_input.language,
             expires_at=packet_input.expires_at,
             allow_forward=packet_input.allow_forward,
+            verification_stamp=packet_input.verification_stamp,
         )
         DocumentGroup.objects.create(packet=packet)
         documents, signers = packet_rows(packet, packet_input, prepared.documents)
