@@ -3,7 +3,8 @@
 When the last signer finishes, ``signer_complete`` marks the packet's seal pending and enqueues
 ``esign.tasks.packet_seal_task`` (by its name) in that transaction (a sweep, ``esign.sweeps``,
 enqueues it again if a worker dies with it). The task (``packet_seal``) claims the seal, seals
-every document once, with the service's certificate (esign.engine.seal), then draws the
+every document once, with the service's certificate (esign.engine.seal; first its verification
+mark, esign.sealing.marks, when the packet asked for one), then draws the
 certificate of completion (esign.sealing.certificate) and seals it too, and only then marks the
 packet sealed: the download (esign.sealing.downloads) serves sealed files or nothing. The key,
 the TSAs and the trusted roots are read from the settings by esign.sealing.config.
@@ -51,6 +52,7 @@ from esign.packets.documents import document_pdf
 from esign.packets.lifecycle import SEALS, audit
 from esign.sealing.certificate import audit_trail_pdf
 from esign.sealing.config import configured_roots, seal_key, tsa_config
+from esign.sealing.marks import marked_pdf
 from esign.sealing.renewal import sealed_versions_prepare
 
 logger = logging.getLogger(__name__)
@@ -196,7 +198,8 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
     for document in packet.documents.all():
         if document.sealed_sha256:
             continue  # sealed by an earlier attempt
-        path, sha = blob_save(prefix=prefix, data=seal(document_pdf(document), evidence))
+        pdf = marked_pdf(packet, document, document_pdf(document))
+        path, sha = blob_save(prefix=prefix, data=seal(pdf, evidence))
         PacketDocument.objects.filter(pk=document.pk, sealed_sha256="").update(
             sealed_path=path, sealed_sha256=sha
         )
@@ -251,7 +254,10 @@ def _seal_merged(packet: Packet, prefix: str, seal: Callable[[bytes], bytes]) ->
         return  # one document is already one PDF
     if Packet.objects.filter(pk=packet.pk).exclude(merged_sha256="").exists():
         return  # merged by an earlier attempt
-    merged = concatenate([document_pdf(document) for document in documents])
+    # Each document's pages with its own mark (verificationStamp), as sealed on its own.
+    merged = concatenate(
+        [marked_pdf(packet, document, document_pdf(document)) for document in documents]
+    )
     path, sha = blob_save(prefix=prefix, data=seal(merged))
     Packet.objects.filter(pk=packet.pk, merged_sha256="").update(
         merged_path=path, merged_sha256=sha

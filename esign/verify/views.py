@@ -28,6 +28,7 @@ from accounts.ratelimit import rate_limit_hit
 from core.errors import RateLimited, RequestTooLarge, ServiceBusy, ValidationFailed
 from esign.engine.report_pdf import ReportSection, ReportText, report_pdf
 from esign.engine.verify_report import CHANGED, NOT_SIGNED, UNTRUSTED, VALID
+from esign.sealing.marks import MARK_PARAMETER, marked_document
 from esign.verify.signatures import (
     DEVELOPMENT_SEAL,
     SEALED_AUDIT_TRAIL,
@@ -322,6 +323,26 @@ def _result_problems(verification: Verification) -> list[str]:
     return problems
 
 
+def _mark(request: HttpRequest) -> dict[str, Any]:
+    """Opened from a verification mark's link (``?d=``, esign.sealing.marks): the sealed
+    document it names, for the page to say so above the upload that checks a copy."""
+    digits = request.GET.get(MARK_PARAMETER)
+    if digits is None:
+        return {}
+    document = marked_document(digits)
+    if document is None:
+        return {"mark_checked": True}
+    return {
+        "mark_checked": True,
+        "mark": {
+            "title": document.title,
+            "pages": document.pages,
+            "sealed_at": _time(document.sealed_at),
+            "sealed_sha256": document.sealed_sha256,
+        },
+    }
+
+
 @csrf_exempt  # checked by _verify, once the upload handlers are in place
 @require_http_methods(["GET", "HEAD", "POST"])
 def verify_page(request: HttpRequest) -> HttpResponse:
@@ -360,7 +381,7 @@ def _over_the_rate(request: HttpRequest) -> HttpResponse | None:
 @csrf_protect
 def _verify(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
-        return _page(request)
+        return _page(request, **_mark(request))
     refused = _over_the_rate(request)
     if refused is not None:
         return refused
