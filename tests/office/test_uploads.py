@@ -200,3 +200,25 @@ def test_lease_from_a_word_document_in_calibri(member_client: Client, organizati
     assert "Residential Lease Agreement" in _text(
         services.version_pdf(services.working_version(template))
     )
+
+
+def test_no_converter_free_is_busy_and_nothing_is_stored(graphql, monkeypatch) -> None:  # noqa: F811
+    from core import office
+    from core.engine.office import OfficeConverter
+
+    taken = OfficeConverter(workers=1, queue_timeout=0.05)
+    taken._slots.get()  # the one converter is busy with another document
+    monkeypatch.setattr(office, "office_converter", lambda: taken)
+    variables = two_signer_packet()
+    variables["files"][0]["file"] = {
+        "data": base64.b64encode(lease_docx()).decode(),
+        "filename": "lease.docx",
+    }
+
+    result = graphql(CREATE, variables)
+
+    assert result["data"]["createEtchPacket"] is None
+    assert result["errors"][0]["extensions"]["code"] == "ServiceBusyError"
+    assert "Every document converter is busy" in result["errors"][0]["message"]
+    assert Packet.objects.count() == 0
+    taken.close()
