@@ -35,12 +35,14 @@ from core.engine.problems import Problem
 from core.engine.template_spec import Rect
 from core.errors import Conflict, ValidationFailed
 from core.resources import font_library
+from esign.engine.handwriting import handwriting_font_for
 from esign.engine.stamp import Stamp, stamp_pdf
 from esign.links.emails import signer_email_queue
 from esign.links.tokens import signer_tokens_revoke
 from esign.models import Packet, PacketDocument, Signer
 from esign.packets import lifecycle
 from esign.packets.audit import AuditAction, Client
+from esign.packets.documents import HANDWRITING_FONT
 from esign.packets.groups import (
     fields_filled_by_another,
     group_signed_by,
@@ -50,7 +52,6 @@ from esign.packets.groups import (
 from esign.packets.inputs import STAMP_TYPES
 from esign.packets.lifecycle import audit
 from esign.sealing.seal import packet_seal_enqueue
-from esign.signing.handwriting import handwriting_font_for
 
 # --- whose turn it is ----------------------------------------------------------------------------
 
@@ -284,7 +285,9 @@ def signer_stamps(
             blob_read(document.current_path, document.current_sha256),
             stamps,
             fonts=font_library(),
-            handwriting_font=handwriting_font_for(adoption.typed, adoption.initials),
+            handwriting_font=handwriting_font_for(
+                HANDWRITING_FONT, adoption.typed, adoption.initials
+            ),
         )
         path, sha = blob_save(prefix=_prefix(document.packet), data=pdf)
         stamped.append(StampedDocument(document.pk, document.current_sha256, path, sha))

@@ -1,4 +1,4 @@
-"""The face of a typed signature follows the script of the name (esign.signing.handwriting):
+"""The face of a typed signature follows the script of the name (esign.engine.handwriting):
 Kristi for Latin, Noto Naskh Arabic for Arabic, the plain font where no handwriting face has
 the letters; and the letters the signing page is told the faces cover (issue 49, item 6)."""
 
@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from esign.packets.documents import HANDWRITING_FONT
-from esign.signing.handwriting import (
-    ARABIC_HANDWRITING_FONT,
+from esign.engine.handwriting import (
+    ARABIC_HANDWRITING_FILE,
     handwriting_font_for,
     handwriting_letters,
 )
+from esign.packets.documents import HANDWRITING_FONT
+
+ARABIC_HANDWRITING_FONT = HANDWRITING_FONT.with_name(ARABIC_HANDWRITING_FILE)
 
 
 def test_the_shipped_faces_are_truetype_files_beside_the_page() -> None:
@@ -37,12 +39,13 @@ def test_the_shipped_faces_are_truetype_files_beside_the_page() -> None:
     ],
 )
 def test_the_face_is_the_one_that_has_the_letters(texts: tuple[str, ...], face: object) -> None:
-    assert handwriting_font_for(*texts) == face
+    assert handwriting_font_for(HANDWRITING_FONT, *texts) == face
 
 
 def test_the_page_is_told_which_letters_have_a_handwriting_face() -> None:
     ranges = [
-        tuple(int(end, 16) for end in part.split("-")) for part in handwriting_letters().split(",")
+        tuple(int(end, 16) for end in part.split("-"))
+        for part in handwriting_letters(HANDWRITING_FONT).split(",")
     ]
 
     def covered(char: str) -> bool:

@@ -1,4 +1,7 @@
-"""The handwriting faces of typed signatures and initials, one per script that has one.
+"""The handwriting faces of typed signatures and initials, one per script that has one: the
+choice of the stamped mark (esign.signing.turns), the certificate of completion's picture of it
+(esign.sealing.certificate) and the signing page's note (esign.templatetags.handwriting). Pure:
+the faces are files, found beside the service's handwriting font, which the caller passes.
 
 Kristi (Latin) is the service's handwriting font (esign.packets.documents.HANDWRITING_FONT).
 Arabic names are set in Noto Naskh Arabic: Naskh is a calligraphic hand, the one Arabic writing
@@ -21,11 +24,15 @@ import functools
 from pathlib import Path
 
 from core.engine.fonts.coverage import file_codepoints
-from esign.packets.documents import HANDWRITING_FONT
 
-ARABIC_HANDWRITING_FONT = HANDWRITING_FONT.with_name("NotoNaskhArabic-Regular.ttf")
-# In order of preference: a name every face covers is set in the first.
-HANDWRITING_FACES: tuple[Path, ...] = (HANDWRITING_FONT, ARABIC_HANDWRITING_FONT)
+# The Arabic face's file, in the folder of the service's handwriting font.
+ARABIC_HANDWRITING_FILE = "NotoNaskhArabic-Regular.ttf"
+
+
+def handwriting_faces(latin: Path) -> tuple[Path, ...]:
+    """The handwriting faces, in order of preference (a name every face covers is set in the
+    first): ``latin``, the service's handwriting font, then the faces shipped beside it."""
+    return (latin, latin.with_name(ARABIC_HANDWRITING_FILE))
 
 
 def _letters(text: str) -> list[int]:
@@ -33,17 +40,18 @@ def _letters(text: str) -> list[int]:
     return [ord(char) for char in text if char.isalpha()]
 
 
-def handwriting_font_for(*texts: str) -> Path | None:
-    """The face of a signer's typed signature and initials (``texts``): the first face that has
-    every letter of them, else the one that has the most (the letters it lacks are drawn by the
-    glyph fallbacks). None when no face has any of their letters: the name is set in the plain
-    font (esign.engine.stamp: Noto Sans and its fallbacks), as the page says, and sized by that
-    font's own height (Kristi's cut the foot of kanji)."""
+def handwriting_font_for(latin: Path, *texts: str) -> Path | None:
+    """The face of a signer's typed signature and initials (``texts``), among
+    :func:`handwriting_faces` of ``latin``: the first face that has every letter of them, else
+    the one that has the most (the letters it lacks are drawn by the glyph fallbacks). None when
+    no face has any of their letters: the name is set in the plain font (esign.engine.stamp:
+    Noto Sans and its fallbacks), as the page says, and sized by that font's own height
+    (Kristi's cut the foot of kanji)."""
     letters = [code for text in texts for code in _letters(text)]
     if not letters:
-        return HANDWRITING_FONT
+        return latin
     best, best_count = None, 0
-    for path in HANDWRITING_FACES:
+    for path in handwriting_faces(latin):
         count = sum(code in file_codepoints(path) for code in letters)
         if count == len(letters):
             return path
@@ -53,10 +61,11 @@ def handwriting_font_for(*texts: str) -> Path | None:
 
 
 @functools.cache
-def handwriting_letters() -> str:
+def handwriting_letters(latin: Path) -> str:
     """The code points some handwriting face covers, as ranges ("0041-005A,0600-06FF"), for the
     signing page's note that a name is shown in a plain font (adopt.js)."""
-    codes = sorted(set().union(*(file_codepoints(path) for path in HANDWRITING_FACES)))
+    faces = handwriting_faces(latin)
+    codes = sorted(set().union(*(file_codepoints(path) for path in faces)))
     ranges: list[list[int]] = []
     for code in codes:
         if ranges and code == ranges[-1][1] + 1:
