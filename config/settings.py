@@ -424,6 +424,10 @@ GENERATE_WORKER_NICE = env.int("GENERATE_WORKER_NICE", default=10)
 # at least this many bytes of HTML (0: never), at most about this many pages in one part.
 GENERATE_PARTS_MIN_BYTES = env.int("GENERATE_PARTS_MIN_BYTES", default=100_000)
 GENERATE_PART_PAGES = env.int("GENERATE_PART_PAGES", default=120)
+# Render workers a server process keeps started ahead of requests, from its first generate on,
+# a worker replaced after a heavy document included (at most GENERATE_WORKERS; 0: started on
+# demand): a long document then finds the workers its parts need idle.
+GENERATE_WORKERS_WARM = env.int("GENERATE_WORKERS_WARM", default=GENERATE_WORKERS)
 
 # --- Background tasks ---------------------------------------------------------------------------
 # Django's tasks API through the django-tasks backport (django.tasks from Django 6). By default a

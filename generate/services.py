@@ -13,7 +13,7 @@ from django.utils import timezone
 from accounts.models import Organization
 from accounts.payload_keys import payload_decrypt
 from core.engine.problems import EngineError
-from core.engine.process_pool import PoolStats
+from core.engine.process_pool import PoolSettings
 from core.errors import FieldError, ValidationFailed, raise_for_engine_error
 from core.pools import SettingsPool
 from core.resources import font_library, resource_policy
@@ -163,15 +163,16 @@ def document_fetcher() -> ResourceFetcher:
     )
 
 
-_pool = SettingsPool(RenderPool, "GENERATE")
+def _make_pool(pool_settings: PoolSettings) -> RenderPool:
+    # Made in the process that renders (a forked server process makes its own), which starts
+    # GENERATE_WORKERS_WARM workers in the background at once and keeps them started.
+    return RenderPool(dataclasses.replace(pool_settings, warm=settings.GENERATE_WORKERS_WARM))
+
+
+_pool = SettingsPool(_make_pool, "GENERATE")
 
 
 def render_pool() -> RenderPool:
-    """This process's render pool (GENERATE_WORKERS, GENERATE_WORKER_MAX_JOBS …: core.pools)."""
+    """This process's render pool (GENERATE_WORKERS, GENERATE_WORKER_MAX_JOBS …: core.pools;
+    GENERATE_WORKERS_WARM)."""
     return _pool.get()
-
-
-def render_pool_stats() -> PoolStats | None:
-    """What this process's render pool is doing; None before its first generate."""
-    pool = _pool.current()
-    return pool.stats() if pool is not None else None

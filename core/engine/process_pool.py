@@ -24,17 +24,23 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import shutil
-import socket
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
+
+from core.engine.pool_lease import Answer, Answered, Lease, LeasePreempted
+from core.engine.pool_workers import (
+    Worker,
+    WorkerCommand,
+    death_detail,
+    resident_bytes,
+    start_worker,
+    stop_worker,
+)
+
+__all__ = ["Lease", "LeasePreempted", "PoolErrors", "PoolSettings", "PoolStats", "ProcessPool"]
 
 logger = logging.getLogger(__name__)
 
@@ -73,12 +79,18 @@ class PoolSettings:
     # A worker whose resident memory is above this after a job is replaced; 0 for never.
     recycle_rss_bytes: int = 0
     nice: int = 10  # added to the workers' niceness: the server's threads come first for the CPU
+    # Workers kept started ahead of requests, from the pool's making, and replaced in the
+    # background when one stops (at most ``workers``): a request, or a document in parts that
+    # wants a second worker, finds one idle instead of waiting for a start. 0: started on demand.
+    warm: int = 0
 
     def __post_init__(self) -> None:
         if self.workers < 1 or self.max_jobs < 1:
             raise ValueError("workers and max_jobs must be at least 1")
         if self.max_per_tenant < 0 or (self.max_waiting is not None and self.max_waiting < 0):
             raise ValueError("max_per_tenant and max_waiting must not be negative")
+        if self.warm < 0:
+            raise ValueError("warm must not be negative")
 
     @property
     def waiting_limit(self) -> int:
@@ -95,86 +107,6 @@ class PoolStats:
     resident_bytes: int  # resident memory of the workers that are alive (Linux)
 
 
-@dataclass
-class _Worker:
-    process: subprocess.Popen[bytes]
-    connection: Connection
-    temp_dir: str
-    jobs: int = 0
-
-    def is_alive(self) -> bool:
-        return self.process.poll() is None
-
-
-# Answers a question a job asks its pool on the way (`core.engine.process_worker.ask`).
-Answer = Callable[[Any], Any]
-
-
-class _Answered(Exception):  # noqa: N818 - carries the engine's own error out of `_exchange`
-    def __init__(self, error: BaseException) -> None:
-        super().__init__()
-        self.error = error
-
-
-class LeasePreempted(Exception):  # noqa: N818 - not an error: the worker was taken back
-    """A borrowed worker was taken back for a request that waited for one (its job was
-    stopped)."""
-
-
-class Lease(Generic[JobT, ResultT]):
-    """A worker held by `ProcessPool.lease`: runs jobs one after another, as `run` would.
-    A borrowed one may be taken back at any moment (`LeasePreempted`)."""
-
-    def __init__(self, pool: ProcessPool[JobT, ResultT], worker: _Worker) -> None:
-        self.pool = pool
-        self.worker = worker
-        self.healthy = True
-        self.preempted = False
-        self.stopped = False  # `stop`ped: the worker is replaced before the next job
-
-    def run(self, job: JobT, *, timeout: float, answer: Answer | None = None) -> ResultT:
-        if self.preempted:
-            raise LeasePreempted
-        if not self.healthy or self.stopped:
-            self._replace()
-        self.healthy = False
-        try:
-            result = self.pool._exchange(self.worker, job, timeout, answer)
-        except _Answered as answered:
-            self.healthy = True
-            raise answered.error from None
-        except Exception:
-            if self.preempted:
-                raise LeasePreempted from None
-            raise
-        self.healthy = True
-        return result
-
-    def stop(self) -> None:
-        """Stop the job under way now, from another thread: its `run` raises the pool's
-        crashed error. Work done on several leases stops every other one as soon as one
-        fails, rather than wait for jobs whose result is lost (they hold their workers, and
-        the tenant's share, for as long as they run)."""
-        self.stopped = True
-        with contextlib.suppress(OSError):
-            self.worker.process.kill()
-
-    def _replace(self) -> None:
-        """A fresh worker in place of one a job left unhealthy (stopped, killed, timed out)."""
-        self.stopped = False  # a `stop` from here on stops the new worker
-        pool = self.pool
-        with pool._condition:
-            pool._busy.pop(self.worker.process.pid, None)
-            borrowed = pool._borrowed.pop(self.worker.process.pid, None) is not None
-        _stop(self.worker)
-        self.worker = pool._start()
-        self.healthy = True
-        with pool._condition:
-            pool._busy[self.worker.process.pid] = self.worker
-            if borrowed:
-                pool._borrowed[self.worker.process.pid] = self
-
-
 class ProcessPool(Generic[JobT, ResultT]):
     """Runs jobs in worker processes of ``worker_module``, at most ``settings.workers`` at a
     time. ``name`` names the workers in logs, errors and temporary folders ("render")."""
@@ -188,14 +120,19 @@ class ProcessPool(Generic[JobT, ResultT]):
         self.name = name
         self._pid = os.getpid()
         self._condition = threading.Condition()
-        self._idle: list[_Worker] = []
+        self._idle: list[Worker] = []
         self._live = 0  # workers that exist: idle, busy or starting
         self._closed = False
         self._running: dict[str | None, int] = {}  # jobs under way, by tenant
         self._waiting = 0  # requests waiting for a worker
-        self._busy: dict[int, _Worker] = {}  # workers running a job, by process id
+        self._busy: dict[int, Worker] = {}  # workers running a job, by process id
         self._borrowed: dict[int, Lease[JobT, ResultT]] = {}  # borrowed leases, by process id
-        self._warming = 0  # workers starting in the background (`_try_acquire`)
+        self._warming = 0  # workers starting in the background (`_start_in_background`)
+        self._claims = 0  # requests waiting for one of those (`_acquire`)
+        # How long the last worker took to start: how long a document in parts waits for one
+        # that is starting (`_try_acquire`). A guess until one has started.
+        self._start_seconds = 2.0
+        self._keep_warm()
 
     def run(
         self,
@@ -223,7 +160,7 @@ class ProcessPool(Generic[JobT, ResultT]):
             result = self._exchange(worker, job, timeout, answer)
             healthy = True
             return result
-        except _Answered as answered:
+        except Answered as answered:
             healthy = True
             raise answered.error from None
         finally:
@@ -231,17 +168,25 @@ class ProcessPool(Generic[JobT, ResultT]):
 
     @contextlib.contextmanager
     def lease(
-        self, *, queue_timeout: float, tenant: str | None = None, extra: int = 0
+        self,
+        *,
+        queue_timeout: float,
+        tenant: str | None = None,
+        extra: int = 0,
+        reserve: bool = False,
     ) -> Iterator[list[Lease[JobT, ResultT]]]:
         """Hold one worker (waiting as `run` does, counted for ``tenant``) and up to ``extra``
         more that are idle at this moment, for several jobs in a row. The extra ones are
-        borrowed: never waited for, not counted for the tenant, and taken back (their job
-        stopped: `LeasePreempted`) as soon as another request would wait for a worker; a
-        document that runs in parts takes one share of its tenant and speeds up on idle
-        workers only. The workers go back when the block ends."""
+        borrowed: not counted for the tenant, and taken back (their job stopped:
+        `LeasePreempted`) as soon as another request would wait for a worker; a document that
+        runs in parts takes one share of its tenant and speeds up on workers no one else asks
+        for. With ``reserve``, an extra worker that is starting (or could start) is waited for,
+        about as long as a worker takes to start and only while no request waits: a worker
+        replaced after the last document is not lost to the next one. The workers go back when
+        the block ends."""
         workers = [self._acquire(queue_timeout, tenant)]
         for _ in range(extra):
-            borrowed = self._try_acquire()
+            borrowed = self._try_acquire(reserve=reserve)
             if borrowed is None:
                 break
             workers.append(borrowed)
@@ -259,16 +204,16 @@ class ProcessPool(Generic[JobT, ResultT]):
                     self._borrowed.pop(lease.worker.process.pid, None)
             for index, lease in enumerate(leases):
                 if lease.preempted:  # already given back (`_acquire`)
-                    _stop(lease.worker)
+                    stop_worker(lease.worker)
                     continue
                 healthy = lease.healthy and not lease.stopped and not self._too_large(lease.worker)
                 self._release(lease.worker, tenant if index == 0 else None, healthy=healthy)
 
     def _exchange(
-        self, worker: _Worker, job: JobT, timeout: float, answer: Answer | None
+        self, worker: Worker, job: JobT, timeout: float, answer: Answer | None
     ) -> ResultT:
         """Send ``job`` to ``worker`` and return its result; answer its questions meanwhile.
-        A worker left unhealthy raises the pool's errors; `_Answered` wraps the engine's own
+        A worker left unhealthy raises the pool's errors; `Answered` wraps the engine's own
         errors (the worker stays healthy)."""
         deadline = time.monotonic() + timeout
         try:
@@ -291,7 +236,7 @@ class ProcessPool(Generic[JobT, ResultT]):
             result: ResultT = payload
             return result
         if status == "error":
-            raise _Answered(payload)
+            raise Answered(payload)
         if status == "memory":
             raise self.errors.out_of_memory(self.settings.memory_limit_bytes)
         detail, where = payload
@@ -301,7 +246,7 @@ class ProcessPool(Generic[JobT, ResultT]):
         with self._condition:
             workers = [*self._idle, *self._busy.values()]
             live, busy, waiting = self._live, len(self._busy), self._waiting
-        resident = sum(_resident_bytes(w.process.pid) or 0 for w in workers if w.is_alive())
+        resident = sum(resident_bytes(w.process.pid) or 0 for w in workers if w.is_alive())
         return PoolStats(workers=live, busy=busy, waiting=waiting, resident_bytes=resident)
 
     def close(self) -> None:
@@ -312,36 +257,47 @@ class ProcessPool(Generic[JobT, ResultT]):
             self._live -= len(idle)
             self._condition.notify_all()
         for worker in idle:
-            _stop(worker)
+            stop_worker(worker)
 
     # -- workers ----------------------------------------------------------------------------------
 
-    def _acquire(self, queue_timeout: float, tenant: str | None) -> _Worker:
+    def _acquire(self, queue_timeout: float, tenant: str | None) -> Worker:
         if os.getpid() != self._pid:
             raise RuntimeError(f"a {self.name} pool cannot be used in a forked child: make another")
         deadline = time.monotonic() + queue_timeout
-        dead: list[_Worker] = []
-        waiting = False
+        dead: list[Worker] = []
+        waiting = claimed = False
         try:
             with self._condition:
                 while True:
                     if self._closed:
                         raise RuntimeError(f"the {self.name} pool is closed")
-                    if self._tenant_may_start(tenant):
+                    may_start = self._tenant_may_start(tenant)
+                    if may_start:
                         worker = self._idle_worker(dead)
                         if worker is not None:
                             self._running[tenant] = self._running.get(tenant, 0) + 1
                             return worker
-                        if self._live < self.settings.workers:
+                        if self._live + self._warming < self.settings.workers:
                             self._live += 1
                             self._running[tenant] = self._running.get(tenant, 0) + 1
                             break
-                        if self._borrowed:
+                        # One starting in the background (`_keep_warm`) is ready sooner than
+                        # one started now, and a borrowed one's document would go in one piece.
+                        unclaimed = self._warming - self._claims + claimed
+                        if self._borrowed and unclaimed <= 0:
                             dead.append(self._take_back())
                             continue
                     if not waiting:
-                        if self._waiting >= self.settings.waiting_limit:
+                        # Waiting for a worker that is starting is as starting one: not refused
+                        # for a full queue, nor before a start's time (one claim per worker).
+                        claimed = may_start and self._claims < self._warming
+                        if not claimed and self._waiting >= self.settings.waiting_limit:
                             raise self.errors.busy(queue_timeout, True)
+                        if claimed:
+                            self._claims += 1
+                            start_by = time.monotonic() + self.settings.start_timeout_seconds
+                            deadline = max(deadline, start_by)
                         self._waiting += 1
                         waiting = True
                     remaining = deadline - time.monotonic()
@@ -352,8 +308,9 @@ class ProcessPool(Generic[JobT, ResultT]):
             if waiting:
                 with self._condition:
                     self._waiting -= 1
+                    self._claims -= claimed
             for worker in dead:
-                _stop(worker)
+                stop_worker(worker)
         try:
             return self._start()
         except BaseException:
@@ -363,7 +320,7 @@ class ProcessPool(Generic[JobT, ResultT]):
                 self._condition.notify_all()
             raise
 
-    def _take_back(self) -> _Worker:
+    def _take_back(self) -> Worker:
         """Take a borrowed worker back (under the lock): its slot is free at once; the worker
         is stopped by the caller, and its lease's job ends with `LeasePreempted`."""
         _pid, lease = self._borrowed.popitem()
@@ -374,28 +331,50 @@ class ProcessPool(Generic[JobT, ResultT]):
         self._finished(None)
         return worker
 
-    def _try_acquire(self) -> _Worker | None:
-        """An idle worker, or None; never waits and never makes anyone wait. When a worker
-        could start, one is started in the background for next time (it joins the idle ones
-        if there is still room for it)."""
-        dead: list[_Worker] = []
+    def _try_acquire(self, *, reserve: bool = False) -> Worker | None:
+        """An idle worker, or None; never makes a request wait. When a worker could start, one
+        is started in the background (it joins the idle ones if there is still room for it).
+        ``reserve``: wait for a worker that is starting, up to twice as long as the last one
+        took to start, unless a request waits for one."""
+        bound = min(self.settings.start_timeout_seconds, max(1.0, 2 * self._start_seconds))
+        deadline = time.monotonic() + bound
+        dead: list[Worker] = []
         try:
             with self._condition:
-                if self._closed or self._waiting:
-                    return None  # requests already waiting come first
-                worker = self._idle_worker(dead)
-                if worker is not None:
-                    self._running[None] = self._running.get(None, 0) + 1
-                    return worker
-                warm_one = self._live + self._warming < self.settings.workers
-                if warm_one:
-                    self._warming += 1
+                while True:
+                    if self._closed or self._waiting:
+                        return None  # requests already waiting come first
+                    worker = self._idle_worker(dead)
+                    if worker is not None:
+                        self._running[None] = self._running.get(None, 0) + 1
+                        return worker
+                    if self._live + self._warming < self.settings.workers:
+                        self._start_in_background()
+                    remaining = deadline - time.monotonic()
+                    if not reserve or not self._warming or remaining <= 0:
+                        return None
+                    self._condition.wait(remaining)
         finally:
             for worker in dead:
-                _stop(worker)
-        if warm_one:
-            threading.Thread(target=self._warm_one, name=f"{self.name}-warm", daemon=True).start()
-        return None
+                stop_worker(worker)
+
+    def _keep_warm(self) -> None:
+        """Start in the background the workers missing from ``settings.warm``: only in the
+        process that made the pool (a forked child's copy has no workers of its own, and makes
+        its own pool: `PoolPerProcess`)."""
+        if os.getpid() != self._pid:
+            return
+        with self._condition:
+            if self._closed:
+                return
+            wanted = min(self.settings.warm, self.settings.workers)
+            for _ in range(wanted - self._live - self._warming):
+                self._start_in_background()
+
+    def _start_in_background(self) -> None:
+        """(Under the lock.) A worker started by a thread of its own, then idle."""
+        self._warming += 1
+        threading.Thread(target=self._warm_one, name=f"{self.name}-warm", daemon=True).start()
 
     def _warm_one(self) -> None:
         try:
@@ -404,6 +383,7 @@ class ProcessPool(Generic[JobT, ResultT]):
             logger.warning("a %s worker started in the background failed to start", self.name)
             with self._condition:
                 self._warming -= 1
+                self._condition.notify_all()  # who waited for it starts one of its own
             return
         with self._condition:
             self._warming -= 1
@@ -412,13 +392,13 @@ class ProcessPool(Generic[JobT, ResultT]):
                 self._idle.append(worker)
                 self._condition.notify_all()
                 return
-        _stop(worker)  # a request started one meanwhile
+        stop_worker(worker)  # closed meanwhile
 
     def _tenant_may_start(self, tenant: str | None) -> bool:
         limit = self.settings.max_per_tenant
         return tenant is None or limit == 0 or self._running.get(tenant, 0) < limit
 
-    def _idle_worker(self, dead: list[_Worker]) -> _Worker | None:
+    def _idle_worker(self, dead: list[Worker]) -> Worker | None:
         while self._idle:
             worker = self._idle.pop()  # the most recently used: its caches are warm
             if worker.is_alive():
@@ -435,7 +415,7 @@ class ProcessPool(Generic[JobT, ResultT]):
         else:
             self._running.pop(tenant, None)
 
-    def _release(self, worker: _Worker, tenant: str | None, *, healthy: bool) -> None:
+    def _release(self, worker: Worker, tenant: str | None, *, healthy: bool) -> None:
         keep = healthy and worker.jobs < self.settings.max_jobs
         with self._condition:
             self._busy.pop(worker.process.pid, None)
@@ -446,14 +426,15 @@ class ProcessPool(Generic[JobT, ResultT]):
                 self._idle.append(worker)
                 return
             self._live -= 1
-        _stop(worker)
+        stop_worker(worker)
+        self._keep_warm()
 
-    def _too_large(self, worker: _Worker) -> bool:
+    def _too_large(self, worker: Worker) -> bool:
         """Whether the worker is left holding more memory than a worker should keep."""
         limit = self.settings.recycle_rss_bytes
         if limit <= 0:
             return False
-        rss = _resident_bytes(worker.process.pid)
+        rss = resident_bytes(worker.process.pid)
         if rss is None or rss <= limit:
             return False
         logger.info(
@@ -464,63 +445,23 @@ class ProcessPool(Generic[JobT, ResultT]):
         )
         return True
 
-    def _start(self) -> _Worker:
-        not_started = self.errors.not_started or self.errors.crashed
-        ours, theirs = socket.socketpair()
-        # A worker's temporary files (WeasyPrint's @font-face fonts...) go to a folder of its
-        # own, removed when the worker stops: a killed worker cannot clean up.
-        temp_dir = tempfile.mkdtemp(prefix=f"{self.name}-worker-")
-        environment = dict(os.environ)
-        # The worker imports what this process imports, from the same places.
-        environment["PYTHONPATH"] = os.pathsep.join(path for path in sys.path if path)
-        try:
-            process = subprocess.Popen(  # noqa: S603 - a fixed command: this interpreter, our module
-                [
-                    sys.executable,
-                    "-m",
-                    self.worker_module,
-                    str(theirs.fileno()),
-                    temp_dir,
-                    str(self.settings.memory_limit_bytes),
-                    str(self.settings.nice),
-                ],
-                pass_fds=(theirs.fileno(),),
-                stdin=subprocess.DEVNULL,
-                env=environment,
-                # Out of the server's process group: Ctrl-C in its terminal is for the server,
-                # which stops its workers itself.
-                start_new_session=True,
-            )
-        except BaseException as exc:
-            ours.close()
-            shutil.rmtree(temp_dir, ignore_errors=True)
-            if isinstance(exc, OSError):  # no process to be had (fork: ENOMEM, EAGAIN)
-                raise not_started(f"the {self.name} worker could not be started: {exc}") from None
-            raise
-        finally:
-            theirs.close()
-        worker = _Worker(process=process, connection=Connection(ours.detach()), temp_dir=temp_dir)
-        try:
-            if not worker.connection.poll(self.settings.start_timeout_seconds):
-                raise not_started(f"the {self.name} worker did not start in time")
-            status, detail = worker.connection.recv()
-            if status != "ready":
-                raise not_started(f"the {self.name} worker failed to start: {detail}")
-        except (EOFError, OSError) as exc:
-            _stop(worker)
-            raise not_started(self._death_detail(worker, exc)) from None
-        except BaseException:
-            _stop(worker)
-            raise
+    def _start(self) -> Worker:
+        started = time.monotonic()
+        # Read at each start: a test may point the pool at another worker module.
+        command = WorkerCommand(
+            name=self.name,
+            module=self.worker_module,
+            memory_limit_bytes=self.settings.memory_limit_bytes,
+            nice=self.settings.nice,
+            start_timeout_seconds=self.settings.start_timeout_seconds,
+            not_started=self.errors.not_started or self.errors.crashed,
+        )
+        worker = start_worker(command)
+        self._start_seconds = time.monotonic() - started
         return worker
 
-    def _death_detail(self, worker: _Worker, exc: BaseException) -> str:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            worker.process.wait(1)
-        code = worker.process.returncode
-        if code is not None and code < 0:
-            return f"the {self.name} worker was killed by signal {-code} ({type(exc).__name__})"
-        return f"the {self.name} worker exited with code {code} ({type(exc).__name__})"
+    def _death_detail(self, worker: Worker, exc: BaseException) -> str:
+        return death_detail(self.name, worker, exc)
 
 
 PoolT = TypeVar("PoolT", bound=ProcessPool)
@@ -555,24 +496,3 @@ class PoolPerProcess(Generic[PoolT]):
         if pool is None or pool[0][0] != os.getpid():
             return None
         return pool[1]
-
-
-def _resident_bytes(pid: int) -> int | None:
-    """The resident memory of process ``pid`` (Linux's /proc); None where it cannot be read."""
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as statm:  # noqa: PTH123 - a /proc pseudo-file
-            resident_pages = int(statm.read().split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-    return resident_pages * os.sysconf("SC_PAGE_SIZE")
-
-
-def _stop(worker: _Worker) -> None:
-    """Kill a worker (it holds nothing worth a graceful exit) and remove its temporary files."""
-    with contextlib.suppress(Exception):
-        worker.connection.close()
-    if worker.is_alive():
-        worker.process.kill()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        worker.process.wait(5)
-    shutil.rmtree(worker.temp_dir, ignore_errors=True)

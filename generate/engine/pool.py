@@ -68,5 +68,10 @@ class RenderPool(ProcessPool[RenderJob, RenderedPdf]):
         if parts is None or one_piece_reason(job, parts) is not None:
             return self.run(job, timeout=timeout, queue_timeout=queue_timeout, tenant=tenant)
         extra = self.settings.workers - 1
-        with self.lease(queue_timeout=queue_timeout, tenant=tenant, extra=extra) as leases:
+        # The other workers are reserved: one still starting (the pool keeps them warm, and
+        # replaces one left large by the last document) is waited for briefly, rather than
+        # the document going in one piece at twice the wall time.
+        with self.lease(
+            queue_timeout=queue_timeout, tenant=tenant, extra=extra, reserve=True
+        ) as leases:
             return render_in_parts(leases, job, parts, timeout=timeout)
