@@ -13,12 +13,29 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from tests.fixtures import FIXTURES
 
 OFFICE = FIXTURES / "office"
+# The real-world documents are fetched into ../shared/fixtures/office by a developer and never
+# committed (data fetched from other repositories stays in shared/). Where they are absent (a
+# machine whose shared folder holds only the project's own fixtures), the tests that read them
+# are skipped, not failed; those that make their documents here still run.
+HAVE_FIXTURES = (OFFICE / "SOURCES.tsv").is_file()
+needs_fixtures = pytest.mark.skipif(
+    not HAVE_FIXTURES, reason="no real-world Office documents in ../shared/fixtures/office"
+)
+
+
+def fixture(name: str) -> bytes:
+    """A real-world document's bytes (the test is marked needs_fixtures)."""
+    return (OFFICE / name).read_bytes()
 
 
 def fixture_rows() -> list[dict[str, str]]:
+    if not HAVE_FIXTURES:
+        return []
     with (OFFICE / "SOURCES.tsv").open(encoding="utf-8") as sources:
         return list(csv.DictReader(sources, delimiter="\t"))
 

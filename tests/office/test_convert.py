@@ -19,12 +19,13 @@ from tests.office.documents import (
     RTF_PHRASES,
     convertible,
     lease_docx,
+    needs_fixtures,
     pdf_fonts,
     pdf_text,
     source_words,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, needs_fixtures]
 
 TIMEOUT = 20.0  # the bound on one document; past it the converter refuses the file
 MEMORY = 1 << 30

@@ -23,6 +23,7 @@ from tests.office.documents import (
     docx,
     lease_docx,
     linked_picture_docx,
+    needs_fixtures,
     pages_docx,
     paragraph,
     pdf_text,
@@ -103,6 +104,7 @@ def test_pages_past_the_limit_are_refused_after_conversion(converter) -> None:
     assert convert(converter, rtf, "twelve.rtf", max_pages=12).pages == 12
 
 
+@needs_fixtures
 @pytest.mark.parametrize("name", ["tika-testWORD_macros.docm", "tika-testODTMacro.odt"])
 def test_documents_with_macros_are_refused(converter, name: str) -> None:
     refused = refusal(converter, (OFFICE / name).read_bytes(), name)
@@ -111,6 +113,7 @@ def test_documents_with_macros_are_refused(converter, name: str) -> None:
     assert_next_is_served(converter)
 
 
+@needs_fixtures
 @pytest.mark.parametrize(
     "name", ["tika-testWORD_protected_passtika.docx", "tika-testODTEncrypted.odt"]
 )
@@ -134,6 +137,7 @@ def test_unknown_and_damaged_files_are_refused(data: bytes, reason: str) -> None
     assert refused.value.reason == reason
 
 
+@needs_fixtures
 def test_the_type_is_read_from_the_bytes_not_the_name() -> None:
     data = (OFFICE / "tika-testODFwithOOo3.odt").read_bytes()
     assert sniff(data, "looks-like.docx").name == "ODT"
@@ -191,6 +195,7 @@ def test_links_to_elsewhere_are_never_fetched(converter, recorder) -> None:
     assert "/linked.png" in requests
 
 
+@needs_fixtures
 def test_a_real_world_document_with_external_references_converts(converter, recorder) -> None:
     name = "tika-testExternalRefs.docx"
     result = convert(converter, (OFFICE / name).read_bytes(), name)
