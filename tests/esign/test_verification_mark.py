@@ -5,6 +5,7 @@ covered by it; the link opens /verify on that document."""
 from __future__ import annotations
 
 import io
+import subprocess
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,11 @@ from esign.sealing.marks import MARK_DIGITS, mark_url, marked_pdf
 from esign.sealing.seal import packet_seal
 from tests.esign.conftest import contract_pdf
 from tests.esign.lifetimes_pki import LifetimesPki
+from tests.esign.test_merge_pdfs import with_an_annex
 from tests.esign.test_seal_engine import lta_validation
-from tests.esign.test_seal_packets import zip_url
+from tests.esign.test_seal_packets import validate, zip_url
 from tests.pdfcheck import poppler_words, render
+from tests.pdfsound import assert_sound
 
 pytestmark = pytest.mark.django_db
 
@@ -58,13 +61,21 @@ def sealed_document(api_client: Client, created: dict[str, Any]) -> bytes:
     return archive.read("agreement.pdf")
 
 
-def sealed_marked(complete, api_client: Client) -> tuple[dict[str, Any], Packet, bytes]:
+def sealed_marked(
+    complete, api_client: Client, **variables: Any
+) -> tuple[dict[str, Any], Packet, bytes]:
     """The two-signer packet, signed, asked for the mark (as createEtchPacket stores it) and
     sealed: its sealed document."""
-    created, packet = complete()
+    created, packet = complete(**variables)
     Packet.objects.filter(pk=packet.pk).update(verification_stamp=True)
     packet_seal(packet_id=packet.pk)
     return created, Packet.objects.get(pk=packet.pk), sealed_document(api_client, created)
+
+
+def pdfsig_says(pdf: bytes, tmp_path: Path) -> str:
+    path = tmp_path / "sealed.pdf"
+    path.write_bytes(pdf)
+    return subprocess.run(["pdfsig", str(path)], capture_output=True, text=True, check=False).stdout
 
 
 # --- the engine ---------------------------------------------------------------------------------
@@ -100,7 +111,7 @@ def test_a_document_without_the_mark_has_no_qr_code() -> None:
 
 
 def test_a_marked_packet_is_sealed_with_the_mark_on_every_page_and_the_seal_validates(
-    complete, api_client: Client
+    complete, api_client: Client, tmp_path: Path
 ) -> None:
     created, packet, sealed = sealed_marked(complete, api_client)
     document = packet.documents.get()
@@ -119,6 +130,8 @@ def test_a_marked_packet_is_sealed_with_the_mark_on_every_page_and_the_seal_vali
         status = validate_pdf_signature(signature, ValidationContext(trust_roots=trust_roots()))
         assert (status.intact, status.valid, status.trusted) == (True, True, True)
         assert status.coverage == SignatureCoverageLevel.ENTIRE_FILE
+    # poppler agrees: the signature is intact (its development key is trusted by nobody else).
+    assert "Signature Validation: Signature is Valid." in pdfsig_says(sealed, tmp_path)
 
 
 def test_the_link_opens_verify_on_that_document(complete, api_client: Client) -> None:
@@ -178,3 +191,19 @@ def test_the_mark_keeps_a_b_lta_seal_valid_in_the_long_term(
     assert packet.seal_level == "PAdES-B-LTA"
     assert qr_codes(sealed)[0] == mark_url(packet.documents.get())
     assert lta_validation(sealed, [pki.root]).ades_subindic == AdESPassed.OK
+
+
+def test_a_merged_pdf_carries_each_documents_own_mark(complete, api_client: Client) -> None:
+    created, packet = complete(**with_an_annex(mergePDFs=True))
+    Packet.objects.filter(pk=packet.pk).update(verification_stamp=True)
+    packet_seal(packet_id=packet.pk)
+
+    archive = zipfile.ZipFile(io.BytesIO(api_client.get(zip_url(created)).content))
+    merged = archive.read("Services agreement.pdf")
+    agreement, annex = (mark_url(d) for d in Packet.objects.get(pk=packet.pk).documents.all())
+
+    assert agreement != annex
+    assert qr_codes(merged) == [agreement] * 2 + [annex] * 3
+    assert_sound(merged)
+    status = validate(merged, trust_roots())
+    assert (status.intact, status.valid, status.trusted) == (True, True, True)
