@@ -2,14 +2,17 @@
 through POST /api/v1/generate-pdf and through plain WeasyPrint, in the same run.
 
     python bench/long_reports.py [--rows 3350 6650] [--chapters 40] [--nice 10] [--api-only]
-                                 [--repeat 2]
+                                 [--repeat 2] [--recycle-mb 400]
 
 For each table: wall time of the request (gunicorn, one process, on loopback), the render
 workers' CPU time (all of them: a long table renders in parts on several, generate.engine.parts)
 and the peak resident memory of each (VmHWM, sampled every 50 ms from /proc), then the same HTML
 rendered by plain WeasyPrint (``HTML(string=...).write_pdf()``) in a fresh process at the same
 niceness as the render workers (GENERATE_WORKER_NICE): its wall time, CPU time and peak
-resident memory. ``--repeat`` runs each comparison again. The host is shared: compare the
+resident memory. ``--repeat`` runs each comparison again. ``--recycle-mb`` keeps the service's
+recycle limit (GENERATE_WORKER_RECYCLE_MB, 400 by default; the bench's default is 0, so that each
+worker's peak stays readable): a worker replaced after a document shows as a new one in the
+next line's peaks. The host is shared: compare the
 ratios of one run, not figures across runs. Nothing is asserted.
 """
 
@@ -141,16 +144,18 @@ def main() -> None:
     parser.add_argument("--nice", type=int, default=10, help="niceness of plain WeasyPrint")
     parser.add_argument("--api-only", action="store_true", help="no plain WeasyPrint renders")
     parser.add_argument("--repeat", type=int, default=1, help="run each comparison this often")
+    parser.add_argument("--recycle-mb", type=int, default=0, help="GENERATE_WORKER_RECYCLE_MB")
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
     from bench._server import Server, prepare_environment
 
-    # Two render workers, kept after heavy documents so that their peak can be read; no
+    # Two render workers, kept after heavy documents so that their peak can be read (unless
+    # --recycle-mb); no
     # address-space limit (the peaks are what is measured), nor limit of cells and elements
     # (--rows 37000 is 111,000 cells).
     prepare_environment(
-        GENERATE_WORKER_RECYCLE_MB="0",
+        GENERATE_WORKER_RECYCLE_MB=str(args.recycle_mb),
         GENERATE_MAX_PAGES="5000",
         GENERATE_WORKER_MEMORY_MB="0",
         GENERATE_MAX_TABLE_CELLS="0",
@@ -245,4 +250,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(line_buffering=True)
     main()
