@@ -14,9 +14,8 @@ from accounts.models import Organization
 from core.errors import ServiceError, ValidationFailed
 from core.office import PdfUpload
 from templates_app.engine.errors import ImportRefused
-from templates_app.engine.pdf_import import import_pdf
 from templates_app.models import PdfTemplate
-from templates_app.services import MAX_PDF_BYTES, template_upload
+from templates_app.services import MAX_PDF_BYTES, template_import, template_upload
 from templates_app.upload_stash import StashedPdf, stash_pdf, stashed_pdf
 
 
@@ -94,7 +93,8 @@ class TemplateUploadForm(forms.ModelForm):
     def _check(self, data: bytes, name: str) -> None:
         try:
             upload = template_upload(data, name)
-            import_pdf(upload.pdf)  # the same import the save runs; here only to report problems
+            # The same import the save runs (text tags included); here only to report problems.
+            template_import(upload.pdf)
         except ValidationFailed as refused:  # too large, or an Office document refused
             raise forms.ValidationError([field.message for field in refused.fields]) from None
         except ServiceError as busy:  # no converter free

@@ -16,11 +16,12 @@ from accounts.models import Organization
 from core.blobs import blob_delete, blob_read, blob_save
 from core.engine.problems import EngineError
 from core.engine.template_spec import TemplateSpec
-from core.errors import NotFound, ValidationFailed, raise_for_engine_error
+from core.errors import FieldError, NotFound, ValidationFailed, raise_for_engine_error
 from core.lookups import get_or_not_found
 from core.office import PdfUpload, pdf_of_upload
 from core.resources import font_library  # loads the fonts on its first call, not on import
 from templates_app.engine.pdf_import import MAX_IMPORT_PAGES, ImportedTemplate, import_pdf
+from templates_app.engine.text_tags import tag_template
 from templates_app.engine.validation import validate_template_json
 from templates_app.models import PdfTemplate, TemplateVersion
 
@@ -67,14 +68,28 @@ def template_upload(data: bytes, filename: str = "") -> PdfUpload:
     return pdf_of_upload(data, filename, max_pages=MAX_IMPORT_PAGES)
 
 
-def _import(pdf: bytes) -> ImportedTemplate:
-    """``pdf``'s pages, fields and cleaned base; a PDF too large or refused is a 400 on file."""
+def template_import(pdf: bytes) -> ImportedTemplate:
+    """``pdf``'s pages, fields and cleaned base, with the fields its text tags place
+    (``{{Signature;role=Tenant}}``: docs/text-tags.md; their text taken out of the PDF); a PDF
+    too large or refused, or a tag that does not read, is a 400 on file (each such tag named
+    with its page: the author fixes the document rather than finding a field missing)."""
     if len(pdf) > MAX_PDF_BYTES:
         raise ValidationFailed.single("file", f"The PDF is larger than {MAX_PDF_BYTES} bytes.")
     try:
-        return import_pdf(pdf)
+        imported = import_pdf(pdf)
+        tagged, spec, problems = tag_template(imported.pdf, imported.spec)
     except EngineError as error:
         raise_for_engine_error(error)
+    if problems:
+        raise ValidationFailed(
+            [
+                FieldError(
+                    "file", f"Text tag {problem.text} on page {problem.page + 1}: {problem.message}"
+                )
+                for problem in problems
+            ]
+        )
+    return ImportedTemplate(spec=spec, pdf=tagged)
 
 
 def _store_source(template: PdfTemplate, upload: PdfUpload) -> dict[str, str]:
@@ -108,7 +123,7 @@ def template_create_from_pdf(
     stores nothing.
     """
     upload = pdf if isinstance(pdf, PdfUpload) else template_upload(pdf, filename)
-    imported = _import(upload.pdf)
+    imported = template_import(upload.pdf)
     title = (title or "").strip() or "Untitled template"
     stored: list[str] = []
     try:
@@ -343,7 +358,7 @@ def template_replace_pdf(
     changes nothing. An Office document is converted, and kept as the version's source.
     """
     upload = template_upload(pdf, filename)
-    imported = _import(upload.pdf)
+    imported = template_import(upload.pdf)
     new = imported.spec.to_json()
     with transaction.atomic():
         version = TemplateVersion.objects.select_for_update().get(
