@@ -20,6 +20,7 @@ from pyhanko.sign.ades.report import AdESPassed
 from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
+from reportlab.pdfgen.canvas import Canvas
 
 from core.resources import font_library
 from esign.engine.verification_mark import carries_signatures, verification_mark
@@ -101,6 +102,52 @@ def test_the_mark_is_a_readable_qr_code_and_words_on_every_page_however_turned()
     (turned,) = [w for w in poppler_words(marked) if w.page == 2 and w.text == "Verify"]
     assert (turned.x_min > 792 / 2, turned.y_min > 612 - 40) == (True, True)
     assert turned.x_max - turned.x_min > turned.y_max - turned.y_min  # along the line, not up
+
+
+def qr_corner(pdf: bytes, page: int = 0) -> str:
+    """Which corner of the page as shown the QR code is read in ("bottom right"...)."""
+    pixels = numpy.array(render(pdf, page, dpi=300).convert("L"))
+    found, corners = cv2.QRCodeDetector().detect(pixels)
+    assert found
+    x, y = corners[0].mean(axis=0)
+    height, width = pixels.shape
+    return f"{'bottom' if y > height / 2 else 'top'} {'right' if x > width / 2 else 'left'}"
+
+
+def page_with(*drawn: tuple[float, float, str]) -> bytes:
+    """A letter page with the agreement's line and these words drawn (x, y, text)."""
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=(612, 792), invariant=1)
+    canvas.setFont("Helvetica", 14)
+    canvas.drawString(72, 720, "Services agreement, page 1")
+    canvas.setFont("Helvetica", 9)
+    for x, y, text in drawn:
+        canvas.drawString(x, y, text)
+    canvas.showPage()
+    canvas.save()
+    return buffer.getvalue()
+
+
+def test_the_mark_keeps_clear_of_what_a_corner_already_shows() -> None:
+    fonts = font_library()
+    mark = {"url": URL, "words": "Verify: sign.example.com/verify?d=0123456789abcdef01234567"}
+
+    plain = verification_mark(page_with(), fonts=fonts, **mark)
+    footer = verification_mark(page_with((520, 30, "Initials: AL")), fonts=fonts, **mark)
+    both = verification_mark(
+        page_with((520, 30, "Initials: AL"), (30, 30, "Page 1 of 1")), fonts=fonts, **mark
+    )
+
+    assert [qr_corner(plain), qr_corner(footer), qr_corner(both)] == [
+        "bottom right",
+        "bottom left",
+        "top right",
+    ]
+    for marked in (footer, both):  # beside, never over: what was there still reads
+        text = page_words(marked)[1]
+        assert "Initials: AL" in text
+        assert "sign.example.com/verify?d=0123456789abcdef01234567" in text
+        assert qr_codes(marked) == [URL]
 
 
 def test_a_document_without_the_mark_has_no_qr_code() -> None:
