@@ -53,7 +53,7 @@ def seal_tasks() -> list[dict[str, int]]:
     return [task.args_kwargs["kwargs"] for task in tasks]
 
 
-def swept(now: datetime) -> tuple[int, list[dict[str, object]]]:
+def swept(now: datetime) -> tuple[int, list[dict[str, str]]]:
     with CaptureQueriesContext(connection) as queries:
         enqueued = seals_sweep(now=now)
     return enqueued, queries.captured_queries
