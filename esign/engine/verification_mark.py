@@ -41,6 +41,7 @@ from esign.engine.pdf_signatures import signature_fields
 from esign.engine.stamp import _geometry  # a page's visible box and /Rotate, as stamps read them
 
 OVERLAY_PREFIX = "/DocAutomationVerificationMark"
+QR_FORM = "VerificationQr"
 QR_SIZE = 48.0  # points (two thirds of an inch): a module of about 1.2 pt for a link this long
 MARGIN = 14.0  # from the page's edges: within what a printer prints
 TEXT_SIZE = 5.5
@@ -79,7 +80,7 @@ def verification_mark(pdf: bytes, *, url: str, words: str, fonts: FontLibrary) -
     canvas = Canvas(buffer, invariant=1, pageCompression=1)
     painter = Painter(canvas, TextSetter(fonts))
     face = fonts.resolve(DEFAULT_FAMILY)
-    code = _qr_widget(url)
+    _qr_form(canvas, url)
     for page, ink in zip(pages, inks, strict=True):
         geometry = _geometry(page)
         x0, y0, x1, y1 = geometry.media_box
@@ -93,7 +94,7 @@ def verification_mark(pdf: bytes, *, url: str, words: str, fonts: FontLibrary) -
                 blank = [p for p in places if not _inked(ink, p.box, height)]
                 # Nowhere blank: where least is drawn (the words stay readable, mostly).
                 place = blank[0] if blank else min(places, key=lambda p: _inked(ink, p.box, height))
-                _draw_qr(canvas, code, place.qr_x, place.y, size)
+                _draw_qr(canvas, place.qr_x, place.y, size)
                 if text_width > 0:
                     alignment = "right" if place.corner.endswith("right") else "left"
                     look = Look(face, TEXT_SIZE, TEXT_COLOR, alignment)
@@ -157,16 +158,24 @@ def _inked(ink: Image.Image, box: tuple[float, float, float, float], height: flo
     return sum(crop.point(lambda value: 255 if value < INKED else 0).histogram()[255:])
 
 
-def _qr_widget(url: str) -> QrCodeWidget:
-    """The QR code of ``url``, error correction M (a crease or a smudge on paper), as vector
-    squares with its quiet zone of four modules."""
-    return QrCodeWidget(url, barLevel="M", barBorder=4)
-
-
-def _draw_qr(canvas: Canvas, widget: QrCodeWidget, x: float, y: float, size: float) -> None:
-    """The code ``size`` square at (x, y); its quiet zone is left as the page is (see CORNERS)."""
+def _qr_form(canvas: Canvas, url: str) -> None:
+    """The QR code of ``url`` (error correction M: a crease or a smudge on paper), as vector
+    squares with its quiet zone of four modules, QR_SIZE square: drawn once, as a form every
+    page uses (encoding it is most of a page's time, and the file holds it once)."""
+    widget = QrCodeWidget(url, barLevel="M", barBorder=4)
     bx0, by0, bx1, by1 = widget.getBounds()
-    sx, sy = size / (bx1 - bx0), size / (by1 - by0)
-    drawing = Drawing(size, size, transform=[sx, 0, 0, sy, -bx0 * sx, -by0 * sy])
+    sx, sy = QR_SIZE / (bx1 - bx0), QR_SIZE / (by1 - by0)
+    drawing = Drawing(QR_SIZE, QR_SIZE, transform=[sx, 0, 0, sy, -bx0 * sx, -by0 * sy])
     drawing.add(widget)
-    renderPDF.draw(drawing, canvas, x, y)
+    canvas.beginForm(QR_FORM, lowerx=0, lowery=0, upperx=QR_SIZE, uppery=QR_SIZE)
+    renderPDF.draw(drawing, canvas, 0, 0)
+    canvas.endForm()
+
+
+def _draw_qr(canvas: Canvas, x: float, y: float, size: float) -> None:
+    """The code ``size`` square at (x, y); its quiet zone is left as the page is (see CORNERS)."""
+    canvas.saveState()
+    canvas.translate(x, y)
+    canvas.scale(size / QR_SIZE, size / QR_SIZE)
+    canvas.doForm(QR_FORM)
+    canvas.restoreState()
