@@ -33,6 +33,7 @@ from esign.packets.attachment_fields import (
     attachment_count_problems,
     attachment_fields,
 )
+from esign.packets.file_tags import SignerNames, TaggedField, read_file_tags, tagged_signer_fields
 from templates_app.models import TemplateVersion
 
 # Field types a signer fills: signatures and initials are stamped; signatureDate gets the date
@@ -96,6 +97,7 @@ class FileInput:
     markdown_blocks: tuple[Mapping[str, Any], ...] = ()
     font_size: int | None = None
     text_color: str | None = None
+    tagged: tuple[TaggedField, ...] = ()  # its fields placed by text tags (esign.packets.file_tags)
 
     @property
     def source(self) -> str:
@@ -340,7 +342,12 @@ def _file(raw: Any, index: int, problems: list[Problem]) -> FileInput | None:
         return FileInput(cast_eid=cast_eid, **common)
     if upload is not None:
         blob = _upload(upload, f"{path}.file", problems)
-        return FileInput(upload=blob, **common) if blob is not None else None
+        if blob is None:
+            return None
+        taken = [f.id for f in fields]
+        blob, tagged = read_file_tags(blob, path=f"{path}.file", taken=taken, problems=problems)
+        common["fields"] += tuple(SignField(t.id, t.type, t.page, t.rect) for t in tagged)
+        return FileInput(upload=blob, tagged=tagged, **common)
     if markup is not None:
         if not isinstance(markup, Mapping) or not isinstance(markup.get("html"), str):
             problems.append(Problem(f"{path}.markup", "Must be {html, css}."))
@@ -774,6 +781,13 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     signers = [
         s for i, raw in enumerate(raw_signers[:MAX_SIGNERS]) if (s := _signer(raw, i, problems))
     ]
+    # Signers given no fields get those their tags name (once every file read: a file refused
+    # already is a problem, and the files' indexes would not be their places).
+    if any(f.tagged for f in files) and len(files) == len(raw_files[:MAX_FILES]):
+        names = [SignerNames(s.alias_id, s.name, bool(s.fields)) for s in signers]
+        tagged = [(i, f.id, f.tagged) for i, f in enumerate(files) if f.tagged]
+        for n, got in enumerate(tagged_signer_fields(tagged, names, problems)):
+            signers[n] = replace(signers[n], fields=signers[n].fields or got)
     _cross_check(files, signers, problems)
     problems += attachment_count_problems(len(s.attachment_fields) for s in signers)
     data = arguments.get("data") or {}
