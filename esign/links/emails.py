@@ -23,6 +23,8 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from core.background import enqueue_in_transaction
+from core.sweeps import tasks_unfinished_for
+from core.tasks_registry import task_path
 from esign.links.limits import new_link_count
 from esign.links.tokens import (
     TOKEN_TTL,
@@ -272,14 +274,27 @@ def _failed(email: SignerEmail, attempt: int, error: str) -> str:
 def signer_emails_recover(*, now: datetime | None = None) -> int:
     """The worker's sweep (esign.sweeps): pending emails whose task was lost (a claim whose lease
     ran out, a queued task that never ran for longer than the lease) are enqueued again, due now
-    (core.outbox's recovery). Returns how many."""
+    (core.outbox's recovery). Each kind is claimed as a set (``SELECT ... FOR UPDATE SKIP
+    LOCKED``: an email another sweep holds is skipped) and handled in a fixed number of queries,
+    whatever its size. Returns how many were enqueued."""
     now = now or timezone.now()
+    path = task_path(TASK)
 
-    def recover(email: SignerEmail, abandoned: bool) -> bool:
-        email.due_at = now
-        email.save(update_fields=["claimed_until", "due_at"])
-        _enqueue(email.pk)
-        return True
+    def recover(rows: list[SignerEmail], abandoned: bool) -> int:
+        ids = [email.pk for email in rows]
+        # Released and due from now, so the next sweeps leave them alone for a lease.
+        SignerEmail.objects.filter(pk__in=ids).update(claimed_until=None, due_at=now)
+        waiting: set[int] = set()
+        if not abandoned:
+            # A task queued, or running within its lease (the sweep marked those running longer
+            # failed), will claim the email: not lost, only waiting in a long queue.
+            waiting = tasks_unfinished_for(
+                task_path=path, kwarg="email_id", running=True, among=ids
+            )
+        lost = [email for email in rows if email.pk not in waiting]
+        for email in lost:
+            _enqueue(email.pk)
+        return len(lost)
 
-    recovered = lifecycle.EMAILS.recover(now=now, grace=_lease(), handle=recover)
+    recovered = lifecycle.EMAILS.recover(now=now, grace=_lease(), handle_all=recover)
     return recovered.abandoned + recovered.lost

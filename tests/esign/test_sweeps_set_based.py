@@ -4,6 +4,8 @@ A seal sweep over packets whose seal tasks wait behind a long queue costs the sa
 for 5 or 50 (it looked at the task table once per packet, in a transaction of its own); over
 attempts whose worker died, only the enqueues grow with the set (a task row each, and its NOTIFY
 on PostgreSQL). Either way a packet is enqueued once: a second sweep finds its task waiting.
+The signers' emails' sweep likewise (it took a transaction per email, and enqueued an email
+again even while its task waited).
 """
 
 from __future__ import annotations
@@ -19,13 +21,15 @@ from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Organization
 from core.background import enqueue_in_transaction
-from esign.models import Packet
+from esign.links import emails
+from esign.models import Packet, Signer, SignerEmail
 from esign.sealing import seal
-from esign.sweeps import seals_sweep
+from esign.sweeps import emails_sweep, seals_sweep
 
 pytestmark = pytest.mark.django_db
 
 SEAL_TASK = "esign.tasks.packet_seal_task"
+EMAIL_TASK = "esign.tasks.signer_email_task"
 Seal = Packet.SealStatus
 
 
@@ -136,3 +140,83 @@ def test_a_seal_sweep_enqueues_only_the_packets_whose_task_was_lost(
         {"packet_id": packets[1].pk},
         {"packet_id": packets[2].pk, "attempt": 1},
     ]
+
+
+# --- the signers' emails ------------------------------------------------------------------------
+
+
+def email_lease() -> timedelta:
+    return timedelta(seconds=settings.SIGNER_EMAIL_LEASE_SECONDS)
+
+
+def pending_emails(organization: Organization, count: int, **fields: object) -> list[SignerEmail]:
+    """``count`` pending signing emails to a signer whose turn it is (rows are all the sweep
+    reads)."""
+    packet = Packet.objects.create(organization=organization, name="P", status=Packet.Status.SENT)
+    signer = Signer.objects.create(
+        packet=packet, alias_id="client", name="Ada", email="ada@example.com"
+    )
+    SignerEmail.objects.bulk_create(SignerEmail(signer=signer, **fields) for _ in range(count))
+    return list(SignerEmail.objects.order_by("pk"))
+
+
+def email_tasks() -> list[dict[str, int]]:
+    tasks = DBTaskResult.objects.filter(task_path=EMAIL_TASK).order_by("enqueued_at")
+    return [task.args_kwargs["kwargs"] for task in tasks]
+
+
+def test_an_email_sweep_over_5_or_50_waiting_emails_costs_the_same_few_queries(
+    organization: Organization,
+) -> None:
+    counts = []
+    for size in (5, 50):
+        Packet.objects.all().delete()
+        DBTaskResult.objects.all().delete()
+        now = timezone.now()
+        rows = pending_emails(organization, size, due_at=now - 2 * email_lease())
+        with transaction.atomic():  # each email's task waits in the queue, behind others
+            for email in rows:
+                enqueue_in_transaction(emails.TASK, email_id=email.pk, attempt=1)
+
+        with CaptureQueriesContext(connection) as queries:
+            enqueued = emails_sweep(now=now)
+        counts.append(len(queries))
+
+        # Not lost: none enqueued a second time; each due from now, looked at a lease later.
+        assert enqueued == 0
+        assert email_tasks() == [{"email_id": e.pk, "attempt": 1} for e in rows]
+        assert set(SignerEmail.objects.values_list("due_at", "claimed_until")) == {(now, None)}
+        assert emails_sweep(now=now + email_lease() / 2) == 0
+
+    assert counts[0] == counts[1] <= 10, counts
+
+
+def test_an_email_sweep_over_abandoned_sends_claims_them_at_once_and_enqueues_each_once(
+    organization: Organization,
+) -> None:
+    counts = []
+    for size in (5, 50):
+        Packet.objects.all().delete()
+        DBTaskResult.objects.all().delete()
+        now = timezone.now()
+        # Sends claimed the emails, and their worker died: the leases ran out.
+        rows = pending_emails(
+            organization, size, attempts=1, claimed_until=now - timedelta(seconds=1)
+        )
+
+        with CaptureQueriesContext(connection) as queries:
+            enqueued = emails_sweep(now=now)
+        enqueues = [q for q in queries if q["sql"].startswith(("INSERT", "NOTIFY"))]
+        counts.append(len(queries) - len(enqueues))
+
+        assert enqueued == size
+        assert email_tasks() == [{"email_id": e.pk, "attempt": 1} for e in rows]
+        assert set(SignerEmail.objects.values_list("status", "claimed_until")) == {
+            (SignerEmail.Status.PENDING, None)
+        }
+        # The next sweeps find each email's task waiting: not enqueued a second time.
+        assert emails_sweep(now=now) == 0
+        assert emails_sweep(now=now + 2 * email_lease()) == 0
+        assert len(email_tasks()) == size
+
+    assert counts[0] == counts[1] <= 10, counts
