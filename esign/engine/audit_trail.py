@@ -34,8 +34,9 @@ from core.engine.fonts.shaping import LRI, PDI, RLI, isolate
 from core.engine.images import LoadedImage
 from core.engine.pdf.draw import Painter
 from core.engine.pdf.text import LINE_SPACING, Line, TextSetter
+from esign.engine.handwriting import handwriting_font_for
 from esign.engine.signature_image import SignatureImageUnusable, signature_image
-from esign.engine.stamp import stamp_pdf
+from esign.engine.stamp import HANDWRITING_FAMILY, stamp_pdf
 from esign.engine.trail_records import (
     AuditTrail,
     TrailAttachment,
@@ -76,8 +77,10 @@ def draw_audit_trail(
 ) -> bytes:
     """The certificate of completion of ``trail`` (PDF bytes), test-marked for test packets.
 
-    handwriting_font: the TrueType file typed signatures were stamped in (None, or a file that
-    is not usable: Noto Sans Italic).
+    handwriting_font: the service's handwriting font (Kristi); each typed signature is drawn in
+    the handwriting face of its letters found beside it, as the stamp chose it
+    (esign.engine.handwriting); in Noto Sans Italic when no face has them, as the stamp does
+    (and with None, or a file that is not usable).
     """
     # Laid out twice: the first pass counts the pages for the "page n of m" footers. The text is
     # split into glyph runs and measured once (the setter keeps its lines for the second pass).
@@ -142,10 +145,8 @@ class _Layout:
         self.regular = fonts.resolve(DEFAULT_FAMILY)
         self.bold = fonts.resolve(DEFAULT_FAMILY, bold=True)
         self.hash_face = fonts.resolve(HASH_FONT)
-        if handwriting_font is not None and _usable_truetype(handwriting_font):
-            self.handwriting = FontFace("Handwriting", False, False, path=handwriting_font)
-        else:
-            self.handwriting = fonts.resolve(DEFAULT_FAMILY, italic=True)
+        self.handwriting_font = handwriting_font
+        self.italic = fonts.resolve(DEFAULT_FAMILY, italic=True)
         self.page = 1
         self.y = PAGE_HEIGHT - MARGIN
         self.right_to_left = labels.right_to_left
@@ -257,10 +258,11 @@ class _Layout:
         if image is not None:
             self.painter.image(image, width - 8, height - 8)
         elif signer.signature_text:
+            face = self.handwriting(signer.signature_text)
             line, size = self.setter.fit_line(
-                signer.signature_text, self.handwriting, 28.0, width - 8, height - 8, True
+                signer.signature_text, face, 28.0, width - 8, height - 8, True
             )
-            ascent, descent = self.setter.extent(self.setter.font_name(self.handwriting))
+            ascent, descent = self.setter.extent(self.setter.font_name(face))
             baseline = (height - 8 - (ascent - descent) * size) / 2 - descent * size
             self.draw_line(line, (width - 8 - line.width) / 2, baseline, size, INK, placed=True)
         else:
@@ -275,6 +277,16 @@ class _Layout:
             beside = x - 6 - said.width if self.right_to_left else x + width + 6
             self.draw_line(said, beside, y + 2, SMALL_SIZE, MUTED, placed=True)
         self.y = y - 4
+
+    def handwriting(self, text: str) -> FontFace:
+        """The face a typed signature was stamped in (esign.engine.stamp, under the same name):
+        the handwriting face of its letters; Noto Sans Italic when no face has them, or without
+        a usable handwriting font."""
+        latin = self.handwriting_font
+        path = handwriting_font_for(latin, text) if latin is not None else None
+        if path is None or not _usable_truetype(path):
+            return self.italic
+        return FontFace(HANDWRITING_FAMILY, False, False, path=path)
 
     def events(self, events: Sequence[TrailEvent], *, with_client: bool) -> None:
         labels = self.labels

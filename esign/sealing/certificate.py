@@ -22,7 +22,6 @@ from esign.engine.audit_trail import (
     TrailSigner,
     draw_audit_trail,
 )
-from esign.engine.handwriting import handwriting_font_for
 from esign.engine.seal_credentials import SealCredentials
 from esign.models import AuditEvent, Packet
 from esign.packets.attachment_fields import packet_attachments, readable_size
@@ -45,16 +44,10 @@ def audit_trail_pdf(
         trail = replace(
             trail, documents=tuple(replace(d, sealed_sha256="") for d in trail.documents)
         )
-    # Typed signatures in the face they were stamped in (esign.engine.handwriting: Kristi for
-    # Latin, Noto Naskh Arabic for Arabic, the plain font for a script no face covers). The
-    # drawing takes one face for the whole trail: the one that has the letters of every typed
-    # name, else the most of them (the others' letters are drawn by the glyph fallbacks).
-    typed = [signer.signature_text for signer in trail.signers if signer.signature_text]
-    return draw_audit_trail(
-        trail,
-        fonts=font_library(),
-        handwriting_font=handwriting_font_for(HANDWRITING_FONT, *typed),
-    )
+    # Each typed signature is drawn in the face of its letters beside Kristi, as it was stamped
+    # (esign.engine.handwriting: Noto Naskh Arabic for Arabic, the plain font for a script no
+    # handwriting face covers).
+    return draw_audit_trail(trail, fonts=font_library(), handwriting_font=HANDWRITING_FONT)
 
 
 def _when(value: datetime | None) -> str:

@@ -14,7 +14,7 @@ from django.test import Client
 
 from esign.models import Packet
 from esign.sealing.certificate import audit_trail_pdf
-from tests.esign.conftest import DRAWN, USER_AGENT, sign, token_of
+from tests.esign.conftest import DRAWN, USER_AGENT, sign, token_of, two_signer_packet
 from tests.esign.test_typed_signature_faces_browser import (
     HANDWRITING_PDF_FONTS,
     NAMES,
@@ -31,13 +31,19 @@ def signed(
     sign_url: Callable[[str], str],
     capture: Callable[..., Any],
     typed: str,
+    second_typed: str = "",
 ) -> Packet:
-    """The two-signer packet, the first signer typing ``typed``, the second drawing."""
-    created = create_packet()
+    """The two-signer packet, the first signer typing ``typed``, the second drawing (or typing
+    ``second_typed``)."""
+    variables = two_signer_packet()
+    if second_typed:
+        variables["signers"][1]["signatureMode"] = "text"
+    created = create_packet(signers=variables["signers"])
     signers = {s["aliasId"]: s["eid"] for s in created["documentGroup"]["signers"]}
+    second = {"typed": second_typed} if second_typed else {"drawn": DRAWN}
     bodies = {
         "client": {"signature": {"typed": typed}, "values": {"agreement/title1": "Analyst"}},
-        "provider": {"signature": {"drawn": DRAWN}},
+        "provider": {"signature": second},
     }
     for alias, body in bodies.items():
         browser = Client(HTTP_USER_AGENT=USER_AGENT)
@@ -73,3 +79,20 @@ def test_the_audit_trail_draws_a_typed_name_in_the_face_of_its_script(
         # The typed name is drawn (as text) once in the signer's box, beside their name.
         drawn = [word.text for page in words(pdf) for word in page]
         assert drawn.count("Lovelace") >= 2, drawn
+
+
+def test_each_typed_signature_of_a_packet_is_drawn_in_the_face_of_its_own_script(
+    create_packet: Callable[..., dict[str, Any]],
+    sign_url: Callable[[str], str],
+    django_capture_on_commit_callbacks: Callable[..., Any],
+) -> None:
+    """A Latin and an Arabic name in one packet: each in its own face, as each was stamped."""
+    packet = signed(
+        create_packet, sign_url, django_capture_on_commit_callbacks, NAMES["en"], NAMES["ar"]
+    )
+
+    pdf = audit_trail_pdf(packet, credentials=SimpleNamespace(subject="Test seal"))  # type: ignore[arg-type]
+
+    fonts = pdf_fonts(pdf)
+    assert {PDF_FONTS["en"], PDF_FONTS["ar"]} <= fonts, fonts
+    assert "NotoSansArabic-Regular" not in fonts, fonts  # the Arabic name's letters in Naskh
