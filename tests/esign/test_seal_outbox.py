@@ -44,6 +44,9 @@ ROOT = Path(__file__).resolve().parents[2]
 LEASE_SECONDS = 2.0
 SWEEP_SECONDS = 0.5
 # Worker settings for these tests: a short seal lease and frequent sweeps, so the bound is short.
+# How long a test waits for a new worker to start and seal: a guard against a hang, not a
+# measure (on two cores at load 10-13 a worker took 24-32 s to start; 30 s of margin failed).
+START_AND_SEAL = 120
 FAST_SWEEP = {"SEAL_LEASE_SECONDS": str(LEASE_SECONDS), "TASKS_SWEEP_SECONDS": str(SWEEP_SECONDS)}
 SEAL_TASK = "esign.tasks.packet_seal_task"
 
@@ -104,7 +107,7 @@ def worker_ready(
     worker = start(url, **kw)
     marker = tmp_path / f"ready-{kw.get('worker_id', 'test-worker')}"
     enqueue_in_transaction(record_attempt, path=str(marker), attempt=2)
-    wait_for(marker.exists, "the worker to start", 60, tmp_path)
+    wait_for(marker.exists, "the worker to start", START_AND_SEAL, tmp_path)
     return worker
 
 
@@ -169,7 +172,10 @@ def test_a_process_that_dies_right_after_its_commit_still_gets_the_packet_sealed
     assert (task.status, task.args_kwargs["kwargs"]) == ("READY", {"packet_id": packet.pk})
     start_task_worker(shared_database_url)
     wait_for(
-        lambda: Packet.objects.get(pk=packet.pk).seal_status == "sealed", "the seal", 60, tmp_path
+        lambda: Packet.objects.get(pk=packet.pk).seal_status == "sealed",
+        "the seal",
+        START_AND_SEAL,
+        tmp_path,
     )
     assert api_client.get(zip_url(created)).status_code == 200
     assert sealed_events(packet) == 1
@@ -196,7 +202,7 @@ def test_killing_the_worker_right_after_the_last_signature_loses_nothing(
     took = wait_for(
         lambda: Packet.objects.get(pk=packet.pk).seal_status == "sealed",
         "the seal",
-        LEASE_SECONDS + SWEEP_SECONDS + 30,
+        LEASE_SECONDS + SWEEP_SECONDS + START_AND_SEAL,
         tmp_path,
     )
     with capsys.disabled():
@@ -282,7 +288,7 @@ def test_killing_the_worker_mid_seal_gets_the_packet_sealed_by_the_sweep(
     wait_for(
         lambda: Packet.objects.get(pk=packet.pk).seal_status == "sealed",
         "the sweep to have the packet sealed",
-        LEASE_SECONDS + SWEEP_SECONDS + 30,
+        LEASE_SECONDS + SWEEP_SECONDS + START_AND_SEAL,
         tmp_path,
     )
     took = time.monotonic() - killed_at
