@@ -7,7 +7,9 @@ From the rules of a page's picture (``page_raster``) and their geometry (``form_
 - a larger closed box, or a line, with empty space above its bottom edge is a text field: the
   empty band below a label printed inside a cell, or the paper after a sign or a short label
   printed at its left;
-- a rectangle of tint, empty inside, is a field shown by its background colour.
+- a rectangle of tint, empty inside, is a field shown by its background colour;
+- a white rectangle on a tinted ground (the IRS's pink or blue pages) is a field shown by the
+  paper left unprinted, often with only a rule under it.
 
 Kept out: a table's row heading beside its empty cells, the open paper above a table, the
 heading of a column whose cells are empty, slivers narrower than a box to write in. Everything
@@ -42,6 +44,12 @@ LEFT_LABEL_MAX_WIDTH = 70.0  # a word or three ("City", "Last or Business"), not
 RING_MIN_SCAN = 9.0  # points: a radio button on a scan, larger than the letters beside it
 FILLED_MIN = 8.0  # points: the smallest side of a field shown by its background colour
 RUN_MIN = 5.0  # points: the shortest stroke that can be the side of a checkbox
+# A tinted ground is grey levels from GROUND_LEVEL up to WHITE_LEVEL (the palest tints read as
+# paper to the rules and the ink); a page is tinted when at least GROUND_SHARE of it is.
+WHITE_LEVEL = 250
+GROUND_LEVEL = 200
+GROUND_SHARE = 0.05
+CENTS_MAX_WIDTH = 30.0  # points: a narrow white box ending an amount's box is its cents
 
 
 @dataclass
@@ -65,6 +73,8 @@ def shapes(
     page.add_combs(boxes)
     page.add_boxes(boxes)
     page.add_tinted_boxes()
+    if not scan:  # a scan's paper is no even white
+        page.add_white_boxes(image)
     page.add_rings(scan=scan)
     page.add_lines()
     return sorted(page.found, key=lambda item: (-round(item.rect.top), item.rect.x))
@@ -237,6 +247,50 @@ class _PageShapes:
                 continue
             self.taken.append(box)
 
+    def add_white_boxes(self, image: Image.Image) -> None:
+        """Fields shown as white paper on a tinted ground: even white rectangles, empty inside,
+        ended on every side by the ground or a rule (a stack of them shares its rules), with
+        the ground on a fair part of their surroundings (a white cell of a white page has only
+        rules and paper round it: not one of these)."""
+        ground = image.point(lambda v: 255 if GROUND_LEVEL <= v < WHITE_LEVEL else 0)
+        if ground.resize((1, 1), Image.Resampling.BOX).tobytes()[0] < GROUND_SHARE * 255:
+            return  # no tinted ground: the usual white page
+        white = image.point(lambda v: 0 if v >= WHITE_LEVEL else 255)
+        min_side = max(3, round(FILLED_MIN * self.scale))
+        margin = max(3, round(2 * self.scale))
+        candidates: list[geometry.Box] = []
+        for left, top, right, bottom in raster.filled_boxes(white, min_side):
+            box_px = (left, top, right, bottom)
+            edges = _strips(box_px, 1, image.size)
+            if len(edges) < 4 or any(_mean(white, strip) < 200 for strip in edges):
+                continue  # white paper goes on past an edge (or the page's): no box
+            around = _strips(box_px, margin, image.size)
+            if sum(_mean(ground, strip) for strip in around) < 0.2 * 255 * len(around):
+                continue
+            candidates.append(geometry.Box(*self.frame.box_to_page(left, top, right, bottom)))
+        tol = geometry.TOLERANCE
+        for box in candidates:
+            rect = Rect(box.x0, box.y0, box.width, box.height)
+            if self.overlaps_found(rect):
+                continue
+            if box.width <= CENTS_MAX_WIDTH and any(
+                abs(other.x1 - box.x0) <= tol
+                and abs(other.y0 - box.y0) <= tol
+                and abs(other.y1 - box.y1) <= tol
+                and other.width > box.width
+                for other in candidates
+            ):
+                continue  # the cents of the amount at its left, written with it
+            if geometry.is_checkbox(box):
+                self.found.append(Found("checkbox", rect))
+            elif box.width >= geometry.BOX_MIN_WIDTH and (
+                geometry.BOX_MIN_HEIGHT <= box.height <= geometry.BOX_MAX_HEIGHT
+            ):
+                self.found.append(Found("text", rect))
+            else:
+                continue
+            self.taken.append(box)
+
     def add_rings(self, *, scan: bool) -> None:
         """Radio buttons: small rings. On a scan the letters are still there, so a ring must be
         larger than an "O" of body text."""
@@ -303,6 +357,30 @@ class _PageShapes:
             return
         cell_top = ceiling if ceiling - piece.y < 40 else None
         self.found.append(Found("text", rect, cell_top=cell_top))
+
+
+def _strips(
+    box: tuple[int, int, int, int], margin: int, size: tuple[int, int]
+) -> list[tuple[int, int, int, int]]:
+    """The ``margin`` pixels outside each side of ``box`` (left, top, right, bottom), inside
+    the picture."""
+    left, top, right, bottom = box
+    width, height = size
+    strips = (
+        (left, top - margin, right, top),
+        (left, bottom, right, bottom + margin),
+        (left - margin, top, left, bottom),
+        (right, top, right + margin, bottom),
+    )
+    return [
+        (max(0, x0), max(0, y0), min(width, x1), min(height, y1))
+        for x0, y0, x1, y1 in strips
+        if min(width, x1) > max(0, x0) and min(height, y1) > max(0, y0)
+    ]
+
+
+def _mean(mask: Image.Image, box: tuple[int, int, int, int]) -> int:
+    return mask.crop(box).resize((1, 1), Image.Resampling.BOX).tobytes()[0]
 
 
 def _tops_table(piece: geometry.HLine, boxes: Sequence[geometry.Box]) -> bool:

@@ -407,3 +407,22 @@ def test_a_date_is_named_as_a_date_and_a_place_of_birth_is_not_one() -> None:
     assert type_from_label("City/Town and Country of Birth") is None
     assert type_from_label("Date of birth") == "date"
     assert type_from_label("Place and date of signature") == "date"
+
+
+def test_a_white_box_on_a_tinted_ground_is_a_field_and_its_cents_go_with_it() -> None:
+    def draw(c: Canvas) -> None:
+        c.setFillColorRGB(0.99, 0.93, 0.95)  # the IRS's pale pink ground
+        c.rect(36, 500, 540, 200, stroke=0, fill=1)
+        c.setFillColorRGB(1, 1, 1)
+        c.rect(400, 600, 100, 24, stroke=0, fill=1)  # the dollars
+        c.rect(500, 600, 22, 24, stroke=0, fill=1)  # the cents
+        c.line(400, 600, 522, 600)
+        c.line(500, 600, 500, 624)
+        c.setFillColorRGB(0, 0, 0)
+        c.setFont("Helvetica", 10)
+        c.drawString(290, 604, "Wages, salaries, tips")
+
+    (field,) = detect_fields(page(draw)).fields
+
+    assert (field.alias, field.type) == ("wagesSalariesTips", "shortText")
+    assert near(field.rect, 400, 600, 100, 24, tol=2)
