@@ -3,20 +3,35 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from core.engine.pool_workers import Worker, stop_worker
 
-if TYPE_CHECKING:
-    from core.engine.process_pool import ProcessPool
-
 JobT = TypeVar("JobT")
 ResultT = TypeVar("ResultT")
+_JobIn = TypeVar("_JobIn", contravariant=True)
+_ResultOut = TypeVar("_ResultOut", covariant=True)
 
 
 # Answers a question a job asks its pool on the way (`core.engine.process_worker.ask`).
 Answer = Callable[[Any], Any]
+
+
+class LeasingPool(Protocol[_JobIn, _ResultOut]):
+    """What a lease uses of its pool (`core.engine.process_pool.ProcessPool`, which imports
+    this module: named here by what it does, not imported)."""
+
+    _condition: threading.Condition
+    _busy: dict[int, Worker]
+    _borrowed: dict[int, Any]
+
+    def _exchange(
+        self, worker: Worker, job: _JobIn, timeout: float, answer: Answer | None
+    ) -> _ResultOut: ...
+
+    def _start(self) -> Worker: ...
 
 
 class Answered(Exception):  # noqa: N818 - carries the engine's own error out of `_exchange`
@@ -34,7 +49,7 @@ class Lease(Generic[JobT, ResultT]):
     """A worker held by `ProcessPool.lease`: runs jobs one after another, as `run` would.
     A borrowed one may be taken back at any moment (`LeasePreempted`)."""
 
-    def __init__(self, pool: ProcessPool[JobT, ResultT], worker: Worker) -> None:
+    def __init__(self, pool: LeasingPool[JobT, ResultT], worker: Worker) -> None:
         self.pool = pool
         self.worker = worker
         self.healthy = True
