@@ -237,15 +237,7 @@ class _PageShapes:
             rect = Rect(x0, y0, box.width, box.height)
             if self.overlaps_found(rect):
                 continue  # the fill inside a ruled box already found
-            if geometry.is_checkbox(box):
-                self.found.append(Found("checkbox", rect))
-            elif box.width >= geometry.BOX_MIN_WIDTH and (
-                geometry.BOX_MIN_HEIGHT <= box.height <= geometry.BOX_MAX_HEIGHT
-            ):
-                self.found.append(Found("text", rect))
-            else:
-                continue
-            self.taken.append(box)
+            self._add_filled(box, rect)
 
     def add_white_boxes(self, image: Image.Image) -> None:
         """Fields shown as white paper on a tinted ground: even white rectangles, empty inside,
@@ -281,15 +273,20 @@ class _PageShapes:
                 for other in candidates
             ):
                 continue  # the cents of the amount at its left, written with it
-            if geometry.is_checkbox(box):
-                self.found.append(Found("checkbox", rect))
-            elif box.width >= geometry.BOX_MIN_WIDTH and (
-                geometry.BOX_MIN_HEIGHT <= box.height <= geometry.BOX_MAX_HEIGHT
-            ):
-                self.found.append(Found("text", rect))
-            else:
-                continue
-            self.taken.append(box)
+            self._add_filled(box, rect)
+
+    def _add_filled(self, box: geometry.Box, rect: Rect) -> None:
+        """A filled or white box as a field: a checkbox by its shape, else a text field when
+        it is a box's size; anything else is no field."""
+        if geometry.is_checkbox(box):
+            self.found.append(Found("checkbox", rect))
+        elif box.width >= geometry.BOX_MIN_WIDTH and (
+            geometry.BOX_MIN_HEIGHT <= box.height <= geometry.BOX_MAX_HEIGHT
+        ):
+            self.found.append(Found("text", rect))
+        else:
+            return
+        self.taken.append(box)
 
     def add_rings(self, *, scan: bool) -> None:
         """Radio buttons: small rings. On a scan the letters are still there, so a ring must be
