@@ -4,8 +4,6 @@ spreadsheets, signers' attachments) beside the render pool, each read from this 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from django.test import Client
 
@@ -20,12 +18,6 @@ def metrics_on(settings) -> None:
     settings.METRICS_TOKEN = TOKEN
 
 
-@pytest.fixture
-def closed_after() -> Iterator[None]:
-    yield
-    upload_pool().close()
-
-
 def pool_samples(prefix: str) -> dict[str, float]:
     response = Client().get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
     assert response.status_code == 200
@@ -38,7 +30,7 @@ def pool_samples(prefix: str) -> dict[str, float]:
 
 
 def test_the_upload_check_pool_is_in_metrics_while_a_worker_is_held(
-    db: None, metrics_on: None, closed_after: None
+    db: None, metrics_on: None
 ) -> None:
     with upload_pool().lease(queue_timeout=30) as leases:
         held = pool_samples("docautomation_upload_pool_")
