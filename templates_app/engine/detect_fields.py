@@ -35,6 +35,7 @@ from templates_app.engine.field_labels import (
     BLANK_GLYPHS,
     TextRun,
     label_and_type,
+    split_under_headings,
     text_runs,
 )
 from templates_app.engine.page_ocr import ocr_runs
@@ -191,6 +192,17 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
     finally:
         text.close()
     found = shapes(image, rules_image, seen, scan=scan)
+    if lines:
+        ticks = [item.rect for item in found if item.kind == "checkbox"]
+        found = [
+            replace(item, rect=part) if part != item.rect else item
+            for item in found
+            for part in (
+                split_under_headings(item.rect, lines, ticks)
+                if item.kind == "text"
+                else [item.rect]
+            )
+        ]
     if scan:  # only the lines where a found field's label may be are read (page_ocr)
         lines = ocr_runs(image, seen, near=[item.rect for item in found])
     return [

@@ -26,6 +26,12 @@ from templates_app.engine.page_text import Label, TextLine, labels_near
 BLANK_GLYPHS = frozenset("_☐□❏❐❑❒▢■")
 # How far above a table's cell its column's heading may be printed (a dozen rows of cells).
 COLUMN_REACH = 250.0
+# A blank at least this wide may stand under several column headings printed on one line just
+# above it (up to HEADING_REACH points), at least HEADING_MIN_GAP apart.
+SPLIT_MIN_WIDTH = 150.0
+HEADING_REACH = 14.0
+HEADING_MIN_GAP = 12.0
+HEADINGS_MIN = 3  # two texts over a blank are as often a label and its note
 
 
 class TextRun(TextLine):
@@ -142,6 +148,51 @@ def _column_heading(rect: Rect, lines: Sequence[TextRun]) -> Label | None:
     if not middle:
         return None
     return Label(min(middle, key=lambda line: line.y).text.strip(), "above")
+
+
+def split_under_headings(
+    rect: Rect, lines: Sequence[TextRun], ticks: Sequence[Rect] = ()
+) -> list[Rect]:
+    """A wide blank under a row of column headings printed apart on one line ("City or town",
+    "State", "ZIP code" over one ruled row with no walls between): one blank per heading, each
+    from its heading's start to the next one's. Otherwise the blank as it is. Texts with a
+    checkbox (``ticks``) just before them are the boxes' labels, not headings."""
+    if rect.width < SPLIT_MIN_WIDTH:
+        return [rect]
+    above = sorted(
+        (
+            line
+            for line in lines
+            if rect.top - 2 <= line.y <= rect.top + HEADING_REACH
+            and line.x >= rect.x - 2
+            and line.end <= rect.right + 2
+        ),
+        key=lambda line: line.x,
+    )
+    # The headings stand on one baseline (the lowest text over the blank), each well apart
+    # from the last: words of one sentence, or a label and its note, are not columns.
+    if not above:
+        return [rect]
+    baseline = min(line.y for line in above)
+    row = [line for line in above if abs(line.y - baseline) <= 2]
+    starts = [row[0].x] if row else []
+    for previous, line in zip(row, row[1:], strict=False):
+        if line.x - previous.end < HEADING_MIN_GAP:
+            return [rect]
+        starts.append(line.x)
+    if len(starts) < HEADINGS_MIN or any(
+        0 <= line.x - tick.right <= 12 and tick.y - 2 <= line.y <= tick.top
+        for line in row
+        for tick in ticks
+    ):
+        return [rect]
+    edges = [rect.x, *(start - 2 for start in starts[1:]), rect.right]
+    if min(right - left for left, right in zip(edges, edges[1:], strict=False)) < 20:
+        return [rect]
+    return [
+        Rect(left, rect.y, right - left, rect.height)
+        for left, right in zip(edges, edges[1:], strict=False)
+    ]
 
 
 def label_and_type(

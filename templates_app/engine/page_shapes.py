@@ -50,6 +50,9 @@ WHITE_LEVEL = 250
 GROUND_LEVEL = 200
 GROUND_SHARE = 0.05
 CENTS_MAX_WIDTH = 30.0  # points: a narrow white box ending an amount's box is its cents
+# An empty cell at least this tall, in a column that also has one-line cells, is written on its
+# last line only (a tax form's amount column beside a question of several lines).
+TALL_CELL_MIN = 28.0
 
 
 @dataclass
@@ -72,6 +75,7 @@ def shapes(
     page.boxes = boxes
     page.add_combs(boxes)
     page.add_boxes(boxes)
+    page.settle_tall_cells()
     page.add_tinted_boxes()
     if not scan:  # a scan's paper is no even white
         page.add_white_boxes(image)
@@ -223,6 +227,26 @@ class _PageShapes:
                 continue  # the heading of a table's column: the empty cells below are the fields
             self.found.append(item)
             self.taken.append(box)
+
+    def settle_tall_cells(self) -> None:
+        """An empty cell several lines tall in a column of one-line cells (an amount column
+        beside a question that takes three lines) is written on its last line, where the
+        line's number is printed: the field is its bottom band, as tall as the column's
+        one-line cells. A tall cell alone in its column (a box for a description) stays whole."""
+        tol = geometry.TOLERANCE
+        short = [box for box in self.empty_boxes if box.height < TALL_CELL_MIN]
+        for index, item in enumerate(self.found):
+            rect = item.rect
+            if item.kind != "text" or rect.height < TALL_CELL_MIN:
+                continue
+            column = sorted(
+                box.height
+                for box in short
+                if abs(box.x0 - rect.x) <= tol and abs(box.x1 - rect.x - rect.width) <= tol
+            )
+            if column:
+                height = column[len(column) // 2]
+                self.found[index] = Found("text", Rect(rect.x, rect.y, rect.width, height))
 
     def add_tinted_boxes(self) -> None:
         """Fields shown only by a background colour: even rectangles of tint, empty inside,

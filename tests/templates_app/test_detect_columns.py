@@ -1,0 +1,75 @@
+"""Field detection in the columns of tax-form tables (templates_app.engine.detect_fields): an
+amount column's tall cell is written on its last line, and one ruled row under several column
+headings is a field per heading. Tiny pages drawn with reportlab, exact expectations."""
+
+from __future__ import annotations
+
+from reportlab.pdfgen.canvas import Canvas
+
+from templates_app.engine.detect_fields import detect_fields
+from tests.templates_app.test_detect_fields import near, page
+
+
+def amount_column(c: Canvas, tall: float) -> None:
+    """Lines 1 to 4 of a return: a label at the left, a box in one amount column at the right;
+    line 3's question takes ``tall`` points, its number printed at the row's foot."""
+    c.setFont("Helvetica", 9)
+    y = 700.0
+    for number, height in ((1, 14.0), (2, 14.0), (3, tall), (4, 14.0)):
+        y -= height
+        c.drawString(72, y + 3, f"{number}  Amount of line {number}")
+        c.rect(400, y, 100, height)
+
+
+def test_a_tall_cell_in_a_column_of_one_line_cells_is_its_last_line() -> None:
+    found = detect_fields(page(lambda c: amount_column(c, tall=48))).fields
+
+    rects = sorted((f.rect for f in found), key=lambda r: -r.y)
+    assert len(rects) == 4
+    assert near(rects[2], 400, 700 - 14 - 14 - 48, 100, 14)  # the bottom band, one line tall
+    assert [near(r, 400, r.y, 100, 14) for r in rects] == [True] * 4
+
+
+def test_a_tall_box_alone_in_its_column_stays_whole() -> None:
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        c.drawString(72, 704, "Describe the property")
+        c.rect(72, 640, 300, 60)
+
+    (field,) = detect_fields(page(draw)).fields
+
+    assert near(field.rect, 72, 640, 300, 60)
+
+
+def test_one_row_under_several_column_headings_is_a_field_per_heading() -> None:
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 8)
+        for x, heading in ((80, "City or town"), (260, "State"), (330, "ZIP code")):
+            c.drawString(x, 703, heading)
+        c.rect(72, 684, 400, 16)
+
+    found = sorted(detect_fields(page(draw)).fields, key=lambda f: f.rect.x)
+
+    assert [f.alias for f in found] == ["cityTown", "state", "zipCode"]
+    assert near(found[0].rect, 72, 684, 258 - 72, 16)
+    assert near(found[1].rect, 258, 684, 328 - 258, 16)
+    assert near(found[2].rect, 328, 684, 472 - 328, 16)
+
+
+def test_a_row_under_checkbox_labels_or_a_sentence_is_not_split() -> None:
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 8)
+        for x, month in ((80, "January"), (200, "February"), (320, "March")):
+            c.rect(x, 703, 8, 8)
+            c.drawString(x + 12, 704, month)
+        c.rect(72, 660, 400, 16)
+        c.drawString(80, 679, "Mailing address of the financial institution. Number, street")
+        c.rect(72, 620, 400, 16)
+        c.drawString(80, 639, "Name of institution")
+
+    texts = [f for f in detect_fields(page(draw)).fields if f.type != "checkbox"]
+
+    assert sorted((round(f.rect.y), round(f.rect.width)) for f in texts) == [
+        (620, 400),
+        (660, 400),
+    ]
