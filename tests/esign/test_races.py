@@ -109,12 +109,15 @@ def test_voiding_during_a_signature_leaves_one_consistent_outcome(
     eid = created["documentGroup"]["signers"][0]["eid"]
     token = token_of(sign_url(eid))
     stamping = threading.Event()
+    void_answered = threading.Event()
     stamp = signing.signer_stamps
 
     def slow_stamp(**kwargs: Any) -> Any:
         stamped = stamp(**kwargs)
         stamping.set()
-        threading.Event().wait(0.5)  # the void arrives between stamping and the lock
+        # The void is answered between stamping and the lock: waited for, not given a pause
+        # (on a busy machine the void took longer than half a second to arrive).
+        void_answered.wait(30)
         return stamped
 
     monkeypatch.setattr(signing, "signer_stamps", slow_stamp)
@@ -125,11 +128,14 @@ def test_voiding_during_a_signature_leaves_one_consistent_outcome(
 
     def void_when_stamping() -> Any:
         stamping.wait(30)
-        return api_client.post(
-            "/graphql",
-            data={"query": void[0], "variables": void[1]},
-            content_type="application/json",
-        ).json()
+        try:
+            return api_client.post(
+                "/graphql",
+                data={"query": void[0], "variables": void[1]},
+                content_type="application/json",
+            ).json()
+        finally:
+            void_answered.set()
 
     signed, voided = in_threads(
         lambda: sign(Client(), eid, token, {"signature": {"typed": "Ada"}}), void_when_stamping
