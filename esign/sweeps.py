@@ -9,11 +9,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from core.background import enqueue_in_transaction
+from core.claims import claim_one
 from core.sweeps import sweep, task_results_lost_fail, task_unfinished, tasks_unfinished_for
 from core.tasks_registry import task_path
 from esign.bulk import sends
@@ -120,13 +120,7 @@ def seal_renewals_sweep(*, now: datetime) -> int:
     )
     enqueued = recovered.abandoned + recovered.lost
     for version_id in version_ids:
-        with transaction.atomic():
-            claimed = (
-                renewals_due(now=now)
-                .select_for_update(skip_locked=True)
-                .filter(pk=version_id)
-                .first()
-            )
+        with claim_one(renewals_due(now=now), version_id) as claimed:
             if claimed is None:
                 continue  # renewed meanwhile, or another sweep has it
             enqueue(claimed)
@@ -176,8 +170,7 @@ def bulk_sends_sweep(*, now: datetime) -> int:
     for batch_id in due.order_by("pk").values_list("pk", flat=True)[:SWEEP_BATCH]:
         if live(batch_id):
             continue
-        with transaction.atomic():
-            batch = due.select_for_update(skip_locked=True).filter(pk=batch_id).first()
+        with claim_one(due, batch_id) as batch:
             if batch is None or live(batch_id):
                 continue  # finished meanwhile, or another sweep has it
             enqueue_in_transaction(sends.TASK, batch_id=batch_id)

@@ -32,6 +32,7 @@ from accounts.models import Organization
 from core.api_errors import internal_error_body, log_unexpected
 from core.background import enqueue_in_transaction, retry_later
 from core.blobs import blob_delete, blob_read, blob_save
+from core.claims import claim_one
 from core.errors import NotFound, ServiceBusy, ServiceError, ValidationFailed
 from core.outbox import Moves
 from core.sweeps import task_results_lost_fail, tasks_unfinished_for
@@ -184,8 +185,7 @@ def generate_jobs_lost_recover(*, now: datetime) -> int:
     repaired = 0
     unfinished = GenerateJob.objects.filter(status__in=[Status.PENDING, Status.RUNNING])
     for job_id in unfinished.exclude(pk__in=covered).values_list("pk", flat=True)[:1000]:
-        with transaction.atomic():
-            job = unfinished.select_for_update(skip_locked=True).filter(pk=job_id).first()
+        with claim_one(unfinished, job_id) as job:
             if job is None:
                 continue
             if job.status == Status.PENDING:

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.identity import ApiIdentity
+from core.claims import claim_one
 from core.engine.problems import Problem
 from core.errors import Conflict, ValidationFailed
 from esign.links.emails import WAITING_FOR_LINK, gets_emails, signer_email_queue
@@ -41,8 +42,7 @@ def packets_expire(*, now: datetime, limit: int = 1000) -> int:
     """The sweep: expire every open packet past its ``expires_at``; returns how many."""
     expired = 0
     for packet_id in list(_due(now).order_by("pk").values_list("pk", flat=True)[:limit]):
-        with transaction.atomic():
-            packet = _due(now).select_for_update(skip_locked=True).filter(pk=packet_id).first()
+        with claim_one(_due(now), packet_id) as packet:
             if packet is None:
                 continue  # signed, voided or extended meanwhile, or another sweep has it
             for signer in packet.signers.filter(status__in=WAITING_FOR_LINK):
