@@ -73,3 +73,17 @@ def test_a_row_under_checkbox_labels_or_a_sentence_is_not_split() -> None:
         (620, 400),
         (660, 400),
     ]
+
+
+def test_the_cents_box_after_an_amount_is_written_with_it_and_a_narrow_box_alone_stays() -> None:
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        c.drawString(72, 703, "7  Wages, salaries, tips")
+        c.rect(400, 700, 100, 14)  # dollars
+        c.rect(500, 700, 24, 14)  # cents
+        c.drawString(72, 653, "Apt. no.")
+        c.rect(110, 650, 24, 14)
+
+    found = sorted(detect_fields(page(draw)).fields, key=lambda f: -f.rect.y)
+
+    assert [(round(f.rect.x), round(f.rect.width)) for f in found] == [(400, 100), (110, 24)]
