@@ -254,16 +254,7 @@ class _PageShapes:
         """A narrow one-line box that ends a row right after a wider one is the amount's
         cents: written with the amount, not a field of its own (on the tuning half of the
         corpus, 1 such box in 112 was a field)."""
-        tol = geometry.TOLERANCE
         texts = [item.rect for item in self.found if item.kind == "text"]
-
-        def beside(a: Rect, b: Rect) -> bool:  # b starts where a ends, on a's row
-            return (
-                abs(a.right - b.x) <= tol
-                and abs(a.y - b.y) <= tol
-                and abs(a.height - b.height) <= tol
-            )
-
         self.found = [
             item
             for item in self.found
@@ -272,9 +263,9 @@ class _PageShapes:
                 and item.rect.width <= CENTS_MAX_WIDTH
                 and item.rect.height < CENTS_MAX_HEIGHT
                 and any(
-                    beside(other, item.rect) and other.width > item.rect.width for other in texts
+                    follows(item.rect, other) and other.width > item.rect.width for other in texts
                 )
-                and not any(beside(item.rect, other) for other in texts)
+                and not any(follows(other, item.rect) for other in texts)
             )
         ]
 
@@ -454,6 +445,16 @@ def _heads_column(piece: geometry.HLine, empty_boxes: Sequence[geometry.Box]) ->
         abs(box.y1 - piece.y) <= geometry.TOLERANCE
         and min(box.x1, piece.x1) - max(box.x0, piece.x0) >= 0.5 * piece.length
         for box in empty_boxes
+    )
+
+
+def follows(rect: Rect, other: Rect) -> bool:
+    """``rect`` starts where ``other`` ends, on the same row and as tall."""
+    tol = geometry.TOLERANCE
+    return (
+        abs(other.right - rect.x) <= tol
+        and abs(other.y - rect.y) <= tol
+        and abs(other.height - rect.height) <= tol
     )
 
 

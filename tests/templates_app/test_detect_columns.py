@@ -87,3 +87,19 @@ def test_the_cents_box_after_an_amount_is_written_with_it_and_a_narrow_box_alone
     found = sorted(detect_fields(page(draw)).fields, key=lambda f: -f.rect.y)
 
     assert [(round(f.rect.x), round(f.rect.width)) for f in found] == [(400, 100), (110, 24)]
+
+
+def test_the_narrow_gutter_between_two_amount_columns_is_no_field() -> None:
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        c.drawString(300, 728, "Child 1")
+        c.drawString(420, 728, "Child 2")
+        for row, y in enumerate((700, 676, 652)):
+            c.drawString(72, y + 3, f"{row + 2}  Amount for line {row + 2}")
+            for x, width in ((290, 100), (390, 20), (410, 100), (510, 20)):
+                c.rect(x, y, width, 24)
+
+    found = detect_fields(page(draw)).fields
+
+    assert sorted({round(f.rect.x) for f in found}) == [290, 410]
+    assert len(found) == 6
