@@ -201,7 +201,7 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
     if lines:
         ticks = [item.rect for item in found if item.kind == "checkbox"]
         found = [
-            replace(item, rect=part) if part != item.rect else item
+            replace(item, rect=part)
             for item in found
             for part in (
                 split_under_headings(item.rect, lines, ticks)

@@ -19,6 +19,7 @@ import pypdfium2 as pdfium
 
 from core.engine.template_spec import Rect
 from templates_app.engine.aliases import ascii_words, label_phrase
+from templates_app.engine.form_geometry import BOX_MIN_WIDTH
 from templates_app.engine.page_text import Label, TextLine, labels_near
 
 # Glyphs that are blanks themselves: underscores (a line typed as text) and boxes (pdfium reads
@@ -32,6 +33,7 @@ SPLIT_MIN_WIDTH = 150.0
 HEADING_REACH = 14.0
 HEADING_MIN_GAP = 12.0
 HEADINGS_MIN = 3  # two texts over a blank are as often a label and its note
+TICK_LABEL_REACH = 12.0  # points from a checkbox to the label printed after it
 
 
 class TextRun(TextLine):
@@ -175,19 +177,19 @@ def split_under_headings(
         return [rect]
     baseline = min(line.y for line in above)
     row = [line for line in above if abs(line.y - baseline) <= 2]
-    starts = [row[0].x] if row else []
+    starts = [row[0].x]  # the text on the baseline is in the row
     for previous, line in zip(row, row[1:], strict=False):
         if line.x - previous.end < HEADING_MIN_GAP:
             return [rect]
         starts.append(line.x)
     if len(starts) < HEADINGS_MIN or any(
-        0 <= line.x - tick.right <= 12 and tick.y - 2 <= line.y <= tick.top
+        0 <= line.x - tick.right <= TICK_LABEL_REACH and tick.y - 2 <= line.y <= tick.top
         for line in row
         for tick in ticks
     ):
         return [rect]
     edges = [rect.x, *(start - 2 for start in starts[1:]), rect.right]
-    if min(right - left for left, right in zip(edges, edges[1:], strict=False)) < 20:
+    if min(right - left for left, right in zip(edges, edges[1:], strict=False)) < BOX_MIN_WIDTH:
         return [rect]
     return [
         Rect(left, rect.y, right - left, rect.height)
