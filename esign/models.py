@@ -299,6 +299,11 @@ class Signer(models.Model):
     class Role(models.TextChoices):
         SIGNER = "signer"
         WITNESS = "witness"
+        # Extensions (esign.packets.roles): an approver approves or rejects, signing no field; a
+        # viewer reads at their routing order (or gets the documents once completed), never
+        # waited for.
+        APPROVER = "approver"
+        VIEWER = "viewer"
 
     eid = EidField()
     packet = models.ForeignKey(Packet, on_delete=models.CASCADE, related_name="signers")
@@ -359,7 +364,8 @@ class Signer(models.Model):
                 condition=models.Q(status__in=SignerStatus.values), name="signer_status_valid"
             ),
             models.CheckConstraint(
-                condition=models.Q(role__in=["signer", "witness"]), name="signer_role_valid"
+                condition=models.Q(role__in=["signer", "witness", "approver", "viewer"]),
+                name="signer_role_valid",
             ),
         ]
 
