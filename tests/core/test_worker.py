@@ -104,9 +104,9 @@ def test_a_committed_enqueue_wakes_a_listening_worker_and_a_rolled_back_one_does
             enqueue_in_transaction(record_attempt, path="/tmp/a")
             enqueue_in_transaction(record_attempt, path="/tmp/b")
             assert waiter.wait(0.2) is False  # not before the commit
-        started = time.monotonic()
-        assert waiter.wait(5) is True
-        assert time.monotonic() - started < 1
+        # True is the wake-up itself: a wait that ran out would say False (after 30 s, a bound
+        # only a loaded machine comes near; the wake-up returns as soon as it arrives).
+        assert waiter.wait(30) is True
         assert waiter.wait(0.2) is False  # the two wake-ups were answered by one
     finally:
         waiter.close()

@@ -127,11 +127,11 @@ def test_the_queue_is_bounded_and_a_full_queue_refuses_at_once(make_pool) -> Non
         assert time.monotonic() < deadline
         time.sleep(0.02)
 
-    started = time.monotonic()
+    # Not timed: a job that waited would be rendered once a worker is free (the running one
+    # stops at 3 s, well inside the 60 s it may wait), so RenderBusy is the refusal itself.
     with pytest.raises(RenderBusy) as refusal:
         pool.run(quick_job(), timeout=60, queue_timeout=60, tenant="c")
 
-    assert time.monotonic() - started < 0.5
     assert refusal.value.retry_after_seconds >= 1
     running.join()
     waiting.join()
