@@ -503,3 +503,6 @@ class AuditEvent(models.Model):
 
 # Bulk sends live in a module of their own; imported here so that Django registers them.
 from esign.bulk_models import BulkBatch, BulkRow  # noqa: E402, F401
+
+# Signers' own PAdES signatures (signatureLevel, issue 51): their level and certificates.
+from esign.signature_models import SignerCertificate, SignerLevel  # noqa: E402, F401
