@@ -43,6 +43,11 @@ SIGNER_SHAPE = """One signer, a JSON object:
                                #   (not a witness, not in a group): a greater routingOrder,
                                #   fields on the pages of that signer's fields; the audit
                                #   trail records whom they witnessed. Default role "signer"
+                               # or "role": "approver": no fields; approves (finishes) or
+                               #   rejects with a reason (declines the packet); "role":
+                               #   "viewer": no fields, never waited for; reads at their
+                               #   routingOrder (none given: once the packet completes), and
+                               #   has finished when it completes
   "attachments": [{"type": "attachment", "id": "idPhoto", "label": "Photo of your ID",
                    "required": true, "acceptedTypes": ["jpeg", "png"], "maxBytes": 5000000}],
                                # extension: files the signer attaches on the signing page (a
@@ -291,7 +296,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "forwardedFrom": "Extension. The signer whose turn this one took over (a forward or "
         "reassignEtchSigner); null for a signer of the packet as created.",
         "forwardedTo": "Extension. The signer their turn went to, once forwarded; else null.",
-        "role": "Extension. signer, or witness (of the signer witnessFor names).",
+        "role": "Extension. signer, witness (of the signer witnessFor names), approver "
+        "(approves or rejects, signs nothing) or viewer (reads, never waited for).",
         "witnessFor": "Extension. A witness's: the id (aliasId) of the signer they witness; "
         "null otherwise.",
         "group": "Extension. The signing group the signer is a member of (signers[].group), "

@@ -108,6 +108,8 @@ class SignerInline(PacketInline):
             return f"group {obj.signing_group} ({obj.signing_group_required} to sign)"
         if obj.role == Signer.Role.WITNESS:
             return f"witness of {obj.witness_for}"
+        if obj.role in (Signer.Role.APPROVER, Signer.Role.VIEWER):  # esign.packets.roles
+            return str(obj.role)
         return "-"
 
     @admin.display(description="forwarded")

@@ -227,11 +227,13 @@ class _Layout:
             (labels.email, signer.email or labels.none),
             (labels.routing_order, str(signer.routing_order)),
             (labels.status, labels.status_of(signer.status)),
-            (labels.signed, signer.completed_at or labels.not_signed),
         ]
-        self.pairs(details)
-        self.space(4)
-        self.adopted_signature(signer)
+        if signer.role:  # an approver or a viewer: their events say what they did, no signature
+            self.pairs([*details, (labels.role, signer.role)])
+        else:
+            self.pairs([*details, (labels.signed, signer.completed_at or labels.not_signed)])
+            self.space(4)
+            self.adopted_signature(signer)
         if signer.events:
             self.space(4)
             self.events(signer.events, with_client=True)

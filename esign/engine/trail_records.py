@@ -60,6 +60,7 @@ class TrailLabels:
         "whose SHA-256 differs is not the one recorded here."
     )
     attached_by: str = "Attached by {signer}, {time}"
+    role: str = "Role"  # an approver's or a viewer's, who sign nothing
     footer_page: str = "page {page} of {pages}"
     # The reader's language is written right to left (Arabic, Hebrew): the page is mirrored,
     # each label, value and column starting from the right margin.
@@ -111,6 +112,9 @@ class TrailSigner:
     signature_png: bytes | None = field(default=None, repr=False)  # a drawn signature
     signature_text: str = ""  # a typed one
     events: tuple[TrailEvent, ...] = ()
+    # An approver's or a viewer's role, in the reader's language: they sign nothing, so their
+    # entry has no signature; "" for a signer or a witness.
+    role: str = ""
 
 
 @dataclass(frozen=True)

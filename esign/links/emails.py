@@ -107,7 +107,8 @@ def signer_reminders_queue(*, now: datetime | None = None) -> int:
     ).exclude(expires_at__lte=now)  # past its expiry, before the sweep expires it
     for packet in packets:
         due_before = now - timedelta(days=packet.reminder_days or 0)
-        for signer in packet.signers.filter(status__in=WAITING_FOR_LINK):
+        # A viewer is never waited for (esign.packets.roles): nothing to remind them of.
+        for signer in packet.signers.filter(status__in=WAITING_FOR_LINK).exclude(role="viewer"):
             signer.packet = packet
             last = signer.emails.exclude(status=SignerEmail.Status.CANCELLED).order_by("-pk")
             newest = last.first()
@@ -168,6 +169,8 @@ def _message_text(email: SignerEmail, url: str) -> tuple[str, str]:
     # a line break in a header is refused by Django's mail (BadHeaderError).
     subject = " ".join(subject.split())
     hours = int(TOKEN_TTL.total_seconds() // 3600)
+    if signer.role in ("approver", "viewer"):  # they sign nothing (esign.packets.roles)
+        return _role_message(email, url, hours)
     # A forwarded turn (esign.signing.forwarding) names whose place the signer takes.
     previous = signer.forwarded_from.name if signer.forwarded_from else ""
     opening = _openings()[email.kind].format(packet=packet.name, previous=previous)
@@ -175,6 +178,32 @@ def _message_text(email: SignerEmail, url: str) -> tuple[str, str]:
         "{name},\n\n{opening} Open this link to review and sign (it expires in {hours} "
         "hours):\n\n{url}\n"
     ).format(name=signer.name, opening=opening, hours=hours, url=url)
+    return subject, body
+
+
+def _role_message(email: SignerEmail, url: str, hours: int) -> tuple[str, str]:
+    """The email of an approver (to approve or reject) or a viewer (to read), who sign nothing."""
+    signer, packet = email.signer, email.signer.packet
+    if signer.role == "approver":
+        subject = _("Please approve: {packet}")
+        opening = _("You are asked to approve “{packet}”.")
+        ask = _("Open this link to review it, then approve or reject it")
+    else:
+        subject = _("To read: {packet}")
+        opening = _("“{packet}” is shared with you to read; you have nothing to sign.")
+        ask = _("Open this link to read it")
+    if email.kind == SignerEmail.Kind.REMINDER:
+        subject = _("Reminder: {subject}").format(subject=subject)
+    subject = " ".join(subject.format(packet=packet.name).split())
+    body = (packet.email_body + "\n\n" if packet.email_body else "") + _(
+        "{name},\n\n{opening} {ask} (it expires in {hours} hours):\n\n{url}\n"
+    ).format(
+        name=signer.name,
+        opening=opening.format(packet=packet.name),
+        ask=ask,
+        hours=hours,
+        url=url,
+    )
     return subject, body
 
 

@@ -55,6 +55,21 @@ class AuditAction(models.TextChoices):
     SIGNER_CODE_LOCKED = "signerCodeLocked", _("Verification code locked after wrong tries")
     SIGNER_ATTACHMENT_ADDED = "signerAttachmentAdded", _("File attached")
     SIGNER_ATTACHMENT_REMOVED = "signerAttachmentRemoved", _("Attached file removed")
+    # Approvers and viewers (esign.packets.roles): their moves, named for what they are.
+    SIGNER_APPROVED = "signerApproved", _("Approved")
+    SIGNER_REJECTED = "signerRejected", _("Rejected")
+    VIEWER_NOTIFIED = "viewerNotified", _("Sent the documents to read")
+    VIEWER_COMPLETED = "viewerCompleted", _("Has the completed documents")
+
+
+# The audit action of a signer's move by their role, where it is not the move's own
+# (esign.packets.lifecycle): (role, status reached) -> action.
+ROLE_ACTIONS: dict[tuple[str, str], AuditAction] = {
+    ("approver", "completed"): AuditAction.SIGNER_APPROVED,
+    ("approver", "declined"): AuditAction.SIGNER_REJECTED,
+    ("viewer", "sent"): AuditAction.VIEWER_NOTIFIED,
+    ("viewer", "completed"): AuditAction.VIEWER_COMPLETED,
+}
 
 
 def action_label(action: str) -> str:
@@ -133,6 +148,7 @@ def trail_labels() -> TrailLabels:
             "whose SHA-256 differs is not the one recorded here."
         ),
         attached_by=gettext("Attached by {signer}, {time}"),
+        role=gettext("Role"),
         statuses={str(key): value for key, value in statuses.items()},
     )
 

@@ -34,6 +34,7 @@ from esign.packets.attachment_fields import (
     attachment_fields,
 )
 from esign.packets.file_tags import SignerNames, TaggedField, read_file_tags, tagged_signer_fields
+from esign.packets.roles import ROLES, roles_checked
 from templates_app.models import TemplateVersion
 
 # Field types a signer fills: signatures and initials are stamped; signatureDate gets the date
@@ -454,17 +455,18 @@ def _group(raw: Any, path: str, problems: list[Problem]) -> dict[str, Any]:
 
 
 def _role(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> dict[str, Any]:
-    """A signer's ``role`` (an extension): "signer" (default) or "witness", which needs
-    ``witnessFor``, the id of the signer witnessed (checked in :func:`_check_witnesses`)."""
+    """A signer's ``role`` (an extension): "signer" (default), "witness", which needs
+    ``witnessFor``, the id of the signer witnessed (checked in :func:`_check_witnesses`), or
+    "approver" / "viewer" (esign.packets.roles)."""
     role = raw.get("role") or "signer"
     witness_for = raw.get("witnessFor")
-    if role not in ("signer", "witness"):
-        problems.append(Problem(f"{path}.role", "Must be signer or witness."))
+    if role not in ROLES:
+        problems.append(Problem(f"{path}.role", "Must be signer, witness, approver or viewer."))
         return {}
-    if role == "signer":
+    if role != "witness":
         if witness_for is not None:
             problems.append(Problem(f"{path}.witnessFor", 'Only for a signer of role "witness".'))
-        return {}
+        return {} if role == "signer" else {"role": role}
     if not isinstance(witness_for, str) or not witness_for.strip():
         problems.append(Problem(f"{path}.witnessFor", "Required: the id of the signer witnessed."))
         return {}
@@ -682,12 +684,12 @@ def _check_witnesses(
         if witnessed is signer:
             problems.append(Problem(f"{path}.witnessFor", "A signer cannot witness themselves."))
             continue
-        if witnessed.role == "witness" or witnessed.signing_group:
+        if witnessed.role != "signer" or witnessed.signing_group:
             problems.append(
                 Problem(
                     f"{path}.witnessFor",
                     f"Signer {witnessed.alias_id!r} cannot be witnessed: name a signer who is "
-                    "neither a witness nor in a signing group.",
+                    "neither a witness, an approver or a viewer nor in a signing group.",
                 )
             )
             continue
@@ -788,6 +790,7 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
         tagged = [(i, f.id, f.tagged) for i, f in enumerate(files) if f.tagged]
         for n, got in enumerate(tagged_signer_fields(tagged, names, problems)):
             signers[n] = replace(signers[n], fields=signers[n].fields or got)
+    signers = roles_checked(raw_signers[:MAX_SIGNERS], signers, problems)
     _cross_check(files, signers, problems)
     problems += attachment_count_problems(len(s.attachment_fields) for s in signers)
     data = arguments.get("data") or {}

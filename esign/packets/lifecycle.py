@@ -64,7 +64,7 @@ from core.errors import Conflict
 from core.graphql.scalars import iso_ms
 from core.outbox import Moves, Outbox
 from esign.models import AuditEvent, DocumentGroup, Packet, Signer, SignerEmail
-from esign.packets.audit import AuditAction, Client
+from esign.packets.audit import ROLE_ACTIONS, AuditAction, Client
 from esign.packets.documents import signer_copies
 from esign.packets.groups import group_signed_by
 from webhooks.services import (
@@ -254,6 +254,7 @@ def signer_move(
     if not signer_may_move(signer, to):
         raise Conflict(f"The signer is {signer.status}; they cannot become {to}.")
     action = AuditAction.SIGNER_REOPENED if signer.status == S.EXPIRED else _SIGNER_ACTIONS[to]
+    action = ROLE_ACTIONS.get((signer.role, to), action)  # an approver's, a viewer's
     signer.status = to
     update = ["status", "updated_at", *fields]
     if to == S.COMPLETED:

@@ -27,6 +27,7 @@ from esign.models import AuditEvent, Packet
 from esign.packets.attachment_fields import packet_attachments, readable_size
 from esign.packets.audit import action_label, trail_labels, trail_language
 from esign.packets.documents import HANDWRITING_FONT
+from esign.packets.roles import role_label
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ def _event(event: AuditEvent) -> TrailEvent:
     text = ""
     # In the trail's language (audit_trail_pdf activates it); the error of a failed attempt is
     # the service's own text, as logged.
-    if event.action == "signerDeclined" and detail.get("reason"):
+    if event.action in ("signerDeclined", "signerRejected") and detail.get("reason"):
         text = gettext("reason: {reason}").format(reason=isolate(detail["reason"]))
     elif event.action == "packetCreated" and "documents" in detail:
         count = int(detail["documents"])
@@ -154,6 +155,7 @@ def audit_trail_of(packet: Packet, *, credentials: SealCredentials) -> AuditTrai
                 signature_png=drawn,
                 signature_text=signer.signature_text if drawn is None else "",
                 events=tuple(_event(e) for e in events if e.signer_id == signer.pk),
+                role=role_label(signer.role),
             )
         )
     attachments = tuple(

@@ -37,6 +37,7 @@ from esign.packets.inputs import (
     packet_rows,
 )
 from esign.packets.lookups import document_group_get, packet_get
+from esign.packets.roles import is_waited_for
 from esign.signing.turns import locked, packet_send, test_mark
 from fill.services import fill_source
 from generate.services import pdf_generate
@@ -50,7 +51,11 @@ logger = logging.getLogger(__name__)
 
 
 def remaining_signers(packet: Packet) -> int:
-    return sum(1 for s in packet.signers.all() if s.status not in lifecycle.FINISHED_SIGNER)
+    return sum(
+        1
+        for s in packet.signers.all()
+        if s.status not in lifecycle.FINISHED_SIGNER and is_waited_for(s)
+    )
 
 
 # --- creating -----------------------------------------------------------------------------------

@@ -51,7 +51,15 @@ from esign.packets.groups import (
 )
 from esign.packets.inputs import STAMP_TYPES
 from esign.packets.lifecycle import audit
+from esign.packets.roles import is_waited_for
 from esign.sealing.seal import packet_seal_enqueue
+from esign.signing.role_turns import (
+    decision_detail,
+    decline_checked,
+    may_read,
+    viewers_due,
+    viewers_finish,
+)
 
 # --- whose turn it is ----------------------------------------------------------------------------
 
@@ -63,8 +71,13 @@ def locked(packet: Packet) -> Packet:
 
 
 def turn_signers(packet: Packet) -> list[Signer]:
-    """The signers whose turn it is: the lowest routing order with someone still to sign."""
-    waiting = [s for s in packet.signers.all() if s.status not in lifecycle.FINISHED_SIGNER]
+    """The signers whose turn it is: the lowest routing order with someone still to sign (or
+    approve: a viewer is never waited for, esign.packets.roles)."""
+    waiting = [
+        s
+        for s in packet.signers.all()
+        if s.status not in lifecycle.FINISHED_SIGNER and is_waited_for(s)
+    ]
     if not waiting:
         return []
     lowest = min(s.routing_order for s in waiting)
@@ -76,13 +89,17 @@ def is_signers_turn(signer: Signer) -> bool:
 
 
 def notify_next(packet: Packet) -> None:
-    """Start the turn of the next routing group (in the caller's transaction)."""
-    for signer in turn_signers(packet):
+    """Start the turn of the next routing group (in the caller's transaction), and of the
+    viewers its routing order reached (esign.signing.role_turns)."""
+    turn = turn_signers(packet)
+    for signer in turn:
         if signer.status != Signer.Status.CREATED:
             continue
         signer.packet = packet
         lifecycle.signer_move(signer, Signer.Status.SENT)
         signer_email_queue(signer=signer)
+    if turn:
+        viewers_due(packet, turn[0].routing_order)
 
 
 def packet_send(*, packet: Packet) -> Packet:
@@ -372,7 +389,9 @@ def signer_viewed(*, signer: Signer, client: Client) -> None:
     become ``viewed`` (and the packet ``delivered``, if nobody had the request yet)."""
     with transaction.atomic():
         packet, signer = _locked_signer(signer)
-        if is_signers_turn(signer) and lifecycle.signer_may_move(signer, Signer.Status.VIEWED):
+        if (is_signers_turn(signer) or may_read(signer)) and lifecycle.signer_may_move(
+            signer, Signer.Status.VIEWED
+        ):
             lifecycle.signer_move(signer, Signer.Status.VIEWED, client=client)
             if packet.status == Packet.Status.SENT:
                 lifecycle.packet_move(packet, Packet.Status.DELIVERED)
@@ -456,6 +475,7 @@ def _settle_group(packet: Packet, signer_done: Signer) -> None:
 
 def _after_signature(packet: Packet, signer_done: Signer) -> SigningOutcome:
     if not turn_signers(packet):
+        viewers_finish(packet)
         lifecycle.packet_move(packet, Packet.Status.COMPLETED)
         packet_seal_enqueue(packet)  # the documents are sealed once, after the last stamp
         return SigningOutcome(signer=signer_done, next_signer=None, packet=packet)
@@ -470,12 +490,13 @@ def signer_decline(*, signer: Signer, reason: str, client: Client) -> SigningOut
     with transaction.atomic():
         packet, signer = _locked_signer(signer)
         signer_check_open(signer)  # not before their turn, not once finished
+        decline_checked(signer, reason)  # an approver's rejection says why
         signer.decline_reason = reason.strip()[:2000]
         lifecycle.signer_move(
             signer,
             Signer.Status.DECLINED,
             client=client,
-            detail={"reason": signer.decline_reason},
+            detail={"reason": signer.decline_reason, **(decision_detail(signer, "rejected") or {})},
             fields=("decline_reason",),
         )
         for other in packet.signers.exclude(pk=signer.pk):
@@ -488,7 +509,9 @@ def signer_decline(*, signer: Signer, reason: str, client: Client) -> SigningOut
 
 def completion_detail(signer: Signer) -> dict[str, Any] | None:
     """The detail of ``signer``'s signerCompleted audit entry: the group they signed for, or
-    whom they witnessed (by id and name, as the packet had them)."""
+    whom they witnessed (by id and name, as the packet had them), or an approver's decision."""
+    if signer.role == Signer.Role.APPROVER:
+        return decision_detail(signer, "approved")
     if signer.signing_group:
         return {"group": signer.signing_group}
     if signer.role == Signer.Role.WITNESS:

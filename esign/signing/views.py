@@ -52,12 +52,14 @@ from esign.packets.documents import (
 )
 from esign.packets.groups import group_size, witnessed_name
 from esign.packets.languages import in_language, page_language_activate
+from esign.packets.roles import is_waited_for
 from esign.sealing.downloads import document_group_archive
 from esign.signing.attachments import signer_attachments
 from esign.signing.forwarding import ALREADY_A_SIGNER, may_forward, signer_forward
 from esign.signing.link_views import error_page
 from esign.signing.page_pictures import draw_ahead, page_picture
 from esign.signing.page_strings import signing_strings
+from esign.signing.role_strings import role_strings
 from esign.signing.turns import (
     Adoption,
     SigningOutcome,
@@ -163,11 +165,14 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
         for other in packet.signers.all()
         if other.routing_order < signer.routing_order
         and other.status not in lifecycle.FINISHED_SIGNER
+        and is_waited_for(other)
     ]
     config = {
         "signerEid": signer.eid,
         "signerName": signer.name,
         "signerStatus": signer.status,
+        # Extension: "approver" approves or rejects, "viewer" reads (esign.packets.roles).
+        "role": signer.role,
         "packetStatus": packet.status,
         "signatureMode": signer.signature_mode,
         "acceptEachField": signer.accept_each_field,
@@ -211,7 +216,7 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
             "documents": documents,
             "page_sizes": PAGE_SIZES,
             "modules": SIGNING_MODULES,
-            "strings": signing_strings(),
+            "strings": signing_strings() | role_strings(signer),
             # Extensions (esign.packets.groups): whom a witness witnesses; a group's size.
             "witnessed": witnessed_name(signer),
             "group_size": group_size(signer),
@@ -237,6 +242,7 @@ SIGNING_MODULES = (
     "esign/strings.js",
     "esign/documents.js",
     "esign/outcome.js",
+    "esign/review.js",
     "esign/forward.js",
     "esign/embed.js",
     "common/dom.js",

@@ -24,6 +24,7 @@ import {
 } from "./fields.js";
 import { setUpForward } from "./forward.js";
 import { signingOutcome } from "./outcome.js";
+import { setUpApproval } from "./review.js";
 import { t, tNodes } from "./strings.js";
 
 const root = document.getElementById("signing");
@@ -497,6 +498,14 @@ async function start() {
   });
   if (config.signerStatus === "completed") showCopies();
   if (!config.canSign) return;
+  if (config.role === "approver") {
+    // Nothing to fill: Approve, or Reject (the decline dialog) with a reason (review.js).
+    setUpDecline();
+    setUpForward({ config, post, showResult, linkRefused });
+    setUpApproval({ config, post, finished, notice, showResult, linkRefused });
+    root.dataset.state = "ready";
+    return;
+  }
 
   for (const field of allFields.filter((each) => AUTOMATIC.has(each.type))) {
     const box = h(
