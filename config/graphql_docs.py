@@ -12,6 +12,7 @@ from __future__ import annotations
 from graphql import GraphQLObjectType, GraphQLSchema
 
 from accounts.graphql_docs import DESCRIPTIONS as ACCOUNTS
+from builders.graphql_docs import DESCRIPTIONS as BUILDERS
 from core.graphql.descriptions import merged
 from esign.bulk import DESCRIPTIONS as BULK
 from esign.graphql_docs import DESCRIPTIONS as ESIGN
@@ -20,7 +21,7 @@ from webhooks.graphql_docs import DESCRIPTIONS as WEBHOOKS
 from workflows.graphql_docs import DESCRIPTIONS as WORKFLOWS
 
 # Every app's table, type -> field -> description (a field's argument as "field(argument)").
-DESCRIPTIONS = merged(ESIGN, WORKFLOWS, TEMPLATES, ACCOUNTS, WEBHOOKS, BULK)
+DESCRIPTIONS = merged(ESIGN, WORKFLOWS, TEMPLATES, ACCOUNTS, WEBHOOKS, BULK, BUILDERS)
 
 # What the API reference's GraphQL section lists, in this order.
 REFERENCE_OPERATIONS = [
@@ -46,6 +47,7 @@ REFERENCE_OPERATIONS = [
     ("Mutation", "createEtchPacketBatch"),
     ("Query", "etchPacketBatch"),
     ("Mutation", "cancelEtchPacketBatch"),
+    ("Mutation", "generateEmbedURL"),
 ]
 
 

@@ -6,6 +6,7 @@ one place that sees every app; an app below cannot name a type composed above it
 import graphene
 
 from accounts.schema import OrganizationFields, UserFields, resolve_current_user
+from builders.schema import Mutation as BuildersMutation
 from config.graphql_docs import DESCRIPTIONS
 from core.graphql.descriptions import describe
 from esign.bulk import Mutation as BulkMutation
@@ -40,7 +41,12 @@ class Query(WorkflowsQuery, EsignQuery, BulkQuery, TemplatesQuery, graphene.Obje
 
 
 class Mutation(
-    WorkflowsMutation, EsignMutation, BulkMutation, WebhooksMutation, graphene.ObjectType
+    WorkflowsMutation,
+    EsignMutation,
+    BulkMutation,
+    WebhooksMutation,
+    BuildersMutation,
+    graphene.ObjectType,
 ):
     pass
 

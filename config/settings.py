@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "webhooks",
     "idempotency",
     "mcp_server",
+    "builders",
 ]
 
 MIDDLEWARE = [

@@ -52,6 +52,8 @@ urlpatterns = [
     ),
     path("api/docs/", RedirectView.as_view(pattern_name="api-docs")),
     path("", include("esign.urls")),
+    # The embedded builders generateEmbedURL hands out (/embed/<type>/<token>/).
+    path("", include("builders.urls")),
     # Webform pages (/form/<organization>/<workflow>) and workflow documents (/download/...).
     path("", include("workflows.urls")),
     path("graphql/schema.graphql", schema_sdl_view(schema), name="graphql-sdl"),

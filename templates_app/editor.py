@@ -69,19 +69,15 @@ def _working_state(template: PdfTemplate) -> dict[str, Any]:
     }
 
 
-def editor_page(
-    request: HttpRequest, template: PdfTemplate, *, admin_context: dict[str, Any]
-) -> HttpResponse:
-    config = {
+def editor_config(template: PdfTemplate, urls: dict[str, str]) -> dict[str, Any]:
+    """The page's ``editor-config``: where its endpoints are (``urls``: spec, pdf, publish,
+    detect, preview, change) and what the editor offers. The admin's page and the embedded
+    builder (builders/) differ only in their URLs and in ``embed``, which the builder adds."""
+    return {
         "title": template.title,
         "eid": template.eid,
         "urls": {
-            "spec": _url("editor_spec", template),
-            "pdf": _url("editor_pdf", template),
-            "publish": _url("editor_publish", template),
-            "detect": _url("editor_detect", template),
-            "preview": _url("editor_preview", template),
-            "change": _url("change", template),
+            **urls,
             "pdfjs": static("vendor/pdfjs/pdf.min.mjs"),
             "pdfjsWorker": static("vendor/pdfjs/pdf.worker.min.mjs"),
         },
@@ -91,12 +87,21 @@ def editor_page(
         "fontWeights": list(FONT_WEIGHTS),
         "fontFamilies": sorted(BUILTIN_FAMILIES) + list(SUGGESTED_FAMILIES),
     }
+
+
+def editor_page(
+    request: HttpRequest, template: PdfTemplate, *, admin_context: dict[str, Any]
+) -> HttpResponse:
+    names = ("spec", "pdf", "publish", "detect", "preview")
+    urls = {name: _url(f"editor_{name}", template) for name in names}
+    config = editor_config(template, {**urls, "change": _url("change", template)})
     context = {
         **admin_context,
         "opts": PdfTemplate._meta,
         "original": template,
         "title": f"Edit {template.title}",
         "editor_config": config,
+        "back_url": _url("change", template),
         # The editor needs the whole width: no app list beside it.
         "is_nav_sidebar_enabled": False,
     }

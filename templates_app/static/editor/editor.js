@@ -13,6 +13,7 @@
 // page-box.js (a page's rects on screen).
 
 import { h, num } from "#common/dom.js";
+import { postEvents } from "#embed/events.js";
 import { ActionRegistry, EDITOR_ACTIONS } from "./actions.js";
 import { Api } from "./api.js";
 import { FieldDetector } from "./detect.js";
@@ -36,9 +37,12 @@ function toast(message, kind = "") {
 
 async function boot() {
   defineFieldTypes(config.fieldTypes);
-  const api = new Api(config.urls, $("input[name=csrfmiddlewaretoken]").value);
+  // The admin's page has a CSRF token; the embedded builder's requests carry their link's token.
+  const csrf = $("input[name=csrfmiddlewaretoken]");
+  const api = new Api(config.urls, csrf ? csrf.value : "");
   const { pdfjs, pdf, state, view } = await openDocument(api);
   const saver = new Saver({ api, state, view, toast });
+  if (config.embed) tellTheEmbeddingPage(saver, config.embed);
   const ensureSaved = () => saver.save();
   const preview = new Preview($("#ed-preview"), {
     api,
@@ -63,6 +67,24 @@ async function boot() {
   $("#ed-zoom").textContent = `${Math.round(view.zoom * 100)}%`;
   openDetectOnArrival(state, detector);
   root.dataset.state = "ready";
+}
+
+// Embedded in an integrator's page (builders/): what is saved and published, and what the
+// server refused, become events for its AnvilEmbedFrame (``embed.events`` names them).
+function tellTheEmbeddingPage(saver, embed) {
+  const post = (action, extra) =>
+    postEvents([{ action, castEid: config.eid, ...embed.ids, ...extra }], embed.origins);
+  saver.addEventListener("saved", () => post("castEdit", {}));
+  saver.addEventListener("published", (event) =>
+    post("castPublish", { versionNumber: event.detail.publishedNumber }),
+  );
+  saver.addEventListener("refused", (event) =>
+    post("castError", {
+      errorType: event.detail.body.name || "Error",
+      error: event.detail.body.message || "",
+      status: event.detail.status,
+    }),
+  );
 }
 
 // Just added from a PDF without form fields (the admin's add page sends "?added"): the fields
@@ -198,8 +220,8 @@ function showStatus(state, saver, actions) {
   status.querySelector(".ed-status-text").textContent = text;
   root.dataset.dirty = state.dirty ? "true" : "false";
   actions.refreshButtons();
-  $(".ed-toolbar [data-action='save']").disabled =
-    Boolean(saver.busy) || (!state.dirty && !problems);
+  const save = $(".ed-toolbar [data-action='save']");
+  if (save) save.disabled = Boolean(saver.busy) || (!state.dirty && !problems);
 
   const summary = state.summary || {};
   $("#ed-version").textContent = !summary.publishedNumber

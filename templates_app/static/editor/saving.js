@@ -1,6 +1,8 @@
 // Saving and publishing the working version. One save runs at a time (a second one waits for
 // it); a refused save puts its problems on the fields and shows the first. ``busy`` says what is
-// under way; a "change" event asks the status bar to show it.
+// under way; a "change" event asks the status bar to show it. "saved" and "published" events
+// (detail: the server's answer) tell whoever listens what was stored (the embedded builder
+// tells its parent page).
 
 export class Saver extends EventTarget {
   constructor({ api, state, view, toast }) {
@@ -42,6 +44,7 @@ export class Saver extends EventTarget {
     if (response.ok) {
       state.markSaved(sentRevision, sentJson, response.body);
       this.changed();
+      this.dispatchEvent(new CustomEvent("saved", { detail: response.body }));
       return true;
     }
     if (response.status === 400 && Array.isArray(response.body.fields)) {
@@ -51,6 +54,7 @@ export class Saver extends EventTarget {
       toast("Not saved: the template has problems (see the side panel).", "is-error");
     } else {
       toast(response.body.message || `Not saved (HTTP ${response.status}).`, "is-error");
+      this.dispatchEvent(new CustomEvent("refused", { detail: response }));
     }
     this.changed();
     return false;
@@ -66,11 +70,13 @@ export class Saver extends EventTarget {
     if (response.ok) {
       state.summary = response.body.summary;
       toast(`Published as version ${response.body.publishedNumber}.`, "is-success");
+      this.dispatchEvent(new CustomEvent("published", { detail: response.body }));
     } else if (response.status === 400 && Array.isArray(response.body.fields)) {
       state.setProblems(response.body.fields, state.specForSave());
       toast("Not published: the template has problems (see the side panel).", "is-error");
     } else {
       toast(response.body.message || `Not published (HTTP ${response.status}).`, "is-error");
+      this.dispatchEvent(new CustomEvent("refused", { detail: response }));
     }
     this.changed();
   }

@@ -4,15 +4,8 @@
 // organizationSlug, organizationEid, weldEid, weldDataEid, forgeEid, submissionEid}) posted to
 // the parent's exact origin (static/embed/parent.js).
 
-import { parentOrigin } from "#embed/parent.js";
-
-// Post each event to the parent; how many were posted.
-export function postEvents(events, allowed) {
-  const origin = parentOrigin(allowed);
-  if (!origin) return 0;
-  for (const event of events || []) window.parent.postMessage(event, origin);
-  return (events || []).length;
-}
+// Posting them is shared with the embedded builders (#embed/events.js).
+export { postEvents } from "#embed/events.js";
 
 export function readConfig(id) {
   const element = document.getElementById(id);

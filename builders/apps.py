@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class BuildersConfig(AppConfig):
+    name = "builders"
+    verbose_name = "Embedded builders"
