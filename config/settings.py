@@ -511,6 +511,18 @@ SEAL_TRUST_ROOTS_FILE = env.str("SEAL_TRUST_ROOTS_FILE", default="")
 # PEM bundle of the roots of timestamp authorities: trusted for timestamps only, never for a
 # document signature. Set, the roots of SEAL_TRUST_ROOTS_FILE are trusted for signatures only.
 SEAL_TSA_TRUST_ROOTS_FILE = env.str("SEAL_TSA_TRUST_ROOTS_FILE", default="")
+# The signer CA (esign.sealing.signer_ca): it issues each "advanced" signer a certificate valid
+# for an hour around their signature. Its key in an HSM (SIGNER_CA_PKCS11_*, as the seal's), or
+# PEM files (SIGNER_CA_KEY_FILE, SIGNER_CA_CERT_FILE); neither: a development signer CA made in
+# SEAL_DEV_DIR. SIGNER_CA_CHAIN_FILE: its issuers, root included (verification trusts that root).
+SIGNER_CA_PKCS11_MODULE = env.str("SIGNER_CA_PKCS11_MODULE", default="")
+SIGNER_CA_PKCS11_TOKEN_LABEL = env.str("SIGNER_CA_PKCS11_TOKEN_LABEL", default="")
+SIGNER_CA_PKCS11_KEY_LABEL = env.str("SIGNER_CA_PKCS11_KEY_LABEL", default="")
+SIGNER_CA_PKCS11_CERT_LABEL = env.str("SIGNER_CA_PKCS11_CERT_LABEL", default="")
+SIGNER_CA_PKCS11_PIN = env.str("SIGNER_CA_PKCS11_PIN", default="")
+SIGNER_CA_KEY_FILE = env.str("SIGNER_CA_KEY_FILE", default="")
+SIGNER_CA_CERT_FILE = env.str("SIGNER_CA_CERT_FILE", default="")
+SIGNER_CA_CHAIN_FILE = env.str("SIGNER_CA_CHAIN_FILE", default="")
 # Days a webform's continue link works (each link handed out counts from when it was made).
 WORKFLOW_CONTINUE_LINK_DAYS = env.int("WORKFLOW_CONTINUE_LINK_DAYS", default=30)
 # Seconds a signing email's send may take before the worker's sweep counts it lost (its worker

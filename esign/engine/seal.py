@@ -137,6 +137,8 @@ def seal_document(
     reason: str = "",
     location: str = "",
     attachments: Sequence[Attachment] = (),
+    field_name: str = SEAL_FIELD,
+    archive_timestamp: bool = True,
 ) -> SealedPdf:
     """``pdf`` with the seal appended as an incremental update (the original bytes unchanged),
     and the level of the seal (:class:`SealedPdf`).
@@ -150,6 +152,10 @@ def seal_document(
     PAdES-B-LTA: ``trust_roots`` (besides the seal's own roots) are the roots the TSAs'
     certificates chain to. Raises TimestampUnavailable, ValidationDataUnavailable,
     SealKeyUnavailable or SealError.
+
+    field_name and archive_timestamp: a signer's own signature (esign.sealing.signer_signatures)
+    is made the same way in a field of its own, without the document timestamp (B-LT at most):
+    the seal that follows adds the one archive timestamp over everything.
     """
     if signing_time.tzinfo is None:
         raise ValueError("signing_time must be aware")
@@ -167,6 +173,8 @@ def seal_document(
                 reason,
                 location,
                 attachments,
+                field_name,
+                archive_timestamp,
             )
         )
 
@@ -255,6 +263,8 @@ async def _seal(
     reason: str,
     location: str,
     attachments: Sequence[Attachment] = (),
+    field_name: str = SEAL_FIELD,
+    archive_timestamp: bool = True,
 ) -> SealedPdf:
     long_term = timestamper is not None
     context: ValidationContext | None = None
@@ -271,13 +281,13 @@ async def _seal(
             revocation_mode="hard-fail",
         )
     meta = signers.PdfSignatureMetadata(
-        field_name=SEAL_FIELD,
+        field_name=field_name,
         md_algorithm=DIGEST,
         subfilter=fields.SigSeedSubFilter.PADES,
         reason=reason or None,
         location=location or None,
         embed_validation_info=long_term,
-        use_pades_lta=long_term,
+        use_pades_lta=long_term and archive_timestamp,
         validation_context=context,
     )
     try:

@@ -34,6 +34,8 @@ class AuditAction(models.TextChoices):
     PACKET_SEAL_FAILED = "packetSealFailed", _("Sealing postponed")
     PACKET_SEALED = "packetSealed", _("Documents sealed")
     SEAL_RENEWED = "sealRenewed", _("Seal's archive timestamp renewed")
+    # A signer's own PAdES signature (signatureLevel advanced or qualified: issue 51).
+    SIGNER_CERTIFIED = "signerCertified", _("Signed with their own certificate")
     SIGNER_NOTIFIED = "signerNotified", _("Asked to sign")
     SIGNER_EMAIL_REQUESTED = "signerEmailRequested", _("A new signing link was asked for")
     SIGNER_EMAIL_SENT = "signerEmailSent", _("Signing email sent")

@@ -417,7 +417,10 @@ def seal_summary(packet: Packet) -> dict[str, Any]:
 
 
 def packet_sealed(packet: Packet) -> None:
-    """Extension: every document and the audit trail are sealed; the zip can be downloaded."""
+    """Extension: every document and the audit trail are sealed; the zip can be downloaded.
+    ``signers``: each signer's signatureLevel and their own certificates (issue 51)."""
+    from esign.sealing.signer_signatures import signers_wire
+
     _emit(
         packet,
         ETCH_PACKET_SEALED,
@@ -425,6 +428,7 @@ def packet_sealed(packet: Packet) -> None:
             "etchPacket": _packet(packet),
             "documentGroup": _group(packet),
             "seal": seal_summary(packet),
+            "signers": signers_wire(packet),
         },
     )
 

@@ -83,6 +83,10 @@ def _event(event: AuditEvent) -> TrailEvent:
         text = gettext("witnessed the signature of {name}").format(
             name=isolate(detail.get("witnessed") or detail["witnessFor"])
         )
+    elif event.action == "signerCertified" and detail.get("certificate"):
+        from esign.sealing.signer_text import signer_certified_text  # issue 51's own module
+
+        text = signer_certified_text(detail)
     elif event.action == "signerSkipped" and detail.get("group"):
         text = gettext("the group “{group}” was signed by {names}").format(
             group=isolate(detail["group"]),

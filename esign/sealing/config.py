@@ -124,7 +124,10 @@ def signer_trust_roots() -> list[asn1_x509.Certificate]:
     if not settings.SEAL_TSA_TRUST_ROOTS_FILE:
         timestamping = {c.sha256 for c in timestamping_roots(configured)}
         configured = [c for c in configured if c.sha256 not in timestamping]
-    roots = {c.sha256: c for c in [*_own_roots(), *configured]}
+    # The signer CA's root too: what advanced signers' certificates chain to (issue 51).
+    from esign.sealing.signer_ca import signer_ca_roots
+
+    roots = {c.sha256: c for c in [*_own_roots(), *signer_ca_roots(), *configured]}
     return list(roots.values())
 
 

@@ -54,6 +54,7 @@ from esign.sealing.certificate import audit_trail_pdf
 from esign.sealing.config import configured_roots, seal_key, tsa_config
 from esign.sealing.marks import marked_pdf
 from esign.sealing.renewal import sealed_versions_prepare
+from esign.sealing.signer_signatures import SignerSignatures
 
 logger = logging.getLogger(__name__)
 
@@ -194,17 +195,22 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
             untimestamped.add(sha)  # no timestamp to renew: its file need not be read for one
         return sealed
 
+    # The advanced signers' own signatures, in routing order, before the seal covers them.
+    signatures = SignerSignatures(
+        packet, timestamper=timestamper, trust_roots=roots, location=_service_name()
+    )
     prefix = f"packets/{packet.organization.eid}/{packet.eid}"
     for document in packet.documents.all():
         if document.sealed_sha256:
             continue  # sealed by an earlier attempt
-        pdf = marked_pdf(packet, document, document_pdf(document))
+        pdf = signatures.sign(marked_pdf(packet, document, document_pdf(document)), document)
         path, sha = blob_save(prefix=prefix, data=seal(pdf, evidence))
-        PacketDocument.objects.filter(pk=document.pk, sealed_sha256="").update(
+        if PacketDocument.objects.filter(pk=document.pk, sealed_sha256="").update(
             sealed_path=path, sealed_sha256=sha
-        )
+        ):
+            signatures.record(document)
     if packet.merge_pdfs:
-        _seal_merged(packet, prefix, lambda pdf: seal(pdf, evidence))
+        _seal_merged(packet, prefix, lambda pdf: seal(signatures.sign(pdf, None), evidence))
     trail = audit_trail_pdf(packet, credentials=credentials)
     trail_path, trail_sha = blob_save(prefix=prefix, data=seal(trail))
     # What the files reach (the weakest of this attempt's), as embedded, never what was asked
