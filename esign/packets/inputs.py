@@ -34,6 +34,7 @@ from esign.packets.attachment_fields import (
     attachment_fields,
 )
 from esign.packets.file_tags import SignerNames, TaggedField, read_file_tags, tagged_signer_fields
+from esign.packets.initials import initials_option, initials_problems
 from esign.packets.roles import ROLES, roles_checked
 from templates_app.models import TemplateVersion
 
@@ -135,6 +136,10 @@ class SignerInput:
     attachment_fields: tuple[AttachmentField, ...] = ()  # files to attach (an extension)
     # allowForward (an extension, esign.signing.forwarding): None follows the packet's.
     allow_forward: bool | None = None
+    # initialsOnEveryPage / initialsPosition (an extension, esign.packets.initials): the file ids
+    # (or "*") whose every page gets an initials field of theirs, and where.
+    initials_files: tuple[str, ...] = ()
+    initials_position: Rect | None = None
 
 
 @dataclass(frozen=True)
@@ -421,6 +426,7 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
         **_role(raw, path, problems),
         attachment_fields=attachment_fields(raw.get("attachments"), path, problems),
         allow_forward=_allow_forward(raw.get("allowForward"), path, str(signer_type), problems),
+        **initials_option(raw, path, problems),
     )
 
 
@@ -791,6 +797,7 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
         for n, got in enumerate(tagged_signer_fields(tagged, names, problems)):
             signers[n] = replace(signers[n], fields=signers[n].fields or got)
     signers = roles_checked(raw_signers[:MAX_SIGNERS], signers, problems)
+    initials_problems(files, signers, problems)
     _cross_check(files, signers, problems)
     problems += attachment_count_problems(len(s.attachment_fields) for s in signers)
     data = arguments.get("data") or {}

@@ -16,15 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.utils.translation import gettext
 
 from core.engine.problems import Problem
 from esign.models import Signer
-
-if TYPE_CHECKING:
-    from esign.packets.inputs import SignerInput
 
 SIGNER, WITNESS = Signer.Role.SIGNER.value, Signer.Role.WITNESS.value
 APPROVER, VIEWER = Signer.Role.APPROVER.value, Signer.Role.VIEWER.value
@@ -34,9 +31,10 @@ NO_FIELDS = frozenset({APPROVER, VIEWER})
 
 
 def roles_checked(
-    raw_signers: Sequence[Any], signers: list[SignerInput], problems: list[Problem]
-) -> list[SignerInput]:
-    """``signers`` (parsed from ``raw_signers``, in order) with their roles' rules checked: an
+    raw_signers: Sequence[Any], signers: list[Any], problems: list[Problem]
+) -> list[Any]:
+    """``signers`` (esign.packets.inputs' SignerInput, parsed from ``raw_signers``, in order;
+    typed loosely, as the parser imports this module) with their roles' rules checked: an
     approver or a viewer has no field, no file to attach and no group; a packet has someone
     besides its viewers. A viewer given no ``routingOrder`` reads once the packet completes: after
     every other signer's routing order. A viewer never forwards (they have nothing to hand on)."""
@@ -54,6 +52,10 @@ def roles_checked(
                 problems.append(Problem(f"{path}.attachments", f"{what} attaches no file."))
             if signer.signing_group:
                 problems.append(Problem(f"{path}.group", f"{what} is in no signing group."))
+            if signer.initials_files:
+                problems.append(
+                    Problem(f"{path}.initialsOnEveryPage", f"{what} is given no field.")
+                )
         if signer.role == VIEWER:
             given = isinstance(raw, Mapping) and raw.get("routingOrder") is not None
             signer = replace(

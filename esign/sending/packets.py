@@ -38,6 +38,7 @@ from esign.packets.inputs import (
 )
 from esign.packets.lookups import document_group_get, packet_get
 from esign.packets.roles import is_waited_for
+from esign.sending.initials import page_initials_added
 from esign.signing.turns import locked, packet_send, test_mark
 from fill.services import fill_source
 from generate.services import pdf_generate
@@ -191,6 +192,8 @@ def packet_prepare(
         offices.append(office)
         made.append(MadeFile(pages=_page_count(pdf), template=source.spec if source else None))
     files = files_checked(packet_input, made)
+    # Initials on every page (esign.packets.initials), now that the pages are known.
+    files, packet_input = page_initials_added(files, packet_input, made, [p for p, _ in pdfs])
     prepared = PreparedPacket(organization, packet_input, new_eid(), [])
     prefix = f"packets/{organization.eid}/{prepared.eid}"
     try:
