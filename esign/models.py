@@ -349,6 +349,9 @@ class Signer(models.Model):
     # turn this one took over (their ``forwarded_to``), by the signer's forward or the sender's
     # reassign.
     allow_forward = models.BooleanField(default=False)
+    # Extension (allowUpdates, esign.packets.updates): this signer may change, on the signing
+    # page, the values the sender filled in their fields (the packet's allowUpdates, or theirs).
+    allow_updates = models.BooleanField(default=False)
     forwarded_from = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forwarded_to"
     )
