@@ -28,6 +28,7 @@ from core.errors import ValidationFailed
 from core.moments import ISO_MESSAGE, parse_moment
 from core.uploads import UploadedBlob, blob_from_inline
 from esign.models import Packet, PacketDocument, Signer
+from esign.packets import signature_levels
 from esign.packets.attachment_fields import (
     AttachmentField,
     attachment_count_problems,
@@ -123,6 +124,8 @@ class SignerInput:
     enable_emails: bool
     fields: tuple[tuple[str, str], ...]  # (file id, field id)
     language: str = ""  # "" (the packet's), or one of shipped_languages()
+    # signatureLevel (an extension, esign.packets.signature_levels): simple, advanced.
+    signature_level: str = "simple"
     # verify: a code before signing ("email", "sms" with verify_phone in E.164), or "integrator"
     # (an embedded signer the integrator verified itself); "" none (esign.links.codes).
     verify_method: str = ""
@@ -421,6 +424,7 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
         enable_emails=bool(enable),
         fields=tuple(fields),
         language=_language(raw.get("language"), f"{path}.language", problems),
+        signature_level=signature_levels.signature_level_of(raw, path, problems),
         **_verify(raw.get("verify"), path, str(signer_type), email, problems),
         **_group(raw.get("group"), path, problems),
         **_role(raw, path, problems),

@@ -27,7 +27,7 @@ from core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from core.office import PdfUpload, pdf_of_upload
 from esign.links.tokens import signer_tokens_revoke
 from esign.models import DocumentGroup, Packet, PacketDocument, Signer
-from esign.packets import lifecycle
+from esign.packets import lifecycle, signature_levels
 from esign.packets.inputs import (
     FileInput,
     MadeFile,
@@ -258,6 +258,7 @@ def packet_store(
         # One INSERT each for the documents and the signers, whatever their number.
         PacketDocument.objects.bulk_create(documents)
         Signer.objects.bulk_create(signers)
+        signature_levels.signer_levels_create(packet, packet_input)
         lifecycle.packet_created(
             packet, detail={"documents": len(prepared.documents), **(created_detail or {})}
         )

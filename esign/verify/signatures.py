@@ -41,6 +41,7 @@ from esign.engine.verify_pool import VerifyBusy, VerifyCrashed, VerifyJob, Verif
 from esign.engine.verify_report import NOT_SIGNED, VALID, PdfVerification
 from esign.models import Packet, PacketDocument, SealedFileVersion, Signer
 from esign.sealing.config import seal_key, signer_trust_roots, tsa_trust_roots
+from esign.sealing.signer_signatures import signers_wire
 from esign.verify.slots import verify_slot
 
 logger = logging.getLogger(__name__)
@@ -101,6 +102,11 @@ class VerifiedSigner:
     # ``signed_at`` is proven: this service's records, or a trusted TSA's timestamp (without
     # one it is the signer's claim)
     time_proven: bool = True
+    # The signer's signatureLevel and the certificates of their own signatures (issue 51:
+    # esign.sealing.signer_signatures), from this service's records: [{subject, issuer, serial,
+    # document}].
+    level: str = "simple"
+    certificates: tuple[dict[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -301,8 +307,16 @@ def _signers(report: PdfVerification, packet: Packet | None) -> tuple[VerifiedSi
     """Who signed: a packet's signers who signed, from its audit trail, when the file is one of
     its documents; otherwise the names of the intact signatures' certificates."""
     if packet is not None:
+        levels = {s["aliasId"]: s for s in signers_wire(packet)}
         return tuple(
-            VerifiedSigner(signer.name, signer.completed_at, "audit_trail", verified=True)
+            VerifiedSigner(
+                signer.name,
+                signer.completed_at,
+                "audit_trail",
+                verified=True,
+                level=levels[signer.alias_id]["signatureLevel"],
+                certificates=tuple(levels[signer.alias_id]["certificates"]),
+            )
             for signer in packet.signers.filter(status=Signer.Status.COMPLETED).order_by(
                 "completed_at", "routing_order", "id"
             )
@@ -405,6 +419,8 @@ def verification_wire(verification: Verification) -> dict[str, Any]:
                 "source": s.source,
                 "verified": s.verified,
                 "timeProven": s.time_proven,
+                "signatureLevel": s.level,
+                "certificates": list(s.certificates),
             }
             for s in verification.signers
         ],

@@ -123,6 +123,8 @@ def _result(verification: Verification, filename: str) -> dict[str, Any]:
                 "source": s.source,
                 "verified": s.verified,
                 "time_proven": s.time_proven,
+                "level": s.level,
+                "certificates": s.certificates,
             }
             for s in verification.signers
         ],
