@@ -47,6 +47,8 @@ def main() -> None:
             result = anvil.get_current_user()
         elif command == "query":
             result = anvil.query(args["query"], variables=args.get("variables"))
+        elif command == "mutate":
+            result = anvil.mutate(args["query"], variables=args.get("variables") or {})
         elif command == "get_cast":
             result = anvil.get_cast(args["eid"], **args.get("kwargs", {}))
         elif command == "get_casts":

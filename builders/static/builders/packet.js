@@ -16,16 +16,17 @@ const S = config.strings;
 const $ = (selector) => root.querySelector(selector);
 const MAX_SCALE = 1.5;
 
-const state = { docs: [], signers: [], fields: [], shown: null, counter: 0 };
+const state = { docs: [], signers: [], fields: [], shown: null, counters: {} };
 let pdfjs = null;
 
 function say(template, values = {}) {
   return template.replace(/%\((\w+)\)s/g, (_, key) => String(values[key] ?? ""));
 }
 
+// file1, signer1, field1...: one count per kind, never reused (a removed signer's id stays gone).
 function nextId(prefix) {
-  state.counter += 1;
-  return `${prefix}${state.counter}`;
+  state.counters[prefix] = (state.counters[prefix] || 0) + 1;
+  return `${prefix}${state.counters[prefix]}`;
 }
 
 function message(text, isError = false) {
@@ -146,29 +147,33 @@ function signerRow(signer) {
       autocomplete: "off",
       oninput: bind("email"),
     }),
-    h("label", { for: id("type"), class: "pb-visually-hidden" }, say(S.typeOf, { signer: say(S.signer, { n }) })),
-    type,
-    h("label", { for: id("order") }, S.order),
-    h("input", {
-      id: id("order"),
-      type: "number",
-      min: "1",
-      value: String(signer.routingOrder),
-      oninput: bind("routingOrder", Number),
-    }),
     h(
-      "button",
-      {
-        type: "button",
-        class: "pb-btn",
-        "aria-label": `${S.remove} ${say(S.signer, { n })}`,
-        onclick: () => {
-          state.signers = state.signers.filter((s) => s !== signer);
-          state.fields = state.fields.filter((f) => f.signer !== signer.id);
-          render();
+      "div",
+      { class: "pb-signer-tail" },
+      h("label", { for: id("type"), class: "pb-visually-hidden" }, say(S.typeOf, { signer: say(S.signer, { n }) })),
+      type,
+      h("label", { for: id("order") }, S.order),
+      h("input", {
+        id: id("order"),
+        type: "number",
+        min: "1",
+        value: String(signer.routingOrder),
+        oninput: bind("routingOrder", Number),
+      }),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "pb-btn",
+          "aria-label": `${S.remove} ${say(S.signer, { n })}`,
+          onclick: () => {
+            state.signers = state.signers.filter((s) => s !== signer);
+            state.fields = state.fields.filter((f) => f.signer !== signer.id);
+            render();
+          },
         },
-      },
-      S.remove,
+        S.remove,
+      ),
     ),
   );
 }
@@ -261,7 +266,14 @@ function templateFieldRow(doc, field) {
 
 // --- pages -------------------------------------------------------------------------------------
 
+// Drawn again when the document shown or the column's width changes; a newer drawing stops an
+// older one still under way (``drawing`` counts them).
+let drawing = 0;
+let drawnWidth = 0;
+
 async function renderPages() {
+  drawing += 1;
+  const mine = drawing;
   const list = clear($("#pb-page-list"));
   const tabs = clear($(".pb-tabs"));
   const doc = state.docs.find((d) => d.id === state.shown);
@@ -284,9 +296,11 @@ async function renderPages() {
   }
   if (!doc) return;
   const width = Math.max(240, list.clientWidth - 8);
+  drawnWidth = list.clientWidth;
   doc.views = [];
   for (let index = 0; index < doc.pdf.numPages; index += 1) {
     const page = await doc.pdf.getPage(index + 1);
+    if (mine !== drawing) return;
     const base = page.getViewport({ scale: 1 });
     const scale = Math.min(MAX_SCALE, width / base.width);
     const viewport = page.getViewport({ scale });
@@ -312,6 +326,7 @@ async function renderPages() {
     });
     list.append(holder);
     await page.render({ canvasContext: canvas.getContext("2d"), viewport }).promise;
+    if (mine !== drawing) return;
   }
   renderOverlays();
   root.dataset.pages = String(doc.pdf.numPages);
@@ -463,6 +478,9 @@ function wire() {
   $("#pb-field-signer").addEventListener("change", renderFieldControls);
   $("#pb-field-type").addEventListener("change", renderFieldControls);
   $("#pb-send").addEventListener("click", send);
+  window.addEventListener("resize", () => {
+    if (Math.abs($("#pb-page-list").clientWidth - drawnWidth) > 24) renderPages();
+  });
 }
 
 wire();

@@ -1,0 +1,314 @@
+"""The embedded builders in an integrator's app on another origin (127.0.0.1 beside the live
+server's localhost), framed by the published @anvilco/anvil-embed-frame 2.2.2 exactly as
+docs/embedding-builders.md shows it (the page takes its props from the document), with a URL
+from generateEmbedURL: the template editor saves and publishes, the packet builder sends a
+packet, and the app's onEvent hears castEdit, castPublish and etchPacketSent. axe finds nothing
+in either builder; screenshots at desktop and tablet sizes go to test-artifacts/builders/."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import pytest
+from django.test import Client
+
+from accounts.models import Organization
+from esign.models import Packet
+from templates_app import services
+from templates_app.models import PdfTemplate
+from templates_app.services import template_create_from_pdf
+from tests.axe import axe_violations
+from tests.browser import ARTIFACTS, Tab
+from tests.builders.conftest import GENERATE
+from tests.esign.conftest import contract_pdf
+from tests.esign.test_embed_frames_browser import NODE_MODULES, documented_props
+from tests.pdfcheck import blank_pdf
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = ARTIFACTS / "builders"
+DESKTOP = {"width": 1366, "height": 900}
+TABLET = {"width": 820, "height": 1180}
+TABLET_LANDSCAPE = {"width": 1180, "height": 820}
+
+# The integrator's page: React's UMD builds, the component's CommonJS file, and the documented
+# example's props; ``embedURL`` and ``BASE_URL`` come from the query. The test's additions: a
+# size, and window.__events, which handleEvent fills.
+APP_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Integrator app</title><link rel="icon" href="data:,">
+<style>body { margin: 0; } h1 { font: 600 16px sans-serif; margin: 8px; }</style></head>
+<body><main><h1>Integrator app</h1><div id="root"></div></main>
+<script src="/nm/react/umd/react.production.min.js"></script>
+<script src="/nm/react-dom/umd/react-dom.production.min.js"></script>
+<script>
+var module = { exports: {} };
+var exports = module.exports;
+function require(name) { return { react: window.React, "react-dom": window.ReactDOM }[name]; }
+</script>
+<script src="/nm/@anvilco/anvil-embed-frame/dist/index.js"></script>
+<script>
+const params = new URLSearchParams(location.search);
+const AnvilEmbedFrame = module.exports.default;
+const embedURL = params.get("src");
+const BASE_URL = params.get("anvil");
+window.__events = [];
+function handleEvent(event) { window.__events.push(event); }
+const props = Object.assign({PROPS}, {
+  style: { width: "100%", height: "calc(100vh - 40px)", border: "0", display: "block" },
+});
+ReactDOM.render(React.createElement(AnvilEmbedFrame, props), document.getElementById("root"));
+</script></body></html>
+"""
+
+
+class _App(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        path = urlsplit(self.path).path
+        body, kind = None, "text/html; charset=utf-8"
+        if path == "/app.html":
+            props = documented_props("AnvilEmbedFrame", "embedding-builders.md")
+            body = APP_PAGE.replace("{PROPS}", props).encode()
+        elif path.startswith("/nm/") and path.endswith(".js"):
+            file = (NODE_MODULES / path.removeprefix("/nm/")).resolve()
+            if file.is_relative_to(NODE_MODULES) and file.is_file():
+                body, kind = file.read_bytes(), "text/javascript"
+        self.send_response(200 if body else 404)
+        self.send_header("Content-Type", kind)
+        self.end_headers()
+        self.wfile.write(body or b"not found")
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def app_server() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _App)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def app() -> Iterator[str]:
+    with app_server() as origin:
+        yield origin
+
+
+@pytest.fixture
+def allowed(organization: Organization, app: str, settings: Any, live_server: Any) -> str:
+    """The app may frame the organization's pages; links are the live server's."""
+    settings.PUBLIC_BASE_URL = live_server.url
+    organization.embed_origins = [app]
+    organization.save()
+    return app
+
+
+def generate(api_client: Client, **variables: Any) -> str:
+    response = api_client.post(
+        "/graphql",
+        data=json.dumps({"query": GENERATE, "variables": variables}),
+        content_type="application/json",
+    )
+    result = response.json()
+    assert "errors" not in result, result
+    return result["data"]["generateEmbedURL"]["url"]
+
+
+def open_in_app(tab: Tab, app: str, url: str, live_server: Any, ready: str) -> Any:
+    tab.page.goto(f"{app}/app.html?src={quote(url, safe='')}&anvil={quote(live_server.url)}")
+    frame = tab.page.wait_for_selector("iframe").content_frame()
+    frame.wait_for_selector(ready)
+    return frame
+
+
+def events(tab: Tab, count: int) -> list[dict[str, Any]]:
+    tab.page.wait_for_function(f"window.__events.length >= {count}")
+    return tab.page.evaluate("window.__events")
+
+
+def shoot(tab: Tab, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tab.page.screenshot(path=str(SHOTS / name))
+
+
+def assert_axe_clean(frame: Any) -> None:
+    assert axe_violations(frame) == []
+
+
+def test_the_template_editor_in_another_origins_app_saves_and_publishes(
+    browser: Any, live_server: Any, allowed: str, organization: Organization, api_client: Client
+) -> None:
+    template = template_create_from_pdf(organization=organization, title="Lease", pdf=blank_pdf())
+    url = generate(api_client, eid=template.eid, type="edit-pdf-template", metadata={"u": 1})
+    tab = Tab(browser, DESKTOP)
+    frame = open_in_app(tab, allowed, url, live_server, "#editor[data-state=ready]")
+    frame.wait_for_selector(".ed-page[data-page='0'].is-rendered")
+    # No admin around it: no header, no breadcrumbs, no link into the admin.
+    assert frame.query_selector("#header, .breadcrumbs, a[href*='/admin/']") is None
+
+    overlay = frame.locator(".ed-overlay[data-page='0']").bounding_box()
+    frame.click("[data-action=tool-draw]")
+    mouse = tab.page.mouse
+    mouse.move(overlay["x"] + 90, overlay["y"] + 120)
+    mouse.down()
+    mouse.move(overlay["x"] + 390, overlay["y"] + 150, steps=8)
+    mouse.up()
+    frame.locator(".ed-panel [data-prop='alias']").fill("tenant_name")
+    frame.click("[data-action=save]")
+    [edit] = events(tab, 1)
+    frame.click("[data-action=publish]")
+    [_, publish] = events(tab, 2)
+
+    ids = {"requestTokenEid": edit["requestTokenEid"], "organizationEid": organization.eid}
+    assert edit == {"action": "castEdit", "castEid": template.eid, **ids}
+    assert publish == {"action": "castPublish", "castEid": template.eid, "versionNumber": 1, **ids}
+    [field] = services.working_version(template).spec["fields"]
+    assert field["alias"] == "tenant_name"
+    assert services.version_summary(template).published_number == 1
+    assert_axe_clean(frame)
+    shoot(tab, "editor-desktop.png")
+    tab.page.set_viewport_size(TABLET_LANDSCAPE)
+    frame.wait_for_selector(".ed-page[data-page='0'].is-rendered")
+    shoot(tab, "editor-tablet-landscape.png")
+    tab.close()
+
+
+def test_an_edit_only_link_offers_no_publish_and_the_server_refuses_it(
+    browser: Any, live_server: Any, allowed: str, organization: Organization, api_client: Client
+) -> None:
+    template = template_create_from_pdf(organization=organization, title="Lease", pdf=blank_pdf())
+    url = generate(api_client, eid=template.eid, type="edit-pdf-template", permissions=["edit"])
+    tab = Tab(browser, TABLET, expected=lambda message: "status of 403" in message.text)
+    frame = open_in_app(tab, allowed, url, live_server, "#editor[data-state=ready]")
+
+    assert frame.query_selector("[data-action=publish]") is None
+    refused = frame.evaluate(
+        """async (url) => (await fetch(url, {method: "POST", body: "{}",
+             headers: {"Content-Type": "application/json"}})).status""",
+        f"{urlsplit(url).path}publish/",
+    )
+
+    assert refused == 403
+    assert services.version_summary(template).published_number is None
+    shoot(tab, "editor-tablet-edit-only.png")
+    tab.close()
+
+
+def test_the_packet_builder_sends_a_packet_placed_where_tapped(
+    browser: Any,
+    live_server: Any,
+    allowed: str,
+    organization: Organization,
+    demo_template: PdfTemplate,
+    api_client: Client,
+    tmp_path: Any,
+) -> None:
+    upload = tmp_path / "lease.pdf"
+    upload.write_bytes(contract_pdf(1))
+    options = {"castEids": [demo_template.eid], "pageTitle": "Send the lease"}
+    url = generate(api_client, eid=organization.eid, type="edit-etch-packet", options=options)
+    tab = Tab(browser, TABLET)
+    frame = open_in_app(tab, allowed, url, live_server, "#packet-builder[data-state=ready]")
+
+    frame.fill("#pb-name", "Lease for Ada")
+    frame.set_input_files("#pb-upload", str(upload))
+    frame.wait_for_selector(".pb-page[data-page='0'] canvas")
+    signer_inputs = frame.locator(".pb-signer").nth(0)
+    signer_inputs.locator("input[type=text]").fill("Ada Tenant")
+    signer_inputs.locator("input[type=email]").fill("ada@example.com")
+    frame.click("#pb-add-signer")
+    second = frame.locator(".pb-signer").nth(1)
+    second.locator("input[type=text]").fill("Bob Landlord")
+    second.locator("input[type=email]").fill("bob@example.com")
+    second.locator("select").select_option("embedded")
+    # Ada's signature where tapped; Bob's date signed in the middle of the page, by keyboard.
+    frame.locator("#pb-field-signer").select_option(index=0)
+    frame.locator("#pb-field-type").select_option("signature")
+    page_box = frame.locator(".pb-page[data-page='0']").bounding_box()
+    tab.page.mouse.click(page_box["x"] + 200, page_box["y"] + 300)
+    frame.locator("#pb-field-signer").select_option(index=1)
+    frame.locator("#pb-field-type").select_option("signatureDate")
+    frame.focus(".pb-page[data-page='0']")
+    tab.page.keyboard.press("Enter")
+    assert frame.locator(".pb-field").count() == 2
+    shoot(tab, "packet-tablet.png")
+    assert_axe_clean(frame)
+    frame.click("#pb-send")
+    [sent] = events(tab, 1)
+
+    packet = Packet.objects.get(eid=sent["etchPacketEid"])
+    assert sent["action"] == "etchPacketSent"
+    assert sent["organizationEid"] == organization.eid
+    assert sent["documentGroupEid"] == packet.document_group.eid
+    assert [(s["aliasId"], s["routingOrder"]) for s in sent["signers"]] == [
+        ("signer1", 1),
+        ("signer2", 2),
+    ]
+    assert packet.organization == organization
+    assert packet.status == Packet.Status.SENT
+    assert packet.name == "Lease for Ada"
+    [document] = packet.documents.all()
+    by_type = {f["type"]: f for f in document.fields}
+    scale = page_box["width"] / 612
+    signature = by_type["signature"]["rect"]
+    # The tap is the signature's centre, in PDF points (y up from the page's foot).
+    assert signature["x"] + signature["width"] / 2 == pytest.approx(200 / scale, abs=1)
+    assert signature["y"] + signature["height"] / 2 == pytest.approx(792 - 300 / scale, abs=1)
+    date = by_type["signatureDate"]["rect"]
+    assert date["x"] + date["width"] / 2 == pytest.approx(306, abs=1)
+    signers = {s.alias_id: s for s in packet.signers.all()}
+    assert (signers["signer1"].email, signers["signer2"].routing_order) == ("ada@example.com", 2)
+    assert frame.inner_text("#pb-message").startswith("Sent")
+    tab.page.set_viewport_size(DESKTOP)
+    frame.wait_for_function(
+        "(width) => document.querySelector('.pb-page').getBoundingClientRect().width > width",
+        arg=page_box["width"] + 24,
+    )
+    shoot(tab, "packet-desktop-sent.png")
+    tab.close()
+
+
+def test_another_origin_cannot_frame_a_builder_and_a_dead_link_says_so(
+    browser: Any,
+    live_server: Any,
+    organization: Organization,
+    settings: Any,
+    api_client: Client,
+    embedder: str,
+) -> None:
+    settings.PUBLIC_BASE_URL = live_server.url
+    organization.embed_origins = ["https://app.example.com"]
+    organization.save()
+    template = template_create_from_pdf(organization=organization, title="Lease", pdf=blank_pdf())
+    url = generate(api_client, eid=template.eid, type="edit-pdf-template")
+    tab = Tab(browser, DESKTOP, expected=lambda m: "frame-ancestors" in m.text or "404" in m.text)
+
+    # Chromium says why it shows the browser's own error page in the frame instead.
+    with tab.page.expect_console_message(lambda m: "frame-ancestors" in m.text):
+        tab.page.goto(f"{embedder}/embed.html?src={quote(url, safe='')}")
+    frame = tab.page.wait_for_selector("iframe").content_frame()
+    assert frame.query_selector("#editor") is None
+    dead = url.rstrip("/")[:-4] + "dead/"
+    tab.page.goto(f"{embedder}/embed.html?src={quote(dead, safe='')}")
+    tab.page.wait_for_function("window.__events.length >= 1")
+    [message] = tab.page.evaluate("window.__events")
+
+    assert message["origin"] == live_server.url
+    assert message["data"] == {
+        "action": "embedError",
+        "errorType": "NotFoundError",
+        "message": "This link has expired or does not exist: ask for a new one.",
+    }
+    tab.close()
