@@ -65,9 +65,12 @@ def _task(task: TaskRef) -> Task[..., Any]:
 
 
 # Task priorities (``@task(priority=...)``, -100 to 100, default 0): a worker claims the due task
-# of highest priority first, then the oldest (django-tasks-db's ordering, core.worker). Work that
-# a person waits for (a seal, a signer's email) is never queued behind webhook deliveries or
-# other default-priority tasks; background upkeep (archive timestamp renewal) comes last.
+# of highest priority first, then the oldest (django-tasks-db's ordering, core.worker). Short work
+# that the next step of a person or a program waits for (a signer's email, a webhook delivery)
+# first: a seal backlog never holds back an ``etchPacketComplete``; then seals; background work
+# (archive timestamp renewals, bulk sends' chunks) last. A worker serving the webhooks queue and
+# others also runs a delivery lane (core.worker), so a delivery never waits for a seal to end.
+PRIORITY_NEXT_STEP = 20
 PRIORITY_WAITED_FOR = 10
 PRIORITY_BACKGROUND = -10
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django_tasks import task
 
-from core.background import PRIORITY_BACKGROUND, PRIORITY_WAITED_FOR
+from core.background import PRIORITY_BACKGROUND, PRIORITY_NEXT_STEP, PRIORITY_WAITED_FOR
 from core.tasks_registry import task_register
 from esign.bulk.sends import batch_send
 from esign.links.emails import signer_email_send
@@ -18,8 +18,9 @@ from esign.sealing.renewal import sealed_file_renew
 from esign.sealing.seal import packet_seal
 
 
-# Someone waits for a seal and a signer's email: they run before the webhook deliveries (and any
-# other task at the default priority) that are due, whatever their order of arrival.
+# Someone waits for a seal: it runs before any task at the default priority and before background
+# work, whatever their order of arrival; after signers' emails and webhook deliveries (short, and
+# the next step waits for them: core.background).
 @task_register("esign.packet_seal")
 @task(priority=PRIORITY_WAITED_FOR)
 def packet_seal_task(*, packet_id: int, attempt: int = 1) -> str:
@@ -39,14 +40,14 @@ def sealed_file_renew_task(*, version_id: int) -> str:
 
 
 @task_register("esign.signer_email")
-@task(priority=PRIORITY_WAITED_FOR)
+@task(priority=PRIORITY_NEXT_STEP)  # the next signer waits for it: before any seal
 def signer_email_task(*, email_id: int, attempt: int = 1) -> str:
     """Attempt ``attempt`` at sending a signer's email (esign.links.emails); retries itself."""
     return signer_email_send(email_id=email_id, attempt=attempt)
 
 
 @task_register("esign.bulk_batch_send")
-@task()
+@task(priority=PRIORITY_BACKGROUND)  # paced over minutes: after the seals of packets signed now
 def bulk_batch_send_task(*, batch_id: int) -> str:
     """One chunk of a bulk send's rows (esign.bulk.sends); enqueues the next chunk itself, paced by
     the outgoing mail. Idempotent: rows done are skipped."""

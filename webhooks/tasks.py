@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from django_tasks import task
 
+from core.background import PRIORITY_NEXT_STEP
 from core.tasks_registry import task_register
 from webhooks.services import delivery_attempt
 
 
 @task_register("webhooks.deliver")
-@task(queue_name="webhooks")
+@task(queue_name="webhooks", priority=PRIORITY_NEXT_STEP)  # before seals (core.background)
 def webhook_deliver(*, delivery_id: int, attempt: int = 1) -> str:
     """Attempt ``attempt`` of delivery ``delivery_id``; schedules its own retry when it fails.
 
