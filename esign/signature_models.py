@@ -68,3 +68,27 @@ class SignerCertificate(models.Model):
 
     def __str__(self) -> str:
         return f"{self.subject} ({self.serial})"
+
+
+class QualifiedProvider(models.Model):
+    """An organization's remote signing provider for ``qualified`` signers: a service that
+    follows the Cloud Signature Consortium API v2 (esign.engine.csc_client). Without a row, the
+    settings' CSC_* provider (if any) serves every organization."""
+
+    organization = models.OneToOneField(
+        "accounts.Organization", on_delete=models.CASCADE, related_name="qualified_provider"
+    )
+    name = models.CharField(max_length=200, help_text="Shown to signers, e.g. the TSP's name.")
+    base_url = models.URLField(
+        max_length=500, help_text="The CSC API's base URL, ending in /csc/v2."
+    )
+    oauth_url = models.URLField(
+        max_length=500,
+        blank=True,
+        help_text="OAuth 2.0 server base URL (info's oauth2); blank: the API's.",
+    )
+    client_id = models.CharField(max_length=200)
+    client_secret = models.CharField(max_length=500, blank=True)
+
+    def __str__(self) -> str:
+        return self.name
