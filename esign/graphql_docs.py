@@ -136,7 +136,9 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "or loopback address is refused unless FETCH_ALLOW_HOSTS allows it.",
         "createEtchPacket(mergePDFs)": "true: the sealed result is one PDF of every document "
         "instead of one per document.",
-        "createEtchPacket(allowUpdates)": "Accepted and stored (etchPacket { allowUpdates }).",
+        "createEtchPacket(allowUpdates)": "The signers given a field the sender filled in "
+        "(files[].fields[].value) may change it on the signing page before signing (a signer's "
+        "own allowUpdates overrides it); the change is audited before and after.",
         "createEtchPacket(signatureEmailSubject)": "The subject of the signing emails.",
         "createEtchPacket(signatureEmailBody)": "A message added to the signing emails.",
         "createEtchPacket(replyToName)": "The name replies to the signing emails go to.",

@@ -62,6 +62,8 @@ class AuditAction(models.TextChoices):
     SIGNER_REJECTED = "signerRejected", _("Rejected")
     VIEWER_NOTIFIED = "viewerNotified", _("Sent the documents to read")
     VIEWER_COMPLETED = "viewerCompleted", _("Has the completed documents")
+    # allowUpdates (esign.signing.updates): a value the sender filled in, changed by the signer.
+    SIGNER_UPDATED_VALUE = "signerUpdatedValue", _("Changed a value the sender filled in")
 
 
 # The audit action of a signer's move by their role, where it is not the move's own

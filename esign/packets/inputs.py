@@ -37,6 +37,12 @@ from esign.packets.attachment_fields import (
 from esign.packets.file_tags import SignerNames, TaggedField, read_file_tags, tagged_signer_fields
 from esign.packets.initials import initials_option, initials_problems
 from esign.packets.roles import ROLES, roles_checked
+from esign.packets.updates import (
+    allow_updates_of,
+    may_update,
+    prefilled_value,
+    updates_problems,
+)
 from templates_app.models import TemplateVersion
 
 # Field types a signer fills: signatures and initials are stamped; signatureDate gets the date
@@ -72,9 +78,12 @@ class SignField:
     rect: Rect
     # A template field's alias (its Field Alias, which cast shows): signers may name it so too.
     alias: str = ""
+    # The sender's value of a typed field (esign.packets.updates); None: the signer types it.
+    value: Any = None
 
     def to_json(self) -> dict[str, Any]:
         out = {"id": self.id, "type": self.type, "page": self.page, "rect": self.rect.to_json()}
+        out |= {"value": self.value} if self.value is not None else {}
         return out | ({"alias": self.alias} if self.alias else {})
 
 
@@ -139,6 +148,8 @@ class SignerInput:
     attachment_fields: tuple[AttachmentField, ...] = ()  # files to attach (an extension)
     # allowForward (an extension, esign.signing.forwarding): None follows the packet's.
     allow_forward: bool | None = None
+    # allowUpdates of the signer (esign.packets.updates): None follows the packet's.
+    allow_updates: bool | None = None
     # initialsOnEveryPage / initialsPosition (an extension, esign.packets.initials): the file ids
     # (or "*") whose every page gets an initials field of theirs, and where.
     initials_files: tuple[str, ...] = ()
@@ -277,6 +288,7 @@ def _sign_fields(raw: Any, path: str, problems: list[Problem]) -> tuple[SignFiel
                 rect=Rect(
                     float(rect["x"]), float(rect["y"]), float(rect["width"]), float(rect["height"])
                 ),
+                value=prefilled_value(item, kind, where, problems),
             )
         )
     return tuple(fields)
@@ -430,6 +442,7 @@ def _signer(raw: Any, index: int, problems: list[Problem]) -> SignerInput | None
         **_role(raw, path, problems),
         attachment_fields=attachment_fields(raw.get("attachments"), path, problems),
         allow_forward=_allow_forward(raw.get("allowForward"), path, str(signer_type), problems),
+        **allow_updates_of(raw.get("allowUpdates"), path, problems),
         **initials_option(raw, path, problems),
     )
 
@@ -802,6 +815,7 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
             signers[n] = replace(signers[n], fields=signers[n].fields or got)
     signers = roles_checked(raw_signers[:MAX_SIGNERS], signers, problems)
     initials_problems(files, signers, problems)
+    updates_problems(files, signers, problems)
     _cross_check(files, signers, problems)
     problems += attachment_count_problems(len(s.attachment_fields) for s in signers)
     data = arguments.get("data") or {}
@@ -837,6 +851,8 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     allow_forward = arguments.get("allowForward")
     if allow_forward is not None and not isinstance(allow_forward, bool):
         problems.append(Problem("allowForward", "Must be true or false."))
+    if not isinstance(arguments.get("allowUpdates"), bool | None):  # a bulk send's JSON
+        problems.append(Problem("allowUpdates", "Must be true or false."))
     verification_stamp = arguments.get("verificationStamp")
     if verification_stamp is not None and not isinstance(verification_stamp, bool):
         problems.append(Problem("verificationStamp", "Must be true or false."))
@@ -997,6 +1013,7 @@ def packet_rows(
             witness_for=signer.witness_for,
             attachment_fields=[field.to_json() for field in signer.attachment_fields],
             allow_forward=packet_input.signer_may_forward(signer),
+            allow_updates=may_update(packet_input.allow_updates, signer),
             fields=[{"fileId": f, "fieldId": field_id} for f, field_id in signer.fields],
         )
         for signer in packet_input.signers

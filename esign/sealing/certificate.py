@@ -92,6 +92,12 @@ def _event(event: AuditEvent) -> TrailEvent:
             group=isolate(detail["group"]),
             names=", ".join(isolate(name) for name in detail.get("signedBy") or ()),
         )
+    elif event.action == "signerUpdatedValue":
+        text = gettext("“{field}”: {before} → {after}").format(
+            field=isolate(str(detail.get("fieldId", ""))),
+            before=isolate(str(detail.get("before", ""))),
+            after=isolate(str(detail.get("after", ""))),
+        )
     elif event.action in ("signerAttachmentAdded", "signerAttachmentRemoved"):
         text = str(detail.get("filename", ""))
     elif event.action in ("signerForwarded", "signerAssigned"):

@@ -59,6 +59,7 @@ def signing_strings() -> dict[str, str]:
         "dateHelp": _("Filled in with the date you finish: {date}."),
         "checkboxLabel": _(" Check this box (optional)"),
         "valueLabel": _("Your {label}"),
+        "prefilled.help": _("Filled in by the sender. You may change it before you sign."),
         "progress": _("Field {number} of {total}"),
         "noFields": _("No fields"),
         "allDone": _("All {total} fields completed. Select Finish to sign."),

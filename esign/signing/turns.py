@@ -16,14 +16,10 @@ stamps were made on a document the first changed, so it stamps again on the new 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
-from django.conf import settings
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -43,6 +39,7 @@ from esign.models import Packet, PacketDocument, Signer
 from esign.packets import lifecycle
 from esign.packets.audit import AuditAction, Client
 from esign.packets.documents import HANDWRITING_FONT
+from esign.packets.field_values import type_problem, value_cap
 from esign.packets.groups import (
     fields_filled_by_another,
     group_signed_by,
@@ -60,6 +57,7 @@ from esign.signing.role_turns import (
     viewers_due,
     viewers_finish,
 )
+from esign.signing.updates import prefilled_in_force, value_changes_audit
 
 # --- whose turn it is ----------------------------------------------------------------------------
 
@@ -148,21 +146,6 @@ def signer_fields(signer: Signer) -> list[dict[str, Any]]:
     return out
 
 
-# The longest value a signer may type, by field type; the others are SIGNING_TEXT_MAX_CHARS.
-_EMAIL_MAX_CHARS = 254  # RFC 5321's longest address
-_DATE_MAX_CHARS = 32  # any spelling of a date
-
-
-def _value_cap(kind: str) -> int:
-    if kind == "email":
-        return _EMAIL_MAX_CHARS
-    if kind == "date":
-        return _DATE_MAX_CHARS
-    if kind == "fullName":
-        return int(settings.SIGNING_NAME_MAX_CHARS)
-    return int(settings.SIGNING_TEXT_MAX_CHARS)
-
-
 def check_values(signer: Signer, adoption: Adoption, values: dict[str, Any]) -> None:
     """Only the signer's own typed fields are taken (what is kept on the signer is bounded by
     them), each within the length of its type; a checkbox is true or false."""
@@ -182,12 +165,12 @@ def check_values(signer: Signer, adoption: Adoption, values: dict[str, Any]) -> 
         elif field["type"] != "signatureDate":
             typed.add(key)
             value = values.get(key)
-            cap = _value_cap(field["type"])
+            cap = value_cap(field["type"])
             if not isinstance(value, str) or not value.strip():
                 problems.append(Problem(key, _("Required")))
             elif len(value) > cap:
                 problems.append(Problem(key, _("At most %(count)s characters.") % {"count": cap}))
-            elif (message := _type_problem(field["type"], value.strip())) is not None:
+            elif (message := type_problem(field["type"], value.strip())) is not None:
                 problems.append(Problem(key, message))
     # A key is echoed back in its property, so a long one is cut (the body's cap bounds them all).
     problems += [
@@ -197,24 +180,6 @@ def check_values(signer: Signer, adoption: Adoption, values: dict[str, Any]) -> 
     if problems:
         unique = {(p.path, p.message): p for p in problems}
         raise ValidationFailed.from_problems(unique.values())
-
-
-def _type_problem(kind: str, value: str) -> str | None:
-    """What is wrong with ``value`` for a field of ``kind`` (as fill checks its types): an
-    email must be an address, a date an ISO date (YYYY-MM-DD)."""
-    if kind == "email":
-        try:
-            validate_email(value)
-        except ValidationError:
-            return _("Enter an email address, like name@example.com.")
-    if kind == "date":
-        try:
-            date.fromisoformat(value)
-        except ValueError:
-            return _("Enter a date as YYYY-MM-DD.")
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-            return _("Enter a date as YYYY-MM-DD.")
-    return None
 
 
 def check_attachments(signer: Signer) -> None:
@@ -409,8 +374,9 @@ def signer_complete(
     """The signer finishes: their fields are stamped onto the documents, the next routing group
     is notified, and the packet completes (and is queued for sealing) when nobody is left."""
     signer_check_open(signer)  # a closed request says so before any complaint about the values
-    if fields_filled_by_another(signer):
-        values = {}  # a later member of a group: its fields hold the first member's signature
+    # A later member of a group signs nothing (its fields hold the first member's signature);
+    # the others' values are the sender's where they left them (esign.signing.updates).
+    values = {} if fields_filled_by_another(signer) else prefilled_in_force(signer, values)
     check_values(signer, adoption, values)
     check_attachments(signer)  # a required file not attached: said before anything is stamped
     kept = {k: v for k, v in values.items() if isinstance(v, str | bool)}
@@ -443,6 +409,7 @@ def signer_complete(
                     detail=completion_detail(signer),
                     fields=("values", "signature_path", "signature_text", "initials_text"),
                 )
+                value_changes_audit(packet, signer, kept, client)
                 _settle_group(packet, signer)
                 return _after_signature(packet, signer)
         except _Restamp:

@@ -69,6 +69,7 @@ from esign.signing.turns import (
     signer_fields,
     signer_viewed,
 )
+from esign.signing.updates import others_prefilled
 
 TOKEN_HEADER = "HTTP_X_SIGNING_TOKEN"  # noqa: S105 - a header name, not a secret
 
@@ -173,6 +174,10 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
         "signerStatus": signer.status,
         # Extension: "approver" approves or rejects, "viewer" reads (esign.packets.roles).
         "role": signer.role,
+        # Extension (allowUpdates, esign.signing.updates): whether the signer may change the
+        # sender's values of their fields, and the other signers' values not stamped yet.
+        "allowUpdates": signer.allow_updates,
+        "prefilled": others_prefilled(signer),
         "packetStatus": packet.status,
         "signatureMode": signer.signature_mode,
         "acceptEachField": signer.accept_each_field,
@@ -243,6 +248,7 @@ SIGNING_MODULES = (
     "esign/documents.js",
     "esign/outcome.js",
     "esign/review.js",
+    "esign/prefilled.js",
     "esign/forward.js",
     "esign/embed.js",
     "common/dom.js",

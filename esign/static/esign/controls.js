@@ -99,5 +99,11 @@ export function controlFor(field, page) {
     { class: "sg-label", for: "sg-value" },
     t("valueLabel", { label: labelOf(field).toLocaleLowerCase(pageLanguage()) }),
   );
+  // A value the sender filled in (allowUpdates): the signer may change it, and is told so.
+  if (field.value !== undefined && field.value !== null) {
+    const help = h("p", { class: "sg-control-help", id: "sg-value-help" }, t("prefilled.help"));
+    input.setAttribute("aria-describedby", "sg-value-help sg-field-error");
+    return [head, help, label, input];
+  }
   return [head, label, input];
 }

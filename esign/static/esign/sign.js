@@ -24,6 +24,7 @@ import {
 } from "./fields.js";
 import { setUpForward } from "./forward.js";
 import { signingOutcome } from "./outcome.js";
+import { isLocked, isPrefilled, placePrefilled } from "./prefilled.js";
 import { setUpApproval } from "./review.js";
 import { t, tNodes } from "./strings.js";
 
@@ -45,7 +46,8 @@ const prefersReducedMotion = () => window.matchMedia("(prefers-reduced-motion: r
 const allFields = sortFields(config.fields || [], config.documents || []);
 
 const state = {
-  fields: allFields.filter((field) => !AUTOMATIC.has(field.type)),
+  // The sender's values the signer may not change are shown, not visited (prefilled.js).
+  fields: allFields.filter((field) => !AUTOMATIC.has(field.type) && !isLocked(field, config)),
   current: 0,
   values: {},
   accepted: new Set(),
@@ -59,6 +61,7 @@ const state = {
 for (const field of state.fields) {
   if (field.type === "fullName") state.values[keyOf(field)] = config.signerName;
   if (field.type === "checkbox") state.values[keyOf(field)] = false;
+  if (isPrefilled(field)) state.values[keyOf(field)] = field.value; // the sender's, to change
 }
 const documentTitles = new Map((config.documents || []).map((doc) => [doc.id, doc.title]));
 
@@ -496,6 +499,12 @@ async function start() {
     widths: config.pageWidths || [],
     sizes: config.pageSizes || "",
   });
+  // The sender's values not stamped yet, the signer's own they may not change and the other
+  // signers', shown over the pages whether or not it is this signer's turn (prefilled.js).
+  placePrefilled(view, [
+    ...(config.signerStatus === "completed" ? [] : allFields.filter((f) => isLocked(f, config))),
+    ...(config.prefilled || []),
+  ]);
   if (config.signerStatus === "completed") showCopies();
   if (!config.canSign) return;
   if (config.role === "approver") {
