@@ -295,3 +295,24 @@ def test_an_approver_rejects_with_a_reason_and_the_packet_is_declined(graphql) -
         "approver",
         "declined",
     )
+
+
+def test_the_approvers_page_and_email_are_in_their_language(graphql) -> None:
+    variables = roles_packet()
+    variables["signers"][1]["language"] = "es"
+    created(graphql, variables)
+    client_signs()
+
+    approver = Signer.objects.get(alias_id="manager")
+    page = (
+        Client()
+        .get(f"/api/etch/verify/{approver.eid}?token={signer_token_issue(signer=approver)}")
+        .content.decode()
+    )
+    send_queued_emails()
+
+    assert ">Aprobar</button>" in page
+    assert ">Rechazar</button>" in page
+    assert "Como aprobador: apruebe o rechace estos documentos." in page
+    subjects = {m.to[0]: m.subject for m in mail.outbox}
+    assert subjects["grace@example.com"] == "Apruebe, por favor: Services agreement"
