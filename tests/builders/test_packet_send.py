@@ -220,3 +220,29 @@ def test_the_page_offers_only_the_named_templates_and_says_what_the_button_does(
     assert other.eid not in html
     assert ">Send</button>" in html
     assert ">Save draft</button>" in drafts.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("lang", "title", "sent"),
+    [
+        (
+            "de",
+            "Neues Signaturpaket",
+            "Gesendet: Das Paket ist auf dem Weg zu seinen Unterzeichnern.",
+        ),
+        ("ar", "حزمة توقيع جديدة", "أُرسلت: الحزمة في طريقها إلى الموقّعين."),
+    ],
+)
+def test_the_builder_speaks_the_readers_language(
+    embed_url: Callable[..., str], organization: Organization, lang: str, title: str, sent: str
+) -> None:
+    path = embed_url(eid=organization.eid, type=PACKET)
+
+    chosen = Client().get(f"{path}?lang={lang}").content.decode()
+    browser = Client(HTTP_ACCEPT_LANGUAGE=lang).get(path).content.decode()
+
+    for page in (chosen, browser):
+        assert f'<html lang="{lang}"' in page
+        assert title in page
+        assert json.dumps(sent)[1:-1] in page  # the script's sentences, in its config
+    assert 'dir="rtl"' in browser if lang == "ar" else 'dir="ltr"' in browser

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_every_shipped_catalogue_is_committed_and_compiled_from_its_po() -> None:
     locale_dirs = core_checks.shipped_locale_dirs()
     assert sorted(d.relative_to(ROOT).as_posix() for d in locale_dirs) == [
+        "builders/locale",
         "esign/locale",
         "workflows/locale",
     ]
