@@ -159,6 +159,9 @@ def _hand_over(
             signing_group_required=original.signing_group_required,
             role=original.role,
             witness_for=original.witness_for,
+            # The sender's values in the original's fields stay theirs to change or not
+            # (allowUpdates, esign.signing.updates).
+            allow_updates=original.allow_updates,
         )
         if original.verify_method == "integrator":
             successor.verify_method = "integrator"

@@ -23,6 +23,7 @@ from esign.packets.documents import document_pdf
 from esign.sealing.certificate import audit_trail_pdf
 from esign.sealing.seal import packet_seal
 from tests.esign.conftest import CREATE, sign, two_signer_packet
+from tests.esign.test_roles import assert_seals_valid
 from tests.pdfcheck import text_in_rect, words
 
 pytestmark = pytest.mark.django_db
@@ -113,6 +114,7 @@ def test_the_signer_changes_the_senders_value_and_everyone_sees_the_value_in_for
         packet["documentGroup"]["downloadZipURL"].replace("http://127.0.0.1:8000", "")
     )
     archive = zipfile.ZipFile(io.BytesIO(response.content))
+    assert_seals_valid(archive)
     sealed = " ".join(w.text for page in words(archive.read("agreement.pdf")) for w in page)
     assert "1250 EUR" in sealed
     assert "1200" not in sealed
@@ -197,3 +199,25 @@ def test_bad_prefilled_values_are_refused_with_nothing_stored(graphql, change, p
     assert result["errors"][0]["extensions"]["code"] == "ValidationError", result
     assert property_ in [f["property"] for f in result["errors"][0]["extensions"]["fields"]]
     assert Packet.objects.count() == 0
+
+
+REASSIGN = """mutation($s: String!, $name: String, $email: String) {
+  reassignEtchSigner(signerEid: $s, name: $name, email: $email) { aliasId }
+}"""
+
+
+def test_the_signer_who_takes_over_the_turn_may_change_the_value_too(graphql) -> None:
+    created(graphql, fee_packet(allowUpdates=True))
+    client_signs()
+    provider = Signer.objects.get(alias_id="provider")
+
+    result = graphql(REASSIGN, {"s": provider.eid, "name": "Mary Somerville", "email": "m@x.org"})
+
+    assert result["data"]["reassignEtchSigner"]["aliasId"] == "provider-2"
+    successor = Signer.objects.get(alias_id="provider-2")
+    assert successor.allow_updates is True
+    done = signs(
+        "provider-2", signature={"typed": "Mary Somerville"}, values={"agreement/fee": "1100 EUR"}
+    )
+    assert done.status_code == 200, done.content
+    assert AuditEvent.objects.get(action="signerUpdatedValue").detail["after"] == "1100 EUR"

@@ -18,6 +18,7 @@ from esign.links.tokens import signer_token_issue
 from esign.models import Packet, PacketDocument, Signer
 from esign.sealing.seal import packet_seal
 from tests.esign.conftest import CREATE, contract_pdf, sign, two_signer_packet
+from tests.esign.test_roles import assert_seals_valid
 from tests.esign.test_template_signer_fields import form_template, packet_variables
 from tests.pdfcheck import text_in_rect, words
 
@@ -76,6 +77,7 @@ def test_every_page_gets_the_signers_initials_in_its_corner_and_the_seal_carries
         packet["documentGroup"]["downloadZipURL"].replace("http://127.0.0.1:8000", "")
     )
     archive = zipfile.ZipFile(io.BytesIO(response.content))
+    assert_seals_valid(archive)
     pages = words(archive.read("agreement.pdf"))
     assert len(pages) == 3
     assert [text_in_rect(page, CORNER, tolerance=2) for page in pages] == ["CB", "CB", "CB"]

@@ -65,6 +65,16 @@ def roles_packet(**overrides: Any) -> dict[str, Any]:
     return variables
 
 
+def assert_seals_valid(archive: zipfile.ZipFile) -> None:
+    """Every PDF of the sealed zip carries the service's seal, which pyHanko validates (intact,
+    valid, trusted, over the whole file)."""
+    for name in archive.namelist():
+        seal = PdfFileReader(io.BytesIO(archive.read(name))).embedded_regular_signatures[0]
+        status = validate_pdf_signature(seal, ValidationContext(trust_roots=trust_roots()))
+        assert (status.intact, status.valid, status.trusted) == (True, True, True), name
+        assert status.coverage.name == "ENTIRE_FILE", name
+
+
 def created(graphql, variables: dict[str, Any]) -> dict[str, Any]:
     result = graphql(CREATE, variables)
     assert "errors" not in result, result
@@ -246,10 +256,7 @@ def test_the_sealed_packet_and_its_trail_name_the_approval_and_the_copies(
         packet["documentGroup"]["downloadZipURL"].replace("http://127.0.0.1:8000", "")
     )
     archive = zipfile.ZipFile(io.BytesIO(response.content))
-    for name in archive.namelist():
-        seal = PdfFileReader(io.BytesIO(archive.read(name))).embedded_regular_signatures[0]
-        status = validate_pdf_signature(seal, ValidationContext(trust_roots=trust_roots()))
-        assert (status.intact, status.valid, status.trusted) == (True, True, True), name
+    assert_seals_valid(archive)
     trail = " ".join(w.text for page in words(archive.read("audit-trail.pdf")) for w in page)
     assert "Approver: approves or rejects, signs nothing" in trail
     assert "Viewer: receives the documents, signs nothing" in trail
