@@ -32,7 +32,7 @@ from django.db import close_old_connections, connections
 from django.db.models import F
 from django.db.utils import OperationalError
 from django_tasks_db.management.commands.db_worker import Worker as DbWorker
-from django_tasks_db.models import DBTaskResult
+from django_tasks_db.models import DBTaskResult, DBTaskResultQuerySet
 from django_tasks_db.utils import exclusive_transaction, is_locked_database_exception
 
 from core.sweeps import sweeps_run
@@ -97,6 +97,15 @@ class Worker(DbWorker):
         finally:
             connections.close_all()  # this thread's
 
+    def claimable(self) -> DBTaskResultQuerySet:
+        """The ready tasks of the queues served, in the order of :meth:`claim_next`."""
+        tasks = DBTaskResult.objects.ready().filter(backend_name=self.backend_name)
+        if not self.process_all_queues:
+            tasks = tasks.filter(queue_name__in=self.queue_names)
+        if self.excluded_queue_names:
+            tasks = tasks.exclude(queue_name__in=self.excluded_queue_names)
+        return tasks.order_by(F("priority").desc(), F("run_after").asc(), F("enqueued_at").asc())
+
     def claim_next(self) -> DBTaskResult | None:
         """The next ready task of the queues served, claimed by this worker; None if none (or
         the SQLite database is locked for now).
@@ -104,15 +113,11 @@ class Worker(DbWorker):
         The highest priority first (``@task(priority=...)``: a signer's email or a webhook
         delivery before a seal, a seal before background work, core.background), then the one
         due first, then the oldest: django-tasks-db's own ordering, spelt out because the order
-        is the point here. One query over django-tasks-db's partial index of the ready tasks in
-        this order (``tasks_db_new_ordering_idx``), whatever the backlog.
+        is the point here. One query over a partial index of the ready tasks in this order,
+        whatever the backlog: django-tasks-db's (``tasks_db_new_ordering_idx``) for every queue,
+        core's migration 0004's for some queues.
         """
-        tasks = DBTaskResult.objects.ready().filter(backend_name=self.backend_name)
-        if not self.process_all_queues:
-            tasks = tasks.filter(queue_name__in=self.queue_names)
-        if self.excluded_queue_names:
-            tasks = tasks.exclude(queue_name__in=self.excluded_queue_names)
-        tasks = tasks.order_by(F("priority").desc(), F("run_after").asc(), F("enqueued_at").asc())
+        tasks = self.claimable()
         with exclusive_transaction(tasks.db):
             try:
                 task_result = tasks.get_locked()
