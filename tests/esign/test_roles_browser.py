@@ -67,6 +67,7 @@ def test_the_approver_approves(browser, live_server, roles_sent, size, viewport,
     page.click("#sg-approve")
 
     expect(page.locator("#sg-result-title")).to_have_text("You approved the documents")
+    expect(page.locator("#sg-copies-list a")).to_have_count(1)  # their copy of what they approved
     shot(tab, f"roles-approver-approved-{size}")
     assert axe_violations(page) == []
     assert Signer.objects.get(alias_id="manager").status == "completed"

@@ -4,7 +4,7 @@
 
 import { t } from "./strings.js";
 
-export function setUpApproval({ config, post, finished, notice, showResult, linkRefused }) {
+export function setUpApproval({ config, post, finished, notice, showResult, showCopies, linkRefused }) {
   const button = document.getElementById("sg-approve");
   if (!button) return;
   const label = button.textContent;
@@ -28,6 +28,8 @@ export function setUpApproval({ config, post, finished, notice, showResult, link
     }
     const { response, data } = result;
     if (response.ok) {
+      // The approver keeps a copy of what they approved, as a signer does.
+      if (!data.redirectURL) showCopies({ sealed: false, copies: data.copies });
       finished(data, { stateName: "done", title: t("approve.done"), text: t("approve.doneText") });
       return;
     }

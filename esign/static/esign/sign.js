@@ -511,7 +511,7 @@ async function start() {
     // Nothing to fill: Approve, or Reject (the decline dialog) with a reason (review.js).
     setUpDecline();
     setUpForward({ config, post, showResult, linkRefused });
-    setUpApproval({ config, post, finished, notice, showResult, linkRefused });
+    setUpApproval({ config, post, finished, notice, showResult, showCopies, linkRefused });
     root.dataset.state = "ready";
     return;
   }
