@@ -58,6 +58,7 @@ class AuditAction(models.TextChoices):
     SIGNER_ATTACHMENT_ADDED = "signerAttachmentAdded", _("File attached")
     SIGNER_ATTACHMENT_REMOVED = "signerAttachmentRemoved", _("Attached file removed")
     # Approvers and viewers (esign.packets.roles): their moves, named for what they are.
+    APPROVER_NOTIFIED = "approverNotified", _("Asked to approve")
     SIGNER_APPROVED = "signerApproved", _("Approved")
     SIGNER_REJECTED = "signerRejected", _("Rejected")
     VIEWER_NOTIFIED = "viewerNotified", _("Sent the documents to read")
@@ -69,6 +70,7 @@ class AuditAction(models.TextChoices):
 # The audit action of a signer's move by their role, where it is not the move's own
 # (esign.packets.lifecycle): (role, status reached) -> action.
 ROLE_ACTIONS: dict[tuple[str, str], AuditAction] = {
+    ("approver", "sent"): AuditAction.APPROVER_NOTIFIED,
     ("approver", "completed"): AuditAction.SIGNER_APPROVED,
     ("approver", "declined"): AuditAction.SIGNER_REJECTED,
     ("viewer", "sent"): AuditAction.VIEWER_NOTIFIED,

@@ -23,10 +23,13 @@ from esign.models import AuditEvent, Packet, Signer, SignerEmail
 from esign.sealing.config import trust_roots
 from esign.sealing.seal import packet_seal
 from tests.esign.conftest import CREATE, send_queued_emails, sign, two_signer_packet
-from tests.pdfcheck import words
+from tests.pdfcheck import render, words
+from tests.templates_app.conftest import ARTIFACTS
 from webhooks.models import WebhookEvent
 
 pytestmark = pytest.mark.django_db
+
+SHOTS = ARTIFACTS / "esign"
 
 SIGNERS = """
 query Packet($eid: String!) {
@@ -258,9 +261,14 @@ def test_the_sealed_packet_and_its_trail_name_the_approval_and_the_copies(
     archive = zipfile.ZipFile(io.BytesIO(response.content))
     assert_seals_valid(archive)
     trail = " ".join(w.text for page in words(archive.read("audit-trail.pdf")) for w in page)
+    SHOTS.mkdir(parents=True, exist_ok=True)  # to look at
+    for number in range(2):
+        picture = render(archive.read("audit-trail.pdf"), page=number, dpi=100)
+        picture.save(SHOTS / f"roles-audit-trail-page-{number + 1}.png")
     assert "Approver: approves or rejects, signs nothing" in trail
     assert "Viewer: receives the documents, signs nothing" in trail
     assert "Approved" in trail
+    assert "Asked to approve" in trail
     assert "Sent the documents to read" in trail
     assert "Has the completed documents" in trail
     # The signed document holds the signers' marks, and nothing of the approver's.
