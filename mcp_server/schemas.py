@@ -178,7 +178,10 @@ def create_packet() -> Schema:
             },
             "allowUpdates": {
                 "type": "boolean",
-                "description": "Kept with the packet, as createEtchPacket's allowUpdates.",
+                "description": (
+                    "As createEtchPacket's allowUpdates: signers may change the values the "
+                    "sender filled in their fields (files[].fields[].value) before signing."
+                ),
             },
         },
         ["files", "signers"],
