@@ -20,6 +20,7 @@ from esign.sealing.seal import packet_seal
 from tests.esign.conftest import CREATE, contract_pdf, sign, two_signer_packet
 from tests.esign.test_roles import assert_seals_valid
 from tests.esign.test_template_signer_fields import form_template, packet_variables
+from tests.esign.test_verification_mark import qr_corner
 from tests.pdfcheck import text_in_rect, words
 
 pytestmark = pytest.mark.django_db
@@ -37,8 +38,8 @@ def initialled(**provider: Any) -> dict[str, Any]:
     return variables
 
 
-def created(graphql, variables: dict[str, Any]) -> dict[str, Any]:
-    result = graphql(CREATE, variables)
+def created(graphql, variables: dict[str, Any], query: str = CREATE) -> dict[str, Any]:
+    result = graphql(query, variables)
     assert "errors" not in result, result
     return result["data"]["createEtchPacket"]
 
@@ -152,3 +153,31 @@ def test_bad_initials_options_are_refused_with_nothing_stored(graphql, keys, pro
     assert result["errors"][0]["extensions"]["code"] == "ValidationError", result
     assert property_ in [f["property"] for f in result["errors"][0]["extensions"]["fields"]]
     assert Packet.objects.count() == 0
+
+
+def test_the_verification_mark_keeps_clear_of_the_initials(graphql, api_client: Client) -> None:
+    marked = CREATE.replace("$mergePDFs: Boolean)", "$mergePDFs: Boolean, $stamp: Boolean)")
+    marked = marked.replace(
+        "mergePDFs: $mergePDFs)", "mergePDFs: $mergePDFs, verificationStamp: $stamp)"
+    )
+    packet = created(graphql, {**initialled(initialsOnEveryPage=True), "stamp": True}, query=marked)
+    assert (
+        signs(
+            "client", signature={"typed": "Ada Lovelace"}, values={"agreement/title1": "A"}
+        ).status_code
+        == 200
+    )
+    assert (
+        signs("provider", signature={"typed": "Charles Babbage"}, initials="CB").status_code == 200
+    )
+
+    assert packet_seal(packet_id=Packet.objects.get(eid=packet["eid"]).pk) == "sealed (PAdES-B-B)"
+    response = api_client.get(
+        packet["documentGroup"]["downloadZipURL"].replace("http://127.0.0.1:8000", "")
+    )
+    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    assert_seals_valid(archive)
+    sealed = archive.read("agreement.pdf")
+    # The initials hold the bottom right corner of every page: the mark takes the next one.
+    assert [qr_corner(sealed, page) for page in range(3)] == ["bottom left"] * 3
+    assert [text_in_rect(page, CORNER, tolerance=2) for page in words(sealed)] == ["CB"] * 3
