@@ -62,6 +62,13 @@ SIGNER_SHAPE = """One signer, a JSON object:
   "allowForward": true         # extension: may hand their turn to someone else from the
                                #   signing page (email signers only; default: the packet's
                                #   allowForward); see reassignEtchSigner for the sender's way
+  "allowUpdates": true,        # extension: may change the values the sender filled in their
+                               #   fields (files[].fields[].value); default: the packet's
+  "initialsOnEveryPage": true, # extension: an initials field on every page (true) or on the
+                               #   pages of the files listed (["lease"]), at
+  "initialsPosition": {"x": 40, "y": 20, "width": 60, "height": 24}
+                               #   (default: the template's initials field, else the page's
+                               #   bottom right corner); one adopt fills them all
 }
 ```
 
@@ -78,6 +85,9 @@ FILE_FIELD_SHAPE = """The signer fields placed on this file, JSON objects:
   "pageNum": 0,            # page index from 0
   "rect": {"x": 72, "y": 100, "width": 200, "height": 36}
                            # PDF points of that page, origin at the lower left
+  "value": "1200 EUR"      # extension, a typed field's only: the sender's value, stamped when
+                           #   its signer finishes; they may change it first when
+                           #   allowUpdates (the packet's or theirs) says so
 }
 ```
 
@@ -295,6 +305,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "signActionType": "email or embedded (signerType).",
         "completedAt": "When they finished (ISO 8601).",
         "allowForward": "Extension. Whether they may forward their turn from the signing page.",
+        "allowUpdates": "Extension. Whether they may change the values the sender filled in "
+        "their fields (createEtchPacket's allowUpdates, or their own).",
         "forwardedFrom": "Extension. The signer whose turn this one took over (a forward or "
         "reassignEtchSigner); null for a signer of the packet as created.",
         "forwardedTo": "Extension. The signer their turn went to, once forwarded; else null.",

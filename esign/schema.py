@@ -86,6 +86,7 @@ class EtchSignerType(graphene.ObjectType):
     # Extensions (esign.signing.forwarding): whether they may forward their turn from the signing
     # page, and the signers a forward or a reassignment links them to.
     allow_forward = graphene.Boolean()
+    allow_updates = graphene.Boolean()  # extension (esign.packets.updates)
     forwarded_from = graphene.Field(lambda: EtchSignerType)
     forwarded_to = graphene.Field(lambda: EtchSignerType)
 

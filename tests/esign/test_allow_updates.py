@@ -86,6 +86,14 @@ def test_the_signer_changes_the_senders_value_and_everyone_sees_the_value_in_for
     assert packet["allowUpdates"] is True
     assert Signer.objects.get(alias_id="provider").allow_updates is True
     assert Signer.objects.get(alias_id="client").allow_updates is True  # nothing prefilled
+    shown_signers = graphql(
+        "query($e: String!) { etchPacket(eid: $e) { documentGroup { signers { aliasId allowUpdates } } } }",
+        {"e": packet["eid"]},
+    )["data"]["etchPacket"]["documentGroup"]["signers"]
+    assert {s["aliasId"]: s["allowUpdates"] for s in shown_signers} == {
+        "client": True,
+        "provider": True,
+    }
 
     # Ada, before Charles's turn, sees the sender's value over the page; it is not stamped yet.
     shown = config_of("client")["prefilled"]
