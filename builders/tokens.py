@@ -28,6 +28,7 @@ from builders.models import EmbedToken
 from core.engine.problems import Problem
 from core.errors import NotFound, ServiceError, ValidationFailed
 from templates_app.services import template_get
+from workflows.embedded import webform_of
 
 EmbedType = EmbedToken.EmbedType
 
@@ -36,6 +37,7 @@ EmbedType = EmbedToken.EmbedType
 PERMISSIONS: dict[str, tuple[str, ...]] = {
     EmbedType.PDF_TEMPLATE: ("edit", "publish"),
     EmbedType.ETCH_PACKET: ("edit", "send"),
+    EmbedType.WORKFLOW: ("edit", "publish"),
 }
 DEFAULT_VALID_SECONDS = 2 * 60 * 60
 MAX_VALID_SECONDS = 7 * 24 * 60 * 60
@@ -43,6 +45,7 @@ MAX_VALID_SECONDS = 7 * 24 * 60 * 60
 OPTION_KEYS: dict[str, frozenset[str]] = {
     EmbedType.PDF_TEMPLATE: frozenset({"pageTitle"}),
     EmbedType.ETCH_PACKET: frozenset({"pageTitle", "castEids", "isTest"}),
+    EmbedType.WORKFLOW: frozenset({"pageTitle", "forgeEid"}),
 }
 MAX_CAST_EIDS = 50
 METADATA_MAX_BYTES = 4096
@@ -99,6 +102,9 @@ def _options(
     title = options.get("pageTitle")
     if title is not None and (not isinstance(title, str) or len(title) > 200):
         problems.append(Problem("options.pageTitle", "Text of at most 200 characters."))
+    forge = options.get("forgeEid")
+    if forge is not None and (not isinstance(forge, str) or not forge):
+        problems.append(Problem("options.forgeEid", "A webform's eid (forge eid)."))
     if "isTest" in options and not isinstance(options["isTest"], bool):
         problems.append(Problem("options.isTest", "true or false."))
     casts = options.get("castEids")
@@ -120,10 +126,16 @@ def _options(
     return options
 
 
-def _object_checked(organization: Organization, embed_type: str, eid: str) -> None:
+def _object_checked(
+    organization: Organization, embed_type: str, eid: str, options: dict[str, Any]
+) -> None:
     """NotFound unless ``eid`` names an object of ``organization`` the builder opens."""
     if embed_type == EmbedType.PDF_TEMPLATE:
         template_get(organization=organization, eid=eid)
+    elif embed_type == EmbedType.WORKFLOW:
+        webform_of(
+            organization=organization, workflow_eid=eid, webform_eid=options.get("forgeEid") or ""
+        )
     elif eid != organization.eid:
         # The packet builder makes a new packet of the organization: its eid is the eid.
         raise NotFound(f"No organization with eid '{eid}'.")
@@ -165,7 +177,7 @@ def embed_url_generate(
     checked_options = _options(options, embed_type, organization, problems)
     if problems:
         raise ValidationFailed.from_problems(problems)
-    _object_checked(organization, embed_type, eid)
+    _object_checked(organization, embed_type, eid, checked_options)
     token = secrets.token_urlsafe(32)
     row = EmbedToken.objects.create(
         organization=organization,

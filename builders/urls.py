@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from builders import packet_views, template_views, views
+from builders import packet_views, template_views, views, workflow_views
 
 urlpatterns = [
     path("embed/<str:embed_type>/<str:token>/", views.builder_page, name="builders-page"),
@@ -39,4 +39,12 @@ urlpatterns = [
     path(
         "embed/edit-etch-packet/<str:token>/send/", packet_views.send, name="builders-packet-send"
     ),
+    *[
+        path(
+            f"embed/edit-workflow/<str:token>/{name}/",
+            getattr(workflow_views, name),
+            name=f"builders-workflow-{name}",
+        )
+        for name in ("definition", "draft", "preview", "publish")
+    ],
 ]

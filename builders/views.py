@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.clickjacking import xframe_options_exempt
 
-from builders import packet_views, template_views
+from builders import packet_views, template_views, workflow_views
 from builders.framing import unusable_page
 from builders.models import EmbedToken
 from builders.tokens import embed_token_open
@@ -15,6 +15,7 @@ from core.errors import ServiceError
 PAGES = {
     EmbedToken.EmbedType.PDF_TEMPLATE: template_views.editor_page,
     EmbedToken.EmbedType.ETCH_PACKET: packet_views.builder_page,
+    EmbedToken.EmbedType.WORKFLOW: workflow_views.builder_page,
 }
 
 

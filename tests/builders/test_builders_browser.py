@@ -29,6 +29,7 @@ from tests.builders.conftest import GENERATE
 from tests.esign.conftest import contract_pdf
 from tests.esign.test_embed_frames_browser import NODE_MODULES, documented_props
 from tests.pdfcheck import blank_pdf
+from workflows.demo import demo_workflow_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -311,4 +312,47 @@ def test_another_origin_cannot_frame_a_builder_and_a_dead_link_says_so(
         "errorType": "NotFoundError",
         "message": "This link has expired or does not exist: ask for a new one.",
     }
+    tab.close()
+
+
+def test_the_webform_builder_in_another_origins_app_saves_and_publishes(
+    browser: Any,
+    live_server: Any,
+    allowed: str,
+    organization: Organization,
+    demo_template: PdfTemplate,
+    api_client: Client,
+) -> None:
+    workflow = demo_workflow_create(organization=organization, template=demo_template)
+    webform = workflow.webforms.first()
+    url = generate(api_client, eid=workflow.eid, type="edit-workflow")
+    tab = Tab(browser, DESKTOP)
+    frame = open_in_app(tab, allowed, url, live_server, "#wfb[data-state=ready]")
+    # The live preview, framed by the builder inside the app, shows the page as drafted.
+    frame.wait_for_function("() => Number(document.getElementById('wfb').dataset.preview) >= 1")
+    assert frame.query_selector("#header, .breadcrumbs, a[href*='/admin/']") is None
+
+    frame.fill("#wfb-name", "Tenant application")
+    frame.click("#wfb-save")
+    [edit] = events(tab, 1)
+    frame.click("#wfb-publish")
+    [_, publish] = events(tab, 2)
+
+    ids = {
+        "requestTokenEid": edit["requestTokenEid"],
+        "organizationEid": organization.eid,
+        "weldEid": workflow.eid,
+        "forgeEid": webform.eid,
+    }
+    assert edit == {"action": "weldEdit", **ids}
+    assert publish == {"action": "weldPublish", "versionNumber": 2, **ids}
+    webform.refresh_from_db()
+    assert webform.name == "Tenant application"
+    assert workflow.versions.count() == 2
+    preview = frame.wait_for_selector("#wfb-frame-a").content_frame()
+    assert preview.query_selector("form") is not None
+    assert_axe_clean(frame)
+    shoot(tab, "workflow-desktop.png")
+    tab.page.set_viewport_size(TABLET_LANDSCAPE)
+    shoot(tab, "workflow-tablet-landscape.png")
     tab.close()

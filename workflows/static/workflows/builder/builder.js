@@ -3,6 +3,7 @@
 // one (panel.js), the live preview (preview.js) and saving (saving.js). See docs/workflows.md.
 
 import { clear, h } from "#common/dom.js";
+import { postEvents } from "#embed/events.js";
 import { Model } from "./model.js";
 import { Outline } from "./outline.js";
 import { Panel } from "./panel.js";
@@ -17,6 +18,11 @@ const nameError = document.getElementById("wfb-name-error");
 const status = document.getElementById("wfb-status");
 const problemsBox = document.getElementById("wfb-problems");
 const announcer = document.getElementById("wfb-announce");
+// Embedded in an integrator's page (builders/): what is saved and published become events for
+// its AnvilEmbedFrame; an embedded link may grant neither button.
+const tell = (action, extra = {}) => {
+  if (config.embed) postEvents([{ action, ...config.embed.ids, ...extra }], config.embed.origins);
+};
 
 const model = new Model(config.catalogue);
 const announce = (text) => {
@@ -118,20 +124,23 @@ async function doSave() {
     nameInput.value = model.name;
     showStatus("saved", "Saved");
     announce("Saved.");
+    tell("weldEdit");
   } else if (result.problems) {
     showStatus("error", `Not saved: ${result.problems} problem${result.problems === 1 ? "" : "s"}`);
     problemsBox.focus();
+    tell("weldError", { errorType: "ValidationError", error: `${result.problems} problem(s)` });
   } else {
     showStatus("error", `Not saved: ${result.message}`);
+    tell("weldError", { errorType: "Error", error: result.message });
   }
 }
 
-document.getElementById("wfb-save").addEventListener("click", doSave);
+document.getElementById("wfb-save")?.addEventListener("click", doSave);
 
 // Publish: what is saved becomes the version people fill (the whole workflow's), after a save
 // of what is not saved yet; a refusal says why in the status line.
 const publishButton = document.getElementById("wfb-publish");
-publishButton.addEventListener("click", async () => {
+publishButton?.addEventListener("click", async () => {
   if (model.dirty) await doSave();
   if (model.dirty) return; // not saved: its problems are shown
   publishButton.disabled = true;
@@ -140,8 +149,10 @@ publishButton.addEventListener("click", async () => {
     const published = await serial(() => postJSON(config.urls.publish, {}));
     showStatus("saved", `Published as version ${published.version}`);
     announce(`Published as version ${published.version}.`);
+    tell("weldPublish", { versionNumber: published.version });
   } catch (error) {
     showStatus("error", `Not published: ${error.message}`);
+    tell("weldError", { errorType: error.body?.name || "Error", error: error.message });
   } finally {
     publishButton.disabled = false;
   }
