@@ -29,6 +29,9 @@ class EmbedToken(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
     # A development key's token makes test packets (watermarked), as the key itself would.
     watermark = models.BooleanField(default=False)
+    # The webform builder's draft its live preview shows (the admin keeps it in the session; an
+    # iframe has none): in the database, which every web process reads.
+    draft = models.JSONField(null=True, blank=True)
     token_hash = models.CharField(max_length=64, unique=True)
     expires_at = models.DateTimeField()
     revoked_at = models.DateTimeField(null=True, blank=True)

@@ -5,19 +5,17 @@ embedding origins.
 
 The token opens one workflow of its organization and one of its webforms (``options.forgeEid``,
 else the first); reading needs nothing more, saving needs ``edit``, publishing ``publish``. The
-live preview's draft, which the admin keeps in the session, is kept in the cache under the
-token's eid (an iframe has no third-party cookies), for as long as the token lasts. The builder
+live preview's draft, which the admin keeps in the session, is kept on the token's row (an
+iframe has no third-party cookies), which every web process reads. The builder
 posts ``weldEdit``, ``weldPublish`` and ``weldError`` to the embedding page (builder.js)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from accounts.embedding import embed_origins
@@ -47,14 +45,14 @@ def opened(token: str, action: str | None = None) -> tuple[EmbedToken, Webform]:
     return row, _webform(row)
 
 
-def _draft_key(row: EmbedToken) -> str:
-    return f"builders.workflow_views.draft.{row.eid}"
+def _keep_draft(row: EmbedToken, drafted: dict[str, Any] | None) -> None:
+    EmbedToken.objects.filter(pk=row.pk).update(draft=drafted)
 
 
 @require_GET
 def builder_page(request: HttpRequest, row: EmbedToken, token: str) -> HttpResponse:
     webform = _webform(row)
-    cache.delete(_draft_key(row))  # a draft of an earlier visit is not what the page starts with
+    _keep_draft(row, None)  # a draft of an earlier visit is not what the page starts with
     urls = {
         name: reverse(f"builders-workflow-{name}", args=[token])
         for name in ("definition", "draft", "preview", "publish")
@@ -89,7 +87,7 @@ def _definition(
 ) -> JsonResponse:
     if request.method == "POST":
         embedded.webform_build(webform=webform, data=body.get("webform"))
-        cache.delete(_draft_key(row))
+        _keep_draft(row, None)
         webform.refresh_from_db()
     return JsonResponse(embedded.builder_state(webform))
 
@@ -105,8 +103,7 @@ def _draft(request: HttpRequest, body: dict[str, Any], *, row: EmbedToken) -> Ht
     drafted = body.get("webform")
     if not isinstance(drafted, dict):
         raise ValidationFailed.single("webform", "Required: the webform as drafted.")
-    seconds = max(1, int((row.expires_at - timezone.now()).total_seconds()))
-    cache.set(_draft_key(row), drafted, timeout=seconds)
+    _keep_draft(row, drafted)
     return HttpResponse(status=204)
 
 
@@ -114,7 +111,7 @@ def _draft(request: HttpRequest, body: dict[str, Any], *, row: EmbedToken) -> Ht
 def preview(request: HttpRequest, token: str) -> HttpResponse:
     """The previewed page, framed by the builder's page, itself in the integrator's: both."""
     row, webform = opened(token)
-    response = embedded.webform_preview(request, webform, cache.get(_draft_key(row)))
+    response = embedded.webform_preview(request, webform, row.draft)
     return framed(response, row)
 
 

@@ -11,6 +11,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import Organization
+from builders.models import EmbedToken
 from templates_app.models import PdfTemplate
 from tests.builders.conftest import GENERATE
 from workflows.demo import demo_workflow_create
@@ -87,6 +88,8 @@ def test_the_preview_shows_the_draft_without_a_session_and_is_framed_like_the_pa
     state["pages"][0]["title"] = "Drafted page title"
 
     assert post_json(browser, f"{path}draft/", {"webform": state}).status_code == 204
+    # Kept in the database (every web process reads it), not in one process's memory.
+    assert EmbedToken.objects.get().draft["pages"][0]["title"] == "Drafted page title"
     # Another browser (no cookie at all): the draft is the link's, not a session's.
     shown = Client().get(f"{path}preview/?page=0")
 
