@@ -1,25 +1,32 @@
 """A burst of two-signer packets signed through HTTP while task workers seal them and deliver
-their webhooks: how long from the last signature to the sealed packet, and whether it grows with
-the backlog.
+their webhooks, measured as the integrator sees it: how long from the last signature to the
+sealed packet and to the webhooks at its receiver, and whether that grows with the backlog.
 
     python bench/burst.py --database-url postgres://postgres@127.0.0.1:5432/<empty database>
                           [--packets 300] [--rate 5] [--workers 'default;*'] [--clients 16]
+                          [--competitor 'stress-ng --cpu 2'] [--bin 50]
 
 The production server (gunicorn.conf.py: 2 processes, threaded) and one ``manage.py worker`` per
 ``;``-separated entry of ``--workers`` (each entry is that worker's ``--queue-name``; the default
 is what scripts/run.sh starts) serve a database of their own; the seal's key is in a SoftHSM2
 token made for the run (PAdES-B-B, no TSA), as bench/seal.py does. The organization's webhook URL
-is a receiver on 127.0.0.1 answering 200 at once. Packets start at ``--rate`` per second (at most
-``--clients`` at once): each is created (createEtchPacket, one 3-page document), its two signers'
-URLs asked for, and both sign. Every event of the packets (about six each) is a webhook delivery.
+is a receiver on 127.0.0.1 answering 200 at once. Packets start at ``--rate`` per second (0: as
+fast as the ``--clients`` go, that is at the rate the service takes them): each is created
+(createEtchPacket, one 3-page document), its two signers' URLs asked for, and both sign. Every
+event of the packets (about six each) is a webhook delivery. ``--competitor`` runs a command
+beside the service for the whole run, at the same priority (a controlled load, not whatever else
+the machine runs).
 
-Printed: the rate packets arrived at and were sealed at; the last signature to sealed (the
-packet's ``sealed_at`` minus its last signer's ``completed_at``, both the server's clock) median
-and p95, overall and for the first and last 50 packets (flat latency: the two bins alike); the
-etchPacketComplete event to its arrival at the receiver (p50, p95); how long until every
-delivery arrived; then the CPU of sealing one packet (``--seal-runs`` of them sealed again in
-the benchmark's process, after the workers stopped). The machine is shared: compare runs made
-one after the other, not with figures taken on another day.
+Printed, with the load average at the start and the end: the rate packets arrived at and were
+sealed at (seals/s from the first packet's last signature to the last seal); per packet, from its
+last signature (its last signer's ``completed_at``, the server's clock) to ``sealedAt`` and to
+the arrival of ``etchPacketComplete`` and ``etchPacketSealed`` at the receiver (the same
+machine's clock), median and p95 overall and by bins of ``--bin`` packets in the order they were
+completed (flat: the bins alike); how long until every delivery arrived; the CPU of each process
+tree (the server, each worker, the competitor) over the run; then the CPU of sealing one packet
+(``--seal-runs`` of them sealed again in the benchmark's process, after the workers stopped).
+The machine is shared: compare runs made one after the other, not with figures taken on another
+day.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,6 +50,7 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != 
 import webhooks  # noqa: E402, F401 - the app, before bench/ is on the path
 
 sys.path.append(str(BENCH))
+from _processes import Competitor, CpuMeter, load_average  # noqa: E402
 from _server import Server, free_port, prepare_environment  # noqa: E402
 from seal import Packets, contract  # noqa: E402
 
@@ -102,12 +111,6 @@ def stop_workers(workers: list[subprocess.Popen]) -> None:
             worker.kill()
 
 
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU time of a process so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
@@ -125,7 +128,9 @@ def describe(values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--packets", type=int, default=300)
-    parser.add_argument("--rate", type=float, default=5.0, help="packets started per second")
+    parser.add_argument(
+        "--rate", type=float, default=5.0, help="packets started per second (0: unpaced)"
+    )
     parser.add_argument("--clients", type=int, default=16, help="packets under way at most")
     parser.add_argument(
         "--workers", default="default;*", help="each worker's --queue-name, ';'-separated"
@@ -134,6 +139,8 @@ def main() -> None:
     parser.add_argument(
         "--seal-runs", type=int, default=30, help="packets sealed again to time the seal's CPU"
     )
+    parser.add_argument("--competitor", default="", help="a command run beside the service")
+    parser.add_argument("--bin", type=int, default=50, help="packets a bin, in completion order")
     args = parser.parse_args()
 
     from tests.esign.sealpki import softhsm_available, softhsm_key
@@ -160,8 +167,8 @@ def main() -> None:
 
     from accounts.models import ApiKey
     from accounts.services import api_key_create, organization_create
-    from esign.models import Packet, Signer
-    from webhooks.models import WebhookDelivery, WebhookEvent
+    from esign.models import Packet
+    from webhooks.models import WebhookDelivery
     from webhooks.services import endpoint_url_set
 
     receiver = Receiver()
@@ -174,8 +181,17 @@ def main() -> None:
         f"{connection.vendor}; workers: {', '.join(f'--queue-name {q!r}' for q in queues)}"
     )
 
+    print(f"load average at the start (1 / 5 / 15 min): {load_average()}")
     server = ProductionServer()
     workers = start_workers(queues, data_dir)
+    competitor = (
+        Competitor(args.competitor, data_dir / "competitor.log") if args.competitor else None
+    )
+    processes = {"server (gunicorn and its pools)": server.process.pid}
+    processes |= {f"worker --queue-name {q!r}": w.pid for q, w in zip(queues, workers, strict=True)}
+    if competitor is not None:
+        processes[f"competitor: {competitor.command}"] = competitor.pid
+    meter = CpuMeter(processes)
     pdf = contract()
     groups: list[str] = []  # in the order of their last signature
     lock = threading.Lock()
@@ -189,11 +205,13 @@ def main() -> None:
             with lock:
                 groups.append(group)
 
+        meter.start()
         started = time.monotonic()
         with ThreadPoolExecutor(max_workers=args.clients) as pool:
             futures = []
             for n in range(args.packets):
-                time.sleep(max(0.0, started + n / args.rate - time.monotonic()))
+                if args.rate > 0:
+                    time.sleep(max(0.0, started + n / args.rate - time.monotonic()))
                 futures.append(pool.submit(one_packet))
             for future in futures:
                 future.result()
@@ -210,43 +228,99 @@ def main() -> None:
         ):
             time.sleep(0.5)
         all_delivered = time.monotonic() - started
-        worker_cpu = sum(cpu_seconds(worker.pid) for worker in workers)
+        meter.stop()
+        load_at_end = load_average()
     finally:
+        if competitor is not None:
+            competitor.stop()
         stop_workers(workers)
         server.stop()
 
-    latency = {}
-    for packet in Packet.objects.filter(document_group__eid__in=groups).select_related(
-        "document_group"
-    ):
-        last = Signer.objects.filter(packet=packet).order_by("-completed_at").first()
-        if packet.sealed_at and last and last.completed_at:
-            latency[packet.document_group.eid] = (
-                packet.sealed_at - last.completed_at
-            ).total_seconds()
-    ordered = [latency[g] for g in groups if g in latency]
-    complete = []
-    for event in WebhookEvent.objects.filter(
-        organization=organization, action="etchPacketComplete"
-    ):
-        arrival = receiver.arrived.get(f"msg_{event.eid}")
-        if arrival is not None:
-            complete.append(arrival - event.created_at.timestamp())
+    timings = packet_timings(groups, receiver.arrived)
+    sealed_at = [t.sealed_at for t in timings if t.sealed_at is not None]
+    first_signed = min((t.signed_at for t in timings), default=0.0)
+    seal_span = max(sealed_at, default=first_signed) - first_signed
     print(
         f"arrived at {args.packets / arrived:.2f} packets/s ({arrived:.1f} s); all sealed after "
-        f"{all_sealed:.1f} s ({len(ordered)}/{args.packets}: {len(ordered) / all_sealed:.2f}/s "
-        f"overall); {deliveries.count()} deliveries, all arrived after {all_delivered:.1f} s"
+        f"{all_sealed:.1f} s ({len(sealed_at)}/{args.packets}: "
+        f"{len(sealed_at) / max(seal_span, 1e-9):.2f} seals/s from the first last signature to "
+        f"the last seal); {deliveries.count()} deliveries, all arrived after {all_delivered:.1f} s"
     )
+    print(f"load average at the end (1 / 5 / 15 min): {load_at_end}")
+    print(f"CPU by process over {all_delivered:.0f} s:")
+    print("\n".join(meter.lines(all_delivered, args.packets)))
     print(
-        f"the workers' CPU: {worker_cpu:.1f} s in all, {worker_cpu / args.packets * 1000:.0f} ms "
-        "per packet (its seal and its deliveries)"
+        f"from the last signature     {'-> sealedAt':<34}{'-> etchPacketComplete':<34}-> etchPacketSealed"
     )
-    print(f"last signature -> sealed          {describe(ordered)}")
-    print(f"  first 50                        {describe(ordered[:50])}")
-    print(f"  last 50                         {describe(ordered[-50:])}")
-    print(f"etchPacketComplete -> received    {describe(complete)}")
+    rows = [("all", timings)]
+    rows += [
+        (f"{n + 1}-{min(n + args.bin, len(timings))}", timings[n : n + args.bin])
+        for n in range(0, len(timings), args.bin)
+    ]
+    for label, chunk in rows:
+        print(
+            f"  {label:<26}{brief([t.sealed for t in chunk]):<34}"
+            f"{brief([t.complete for t in chunk]):<34}{brief([t.sealed_hook for t in chunk])}"
+        )
     receiver.server.shutdown()
     seal_cpu(Packet.objects.filter(document_group__eid__in=groups[: args.seal_runs]))
+
+
+@dataclass(frozen=True)
+class PacketTiming:
+    signed_at: float  # the last signature (epoch seconds)
+    sealed_at: float | None
+    sealed: float | None  # seconds from the last signature to sealedAt
+    complete: float | None  # ... to etchPacketComplete's arrival at the receiver
+    sealed_hook: float | None  # ... to etchPacketSealed's
+
+
+def packet_timings(groups: list[str], arrived: dict[str, float]) -> list[PacketTiming]:
+    """Each packet's figures, in the order their last signature was made (completion order)."""
+    from django.db.models import Max
+
+    from esign.models import Packet
+    from webhooks.models import WebhookEvent
+
+    hooks: dict[tuple[str, str], float] = {}
+    events = WebhookEvent.objects.filter(action__in=["etchPacketComplete", "etchPacketSealed"])
+    for eid, action, data in events.values_list("eid", "action", "data"):
+        when = arrived.get(f"msg_{eid}")
+        if when is not None:
+            hooks[(data["documentGroup"]["eid"], action)] = when
+    timings = []
+    packets = (
+        Packet.objects.filter(document_group__eid__in=groups)
+        .annotate(last_signed=Max("signers__completed_at"))
+        .values_list("document_group__eid", "last_signed", "sealed_at")
+    )
+    for group, last_signed, sealed_at in packets:
+        if last_signed is None:
+            continue
+        signed = last_signed.timestamp()
+        sealed = sealed_at.timestamp() if sealed_at else None
+        complete = hooks.get((group, "etchPacketComplete"))
+        sealed_hook = hooks.get((group, "etchPacketSealed"))
+        timings.append(
+            PacketTiming(
+                signed_at=signed,
+                sealed_at=sealed,
+                sealed=None if sealed is None else sealed - signed,
+                complete=None if complete is None else complete - signed,
+                sealed_hook=None if sealed_hook is None else sealed_hook - signed,
+            )
+        )
+    return sorted(timings, key=lambda t: t.signed_at)
+
+
+def brief(values: list[float | None]) -> str:
+    """Median / p95 (and how many were missing) of a bin."""
+    known = [v for v in values if v is not None]
+    if not known:
+        return "none"
+    text = f"{statistics.median(known):6.2f} / {percentile(known, 0.95):6.2f} s"
+    missing = len(values) - len(known)
+    return text + (f" ({missing} missing)" if missing else "")
 
 
 def seal_cpu(packets: object) -> None:
