@@ -19,10 +19,11 @@ import pytest
 from django.test import Client
 
 from accounts.models import Organization
+from core.engine.template_spec import FieldSpec, PageSpec, Rect, TemplateSpec
 from esign.models import Packet
 from templates_app import services
 from templates_app.models import PdfTemplate
-from templates_app.services import template_create_from_pdf
+from templates_app.services import template_create_from_pdf, template_create_with_spec
 from tests.axe import axe_violations
 from tests.browser import ARTIFACTS, Tab
 from tests.builders.conftest import GENERATE
@@ -37,6 +38,7 @@ SHOTS = ARTIFACTS / "builders"
 DESKTOP = {"width": 1366, "height": 900}
 TABLET = {"width": 820, "height": 1180}
 TABLET_LANDSCAPE = {"width": 1180, "height": 820}
+LANDLORD_SIG = Rect(320, 120, 200, 40)
 
 # The integrator's page: React's UMD builds, the component's CommonJS file, and the documented
 # example's props; ``embedURL`` and ``BASE_URL`` come from the query. The test's additions: a
@@ -186,14 +188,28 @@ def test_the_template_editor_in_another_origins_app_saves_and_publishes(
     tab.close()
 
 
-def test_an_edit_only_link_offers_no_publish_and_the_server_refuses_it(
+def test_on_a_touch_tablet_an_edit_only_link_places_and_saves_but_cannot_publish(
     browser: Any, live_server: Any, allowed: str, organization: Organization, api_client: Client
 ) -> None:
     template = template_create_from_pdf(organization=organization, title="Lease", pdf=blank_pdf())
     url = generate(api_client, eid=template.eid, type="edit-pdf-template", permissions=["edit"])
-    tab = Tab(browser, TABLET, expected=lambda message: "status of 403" in message.text)
+    tab = Tab(
+        browser,
+        TABLET,
+        expected=lambda message: "status of 403" in message.text,
+        has_touch=True,
+        is_mobile=True,
+    )
     frame = open_in_app(tab, allowed, url, live_server, "#editor[data-state=ready]")
+    frame.wait_for_selector(".ed-page[data-page='0'].is-rendered")
 
+    # A finger: the draw tool, then a tap on the page places a field of the type's usual size.
+    frame.tap("[data-action=tool-draw]")
+    overlay = frame.locator(".ed-overlay[data-page='0']").bounding_box()
+    tab.page.touchscreen.tap(overlay["x"] + 120, overlay["y"] + 160)
+    frame.wait_for_selector(".ed-field")
+    frame.tap("[data-action=save]")
+    [edit] = events(tab, 1)
     assert frame.query_selector("[data-action=publish]") is None
     refused = frame.evaluate(
         """async (url) => (await fetch(url, {method: "POST", body: "{}",
@@ -201,10 +217,28 @@ def test_an_edit_only_link_offers_no_publish_and_the_server_refuses_it(
         f"{urlsplit(url).path}publish/",
     )
 
+    assert edit["action"] == "castEdit"
+    [field] = services.working_version(template).spec["fields"]
+    assert field["page"] == 0
     assert refused == 403
     assert services.version_summary(template).published_number is None
     shoot(tab, "editor-tablet-edit-only.png")
     tab.close()
+
+
+def annex_template(organization: Organization) -> PdfTemplate:
+    """A one-page template with the landlord's signature field of its own."""
+    field = FieldSpec(
+        id="landlordSig", alias="landlordSig", type="signature", page=0, rect=LANDLORD_SIG
+    )
+    page = PageSpec(width=612, height=792, media_box=(0, 0, 612, 792))
+    return template_create_with_spec(
+        organization=organization,
+        title="Annex",
+        pdf=blank_pdf(),
+        spec=TemplateSpec(pages=(page,), fields=(field,)),
+        publish=True,
+    )
 
 
 def test_the_packet_builder_sends_a_packet_placed_where_tapped(
@@ -212,13 +246,13 @@ def test_the_packet_builder_sends_a_packet_placed_where_tapped(
     live_server: Any,
     allowed: str,
     organization: Organization,
-    demo_template: PdfTemplate,
     api_client: Client,
     tmp_path: Any,
 ) -> None:
     upload = tmp_path / "lease.pdf"
     upload.write_bytes(contract_pdf(1))
-    options = {"castEids": [demo_template.eid], "pageTitle": "Send the lease"}
+    annex = annex_template(organization)
+    options = {"castEids": [annex.eid], "pageTitle": "Send the lease"}
     url = generate(api_client, eid=organization.eid, type="edit-etch-packet", options=options)
     tab = Tab(browser, TABLET)
     frame = open_in_app(tab, allowed, url, live_server, "#packet-builder[data-state=ready]")
@@ -244,6 +278,10 @@ def test_the_packet_builder_sends_a_packet_placed_where_tapped(
     frame.focus(".pb-page[data-page='0']")
     tab.page.keyboard.press("Enter")
     assert frame.locator(".pb-field").count() == 2
+    # The annex (a template the link names) comes with its own signature field: Bob's.
+    frame.click("#pb-add-template")
+    frame.wait_for_selector(".pb-page .pb-field.is-template")
+    frame.get_by_label("Annex: landlordSig", exact=False).select_option(label="Bob Landlord")
     shoot(tab, "packet-tablet.png")
     assert_axe_clean(frame)
     frame.click("#pb-send")
@@ -260,7 +298,9 @@ def test_the_packet_builder_sends_a_packet_placed_where_tapped(
     assert packet.organization == organization
     assert packet.status == Packet.Status.SENT
     assert packet.name == "Lease for Ada"
-    [document] = packet.documents.all()
+    document, annex_document = packet.documents.order_by("position")
+    assert annex_document.title == "Annex"
+    assert [f["rect"] for f in annex_document.fields] == [LANDLORD_SIG.to_json()]
     by_type = {f["type"]: f for f in document.fields}
     scale = page_box["width"] / 612
     signature = by_type["signature"]["rect"]
@@ -271,7 +311,10 @@ def test_the_packet_builder_sends_a_packet_placed_where_tapped(
     assert date["x"] + date["width"] / 2 == pytest.approx(306, abs=1)
     signers = {s.alias_id: s for s in packet.signers.all()}
     assert (signers["signer1"].email, signers["signer2"].routing_order) == ("ada@example.com", 2)
+    # Bob signs the date on the lease and the annex's own field; Ada her signature only.
+    assert sorted(f["fieldId"] for f in signers["signer2"].fields) == ["field2", "landlordSig"]
     assert frame.inner_text("#pb-message").startswith("Sent")
+    assert frame.is_disabled("#pb-send")  # no second packet from a second tap
     tab.page.set_viewport_size(DESKTOP)
     frame.wait_for_function(
         "(width) => document.querySelector('.pb-page').getBoundingClientRect().width > width",

@@ -443,13 +443,14 @@ async function send() {
     response = { ok: false, status: 0 };
     body = { name: "NetworkError", message: error.message };
   }
-  button.disabled = false;
   if (response.ok) {
+    // Made once: the button stays off, so that a second tap makes no second packet.
     message(config.send ? S.sent : S.saved);
     root.dataset.state = "sent";
     post(config.send ? "etchPacketSent" : "etchPacketSaved", body);
     return;
   }
+  button.disabled = false;
   const problems = (body.fields || []).map((f) => `${f.property}: ${f.message}`);
   message(`${S.refused} ${body.message || problems.join("; ")}`, true);
   post("etchPacketError", {
