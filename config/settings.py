@@ -523,6 +523,17 @@ SIGNER_CA_PKCS11_PIN = env.str("SIGNER_CA_PKCS11_PIN", default="")
 SIGNER_CA_KEY_FILE = env.str("SIGNER_CA_KEY_FILE", default="")
 SIGNER_CA_CERT_FILE = env.str("SIGNER_CA_CERT_FILE", default="")
 SIGNER_CA_CHAIN_FILE = env.str("SIGNER_CA_CHAIN_FILE", default="")
+# Qualified signers' remote signing provider (esign.sealing.qualified): a Cloud Signature
+# Consortium API v2 service (CSC_BASE_URL ends in /csc/v2; CSC_OAUTH_URL is its OAuth 2.0 server,
+# blank: the API's) and this service's OAuth client there. For every organization without a
+# provider of its own (the admin's "Qualified providers"). Its URLs pass the address guard
+# (FETCH_ALLOW_* for a private one); each request has CSC_TIMEOUT_SECONDS.
+CSC_PROVIDER_NAME = env.str("CSC_PROVIDER_NAME", default="")
+CSC_BASE_URL = env.str("CSC_BASE_URL", default="")
+CSC_OAUTH_URL = env.str("CSC_OAUTH_URL", default="")
+CSC_CLIENT_ID = env.str("CSC_CLIENT_ID", default="")
+CSC_CLIENT_SECRET = env.str("CSC_CLIENT_SECRET", default="")
+CSC_TIMEOUT_SECONDS = env.float("CSC_TIMEOUT_SECONDS", default=20.0)
 # Days a webform's continue link works (each link handed out counts from when it was made).
 WORKFLOW_CONTINUE_LINK_DAYS = env.int("WORKFLOW_CONTINUE_LINK_DAYS", default=30)
 # Seconds a signing email's send may take before the worker's sweep counts it lost (its worker

@@ -3,7 +3,7 @@
 from django.urls import path
 
 from esign.api import DocumentGroupZipApi
-from esign.signing import attachment_views, link_views, views
+from esign.signing import attachment_views, link_views, qualified_views, views
 
 urlpatterns = [
     path("api/etch/verify/<name:signer_eid>", views.signing_page, name="esign-verify"),
@@ -44,6 +44,22 @@ urlpatterns = [
     path("api/etch/sign/<name:signer_eid>/code", link_views.signing_code, name="esign-code"),
     # Where the legacy frame's string leads when the signer has no redirect URL.
     path("etch-complete", link_views.signing_done, name="esign-done"),
+    # A qualified signer's signature at their provider (issue 51: esign.signing.qualified_views).
+    path(
+        "api/etch/qualified/<name:signer_eid>/start",
+        qualified_views.qualified_start,
+        name="esign-qualified-start",
+    ),
+    path(
+        "api/etch/qualified/return",
+        qualified_views.qualified_return,
+        name="esign-qualified-return",
+    ),
+    path(
+        "api/etch/qualified/<name:signer_eid>/sign",
+        qualified_views.qualified_sign,
+        name="esign-qualified-sign",
+    ),
     path(
         "api/document-group/<eid:group_eid>.zip",
         DocumentGroupZipApi.as_view(),

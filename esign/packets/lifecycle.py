@@ -67,6 +67,7 @@ from esign.models import AuditEvent, DocumentGroup, Packet, Signer, SignerEmail
 from esign.packets.audit import ROLE_ACTIONS, AuditAction, Client
 from esign.packets.documents import signer_copies
 from esign.packets.groups import group_signed_by
+from esign.packets.signature_levels import signers_wire
 from webhooks.services import (
     ETCH_PACKET_EXPIRED,
     ETCH_PACKET_SEAL_FAILED,
@@ -419,8 +420,6 @@ def seal_summary(packet: Packet) -> dict[str, Any]:
 def packet_sealed(packet: Packet) -> None:
     """Extension: every document and the audit trail are sealed; the zip can be downloaded.
     ``signers``: each signer's signatureLevel and their own certificates (issue 51)."""
-    from esign.sealing.signer_signatures import signers_wire
-
     _emit(
         packet,
         ETCH_PACKET_SEALED,

@@ -28,6 +28,7 @@ from esign.packets.attachment_fields import packet_attachments, readable_size
 from esign.packets.audit import action_label, trail_labels, trail_language
 from esign.packets.documents import HANDWRITING_FONT
 from esign.packets.roles import role_label
+from esign.sealing.signer_text import signer_certified_text
 
 logger = logging.getLogger(__name__)
 
@@ -84,8 +85,6 @@ def _event(event: AuditEvent) -> TrailEvent:
             name=isolate(detail.get("witnessed") or detail["witnessFor"])
         )
     elif event.action == "signerCertified" and detail.get("certificate"):
-        from esign.sealing.signer_text import signer_certified_text  # issue 51's own module
-
         text = signer_certified_text(detail)
     elif event.action == "signerSkipped" and detail.get("group"):
         text = gettext("the group “{group}” was signed by {names}").format(

@@ -23,6 +23,7 @@ from esign.engine.seal_credentials import Pkcs11Key, SealKey, SoftwareKey, load_
 from esign.engine.seal_keys import certificates_from_pem, create_development_pki, roots_of
 from esign.engine.timestamps import TsaConfig
 from esign.engine.trust_roles import timestamping_roots
+from esign.sealing.signer_ca import signer_ca_roots
 
 logger = logging.getLogger(__name__)
 
@@ -125,8 +126,6 @@ def signer_trust_roots() -> list[asn1_x509.Certificate]:
         timestamping = {c.sha256 for c in timestamping_roots(configured)}
         configured = [c for c in configured if c.sha256 not in timestamping]
     # The signer CA's root too: what advanced signers' certificates chain to (issue 51).
-    from esign.sealing.signer_ca import signer_ca_roots
-
     roots = {c.sha256: c for c in [*_own_roots(), *signer_ca_roots(), *configured]}
     return list(roots.values())
 

@@ -53,6 +53,7 @@ from esign.packets.lifecycle import SEALS, audit
 from esign.sealing.certificate import audit_trail_pdf
 from esign.sealing.config import configured_roots, seal_key, tsa_config
 from esign.sealing.marks import marked_pdf
+from esign.sealing.qualified import qualified_pending
 from esign.sealing.renewal import sealed_versions_prepare
 from esign.sealing.signer_signatures import SignerSignatures
 
@@ -92,6 +93,10 @@ def packet_seal(*, packet_id: int, attempt: int = 1) -> str:
     Safe to run again at any time: a sealed packet is left as it is, and one that another
     attempt holds (its lease) is left to it.
     """
+    if qualified_pending(packet_id):
+        # A qualified signer is signing with their provider; their signature, once made,
+        # enqueues the seal (esign.sealing.qualified).
+        return "waiting for a qualified signer's signature"
     claimed = _claim(packet_id, timezone.now())
     if isinstance(claimed, str):
         return claimed

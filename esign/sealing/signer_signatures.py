@@ -40,6 +40,8 @@ from esign.engine.signer_certificates import (
 )
 from esign.engine.timestamps import FallbackTimeStamper
 from esign.models import Packet, PacketDocument, Signer
+from esign.packets.audit import AuditAction
+from esign.packets.lifecycle import audit
 from esign.sealing.signer_ca import signer_ca_key
 from esign.signature_models import SignatureLevel, SignerCertificate
 
@@ -109,7 +111,16 @@ class SignerSignatures:
         itself when there is none). ``document``: whose certificates ``record`` keeps (None: the
         merged PDF, whose signatures are those of the documents')."""
         made: list[_Made] = []
+        done: set[int] = set()
+        if document is not None:  # signed already, before a qualified signer's signature
+            done = set(
+                SignerCertificate.objects.filter(document=document).values_list(
+                    "signer_id", flat=True
+                )
+            )
         for signer, level in self.signers:
+            if signer.pk in done:
+                continue
             at = timezone.now()
             issued = self._certificate(signer, at)
             field_name = field_name_of(signer)
@@ -145,9 +156,6 @@ class SignerSignatures:
     def record(self, document: PacketDocument) -> None:
         """Keep the certificates of ``document``'s signatures (once it is stored sealed), and
         say in each signer's audit trail what they signed it with."""
-        from esign.packets.audit import AuditAction
-        from esign.packets.lifecycle import audit
-
         for made in self._made.pop(document.pk, []):
             summary = certificate_summary(made.certificate)
             try:
@@ -184,33 +192,3 @@ def certificate_detail(
         "fieldName": field_name,
         "certificate": {k: summary[k] for k in ("subject", "issuer", "serial")},
     }
-
-
-def signers_wire(packet: Packet) -> list[dict[str, Any]]:
-    """Each signer's level and the certificates of their signatures, for the webhooks and
-    /verify: ``[{aliasId, name, signatureLevel, certificates: [{subject, issuer, serial,
-    document}]}]``, simple signers included (no certificates)."""
-    rows = SignerCertificate.objects.filter(signer__packet=packet).select_related("document")
-    by_signer: dict[int, list[dict[str, str]]] = {}
-    for row in rows:
-        by_signer.setdefault(row.signer_id, []).append(
-            {
-                "subject": row.subject,
-                "issuer": row.issuer,
-                "serial": row.serial,
-                "document": row.document.title,
-            }
-        )
-    signers = Signer.objects.filter(packet=packet).select_related("signature_level")
-    wire = []
-    for signer in signers.order_by("routing_order", "id"):
-        level_row = getattr(signer, "signature_level", None)
-        wire.append(
-            {
-                "aliasId": signer.alias_id,
-                "name": signer.name,
-                "signatureLevel": level_row.level if level_row else SignatureLevel.SIMPLE.value,
-                "certificates": by_signer.get(signer.pk, []),
-            }
-        )
-    return wire

@@ -59,6 +59,7 @@ from esign.signing.forwarding import ALREADY_A_SIGNER, may_forward, signer_forwa
 from esign.signing.link_views import error_page
 from esign.signing.page_pictures import draw_ahead, page_picture
 from esign.signing.page_strings import signing_strings
+from esign.signing.qualified_views import qualified_redirect
 from esign.signing.role_strings import role_strings
 from esign.signing.turns import (
     Adoption,
@@ -131,6 +132,9 @@ def _finished(signer: Signer, keys: dict[str, Any]) -> JsonResponse:
         f"{settings.PUBLIC_BASE_URL}{reverse('esign-done')}",
         {**keys, "key": signer_done_key(signer)},
     )
+    if keys["signerStatus"] == Signer.Status.COMPLETED:
+        # A qualified signer signs at their provider first (issue 51), then goes on.
+        redirect = qualified_redirect(signer, redirect, done)
     body: dict[str, Any] = {"event": keys, "redirectURL": redirect, "legacyURL": redirect or done}
     if keys["signerStatus"] == Signer.Status.COMPLETED:
         body["copies"] = signer_copies(signer)  # the done state's lasting links

@@ -40,8 +40,8 @@ from esign.engine.verify_limits import PdfTooComplex, VerifyLimits, check_pdf_li
 from esign.engine.verify_pool import VerifyBusy, VerifyCrashed, VerifyJob, VerifyPool
 from esign.engine.verify_report import NOT_SIGNED, VALID, PdfVerification
 from esign.models import Packet, PacketDocument, SealedFileVersion, Signer
+from esign.packets.signature_levels import signers_wire
 from esign.sealing.config import seal_key, signer_trust_roots, tsa_trust_roots
-from esign.sealing.signer_signatures import signers_wire
 from esign.verify.slots import verify_slot
 
 logger = logging.getLogger(__name__)

@@ -4,7 +4,6 @@ PKI server publishes), and a helper that reads a PDF's signatures with pyHanko a
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import io
 import re
@@ -18,7 +17,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 from pyhanko.pdf_utils.reader import PdfFileReader
-from pyhanko.sign.validation import validate_pdf_signature
+from pyhanko.sign.validation import async_validate_pdf_signature
 from pyhanko.sign.validation.ades import ades_lta_validation
 from pyhanko.sign.validation.policy_decl import (
     CertificateFetchingRule,
@@ -37,6 +36,7 @@ from pyhanko_certvalidator.policy_decl import (
 )
 from pyhanko_certvalidator.registry import SimpleTrustManager
 
+from esign.engine.seal import run_coroutine
 from esign.engine.seal_credentials import Pkcs11Key
 from tests.esign.sealpki import SO_PIN, SOFTHSM_MODULE, USER_PIN, shared_pki, softhsm_key
 
@@ -146,11 +146,14 @@ def softhsm_signer_ca() -> tuple[Pkcs11Key, bytes]:
 
 def signature_statuses(pdf: bytes, roots: list) -> dict[str, PdfSignatureStatus]:
     """Every signature of ``pdf`` (document timestamps aside), by field name, as pyHanko's
-    validator sees it with ``roots`` trusted."""
+    validator sees it with ``roots`` trusted (also from a browser test, whose thread runs an
+    event loop: run_coroutine)."""
     reader = PdfFileReader(io.BytesIO(pdf))
     return {
-        signature.field_name: validate_pdf_signature(
-            signature, ValidationContext(trust_roots=roots, allow_fetching=False)
+        signature.field_name: run_coroutine(
+            async_validate_pdf_signature(
+                signature, ValidationContext(trust_roots=roots, allow_fetching=False)
+            )
         )
         for signature in reader.embedded_regular_signatures
     }
@@ -175,7 +178,7 @@ def lta_validations(pdf: bytes, roots: list) -> dict[str, object]:
     )
     reader = PdfFileReader(io.BytesIO(pdf))
     return {
-        signature.field_name: asyncio.run(ades_lta_validation(signature, spec)).ades_subindic
+        signature.field_name: run_coroutine(ades_lta_validation(signature, spec)).ades_subindic
         for signature in reader.embedded_regular_signatures
     }
 

@@ -44,7 +44,7 @@ def provider(service: cscserver.CscTestService) -> CscProvider:
     )
 
 
-def consent(url: str, decision: str = "allow") -> dict[str, str]:
+def consent(url: str, decision: str = "allow", redirect: str = REDIRECT) -> dict[str, str]:
     """What a person does on the consent page: open it, press a button; the redirect's query."""
     with urlopen(url, timeout=20) as page:  # noqa: S310 - the local test service
         html = page.read().decode()
@@ -62,7 +62,7 @@ def consent(url: str, decision: str = "allow") -> dict[str, str]:
     response = connection.getresponse()
     assert response.status == 302
     location = response.getheader("Location") or ""
-    assert location.startswith(REDIRECT)
+    assert location.startswith(redirect)
     return {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
 
 

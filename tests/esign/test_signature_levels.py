@@ -47,9 +47,9 @@ def test_the_level_is_kept_for_the_signers_who_have_one(graphql: Any) -> None:
 @pytest.mark.parametrize(
     ("levels", "path", "message"),
     [
-        (("gold", None), "signers.0.signatureLevel", "Must be simple or advanced."),
-        ((None, 3), "signers.1.signatureLevel", "Must be simple or advanced."),
-        (("ADVANCED", None), "signers.0.signatureLevel", "Must be simple or advanced."),
+        (("gold", None), "signers.0.signatureLevel", "Must be simple, advanced or qualified."),
+        ((None, 3), "signers.1.signatureLevel", "Must be simple, advanced or qualified."),
+        (("ADVANCED", None), "signers.0.signatureLevel", "Must be simple, advanced or qualified."),
     ],
 )
 def test_a_bad_level_is_refused_with_nothing_stored(
@@ -150,3 +150,22 @@ def test_the_sealed_webhook_names_each_signers_level_and_certificate(
         "signatureLevel": "simple",
         "certificates": [],
     }
+
+
+def test_a_merged_packet_carries_the_advanced_signature_too(
+    complete: Any, api_client: Client
+) -> None:
+    variables = with_levels("advanced", None)
+    second = dict(variables["files"][0], id="annex", title="Annex")
+    second["fields"] = []
+    created, packet = complete(
+        signers=variables["signers"], files=[variables["files"][0], second], mergePDFs=True
+    )
+
+    assert packet_seal(packet_id=packet.pk) == "sealed (PAdES-B-B)"
+
+    archive = zipfile.ZipFile(io.BytesIO(api_client.get(zip_url(created)).content))
+    merged = archive.read("Services agreement.pdf")
+    statuses = signature_statuses(merged, [*trust_roots(), *signer_trust_roots()])
+    assert list(statuses) == ["Signature1_client", "DocumentSeal"]
+    assert all(s.bottom_line for s in statuses.values())
