@@ -47,6 +47,25 @@ OPTION_KEYS: dict[str, frozenset[str]] = {
     EmbedType.ETCH_PACKET: frozenset({"pageTitle", "castEids", "isTest"}),
     EmbedType.WORKFLOW: frozenset({"pageTitle", "forgeEid"}),
 }
+# Options of the hosted API's builders that these builders do not have (its preset-fields mode,
+# its copy changes, its settings pages): accepted, so that code written for it runs unchanged,
+# and not acted on (docs/embedding-builders.md lists them).
+HOSTED_OPTIONS_IGNORED: dict[str, frozenset[str]] = {
+    EmbedType.PDF_TEMPLATE: frozenset(
+        {
+            "mode",
+            "title",
+            "description",
+            "selectionDescription",
+            "finishButtonText",
+            "selectionAddAnotherFieldText",
+            "showPageTitleBar",
+            "fields",
+        }
+    ),
+    EmbedType.ETCH_PACKET: frozenset(),
+    EmbedType.WORKFLOW: frozenset({"showSettingsPage", "showWebformOptions"}),
+}
 MAX_CAST_EIDS = 50
 METADATA_MAX_BYTES = 4096
 
@@ -95,7 +114,8 @@ def _options(
     if not isinstance(value, Mapping):
         problems.append(Problem("options", "An object."))
         return {}
-    options = dict(value)
+    ignored = HOSTED_OPTIONS_IGNORED[embed_type]
+    options = {key: item for key, item in value.items() if key not in ignored}
     unknown = sorted(set(options) - OPTION_KEYS[embed_type])
     if unknown:
         problems.append(Problem("options", f"Not an option of {embed_type}: {', '.join(unknown)}."))

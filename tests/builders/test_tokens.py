@@ -249,3 +249,26 @@ def test_expire_embed_url_ends_it_now_and_only_for_its_organization(
     assert stranger["errors"][0]["message"] == f"No embed token with eid '{eid}'."
     assert mine["data"]["expireEmbedURL"] is True
     assert anonymous.get(f"/{path}spec/").status_code == 404
+
+
+def test_the_hosted_apis_options_are_accepted_and_only_ours_are_kept(
+    graphql: Callable[..., dict[str, Any]], demo_template: PdfTemplate
+) -> None:
+    # The hosted API's example of its embedded template editor, unchanged.
+    options = {
+        "pageTitle": "Title of the page",
+        "mode": "preset-fields",
+        "title": "Welcome",
+        "description": "Please draw fields indicated below.",
+        "fields": [{"name": "Full name", "type": "fullName", "aliasId": "name"}],
+    }
+    result = graphql(GENERATE, {"eid": demo_template.eid, "type": TEMPLATE, "options": options})
+    typo = graphql(
+        GENERATE, {"eid": demo_template.eid, "type": TEMPLATE, "options": {"pageTitel": "x"}}
+    )
+
+    assert "errors" not in result, result
+    assert EmbedToken.objects.get().options == {"pageTitle": "Title of the page"}
+    assert typo["errors"][0]["extensions"]["fields"] == [
+        {"property": "options", "message": "Not an option of edit-pdf-template: pageTitel."}
+    ]
