@@ -65,6 +65,7 @@ def strings() -> dict[str, str]:
         "page": gettext("Page %(n)s"),
         "placeHint": gettext("Tap or click a page to place a %(type)s for %(signer)s."),
         "placeOn": gettext("Page %(n)s: place a %(type)s for %(signer)s"),
+        "moveField": gettext("%(field)s: drag it, or move it with the arrow keys"),
         "remove": gettext("Remove"),
         "noSigner": gettext("Add a signer first."),
         "noDocument": gettext("Add a document first."),

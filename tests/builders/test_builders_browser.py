@@ -275,9 +275,23 @@ def test_the_packet_builder_sends_a_packet_placed_where_tapped(
     tab.page.mouse.click(page_box["x"] + 200, page_box["y"] + 300)
     frame.locator("#pb-field-signer").select_option(index=1)
     frame.locator("#pb-field-type").select_option("signatureDate")
-    frame.focus(".pb-page[data-page='0']")
+    frame.focus(".pb-place[data-page='0']")
     tab.page.keyboard.press("Enter")
+    # The new field has the focus: three steps of 1 pt to the right.
+    for _ in range(3):
+        tab.page.keyboard.press("ArrowRight")
     assert frame.locator(".pb-field").count() == 2
+    # Ada's signature dragged 50 px to the right.
+    signature_box = frame.locator(".pb-field[data-type=signature]").bounding_box()
+    centre = (
+        signature_box["x"] + signature_box["width"] / 2,
+        signature_box["y"] + signature_box["height"] / 2,
+    )
+    tab.page.mouse.move(*centre)
+    tab.page.mouse.down()
+    tab.page.mouse.move(centre[0] + 50, centre[1], steps=5)
+    tab.page.mouse.up()
+    shoot(tab, "packet-tablet-placed.png")
     # The annex (a template the link names) comes with its own signature field: Bob's.
     frame.click("#pb-add-template")
     frame.wait_for_selector(".pb-page .pb-field.is-template")
@@ -304,11 +318,11 @@ def test_the_packet_builder_sends_a_packet_placed_where_tapped(
     by_type = {f["type"]: f for f in document.fields}
     scale = page_box["width"] / 612
     signature = by_type["signature"]["rect"]
-    # The tap is the signature's centre, in PDF points (y up from the page's foot).
-    assert signature["x"] + signature["width"] / 2 == pytest.approx(200 / scale, abs=1)
+    # The tap was the signature's centre, then it moved 50 px right: in PDF points, y up.
+    assert signature["x"] + signature["width"] / 2 == pytest.approx(250 / scale, abs=1)
     assert signature["y"] + signature["height"] / 2 == pytest.approx(792 - 300 / scale, abs=1)
     date = by_type["signatureDate"]["rect"]
-    assert date["x"] + date["width"] / 2 == pytest.approx(306, abs=1)
+    assert date["x"] + date["width"] / 2 == pytest.approx(306 + 3, abs=0.5)
     signers = {s.alias_id: s for s in packet.signers.all()}
     assert (signers["signer1"].email, signers["signer2"].routing_order) == ("ada@example.com", 2)
     # Bob signs the date on the lease and the annex's own field; Ada her signature only.

@@ -1,13 +1,15 @@
 // The embedded packet builder (builders/packet_views.py): documents (templates the link names,
 // or PDFs uploaded here), signers and their routing order, fields placed on the pages, then one
 // request that creates the packet with createEtchPacket's own code. Pages are drawn by pdf.js;
-// a click (or Enter on a focused page) places a field of the chosen type for the chosen signer,
+// a tap or click (or the button above a page) places a field of the chosen type for the signer,
 // converted to PDF points by #common/page-box.js, as the template editor and the signing page
-// do. The embedding page hears etchPacketSent (etchPacketSaved for a draft) or etchPacketError.
+// do. A placed field moves by dragging it or with the arrow keys (packet-fields.js). The
+// embedding page hears etchPacketSent (etchPacketSaved for a draft) or etchPacketError.
 
 import { clear, h } from "#common/dom.js";
-import { boxToRectWithin, rectToBox } from "#common/page-box.js";
+import { boxToRectWithin } from "#common/page-box.js";
 import { postEvents } from "#embed/events.js";
+import { movableField, templateField } from "./packet-fields.js";
 import { packetRequest } from "./packet-request.js";
 
 const root = document.getElementById("packet-builder");
@@ -191,7 +193,8 @@ function chosen() {
   return { signer, type };
 }
 
-// A field of the chosen type, centred on the point (CSS pixels on the page) and kept on it.
+// A field of the chosen type, centred on the point (CSS pixels on the page) and kept on it;
+// then focused, so that the arrow keys move it.
 function place(doc, pageIndex, view, x, y) {
   const { signer, type } = chosen();
   if (!signer) {
@@ -218,6 +221,7 @@ function place(doc, pageIndex, view, x, y) {
   message("");
   renderFields();
   renderOverlays();
+  root.querySelector(`.pb-field[data-field-id="${state.fields.at(-1).id}"]`)?.focus();
 }
 
 function fieldRow(field) {
@@ -254,6 +258,7 @@ function templateFieldRow(doc, field) {
       id,
       onchange: (event) => {
         field.signer = event.target.value;
+        renderOverlays();
       },
     },
     h("option", { value: "" }, S.unassigned),
@@ -309,8 +314,6 @@ async function renderPages() {
     const canvas = h("canvas", { width: Math.floor(viewport.width), height: Math.floor(viewport.height) });
     const holder = h("div", {
       class: "pb-page",
-      tabindex: "0",
-      role: "button",
       dataset: { page: String(index) },
       style: { width: `${viewport.width}px`, height: `${viewport.height}px` },
     });
@@ -319,11 +322,14 @@ async function renderPages() {
       const bounds = holder.getBoundingClientRect();
       place(doc, index, view, event.clientX - bounds.left, event.clientY - bounds.top);
     });
-    holder.addEventListener("keydown", (event) => {
-      if (event.key !== "Enter" && event.key !== " ") return;
-      event.preventDefault();
-      place(doc, index, view, viewport.width / 2, viewport.height / 2);
+    // For the keyboard (and a screen reader): a field in the middle of the page, then arrows.
+    const middle = h("button", {
+      type: "button",
+      class: "pb-btn pb-place",
+      dataset: { page: String(index) },
+      onclick: () => place(doc, index, view, viewport.width / 2, viewport.height / 2),
     });
+    list.append(middle);
     list.append(holder);
     await page.render({ canvasContext: canvas.getContext("2d"), viewport }).promise;
     if (mine !== drawing) return;
@@ -336,40 +342,32 @@ function renderOverlays() {
   const doc = state.docs.find((d) => d.id === state.shown);
   if (!doc || !doc.views) return;
   const { signer, type } = chosen();
+  const who = (field) => state.signers.find((s) => s.id === field.signer);
+  const caption = (field) =>
+    `${typeLabel(field.type)}${who(field) ? ` · ${signerLabel(who(field))}` : ""}`;
+  root.querySelectorAll(".pb-place").forEach((button) => {
+    button.textContent = say(S.placeOn, {
+      n: Number(button.dataset.page) + 1,
+      type: type.label,
+      signer: signer ? signerLabel(signer) : "",
+    });
+  });
   root.querySelectorAll(".pb-page").forEach((holder) => {
     const index = Number(holder.dataset.page);
-    holder.setAttribute(
-      "aria-label",
-      say(S.placeOn, { n: index + 1, type: type.label, signer: signer ? signerLabel(signer) : "" }),
-    );
     holder.querySelectorAll(".pb-field").forEach((node) => node.remove());
     const view = doc.views[index];
     if (!view) return;
-    const mine = state.fields.filter((f) => f.docId === doc.id && f.page === index);
-    const theirs = doc.templateFields.filter((f) => f.page === index);
-    for (const [field, extra] of [
-      ...mine.map((f) => [f, ""]),
-      ...theirs.map((f) => [f, " is-template"]),
-    ]) {
-      const box = rectToBox(view.viewport, field.rect);
-      const who = state.signers.find((s) => s.id === field.signer);
-      holder.append(
-        h(
-          "div",
-          {
-            class: `pb-field${extra}`,
-            "aria-hidden": "true",
-            dataset: { type: field.type },
-            style: {
-              left: `${box.left}px`,
-              top: `${box.top}px`,
-              width: `${box.width}px`,
-              height: `${box.height}px`,
-            },
-          },
-          `${typeLabel(field.type)}${who ? ` · ${signerLabel(who)}` : ""}`,
-        ),
-      );
+    for (const field of state.fields.filter((f) => f.docId === doc.id && f.page === index)) {
+      const moved = (rect) => {
+        field.rect = rect;
+        renderOverlays();
+        root.querySelector(`.pb-field[data-field-id="${field.id}"]`)?.focus();
+      };
+      const label = say(S.moveField, { field: caption(field) });
+      holder.append(movableField(field, view, { text: caption(field), label, moved }));
+    }
+    for (const field of doc.templateFields.filter((f) => f.page === index)) {
+      holder.append(templateField(field, view, caption(field)));
     }
   });
 }
