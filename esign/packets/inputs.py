@@ -39,7 +39,6 @@ from esign.packets.initials import initials_option, initials_problems
 from esign.packets.roles import ROLES, roles_checked
 from esign.packets.updates import (
     allow_updates_of,
-    may_update,
     prefilled_value,
     updates_problems,
 )
@@ -182,6 +181,11 @@ class PacketInput:
         ``allowForward``, else the packet's; only an email signer ever may."""
         wanted = self.allow_forward if signer.allow_forward is None else signer.allow_forward
         return wanted and signer.signer_type == "email"
+
+    def signer_may_update(self, signer: SignerInput) -> bool:
+        """Whether ``signer`` may change the values the sender filled in their fields
+        (esign.packets.updates): their own ``allowUpdates``, else the packet's."""
+        return self.allow_updates if signer.allow_updates is None else signer.allow_updates
 
 
 MAX_REMINDER_DAYS = 365
@@ -1013,7 +1017,7 @@ def packet_rows(
             witness_for=signer.witness_for,
             attachment_fields=[field.to_json() for field in signer.attachment_fields],
             allow_forward=packet_input.signer_may_forward(signer),
-            allow_updates=may_update(packet_input.allow_updates, signer),
+            allow_updates=packet_input.signer_may_update(signer),
             fields=[{"fileId": f, "fieldId": field_id} for f, field_id in signer.fields],
         )
         for signer in packet_input.signers

@@ -28,6 +28,8 @@ APPROVER, VIEWER = Signer.Role.APPROVER.value, Signer.Role.VIEWER.value
 ROLES = (SIGNER, WITNESS, APPROVER, VIEWER)
 # The roles that sign nothing: no field, no file to attach, no signing group.
 NO_FIELDS = frozenset({APPROVER, VIEWER})
+# The roles the packet does not wait for (the routing, numberRemainingSigners): a viewer's.
+NOT_WAITED_FOR = frozenset({VIEWER})
 
 
 def roles_checked(
@@ -72,11 +74,6 @@ def roles_checked(
 
 
 # --- what the turns ask ---------------------------------------------------------------------
-
-
-def is_waited_for(signer: Signer) -> bool:
-    """Whether the packet waits for ``signer`` to finish: everyone but a viewer."""
-    return signer.role != VIEWER
 
 
 def reads_only(signer: Signer) -> bool:

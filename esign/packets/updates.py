@@ -83,9 +83,3 @@ def updates_problems(files: Sequence[Any], signers: Sequence[Any], problems: lis
                     "may change it when allowUpdates lets them, or whose finish stamps it.",
                 )
             )
-
-
-def may_update(packet_allows: bool, signer: Any) -> bool:
-    """Whether ``signer`` (a SignerInput) may change their prefilled values: their own
-    ``allowUpdates``, else the packet's."""
-    return packet_allows if signer.allow_updates is None else bool(signer.allow_updates)

@@ -49,9 +49,7 @@ def page_initials_added(
     pdfs: Sequence[bytes],
 ) -> tuple[list[FileInput], PacketInput]:
     """The files with an initials field on each page for every signer who asked for them, and
-    the packet's signers given those fields (nothing changes for a packet without any)."""
-    if not any(s.initials_files for s in packet_input.signers):
-        return files, packet_input
+    the packet's signers given those fields."""
     files = list(files)
     signers = []
     for signer in packet_input.signers:

@@ -37,7 +37,7 @@ from esign.packets.inputs import (
     packet_rows,
 )
 from esign.packets.lookups import document_group_get, packet_get
-from esign.packets.roles import is_waited_for
+from esign.packets.roles import NOT_WAITED_FOR
 from esign.sending.initials import page_initials_added
 from esign.signing.turns import locked, packet_send, test_mark
 from fill.services import fill_source
@@ -55,7 +55,7 @@ def remaining_signers(packet: Packet) -> int:
     return sum(
         1
         for s in packet.signers.all()
-        if s.status not in lifecycle.FINISHED_SIGNER and is_waited_for(s)
+        if s.status not in lifecycle.FINISHED_SIGNER and s.role not in NOT_WAITED_FOR
     )
 
 
@@ -192,8 +192,9 @@ def packet_prepare(
         offices.append(office)
         made.append(MadeFile(pages=_page_count(pdf), template=source.spec if source else None))
     files = files_checked(packet_input, made)
-    # Initials on every page (esign.packets.initials), now that the pages are known.
-    files, packet_input = page_initials_added(files, packet_input, made, [p for p, _ in pdfs])
+    if any(s.initials_files for s in packet_input.signers):
+        # Initials on every page (esign.packets.initials), now that the pages are known.
+        files, packet_input = page_initials_added(files, packet_input, made, [p for p, _ in pdfs])
     prepared = PreparedPacket(organization, packet_input, new_eid(), [])
     prefix = f"packets/{organization.eid}/{prepared.eid}"
     try:

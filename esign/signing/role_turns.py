@@ -22,10 +22,11 @@ from esign.packets import lifecycle
 from esign.packets.roles import APPROVER, VIEWER
 
 
-def viewers_due(packet: Packet, step: int | None) -> None:
-    """The viewers whose routing order the packet's routing has reached (``step``: the order of
-    the signers whose turn it is; None: nobody is left to sign) are sent their link to read."""
-    for viewer in packet.signers.filter(role=VIEWER, status=Signer.Status.CREATED):
+def viewers_due(packet: Packet, viewers: list[Signer], step: int | None) -> None:
+    """Of ``viewers`` (whose turn has not come), those whose routing order the packet's routing
+    has reached (``step``: the order of the signers whose turn it is; None: nobody is left to
+    sign) are sent their link to read."""
+    for viewer in viewers:
         if step is not None and viewer.routing_order > step:
             continue
         viewer.packet = packet
@@ -37,7 +38,9 @@ def viewers_due(packet: Packet, step: int | None) -> None:
 def viewers_finish(packet: Packet) -> None:
     """The packet completes: every viewer has what they were sent (a viewer whose turn had not
     come gets it now) and has finished."""
-    viewers_due(packet, None)
+    viewers_due(
+        packet, list(packet.signers.filter(role=VIEWER, status=Signer.Status.CREATED)), None
+    )
     for viewer in packet.signers.filter(role=VIEWER):
         viewer.packet = packet
         if lifecycle.signer_may_move(viewer, Signer.Status.COMPLETED):

@@ -48,7 +48,7 @@ from esign.packets.groups import (
 )
 from esign.packets.inputs import STAMP_TYPES
 from esign.packets.lifecycle import audit
-from esign.packets.roles import is_waited_for
+from esign.packets.roles import NOT_WAITED_FOR, VIEWER
 from esign.sealing.seal import packet_seal_enqueue
 from esign.signing.role_turns import (
     decision_detail,
@@ -74,7 +74,7 @@ def turn_signers(packet: Packet) -> list[Signer]:
     waiting = [
         s
         for s in packet.signers.all()
-        if s.status not in lifecycle.FINISHED_SIGNER and is_waited_for(s)
+        if s.status not in lifecycle.FINISHED_SIGNER and s.role not in NOT_WAITED_FOR
     ]
     if not waiting:
         return []
@@ -96,8 +96,10 @@ def notify_next(packet: Packet) -> None:
         signer.packet = packet
         lifecycle.signer_move(signer, Signer.Status.SENT)
         signer_email_queue(signer=signer)
-    if turn:
-        viewers_due(packet, turn[0].routing_order)
+    # The viewers the routing reached (esign.signing.role_turns); most packets have none.
+    waiting = packet.signers.filter(role=VIEWER, status=Signer.Status.CREATED)
+    if turn and (viewers := list(waiting)):
+        viewers_due(packet, viewers, turn[0].routing_order)
 
 
 def packet_send(*, packet: Packet) -> Packet:

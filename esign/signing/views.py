@@ -52,7 +52,7 @@ from esign.packets.documents import (
 )
 from esign.packets.groups import group_size, witnessed_name
 from esign.packets.languages import in_language, page_language_activate
-from esign.packets.roles import is_waited_for
+from esign.packets.roles import NOT_WAITED_FOR
 from esign.sealing.downloads import document_group_archive
 from esign.signing.attachments import signer_attachments
 from esign.signing.forwarding import ALREADY_A_SIGNER, may_forward, signer_forward
@@ -170,7 +170,7 @@ def signing_page(request: HttpRequest, signer_eid: str) -> HttpResponse:
         for other in packet.signers.all()
         if other.routing_order < signer.routing_order
         and other.status not in lifecycle.FINISHED_SIGNER
-        and is_waited_for(other)
+        and other.role not in NOT_WAITED_FOR
     ]
     config = {
         "signerEid": signer.eid,
