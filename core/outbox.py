@@ -90,9 +90,8 @@ class Moves:
         return allowed.update(**{field: to, **also})
 
 
-# A recovery's rows: their lease ran out (the attempt was abandoned) or they were due long ago
-# with no lease (their task was lost); one row at a time, or all of one kind at once.
-Recover = Callable[[Any, bool], bool]
+# A recovery's handler: the rows of one kind (their lease ran out: the attempt was abandoned; or
+# they were due long ago with no lease: their task was lost), claimed at once; how many count.
 RecoverAll = Callable[[list[Any], bool], int]
 
 
@@ -230,8 +229,7 @@ class Outbox:
         *,
         now: datetime,
         grace: timedelta,
-        handle: Recover | None = None,
-        handle_all: RecoverAll | None = None,
+        handle_all: RecoverAll,
         limit: int = 1000,
     ) -> Recovered:
         """Hand back the rows whose work was lost, with their lease released (rows another
@@ -245,12 +243,7 @@ class Outbox:
         handler saves them in bulk (and enqueues their tasks again, or fails them) and returns
         how many count. A sweep's cost is then a few queries, whatever the backlog (one
         transaction per row, each with its own look at the task table, took half of every
-        worker's time once 1,000 deliveries waited behind seals).
-
-        ``handle(row, abandoned)``: one row at a time, each locked in a transaction of its
-        own, for a handler that saves the row itself and says whether it counts."""
-        if (handle is None) == (handle_all is None):
-            raise TypeError("recover takes one of handle and handle_all")
+        worker's time once 1,000 deliveries waited behind seals)."""
         waiting = self.model._default_manager.filter(**{f"{self.status}__in": self.waiting})
         since = now - grace
         overdue = Q(**{f"{self.due_at}__lt": since})
@@ -262,10 +255,7 @@ class Outbox:
                 rows = waiting.filter(**{f"{self.leased_until}__lt": now})
             else:
                 rows = waiting.filter(overdue, **{f"{self.leased_until}__isnull": True})
-            if handle_all is not None:
-                counts.append(self._recover_all(rows, abandoned, handle_all, limit))
-            elif handle is not None:
-                counts.append(self._recover_each(rows, abandoned, handle, limit))
+            counts.append(self._recover_all(rows, abandoned, handle_all, limit))
         return Recovered(abandoned=counts[0], lost=counts[1])
 
     def _recover_all(
@@ -282,19 +272,6 @@ class Outbox:
             for row in claimed:
                 self._release(row)
             return handle_all(claimed, abandoned)
-
-    def _recover_each(
-        self, rows: QuerySet[Any], abandoned: bool, handle: Recover, limit: int
-    ) -> int:
-        counted = 0
-        for pk in list(rows.order_by("pk").values_list("pk", flat=True)[:limit]):
-            with transaction.atomic():
-                row = rows.select_for_update(skip_locked=True).filter(pk=pk).first()
-                if row is None:
-                    continue  # finished meanwhile, or another process has it
-                self._release(row)
-                counted += bool(handle(row, abandoned))
-        return counted
 
     # --- helpers --------------------------------------------------------------------------------
 

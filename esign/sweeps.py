@@ -99,22 +99,25 @@ def seal_renewals_sweep(*, now: datetime) -> int:
     _record_older_versions()
     lease = timedelta(seconds=settings.SEAL_LEASE_SECONDS)
 
-    def enqueue(version: SealedFileVersion) -> None:
-        RENEWALS.claim([version], now=now, lease=lease)
-        enqueue_in_transaction(RENEW_TASK, version_id=version.pk)
+    def enqueue(versions: list[SealedFileVersion]) -> None:
+        RENEWALS.claim(versions, now=now, lease=lease)
+        for version in versions:
+            enqueue_in_transaction(RENEW_TASK, version_id=version.pk)
 
-    def recover(version: SealedFileVersion, abandoned: bool) -> bool:
-        # A claim that ran out (abandoned: its lease released), or a retry due for longer than a
-        # lease that no sweep took yet (the due ones below would take it): enqueued again when
-        # it is due, as the due ones are (a forced renewal may have failed before it was due).
-        if version.renewal_due_at is None or version.renewal_due_at > now:
-            if abandoned:
-                version.save(update_fields=["renewal_leased_until"])
-            return False
-        enqueue(version)
-        return True
+    def recover(versions: list[SealedFileVersion], abandoned: bool) -> int:
+        # Claims that ran out (abandoned: their leases released), or retries due for longer than
+        # a lease that no sweep took yet (the due ones below would take them): enqueued again
+        # when due, as the due ones are (a forced renewal may have failed before it was due);
+        # the others keep their lease released.
+        due = [v for v in versions if v.renewal_due_at is not None and v.renewal_due_at <= now]
+        if abandoned:
+            waiting = [v for v in versions if v not in due]
+            SealedFileVersion.objects.bulk_update(waiting, ["renewal_leased_until"])
+        if due:
+            enqueue(due)
+        return len(due)
 
-    recovered = RENEWALS.recover(now=now, grace=lease, handle=recover, limit=SWEEP_BATCH)
+    recovered = RENEWALS.recover(now=now, grace=lease, handle_all=recover, limit=SWEEP_BATCH)
     version_ids = list(
         renewals_due(now=now).order_by("renewal_due_at").values_list("pk", flat=True)[:SWEEP_BATCH]
     )
@@ -123,7 +126,7 @@ def seal_renewals_sweep(*, now: datetime) -> int:
         with claim_one(renewals_due(now=now), version_id) as claimed:
             if claimed is None:
                 continue  # renewed meanwhile, or another sweep has it
-            enqueue(claimed)
+            enqueue([claimed])
             enqueued += 1
     return enqueued
 

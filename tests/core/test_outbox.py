@@ -4,7 +4,7 @@ with backoff until the last attempt."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from django.db import transaction
@@ -31,7 +31,7 @@ def deliveries(organization: Organization) -> list[WebhookDelivery]:
     return list(WebhookDelivery.objects.order_by("pk"))
 
 
-def _claim(outbox: Outbox, *, now: timezone.datetime, limit: int) -> list[WebhookDelivery]:
+def _claim(outbox: Outbox, *, now: datetime, limit: int) -> list[WebhookDelivery]:
     with transaction.atomic():
         rows = list(outbox.due(now).select_for_update(skip_locked=True).order_by("pk")[:limit])
         outbox.claim(rows, now=now, lease=LEASE)
@@ -101,13 +101,14 @@ def test_an_expired_lease_is_recovered_and_a_live_one_is_not(
     WebhookDelivery.objects.filter(pk=lost.pk).update(next_attempt_at=now - 3 * LEASE)
     handed: list[tuple[int, bool]] = []
 
-    def handle(delivery: WebhookDelivery, abandoned: bool) -> bool:
-        handed.append((delivery.pk, abandoned))
-        delivery.next_attempt_at = now
-        delivery.save()
-        return True
+    def handle(rows: list[WebhookDelivery], abandoned: bool) -> int:
+        for delivery in rows:
+            handed.append((delivery.pk, abandoned))
+            delivery.next_attempt_at = now
+            delivery.save()
+        return len(rows)
 
-    recovered = DELIVERIES.recover(now=now, grace=LEASE, handle=handle)
+    recovered = DELIVERIES.recover(now=now, grace=LEASE, handle_all=handle)
 
     assert handed == [(expired.pk, True), (lost.pk, False)]
     assert (recovered.abandoned, recovered.lost) == (1, 1)
@@ -115,7 +116,7 @@ def test_an_expired_lease_is_recovered_and_a_live_one_is_not(
     assert rows[expired.pk].claimed_until is None
     assert rows[live.pk].claimed_until == now + LEASE
     # Handed back once: nothing is left to recover.
-    assert DELIVERIES.recover(now=now, grace=LEASE, handle=handle).abandoned == 0
+    assert DELIVERIES.recover(now=now, grace=LEASE, handle_all=handle).abandoned == 0
 
 
 @pytest.mark.django_db
@@ -147,8 +148,6 @@ def test_a_set_recovery_hands_each_kind_over_at_once_released_and_bounded(
     assert (recovered.abandoned, recovered.lost) == (1, 1)
     assert DELIVERIES.recover(now=now, grace=LEASE, handle_all=handle_all).abandoned == 1
     assert handed[-1][:2] == ([second], True)
-    with pytest.raises(TypeError):
-        DELIVERIES.recover(now=now, grace=LEASE)
 
 
 @pytest.mark.django_db
