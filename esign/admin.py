@@ -384,5 +384,7 @@ class PacketAdmin(OrganizationOwnedAdmin):
                 )
 
 
-# Bulk sends have an admin of their own (upload, preview, progress, results).
+# Bulk sends have an admin of their own (upload, preview, progress, results); so have qualified
+# signers' providers (issue 51).
+from esign import signature_admin  # noqa: E402, F401
 from esign.bulk import admin as bulk_admin  # noqa: E402, F401

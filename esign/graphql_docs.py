@@ -66,9 +66,13 @@ SIGNER_SHAPE = """One signer, a JSON object:
                                #   fields (files[].fields[].value); default: the packet's
   "initialsOnEveryPage": true, # extension: an initials field on every page (true) or on the
                                #   pages of the files listed (["lease"]), at
-  "initialsPosition": {"x": 40, "y": 20, "width": 60, "height": 24}
+  "initialsPosition": {"x": 40, "y": 20, "width": 60, "height": 24},
                                #   (default: the template's initials field, else the page's
                                #   bottom right corner); one adopt fills them all
+  "signatureLevel": "advanced" # extension: simple (default), advanced (their own PAdES
+                               #   signature with a one-hour certificate of the service's
+                               #   signer CA) or qualified (with their credential at the
+                               #   organization's CSC v2 provider; the last signer only)
 }
 ```
 
@@ -307,6 +311,7 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "allowForward": "Extension. Whether they may forward their turn from the signing page.",
         "allowUpdates": "Extension. Whether they may change the values the sender filled in "
         "their fields (createEtchPacket's allowUpdates, or their own).",
+        "signatureLevel": "Extension. simple, advanced or qualified (signers[].signatureLevel).",
         "forwardedFrom": "Extension. The signer whose turn this one took over (a forward or "
         "reassignEtchSigner); null for a signer of the packet as created.",
         "forwardedTo": "Extension. The signer their turn went to, once forwarded; else null.",

@@ -20,6 +20,7 @@ from esign.models import DocumentGroup, Packet, Signer
 from esign.packets import lookups
 from esign.packets.groups import group_signed_by
 from esign.packets.inputs import parse_packet_input
+from esign.packets.signature_levels import signer_level
 from esign.sending import packets as services
 from esign.sending.expiry import packet_extend
 from esign.signing.attachments import signer_attachments
@@ -87,6 +88,7 @@ class EtchSignerType(graphene.ObjectType):
     # page, and the signers a forward or a reassignment links them to.
     allow_forward = graphene.Boolean()
     allow_updates = graphene.Boolean()  # extension (esign.packets.updates)
+    signature_level = graphene.String()  # extension (esign.packets.signature_levels)
     forwarded_from = graphene.Field(lambda: EtchSignerType)
     forwarded_to = graphene.Field(lambda: EtchSignerType)
 
@@ -113,6 +115,10 @@ class EtchSignerType(graphene.ObjectType):
     @staticmethod
     def resolve_sign_action_type(signer: Signer, info: Any) -> str:
         return signer.signer_type
+
+    @staticmethod
+    def resolve_signature_level(signer: Signer, info: Any) -> str:
+        return signer_level(signer)
 
 
 class SigningGroupType(graphene.ObjectType):

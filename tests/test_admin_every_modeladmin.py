@@ -42,6 +42,7 @@ from accounts.payload_keys import payload_key_create
 from accounts.services import api_key_create, member_add
 from core.models import SentEmail
 from esign.models import BulkBatch, BulkRow, DocumentGroup, Packet, Signer
+from esign.signature_models import QualifiedProvider
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_from_pdf
 from tests.accounts.test_admin_tenancy import PASSWORD, client_of, is_missing
@@ -180,6 +181,18 @@ def _endpoint(tenant: Tenant) -> WebhookEndpoint:
     return endpoint
 
 
+def _qualified_provider(tenant: Tenant) -> QualifiedProvider:
+    provider = QualifiedProvider.objects.create(
+        organization=tenant.organization,
+        name="Acme's QTSP",
+        base_url="https://qtsp.acme.example/csc/v2",
+        client_id="acme-client",
+        client_secret="acme-csc-secret",
+    )
+    tenant.secrets.update({provider.base_url, provider.client_secret})
+    return provider
+
+
 def _event(tenant: Tenant) -> WebhookEvent:
     tenant.get(WebhookEndpoint)
     event = event_emit(
@@ -223,6 +236,7 @@ FACTORIES: dict[type[models.Model], Callable[[Tenant], Any]] = {
     Workflow: _workflow,
     Webform: _webform,
     Submission: _submission,
+    QualifiedProvider: _qualified_provider,
     WebhookEndpoint: _endpoint,
     WebhookEvent: _event,
     WebhookDelivery: _delivery,

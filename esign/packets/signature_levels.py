@@ -105,6 +105,12 @@ def _check_qualified(packet: Packet, packet_input: Any) -> None:
         raise ValidationFailed.from_problems(problems)
 
 
+def signer_level(signer: Signer) -> str:
+    """``signer``'s signatureLevel (``simple`` without a SignerLevel row)."""
+    row = getattr(signer, "signature_level", None)
+    return row.level if row is not None else SignatureLevel.SIMPLE.value
+
+
 def signers_wire(packet: Packet) -> list[dict[str, Any]]:
     """Each signer's level and the certificates of their signatures, for the webhooks and
     /verify: ``[{aliasId, name, signatureLevel, certificates: [{subject, issuer, serial,
@@ -123,12 +129,11 @@ def signers_wire(packet: Packet) -> list[dict[str, Any]]:
     signers = Signer.objects.filter(packet=packet).select_related("signature_level")
     wire = []
     for signer in signers.order_by("routing_order", "id"):
-        level_row = getattr(signer, "signature_level", None)
         wire.append(
             {
                 "aliasId": signer.alias_id,
                 "name": signer.name,
-                "signatureLevel": level_row.level if level_row else SignatureLevel.SIMPLE.value,
+                "signatureLevel": signer_level(signer),
                 "certificates": by_signer.get(signer.pk, []),
             }
         )

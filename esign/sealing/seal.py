@@ -62,6 +62,9 @@ logger = logging.getLogger(__name__)
 EMBEDDED_TRAIL_NAME = "audit-trail.pdf"
 SEALABLE = (Packet.SealStatus.PENDING, Packet.SealStatus.RETRYING, Packet.SealStatus.FAILED)
 TASK = "esign.packet_seal"  # esign.tasks.packet_seal_task, by its registered name
+# How long a seal that waits for a qualified signer's signature rests before the sweep enqueues
+# it again (their signature enqueues it at once).
+QUALIFIED_RECHECK = timedelta(minutes=15)
 
 
 def packet_seal_enqueue(packet: Packet) -> None:
@@ -95,7 +98,11 @@ def packet_seal(*, packet_id: int, attempt: int = 1) -> str:
     """
     if qualified_pending(packet_id):
         # A qualified signer is signing with their provider; their signature, once made,
-        # enqueues the seal (esign.sealing.qualified).
+        # enqueues the seal (esign.sealing.qualified). Due again only later, so that the sweep
+        # does not enqueue it every lease meanwhile.
+        Packet.objects.filter(pk=packet_id, seal_status=Packet.SealStatus.PENDING).update(
+            seal_retry_at=timezone.now() + QUALIFIED_RECHECK
+        )
         return "waiting for a qualified signer's signature"
     claimed = _claim(packet_id, timezone.now())
     if isinstance(claimed, str):

@@ -42,6 +42,16 @@ def test_the_level_is_kept_for_the_signers_who_have_one(graphql: Any) -> None:
     assert dict(
         SignerLevel.objects.filter(signer__packet__eid=eid).values_list("signer__alias_id", "level")
     ) == {"client": "advanced"}
+    shown = graphql(
+        "query($eid: String!) { etchPacket(eid: $eid) { documentGroup { signers { aliasId "
+        "signatureLevel } } } }",
+        {"eid": eid},
+    )
+    signers = shown["data"]["etchPacket"]["documentGroup"]["signers"]
+    assert {s["aliasId"]: s["signatureLevel"] for s in signers} == {
+        "client": "advanced",
+        "provider": "simple",
+    }
 
 
 @pytest.mark.parametrize(

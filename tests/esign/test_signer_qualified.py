@@ -9,12 +9,14 @@ from __future__ import annotations
 import io
 import zipfile
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from esign.models import Packet, Signer
 from esign.sealing.config import signer_trust_roots, trust_roots
@@ -274,6 +276,9 @@ def test_the_seal_starts_once_the_qualified_signature_is_made(
     assert packet_seal(packet_id=packet.pk).startswith("waiting")
     packet.refresh_from_db()
     assert packet.seal_status == "pending"
+    # Due again only in QUALIFIED_RECHECK: the sweep (core.outbox) leaves it alone meanwhile.
+    assert packet.seal_retry_at is not None
+    assert packet.seal_retry_at - timezone.now() > timedelta(minutes=10)
     assert packet.documents.get().sealed_sha256 == ""
 
 
