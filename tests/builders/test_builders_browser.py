@@ -38,6 +38,7 @@ SHOTS = ARTIFACTS / "builders"
 DESKTOP = {"width": 1366, "height": 900}
 TABLET = {"width": 820, "height": 1180}
 TABLET_LANDSCAPE = {"width": 1180, "height": 820}
+PHONE = {"width": 390, "height": 844}
 LANDLORD_SIG = Rect(320, 120, 200, 40)
 
 # The integrator's page: React's UMD builds, the component's CommonJS file, and the documented
@@ -412,4 +413,22 @@ def test_the_webform_builder_in_another_origins_app_saves_and_publishes(
     shoot(tab, "workflow-desktop.png")
     tab.page.set_viewport_size(TABLET_LANDSCAPE)
     shoot(tab, "workflow-tablet-landscape.png")
+    tab.close()
+
+
+def test_the_packet_builder_fits_a_phone(
+    browser: Any, live_server: Any, allowed: str, organization: Organization, api_client: Client
+) -> None:
+    annex = annex_template(organization)
+    options = {"castEids": [annex.eid]}
+    url = generate(api_client, eid=organization.eid, type="edit-etch-packet", options=options)
+    tab = Tab(browser, PHONE, has_touch=True, is_mobile=True)
+    frame = open_in_app(tab, allowed, url, live_server, "#packet-builder[data-state=ready]")
+    frame.tap("#pb-add-template")
+    frame.wait_for_selector(".pb-page .pb-field.is-template")
+
+    # One column, nothing wider than the phone; the pages under the settings.
+    assert frame.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert_axe_clean(frame)
+    shoot(tab, "packet-phone.png")
     tab.close()
