@@ -12,6 +12,7 @@ action it does not grant).
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 from collections.abc import Mapping
 from datetime import timedelta
@@ -192,7 +193,7 @@ def embed_url_generate(
     granted = _permissions(permissions, embed_type, problems)
     if metadata is not None and not isinstance(metadata, Mapping):
         problems.append(Problem("metadata", "An object (handed back in the builder's events)."))
-    elif metadata is not None and len(repr(metadata)) > METADATA_MAX_BYTES:
+    elif metadata is not None and len(json.dumps(metadata)) > METADATA_MAX_BYTES:
         problems.append(Problem("metadata", f"At most {METADATA_MAX_BYTES} characters."))
     checked_options = _options(options, embed_type, organization, problems)
     if problems:

@@ -21,8 +21,10 @@ PAGES = {
 
 @xframe_options_exempt  # framing is governed by the CSP frame-ancestors of builders.framing
 def builder_page(request: HttpRequest, embed_type: str, token: str) -> HttpResponse:
+    # A token that opens nothing, or whose object is gone since (a template deleted): the page
+    # that says so, to the frame's parent too.
     try:
         row = embed_token_open(token=token, embed_type=embed_type)
+        return PAGES[EmbedToken.EmbedType(row.embed_type)](request, row, token)
     except ServiceError as error:
         return unusable_page(request, error)
-    return PAGES[EmbedToken.EmbedType(row.embed_type)](request, row, token)

@@ -272,3 +272,20 @@ def test_the_hosted_apis_options_are_accepted_and_only_ours_are_kept(
     assert typo["errors"][0]["extensions"]["fields"] == [
         {"property": "options", "message": "Not an option of edit-pdf-template: pageTitel."}
     ]
+
+
+def test_a_link_whose_template_was_deleted_says_so_instead_of_failing(
+    embed_url: Callable[..., str], demo_template: PdfTemplate, anonymous: Client
+) -> None:
+    path = embed_url(eid=demo_template.eid, type=TEMPLATE)
+    demo_template.delete()
+
+    page = anonymous.get(path)
+    spec = anonymous.get(f"{path}spec/")
+
+    assert page.status_code == 404
+    assert '"action": "embedError"' in page.content.decode()
+    assert spec.json() == {
+        "name": "NotFoundError",
+        "message": f"No template with eid '{demo_template.eid}'.",
+    }
