@@ -35,13 +35,11 @@ def viewers_due(packet: Packet, viewers: list[Signer], step: int | None) -> None
             signer_email_queue(signer=viewer)
 
 
-def viewers_finish(packet: Packet) -> None:
-    """The packet completes: every viewer has what they were sent (a viewer whose turn had not
-    come gets it now) and has finished."""
-    viewers_due(
-        packet, list(packet.signers.filter(role=VIEWER, status=Signer.Status.CREATED)), None
-    )
-    for viewer in packet.signers.filter(role=VIEWER):
+def viewers_finish(packet: Packet, viewers: list[Signer]) -> None:
+    """The packet completes: every one of its ``viewers`` has what they were sent (a viewer whose
+    turn had not come gets it now) and has finished."""
+    viewers_due(packet, [v for v in viewers if v.status == Signer.Status.CREATED], None)
+    for viewer in viewers:
         viewer.packet = packet
         if lifecycle.signer_may_move(viewer, Signer.Status.COMPLETED):
             lifecycle.signer_move(viewer, Signer.Status.COMPLETED)

@@ -148,12 +148,18 @@ def signer_fields(signer: Signer) -> list[dict[str, Any]]:
     return out
 
 
-def check_values(signer: Signer, adoption: Adoption, values: dict[str, Any]) -> None:
+def check_values(
+    signer: Signer,
+    adoption: Adoption,
+    values: dict[str, Any],
+    fields: list[dict[str, Any]] | None = None,
+) -> None:
     """Only the signer's own typed fields are taken (what is kept on the signer is bounded by
-    them), each within the length of its type; a checkbox is true or false."""
+    them), each within the length of its type; a checkbox is true or false. ``fields``: the
+    signer's, when the caller read them already (signer_fields)."""
     problems = []
     typed: set[str] = set()
-    for field in signer_fields(signer):
+    for field in signer_fields(signer) if fields is None else fields:
         key = f"{field['fileId']}/{field['fieldId']}"
         if field["type"] in STAMP_TYPES:
             if field["type"] == "signature" and not (adoption.drawn_png or adoption.typed):
@@ -376,10 +382,14 @@ def signer_complete(
     """The signer finishes: their fields are stamped onto the documents, the next routing group
     is notified, and the packet completes (and is queued for sealing) when nobody is left."""
     signer_check_open(signer)  # a closed request says so before any complaint about the values
-    # A later member of a group signs nothing (its fields hold the first member's signature);
-    # the others' values are the sender's where they left them (esign.signing.updates).
-    values = {} if fields_filled_by_another(signer) else prefilled_in_force(signer, values)
-    check_values(signer, adoption, values)
+    # A later member of a group signs nothing (its fields hold the first member's signature).
+    values = {} if fields_filled_by_another(signer) else values
+    fields = signer_fields(signer)
+    # Values the sender filled in: theirs where the signer left them (esign.signing.updates).
+    prefilled = {f"{f['fileId']}/{f['fieldId']}": f for f in fields if f.get("value") is not None}
+    if prefilled:
+        values = prefilled_in_force(signer, values, prefilled)
+    check_values(signer, adoption, values, fields)
     check_attachments(signer)  # a required file not attached: said before anything is stamped
     kept = {k: v for k, v in values.items() if isinstance(v, str | bool)}
     drawn_path = ""
@@ -411,7 +421,8 @@ def signer_complete(
                     detail=completion_detail(signer),
                     fields=("values", "signature_path", "signature_text", "initials_text"),
                 )
-                value_changes_audit(packet, signer, kept, client)
+                if prefilled:
+                    value_changes_audit(packet, signer, kept, client, prefilled)
                 _settle_group(packet, signer)
                 return _after_signature(packet, signer)
         except _Restamp:
@@ -444,7 +455,8 @@ def _settle_group(packet: Packet, signer_done: Signer) -> None:
 
 def _after_signature(packet: Packet, signer_done: Signer) -> SigningOutcome:
     if not turn_signers(packet):
-        viewers_finish(packet)
+        if viewers := list(packet.signers.filter(role=VIEWER)):
+            viewers_finish(packet, viewers)  # esign.signing.role_turns
         lifecycle.packet_move(packet, Packet.Status.COMPLETED)
         packet_seal_enqueue(packet)  # the documents are sealed once, after the last stamp
         return SigningOutcome(signer=signer_done, next_signer=None, packet=packet)

@@ -36,13 +36,13 @@ def _prefilled(signer: Signer) -> dict[str, Any]:
     return out
 
 
-def prefilled_in_force(signer: Signer, values: dict[str, Any]) -> dict[str, Any]:
-    """``values`` (what the signer sent at finish) with the sender's value of each prefilled field
-    the signer left out; a signer who may not change them gets a ValidationFailed naming
-    ``values.<key>`` for a value that differs from the sender's."""
-    prefilled = _prefilled(signer)
-    if not prefilled:
-        return values
+def prefilled_in_force(
+    signer: Signer, values: dict[str, Any], prefilled: dict[str, Any]
+) -> dict[str, Any]:
+    """``values`` (what the signer sent at finish) with the sender's value of each of their
+    ``prefilled`` fields (by key, as :func:`_prefilled` gives them) the signer left out; a signer
+    who may not change them gets a ValidationFailed naming ``values.<key>`` for a value that
+    differs from the sender's."""
     values = dict(values)
     problems = []
     for key, field in prefilled.items():
@@ -58,11 +58,15 @@ def prefilled_in_force(signer: Signer, values: dict[str, Any]) -> dict[str, Any]
 
 
 def value_changes_audit(
-    packet: Packet, signer: Signer, values: dict[str, Any], client: Client
+    packet: Packet,
+    signer: Signer,
+    values: dict[str, Any],
+    client: Client,
+    prefilled: dict[str, Any],
 ) -> None:
-    """One ``signerUpdatedValue`` entry for each prefilled value the signer changed, with the
-    value before (the sender's) and after (in the caller's transaction)."""
-    for key, field in _prefilled(signer).items():
+    """One ``signerUpdatedValue`` entry for each of the signer's ``prefilled`` values they
+    changed, with the value before (the sender's) and after (in the caller's transaction)."""
+    for key, field in prefilled.items():
         if key in values and values[key] != field["value"]:
             audit(
                 packet=packet,
