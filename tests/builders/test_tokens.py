@@ -14,6 +14,8 @@ from django.utils import timezone
 
 from accounts.models import Organization
 from builders.models import EmbedToken
+from builders.sweeps import embed_tokens_expired_delete
+from core.sweeps import sweeps_run
 from templates_app.engine.demo import build_demo_template
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_with_spec, working_version
@@ -289,3 +291,16 @@ def test_a_link_whose_template_was_deleted_says_so_instead_of_failing(
         "name": "NotFoundError",
         "message": f"No template with eid '{demo_template.eid}'.",
     }
+
+
+def test_the_sweep_deletes_tokens_a_day_after_they_end(
+    embed_url: Callable[..., str], demo_template: PdfTemplate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embed_url(eid=demo_template.eid, type=TEMPLATE, validForSeconds=60)
+    embed_url(eid=demo_template.eid, type=TEMPLATE, validForSeconds=3 * 24 * 3600)
+    start = timezone.now()
+
+    assert embed_tokens_expired_delete(now=start + timedelta(hours=23)) == 0
+    assert sweeps_run(now=start + timedelta(days=1, minutes=2))["builders.expired_tokens"] == 0
+    assert EmbedToken.objects.count() == 1
+    assert embed_tokens_expired_delete(now=start + timedelta(days=4, minutes=2)) == 1
