@@ -32,6 +32,9 @@ class EmbedToken(models.Model):
     # The webform builder's draft its live preview shows (the admin keeps it in the session; an
     # iframe has none): in the database, which every web process reads.
     draft = models.JSONField(null=True, blank=True)
+    # The packet builder's packet, once made: a link makes one packet (so that a link that
+    # leaks cannot send signing emails again and again). "pending" while one is being made.
+    made_eid = models.CharField(max_length=64, blank=True, default="")
     token_hash = models.CharField(max_length=64, unique=True)
     expires_at = models.DateTimeField()
     revoked_at = models.DateTimeField(null=True, blank=True)

@@ -5,7 +5,8 @@ then one POST that creates the packet through createEtchPacket's own code
 organization, a test packet when the token came from a development key.
 
 The token opens the organization (its eid is the organization's); it may use only the templates
-it names (``options.castEids``); ``send`` sends the packet, ``edit`` alone saves it as a draft.
+it names (``options.castEids``); ``send`` sends the packet, ``edit`` alone saves it as a draft;
+it makes one packet (a second send is a Conflict).
 The page posts ``etchPacketSent`` (or ``etchPacketSaved`` for a draft) and ``etchPacketError``
 to the embedding page (static/builders/packet.js)."""
 
@@ -27,7 +28,7 @@ from builders.framing import builder_endpoint, embed_ids, framed
 from builders.models import EmbedToken
 from builders.tokens import EmbedForbidden, embed_token_open, require
 from core.engine.field_types import field_types_json
-from core.errors import ValidationFailed
+from core.errors import Conflict, ValidationFailed
 from core.json_views import json_object
 from core.responses import file_response
 from esign.models import Packet
@@ -48,6 +49,7 @@ PLACED_TYPES = {
     "date": (gettext_lazy("Date"), (90, 18)),
     "checkbox": (gettext_lazy("Checkbox"), (14, 14)),
 }
+PENDING = "pending"
 # The keys of a builder's request that reach createEtchPacket; anything else is refused.
 FILE_KEYS = frozenset({"id", "title", "castEid", "file", "fields"})
 SIGNER_KEYS = frozenset({"id", "name", "email", "signerType", "routingOrder", "fields"})
@@ -204,9 +206,18 @@ def send(request: HttpRequest, token: str) -> HttpResponse:
     require(row, "edit")
     body = json_object(request, limit=settings.API_MULTIPART_BODY_LIMIT)
     arguments = packet_arguments(row, body)
-    packet = packet_create(
-        organization=row.organization,
-        watermark=row.watermark,
-        packet_input=parse_packet_input(arguments),
-    )
+    packet_input = parse_packet_input(arguments)
+    # One packet a link: claimed before it is made (two sends at once make one), given back if
+    # it is refused, so that the user can correct it and send again.
+    claimed = EmbedToken.objects.filter(pk=row.pk, made_eid="").update(made_eid=PENDING)
+    if not claimed:
+        raise Conflict("This link has made its packet already: ask for a new link.")
+    try:
+        packet = packet_create(
+            organization=row.organization, watermark=row.watermark, packet_input=packet_input
+        )
+    except BaseException:
+        EmbedToken.objects.filter(pk=row.pk, made_eid=PENDING).update(made_eid="")
+        raise
+    EmbedToken.objects.filter(pk=row.pk).update(made_eid=packet.eid)
     return JsonResponse(_answer(packet))

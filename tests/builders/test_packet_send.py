@@ -246,3 +246,24 @@ def test_the_builder_speaks_the_readers_language(
         assert title in page
         assert json.dumps(sent)[1:-1] in page  # the script's sentences, in its config
     assert 'dir="rtl"' in browser if lang == "ar" else 'dir="ltr"' in browser
+
+
+def test_a_link_makes_one_packet_and_a_refused_one_does_not_count(
+    embed_url: Callable[..., str], organization: Organization
+) -> None:
+    path = embed_url(eid=organization.eid, type=PACKET)
+    bad = request()
+    bad["signers"][0]["email"] = "not an address"
+
+    refused = send(Client(), path, bad)
+    made = send(Client(), path, request())
+    again = send(Client(), path, request())
+
+    assert refused.status_code == 400
+    assert made.status_code == 200, made.content
+    assert again.status_code == 409
+    assert again.json() == {
+        "name": "ConflictError",
+        "message": "This link has made its packet already: ask for a new link.",
+    }
+    assert Packet.objects.count() == 1
