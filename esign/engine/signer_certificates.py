@@ -79,7 +79,9 @@ def _extensions(
     extensions = [
         extension("basic_constraints", {"ca": False}, critical=True),
         extension("key_usage", {"digital_signature", "non_repudiation"}, critical=True),
-        extension("extended_key_usage", [DOCUMENT_SIGNING]),
+        # emailProtection too: NSS (poppler's pdfsig, Firefox's PDF viewer) checks a signer's
+        # certificate for S/MIME use, and refuses one whose extended key usage lacks it.
+        extension("extended_key_usage", [DOCUMENT_SIGNING, "email_protection"]),
         extension("key_identifier", public_key.sha1),
         extension(
             "authority_key_identifier",

@@ -183,6 +183,41 @@ def lta_validations(pdf: bytes, roots: list) -> dict[str, object]:
     }
 
 
+def pdfsig_trusted(pdf: bytes, roots: list, directory: Path) -> list[tuple[str, str]]:
+    """pdfsig's verdicts with ``roots`` (asn1crypto certificates) trusted in an NSS database of
+    its own (certutil, libnss3-tools): (signature validation, certificate validation) of each
+    signature, in the file's order. (Not with -no-ocsp: pdfsig 22.12 then validates no
+    certificate at all; none of these names an OCSP responder anyway.)"""
+    database = directory / "nssdb"
+    database.mkdir(exist_ok=True)
+    subprocess.run(
+        ["certutil", "-N", "-d", f"sql:{database}", "--empty-password"],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    for number, root in enumerate(roots):
+        path = directory / f"root-{number}.der"
+        path.write_bytes(root.dump())
+        subprocess.run(
+            ["certutil", "-A", "-d", f"sql:{database}", "-n", f"root-{number}", "-t", "CT,C,C"]
+            + ["-i", str(path)],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+    path = directory / "signed.pdf"
+    path.write_bytes(pdf)
+    said = subprocess.run(
+        ["pdfsig", "-nssdir", f"sql:{database}", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    ).stdout
+    return re.findall(r"Signature Validation: (.+)\n\s+- Certificate Validation: (.+)", said)
+
+
 def pdfsig_verdicts(pdf: bytes, directory: Path) -> list[str]:
     """pdfsig's "Signature Validation" line of each signature, in the file's order."""
     path = directory / "signed.pdf"
