@@ -422,7 +422,13 @@ def test_the_packet_builder_fits_a_phone(
     annex = annex_template(organization)
     options = {"castEids": [annex.eid]}
     url = generate(api_client, eid=organization.eid, type="edit-etch-packet", options=options)
-    tab = Tab(browser, PHONE, has_touch=True, is_mobile=True)
+    tab = Tab(
+        browser,
+        PHONE,
+        expected=lambda message: "status of 400" in message.text,
+        has_touch=True,
+        is_mobile=True,
+    )
     frame = open_in_app(tab, allowed, url, live_server, "#packet-builder[data-state=ready]")
     frame.tap("#pb-add-template")
     frame.wait_for_selector(".pb-page .pb-field.is-template")
@@ -431,4 +437,39 @@ def test_the_packet_builder_fits_a_phone(
     assert frame.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert_axe_clean(frame)
     shoot(tab, "packet-phone.png")
+    # Sent without the signer's name: createEtchPacket's refusal, on the page and to the app.
+    frame.tap("#pb-send")
+    [refused] = events(tab, 1)
+    assert refused["action"] == "etchPacketError"
+    assert refused["errorType"] == "ValidationError"
+    assert refused["status"] == 400
+    assert "signers.0.name" in {f["property"] for f in refused["fields"]}
+    assert frame.inner_text("#pb-message").startswith("Not sent:")
+    assert not frame.is_disabled("#pb-send")  # corrected, it can be sent
+    assert Packet.objects.count() == 0
+    tab.close()
+
+
+def test_a_save_the_link_does_not_allow_is_refused_and_the_app_told(
+    browser: Any, live_server: Any, allowed: str, organization: Organization, api_client: Client
+) -> None:
+    template = template_create_from_pdf(organization=organization, title="Lease", pdf=blank_pdf())
+    url = generate(api_client, eid=template.eid, type="edit-pdf-template", permissions=["publish"])
+    tab = Tab(browser, DESKTOP, expected=lambda message: "status of 403" in message.text)
+    frame = open_in_app(tab, allowed, url, live_server, "#editor[data-state=ready]")
+    frame.wait_for_selector(".ed-page[data-page='0'].is-rendered")
+    assert frame.query_selector("[data-action=save]") is None
+
+    # Drawn on screen (nothing stops that), then Ctrl+S: the server refuses what the link lacks.
+    overlay = frame.locator(".ed-overlay[data-page='0']").bounding_box()
+    frame.click("[data-action=tool-draw]")
+    tab.page.mouse.click(overlay["x"] + 100, overlay["y"] + 100)
+    tab.page.keyboard.press("Control+s")
+    [refused] = events(tab, 1)
+
+    assert refused["action"] == "castError"
+    assert refused["castEid"] == template.eid
+    assert (refused["errorType"], refused["status"]) == ("ForbiddenError", 403)
+    assert refused["error"] == "This link does not allow 'edit'."
+    assert services.working_version(template).spec["fields"] == []
     tab.close()
