@@ -12,6 +12,9 @@ pyHanko's interrupted signing, in two steps around the provider's ``signHash``:
 2. ``finish_remote``: the provider's raw signature goes into the CMS object (with a signature
    timestamp when a TSA is given: B-T), which goes into the space reserved in /Contents.
 
+pyHanko's errors are the seal's (esign.engine.seal.pyhanko_errors): TimestampUnavailable,
+SealError...
+
 Pure Python (no Django).
 """
 
@@ -34,7 +37,13 @@ from pyhanko.sign.signers.pdf_signer import PdfTBSDocument, PostSignInstructions
 from pyhanko.sign.timestamps import TimeStamper
 from pyhanko_certvalidator.registry import SimpleCertificateStore
 
-from esign.engine.seal import B_B_OVERHEAD_BYTES, DIGEST, TIMESTAMP_TOKEN_BYTES, run_coroutine
+from esign.engine.seal import (
+    B_B_OVERHEAD_BYTES,
+    DIGEST,
+    TIMESTAMP_TOKEN_BYTES,
+    pyhanko_errors,
+    run_coroutine,
+)
 
 
 @dataclass
@@ -83,11 +92,19 @@ def prepare_remote(
     """``pdf`` prepared for a signature by ``certificate``'s remote key (see the module)."""
     if signing_time.tzinfo is None:
         raise ValueError("signing_time must be aware")
-    return run_coroutine(
-        _prepare(
-            pdf, certificate, tuple(chain), signing_time, field_name, reason, location, timestamped
+    with pyhanko_errors():
+        return run_coroutine(
+            _prepare(
+                pdf,
+                certificate,
+                tuple(chain),
+                signing_time,
+                field_name,
+                reason,
+                location,
+                timestamped,
+            )
         )
-    )
 
 
 async def _prepare(
@@ -141,7 +158,8 @@ def finish_remote(
 ) -> bytes:
     """The signed file: ``pending``'s document with the provider's ``signature`` of its
     ``to_sign`` embedded (and, with ``timestamper``, a signature timestamp)."""
-    return run_coroutine(_finish(pending, signature, timestamper))
+    with pyhanko_errors():
+        return run_coroutine(_finish(pending, signature, timestamper))
 
 
 async def _finish(

@@ -34,6 +34,7 @@ from esign.engine.csc_client import (
     credentials_list,
     token,
 )
+from esign.engine.errors import SealError
 from esign.links.tokens import signer_done_key, signer_of_done_key
 from esign.models import Signer
 from esign.sealing.qualified import needs_qualified_signature
@@ -203,6 +204,16 @@ def qualified_sign(request: HttpRequest, signer_eid: str) -> HttpResponse:
             credential=credential,
             pin=request.POST.get("pin", ""),
             otp=request.POST.get("otp", ""),
+        )
+    except SealError as error:  # a TSA or the signer CA, for the signatures around theirs
+        logger.warning("qualified: signer %s: %s (%s)", signer.eid, error.code, error.log_detail)
+        return _refused(
+            request,
+            _(
+                "Your signature could not be made just now. Nothing was signed: try again in a "
+                "few minutes."
+            ),
+            again=_again(entry),
         )
     except CscError as error:
         logger.warning("qualified: signer %s: %s (%s)", signer.eid, error.kind, error.detail)

@@ -291,3 +291,35 @@ def test_a_qualified_signer_and_merged_pdfs_are_refused(provider: None, graphql:
     fields = result["errors"][0].get("fields") or result["errors"][0]["extensions"]["fields"]
     assert "mergePDFs" in [f["property"] for f in fields]
     assert Packet.objects.count() == 0
+
+
+def test_a_timestamp_authority_that_is_down_signs_nothing_and_says_try_again(
+    provider: None,
+    csc: cscserver.CscTestService,
+    graphql: Any,
+    sign_url: Any,
+    settings: Any,
+) -> None:
+    pki = shared_pki()
+    settings.SEAL_TSA_URLS = [pki.tsa_url]
+    created, finished = signed_in_turn(graphql, sign_url, qualified_packet())
+    browser = Client()
+    start = urlsplit(finished["redirectURL"])
+    form = through_consent(browser, f"{start.path}?{start.query}")
+    state = form.content.decode().split('name="state" value="')[1].split('"')[0]
+    signer_eid = created["documentGroup"]["signers"][1]["eid"]
+    pki.tsa_available = False
+    try:
+        refused = browser.post(
+            f"/api/etch/qualified/{signer_eid}/sign",
+            {"state": state, "pin": cscserver.PIN, "otp": cscserver.OTP},
+        )
+    finally:
+        pki.tsa_available = True
+
+    assert refused.status_code == 400
+    html = refused.content.decode()
+    assert "Your signature could not be made just now. Nothing was signed" in html
+    assert "Start again" in html
+    assert csc.signed == 0
+    assert not SignerCertificate.objects.filter(signer__packet__eid=created["eid"]).exists()
