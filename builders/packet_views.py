@@ -76,6 +76,7 @@ def strings() -> dict[str, str]:
         "sent": gettext("Sent: the packet is on its way to its signers."),
         "saved": gettext("Saved as a draft."),
         "refused": gettext("Not sent:"),
+        "checkMarked": gettext("Check the boxes marked in red."),
         "unassigned": gettext("Nobody"),
         "fieldOf": gettext("%(type)s on page %(page)s"),
         "name": gettext("Name"),

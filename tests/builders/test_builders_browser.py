@@ -444,7 +444,15 @@ def test_the_packet_builder_fits_a_phone(
     assert refused["errorType"] == "ValidationError"
     assert refused["status"] == 400
     assert "signers.0.name" in {f["property"] for f in refused["fields"]}
-    assert frame.inner_text("#pb-message").startswith("Not sent:")
+    assert frame.inner_text("#pb-message").startswith("Not sent: Check the boxes marked in red.")
+    # The box at fault is marked and has the focus; typing in it clears the mark.
+    name = frame.locator(".pb-signer input[type=text]").first
+    assert name.get_attribute("aria-invalid") == "true"
+    assert frame.evaluate("document.activeElement.id") == name.get_attribute("id")
+    assert_axe_clean(frame)
+    shoot(tab, "packet-phone-refused.png")
+    name.fill("Ada Tenant")
+    assert name.get_attribute("aria-invalid") is None
     assert not frame.is_disabled("#pb-send")  # corrected, it can be sent
     assert Packet.objects.count() == 0
     tab.close()

@@ -1,5 +1,6 @@
 // The packet builder's request (packet.js): its documents, fields and signers as
-// createEtchPacket's arguments, which builders/packet_views.py passes on.
+// createEtchPacket's arguments, which builders/packet_views.py passes on; and its refusal's
+// problems marked on the boxes they name.
 
 function base64(bytes) {
   let text = "";
@@ -44,4 +45,28 @@ export function packetRequest(state, name) {
     };
   });
   return { name, files, signers };
+}
+
+// The inputs a refusal's problems name (createEtchPacket's paths: "name", "signers.0.email"),
+// marked invalid until they are typed in again; how many were marked.
+export function markProblems(root, state, fields) {
+  for (const node of root.querySelectorAll("[aria-invalid=true]")) {
+    node.removeAttribute("aria-invalid");
+  }
+  let marked = 0;
+  for (const { property } of fields || []) {
+    const signer = /^signers\.(\d+)\.(name|email)\b/.exec(property);
+    const id = signer
+      ? state.signers[Number(signer[1])] && `pb-${state.signers[Number(signer[1])].id}-${signer[2]}`
+      : property === "name"
+        ? "pb-name"
+        : null;
+    const node = id && root.querySelector(`#${id}`);
+    if (!node) continue;
+    node.setAttribute("aria-invalid", "true");
+    node.addEventListener("input", () => node.removeAttribute("aria-invalid"), { once: true });
+    if (!marked) node.focus();
+    marked += 1;
+  }
+  return marked;
 }

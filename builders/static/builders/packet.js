@@ -10,7 +10,7 @@ import { clear, h } from "#common/dom.js";
 import { boxToRectWithin } from "#common/page-box.js";
 import { postEvents } from "#embed/events.js";
 import { movableField, templateField } from "./packet-fields.js";
-import { packetRequest } from "./packet-request.js";
+import { markProblems, packetRequest } from "./packet-request.js";
 
 const root = document.getElementById("packet-builder");
 const config = JSON.parse(document.getElementById("packet-config").textContent);
@@ -450,7 +450,9 @@ async function send() {
   }
   button.disabled = false;
   const problems = (body.fields || []).map((f) => `${f.property}: ${f.message}`);
-  message(`${S.refused} ${body.message || problems.join("; ")}`, true);
+  const marked = markProblems(root, state, body.fields);
+  const why = body.message || problems.join("; ");
+  message(`${S.refused} ${marked ? `${S.checkMarked} (${why})` : why}`, true);
   post("etchPacketError", {
     errorType: body.name || "Error",
     error: body.message || problems.join("; "),
