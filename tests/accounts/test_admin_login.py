@@ -91,12 +91,17 @@ def test_the_lock_ends_after_the_lockout(staff_user, settings, monkeypatch) -> N
 
     settings.ADMIN_LOGIN_LOCKOUT_SECONDS = 900
     real_now = db.tz_now
+    # The lock opens at the first failure, somewhere between these two readings (five password
+    # checks can take seconds on a loaded machine): it still holds 899 s after the earlier one,
+    # and has ended 901 s after the later one.
+    before = real_now()
     for _ in range(5):
         sign_in("admin-ann", "wrong")
-    monkeypatch.setattr(db, "tz_now", lambda: real_now() + timedelta(seconds=899))
+    after = real_now()
+    monkeypatch.setattr(db, "tz_now", lambda: before + timedelta(seconds=899))
     assert not signed_in(sign_in("admin-ann", PASSWORD))
 
-    monkeypatch.setattr(db, "tz_now", lambda: real_now() + timedelta(seconds=901))
+    monkeypatch.setattr(db, "tz_now", lambda: after + timedelta(seconds=901))
 
     assert signed_in(sign_in("admin-ann", PASSWORD))
 
