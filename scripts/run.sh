@@ -106,10 +106,10 @@ echo
 # the SIGTERM below: a second signal would interrupt the task it is running. `manage.py worker`
 # is db_worker woken as soon as a task is enqueued, which also sweeps for work whose task was
 # lost (a worker killed in the middle of it) every TASKS_SWEEP_SECONDS. Two workers: one serves
-# only the default queue (seals, signer emails), so a burst of webhook deliveries never stands
+# only the default queue (seals, signer emails), so a receiver that does not answer never stands
 # between a signer and the sealed packet; the other serves every queue, the highest priority
-# first (seals and emails before deliveries, core.background), so it helps with a burst of seals
-# and sends the deliveries otherwise.
+# first (emails and deliveries before seals, core.background), and sends deliveries in a lane of
+# its own too (core.worker), so an etchPacketComplete never waits for a seal to end.
 pids=()
 stop() {
   trap - INT TERM HUP
