@@ -15,15 +15,14 @@ from django.utils.translation import gettext as _
 
 from core.engine.problems import Problem
 from core.errors import ValidationFailed
-from esign.models import Packet, Signer
+from esign.models import Packet, PacketDocument, Signer
 from esign.packets.audit import AuditAction, Client
 from esign.packets.lifecycle import audit
 
 
-def _prefilled(signer: Signer) -> dict[str, Any]:
+def _prefilled(signer: Signer, documents: dict[str, PacketDocument]) -> dict[str, Any]:
     """``signer``'s fields with a sender's value, by their key "<fileId>/<fieldId>": the field
-    (its document's entry) with ``fileId`` and ``fieldId``."""
-    documents = {d.alias_id: d for d in signer.packet.documents.all()}
+    (its entry in ``documents``, the packet's by alias) with ``fileId`` and ``fieldId``."""
     out = {}
     for ref in signer.fields:
         document = documents.get(ref["fileId"])
@@ -40,9 +39,9 @@ def prefilled_in_force(
     signer: Signer, values: dict[str, Any], prefilled: dict[str, Any]
 ) -> dict[str, Any]:
     """``values`` (what the signer sent at finish) with the sender's value of each of their
-    ``prefilled`` fields (by key, as :func:`_prefilled` gives them) the signer left out; a signer
-    who may not change them gets a ValidationFailed naming ``values.<key>`` for a value that
-    differs from the sender's."""
+    ``prefilled`` fields (by key: the signer's fields that carry a ``value``) they left out; a
+    signer who may not change them gets a ValidationFailed naming ``values.<key>`` for a value
+    that differs from the sender's."""
     values = dict(values)
     problems = []
     for key, field in prefilled.items():
@@ -85,6 +84,7 @@ def value_changes_audit(
 def others_prefilled(signer: Signer) -> list[dict[str, Any]]:
     """The sender's values of the other signers' fields, not stamped yet (their signer has not
     finished), for ``signer``'s page to show over the documents."""
+    documents = {d.alias_id: d for d in signer.packet.documents.all()}  # read once for all
     shown = []
     for other in signer.packet.signers.all():
         if other.pk == signer.pk or other.status in (
@@ -92,9 +92,8 @@ def others_prefilled(signer: Signer) -> list[dict[str, Any]]:
             Signer.Status.FORWARDED,
         ):
             continue
-        other.packet = signer.packet
         shown += [
             {key: field[key] for key in ("fileId", "fieldId", "type", "page", "rect", "value")}
-            for field in _prefilled(other).values()
+            for field in _prefilled(other, documents).values()
         ]
     return shown
