@@ -17,7 +17,7 @@ CHECKBOX_MIN = 5.0
 CHECKBOX_MAX = 22.0
 COMB_CELL_MAX_WIDTH = 30.0
 BOX_MIN_WIDTH = 20.0
-BOX_MIN_HEIGHT = 7.0
+BOX_MIN_HEIGHT = 8.5  # a sliver less tall holds no line of writing (page_shapes.FIELD_MIN_HEIGHT)
 BOX_MAX_HEIGHT = 120.0
 
 

@@ -31,7 +31,9 @@ from templates_app.engine import page_raster as raster
 
 UNDERLINE_MIN = 30.0  # points: shorter rules are parts of letters, arrows, ticks
 UNDERLINE_FIELD_MAX_HEIGHT = 20.0
-FIELD_MIN_HEIGHT = 7.0
+# Less paper than this (points) above a line or in a box holds no line of writing: the slivers
+# between rules printed close together (issue 48).
+FIELD_MIN_HEIGHT = 8.5
 # A cell may have a sign ("=", "$", "%") printed at its left and still be a blank.
 SIGN_MAX_WIDTH = 16.0
 # A label printed inside a cell above its blank is a line or two; more is a cell of text.

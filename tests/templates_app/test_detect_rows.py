@@ -1,0 +1,22 @@
+"""Field detection (issue 48) on rows that carry their own labels and on slivers between rules:
+tiny pages drawn with reportlab, with exact expectations."""
+
+from __future__ import annotations
+
+from reportlab.pdfgen.canvas import Canvas
+
+from templates_app.engine.detect_fields import detect_fields
+from tests.templates_app.test_detect_fields import near, page
+
+
+def test_a_sliver_between_two_rules_is_no_field_and_a_line_tall_box_is_one() -> None:
+    """A box 8 points tall holds no line of writing (the 6-8 pt slivers of issue 48); one
+    10 points tall does."""
+
+    def draw(c: Canvas) -> None:
+        c.rect(100, 600, 200, 8)
+        c.rect(100, 400, 200, 10)
+
+    (field,) = detect_fields(page(draw)).fields
+
+    assert near(field.rect, 100, 400, 200, 10)
