@@ -2,9 +2,10 @@
 (templates_app.editor: the same page body, scripts and endpoints) on a link's token instead of
 a staff login, without the admin around it, framed by the organization's embedding origins.
 
-The token opens one template of its organization; reading it needs nothing more, saving needs
-``edit`` and publishing ``publish`` (builders.tokens.require). The editor posts ``castEdit``,
-``castPublish`` and ``castError`` to the embedding page (editor.js, ``embed``)."""
+The token opens one template of its organization; reading it (and its filled preview, fill's)
+needs nothing more, saving needs ``edit`` and publishing ``publish`` (builders.tokens.require).
+The editor posts ``castEdit``, ``castPublish`` and ``castError`` to the embedding page
+(editor.js, ``embed``)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from accounts.embedding import embed_origins
 from builders.framing import builder_endpoint, embed_ids, framed
 from builders.models import EmbedToken
 from builders.tokens import embed_token_open, require
+from fill import admin as fill_admin
 from templates_app import editor
 from templates_app.models import PdfTemplate
 from templates_app.services import template_get
@@ -38,9 +40,9 @@ def editor_page(request: HttpRequest, row: EmbedToken, token: str) -> HttpRespon
     template = template_get(organization=row.organization, eid=row.object_eid)
     urls = {
         name: reverse(f"builders-template-{name}", args=[token])
-        for name in ("spec", "pdf", "publish", "detect")
+        for name in ("spec", "pdf", "publish", "detect", "preview")
     }
-    config = editor.editor_config(template, {**urls, "preview": "", "change": ""})
+    config = editor.editor_config(template, {**urls, "change": ""})
     config["embed"] = {"origins": embed_origins(row.organization), "ids": embed_ids(row)}
     context = {
         "original": template,
@@ -67,6 +69,13 @@ def editor_spec(request: HttpRequest, token: str) -> HttpResponse:
 @builder_endpoint
 def editor_publish(request: HttpRequest, token: str) -> HttpResponse:
     return editor.editor_publish(request, opened(token, "publish")[1])
+
+
+@builder_endpoint
+def editor_preview(request: HttpRequest, token: str) -> HttpResponse:
+    """The working version filled (fill's own preview, which the admin's editor uses): it
+    changes nothing, so any token of the template may ask."""
+    return fill_admin.editor_preview(request, opened(token)[1])  # type: ignore[call-arg]
 
 
 @builder_endpoint

@@ -27,6 +27,11 @@ urlpatterns = [
         name="builders-template-detect",
     ),
     path(
+        "embed/edit-pdf-template/<str:token>/preview/",
+        template_views.editor_preview,
+        name="builders-template-preview",
+    ),
+    path(
         "embed/edit-etch-packet/<str:token>/templates/<str:eid>/",
         packet_views.template_fields,
         name="builders-packet-template",

@@ -183,6 +183,11 @@ def test_the_template_editor_in_another_origins_app_saves_and_publishes(
     assert services.version_summary(template).published_number == 1
     assert_axe_clean(frame)
     shoot(tab, "editor-desktop.png")
+    # Preview: fill's own preview of the working version, through the link.
+    frame.click("[data-action=preview]")
+    frame.wait_for_selector("#ed-preview[open] .ed-preview-pages canvas")
+    shoot(tab, "editor-desktop-preview.png")
+    frame.click("[data-action=preview-close]")
     tab.page.set_viewport_size(TABLET_LANDSCAPE)
     frame.wait_for_selector(".ed-page[data-page='0'].is-rendered")
     shoot(tab, "editor-tablet-landscape.png")

@@ -20,6 +20,7 @@ from templates_app.engine.demo import build_demo_template
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_with_spec, working_version
 from tests.builders.conftest import GENERATE
+from tests.pdfcheck import page_text
 
 pytestmark = pytest.mark.django_db
 
@@ -304,3 +305,17 @@ def test_the_sweep_deletes_tokens_a_day_after_they_end(
     assert sweeps_run(now=start + timedelta(days=1, minutes=2))["builders.expired_tokens"] == 0
     assert EmbedToken.objects.count() == 1
     assert embed_tokens_expired_delete(now=start + timedelta(days=4, minutes=2)) == 1
+
+
+def test_the_preview_fills_the_working_version_for_any_token_of_the_template(
+    embed_url: Callable[..., str], demo_template: PdfTemplate, anonymous: Client
+) -> None:
+    path = embed_url(eid=demo_template.eid, type=TEMPLATE, permissions=["publish"])
+    spec = anonymous.get(f"{path}spec/").json()["spec"]
+    alias = next(f["alias"] for f in spec["fields"] if f["type"] == "shortText")
+
+    filled = post_json(anonymous, f"{path}preview/", {"data": {alias: "Embedded preview"}})
+
+    assert filled.status_code == 200
+    assert filled["Content-Type"] == "application/pdf"
+    assert "Embedded preview" in page_text(filled.content)
