@@ -231,7 +231,9 @@ class _Layout:
         if signer.role:  # an approver or a viewer: their events say what they did, no signature
             self.pairs([*details, (labels.role, signer.role)])
         else:
-            self.pairs([*details, (labels.signed, signer.completed_at or labels.not_signed)])
+            signed = (labels.signed, signer.completed_at or labels.not_signed)
+            level = [(labels.signature_level, signer.signature_level)]
+            self.pairs([*details, signed, *(level if signer.signature_level else [])])
             self.space(4)
             self.adopted_signature(signer)
         if signer.events:

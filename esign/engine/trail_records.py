@@ -61,6 +61,7 @@ class TrailLabels:
     )
     attached_by: str = "Attached by {signer}, {time}"
     role: str = "Role"  # an approver's or a viewer's, who sign nothing
+    signature_level: str = "Signature level"  # signatureLevel (issue 51)
     footer_page: str = "page {page} of {pages}"
     # The reader's language is written right to left (Arabic, Hebrew): the page is mirrored,
     # each label, value and column starting from the right margin.
@@ -115,6 +116,9 @@ class TrailSigner:
     # An approver's or a viewer's role, in the reader's language: they sign nothing, so their
     # entry has no signature; "" for a signer or a witness.
     role: str = ""
+    # A signer's signatureLevel in the reader's language ("advanced electronic signature"...);
+    # "": not shown.
+    signature_level: str = ""
 
 
 @dataclass(frozen=True)

@@ -155,6 +155,7 @@ def trail_labels() -> TrailLabels:
         ),
         attached_by=gettext("Attached by {signer}, {time}"),
         role=gettext("Role"),
+        signature_level=gettext("Signature level"),
         statuses={str(key): value for key, value in statuses.items()},
     )
 

@@ -28,7 +28,8 @@ from esign.packets.attachment_fields import packet_attachments, readable_size
 from esign.packets.audit import action_label, trail_labels, trail_language
 from esign.packets.documents import HANDWRITING_FONT
 from esign.packets.roles import role_label
-from esign.sealing.signer_text import signer_certified_text
+from esign.packets.signature_levels import signer_level
+from esign.sealing.signer_text import level_label, signer_certified_text
 
 logger = logging.getLogger(__name__)
 
@@ -165,6 +166,7 @@ def audit_trail_of(packet: Packet, *, credentials: SealCredentials) -> AuditTrai
                 signature_text=signer.signature_text if drawn is None else "",
                 events=tuple(_event(e) for e in events if e.signer_id == signer.pk),
                 role=role_label(signer.role),
+                signature_level=level_label(signer_level(signer)),
             )
         )
     attachments = tuple(

@@ -12,6 +12,7 @@ from core.engine.fonts.shaping import isolate
 
 def level_label(level: str) -> str:
     return {
+        "simple": gettext("simple electronic signature"),
         "advanced": gettext("advanced electronic signature"),
         "qualified": gettext("qualified electronic signature"),
     }.get(level, level)

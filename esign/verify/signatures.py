@@ -419,8 +419,12 @@ def verification_wire(verification: Verification) -> dict[str, Any]:
                 "source": s.source,
                 "verified": s.verified,
                 "timeProven": s.time_proven,
-                "signatureLevel": s.level,
-                "certificates": list(s.certificates),
+                # What this service recorded of its own packets' signers (issue 51).
+                **(
+                    {"signatureLevel": s.level, "certificates": list(s.certificates)}
+                    if s.source == "audit_trail"
+                    else {}
+                ),
             }
             for s in verification.signers
         ],

@@ -134,6 +134,9 @@ def test_an_advanced_packet_is_signed_sealed_and_named_with_its_certificates(
 
     trail = " ".join(w.text for page in words(archive.read("audit-trail.pdf")) for w in page)
     assert "advanced electronic signature" in trail
+    # Each signer's entry names their level, the simple one's too.
+    assert trail.count("Signature level") == 2
+    assert "simple electronic signature" in trail
     assert certificate.serial in trail.replace(" ", "")
 
 
