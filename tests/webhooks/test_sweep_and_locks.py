@@ -236,3 +236,46 @@ def test_a_claim_and_a_finish_of_the_same_delivery_do_not_deadlock(
     assert results["finish"] == ["delivered", "delivered"], results
     assert set(WebhookDelivery.objects.values_list("status", flat=True)) == {Status.DELIVERED}
     assert len(receiver.requests) == 2
+
+
+@pytest.mark.django_db
+def test_a_batch_claim_looks_for_its_tasks_in_the_webhooks_queue_only(
+    organization: Organization, settings: Settings
+) -> None:
+    """Retiring the tasks of the deliveries a batch took reads the webhooks queue's ready tasks
+    only, by core's index of the unfinished tasks by queue, not every ready task (10,000 seals
+    waiting made each claim read all of them for their JSON)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the plan of PostgreSQL (DATABASE_URL=postgres://...)")
+    from esign.tasks import packet_seal_task
+    from webhooks.services import endpoint_url_set
+
+    endpoint_url_set(organization=organization, url="https://hooks.example.com/x")
+    first, *others = emit(organization, 3)
+    DBTaskResult.objects.bulk_create(
+        DBTaskResult(
+            args_kwargs={"args": [], "kwargs": {"packet_id": n}},
+            priority=packet_seal_task.priority,
+            task_path=packet_seal_task.module_path,
+            queue_name=packet_seal_task.queue_name,
+            backend_name="default",
+            run_after=timezone.now(),
+        )
+        for n in range(2000)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {DBTaskResult._meta.db_table}")
+    with CaptureQueriesContext(connection) as queries:
+        batch = delivery_service._claim(delivery_id=first.pk, attempt=1, now=timezone.now())
+    assert isinstance(batch, list)
+    assert len(batch) == 3
+    [retire] = [
+        q["sql"] for q in queries if q["sql"].startswith("UPDATE") and "dbtaskresult" in q["sql"]
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN {retire}")
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+
+    assert "queue_name)::text = 'webhooks'" in plan.split("Filter")[0], plan
+    ready = DBTaskResult.objects.ready().filter(queue_name="webhooks")
+    assert ready.count() == 1  # the first delivery's own task; the others' were retired

@@ -46,7 +46,7 @@ from django_tasks_db.models import DBTaskResult
 from core.engine.fetch import FetchError, PostResponse, post
 from core.engine.payload_crypto import encrypt_payload
 from core.resources import webhook_policy
-from core.tasks_registry import task_path
+from core.tasks_registry import task_named, task_path
 from webhooks.engine.signing import signature_headers
 from webhooks.models import (
     DELIVERIES,
@@ -256,11 +256,14 @@ def _endpoint_disabled(delivery: WebhookDelivery, endpoints: dict[int, WebhookEn
 
 def _tasks_retire(delivery_ids: list[int], *, by: int, now: datetime) -> None:
     """Mark the waiting tasks of deliveries claimed into a batch done, so that no worker spends a
-    claim on them (they would only find the attempt started already)."""
+    claim on them (they would only find the attempt started already). Looked for in the task's
+    queue only (core's index of the unfinished tasks by queue): without it every ready task was
+    read for its JSON, 28 ms a claim with 10,000 seals waiting on PostgreSQL, against 0.6 ms."""
     if not delivery_ids:
         return
     DBTaskResult.objects.filter(
         status=TaskResultStatus.READY,
+        queue_name=task_named(TASK).queue_name,
         task_path=task_path(TASK),
         args_kwargs__kwargs__delivery_id__in=delivery_ids,
     ).update(
