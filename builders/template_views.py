@@ -9,9 +9,11 @@ The editor posts ``castEdit``, ``castPublish`` and ``castError`` to the embeddin
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import translation
 from django.views.decorators.http import require_GET
 
 from accounts.embedding import embed_origins
@@ -51,7 +53,12 @@ def editor_page(request: HttpRequest, row: EmbedToken, token: str) -> HttpRespon
         "can_edit": "edit" in row.permissions,
         "can_publish": "publish" in row.permissions,
     }
-    return framed(render(request, "builders/editor.html", context), row)
+    # Its scripts' words have no catalogue yet: the page says it is English, so that a screen
+    # reader reads it as English (a page marked lang="de" in English is read with German rules).
+    with translation.override(settings.LANGUAGE_CODE):
+        response = render(request, "builders/editor.html", context)
+    response["Content-Language"] = settings.LANGUAGE_CODE
+    return framed(response, row)
 
 
 @builder_endpoint

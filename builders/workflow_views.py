@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import translation
 from django.views.decorators.http import require_GET
 
 from accounts.embedding import embed_origins
@@ -71,7 +73,12 @@ def builder_page(request: HttpRequest, row: EmbedToken, token: str) -> HttpRespo
         "can_edit": "edit" in row.permissions,
         "can_publish": "publish" in row.permissions,
     }
-    return framed(render(request, "builders/workflow.html", context), row)
+    # Its scripts' words have no catalogue yet: the page says it is English, so that a screen
+    # reader reads it as English (a page marked lang="de" in English is read with German rules).
+    with translation.override(settings.LANGUAGE_CODE):
+        response = render(request, "builders/workflow.html", context)
+    response["Content-Language"] = settings.LANGUAGE_CODE
+    return framed(response, row)
 
 
 @builder_endpoint

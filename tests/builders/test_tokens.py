@@ -319,3 +319,16 @@ def test_the_preview_fills_the_working_version_for_any_token_of_the_template(
     assert filled.status_code == 200
     assert filled["Content-Type"] == "application/pdf"
     assert "Embedded preview" in page_text(filled.content)
+
+
+def test_the_editor_says_it_is_english_whatever_the_reader_asks(
+    embed_url: Callable[..., str], demo_template: PdfTemplate, anonymous: Client
+) -> None:
+    # Its scripts' words are not translated yet: a page marked German would be read out with
+    # German rules. The packet builder, translated, follows the reader (test_packet_send).
+    path = embed_url(eid=demo_template.eid, type=TEMPLATE)
+
+    page = Client(HTTP_ACCEPT_LANGUAGE="de").get(f"{path}?lang=de")
+
+    assert '<html lang="en" dir="ltr">' in page.content.decode()
+    assert page["Content-Language"] == "en"
