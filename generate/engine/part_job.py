@@ -59,7 +59,7 @@ class PartOpening:
 class BreakLayout:
     """Where the document breaks its pages for certain, without laying anything out: the
     block elements of ``container`` (the body, or the element that wraps all its content, as
-    in Markdown mode: `part_layout.break_container`'s path), ``weights`` (a rough measure of
+    in Markdown mode: `part_tree.break_container`'s path), ``weights`` (a rough measure of
     each one's content: its text and elements) and ``breaks``: the indices of the elements
     that open a page, because of their ``break-before`` or the ``break-after`` of the one
     before."""
@@ -87,7 +87,7 @@ class PartSkipped:
 
 @dataclass(frozen=True)
 class TableLayout:
-    """Where the probe's pages broke. ``table``: the table's path (`part_layout.longest_table`);
+    """Where the probe's pages broke. ``table``: the table's path (`part_tree.longest_table`);
     ``rows``: its body rows in all; ``page_starts``: (page index, first row on that page) for
     every page the probe laid out that starts with one of the table's rows; ``first_page``: the
     page index of the table's first row."""
@@ -134,7 +134,7 @@ class PartJob:
     (`core.engine.process_worker.ask`); ``count_only``: lay out and report, write nothing.
     ``keep_siblings``: the document's selectors depend on siblings, so the rows and elements
     outside the part stay in its tree as empty stand-ins that make no boxes
-    (`part_layout._cut`), instead of being removed.
+    (`part_tree.cut_tree`), instead of being removed.
 
     ``breaks``: the part is cut at forced page breaks (`BreakLayout`), not between a table's
     rows: ``table`` is then the path of the elements' container, ``first_row``..``end_row``
@@ -147,7 +147,7 @@ class PartJob:
     job: RenderJob
     index: int
     count: int
-    table: tuple[int, ...]  # the table's path (`part_layout.longest_table`)
+    table: tuple[int, ...]  # the table's path (`part_tree.longest_table`)
     first_row: int
     end_row: int
     offset: int

@@ -1,7 +1,7 @@
 """A long table renders in parts on several render workers, and the joined PDF is the PDF the
 document gives in one piece: page by page text (margin boxes included), page count and sizes.
 
-These comparisons also guard `generate.engine.part_layout`'s use of WeasyPrint's internals: an
+These comparisons also guard `generate.engine.weasyprint_seam` (WeasyPrint's internals): an
 upgrade that moves them makes a parted render differ from the one-piece render here.
 """
 
@@ -29,7 +29,8 @@ from generate.engine import (
 )
 from generate.engine.part_job import ASK_PLAN, PartJob, PartOpening, TableLayout
 from generate.engine.part_layout import open_part
-from generate.engine.parts import _sibling_selectors, one_piece_reason, plan_cuts
+from generate.engine.part_plan import plan_cuts
+from generate.engine.part_rules import _sibling_selectors, one_piece_reason
 from generate.engine.render import prepare_document, render_pdf
 from tests.generate.conftest import page_sizes, page_texts, reader
 from tests.generate.test_engine import job_for
@@ -133,13 +134,13 @@ def part_counts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def joined(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many parts each parted render joined (none: it rendered in one piece after all)."""
     counts: list[int] = []
-    original = parts._joined
+    original = parts.joined_pdf
 
     def spy(job: RenderJob, done: list, spent: float) -> object:
         counts.append(len(done))
         return original(job, done, spent)
 
-    monkeypatch.setattr(parts, "_joined", spy)
+    monkeypatch.setattr(parts, "joined_pdf", spy)
     return counts
 
 

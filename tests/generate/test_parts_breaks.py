@@ -15,7 +15,8 @@ import pytest
 from generate.engine import PartSettings, PoolSettings, RenderJob, RenderPool, parts
 from generate.engine.part_job import BreakLayout, PartJob
 from generate.engine.part_layout import break_layout
-from generate.engine.parts import cuts_at_breaks, one_piece_reason, plan_breaks
+from generate.engine.part_plan import plan_breaks
+from generate.engine.part_rules import cuts_at_breaks, one_piece_reason
 from generate.engine.render import prepare_document, render_pdf
 from tests.fixtures import HTML
 from tests.generate.conftest import page_sizes, page_texts
@@ -82,7 +83,7 @@ def sections(count: int, *, css: str = CSS, wrap: bool = False, flat: bool = Fal
 def break_parts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many parts each render cut at page breaks planned, and how many it joined."""
     counts: list[int] = []
-    planned, joined = parts.break_part_jobs, parts._joined
+    planned, joined = parts.break_part_jobs, parts.joined_pdf
 
     def plan_spy(*args: object) -> list[PartJob]:
         jobs = planned(*args)  # type: ignore[arg-type]
@@ -94,7 +95,7 @@ def break_parts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         return joined(job, done, spent)
 
     monkeypatch.setattr(parts, "break_part_jobs", plan_spy)
-    monkeypatch.setattr(parts, "_joined", join_spy)
+    monkeypatch.setattr(parts, "joined_pdf", join_spy)
     return counts
 
 
