@@ -39,6 +39,7 @@ from esign.packets.inputs import (
 from esign.packets.lookups import document_group_get, packet_get
 from esign.packets.roles import NOT_WAITED_FOR
 from esign.sending.initials import page_initials_added
+from esign.signature_models import SignatureLevel
 from esign.signing.turns import locked, packet_send, test_mark
 from fill.services import fill_source
 from generate.services import pdf_generate
@@ -259,7 +260,9 @@ def packet_store(
         # One INSERT each for the documents and the signers, whatever their number.
         PacketDocument.objects.bulk_create(documents)
         Signer.objects.bulk_create(signers)
-        signature_levels.signer_levels_create(packet, packet_input)
+        if any(s.signature_level != SignatureLevel.SIMPLE for s in packet_input.signers):
+            # Asked here, not inside: a packet of simple signers never opens that module.
+            signature_levels.signer_levels_create(packet, packet_input)
         lifecycle.packet_created(
             packet, detail={"documents": len(prepared.documents), **(created_detail or {})}
         )
