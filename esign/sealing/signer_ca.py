@@ -52,13 +52,21 @@ def signer_ca_key() -> SealKey:
             cert_pem=_read(settings.SIGNER_CA_CERT_FILE),
             chain_pem=chain,
         )
-    return _development_ca(Path(f"{settings.SEAL_DEV_DIR}-signer-ca"))
+    return _development_ca(_development_dir())
+
+
+def _development_dir() -> Path:
+    return Path(f"{settings.SEAL_DEV_DIR}-signer-ca")
 
 
 def signer_ca_roots() -> list[asn1_x509.Certificate]:
     """The roots the signer CA chains to: what /verify trusts for advanced signers. From the
     chain file when there is one (no HSM session needed); a CA that cannot be loaded adds none
-    (logged)."""
+    (logged). The development CA only once it exists (an advanced signer signed with it):
+    verifying never makes one."""
+    configured = settings.SIGNER_CA_PKCS11_MODULE or settings.SIGNER_CA_KEY_FILE
+    if not configured and not (_development_dir() / DEV_KEY).exists():
+        return []
     key = signer_ca_key()
     if isinstance(key, Pkcs11Key) and key.chain_pem:
         return roots_of(certificates_from_pem(key.chain_pem))
