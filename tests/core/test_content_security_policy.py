@@ -145,8 +145,11 @@ def test_chromium_blocks_and_reports_an_inline_script_on_a_page(browser, live_se
         route.fulfill(response=response, body=body)
 
     tab.route("**/verify", inject)
-    tab.goto(live_server.url + "/verify")
-    tab.wait_for_timeout(200)
+    # Waited for, not given a fixed 200 ms: on a loaded machine the report came later.
+    with tab.expect_console_message(
+        lambda msg: msg.text.startswith("CSP violation: script-src-elem inline"), timeout=60_000
+    ):
+        tab.goto(live_server.url + "/verify")
 
     assert tab.evaluate("window.__injected") is None
     assert any(m.startswith("CSP violation: script-src-elem inline") for m in messages), messages

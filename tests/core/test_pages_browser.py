@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from accounts.models import ApiKey, Organization
 from accounts.services import api_key_create, member_add
@@ -215,8 +216,15 @@ def test_graphiql_runs_queries_with_the_members_session(
         if name == "desktop":
             tab.select_option("#gq-org", "globex")
             assert "Globex" in state.inner_text()
-            tab.wait_for_timeout(300)  # GraphiQL takes the new fetcher
-            tab.click(".graphiql-execute-button")
+            # GraphiQL takes the new fetcher when it next renders: on a loaded machine that can
+            # be after a first run, so the query runs again until it answers as Globex.
+            for _ in range(20):
+                tab.click(".graphiql-execute-button")
+                try:
+                    result.locator("text=globex").first.wait_for(timeout=3_000)
+                    break
+                except PlaywrightTimeoutError:
+                    continue
             result.locator("text=globex").first.wait_for()
             assert '"acme"' not in result.inner_text()
             ARTIFACTS.mkdir(exist_ok=True)

@@ -213,7 +213,7 @@ def test_the_worker_is_woken_by_an_enqueue_not_by_its_poll(
     def successful() -> int:
         return DBTaskResult.objects.filter(status=TaskResultStatus.SUCCESSFUL).count()
 
-    # A poll every 60 s and no sweep: only a wake-up runs a task within a second.
+    # A poll every 60 s and no sweep: only a wake-up runs a task well before then.
     worker = start_task_worker(shared_database_url, arguments=("--interval", "60"))
     worker_log = tmp_path / "test-worker.log"
     enqueue_in_transaction(record_attempt, path=str(tmp_path / "first"), attempt=2)
@@ -233,4 +233,6 @@ def test_the_worker_is_woken_by_an_enqueue_not_by_its_poll(
     assert worker.wait(timeout=120) == 0
     with capsys.disabled():
         sys.stdout.write(f"\nenqueue to done: {[round(s * 1000) for s in latencies]} ms\n")
-    assert max(latencies) < 2.0, latencies
+    # Only a wake-up explains any of them under the 60 s poll: a bound far from both a wake-up
+    # (well under a second quiet, seconds at load 20) and the poll.
+    assert max(latencies) < 30, latencies
