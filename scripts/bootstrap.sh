@@ -23,7 +23,8 @@ run_packages=(
 )
 # Tests read PDFs with poppler (pdftoppm, pdftotext), drive Debian's Chromium, sign with SoftHSM2.
 # The several-processes test shares a Redis server (the rate limiter's counters) between them.
-test_packages=(poppler-utils qpdf chromium softhsm2 opensc redis-server)
+# pdfsig checks signers' certificates against the test CAs in an NSS database (certutil).
+test_packages=(poppler-utils qpdf chromium softhsm2 opensc redis-server libnss3-tools)
 
 packages=("${run_packages[@]}")
 if [ "$mode" = "test" ]; then
