@@ -306,29 +306,6 @@ def blank_columns_from_right(ink: Image.Image, box: tuple[int, int, int, int]) -
     return blank
 
 
-def blank_column_spans(
-    ink: Image.Image, box: tuple[int, int, int, int], min_width: int
-) -> list[tuple[int, int]]:
-    """The runs of at least ``min_width`` columns of ``box`` that hold no ink, as (first, end)
-    pixel columns (end exclusive), left to right: the paper between the labels printed along
-    a ruled row ("City ____ State ___ ZIP ___")."""
-    left, top, right, bottom = box
-    if right - left < 1 or bottom - top < 2:
-        return []
-    crop = ink.crop((left, top, right, bottom))
-    profile = crop.resize((crop.width, 1), Image.Resampling.BOX).tobytes()
-    allowed = 255 - max(1, 255 * 1.5 / crop.height)  # as blank_columns_from_right
-    spans, start = [], None
-    for index, value in enumerate([*profile, 0]):
-        if value >= allowed and index < len(profile):
-            start = index if start is None else start
-        elif start is not None:
-            if index - start >= min_width:
-                spans.append((left + start, left + index))
-            start = None
-    return spans
-
-
 def paper_around(mask: Image.Image, box: tuple[int, int, int, int], margin: int) -> bool:
     """True when the ``margin`` pixels around ``box`` (left, top, right, bottom) are mostly
     paper (255) in ``mask``: the box stands alone."""

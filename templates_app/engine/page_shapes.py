@@ -28,12 +28,9 @@ from PIL import Image
 from core.engine.template_spec import Rect
 from templates_app.engine import form_geometry as geometry
 from templates_app.engine import page_raster as raster
-from templates_app.engine.row_blanks import blanks_after_labels
 
 UNDERLINE_MIN = 30.0  # points: shorter rules are parts of letters, arrows, ticks
 UNDERLINE_FIELD_MAX_HEIGHT = 20.0
-# A blank after a label on its rule is a line of the label's size: as tall as the label names.
-ROW_FIELD_HEIGHT = 14.0
 # Less paper than this (points) above a line or in a box holds no line of writing: the slivers
 # between rules printed close together (issue 48).
 FIELD_MIN_HEIGHT = 8.5
@@ -393,7 +390,6 @@ class _PageShapes:
             band = min(ceiling, piece.y + UNDERLINE_FIELD_MAX_HEIGHT) - 1
             right = self.blank_width(piece.x0 + 1, piece.y + 1, piece.x1 - 1, band)
             if piece.length - right > SIGN_MAX_WIDTH or right < geometry.BOX_MIN_WIDTH:
-                self._add_after_labels(piece, band, ceiling)  # not a sign: labels, maybe
                 return
             x0 = piece.x1 - 1 - right
             empty = self.blank_height(x0, piece.y + 1, piece.x1 - 1, ceiling - 1)
@@ -405,20 +401,6 @@ class _PageShapes:
             return
         cell_top = ceiling if ceiling - piece.y < 40 else None
         self.found.append(Found("text", rect, cell_top=cell_top))
-
-    def _add_after_labels(self, piece: geometry.HLine, band: float, ceiling: float) -> None:
-        """A rule with its labels printed on it ("City ____ State ___ ZIP ______"): a field
-        after each label (``row_blanks``), where a full line's height of paper stands above it
-        (a row of text set tight between two rules is not written in)."""
-        for left, right in blanks_after_labels(
-            self.ink, self.frame, piece.x0 + 1, piece.x1 - 1, piece.y + 1, band
-        ):
-            empty = self.blank_height(left, piece.y + 1, right, ceiling - 1)
-            if empty + 1 < UNDERLINE_FIELD_MAX_HEIGHT:
-                continue
-            rect = Rect(left, piece.y, right - left, ROW_FIELD_HEIGHT)
-            if not self.overlaps_found(rect):
-                self.found.append(Found("text", rect))
 
 
 def _strips(
