@@ -31,6 +31,17 @@ from collections.abc import Iterable
 from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.reader import PdfFileReader
 
+from esign.engine.revision_objects import (
+    changed_keys,
+    is_annotation,
+    is_field_or_widget,
+    is_structure,
+    page_refs,
+    resolve_at,
+    same_object,
+    what_of,
+)
+
 logger = logging.getLogger(__name__)
 
 VALIDATION = "validation"
@@ -154,11 +165,11 @@ class _Revision:
             if isinstance(new, generic.StreamObject) and new.get("/Type") in _CONTAINER_TYPES:
                 continue  # the update's own cross-reference or object stream
             old = self.reader.get_object(ref, revision=self.old_rev)
-            if _same(old, new):
+            if same_object(old, new):
                 continue
             found = self._modified(ref, old, new)
             if OTHER in found:
-                self.explain(f"object {ref.idnum} ({_what(new)}) changed")
+                self.explain(f"object {ref.idnum} ({what_of(new)}) changed")
             kinds |= found
         return kinds
 
@@ -195,7 +206,7 @@ class _Revision:
         ):
             return {OTHER}
         kinds: set[str] = set()
-        for key in _changed_keys(old, new):
+        for key in changed_keys(old, new):
             if key in _CATALOG_VALIDATION:
                 kinds.add(VALIDATION)
             elif key == "/AcroForm":
@@ -223,7 +234,7 @@ class _Revision:
         ):
             return {OTHER}
         kinds: set[str] = set()
-        for key in _changed_keys(old, new):
+        for key in changed_keys(old, new):
             if key == "/Fields":
                 kinds |= self._grown(
                     self.old(old.raw_get(key)) if key in old else generic.ArrayObject(),
@@ -253,9 +264,9 @@ class _Revision:
         value = self.new(item)
         if not isinstance(value, generic.DictionaryObject):
             return OTHER
-        if _is_field_or_widget(value):
+        if is_field_or_widget(value):
             return self._field_kind(value)
-        if _is_annotation(value):
+        if is_annotation(value):
             return ANNOTATION
         return OTHER
 
@@ -293,11 +304,11 @@ class _Revision:
             return self._page(old, new)
         if kind == "/Pages":
             return self._page_tree(old, new)
-        if _is_field_or_widget(new):
+        if is_field_or_widget(new):
             return self._field(old, new)
-        if _is_annotation(new):
+        if is_annotation(new):
             return {ANNOTATION}
-        if _is_structure(new):
+        if is_structure(new):
             return {VALIDATION}
         if set(new) <= _RESOURCE_KEYS and set(old) <= _RESOURCE_KEYS:
             return {SIGNATURE} if self._resources_grown(old, new) else {OTHER}
@@ -316,7 +327,7 @@ class _Revision:
             isinstance(old, generic.DictionaryObject) and isinstance(new, generic.DictionaryObject)
         ):
             return {OTHER}
-        if _changed_keys(old, new) & _INHERITED_PAGE_KEYS:
+        if changed_keys(old, new) & _INHERITED_PAGE_KEYS:
             self.explain("a page-tree node's inherited attributes changed")
             return {OTHER}
         return set()
@@ -325,11 +336,11 @@ class _Revision:
         """The references of the document's pages at ``revision``, in order (None when the tree
         cannot be read)."""
         if revision not in self._page_lists:
-            self._page_lists[revision] = _page_refs(self.reader, revision)
+            self._page_lists[revision] = page_refs(self.reader, revision)
         return self._page_lists[revision]
 
     def _page(self, old: generic.DictionaryObject, new: generic.DictionaryObject) -> set[str]:
-        changed = _changed_keys(old, new)
+        changed = changed_keys(old, new)
         if "/Resources" in changed and self._resources_grown(
             self.old(old.raw_get("/Resources")) if "/Resources" in old else None,
             self.new(new.raw_get("/Resources")) if "/Resources" in new else None,
@@ -359,7 +370,7 @@ class _Revision:
             if before == after and not (
                 isinstance(before, generic.IndirectObject)
                 and depth > 1
-                and not _same(self.old(before), self.new(after))
+                and not same_object(self.old(before), self.new(after))
             ):
                 continue
             if depth <= 1 or not self._resources_grown(self.old(before), self.new(after), 1):
@@ -367,7 +378,7 @@ class _Revision:
         return True
 
     def _field(self, old: generic.DictionaryObject, new: generic.DictionaryObject) -> set[str]:
-        changed = _changed_keys(old, new)
+        changed = changed_keys(old, new)
         if changed - _FIELD_VALUE_KEYS:
             self.explain(f"a field's {', '.join(sorted(changed - _FIELD_VALUE_KEYS))} changed")
             return {OTHER}
@@ -398,10 +409,10 @@ class _Revision:
             if not isinstance(node, generic.DictionaryObject):
                 return None
             if "/V" in node:
-                return _resolve_at(self.reader, node.raw_get("/V"), revision)
+                return resolve_at(self.reader, node.raw_get("/V"), revision)
             if "/Parent" not in node:
                 return None
-            node = _resolve_at(self.reader, node.raw_get("/Parent"), revision)
+            node = resolve_at(self.reader, node.raw_get("/Parent"), revision)
         return None
 
     def _stream(self, ref: generic.Reference, new: generic.StreamObject) -> str:
@@ -428,53 +439,10 @@ class _Revision:
                     annot = self.new(annots.raw_get(i))
                     if not isinstance(annot, generic.DictionaryObject) or "/AP" not in annot:
                         continue
-                    kind = self._field_kind(annot) if _is_field_or_widget(annot) else ANNOTATION
+                    kind = self._field_kind(annot) if is_field_or_widget(annot) else ANNOTATION
                     for ref in _stream_refs(self, annot.raw_get("/AP")):
                         self._appearances[ref] = kind
         return self._appearances
-
-
-def _what(value: object) -> str:
-    if isinstance(value, generic.DictionaryObject):
-        kind = value.get("/Type") or value.get("/Subtype")
-        keys = ",".join(sorted(str(k) for k in value)[:8])
-        return f"{'stream' if isinstance(value, generic.StreamObject) else 'dict'} {kind} [{keys}]"
-    return type(value).__name__
-
-
-def _same(old: object, new: object) -> bool:
-    if isinstance(old, generic.StreamObject) and isinstance(new, generic.StreamObject):
-        return old == new and old.encoded_data == new.encoded_data
-    return old == new
-
-
-def _changed_keys(old: generic.DictionaryObject, new: generic.DictionaryObject) -> set[str]:
-    return {
-        str(k)
-        for k in set(old) | set(new)
-        if k not in old or k not in new or old.raw_get(k) != new.raw_get(k)
-    }
-
-
-def _is_field_or_widget(value: generic.DictionaryObject) -> bool:
-    return (
-        value.get("/Subtype") == "/Widget"
-        or "/FT" in value
-        or ("/T" in value and "/Subtype" not in value)
-    )
-
-
-def _is_annotation(value: generic.DictionaryObject) -> bool:
-    return "/Subtype" in value and "/Rect" in value and value.get("/Type", "/Annot") == "/Annot"
-
-
-def _is_structure(value: generic.DictionaryObject) -> bool:
-    """A structure tree's node (tagged PDF): its root, an element, a parent-tree node."""
-    if value.get("/Type") in ("/StructTreeRoot", "/StructElem", "/MCR", "/OBJR"):
-        return True
-    if "/S" in value and "/P" in value:
-        return True  # a structure element without /Type
-    return "/Nums" in value or ("/Limits" in value and "/Kids" in value)
 
 
 def _field_type(field: generic.DictionaryObject, revision: _Revision) -> str | None:
@@ -524,44 +492,3 @@ def _stream_refs(revision: _Revision, value: object, depth: int = 3) -> set[gene
         for key in value:
             found |= _stream_refs(revision, value.raw_get(key), depth - 1)
     return found
-
-
-def _page_refs(
-    reader: PdfFileReader, revision: int, limit: int = 100_000
-) -> list[generic.Reference] | None:
-    """The references of the pages of the page tree at ``revision``, in order; None when it
-    cannot be read (cycles and size bounded)."""
-    try:
-        root = reader.trailer.raw_get("/Root", revision=revision)
-        catalog = _resolve_at(reader, root, revision)
-        if not isinstance(catalog, generic.DictionaryObject) or "/Pages" not in catalog:
-            return None
-        pages: list[generic.Reference] = []
-        seen: set[generic.Reference] = set()
-        stack: list[object] = [catalog.raw_get("/Pages")]
-        while stack and len(seen) < limit:
-            item = stack.pop()
-            if not isinstance(item, generic.IndirectObject) or item.reference in seen:
-                return None  # a direct or repeated node: not a tree we can compare
-            seen.add(item.reference)
-            node = _resolve_at(reader, item, revision)
-            if not isinstance(node, generic.DictionaryObject):
-                return None
-            if node.get("/Type") == "/Page" or "/Kids" not in node:
-                pages.append(item.reference)
-                continue
-            kids = _resolve_at(reader, node.raw_get("/Kids"), revision)
-            if not isinstance(kids, generic.ArrayObject):
-                return None
-            stack += [kids.raw_get(i) for i in reversed(range(len(kids)))]
-        return pages
-    except MemoryError:
-        raise
-    except Exception:  # noqa: BLE001 - hostile input: an unreadable tree compares as unknown
-        return None
-
-
-def _resolve_at(reader: PdfFileReader, value: object, revision: int) -> object:
-    if isinstance(value, generic.IndirectObject):
-        return reader.get_object(value.reference, revision=revision)
-    return value
