@@ -11,7 +11,7 @@ from django.db import models
 from django.utils import timezone
 
 from accounts.models import Organization
-from core.fields import EidField, EncryptedTextField
+from core.fields import EidField
 from templates_app.models import TemplateVersion
 
 
@@ -435,50 +435,6 @@ class SignerEmail(models.Model):
         return f"{self.kind} email to signer {self.signer_id}: {self.status}"
 
 
-class SignerToken(models.Model):
-    """A signing link's secret. Only its SHA-256 is stored; it expires and can be revoked.
-
-    An embedded signer's token keeps the integrator's ``client_user_id`` for the record (it is
-    not checked when the link is opened).
-    """
-
-    signer = models.ForeignKey(Signer, on_delete=models.CASCADE, related_name="tokens")
-    token_hash = models.CharField(max_length=64, unique=True)
-    # The token itself, encrypted, for the links the service shows again while they last (a
-    # workflow's done page); blank for links handed out once (the API's, emailed ones).
-    secret = EncryptedTextField(blank=True)
-    client_user_id = models.CharField(max_length=255, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    expires_at = models.DateTimeField()
-    revoked_at = models.DateTimeField(null=True, blank=True)
-    # When the signer entered a right one-time code with this link (esign.links.codes).
-    verified_at = models.DateTimeField(null=True, blank=True)
-
-    def __str__(self) -> str:
-        return f"link of {self.signer} until {self.expires_at:%Y-%m-%d %H:%M}"
-
-
-class SignerCode(models.Model):
-    """A one-time code sent to a signer before they may see the documents (esign.links.codes):
-    only its hash is kept; it lasts a few minutes, is used once, and is locked after too many
-    wrong tries."""
-
-    signer = models.ForeignKey(Signer, on_delete=models.CASCADE, related_name="codes")
-    code_hash = models.CharField(max_length=64)
-    method = models.CharField(max_length=16)
-    created_at = models.DateTimeField(default=timezone.now)
-    expires_at = models.DateTimeField()
-    tries = models.PositiveSmallIntegerField(default=0)
-    used_at = models.DateTimeField(null=True, blank=True)
-    locked_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["signer", "-created_at", "-id"]
-
-    def __str__(self) -> str:
-        return f"{self.method} code of signer {self.signer_id}"
-
-
 class AuditEvent(models.Model):
     """An append-only record of everything that happened to a packet, for the audit trail."""
 
@@ -506,6 +462,9 @@ class AuditEvent(models.Model):
 
 # Bulk sends live in a module of their own; imported here so that Django registers them.
 from esign.bulk_models import BulkBatch, BulkRow  # noqa: E402, F401
+
+# Signing links' secrets and one-time codes (esign.links): a module of their own.
+from esign.link_models import SignerCode, SignerToken  # noqa: E402, F401
 
 # Signers' own PAdES signatures (signatureLevel, issue 51): their level and certificates.
 from esign.signature_models import SignerCertificate, SignerLevel  # noqa: E402, F401
