@@ -165,11 +165,17 @@ def _claim(packet_id: int, now: datetime) -> Packet | str:
 
 
 def _seal_everything(packet: Packet, key: SealKey) -> str:
-    credentials = load_credentials(key)
     tsa = tsa_config()
     # One for the whole attempt: a TSA that failed is not asked again until the next attempt.
     timestamper = FallbackTimeStamper(tsa) if tsa is not None else None
     roots = configured_roots()
+    # The advanced signers' own signatures, in routing order, before the seal covers them. Made
+    # ready before the seal's key is opened: opening the signer CA's token may initialize the
+    # PKCS#11 library again (a token it had not seen), which ends every session opened before.
+    signatures = SignerSignatures(
+        packet, timestamper=timestamper, trust_roots=roots, location=_service_name()
+    )
+    credentials = load_credentials(key)
     reason = f"Sealed by {_service_name()} once every signer had signed"
     levels: list[str] = []
     sealed_pdfs: dict[str, bytes] = {}  # by SHA-256: when each is due for renewal
@@ -207,10 +213,6 @@ def _seal_everything(packet: Packet, key: SealKey) -> str:
             untimestamped.add(sha)  # no timestamp to renew: its file need not be read for one
         return sealed
 
-    # The advanced signers' own signatures, in routing order, before the seal covers them.
-    signatures = SignerSignatures(
-        packet, timestamper=timestamper, trust_roots=roots, location=_service_name()
-    )
     prefix = f"packets/{packet.organization.eid}/{packet.eid}"
     for document in packet.documents.all():
         if document.sealed_sha256:

@@ -94,6 +94,8 @@ class SignerSignatures:
         self.location = location
         self._issued: dict[int, IssuedCertificate] = {}
         self._made: dict[int | None, list[_Made]] = {}
+        # Opened now, before the caller opens the seal's key (see esign.sealing.seal).
+        self._ca = load_credentials(signer_ca_key()) if self.signers else None
 
     def _certificate(self, signer: Signer, at: datetime) -> IssuedCertificate:
         issued = self._issued.get(signer.pk)
@@ -101,7 +103,7 @@ class SignerSignatures:
             identity = SignerIdentity(
                 name=signer.name, email=signer.email, phone=signer.verify_phone
             )
-            ca = load_credentials(signer_ca_key())
+            ca = self._ca or load_credentials(signer_ca_key())
             issued = issue_signer_certificate(identity, ca=ca, at=at)
             self._issued[signer.pk] = issued
         return issued
