@@ -2,6 +2,13 @@
 
 Every variable has a safe development default and is documented in docs/configuration.md.
 There are no per-environment settings modules: production differs only by its environment.
+
+This is the module Django loads (DJANGO_SETTINGS_MODULE=config.settings). The settings of a few
+subjects are kept in modules of their own beside it, and imported here whole:
+config/settings_esign.py (sealing, the signer CA, verification, bulk sends),
+settings_public_pages.py (what the signing and webform pages take), settings_workers.py (field
+detection, upload checks, office conversion), settings_webhooks.py, settings_logging.py; where
+they are read from (the environment, the data directory) is settings_environment.py.
 """
 
 import os
@@ -10,11 +17,17 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+from config.settings_environment import BASE_DIR, DATA_DIR, env, owner_only
 
-env = environ.Env()
-# An optional .env file beside manage.py, for operators who prefer a file to exported variables.
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+# Each subject's settings, all of them (none depends on a setting of another module). A topic
+# module runs once per process: code that imports config.settings again under another
+# environment (gunicorn.conf.py in tests/core/test_production_server.py) sees only this module's
+# settings change, so the GENERATE_* settings gunicorn.conf.py reads stay here.
+from config.settings_esign import *  # noqa: F403
+from config.settings_logging import *  # noqa: F403
+from config.settings_public_pages import *  # noqa: F403
+from config.settings_webhooks import *  # noqa: F403
+from config.settings_workers import *  # noqa: F403
 
 DEBUG = env.bool("DEBUG", default=True)
 
@@ -36,27 +49,15 @@ PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000").rs
 # and read in the admin (dbmail://, core.mail.DatabaseEmailBackend); with DEBUG off, printed.
 environ.Env.EMAIL_SCHEMES["dbmail"] = "core.mail.DatabaseEmailBackend"
 vars().update(env.email_url("EMAIL_URL", default="dbmail://" if DEBUG else "consolemail://"))
-if not DEBUG and EMAIL_BACKEND == "django.core.mail.backends.console.EmailBackend":  # noqa: F821
+if not DEBUG and EMAIL_BACKEND == "django.core.mail.backends.console.EmailBackend":  # noqa: F405
     # Printed emails would put live signing links (their tokens) in the server's log.
     EMAIL_BACKEND = "core.mail.RedactedConsoleEmailBackend"
 DEFAULT_FROM_EMAIL = env.str(
     "DEFAULT_FROM_EMAIL", default="Document automation <noreply@localhost>"
 )
 
-DATA_DIR = Path(env.str("DATA_DIR", default=str(BASE_DIR / "data")))
-
-
-def _owner_only(path: Path, mode: int) -> None:
-    """Take group and other access away from ``path`` if this user owns it: the data directory
-    holds the database, the stored documents and the development signing key."""
-    status = path.stat()
-    if status.st_uid == os.geteuid() and status.st_mode & 0o077:
-        path.chmod(mode)
-
-
-DATA_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
-_owner_only(DATA_DIR, 0o700)
-# Files and folders the storage writes (documents, uploads) are the service's alone too.
+# Files and folders the storage writes (documents, uploads) are the service's alone, as the
+# data directory is (config.settings_environment).
 FILE_UPLOAD_PERMISSIONS = 0o600
 FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 
@@ -145,7 +146,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         # Made here, readable by its owner only, before SQLite makes it with the umask's mode
         # (its -wal and -shm files take the database file's mode).
         os.close(os.open(_sqlite_file, os.O_CREAT | os.O_WRONLY, 0o600))
-        _owner_only(_sqlite_file, 0o600)
+        owner_only(_sqlite_file, 0o600)
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -456,221 +457,6 @@ TASKS = {
 # a killed worker left RUNNING) when it starts and then every this many seconds.
 TASKS_SWEEP_SECONDS = env.float("TASKS_SWEEP_SECONDS", default=15.0)
 
-# --- Webhooks (owned by webhooks/) -------------------------------------------------------------
-# Deliveries go through core.engine.fetch with the FETCH_ALLOW_* allowlists; see docs/webhooks.md.
-WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10.0)
-WEBHOOK_RESPONSE_EXCERPT_BYTES = env.int("WEBHOOK_RESPONSE_EXCERPT_BYTES", default=2048)
-# Seconds between attempts after the first (which runs at once): 5 s, 1 min, 5 min, 30 min, 2 h,
-# 6 h, 12 h, 24 h, each give or take 10 %; then the delivery is failed.
-WEBHOOK_RETRY_DELAYS = [
-    float(d)
-    for d in env.list(
-        "WEBHOOK_RETRY_DELAYS",
-        default=["5", "60", "300", "1800", "7200", "21600", "43200", "86400"],
-    )
-]
-# After a secret is rotated, the previous one keeps signing (a second signature) this long.
-WEBHOOK_SECRET_OVERLAP_HOURS = env.float("WEBHOOK_SECRET_OVERLAP_HOURS", default=24.0)
-# An attempt still unfinished this long after it started was abandoned by a worker that died;
-# a delivery due this long ago that no task picked up lost its task. Both are retried.
-WEBHOOK_LEASE_SECONDS = env.float("WEBHOOK_LEASE_SECONDS", default=120.0)
-# Operators' replays of an organization's events (webhooks.services.replay): deliveries a second
-# at most, so a receiver is not flooded, and the most events one replay sends.
-WEBHOOK_REPLAY_PER_SECOND = env.float("WEBHOOK_REPLAY_PER_SECOND", default=2.0)
-WEBHOOK_REPLAY_MAX_EVENTS = env.int("WEBHOOK_REPLAY_MAX_EVENTS", default=1000)
-# The most replays an organization makes in any hour (the API's and the admin's together): each
-# sends every event of its range again, so replays in a row would multiply deliveries. 0: none.
-WEBHOOK_REPLAYS_PER_HOUR = env.int("WEBHOOK_REPLAYS_PER_HOUR", default=5)
-# Deliveries one task claims, sends and finishes together (webhooks.services.delivery): the claim
-# and finish transactions are paid once per batch. 1: one delivery per task.
-WEBHOOK_DELIVERY_BATCH = env.int("WEBHOOK_DELIVERY_BATCH", default=10)
-if WEBHOOK_DELIVERY_BATCH < 1:
-    raise ImproperlyConfigured(
-        f"WEBHOOK_DELIVERY_BATCH must be at least 1 (got {WEBHOOK_DELIVERY_BATCH})."
-    )
-
-# --- Sealing and verification (owned by esign/) ------------------------------------------------
-# Completed packets' documents are sealed with a PAdES signature (esign.sealing.seal). The key lives
-# in an HSM reached through PKCS#11 when SEAL_PKCS11_MODULE is set; otherwise a software key and a
-# self-signed CA are made on first run in SEAL_DEV_DIR, labelled DEVELOPMENT in their subjects.
-SEAL_PKCS11_MODULE = env.str("SEAL_PKCS11_MODULE", default="")
-SEAL_PKCS11_TOKEN_LABEL = env.str("SEAL_PKCS11_TOKEN_LABEL", default="")
-SEAL_PKCS11_KEY_LABEL = env.str("SEAL_PKCS11_KEY_LABEL", default="")
-SEAL_PKCS11_CERT_LABEL = env.str("SEAL_PKCS11_CERT_LABEL", default="")
-SEAL_PKCS11_PIN = env.str("SEAL_PKCS11_PIN", default="")
-# PEM bundle of the certificates that issued the seal's (empty: the others on the token).
-SEAL_CERT_CHAIN_FILE = env.str("SEAL_CERT_CHAIN_FILE", default="")
-SEAL_DEV_DIR = Path(env.str("SEAL_DEV_DIR", default=str(DATA_DIR / "seal-dev")))
-# RFC 3161 timestamp authorities, tried in order; with any, seals are PAdES-B-LTA.
-SEAL_TSA_URLS = env.list("SEAL_TSA_URLS", default=[])
-SEAL_TSA_TIMEOUT_SECONDS = env.float("SEAL_TSA_TIMEOUT_SECONDS", default=10.0)
-# PEM bundle of further trusted roots: earlier seal CAs, partners' signing CAs (sealing and
-# /verify). Without SEAL_TSA_TRUST_ROOTS_FILE, also the TSAs' roots: a root its certificates in
-# the file show to be a TSA's (id-kp-timeStamping) then vouches for timestamps only.
-SEAL_TRUST_ROOTS_FILE = env.str("SEAL_TRUST_ROOTS_FILE", default="")
-# PEM bundle of the roots of timestamp authorities: trusted for timestamps only, never for a
-# document signature. Set, the roots of SEAL_TRUST_ROOTS_FILE are trusted for signatures only.
-SEAL_TSA_TRUST_ROOTS_FILE = env.str("SEAL_TSA_TRUST_ROOTS_FILE", default="")
-# The signer CA (esign.sealing.signer_ca): it issues each "advanced" signer a certificate valid
-# for an hour around their signature. Its key in an HSM (SIGNER_CA_PKCS11_*, as the seal's), or
-# PEM files (SIGNER_CA_KEY_FILE, SIGNER_CA_CERT_FILE); neither: a development signer CA made in
-# SEAL_DEV_DIR. SIGNER_CA_CHAIN_FILE: its issuers, root included (verification trusts that root).
-SIGNER_CA_PKCS11_MODULE = env.str("SIGNER_CA_PKCS11_MODULE", default="")
-SIGNER_CA_PKCS11_TOKEN_LABEL = env.str("SIGNER_CA_PKCS11_TOKEN_LABEL", default="")
-SIGNER_CA_PKCS11_KEY_LABEL = env.str("SIGNER_CA_PKCS11_KEY_LABEL", default="")
-SIGNER_CA_PKCS11_CERT_LABEL = env.str("SIGNER_CA_PKCS11_CERT_LABEL", default="")
-SIGNER_CA_PKCS11_PIN = env.str("SIGNER_CA_PKCS11_PIN", default="")
-SIGNER_CA_KEY_FILE = env.str("SIGNER_CA_KEY_FILE", default="")
-SIGNER_CA_CERT_FILE = env.str("SIGNER_CA_CERT_FILE", default="")
-SIGNER_CA_CHAIN_FILE = env.str("SIGNER_CA_CHAIN_FILE", default="")
-# Qualified signers' remote signing provider (esign.sealing.qualified): a Cloud Signature
-# Consortium API v2 service (CSC_BASE_URL ends in /csc/v2; CSC_OAUTH_URL is its OAuth 2.0 server,
-# blank: the API's) and this service's OAuth client there. For every organization without a
-# provider of its own (the admin's "Qualified providers"). Its URLs pass the address guard
-# (FETCH_ALLOW_* for a private one); each request has CSC_TIMEOUT_SECONDS.
-CSC_PROVIDER_NAME = env.str("CSC_PROVIDER_NAME", default="")
-CSC_BASE_URL = env.str("CSC_BASE_URL", default="")
-CSC_OAUTH_URL = env.str("CSC_OAUTH_URL", default="")
-CSC_CLIENT_ID = env.str("CSC_CLIENT_ID", default="")
-CSC_CLIENT_SECRET = env.str("CSC_CLIENT_SECRET", default="")
-CSC_TIMEOUT_SECONDS = env.float("CSC_TIMEOUT_SECONDS", default=20.0)
-# Days a webform's continue link works (each link handed out counts from when it was made).
-WORKFLOW_CONTINUE_LINK_DAYS = env.int("WORKFLOW_CONTINUE_LINK_DAYS", default=30)
-# Seconds a signing email's send may take before the worker's sweep counts it lost (its worker
-# was killed) and sends it again.
-SIGNER_EMAIL_LEASE_SECONDS = env.float("SIGNER_EMAIL_LEASE_SECONDS", default=120.0)
-# Seconds before each retry of a signing email the mail server refused (then it is failed, and
-# the packet's audit trail says so): about 15 hours in all.
-SIGNER_EMAIL_RETRY_DELAYS = [
-    float(value)
-    for value in env.list(
-        "SIGNER_EMAIL_RETRY_DELAYS", default=["30", "300", "1800", "7200", "43200"]
-    )
-]
-# Seconds before each retry of a seal that failed (no TSA answered, the HSM was away): about five
-# days in all, each give or take 10 %; then the packet is marked failed for an operator.
-SEAL_RETRY_DELAYS = [
-    float(d)
-    for d in env.list(
-        "SEAL_RETRY_DELAYS",
-        default=["30", "120", "600", "1800", "3600", "7200", "14400", "28800", "43200"]
-        + ["86400", "86400", "86400", "86400"],
-    )
-]
-# A seal task still running this long after it started was lost with its worker (killed): the
-# sweep marks it failed and enqueues the packet's sealing again. Longer than any real attempt.
-SEAL_LEASE_SECONDS = env.float("SEAL_LEASE_SECONDS", default=300.0)
-# Archive timestamp renewal (esign.sealing.renewal): a PAdES-B-LTA file gets a new document
-# timestamp this many days before its last timestamp's certificates expire; a renewal that fails
-# is tried again after SEAL_RENEWAL_RETRY_SECONDS.
-# Each sealed document (and the merged PDF) carries the certificate of completion as an
-# embedded, associated file (/AF), covered by the seal.
-SEAL_EMBED_AUDIT_TRAIL = env.bool("SEAL_EMBED_AUDIT_TRAIL", default=False)
-SEAL_RENEWAL_MARGIN_DAYS = env.int("SEAL_RENEWAL_MARGIN_DAYS", default=90)
-SEAL_RENEWAL_RETRY_SECONDS = env.float("SEAL_RENEWAL_RETRY_SECONDS", default=6 * 3600.0)
-# Largest PDF the verification page and POST /api/v1/verify accept (kept in memory, never stored).
-VERIFY_MAX_BYTES = env.int("VERIFY_MAX_BYTES", default=25 * 1_048_576)
-# Verifications a client address may run on the public /verify page per minute (each one parses
-# a PDF and checks its signatures; the API's /api/v1/verify counts against the caller's key).
-VERIFY_PAGE_PER_MINUTE = env.int("VERIFY_PAGE_PER_MINUTE", default=20)
-# Structural limits, checked on the raw bytes before anything is parsed (a 422 above them):
-# one signature's /Contents (DER bytes), revisions, indirect objects, signatures in the file.
-VERIFY_MAX_SIGNATURE_CONTENTS_BYTES = env.int(
-    "VERIFY_MAX_SIGNATURE_CONTENTS_BYTES", default=1_048_576
-)
-VERIFY_MAX_REVISIONS = env.int("VERIFY_MAX_REVISIONS", default=100)
-VERIFY_MAX_OBJECTS = env.int("VERIFY_MAX_OBJECTS", default=200_000)
-VERIFY_MAX_SIGNATURES = env.int("VERIFY_MAX_SIGNATURES", default=200)
-# Every signature's contents together (hexadecimal or literal strings), and the compressed object
-# streams, inflated (within this bound) to be scanned the same way: how many, and their bytes.
-VERIFY_MAX_TOTAL_SIGNATURE_CONTENTS_BYTES = env.int(
-    "VERIFY_MAX_TOTAL_SIGNATURE_CONTENTS_BYTES", default=8 * 1_048_576
-)
-VERIFY_MAX_OBJECT_STREAMS = env.int("VERIFY_MAX_OBJECT_STREAMS", default=5_000)
-VERIFY_MAX_OBJECT_STREAM_BYTES = env.int("VERIFY_MAX_OBJECT_STREAM_BYTES", default=64 * 1_048_576)
-# Verification runs in worker processes (esign.engine.verify_pool), never in the web process:
-# at most VERIFY_WORKERS at once per server process, each within an address-space limit and a
-# deadline (a 422 past either); a request waits VERIFY_QUEUE_TIMEOUT_SECONDS for a worker (503).
-# The two times together (and a second for the scan) bound a verification's answer: 10 s.
-VERIFY_WORKERS = env.int("VERIFY_WORKERS", default=2)
-VERIFY_WORKER_MEMORY_MB = env.int("VERIFY_WORKER_MEMORY_MB", default=512)
-VERIFY_TIMEOUT_SECONDS = env.float("VERIFY_TIMEOUT_SECONDS", default=6.0)
-VERIFY_QUEUE_TIMEOUT_SECONDS = env.float("VERIFY_QUEUE_TIMEOUT_SECONDS", default=2.0)
-# Verifications one client address may have under way at once, across every server process
-# (esign.verify.slots); more are refused at once (429). Unset: half of VERIFY_WORKERS, at least 1.
-# 0 for no bound.
-VERIFY_MAX_PER_ADDRESS = env.int("VERIFY_MAX_PER_ADDRESS", default=None)
-# Opt-in: fetch a signer's OCSP response or CRL when the file carries no revocation data for
-# its certificate (through core.engine.fetch: FETCH_ALLOW_HOSTS/NETWORKS for private addresses),
-# each request within VERIFY_REVOCATION_FETCH_SECONDS. Off: nothing is fetched.
-VERIFY_ONLINE_REVOCATION = env.bool("VERIFY_ONLINE_REVOCATION", default=False)
-VERIFY_REVOCATION_FETCH_SECONDS = env.float("VERIFY_REVOCATION_FETCH_SECONDS", default=2.0)
-
-# Field detection on a template's flat pages (the editor's "Detect fields", manage.py
-# detect_fields): at most DETECT_MAX_PAGES pages at once, each drawn at DETECT_DPI and at most
-# DETECT_MAX_PIXELS (a larger page is drawn smaller). From the web it runs in worker processes
-# (templates_app.engine.detect_pool), each within an address-space limit and a deadline.
-DETECT_MAX_PAGES = env.int("DETECT_MAX_PAGES", default=50)
-DETECT_DPI = env.float("DETECT_DPI", default=144.0)
-DETECT_MAX_PIXELS = env.int("DETECT_MAX_PIXELS", default=12_000_000)
-DETECT_WORKERS = env.int("DETECT_WORKERS", default=1)
-DETECT_WORKER_MEMORY_MB = env.int("DETECT_WORKER_MEMORY_MB", default=1024)
-DETECT_TIMEOUT_SECONDS = env.float("DETECT_TIMEOUT_SECONDS", default=60.0)
-DETECT_QUEUE_TIMEOUT_SECONDS = env.float("DETECT_QUEUE_TIMEOUT_SECONDS", default=10.0)
-
-# Uploads a parser must open to check (a bulk send's XLSX, a signer's attached PDF) are opened in
-# upload-check worker processes (esign.upload_checks), never in the web process: at most
-# UPLOAD_CHECK_WORKERS at once per server process, each within an address-space limit and a
-# deadline (the file is refused past either); a request waits UPLOAD_CHECK_QUEUE_TIMEOUT_SECONDS
-# for a worker (503). The two times together bound the answer: under 10 s.
-UPLOAD_CHECK_WORKERS = env.int("UPLOAD_CHECK_WORKERS", default=2)
-UPLOAD_CHECK_WORKER_MEMORY_MB = env.int("UPLOAD_CHECK_WORKER_MEMORY_MB", default=512)
-UPLOAD_CHECK_TIMEOUT_SECONDS = env.float("UPLOAD_CHECK_TIMEOUT_SECONDS", default=6.0)
-UPLOAD_CHECK_QUEUE_TIMEOUT_SECONDS = env.float("UPLOAD_CHECK_QUEUE_TIMEOUT_SECONDS", default=2.0)
-# Office documents (DOCX, ODT, RTF, XLSX, ODS, PPTX) are taken wherever a PDF is (a template's
-# upload, a packet's file) and converted to PDF by LibreOffice (core.office, core.engine.office):
-# at most OFFICE_CONVERT_WORKERS at once per server process, each confined, within 1 GB of
-# address space and killed past OFFICE_CONVERT_TIMEOUT seconds (the document refused, 400); a
-# request waits as long for a converter (503 past it).
-OFFICE_CONVERT_WORKERS = env.int("OFFICE_CONVERT_WORKERS", default=2)
-OFFICE_CONVERT_TIMEOUT = env.float("OFFICE_CONVERT_TIMEOUT", default=20.0)
-
-# --- Public writes: signing and webform pages (owned by esign/ and workflows/) -----------------
-# A signer's finish (POST /api/etch/sign/<eid>/complete, JSON): the whole body, refused (413)
-# before it is read; the drawn signature (a PNG, sent as a data URL); each typed value, in
-# characters, by its field's type (text and long text; a name; an email; a date).
-SIGNING_BODY_MAX_BYTES = env.int("SIGNING_BODY_MAX_BYTES", default=2 * 1_048_576)
-SIGNING_SIGNATURE_MAX_BYTES = env.int("SIGNING_SIGNATURE_MAX_BYTES", default=512 * 1024)
-SIGNING_TEXT_MAX_CHARS = env.int("SIGNING_TEXT_MAX_CHARS", default=1000)
-SIGNING_NAME_MAX_CHARS = env.int("SIGNING_NAME_MAX_CHARS", default=255)
-# A file a signer attaches (an attachment field, esign.signing.attachments): at most this many bytes
-# (a field's own maxBytes may ask for less), refused (413) unread past it.
-ESIGN_ATTACHMENT_MAX_BYTES = env.int("ESIGN_ATTACHMENT_MAX_BYTES", default=10 * 1_048_576)
-# An attached PDF is checked in an upload-check worker before anything parses it: at most this
-# many pages (as its page tree names them, a page named twice counted twice), objects (present
-# or declared) and bytes of its streams once decoded (images are not decoded); refused past one.
-ESIGN_ATTACHMENT_MAX_PDF_PAGES = env.int("ESIGN_ATTACHMENT_MAX_PDF_PAGES", default=1000)
-ESIGN_ATTACHMENT_MAX_PDF_OBJECTS = env.int("ESIGN_ATTACHMENT_MAX_PDF_OBJECTS", default=100_000)
-ESIGN_ATTACHMENT_MAX_PDF_DECODED_BYTES = env.int(
-    "ESIGN_ATTACHMENT_MAX_PDF_DECODED_BYTES", default=256 * 1_048_576
-)
-# A public webform page's post (/form/...): its fields and framing, plus one image file of at
-# most WEBFORM_IMAGE_UPLOAD_MAX_BYTES (the spec's 10 MB) for each image field of the page with
-# the most; a larger Content-Length is refused (413) unread, a file growing past its cap while
-# read stops the reading (413). Uploads stay in memory. An image is then kept only up to the
-# field's own limit (72 KB, workflows.engine.rules), with a message beside the field.
-WEBFORM_FIELDS_MAX_BYTES = env.int("WEBFORM_FIELDS_MAX_BYTES", default=2 * 1_048_576)
-WEBFORM_IMAGE_UPLOAD_MAX_BYTES = env.int("WEBFORM_IMAGE_UPLOAD_MAX_BYTES", default=10 * 1_048_576)
-# An uploaded image that must be decoded to fit its field (workflows.pages.images) is decoded
-# and scaled in an image worker process, never in the web process: at most IMAGE_WORKERS at once
-# per server process, each within an address-space limit and a deadline (a message beside the
-# field past either); a page waits IMAGE_QUEUE_TIMEOUT_SECONDS for a worker. Images that declare
-# too many pixels are refused before any of this (workflows.engine.photos).
-IMAGE_WORKERS = env.int("IMAGE_WORKERS", default=2)
-IMAGE_WORKER_MEMORY_MB = env.int("IMAGE_WORKER_MEMORY_MB", default=512)
-IMAGE_TIMEOUT_SECONDS = env.float("IMAGE_TIMEOUT_SECONDS", default=20.0)
-IMAGE_QUEUE_TIMEOUT_SECONDS = env.float("IMAGE_QUEUE_TIMEOUT_SECONDS", default=5.0)
-
 # --- Operators' endpoints (config.metrics) -------------------------------------------------------
 # Prometheus metrics at /metrics answer only "Authorization: Bearer <METRICS_TOKEN>"; off (404)
 # while it is empty.
@@ -680,32 +466,6 @@ METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 # unready (their figures stay in its body). Off by default because the queues are shared: every
 # web process would turn unready at once and a load balancer would stop the signing pages too.
 READYZ_TASK_MAX_AGE_SECONDS = env.float("READYZ_TASK_MAX_AGE_SECONDS", default=0.0)
-
-# --- Logging ------------------------------------------------------------------------------------
-LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
-LOG_FORMAT = env.str("LOG_FORMAT", default="json")  # json | text
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "core.logging.RequestIdFilter"}},
-    "formatters": {
-        "json": {"()": "core.logging.JsonFormatter"},
-        "text": {"format": "%(asctime)s %(levelname)s [%(request_id)s] %(name)s: %(message)s"},
-    },
-    "handlers": {
-        "console": {
-            "class": "logging.StreamHandler",
-            "formatter": LOG_FORMAT,
-            "filters": ["request_id"],
-        },
-    },
-    "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {
-        # Django logs every 4xx as a warning with the path; the API answers those in the wire
-        # shape already, so only server errors are worth a line.
-        "django.request": {"level": "ERROR"},
-    },
-}
 
 # Idempotency-Key on the API's POSTs that create something (idempotency.views,
 # docs/configuration.md): how long a key and its first answer are kept; the largest answer kept
@@ -718,25 +478,3 @@ IDEMPOTENCY_RUNNING_SECONDS = env.float("IDEMPOTENCY_RUNNING_SECONDS", default=6
 # The MCP server for AI agents (mcp_server/, docs/clients.md): the largest PDF a tool returns
 # (as base64, a third larger; a larger one is a RequestTooLarge error naming the REST API).
 MCP_MAX_FILE_BYTES = env.int("MCP_MAX_FILE_BYTES", default=5 * 1024 * 1024)
-
-# Bulk sends (esign.bulk.sends, docs/esign.md): the most rows a batch may have; the largest CSV or
-# XLSX file the admin reads; how many signing emails per second a batch may queue (the outgoing
-# mail's rate: a batch sends its rows in chunks of this many emails per BULK_SEND_CHUNK_SECONDS,
-# each chunk due only once the mail of the one before has had its time); after how long a chunk
-# still running is taken to have died with its worker (the sweep then resumes the batch).
-BULK_SEND_MAX_ROWS = env.int("BULK_SEND_MAX_ROWS", default=5000)
-BULK_SEND_MAX_FILE_BYTES = env.int("BULK_SEND_MAX_FILE_BYTES", default=5 * 1024 * 1024)
-BULK_SEND_EMAILS_PER_SECOND = env.float("BULK_SEND_EMAILS_PER_SECOND", default=25.0)
-BULK_SEND_CHUNK_SECONDS = env.float("BULK_SEND_CHUNK_SECONDS", default=4.0)
-BULK_SEND_LEASE_SECONDS = env.float("BULK_SEND_LEASE_SECONDS", default=120.0)
-# An XLSX upload is read in an upload-check worker (esign.engine.spreadsheets), refused before it
-# is parsed when its parts together are larger than this once unzipped (as its zip directory
-# declares them), when one part of over 1 MB is compressed more than this ratio to 1 (a zip
-# bomb), or when its first sheet declares or yields more cells than this.
-BULK_SPREADSHEET_MAX_UNZIPPED_BYTES = env.int(
-    "BULK_SPREADSHEET_MAX_UNZIPPED_BYTES", default=50 * 1_048_576
-)
-BULK_SPREADSHEET_MAX_COMPRESSION_RATIO = env.int(
-    "BULK_SPREADSHEET_MAX_COMPRESSION_RATIO", default=100
-)
-BULK_SPREADSHEET_MAX_CELLS = env.int("BULK_SPREADSHEET_MAX_CELLS", default=250_000)
