@@ -3,18 +3,18 @@
 from django.urls import path
 
 from esign.api import DocumentGroupZipApi
-from esign.signing import attachment_views, link_views, qualified_views, views
+from esign.signing import attachment_views, document_views, link_views, qualified_views, views
 
 urlpatterns = [
     path("api/etch/verify/<name:signer_eid>", views.signing_page, name="esign-verify"),
     path(
         "api/etch/sign/<name:signer_eid>/documents/<name:alias_id>.pdf",
-        views.signing_document,
+        document_views.signing_document,
         name="esign-document",
     ),
     path(
         "api/etch/sign/<name:signer_eid>/documents/<name:alias_id>/pages/<int:page>.webp",
-        views.signing_page_image,
+        document_views.signing_page_image,
         name="esign-page-image",
     ),
     path("api/etch/sign/<name:signer_eid>/complete", views.signing_complete, name="esign-complete"),
@@ -30,10 +30,10 @@ urlpatterns = [
         name="esign-attachment-remove",
     ),
     path("api/etch/sign/<name:signer_eid>/forward", views.signing_forward, name="esign-forward"),
-    path("api/etch/copy/<name:signer_eid>", views.signer_copy, name="esign-signer-copy"),
+    path("api/etch/copy/<name:signer_eid>", document_views.signer_copy, name="esign-signer-copy"),
     path(
         "api/etch/copy/<name:signer_eid>/<name:alias_id>.pdf",
-        views.signer_copy_document,
+        document_views.signer_copy_document,
         name="esign-signer-copy-document",
     ),
     path(

@@ -1,4 +1,5 @@
-"""The signer's side: the signing page, its documents, finishing and declining.
+"""The signer's side: the signing page, finishing, declining and forwarding (the page's documents
+and the signer's lasting copy are esign.signing.document_views).
 
 A signing link carries its token in the query string; the page sends it back with every
 request (header ``X-Signing-Token``), so no cookie is needed, which matters inside an iframe
@@ -26,38 +27,24 @@ from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET
 
 from accounts.embedding import allow_framing_by, embed_origins
-from core.errors import FieldError, ServiceError, ValidationFailed
+from core.errors import FieldError, ValidationFailed
 from core.json_views import json_object, json_view
-from core.responses import file_response
 from core.uploads import size_text
-from esign.engine.errors import PageUnavailable
-from esign.engine.pages import PAGE_WIDTHS, page_width
+from esign.engine.pages import PAGE_WIDTHS
 from esign.engine.signature_image import SignatureImageUnusable, signature_image
 from esign.links.emails import gets_emails
-from esign.links.tokens import (
-    SigningRefused,
-    signer_done_key,
-    signer_from_token,
-    signer_of_done_key,
-)
+from esign.links.tokens import SigningRefused, signer_done_key, signer_from_token
 from esign.models import Packet, PacketDocument, Signer
 from esign.packets import lifecycle
 from esign.packets.audit import Client
-from esign.packets.documents import (
-    document_as_given,
-    document_filename,
-    document_page_boxes,
-    signer_copies,
-    signer_of_copy_link,
-)
+from esign.packets.documents import document_filename, document_page_boxes, signer_copies
 from esign.packets.groups import group_size, witnessed_name
 from esign.packets.languages import in_language, page_language_activate
 from esign.packets.roles import NOT_WAITED_FOR
-from esign.sealing.downloads import document_group_archive
 from esign.signing.attachments import signer_attachments
 from esign.signing.forwarding import ALREADY_A_SIGNER, may_forward, signer_forward
 from esign.signing.link_views import error_page
-from esign.signing.page_pictures import draw_ahead, page_picture
+from esign.signing.page_pictures import draw_ahead
 from esign.signing.page_strings import signing_strings
 from esign.signing.qualified_views import qualified_redirect
 from esign.signing.role_strings import role_strings
@@ -311,116 +298,6 @@ def _shown_document(signer: Signer, document: PacketDocument, token: str) -> dic
         "pages": runs,
         "first_page": first_page,
     }
-
-
-@require_GET
-def signing_document(request: HttpRequest, signer_eid: str, alias_id: str) -> HttpResponse:
-    """A document of the signer's packet, by the link's token, or by the completion page's key
-    (esign.signing.link_views.signing_done) once the signer finished."""
-    token = request.META.get(TOKEN_HEADER) or request.GET.get("token", "")
-    finished = request.GET.get("key") and not token
-    try:
-        if finished:
-            signer = signer_of_done_key(signer_eid=signer_eid, key=request.GET.get("key", ""))
-            if signer is None:
-                raise SigningRefused("tokenInvalid", "This link is not valid.")
-        else:
-            signer = signer_from_token(signer_eid=signer_eid, token=token)
-    except SigningRefused as refused:
-        return _refused(refused)
-    document = signer.packet.documents.filter(alias_id=alias_id).first()
-    if document is None:
-        return JsonResponse({"errorType": "notFound", "message": "No such document."}, status=404)
-    response = file_response(
-        document_as_given(document, signer.packet),
-        filename=document_filename(document),
-        content_type="application/pdf",
-        attachment=request.GET.get("download") == "1",
-    )
-    response["Cache-Control"] = "no-store"
-    return response
-
-
-@require_GET
-def signing_page_image(
-    request: HttpRequest, signer_eid: str, alias_id: str, page: int
-) -> HttpResponse:
-    """A page of a document as a picture (WebP), ``w`` pixels wide (rounded up to one of
-    PAGE_WIDTHS), for the signer whose link ``token`` is."""
-    token = request.META.get(TOKEN_HEADER) or request.GET.get("token", "")
-    try:
-        signer = signer_from_token(signer_eid=signer_eid, token=token)
-    except SigningRefused as refused:
-        return _refused(refused)
-    document = signer.packet.documents.filter(alias_id=alias_id).first()
-    try:
-        width = page_width(int(request.GET.get("w", "800")))
-        if document is None:
-            raise PageUnavailable("No such document.")
-        image = page_picture(
-            path=document.current_path, sha256=document.current_sha256, page=page, width=width
-        )
-    except (ValueError, PageUnavailable):
-        return JsonResponse({"errorType": "notFound", "message": "No such page."}, status=404)
-    response = HttpResponse(image, content_type="image/webp")
-    # The URL names the document's version: a page signed since has another URL.
-    response["Cache-Control"] = "private, max-age=86400"
-    return response
-
-
-@require_GET
-def signer_copy(request: HttpRequest, signer_eid: str) -> HttpResponse:
-    """The link of the email a signer gets once the packet is sealed: the zip of its sealed
-    documents and audit trail, as the integrator downloads it."""
-    signer = signer_of_copy_link(signer_eid=signer_eid, key=request.GET.get("key", ""))
-    language = page_language_activate(request, signer)
-    if signer is None:
-        response = HttpResponse(
-            _("This link is not valid, or it has expired. Ask the sender for a copy."),
-            status=404,
-            content_type="text/plain; charset=utf-8",
-        )
-        return in_language(response, language)
-    packet = signer.packet
-    try:
-        archive = document_group_archive(
-            organization=packet.organization, group_eid=packet.document_group.eid, signer=signer
-        )
-    except ServiceError as error:
-        return HttpResponse(error.message, status=error.status, content_type="text/plain")
-    response = file_response(
-        archive.data, filename=f"{archive.filename}.zip", content_type="application/zip"
-    )
-    response["Cache-Control"] = "no-store"
-    response["Referrer-Policy"] = "no-referrer"
-    return response
-
-
-@require_GET
-def signer_copy_document(request: HttpRequest, signer_eid: str, alias_id: str) -> HttpResponse:
-    """One document of a signer's lasting copy (esign.packets.documents), shown as a PDF: the key of
-    the copy link, for a signer who signed."""
-    signer = signer_of_copy_link(signer_eid=signer_eid, key=request.GET.get("key", ""))
-    language = page_language_activate(request, signer)
-    document = None
-    if signer is not None and signer.status == Signer.Status.COMPLETED:
-        document = signer.packet.documents.filter(alias_id=alias_id).first()
-    if signer is None or document is None:
-        response = HttpResponse(
-            _("This link is not valid, or it has expired. Ask the sender for a copy."),
-            status=404,
-            content_type="text/plain; charset=utf-8",
-        )
-        return in_language(response, language)
-    response = file_response(
-        document_as_given(document, signer.packet),
-        filename=document_filename(document),
-        content_type="application/pdf",
-        attachment=False,
-    )
-    response["Cache-Control"] = "no-store"
-    response["Referrer-Policy"] = "no-referrer"
-    return response
 
 
 def _adoption(body: dict[str, Any]) -> Adoption:
