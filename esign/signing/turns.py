@@ -1,7 +1,8 @@
 """A signer's turn on a packet, from its start to its end: whose turn it is (signers of one
 routing order sign in parallel, the next order waits for all of them), sending a packet (the
 first turn starts), a turn starting (the signer ``sent`` and, for an email signer, an email
-queued), and what the signer does on the signing page: open it, finish (sign), or decline.
+queued), and what the signer does on the signing page: open it or finish (sign); declining ends
+the packet (esign.signing.declining).
 
 Finishing checks what the signer adopted and typed against their fields, stamps their fields
 onto the documents before any lock is taken (a PDF rewrite per document; the PDF work is
@@ -52,7 +53,6 @@ from esign.packets.roles import NOT_WAITED_FOR, VIEWER
 from esign.sealing.seal import packet_seal_enqueue
 from esign.signing.role_turns import (
     decision_detail,
-    decline_checked,
     may_read,
     viewers_due,
     viewers_finish,
@@ -333,7 +333,9 @@ class SigningOutcome:
     packet: Packet
 
 
-def _locked_signer(signer: Signer) -> tuple[Packet, Signer]:
+def locked_signer(signer: Signer) -> tuple[Packet, Signer]:
+    """The packet's row, then the signer's, locked for the rest of the transaction: what each
+    action of the signer (opening, finishing, declining) reads first."""
     packet = locked(signer.packet)
     signer = Signer.objects.select_for_update().get(pk=signer.pk)
     signer.packet = packet
@@ -361,7 +363,7 @@ def signer_viewed(*, signer: Signer, client: Client) -> None:
     """The signer opened their link: audited every time; the first time in their turn they
     become ``viewed`` (and the packet ``delivered``, if nobody had the request yet)."""
     with transaction.atomic():
-        packet, signer = _locked_signer(signer)
+        packet, signer = locked_signer(signer)
         if (is_signers_turn(signer) or may_read(signer)) and lifecycle.signer_may_move(
             signer, Signer.Status.VIEWED
         ):
@@ -404,7 +406,7 @@ def signer_complete(
         stamped = signer_stamps(signer=signer, adoption=adoption, values=kept, signed_at=now)
         try:
             with transaction.atomic():
-                packet, signer = _locked_signer(signer)
+                packet, signer = locked_signer(signer)
                 signer_check_open(signer)
                 check_attachments(signer)  # none removed meanwhile (removing locks the signer)
                 if not stamps_apply(stamped):
@@ -464,28 +466,6 @@ def _after_signature(packet: Packet, signer_done: Signer) -> SigningOutcome:
         lifecycle.packet_move(packet, Packet.Status.PARTIAL)
     notify_next(packet)
     return SigningOutcome(signer=signer_done, next_signer=turn_signers(packet)[0], packet=packet)
-
-
-def signer_decline(*, signer: Signer, reason: str, client: Client) -> SigningOutcome:
-    """The signer refuses: the packet is declined, and nobody else is asked any more."""
-    with transaction.atomic():
-        packet, signer = _locked_signer(signer)
-        signer_check_open(signer)  # not before their turn, not once finished
-        decline_checked(signer, reason)  # an approver's rejection says why
-        signer.decline_reason = reason.strip()[:2000]
-        lifecycle.signer_move(
-            signer,
-            Signer.Status.DECLINED,
-            client=client,
-            detail={"reason": signer.decline_reason, **(decision_detail(signer, "rejected") or {})},
-            fields=("decline_reason",),
-        )
-        for other in packet.signers.exclude(pk=signer.pk):
-            other.packet = packet
-            if lifecycle.signer_may_move(other, Signer.Status.SKIPPED):
-                lifecycle.signer_move(other, Signer.Status.SKIPPED)
-        lifecycle.packet_move(packet, Packet.Status.DECLINED)
-    return SigningOutcome(signer=signer, next_signer=None, packet=packet)
 
 
 def completion_detail(signer: Signer) -> dict[str, Any] | None:

@@ -42,6 +42,7 @@ from esign.packets.groups import group_size, witnessed_name
 from esign.packets.languages import in_language, page_language_activate
 from esign.packets.roles import NOT_WAITED_FOR
 from esign.signing.attachments import signer_attachments
+from esign.signing.declining import signer_decline
 from esign.signing.forwarding import ALREADY_A_SIGNER, may_forward, signer_forward
 from esign.signing.link_views import error_page
 from esign.signing.page_pictures import draw_ahead
@@ -53,7 +54,6 @@ from esign.signing.turns import (
     SigningOutcome,
     is_signers_turn,
     signer_complete,
-    signer_decline,
     signer_fields,
     signer_viewed,
 )
