@@ -1,0 +1,74 @@
+"""How createEtchPacket's arguments read one value (esign.packets.inputs and the modules of its
+files, signers and options): text, one line, an email address, a number, a language. Each
+problem is appended to ``problems`` at the argument's path; written once here, so that a
+packet's name, a signer's and a forwarded signer's are read alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+
+from core.engine.input_checks import length_problem, line_problem
+from core.engine.problems import Problem
+from esign.models import Signer
+
+# Signer.email and Packet.reply_to_email are the same EmailField.
+_EMAIL_COLUMN = Signer._meta.get_field("email")
+
+
+def shipped_languages() -> tuple[str, ...]:
+    """The languages of the signer's pages, emails and the audit trail: settings.LANGUAGES, each
+    with its catalogues shipped (core.checks), the same codes as models.Language."""
+    return tuple(code for code, _name in settings.LANGUAGES)
+
+
+def language_of(value: Any, path: str, problems: list[Problem]) -> str:
+    """An extension of createEtchPacket: ``language`` of the packet or of one signer, a code of
+    shipped_languages() in any case ("pt-BR", "zh-Hans" as BCP 47 writes them)."""
+    if value is None or value == "":
+        return ""
+    languages = shipped_languages()
+    if not isinstance(value, str) or value.strip().lower() not in languages:
+        problems.append(Problem(path, f"Must be one of {', '.join(languages)}."))
+        return ""
+    return value.strip().lower()
+
+
+def stripped(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def one_line(value: Any, path: str, problems: list[Problem]) -> str:
+    """``value`` as one line of text; a control character (a line break) is a problem: a value
+    that becomes an email header (the subject is built from the packet's name) or a file name
+    must stay on one line, or it could add headers."""
+    text = stripped(value)
+    problem = line_problem(text)
+    if problem is not None:
+        problems.append(Problem(path, problem))
+    return text
+
+
+def email_address(value: Any, path: str, problems: list[Problem]) -> str:
+    """``value`` as an email address: Django's EmailValidator (the shape mail servers take),
+    on one line (the validator takes control characters inside a quoted local part), that fits
+    the address columns."""
+    text = stripped(value)
+    if not text:
+        return text
+    try:
+        validate_email(text)
+    except ValidationError:
+        problems.append(Problem(path, "Must be an email address."))
+        return text
+    problem = line_problem(text) or length_problem(text, _EMAIL_COLUMN)
+    if problem is not None:
+        problems.append(Problem(path, problem))
+    return text
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
