@@ -1,53 +1,23 @@
-"""The life of a packet and its signers: which status may follow which, and the one way to
-change one.
+"""The life of a packet and its signers: the one way to change a status.
 
 Every status change of a packet or a signer goes through :func:`packet_move` or
 :func:`signer_move`, inside the transaction that makes it (the caller holds the packet's row
-lock). Each checks the move against its table below (a move the table does not allow is a
-Conflict, and nothing is written), stamps the time the status carries, keeps the document
-group's status with the packet's, writes the audit entry, emits the webhook event and tells the
-apps above (their hooks). The tables are the whole story; the database's CHECK constraints keep
-the columns to these values.
+lock). Each checks the move against its table (esign.packets.statuses, with the statuses
+themselves: a move the table does not allow is a Conflict, and nothing is written), stamps the
+time the status carries, keeps the document group's status with the packet's, writes the audit
+entry, emits the webhook event and tells the apps above (their hooks). The tables' names stay
+importable from here.
 
-What a change writes is written here too, beside the tables, so that a reader of a move reads
-all of it in one place: the audit entry (:func:`audit`, also called for what is no move: a link
+What a change writes is written here too, beside the moves, so that a reader of a move reads
+all of it in one place (in a module of their own, the event builders made each move leave this
+file and come back: the signature's walk, tests/esign/test_walks.py, went from 10 returns to 13,
+over its bound of 11): the audit entry (:func:`audit`, also called for what is no move: a link
 opened again, an email sent), the webhook events of e-signature (each emitted through the
 webhooks app in the transaction of the change it reports; their ``data`` names packets, groups
 and signers by their wire fields), and the callbacks of the apps above (workflows sits above
 esign, layers enforced by import-linter: it registers at start-up, its AppConfig.ready, and is
 called explicitly where the state changes, inside the transaction, so that a workflow's signing
 step learns at once that its packet was completed, declined or voided).
-
-The statuses (the compatible API's strings):
-
-- packet: ``draft`` (made with isDraft, nobody told) → ``sent`` (the first routing group may
-  sign) → ``delivered`` (a signer has the request: their email was handed to the mail server, or
-  they opened their link) → ``partial`` (someone signed) → ``completed`` (everyone signed).
-  ``declined`` (a signer refused) and ``voided`` (the sender cancelled) end it early.
-  ``expired`` (an extension: its ``expires_at`` passed, esign.sending.expiry) stops it until the
-  sender extends it, which re-opens it as ``sent`` (nobody signed yet) or ``partial``.
-- signer: ``created`` (not their turn yet) → ``sent`` (their turn: an email is on its way, or an
-  embedded link may be made) → ``delivered`` (their email was handed to the mail server) →
-  ``viewed`` (they opened the link) → ``completed``. ``declined`` (they refused), ``voided``
-  (the packet was voided before they finished) and ``skipped`` (another signer declined, so
-  their turn never comes, or enough members of their signing group signed for it:
-  esign.packets.groups) end it. ``expired``: it was their turn when the packet expired; the
-  packet's extension makes it their turn again (``sent``). ``forwarded`` (an extension,
-  esign.signing.forwarding): before they finished, they handed their turn to someone else (or the
-  sender reassigned it); a new signer has their fields and routing order, and nobody waits for them.
-
-The packet's seal and the signers' emails are work done by tasks (outbox rows, core.outbox): their
-statuses move by the tables ``SEAL_MOVES`` and ``EMAIL_MOVES`` below, through ``SEALS`` and
-``EMAILS``, which also keep their attempts, due times, leases and errors.
-
-- seal (``Packet.seal_status``): blank until the packet is completed → ``pending`` (its task is
-  queued) → ``sealed``; a failed attempt makes it ``retrying`` (retried at ``seal_retry_at``), and
-  ``failed`` once the retries ran out or the error cannot go away by itself. An operator's retry
-  (or the completion) makes it ``pending`` again from any status but ``sealed``; an attempt may
-  fail or succeed whatever another attempt recorded, until one sealed it.
-- signer email: ``pending`` → ``sent``, ``failed`` (every retry failed) or ``cancelled`` (no
-  longer due). An attempt already sending when its email was cancelled still records what became
-  of it (``sent`` or ``failed``): the signer may have it.
 """
 
 from __future__ import annotations
@@ -62,12 +32,24 @@ from django.utils import timezone
 
 from core.errors import Conflict
 from core.graphql.scalars import iso_ms
-from core.outbox import Moves, Outbox
 from esign.models import AuditEvent, DocumentGroup, Packet, Signer, SignerEmail
 from esign.packets.audit import ROLE_ACTIONS, AuditAction, Client
 from esign.packets.documents import signer_copies
 from esign.packets.groups import group_signed_by
 from esign.packets.signature_levels import signers_wire
+from esign.packets.statuses import EMAIL_MOVES as EMAIL_MOVES
+from esign.packets.statuses import (
+    EMAILS,
+    OPEN_PACKET,
+    PACKET_ACTIONS,
+    PACKET_MOVES,
+    SIGNER_ACTIONS,
+    SIGNER_MOVES,
+)
+from esign.packets.statuses import ENDED_SIGNER as ENDED_SIGNER
+from esign.packets.statuses import FINISHED_SIGNER as FINISHED_SIGNER
+from esign.packets.statuses import SEAL_MOVES as SEAL_MOVES
+from esign.packets.statuses import SEALS as SEALS
 from webhooks.services import (
     ETCH_PACKET_EXPIRED,
     ETCH_PACKET_SEAL_FAILED,
@@ -76,105 +58,7 @@ from webhooks.services import (
     event_emit,
 )
 
-P, S = Packet.Status, Signer.Status
-
-PACKET_MOVES: Mapping[str, frozenset[str]] = {
-    P.DRAFT: frozenset({P.SENT, P.VOIDED}),
-    P.SENT: frozenset({P.DELIVERED, P.PARTIAL, P.COMPLETED, P.DECLINED, P.VOIDED, P.EXPIRED}),
-    P.DELIVERED: frozenset({P.PARTIAL, P.COMPLETED, P.DECLINED, P.VOIDED, P.EXPIRED}),
-    P.PARTIAL: frozenset({P.COMPLETED, P.DECLINED, P.VOIDED, P.EXPIRED}),
-    P.EXPIRED: frozenset({P.SENT, P.PARTIAL, P.VOIDED}),
-    P.COMPLETED: frozenset(),
-    P.DECLINED: frozenset(),
-    P.VOIDED: frozenset(),
-}
-SIGNER_MOVES: Mapping[str, frozenset[str]] = {
-    S.CREATED: frozenset({S.SENT, S.SKIPPED, S.VOIDED, S.FORWARDED}),
-    S.SENT: frozenset(
-        {S.DELIVERED, S.VIEWED, S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED, S.EXPIRED}
-        | {S.FORWARDED}
-    ),
-    S.DELIVERED: frozenset(
-        {S.VIEWED, S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED, S.EXPIRED, S.FORWARDED}
-    ),
-    S.VIEWED: frozenset({S.COMPLETED, S.DECLINED, S.SKIPPED, S.VOIDED, S.EXPIRED, S.FORWARDED}),
-    S.EXPIRED: frozenset({S.SENT, S.VOIDED}),
-    S.COMPLETED: frozenset(),
-    S.DECLINED: frozenset(),
-    S.SKIPPED: frozenset(),
-    S.VOIDED: frozenset(),
-    S.FORWARDED: frozenset(),
-}
-Seal, Email = Packet.SealStatus, SignerEmail.Status
-SEAL_MOVES = Moves(
-    "packet's seal",
-    {
-        "": frozenset({Seal.PENDING}),
-        Seal.PENDING: frozenset({Seal.PENDING, Seal.SEALED, Seal.RETRYING, Seal.FAILED}),
-        Seal.RETRYING: frozenset({Seal.PENDING, Seal.SEALED, Seal.RETRYING, Seal.FAILED}),
-        Seal.FAILED: frozenset({Seal.PENDING, Seal.SEALED, Seal.RETRYING, Seal.FAILED}),
-        Seal.SEALED: frozenset(),
-    },
-)
-# An attempt holds the packet's seal for SEAL_LEASE_SECONDS (seal_leased_until; the sweep,
-# esign.sweeps, hands back a seal whose lease ran out). The packet counts failed attempts, not
-# claims: an attempt lost with its worker does not use up a retry.
-SEALS = Outbox(
-    Packet,
-    SEAL_MOVES,
-    waiting=frozenset({Seal.PENDING, Seal.RETRYING}),
-    failed=Seal.FAILED,
-    retrying=Seal.RETRYING,
-    status="seal_status",
-    attempts="seal_attempts",
-    due_at="seal_retry_at",
-    leased_until="seal_leased_until",
-    last_error="seal_error",
-    count_attempts="failed",
-)
-EMAIL_MOVES = Moves(
-    "signer's email",
-    {
-        Email.PENDING: frozenset({Email.SENT, Email.FAILED, Email.CANCELLED}),
-        Email.CANCELLED: frozenset({Email.SENT, Email.FAILED}),
-        Email.SENT: frozenset(),
-        Email.FAILED: frozenset(),
-    },
-)
-EMAILS = Outbox(
-    SignerEmail,
-    EMAIL_MOVES,
-    waiting=frozenset({Email.PENDING}),
-    failed=Email.FAILED,
-    leased_until="claimed_until",
-)
-
-OPEN_PACKET = frozenset({P.SENT, P.DELIVERED, P.PARTIAL})
-# Nobody waits for these any more: a forwarded signer's turn is their successor's.
-FINISHED_SIGNER = frozenset({S.COMPLETED, S.SKIPPED, S.FORWARDED})
-ENDED_SIGNER = frozenset(s for s, moves in SIGNER_MOVES.items() if not moves)
-
-# The audit action of each packet status reached (signers' moves name their own).
-_PACKET_ACTIONS: dict[str, AuditAction] = {
-    P.SENT: AuditAction.PACKET_SENT,
-    P.DELIVERED: AuditAction.PACKET_DELIVERED,
-    P.PARTIAL: AuditAction.PACKET_PARTIALLY_SIGNED,
-    P.COMPLETED: AuditAction.PACKET_COMPLETED,
-    P.DECLINED: AuditAction.PACKET_DECLINED,
-    P.VOIDED: AuditAction.PACKET_VOIDED,
-    P.EXPIRED: AuditAction.PACKET_EXPIRED,
-}
-_SIGNER_ACTIONS: dict[str, AuditAction] = {
-    S.SENT: AuditAction.SIGNER_NOTIFIED,
-    S.DELIVERED: AuditAction.SIGNER_EMAIL_DELIVERED,
-    S.VIEWED: AuditAction.SIGNER_VIEWED,
-    S.COMPLETED: AuditAction.SIGNER_COMPLETED,
-    S.DECLINED: AuditAction.SIGNER_DECLINED,
-    S.SKIPPED: AuditAction.SIGNER_SKIPPED,
-    S.VOIDED: AuditAction.SIGNER_VOIDED,
-    S.EXPIRED: AuditAction.SIGNER_EXPIRED,
-    S.FORWARDED: AuditAction.SIGNER_FORWARDED,
-}
+P, S, Email = Packet.Status, Signer.Status, SignerEmail.Status
 
 
 def packet_past_expiry(packet: Packet, now: datetime | None = None) -> bool:
@@ -222,7 +106,7 @@ def packet_move(
         raise Conflict(f"The packet is {packet.status}; it cannot become {to}.")
     now = timezone.now()
     # Leaving ``expired`` is the sender's extension, whatever status it returns to.
-    action = AuditAction.PACKET_REOPENED if packet.status == P.EXPIRED else _PACKET_ACTIONS[to]
+    action = AuditAction.PACKET_REOPENED if packet.status == P.EXPIRED else PACKET_ACTIONS[to]
     before, packet.status = packet.status, to
     fields = ["status", "updated_at"]
     if to == P.SENT and packet.sent_at is None:
@@ -254,7 +138,7 @@ def signer_move(
     """
     if not signer_may_move(signer, to):
         raise Conflict(f"The signer is {signer.status}; they cannot become {to}.")
-    action = AuditAction.SIGNER_REOPENED if signer.status == S.EXPIRED else _SIGNER_ACTIONS[to]
+    action = AuditAction.SIGNER_REOPENED if signer.status == S.EXPIRED else SIGNER_ACTIONS[to]
     action = ROLE_ACTIONS.get((signer.role, to), action)  # an approver's, a viewer's
     signer.status = to
     update = ["status", "updated_at", *fields]
