@@ -14,9 +14,10 @@ docs/configuration.md, "Background tasks"). The house rules:
   ``RUNNING`` for good) is found by a sweep (:mod:`core.sweeps`) that the worker
   (``manage.py worker``, :mod:`core.worker`) runs every ``TASKS_SWEEP_SECONDS``, and enqueued
   again. Every enqueue here wakes idle workers when its transaction commits (:mod:`core.wakeup`).
-- Name the task, ``enqueue_in_transaction("esign.packet_seal", packet_id=...)``: tasks are
-  registered by name (:mod:`core.tasks_registry`), so a service never imports its app's tasks
-  module (which imports the service: a circle). A ``Task`` object is accepted too.
+- Name the task, ``enqueue_in_transaction(PACKET_SEAL, packet_id=...)``: tasks are registered
+  by name (:mod:`core.tasks_registry`; the names are constants in each app's ``task_names``), so a
+  service never imports its app's tasks module (which imports the service: a circle). A ``Task``
+  object is accepted too.
 - Pass ids and plain JSON values, never model instances. A task loads what it needs and is
   idempotent: it may run more than once (a retry after a failure half-way, a task enqueued again
   by hand, backends that deliver at least once), so it checks the state first and does nothing
@@ -29,7 +30,7 @@ docs/configuration.md, "Background tasks"). The house rules:
           if delivery.delivered or send(delivery):
               return
           kwargs = {"delivery_id": delivery_id}
-          if retry_later("webhooks.deliver", kwargs=kwargs, attempt=attempt) is None:
+          if retry_later(WEBHOOK_DELIVER, kwargs=kwargs, attempt=attempt) is None:
               delivery_give_up(delivery=delivery)
 
   Rows that carry such work (a signer's email, a webhook delivery, a packet's seal) keep their

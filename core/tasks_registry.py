@@ -5,13 +5,17 @@ service imported the task module to enqueue it, the two would import each other,
 only an import inside a function hides. So each task is registered under a name when its module
 is imported (``AppConfig.ready`` imports every app's ``tasks`` module, and django-tasks' workers
 import it again by the task's path), and services enqueue by that name through
-``core.background``::
+``core.background``. The name is written once, as a constant in the app's ``task_names`` module
+(which imports nothing), that the tasks module and the services both import: a renamed or removed
+name then fails at import, and in mypy, rather than when the task is first enqueued::
 
-    @task_register("esign.packet_seal")
+    PACKET_SEAL = "esign.packet_seal"  # esign/task_names.py
+
+    @task_register(PACKET_SEAL)  # esign/tasks.py
     @task(priority=PRIORITY_WAITED_FOR)
     def packet_seal_task(*, packet_id: int, attempt: int = 1) -> str: ...
 
-    enqueue_in_transaction("esign.packet_seal", packet_id=packet.pk)
+    enqueue_in_transaction(PACKET_SEAL, packet_id=packet.pk)  # esign/sealing/seal.py
 
 The name is ``"<app>.<what>"``; the task keeps its module path (``esign.tasks.packet_seal_task``),
 which is what django-tasks stores in a task's row and what a worker imports.

@@ -16,17 +16,14 @@ from core.background import enqueue_in_transaction
 from core.claims import claim_one
 from core.sweeps import sweep, task_results_lost_fail, task_unfinished, tasks_unfinished_for
 from core.tasks_registry import task_path
-from esign.bulk import sends
-from esign.links import emails
 from esign.links.emails import signer_emails_recover, signer_reminders_queue
 from esign.models import BulkBatch, Packet, SealedFileVersion
 from esign.packets.lifecycle import SEALS
-from esign.sealing import seal
 from esign.sealing.renewal import RENEWALS, renewals_due, sealed_versions_record
 from esign.sending.expiry import packets_expire
+from esign.task_names import BULK_BATCH_SEND, PACKET_SEAL, SEALED_FILE_RENEW, SIGNER_EMAIL
 
 SWEEP_BATCH = 1000
-RENEW_TASK = "esign.sealed_file_renew"  # esign.tasks.sealed_file_renew_task
 
 
 @sweep("esign.seals")
@@ -40,7 +37,7 @@ def seals_sweep(*, now: datetime) -> int:
     still running after the lease was lost with its worker: it is marked failed (any packet's,
     as the emails' and the webhooks' sweeps do). Returns how many packets were enqueued again."""
     lease = timedelta(seconds=settings.SEAL_LEASE_SECONDS)
-    path = task_path(seal.TASK)
+    path = task_path(PACKET_SEAL)
     task_results_lost_fail(task_path=path, started_before=now - lease)
 
     def recover(packets: list[Packet], abandoned: bool) -> int:
@@ -58,7 +55,9 @@ def seals_sweep(*, now: datetime) -> int:
             )
         lost = [packet for packet in packets if packet.pk not in waiting]
         for packet in lost:
-            enqueue_in_transaction(seal.TASK, packet_id=packet.pk, attempt=packet.seal_attempts + 1)
+            enqueue_in_transaction(
+                PACKET_SEAL, packet_id=packet.pk, attempt=packet.seal_attempts + 1
+            )
         return len(lost)
 
     recovered = SEALS.recover(now=now, grace=lease, handle_all=recover, limit=SWEEP_BATCH)
@@ -102,7 +101,7 @@ def seal_renewals_sweep(*, now: datetime) -> int:
     def enqueue(versions: list[SealedFileVersion]) -> None:
         RENEWALS.claim(versions, now=now, lease=lease)
         for version in versions:
-            enqueue_in_transaction(RENEW_TASK, version_id=version.pk)
+            enqueue_in_transaction(SEALED_FILE_RENEW, version_id=version.pk)
 
     def recover(versions: list[SealedFileVersion], abandoned: bool) -> int:
         # Claims that ran out (abandoned: their leases released), or retries due for longer than
@@ -136,7 +135,7 @@ def emails_sweep(*, now: datetime) -> int:
     """Enqueue again the signers' emails whose task was lost; returns how many. An email task
     still running after the lease was lost with its worker: it is marked failed."""
     started_before = now - timedelta(seconds=settings.SIGNER_EMAIL_LEASE_SECONDS)
-    task_results_lost_fail(task_path=task_path(emails.TASK), started_before=started_before)
+    task_results_lost_fail(task_path=task_path(SIGNER_EMAIL), started_before=started_before)
     return signer_emails_recover(now=now)
 
 
@@ -158,7 +157,7 @@ def bulk_sends_sweep(*, now: datetime) -> int:
     none running for less than ``BULK_SEND_LEASE_SECONDS``): its worker died in the middle of a
     chunk. The rows it had done are skipped (esign.bulk.sends). Returns how many."""
     started_before = now - timedelta(seconds=settings.BULK_SEND_LEASE_SECONDS)
-    path = task_path(sends.TASK)
+    path = task_path(BULK_BATCH_SEND)
     task_results_lost_fail(task_path=path, started_before=started_before)
     due = BulkBatch.objects.filter(status=BulkBatch.Status.SENDING).filter(
         Q(next_run_at__isnull=True) | Q(next_run_at__lte=now)
@@ -176,6 +175,6 @@ def bulk_sends_sweep(*, now: datetime) -> int:
         with claim_one(due, batch_id) as batch:
             if batch is None or live(batch_id):
                 continue  # finished meanwhile, or another sweep has it
-            enqueue_in_transaction(sends.TASK, batch_id=batch_id)
+            enqueue_in_transaction(BULK_BATCH_SEND, batch_id=batch_id)
             enqueued += 1
     return enqueued

@@ -2,8 +2,9 @@
 archive timestamp (esign.sealing.renewal), emailing a signer (esign.links.emails), a bulk send's
 rows (esign.bulk.sends).
 
-Each is registered by name (core.tasks_registry): the services enqueue ``"esign.packet_seal"``
-and never import this module, which imports them. ``EsignConfig.ready`` imports it.
+Each is registered by name (core.tasks_registry), its constant in esign.task_names: the services
+enqueue ``PACKET_SEAL`` and never import this module, which imports them. ``EsignConfig.ready``
+imports it.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from esign.bulk.sends import batch_send
 from esign.links.emails import signer_email_send
 from esign.sealing.renewal import sealed_file_renew
 from esign.sealing.seal import packet_seal
+from esign.task_names import BULK_BATCH_SEND, PACKET_SEAL, SEALED_FILE_RENEW, SIGNER_EMAIL
 
 
 # Someone waits for a seal: it runs before any task at the default priority and before background
 # work, whatever their order of arrival; after signers' emails and webhook deliveries (short, and
 # the next step waits for them: core.background).
-@task_register("esign.packet_seal")
+@task_register(PACKET_SEAL)
 @task(priority=PRIORITY_WAITED_FOR)
 def packet_seal_task(*, packet_id: int, attempt: int = 1) -> str:
     """Attempt ``attempt`` at sealing packet ``packet_id``; schedules its own retry on failure.
@@ -31,7 +33,7 @@ def packet_seal_task(*, packet_id: int, attempt: int = 1) -> str:
     return packet_seal(packet_id=packet_id, attempt=attempt)
 
 
-@task_register("esign.sealed_file_renew")
+@task_register(SEALED_FILE_RENEW)
 @task(priority=PRIORITY_BACKGROUND)  # due within weeks: after everything else
 def sealed_file_renew_task(*, version_id: int) -> str:
     """Renew the archive timestamp of a sealed file (esign.sealing.renewal); a failure is recorded
@@ -39,14 +41,14 @@ def sealed_file_renew_task(*, version_id: int) -> str:
     return sealed_file_renew(version_id=version_id)
 
 
-@task_register("esign.signer_email")
+@task_register(SIGNER_EMAIL)
 @task(priority=PRIORITY_NEXT_STEP)  # the next signer waits for it: before any seal
 def signer_email_task(*, email_id: int, attempt: int = 1) -> str:
     """Attempt ``attempt`` at sending a signer's email (esign.links.emails); retries itself."""
     return signer_email_send(email_id=email_id, attempt=attempt)
 
 
-@task_register("esign.bulk_batch_send")
+@task_register(BULK_BATCH_SEND)
 @task(priority=PRIORITY_BACKGROUND)  # paced over minutes: after the seals of packets signed now
 def bulk_batch_send_task(*, batch_id: int) -> str:
     """One chunk of a bulk send's rows (esign.bulk.sends); enqueues the next chunk itself, paced by

@@ -39,11 +39,11 @@ from core.sweeps import task_results_lost_fail, tasks_unfinished_for
 from core.tasks_registry import task_path
 from generate.models import GenerateJob
 from generate.services import pdf_check, pdf_render
+from generate.task_names import GENERATE_JOB
 from webhooks.services import GENERATE_PDF_JOB_FINISHED, check_webhook_url, event_emit
 
 logger = logging.getLogger(__name__)
 
-TASK = "generate.job"  # generate.tasks.generate_job_task, by its registered name
 
 Status = GenerateJob.Status
 JOB_MOVES = Moves(
@@ -76,7 +76,7 @@ def generate_job_create(
             webhook_url=webhook_url,
             created_at=timezone.now(),
         )
-        enqueue_in_transaction(TASK, job_id=job.pk)
+        enqueue_in_transaction(GENERATE_JOB, job_id=job.pk)
     return job
 
 
@@ -106,7 +106,7 @@ def generate_job_run(*, job_id: int, attempt: int = 1) -> str:
     except ServiceBusy:
         # Every render worker busy: the job waits for its turn, as a request could not.
         with transaction.atomic():
-            if retry_later(TASK, kwargs={"job_id": job_id}, attempt=attempt):
+            if retry_later(GENERATE_JOB, kwargs={"job_id": job_id}, attempt=attempt):
                 JOB_MOVES.move_all(GenerateJob.objects.filter(pk=job_id), Status.PENDING)
                 return "busy, retried later"
             gave_up = ServiceBusy("Every PDF renderer stayed busy for hours; send it again.")
@@ -179,9 +179,9 @@ def generate_jobs_lost_recover(*, now: datetime) -> int:
     than being tried again (the document may be what killed it). Returns how many."""
     lease = settings.GENERATE_WALL_TIMEOUT_SECONDS + settings.GENERATE_QUEUE_TIMEOUT_SECONDS + 60
     started_before = now - timedelta(seconds=lease)
-    task_results_lost_fail(task_path=task_path(TASK), started_before=started_before)
+    task_results_lost_fail(task_path=task_path(GENERATE_JOB), started_before=started_before)
     # Those running since before were marked failed just above: the others are live.
-    covered = tasks_unfinished_for(task_path=task_path(TASK), kwarg="job_id", running=True)
+    covered = tasks_unfinished_for(task_path=task_path(GENERATE_JOB), kwarg="job_id", running=True)
     repaired = 0
     unfinished = GenerateJob.objects.filter(status__in=[Status.PENDING, Status.RUNNING])
     for job_id in unfinished.exclude(pk__in=covered).values_list("pk", flat=True)[:1000]:
@@ -189,7 +189,7 @@ def generate_jobs_lost_recover(*, now: datetime) -> int:
             if job is None:
                 continue
             if job.status == Status.PENDING:
-                enqueue_in_transaction(TASK, job_id=job.pk)
+                enqueue_in_transaction(GENERATE_JOB, job_id=job.pk)
             else:
                 _finish(job, error=internal_error_body())
             repaired += 1

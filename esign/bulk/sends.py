@@ -56,12 +56,12 @@ from esign.bulk_models import BulkBatch, BulkRow
 from esign.models import SignerEmail
 from esign.packets.inputs import PacketInput, parse_packet_input
 from esign.sending.packets import packet_prepare, packet_store
+from esign.task_names import BULK_BATCH_SEND
 from templates_app.services import template_list
 from webhooks.services import check_webhook_url
 
 logger = logging.getLogger(__name__)
 
-TASK = "esign.bulk_batch_send"  # esign.tasks.bulk_batch_send_task, by its registered name
 
 # {{column}}, spaces inside allowed: {{ email }}.
 PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
@@ -328,7 +328,7 @@ def batch_create(
             batch_size=500,
         )
         if not draft:
-            enqueue_in_transaction(TASK, batch_id=batch.pk)
+            enqueue_in_transaction(BULK_BATCH_SEND, batch_id=batch.pk)
     return batch
 
 
@@ -345,7 +345,7 @@ def batch_start(*, batch: BulkBatch) -> BulkBatch:
         BATCH_MOVES.move(batch, Batch.SENDING)
         batch.next_run_at = timezone.now()
         batch.save(update_fields=["rows_failed", "status", "next_run_at"])
-        enqueue_in_transaction(TASK, batch_id=batch.pk)
+        enqueue_in_transaction(BULK_BATCH_SEND, batch_id=batch.pk)
     return batch
 
 
@@ -489,7 +489,7 @@ def batch_send(*, batch_id: int, now: datetime | None = None) -> str:
         run_after = started + timedelta(seconds=emails / settings.BULK_SEND_EMAILS_PER_SECOND)
         locked.next_run_at = run_after
         locked.save(update_fields=["next_run_at"])
-        task = task_named(TASK)
+        task = task_named(BULK_BATCH_SEND)
         if task.get_backend().supports_defer and run_after > timezone.now():
             task = task.using(run_after=run_after)
         enqueue_in_transaction(task, batch_id=batch.pk)

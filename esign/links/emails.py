@@ -37,10 +37,9 @@ from esign.packets.audit import AuditAction
 from esign.packets.documents import COPY_LINK_DAYS, signer_copy_url
 from esign.packets.languages import written_language
 from esign.packets.lifecycle import audit
+from esign.task_names import SIGNER_EMAIL
 
 logger = logging.getLogger(__name__)
-
-TASK = "esign.signer_email"  # esign.tasks.signer_email_task, by its registered name
 
 
 def _lease() -> timedelta:
@@ -123,7 +122,7 @@ def signer_reminders_queue(*, now: datetime | None = None) -> int:
 
 
 def _enqueue(email_id: int, attempt: int = 1) -> None:
-    enqueue_in_transaction(TASK, email_id=email_id, attempt=attempt)
+    enqueue_in_transaction(SIGNER_EMAIL, email_id=email_id, attempt=attempt)
 
 
 def signer_copies_queue(packet: Packet) -> int:
@@ -283,7 +282,7 @@ def _failed(email: SignerEmail, attempt: int, error: str) -> str:
         retry_at = lifecycle.EMAILS.retry_or_fail(
             email,
             error=error,
-            task=TASK,
+            task=SIGNER_EMAIL,
             kwargs={"email_id": email.pk},
             attempt=attempt,
             delays=settings.SIGNER_EMAIL_RETRY_DELAYS,
@@ -307,7 +306,7 @@ def signer_emails_recover(*, now: datetime | None = None) -> int:
     LOCKED``: an email another sweep holds is skipped) and handled in a fixed number of queries,
     whatever its size. Returns how many were enqueued."""
     now = now or timezone.now()
-    path = task_path(TASK)
+    path = task_path(SIGNER_EMAIL)
 
     def recover(rows: list[SignerEmail], abandoned: bool) -> int:
         ids = [email.pk for email in rows]

@@ -35,8 +35,7 @@ from esign.sealing.signer_signatures import (
 )
 from esign.signature_models import SignatureLevel, SignerCertificate
 from esign.signature_providers import ProviderChoice, csc_policy
-
-SEAL_TASK = "esign.packet_seal"  # esign.sealing.seal.TASK
+from esign.task_names import PACKET_SEAL
 
 
 def qualified_pending(packet_id: int) -> bool:
@@ -137,4 +136,4 @@ def qualified_sign(
                 | {"provider": choice.name},
             )
         # The seal has waited for this signature (qualified_pending): now it can run.
-        enqueue_in_transaction(SEAL_TASK, packet_id=packet.pk)
+        enqueue_in_transaction(PACKET_SEAL, packet_id=packet.pk)

@@ -56,12 +56,12 @@ from esign.sealing.marks import marked_pdf
 from esign.sealing.qualified import qualified_pending
 from esign.sealing.renewal import sealed_versions_prepare
 from esign.sealing.signer_signatures import SignerSignatures
+from esign.task_names import PACKET_SEAL
 
 logger = logging.getLogger(__name__)
 
 EMBEDDED_TRAIL_NAME = "audit-trail.pdf"
 SEALABLE = (Packet.SealStatus.PENDING, Packet.SealStatus.RETRYING, Packet.SealStatus.FAILED)
-TASK = "esign.packet_seal"  # esign.tasks.packet_seal_task, by its registered name
 # How long a seal that waits for a qualified signer's signature rests before the sweep enqueues
 # it again (their signature enqueues it at once).
 QUALIFIED_RECHECK = timedelta(minutes=15)
@@ -78,7 +78,7 @@ def packet_seal_enqueue(packet: Packet) -> None:
     SEALS.move_all(
         Packet.objects.filter(pk=packet.pk), Packet.SealStatus.PENDING, seal_retry_at=None
     )
-    enqueue_in_transaction(TASK, packet_id=packet.pk)
+    enqueue_in_transaction(PACKET_SEAL, packet_id=packet.pk)
 
 
 def packet_seal_retry(*, packet: Packet) -> bool:
@@ -303,7 +303,7 @@ def _record_failure(
         retry_at = SEALS.retry_or_fail(
             locked,
             error=error[:2000],
-            task=TASK,
+            task=PACKET_SEAL,
             kwargs={"packet_id": packet.pk},
             attempt=attempt,
             delays=settings.SEAL_RETRY_DELAYS,

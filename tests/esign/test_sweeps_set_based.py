@@ -21,10 +21,9 @@ from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Organization
 from core.background import enqueue_in_transaction
-from esign.links import emails
 from esign.models import Packet, Signer, SignerEmail
-from esign.sealing import seal
 from esign.sweeps import emails_sweep, seals_sweep
+from esign.task_names import PACKET_SEAL, SIGNER_EMAIL
 
 pytestmark = pytest.mark.django_db
 
@@ -73,7 +72,7 @@ def test_a_seal_sweep_over_5_or_50_waiting_packets_costs_the_same_few_queries(
         packets = completed(organization, size)
         with transaction.atomic():  # each seal's task waits in the queue, behind others
             for packet in packets:
-                enqueue_in_transaction(seal.TASK, packet_id=packet.pk)
+                enqueue_in_transaction(PACKET_SEAL, packet_id=packet.pk)
         now = timezone.now() + 2 * lease()  # due for longer than a lease: the sweep looks
 
         enqueued, queries = swept(now)
@@ -124,7 +123,7 @@ def test_a_seal_sweep_enqueues_only_the_packets_whose_task_was_lost(
     packets = completed(organization, 4)
     with transaction.atomic():
         for packet in packets[:2]:
-            enqueue_in_transaction(seal.TASK, packet_id=packet.pk)
+            enqueue_in_transaction(PACKET_SEAL, packet_id=packet.pk)
     now = timezone.now() + 2 * lease()
     running = DBTaskResult.objects.get(args_kwargs__kwargs__packet_id=packets[1].pk)
     running.status = "RUNNING"  # a worker took it, within its lease: about to claim the seal
@@ -176,7 +175,7 @@ def test_an_email_sweep_over_5_or_50_waiting_emails_costs_the_same_few_queries(
         rows = pending_emails(organization, size, due_at=now - 2 * email_lease())
         with transaction.atomic():  # each email's task waits in the queue, behind others
             for email in rows:
-                enqueue_in_transaction(emails.TASK, email_id=email.pk, attempt=1)
+                enqueue_in_transaction(SIGNER_EMAIL, email_id=email.pk, attempt=1)
 
         with CaptureQueriesContext(connection) as queries:
             enqueued = emails_sweep(now=now)

@@ -10,8 +10,8 @@
   dead worker left behind;
 - :mod:`~webhooks.services.replay`: operators' paced replays of an organization's events.
 
-The services enqueue the delivery task by its registered name (``"webhooks.deliver"``,
-core.tasks_registry) and never import ``webhooks.tasks``, which imports them.
+The services enqueue the delivery task by its registered name (``WEBHOOK_DELIVER``,
+webhooks.task_names; core.tasks_registry) and never import ``webhooks.tasks``, which imports them.
 """
 
 from webhooks.services.delivery import delivery_attempt

@@ -58,11 +58,11 @@ from webhooks.models import (
 from webhooks.services.endpoints import endpoint_get, secrets_current
 from webhooks.services.retries import (
     DELIVERY_FIELDS,
-    TASK,
     attempts_delivered,
     delivered_finish,
     retry_schedule,
 )
+from webhooks.task_names import WEBHOOK_DELIVER
 
 logger = logging.getLogger(__name__)
 
@@ -263,8 +263,8 @@ def _tasks_retire(delivery_ids: list[int], *, by: int, now: datetime) -> None:
         return
     DBTaskResult.objects.filter(
         status=TaskResultStatus.READY,
-        queue_name=task_named(TASK).queue_name,
-        task_path=task_path(TASK),
+        queue_name=task_named(WEBHOOK_DELIVER).queue_name,
+        task_path=task_path(WEBHOOK_DELIVER),
         args_kwargs__kwargs__delivery_id__in=delivery_ids,
     ).update(
         status=TaskResultStatus.SUCCESSFUL,

@@ -22,6 +22,7 @@ from core.errors import NotFound
 from core.tasks_registry import task_named
 from webhooks.models import DELIVERIES, WebhookDelivery, WebhookEvent
 from webhooks.services.endpoints import url_in_force, webhook_url_form
+from webhooks.task_names import WEBHOOK_DELIVER
 
 # Extensions beside the spec's events (docs/webhooks.md), delivered and signed the same way:
 # the seal of a completed packet's documents, a packet's expiry, a signer's turn forwarded, and
@@ -93,7 +94,7 @@ def delivery_start(
     now = timezone.now()
     delivery.next_attempt_at = due or now
     delivery.save()
-    task = task_named("webhooks.deliver")
+    task = task_named(WEBHOOK_DELIVER)
     if due and due > now and task.get_backend().supports_defer:
         task = task.using(run_after=due)
     enqueue_in_transaction(task, delivery_id=delivery.pk)

@@ -22,10 +22,10 @@ from core.sweeps import task_results_lost_fail, tasks_unfinished_for
 from core.tasks_registry import task_path
 from webhooks.engine.signing import retry_after_seconds
 from webhooks.models import DELIVERIES, WebhookAttempt, WebhookDelivery
+from webhooks.task_names import WEBHOOK_DELIVER
 
 logger = logging.getLogger(__name__)
 
-TASK = "webhooks.deliver"  # webhooks.tasks.webhook_deliver, by its registered name
 RETRY_AFTER_MAX_SECONDS = 86_400.0
 # Deliveries of each kind (abandoned, lost) a sweep takes at most; the rest wait for the next.
 RECOVER_BATCH = 1000
@@ -55,7 +55,7 @@ def retry_schedule(
     return DELIVERIES.retry_or_fail(
         delivery,
         error=delivery.last_error,
-        task=TASK,
+        task=WEBHOOK_DELIVER,
         kwargs={"delivery_id": delivery.pk},
         attempt=number,
         delays=delays,
@@ -118,7 +118,9 @@ def deliveries_recover(*, now: datetime | None = None) -> Recovered:
         return _lost_recover(deliveries, now=now)
 
     recovered = DELIVERIES.recover(now=now, grace=lease, handle_all=recover, limit=RECOVER_BATCH)
-    tasks_failed = task_results_lost_fail(task_path=task_path(TASK), started_before=now - lease)
+    tasks_failed = task_results_lost_fail(
+        task_path=task_path(WEBHOOK_DELIVER), started_before=now - lease
+    )
     abandoned, requeued = recovered.abandoned, recovered.lost
     if abandoned or requeued or tasks_failed:
         logger.warning(
@@ -158,7 +160,7 @@ def _abandoned_recover(deliveries: list[WebhookDelivery], *, now: datetime) -> i
         else:
             delivery.next_attempt_at = now
             enqueue_in_transaction(
-                TASK, delivery_id=delivery.pk, attempt=delivery.attempt_count + 1
+                WEBHOOK_DELIVER, delivery_id=delivery.pk, attempt=delivery.attempt_count + 1
             )
     WebhookDelivery.objects.bulk_update(deliveries, DELIVERY_FIELDS)
     return len(deliveries)
@@ -171,8 +173,12 @@ def _lost_recover(deliveries: list[WebhookDelivery], *, now: datetime) -> int:
     Returns how many were enqueued."""
     ids = [delivery.pk for delivery in deliveries]
     WebhookDelivery.objects.filter(pk__in=ids).update(next_attempt_at=now, updated_at=now)
-    waiting = tasks_unfinished_for(task_path=task_path(TASK), kwarg="delivery_id", among=ids)
+    waiting = tasks_unfinished_for(
+        task_path=task_path(WEBHOOK_DELIVER), kwarg="delivery_id", among=ids
+    )
     lost = [delivery for delivery in deliveries if delivery.pk not in waiting]
     for delivery in lost:  # rare: a task lost with its worker, or removed by hand
-        enqueue_in_transaction(TASK, delivery_id=delivery.pk, attempt=delivery.attempt_count + 1)
+        enqueue_in_transaction(
+            WEBHOOK_DELIVER, delivery_id=delivery.pk, attempt=delivery.attempt_count + 1
+        )
     return len(lost)
