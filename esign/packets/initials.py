@@ -16,12 +16,9 @@ from typing import Any
 
 from core.engine.problems import Problem
 from core.engine.template_spec import Rect
+from esign.packets.input_values import is_number
 
 ALL_FILES = "*"  # initialsOnEveryPage: true
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def initials_option(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> dict[str, Any]:
@@ -55,7 +52,7 @@ def initials_option(raw: Mapping[str, Any], path: str, problems: list[Problem]) 
         problems.append(Problem(f"{path}.initialsPosition", "Only with initialsOnEveryPage."))
         return out
     if not isinstance(position, Mapping) or not all(
-        _number(position.get(k)) for k in ("x", "y", "width", "height")
+        is_number(position.get(k)) for k in ("x", "y", "width", "height")
     ):
         problems.append(
             Problem(f"{path}.initialsPosition", "Must be {x, y, width, height} in points.")
