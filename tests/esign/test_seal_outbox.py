@@ -46,7 +46,10 @@ SWEEP_SECONDS = 0.5
 # Worker settings for these tests: a short seal lease and frequent sweeps, so the bound is short.
 # How long a test waits for a new worker to start and seal: a guard against a hang, not a
 # measure (on two cores at load 10-13 a worker took 24-32 s to start; 30 s of margin failed).
-START_AND_SEAL = 120
+# Every wait below is this guard, as in test_bulk_worker_kill (a worker's seal before the TSA,
+# or a child's django.setup(), runs on a tenth of a core at load 20): what the tests check is the
+# order of events, never their time.
+START_AND_SEAL = 300
 FAST_SWEEP = {"SEAL_LEASE_SECONDS": str(LEASE_SECONDS), "TASKS_SWEEP_SECONDS": str(SWEEP_SECONDS)}
 SEAL_TASK = "esign.tasks.packet_seal_task"
 
@@ -131,7 +134,7 @@ def complete_and_die(packet: Packet, when: str, database_url: str) -> int:
         env={**os.environ, "DATABASE_URL": database_url, "TASKS_BACKEND": "database"},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=START_AND_SEAL,
         check=False,
     )
     assert child.returncode == 9, child.stderr
@@ -229,7 +232,7 @@ class HeldTsa:
                 tsa.requests += 1
                 if tsa.requests == 1:
                     tsa.held.set()
-                    tsa.release.wait(60)
+                    tsa.release.wait(START_AND_SEAL)
                 reply = pki.timestamper.request_tsa_response(tsp.TimeStampReq.load(body)).dump()
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.send_response(200)
@@ -277,7 +280,7 @@ def test_killing_the_worker_mid_seal_gets_the_packet_sealed_by_the_sweep(
         start_task_worker, shared_database_url, tmp_path, worker_id="a", **FAST_SWEEP
     )
     created, packet = complete()
-    assert held_tsa.held.wait(60), (tmp_path / "a.log").read_text()
+    assert held_tsa.held.wait(START_AND_SEAL), (tmp_path / "a.log").read_text()
     kill(first)  # in the middle of the seal, waiting for the timestamp
     killed_at = time.monotonic()
     held_tsa.release.set()
