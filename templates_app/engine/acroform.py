@@ -15,7 +15,7 @@ from pypdf import PdfReader
 from pypdf.errors import PdfReadError
 from pypdf.generic import DictionaryObject
 
-from core.engine.pdfobjects import as_array, as_dict
+from core.engine.pdf import as_array, as_dict
 from core.engine.template_spec import Rect, Style
 
 # AcroForm field flags (PDF 32000-1, tables 226, 228, 230).

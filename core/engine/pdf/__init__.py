@@ -2,7 +2,7 @@
 
 pikepdf (qpdf) parses, repairs and serializes; these modules add the few rules of our own:
 how a file is opened (repair, permission-only encryption), how it is saved, page geometry,
-building objects and drawing one PDF's pages over another's.
+building objects, reading pypdf's with their types, and drawing one PDF's pages over another's.
 """
 
 from core.engine.pdf.document import (
@@ -18,7 +18,14 @@ from core.engine.pdf.edit import (
     Rewrite,
     open_for_edit,
 )
-from core.engine.pdf.objects import form_xobject, import_foreign, number, rect_array
+from core.engine.pdf.objects import (
+    as_array,
+    as_dict,
+    form_xobject,
+    import_foreign,
+    number,
+    rect_array,
+)
 from core.engine.pdf.overlay import PageOverlays, add_overlays, media_box, overlay_pages
 from core.engine.pdf.pages import (
     INHERITABLE_PAGE_KEYS,
@@ -38,6 +45,8 @@ __all__ = [
     "PdfUnreadable",
     "Rewrite",
     "add_overlays",
+    "as_array",
+    "as_dict",
     "content_streams",
     "form_xobject",
     "import_foreign",

@@ -1,11 +1,18 @@
-"""Building PDF objects: numbers, rectangles, objects of other files, form XObjects."""
+"""PDF objects: building them with pikepdf (numbers, rectangles, objects of other files, form
+XObjects) and reading pypdf's with their types (``as_dict``, ``as_array``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any, TypeVar
 
 import pikepdf
 from pikepdf import Array, Dictionary, Name
+from pypdf.errors import PdfReadError
+from pypdf.generic import ArrayObject, DictionaryObject
+
+_Resolved = TypeVar("_Resolved")
 
 
 def number(value: float) -> int | float:
@@ -70,3 +77,22 @@ def form_xobject(
     resources = source_page.get("/Resources")
     form.Resources = import_foreign(pdf, resources) if resources is not None else Dictionary()
     return pdf.make_indirect(form)
+
+
+# pypdf types every value as the loose PdfObject; these resolve a reference and check the type
+# the PDF must have there, so a malformed file fails as unreadable (PdfReadError), not later.
+def _resolved_as(value: Any, kind: type[_Resolved], what: str) -> _Resolved:
+    resolved = value.get_object() if value is not None else None
+    if not isinstance(resolved, kind):
+        raise PdfReadError(f"expected {what}")
+    return resolved
+
+
+def as_dict(value: Any) -> DictionaryObject:
+    """``value`` resolved to the dictionary it must be; PdfReadError when it is not one."""
+    return _resolved_as(value, DictionaryObject, "a dictionary")
+
+
+def as_array(value: Any) -> ArrayObject:
+    """``value`` resolved to the array it must be; PdfReadError when it is not one."""
+    return _resolved_as(value, ArrayObject, "an array")
