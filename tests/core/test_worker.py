@@ -213,8 +213,8 @@ def test_the_worker_is_woken_by_an_enqueue_not_by_its_poll(
     def successful() -> int:
         return DBTaskResult.objects.filter(status=TaskResultStatus.SUCCESSFUL).count()
 
-    # A poll every 60 s and no sweep: only a wake-up runs a task well before then.
-    worker = start_task_worker(shared_database_url, arguments=("--interval", "60"))
+    # A poll every 600 s and no sweep: only a wake-up runs a task well before then.
+    worker = start_task_worker(shared_database_url, arguments=("--interval", "600"))
     worker_log = tmp_path / "test-worker.log"
     enqueue_in_transaction(record_attempt, path=str(tmp_path / "first"), attempt=2)
     wait_until(lambda: successful() == 1, worker=worker, log=worker_log)  # its first poll
@@ -228,11 +228,12 @@ def test_the_worker_is_woken_by_an_enqueue_not_by_its_poll(
         wait_until(lambda n=n: successful() == n + 2, worker=worker, log=worker_log)
         latencies.append(time.monotonic() - started)
     worker.send_signal(signal.SIGTERM)
-    # A graceful stop ends the task in hand first; the wait guards against a hang (at load
-    # 15 a stop took longer than 10 s), it measures nothing.
+    # An idle worker stops at its next look up from the wait (core.worker.STOP_CHECK_SECONDS),
+    # its lane too, not at the end of its 600 s poll: that would pass this guard against a hang
+    # (at load 15 a stop took longer than 10 s), which measures nothing else.
     assert worker.wait(timeout=120) == 0
     with capsys.disabled():
         sys.stdout.write(f"\nenqueue to done: {[round(s * 1000) for s in latencies]} ms\n")
-    # Only a wake-up explains any of them under the 60 s poll: a bound far from both a wake-up
+    # Only a wake-up explains any of them under the 600 s poll: a bound far from both a wake-up
     # (well under a second quiet, seconds at load 20) and the poll.
     assert max(latencies) < 30, latencies
