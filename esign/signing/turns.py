@@ -130,8 +130,8 @@ class Adoption:
 def signer_fields(signer: Signer) -> list[dict[str, Any]]:
     """The signer's fields with their documents: [{fileId, fieldId, type, page, rect, ...}],
     ``fieldId`` the field's id whether the signer was given it by id or by its template alias
-    (esign.packets.packet_checks.field_ids: an id before an alias). Nothing for a member of a signing group
-    whose fields another member filled first (esign.packets.groups)."""
+    (esign.packets.packet_checks.field_ids: an id before an alias). Nothing for a member of a
+    signing group whose fields another member filled first (esign.packets.groups)."""
     if signer.signing_group and fields_filled_by_another(signer):
         return []
     documents = {d.alias_id: d for d in signer.packet.documents.all()}
