@@ -2,6 +2,9 @@
 Azure AD, Google...), on mozilla-django-oidc: its views keep the state, nonce and PKCE verifier
 in the session and its backend exchanges the code; this module adds what it leaves out.
 
+- **The provider is asked through core.engine.fetch**, as every outbound URL is (discovery, the
+  token, the keys, the user info): one deadline of ``SSO_OIDC_TIMEOUT_SECONDS``, 1 MiB at most,
+  no redirects, proxies ignored, every address checked (``provider_policy``).
 - **Discovery**: the provider's endpoints come from ``<SSO_OIDC_ISSUER>/.well-known/
   openid-configuration`` (read once per process, its ``issuer`` checked), not from settings.
 - **The ID token** is checked for its signature (the provider's JWKS, RS256), ``aud`` (our
@@ -23,12 +26,13 @@ Everything is off until ``SSO_OIDC_ISSUER`` is set (docs/configuration.md).
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 import jwt
-import requests
 from django.conf import settings
 from django.core.exceptions import SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponseBase, HttpResponseRedirect
@@ -49,6 +53,7 @@ from accounts.sso_people import (
     identity_of,
     person_for,
 )
+from core.engine.fetch import Fetched, FetchError, FetchPolicy, fetch, post
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +69,8 @@ FAILURE_URLS = {
 LINK_STATES = "sso_link_states"
 # Longer than any provider's code: refused before the provider is asked.
 CODE_MAX_LENGTH = 4096
+# Far more than a discovery document, a key set, a token or a person's claims ever take.
+PROVIDER_MAX_BYTES = 1024 * 1024
 
 _discovered: dict[str, dict[str, Any]] = {}
 _lock = threading.Lock()
@@ -73,17 +80,52 @@ def sso_enabled() -> bool:
     return bool(settings.SSO_OIDC_ISSUER)
 
 
+class ProviderError(Exception):
+    """The provider could not be asked, or did not answer what was asked. The message says which
+    (a fetch error's code, a status), never the answer: it may quote the request."""
+
+
+def provider_policy() -> FetchPolicy:
+    """How the provider is asked. Its endpoints are fixed URLs (the issuer's, and what its
+    discovery names): a redirect is refused rather than followed with a code or a token. The
+    issuer's host is let through even when private, as if in FETCH_ALLOW_HOSTS: the operator
+    named it (SSO_OIDC_ISSUER), and a provider on the intranet is common. An endpoint the
+    discovery puts on another host passes the guard like any URL: public, or in FETCH_ALLOW_*."""
+    issuer_host = urlsplit(settings.SSO_OIDC_ISSUER).hostname
+    allow_hosts = {*settings.FETCH_ALLOW_HOSTS, *([issuer_host] if issuer_host else [])}
+    return FetchPolicy(
+        deadline_seconds=settings.SSO_OIDC_TIMEOUT_SECONDS,
+        max_bytes=PROVIDER_MAX_BYTES,
+        allow_hosts=frozenset(allow_hosts),
+        allow_networks=tuple(settings.FETCH_ALLOW_NETWORKS),
+        user_agent="docautomation-sso/1",
+    )
+
+
+def _get(url: str, headers: dict[str, str] | None = None) -> Fetched:
+    try:
+        return fetch(url, provider_policy(), headers=headers)
+    except FetchError as error:
+        raise ProviderError(error.code) from error
+    except ValueError as error:  # a header of characters no header may have (a bad token)
+        raise ProviderError("bad header") from error
+
+
+def _json(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError as error:  # UnicodeDecodeError included
+        raise ProviderError("no JSON") from error
+
+
 def discovery() -> dict[str, Any]:
     """The provider's OpenID configuration, fetched once per issuer and process."""
     issuer = settings.SSO_OIDC_ISSUER.rstrip("/")
     with _lock:
         if issuer not in _discovered:
-            response = requests.get(
-                f"{issuer}/.well-known/openid-configuration",
-                timeout=settings.SSO_OIDC_TIMEOUT_SECONDS,
-            )
-            response.raise_for_status()
-            document = response.json()
+            document = _json(_get(f"{issuer}/.well-known/openid-configuration").data)
+            if not isinstance(document, dict):
+                raise ProviderError("no configuration")
             if str(document.get("issuer", "")).rstrip("/") != issuer:
                 raise SuspiciousOperation("The provider's discovery names another issuer.")
             _discovered[issuer] = document
@@ -110,7 +152,6 @@ def sso_setting(name: str, *default: Any) -> Any:
         "OIDC_USE_NONCE": True,
         "OIDC_USE_PKCE": True,
         "OIDC_CREATE_USER": True,
-        "OIDC_TIMEOUT": settings.SSO_OIDC_TIMEOUT_SECONDS,
         "LOGIN_REDIRECT_URL": "/admin/",
         "LOGIN_REDIRECT_URL_FAILURE": FAILURE_URLS[FAILED],
     }
@@ -138,9 +179,10 @@ class SsoAuthenticateView(OIDCAuthenticationRequestView):
         """The provider's endpoint from its discovery; False when it cannot be had."""
         try:
             self.OIDC_OP_AUTH_ENDPOINT = sso_setting("OIDC_OP_AUTHORIZATION_ENDPOINT")
-        except (requests.RequestException, ValueError, KeyError) as error:
+        except (ProviderError, KeyError) as error:
             # The provider cannot be reached (or answers no configuration): say so, no 500.
-            logger.warning("Single sign-on discovery failed: %s", type(error).__name__)
+            reason = error if isinstance(error, ProviderError) else type(error).__name__
+            logger.warning("Single sign-on discovery failed: %s", reason)
             return False
         self.OIDC_RP_CLIENT_ID = sso_setting("OIDC_RP_CLIENT_ID")
         return True
@@ -203,16 +245,60 @@ class SsoBackend(OIDCAuthenticationBackend):
         self.OIDC_RP_CLIENT_SECRET = settings.SSO_OIDC_CLIENT_SECRET
         try:
             return super().authenticate(request, **kwargs)
-        except requests.RequestException as error:
+        except ProviderError as error:
             # A code the provider refused (expired, used already): no sign-in, nothing created.
             # The kind only: the provider's answer may quote the request.
-            logger.warning("Single sign-on refused by the provider: %s", type(error).__name__)
+            logger.warning("Single sign-on refused by the provider: %s", error)
             return None
         except (SuspiciousOperation, jwt.PyJWTError) as error:
             # A token that does not verify (or none, where the provider answered without one);
             # the reason (never the token) goes to the log.
             logger.warning("Single sign-on refused: %s", error)
             return None
+
+    # mozilla-django-oidc asks the provider with requests; these three ask through
+    # core.engine.fetch instead (provider_policy), and do what its own did with the answers.
+
+    def get_token(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """The code exchanged (client_secret_post, as mozilla-django-oidc's default)."""
+        try:
+            answer = post(
+                self.OIDC_OP_TOKEN_ENDPOINT,
+                urlencode(payload).encode(),
+                provider_policy(),
+                headers={"Content-Type": "application/x-www-form-urlencoded"},
+            )
+        except FetchError as error:
+            raise ProviderError(error.code) from error
+        if answer.status != 200 or answer.truncated:
+            raise ProviderError(f"token endpoint status {answer.status}")
+        token = _json(answer.body)
+        if not isinstance(token, dict):
+            raise ProviderError("no token")
+        return token
+
+    def retrieve_matching_jwk(self, token: Any) -> jwt.PyJWK:
+        """The provider's key that signed ``token``: of its ``kid``, and of its ``alg`` when the
+        key names one (mozilla-django-oidc's rule, the last such key of the set)."""
+        keys = _json(_get(self.OIDC_OP_JWKS_ENDPOINT).data)
+        header = jwt.get_unverified_header(token)
+        key = None
+        for jwk in keys["keys"]:
+            if jwk["kid"] != str(header["kid"]):
+                continue
+            if "alg" in jwk and jwk["alg"] != str(header["alg"]):
+                continue
+            key = jwk
+        if key is None:
+            raise SuspiciousOperation("Could not find a valid JWKS.")
+        return jwt.PyJWK(key)
+
+    def get_userinfo(self, access_token: Any, id_token: Any, payload: Any) -> Any:
+        """The person's claims, as JSON or as a signed JWT (OpenID Connect Core 5.3.2)."""
+        answer = _get(self.OIDC_OP_USER_ENDPOINT, {"Authorization": f"Bearer {access_token}"})
+        if answer.content_type == "application/jwt":
+            return self.verify_token(answer.data.decode())
+        return _json(answer.data)
 
     def _verify_jws(self, payload: Any, key: Any) -> dict[str, Any]:
         """The ID token: signed with the provider's key (RS256 only), for us (``aud``), by the

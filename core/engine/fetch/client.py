@@ -64,12 +64,20 @@ class PostResponse:
         return next((value for key, value in self.headers if key.lower() == wanted), None)
 
 
-def fetch(url: str, policy: FetchPolicy, *, resolve: Resolver | None = None) -> Fetched:
+def fetch(
+    url: str,
+    policy: FetchPolicy,
+    *,
+    headers: Mapping[str, str] | None = None,
+    resolve: Resolver | None = None,
+) -> Fetched:
     """Fetch an http(s) or data: URL under `policy`, or raise `FetchError`.
 
-    `resolve(host, port)` returns the host's addresses as strings; it defaults to the system
-    resolver and is injectable so tests can make a name resolve to a private address. It is
-    called once per hop and runs inside the deadline.
+    `headers` (an Authorization, say) are checked as `post()` checks its own and sent to `url`
+    only: a redirect's hops get the defaults, so a credential never follows the server
+    elsewhere. `resolve(host, port)` returns the host's addresses as strings; it defaults to the
+    system resolver and is injectable so tests can make a name resolve to a private address. It
+    is called once per hop and runs inside the deadline.
     """
     if not isinstance(url, str):
         raise refuse("invalid_url", "URL is a %s, not a string", type(url).__name__)
@@ -85,7 +93,8 @@ def fetch(url: str, policy: FetchPolicy, *, resolve: Resolver | None = None) -> 
                 level=logging.INFO,
             )
         return fetched
-    return _fetch_http(url, policy, resolve or system_resolve, deadline)
+    first_headers = _request_headers(_get_headers(policy), headers or {})
+    return _fetch_http(url, policy, resolve or system_resolve, deadline, first_headers)
 
 
 def check_address(url: str, policy: FetchPolicy, *, resolve: Resolver | None = None) -> None:
@@ -146,7 +155,8 @@ def post(
         raise refuse("invalid_url", "URL is a %s, not a string", type(url).__name__)
     if not isinstance(body, bytes):
         raise TypeError(f"body must be bytes, not {type(body).__name__}")
-    request_headers = _post_headers(policy, headers or {})
+    defaults = {"User-Agent": policy.user_agent, "Accept": "*/*", "Connection": "close"}
+    request_headers = _request_headers(defaults, headers or {})
 
     def read(target: Target, response: http.client.HTTPResponse) -> PostResponse:
         data, truncated = read_capped(target, response, deadline, policy.max_bytes)
@@ -180,8 +190,14 @@ class _Redirect:
     description: str  # of the hop that redirected, for logs
 
 
-def _fetch_http(url: str, policy: FetchPolicy, resolve: Resolver, deadline: float) -> Fetched:
-    headers = _get_headers(policy)
+def _fetch_http(
+    url: str,
+    policy: FetchPolicy,
+    resolve: Resolver,
+    deadline: float,
+    first_headers: dict[str, str],
+) -> Fetched:
+    headers = first_headers
     current = url
     hops = 0
     while True:
@@ -198,6 +214,7 @@ def _fetch_http(url: str, policy: FetchPolicy, resolve: Resolver, deadline: floa
                 "too_many_redirects", "%s redirected after %d hops", outcome.description, hops
             )
         hops += 1
+        headers = _get_headers(policy)  # the caller's headers were for `url` only
         # The next hop is checked from scratch by the next exchange: scheme (so a redirect to
         # file: or data: is refused), host, resolution, every address.
         current = urljoin(current, outcome.location)
@@ -258,12 +275,12 @@ def _media_type(content_type: str) -> str:
     return content_type.split(";", 1)[0].strip().lower()
 
 
-# --- POST ----------------------------------------------------------------------------------------
+# --- both ----------------------------------------------------------------------------------------
 
 
-def _post_headers(policy: FetchPolicy, headers: Mapping[str, str]) -> dict[str, str]:
+def _request_headers(defaults: dict[str, str], headers: Mapping[str, str]) -> dict[str, str]:
     """The defaults, overridden by the caller's headers, refused if malformed or reserved."""
-    sent = {"User-Agent": policy.user_agent, "Accept": "*/*", "Connection": "close"}
+    sent = dict(defaults)
     for name, value in headers.items():
         # Checked here, before any connection, rather than by http.client halfway through one.
         # The messages name the header, never its value (it may be a secret).
