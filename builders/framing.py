@@ -16,8 +16,8 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts.embedding import allow_framing_by, allow_framing_by_anyone, embed_origins
 from builders.models import EmbedToken
+from core.api_errors import error_response
 from core.errors import ServiceError
-from core.json_views import error_response
 
 View = Callable[..., HttpResponse]
 

@@ -27,6 +27,7 @@ from accounts.embedding import embed_origins
 from builders.framing import builder_endpoint, embed_ids, framed
 from builders.models import EmbedToken
 from builders.tokens import EmbedForbidden, embed_token_open, require
+from core.api_errors import MethodNotAllowed
 from core.engine.field_types import field_types_json
 from core.errors import Conflict, ValidationFailed
 from core.json_views import json_object
@@ -202,7 +203,7 @@ def send(request: HttpRequest, token: str) -> HttpResponse:
     """POST ``{name, files, signers}`` (createEtchPacket's shapes): the packet, made as the
     token's organization. Answers ``{etchPacketEid, documentGroupEid, status, signers}``."""
     if request.method != "POST":
-        return JsonResponse({"name": "MethodNotAllowed", "message": "POST only."}, status=405)
+        raise MethodNotAllowed.of(request.method, ("POST",))  # as DRF's 405 (builder_endpoint)
     row = _opened(token)
     require(row, "edit")
     body = json_object(request, limit=settings.API_MULTIPART_BODY_LIMIT)

@@ -1,10 +1,14 @@
-"""One exception handler renders every API error in the wire shapes of the compatible API."""
+"""One exception handler renders every API error in the wire shapes of the compatible API, and
+one renderer (``error_response``) answers every ``ServiceError``, of DRF's views and of the
+others (core.json_views, the builders' and signing pages' endpoints, /metrics, /mcp), with the
+same body and headers."""
 
 from __future__ import annotations
 
 import logging
 import math
 import traceback
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.core.exceptions import (
@@ -13,7 +17,7 @@ from django.core.exceptions import (
     TooManyFieldsSent,
     TooManyFilesSent,
 )
-from django.http import Http404
+from django.http import Http404, HttpResponse, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
@@ -30,14 +34,36 @@ from core.logging import current_request_id
 
 logger = logging.getLogger("core.api")
 
+# What a missing API credential asks for; an endpoint with a credential of its own (/metrics's
+# token, /mcp's bearer key) names its own.
+API_CHALLENGE = 'Basic realm="api"'
+
 
 class _Simple(ServiceError):
-    """An error known only by name and status (method not allowed, unsupported media type...)."""
+    """An error known only by name and status (unsupported media type, not acceptable...)."""
 
     def __init__(self, name: str, status: int, message: str) -> None:
         self.name = name
         self.status = status
         super().__init__(message)
+
+
+class MethodNotAllowed(ServiceError):
+    """A method the view does not take, named as DRF's handler names it. ``allowed``, when given,
+    is the Allow header (DRF's views add theirs themselves)."""
+
+    name = "MethodNotAllowedError"
+    status = 405
+
+    def __init__(self, message: str, allowed: Sequence[str] = ()) -> None:
+        self.allowed = tuple(allowed)
+        super().__init__(message)
+
+    @classmethod
+    def of(cls, method: str | None, allowed: Sequence[str]) -> MethodNotAllowed:
+        """A view outside DRF refusing ``method``: worded as DRF words it (its translated
+        'Method "X" not allowed.'), so that every 405 of the service reads the same."""
+        return cls(str(drf.MethodNotAllowed(method or "").detail), allowed)
 
 
 def _flatten_drf_detail(detail: Any, prefix: str = "") -> list[FieldError]:
@@ -79,7 +105,7 @@ def to_service_error(exc: Exception) -> ServiceError | None:
     if isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
         return RequestTooLarge("Too many parts in the multipart body.")
     if isinstance(exc, drf.MethodNotAllowed):
-        return _Simple("MethodNotAllowedError", 405, str(exc.detail))
+        return MethodNotAllowed(str(exc.detail))
     if isinstance(exc, drf.UnsupportedMediaType):
         return _Simple(
             "UnsupportedMediaTypeError",
@@ -97,15 +123,32 @@ def to_service_error(exc: Exception) -> ServiceError | None:
     return None
 
 
-def error_response(error: ServiceError) -> Response:
-    response = Response(error.as_wire(), status=error.status)
+def error_headers(error: ServiceError, *, challenge: str = API_CHALLENGE) -> dict[str, str]:
+    """The headers an error's answer carries, whatever its body (MCP's is JSON-RPC's)."""
+    headers = {}
     wait = getattr(error, "retry_after_seconds", None)
     if wait is not None:  # RateLimited, ServiceBusy, a key still being processed...
         # Clients parse this as an integer number of seconds (python-anvil crashes on "0.5").
-        response["Retry-After"] = str(int(wait))
+        headers["Retry-After"] = str(int(wait))
     if isinstance(error, AuthorizationError):
-        response["WWW-Authenticate"] = 'Basic realm="api"'
-    return response
+        headers["WWW-Authenticate"] = challenge
+    if isinstance(error, MethodNotAllowed) and error.allowed:
+        headers["Allow"] = ", ".join(error.allowed)
+    return headers
+
+
+def error_response(
+    error: ServiceError,
+    response_class: Callable[..., HttpResponse] = JsonResponse,
+    *,
+    challenge: str = API_CHALLENGE,
+) -> HttpResponse:
+    """``error`` in the wire shape, with its status and headers. DRF's views pass DRF's
+    ``Response`` (rendered by the API's renderer, as every API answer); the others take the
+    default, a ``JsonResponse``."""
+    return response_class(
+        error.as_wire(), status=error.status, headers=error_headers(error, challenge=challenge)
+    )
 
 
 def internal_error_body() -> dict[str, str]:
@@ -124,9 +167,9 @@ def log_unexpected(exc: BaseException) -> None:
     logger.error("unhandled %s\n%s", type(exc).__name__, frames)
 
 
-def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
+def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse:
     error = to_service_error(exc)
     if error is not None:
-        return error_response(error)
+        return error_response(error, Response)
     log_unexpected(exc)
     return Response(internal_error_body(), status=500)

@@ -1,10 +1,12 @@
 """One way in for the JSON views that are not DRF's: the editors' endpoints in the admin (template
 editor, webform builder) and the signing page's actions.
 
-``json_view`` answers a method the view does not take with a 405, reads a body of a method that
-has one as a JSON object within a size cap (a larger ``Content-Length`` refused before anything is
-read), and renders every ``ServiceError`` the view raises in the wire shape of the API
-(``{"name", "message"}`` or ``{"name": "ValidationError", "fields": [...]}``) with its status.
+``json_view`` answers a method the view does not take with DRF's 405 (``MethodNotAllowedError``,
+an Allow header), reads a body of a method that has one as a JSON object within a size cap (a
+larger ``Content-Length`` refused before anything is read), and renders every ``ServiceError``
+the view raises by the one renderer of the API's errors (``core.api_errors.error_response``): the
+wire shape (``{"name", "message"}`` or ``{"name": "ValidationError", "fields": [...]}``) with its
+status and headers.
 The view receives the object as its ``body`` keyword when it declares one.
 """
 
@@ -17,18 +19,15 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 
+from core.api_errors import MethodNotAllowed, error_response
 from core.errors import RequestTooLarge, ServiceError, ValidationFailed
 from core.parsers import check_json_value, too_deep
 from core.uploads import check_declared_size, size_text
 
 View = TypeVar("View", bound=Callable[..., HttpResponse])
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
-
-
-def error_response(error: ServiceError) -> JsonResponse:
-    return JsonResponse(error.as_wire(), status=error.status)
 
 
 def json_object(request: HttpRequest, *, limit: int, prefix: str = "") -> dict[str, Any]:
@@ -60,7 +59,6 @@ def json_view(
     """Decorate a view answering JSON: ``methods`` it takes (others: 405), the setting naming the
     body's size cap, and the property its body's errors are named under (the admin's editors
     say ``body``; the signing page's actions name the key itself)."""
-    allowed = " or ".join(methods) + "." if len(methods) > 1 else f"{methods[0]} only."
 
     def decorate(view: View) -> View:
         # The function itself: a wrapper (functools.wraps) names what it takes, not what it wraps.
@@ -69,7 +67,7 @@ def json_view(
         @functools.wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             if request.method not in methods:
-                return JsonResponse({"name": "MethodNotAllowed", "message": allowed}, status=405)
+                return error_response(MethodNotAllowed.of(request.method, methods))
             try:
                 if wants_body:
                     kwargs["body"] = (

@@ -14,9 +14,8 @@ from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
-from core.api_errors import internal_error_body
+from core.api_errors import error_response, internal_error_body
 from core.errors import BadRequest, NotFound
-from core.json_views import error_response
 from core.middleware import is_api_request
 from core.queues import QueueFigures, queue_figures, queues_behind
 

@@ -357,14 +357,13 @@ class DocumentGroupZipApi(APIView):
                 organization=request.user.organization, group_eid=group_eid
             )
         except SealPending as pending:
-            response = error_response(pending)
-            response["Retry-After"] = str(pending.retry_after_seconds)
+            response = error_response(pending, Response)  # with its Retry-After
             # An expected, passing state that clients poll: not one ERROR line per poll in the
             # log (Django's request logger reports every 5xx unless told it was dealt with).
             response._has_been_logged = True  # type: ignore[attr-defined]
             return response
         except SealFailed as failed:
-            return error_response(failed)
+            return error_response(failed, Response)
         return file_response(
             archive.data, filename=f"{archive.filename}.zip", content_type="application/zip"
         )

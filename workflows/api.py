@@ -10,6 +10,7 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api_errors import error_response
@@ -60,8 +61,7 @@ class SubmissionZipApi(APIView):
         try:
             data, filename = documents_zip(submission)
         except SealPending as pending:
-            response = error_response(pending)
-            response["Retry-After"] = str(pending.retry_after_seconds)
+            response = error_response(pending, Response)  # with its Retry-After
             # A passing state clients poll: not an ERROR line per poll (see esign.api).
             response._has_been_logged = True  # type: ignore[attr-defined]
             return response

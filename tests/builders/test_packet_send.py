@@ -101,6 +101,21 @@ def test_send_creates_the_packet_as_createEtchPacket_does(
     assert body["documentGroupEid"] == packet.document_group.eid
 
 
+def test_send_takes_only_a_post_answering_drfs_405(
+    embed_url: Callable[..., str], organization: Organization, demo_template: PdfTemplate
+) -> None:
+    path = embed_url(eid=organization.eid, type=PACKET, options={"castEids": [demo_template.eid]})
+
+    answer = Client().get(f"{path}send/")
+
+    assert (answer.status_code, answer.json(), answer["Allow"]) == (
+        405,
+        {"name": "MethodNotAllowedError", "message": 'Method "GET" not allowed.'},
+        "POST",
+    )
+    assert not Packet.objects.exists()
+
+
 def test_an_edit_only_token_saves_a_draft(
     embed_url: Callable[..., str], organization: Organization
 ) -> None:
