@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 
 from django.conf import settings
 from django.db.models import Count
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.utils.crypto import constant_time_compare
 from django.views.decorators.http import require_GET
 from django_tasks_db.models import DBTaskResult
@@ -32,8 +32,8 @@ from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4, generate_late
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector, CollectorRegistry
 
-from core.errors import NotFound
-from core.json_views import error_response
+from core.api_errors import error_response
+from core.errors import AuthorizationError, NotFound
 from core.pools import pool_stats
 from core.queues import queue_figures
 from esign.models import Packet
@@ -209,12 +209,10 @@ def metrics(request: HttpRequest) -> HttpResponse:
     if not settings.METRICS_TOKEN:
         return error_response(NotFound())
     if not _authorized(request):
-        response = JsonResponse(
-            {"name": "AuthorizationError", "message": "Bearer METRICS_TOKEN required."},
-            status=401,
+        return error_response(
+            AuthorizationError("Bearer METRICS_TOKEN required."),
+            challenge='Bearer realm="metrics"',
         )
-        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
-        return response
     _pools_update()
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()

@@ -25,11 +25,13 @@ from accounts.identity import ApiIdentity
 from accounts.ratelimit import limit_for, rate_limit_hit, rate_limited
 from accounts.services import api_key_authenticate
 from accounts.usage import api_key_usage_count
-from core.errors import AuthorizationError, RateLimited, ServiceError
+from core.api_errors import MethodNotAllowed, error_headers, error_response
+from core.errors import AuthorizationError, ServiceError
 from mcp_server.server import current_identity, server_build
 
 # JSON-RPC's range for a server's own errors: a refusal before MCP runs (the key, its limit).
 REFUSED_BEFORE_MCP = -32001
+MCP_CHALLENGE = 'Bearer realm="mcp"'
 
 
 def _messages(body: bytes) -> list[dict[str, Any]]:
@@ -53,22 +55,22 @@ def _refusal(error: ServiceError, messages: list[dict[str, Any]]) -> JsonRespons
     """A refusal before MCP, as a JSON-RPC error an MCP client reads (the SDK surfaces the error
     of a non-2xx answer's JSON-RPC body): the service's message, its wire error as ``data``."""
     request_id = messages[0].get("id") if len(messages) == 1 else None
-    wire = error.as_wire()
-    refused = JsonResponse(
+    return JsonResponse(
         {
             "jsonrpc": "2.0",
             "id": request_id if isinstance(request_id, str | int) else None,
-            "error": {"code": REFUSED_BEFORE_MCP, "message": error.message, "data": wire},
+            "error": {
+                "code": REFUSED_BEFORE_MCP,
+                "message": error.message,
+                "data": error.as_wire(),
+            },
         },
         status=error.status,
+        # The API's headers of the error (Retry-After, WWW-Authenticate). No OAuth here: the
+        # realm says a key is wanted (docs/clients.md), no resource metadata that would start an
+        # OAuth flow in a client.
+        headers=error_headers(error, challenge=MCP_CHALLENGE),
     )
-    if isinstance(error, RateLimited):
-        refused["Retry-After"] = str(error.retry_after_seconds)
-    else:
-        # No OAuth here: the realm says a key is wanted (docs/clients.md), no resource metadata
-        # that would start an OAuth flow in a client.
-        refused["WWW-Authenticate"] = 'Bearer realm="mcp"'
-    return refused
 
 
 def _identity(request: HttpRequest, *, counted: bool) -> ApiIdentity:
@@ -159,11 +161,7 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         return _refusal(error, messages)
     if request.method != "POST":
         # Stateless: no server-sent stream to open (GET) nor session to end (DELETE).
-        not_allowed = JsonResponse(
-            {"name": "MethodNotAllowedError", "message": "POST MCP messages here."}, status=405
-        )
-        not_allowed["Allow"] = "POST"
-        return not_allowed
+        return error_response(MethodNotAllowed.of(request.method, ("POST",)))
     token = current_identity.set(identity)
     try:
         status, headers, body = asyncio.run(_serve(_scope(request), request.body))

@@ -65,6 +65,19 @@ def test_the_http_endpoint_refuses_a_request_without_a_key(client) -> None:
     assert response["WWW-Authenticate"] == 'Bearer realm="mcp"'
 
 
+@pytest.mark.django_db
+def test_the_http_endpoint_answers_another_method_with_drfs_405(client_for, api_key) -> None:
+    # Stateless: no stream to open (GET), no session to end (DELETE).
+    answer = client_for(api_key).get("/mcp")
+
+    assert (answer.status_code, answer.json(), answer["Allow"]) == (
+        405,
+        {"name": "MethodNotAllowedError", "message": 'Method "GET" not allowed.'},
+        "POST",
+    )
+    assert "WWW-Authenticate" not in answer
+
+
 CALL = '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_templates"}}'
 
 
