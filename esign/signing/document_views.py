@@ -5,11 +5,12 @@ once the packet is sealed (the zip of the email's link, and each document of it)
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from core.errors import ServiceError
+from core.api_errors import error_response
+from core.errors import NotFound, ServiceError
 from core.responses import file_response
 from esign.engine.errors import PageUnavailable
 from esign.engine.pages import page_width
@@ -39,7 +40,7 @@ def signing_document(request: HttpRequest, signer_eid: str, alias_id: str) -> Ht
         return _refused(refused)
     document = signer.packet.documents.filter(alias_id=alias_id).first()
     if document is None:
-        return JsonResponse({"errorType": "notFound", "message": "No such document."}, status=404)
+        return error_response(NotFound("No such document."))
     response = file_response(
         document_as_given(document, signer.packet),
         filename=document_filename(document),
@@ -70,7 +71,7 @@ def signing_page_image(
             path=document.current_path, sha256=document.current_sha256, page=page, width=width
         )
     except (ValueError, PageUnavailable):
-        return JsonResponse({"errorType": "notFound", "message": "No such page."}, status=404)
+        return error_response(NotFound("No such page."))
     response = HttpResponse(image, content_type="image/webp")
     # The URL names the document's version: a page signed since has another URL.
     response["Cache-Control"] = "private, max-age=86400"

@@ -27,7 +27,8 @@ from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET
 
 from accounts.embedding import allow_framing_by, embed_origins
-from core.errors import FieldError, ValidationFailed
+from core.api_errors import error_response
+from core.errors import FieldError, ServiceError, ValidationFailed
 from core.json_views import json_object, json_view
 from core.uploads import size_text
 from esign.engine.pages import PAGE_WIDTHS
@@ -101,12 +102,28 @@ def with_query(url: str, keys: dict[str, Any]) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
 
 
-def _refused(refused: SigningRefused) -> JsonResponse:
-    """What the page's scripts get when the token does not let them act (403)."""
-    body = {"errorType": refused.error_type, "message": str(refused)}
-    if refused.reason:
-        body["reason"] = refused.reason
-    return JsonResponse(body, status=403)
+class LinkRefused(ServiceError):
+    """A link that does not let the page's scripts act (403), in the wire shape: its ``name`` is
+    the link's errorType (tokenInvalid, tokenExpired, notFound: what the page's ``signerError``
+    event says), with the refusal's ``reason`` when it has one."""
+
+    status = 403
+
+    def __init__(self, refused: SigningRefused) -> None:
+        self.name = refused.error_type
+        self.reason = refused.reason
+        super().__init__(str(refused))
+
+    def as_wire(self) -> dict[str, object]:
+        wire = super().as_wire()
+        if self.reason:
+            wire["reason"] = self.reason
+        return wire
+
+
+def _refused(refused: SigningRefused) -> HttpResponse:
+    """What the page's scripts get when the token does not let them act."""
+    return error_response(LinkRefused(refused))
 
 
 def _finished(signer: Signer, keys: dict[str, Any]) -> JsonResponse:

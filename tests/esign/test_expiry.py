@@ -145,7 +145,7 @@ def test_the_link_is_refused_at_once_in_the_signers_language(
     assert "Email me a new link" not in html
     assert "Enviarme un nuevo enlace" not in html
     signed = sign(Client(), first, token_of(link), {"signature": {"text": "Ada"}})
-    assert (signed.status_code, signed.json()["errorType"]) == (403, "tokenExpired")
+    assert (signed.status_code, signed.json()["name"]) == (403, "tokenExpired")
     assert Signer.objects.get(eid=first).status == "viewed"  # opened before, never signed
     # No new embedded link either.
     refused = graphql(

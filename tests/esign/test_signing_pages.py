@@ -142,10 +142,13 @@ def test_pictures_need_the_signers_own_valid_link(create_packet: Any, sign_url: 
     signer, token, _ = _page(client, create_packet, sign_url)
     url = f"/api/etch/sign/{signer}/documents/agreement/pages/0.webp"
     refused = client.get(f"{url}?token=not-the-token")
-    assert (refused.status_code, refused.json()["errorType"]) == (403, "tokenInvalid")
+    assert (refused.status_code, refused.json()["name"]) == (403, "tokenInvalid")
     assert client.get(url).status_code == 403
     missing = client.get(f"/api/etch/sign/{signer}/documents/agreement/pages/2.webp?token={token}")
-    assert (missing.status_code, missing.json()["errorType"]) == (404, "notFound")
+    assert (missing.status_code, missing.json()) == (
+        404,
+        {"name": "NotFoundError", "message": "No such page."},
+    )
     other = client.get(f"/api/etch/sign/{signer}/documents/nope/pages/0.webp?token={token}")
     assert other.status_code == 404
     bad_width = client.get(f"{url}?token={token}&w=wide")

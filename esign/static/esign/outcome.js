@@ -79,8 +79,10 @@ export function signingOutcome({ root, config, token }) {
 
   // The link stopped working while the page was open (expired, revoked, cancelled). The event
   // keeps the server's (English) message, as the API's are; the signer reads it in their language.
+  // The refusal is in the API's error shape, its name the link's errorType (LinkRefused,
+  // esign/signing/views.py); a 403 without one (not JSON) reads as an invalid link.
   function linkRefused(data) {
-    const errorType = data.errorType || "tokenInvalid";
+    const errorType = data.name || "tokenInvalid";
     const event = {
       action: "signerError",
       errorType,

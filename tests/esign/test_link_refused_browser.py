@@ -1,0 +1,65 @@
+"""A link that stops working while its signing page is open: the page's action is refused in the
+API's error shape (``{"name", "message"}``, its name the link's errorType: LinkRefused,
+esign/signing/views.py), and the page reads it as the error page would have: the signer sees
+why, the embedding app hears ``signerError`` with the link's errorType and the server's
+message."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from django.conf import settings
+
+from accounts.models import Organization
+from esign.models import Signer
+from tests.browser import Tab
+from tests.esign.test_signing_browser import (
+    DESKTOP,
+    EXPIRE,
+    events,
+    live,
+    open_embedded,
+    refused_request,
+    signers_of,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_link_expired_while_open_refuses_the_decline_and_posts_signer_error(
+    browser, live_server, embedder, organization: Organization, create_packet, sign_url, graphql
+) -> None:
+    organization.embed_origins = [embedder]
+    organization.save()
+    first = signers_of(create_packet())["client"]
+    tab = Tab(browser, DESKTOP, expected=refused_request)
+    frame = open_embedded(tab, embedder, live(sign_url(first), live_server))
+    frame.wait_for_selector("#signing[data-state=ready]")
+    assert "errors" not in graphql(EXPIRE, {"s": first})
+
+    frame.click("#sg-decline-open")
+    frame.fill("#sg-decline-reason", "The terms are wrong.")
+    frame.click("#sg-decline-ok")
+
+    frame.wait_for_selector("#signing[data-state=error]")
+    assert frame.inner_text("#sg-result-title") == "This signing link cannot be used"
+    # tokenExpired's words, not those of a refusal the page could not read (tokenInvalid's).
+    assert frame.inner_text("#sg-result-text") == "This signing link has expired."
+    [as_object, as_string] = events(tab, 2)
+    event = {
+        "action": "signerError",
+        "errorType": "tokenExpired",
+        "error": "tokenExpired",
+        "message": "This signing link has expired.",
+        "signerEid": first,
+    }
+    assert as_object == {"origin": live_server.url, "data": event}
+    # The legacy string: the service's completion page with the same keys.
+    string = urlsplit(as_string["data"])
+    assert f"{string.scheme}://{string.netloc}{string.path}" == (
+        f"{settings.PUBLIC_BASE_URL}/etch-complete"
+    )
+    assert {key: value for key, [value] in parse_qs(string.query).items()} == event
+    assert Signer.objects.get(eid=first).status != "declined"
+    tab.close()
