@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
-import secrets
-import shutil
 from pathlib import Path
 
 from asn1crypto import x509 as asn1_x509
@@ -23,6 +20,7 @@ from esign.engine.seal_credentials import Pkcs11Key, SealKey, SoftwareKey, load_
 from esign.engine.seal_keys import certificates_from_pem, create_development_pki, roots_of
 from esign.engine.timestamps import TsaConfig
 from esign.engine.trust_roles import timestamping_roots
+from esign.sealing.key_settings import make_directory_once, pkcs11_key_from_settings, read_optional
 from esign.sealing.signer_ca import signer_ca_roots
 
 logger = logging.getLogger(__name__)
@@ -32,26 +30,14 @@ DEV_KEY, DEV_CERT, DEV_CA = "seal-key.pem", "seal-cert.pem", "ca-cert.pem"
 
 def seal_key() -> SealKey:
     """The seal's key as the settings name it: an HSM token, or the development key."""
-    chain = _read_optional(settings.SEAL_CERT_CHAIN_FILE)
-    if settings.SEAL_PKCS11_MODULE:
-        return Pkcs11Key(
-            module=settings.SEAL_PKCS11_MODULE,
-            token_label=settings.SEAL_PKCS11_TOKEN_LABEL,
-            key_label=settings.SEAL_PKCS11_KEY_LABEL,
-            cert_label=settings.SEAL_PKCS11_CERT_LABEL,
-            pin=settings.SEAL_PKCS11_PIN,
-            chain_pem=chain,
-        )
+    in_hsm = pkcs11_key_from_settings("SEAL", read_optional(settings.SEAL_CERT_CHAIN_FILE))
+    if in_hsm is not None:
+        return in_hsm
     return _development_key(Path(settings.SEAL_DEV_DIR))
 
 
-def _read_optional(path: str) -> bytes:
-    return Path(path).read_bytes() if path else b""
-
-
 def _development_key(directory: Path) -> SoftwareKey:
-    """The development key, made on first use: built in a directory of its own and renamed into
-    place, so that a server and a worker starting together end up with the same key."""
+    """The development key, made on first use (once for every process starting together)."""
     if not (directory / DEV_KEY).exists():
         if not settings.DEBUG:
             logger.warning(
@@ -60,17 +46,9 @@ def _development_key(directory: Path) -> SoftwareKey:
                 directory,
             )
         pki = create_development_pki(now=timezone.now())
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        building = directory.parent / f".{directory.name}-{secrets.token_hex(4)}"
-        building.mkdir(mode=0o700)
-        for name, data in ((DEV_KEY, pki.key_pem), (DEV_CERT, pki.cert_pem), (DEV_CA, pki.ca_pem)):
-            descriptor = os.open(building / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(descriptor, "wb") as file:
-                file.write(data)
-        try:
-            building.rename(directory)
-        except OSError:  # another process was first: use its key
-            shutil.rmtree(building, ignore_errors=True)
+        make_directory_once(
+            directory, {DEV_KEY: pki.key_pem, DEV_CERT: pki.cert_pem, DEV_CA: pki.ca_pem}
+        )
     return SoftwareKey(
         key_pem=(directory / DEV_KEY).read_bytes(),
         cert_pem=(directory / DEV_CERT).read_bytes(),

@@ -10,9 +10,6 @@ DEVELOPMENT ONLY, trusted by this installation's /verify and nothing else.
 from __future__ import annotations
 
 import logging
-import os
-import secrets
-import shutil
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -27,6 +24,7 @@ from django.utils import timezone
 from esign.engine.errors import SealKeyUnavailable
 from esign.engine.seal_credentials import Pkcs11Key, SealKey, SoftwareKey, load_credentials
 from esign.engine.seal_keys import DEVELOPMENT_ORGANIZATION, certificates_from_pem, roots_of
+from esign.sealing.key_settings import make_directory_once, pkcs11_key_from_settings, read_optional
 
 logger = logging.getLogger(__name__)
 
@@ -36,20 +34,14 @@ DEV_KEY, DEV_CERT = "signer-ca-key.pem", "signer-ca-cert.pem"
 
 def signer_ca_key() -> SealKey:
     """The signer CA's key as the settings name it."""
-    chain = _read(settings.SIGNER_CA_CHAIN_FILE)
-    if settings.SIGNER_CA_PKCS11_MODULE:
-        return Pkcs11Key(
-            module=settings.SIGNER_CA_PKCS11_MODULE,
-            token_label=settings.SIGNER_CA_PKCS11_TOKEN_LABEL,
-            key_label=settings.SIGNER_CA_PKCS11_KEY_LABEL,
-            cert_label=settings.SIGNER_CA_PKCS11_CERT_LABEL,
-            pin=settings.SIGNER_CA_PKCS11_PIN,
-            chain_pem=chain,
-        )
+    chain = read_optional(settings.SIGNER_CA_CHAIN_FILE)
+    in_hsm = pkcs11_key_from_settings("SIGNER_CA", chain)
+    if in_hsm is not None:
+        return in_hsm
     if settings.SIGNER_CA_KEY_FILE:
         return SoftwareKey(
-            key_pem=_read(settings.SIGNER_CA_KEY_FILE),
-            cert_pem=_read(settings.SIGNER_CA_CERT_FILE),
+            key_pem=read_optional(settings.SIGNER_CA_KEY_FILE),
+            cert_pem=read_optional(settings.SIGNER_CA_CERT_FILE),
             chain_pem=chain,
         )
     return _development_ca(_development_dir())
@@ -77,13 +69,9 @@ def signer_ca_roots() -> list[asn1_x509.Certificate]:
         return []
 
 
-def _read(path: str) -> bytes:
-    return Path(path).read_bytes() if path else b""
-
-
 def _development_ca(directory: Path) -> SoftwareKey:
-    """The development signer CA, made on first use in a directory of its own and renamed into
-    place, so that processes starting together share one."""
+    """The development signer CA, made on first use (once for every process starting
+    together)."""
     if not (directory / DEV_KEY).exists():
         if not settings.DEBUG:
             logger.warning(
@@ -92,17 +80,7 @@ def _development_ca(directory: Path) -> SoftwareKey:
                 directory,
             )
         key_pem, cert_pem = _development_pki(timezone.now())
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        building = directory.parent / f".{directory.name}-{secrets.token_hex(4)}"
-        building.mkdir(mode=0o700)
-        for name, data in ((DEV_KEY, key_pem), (DEV_CERT, cert_pem)):
-            descriptor = os.open(building / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(descriptor, "wb") as file:
-                file.write(data)
-        try:
-            building.rename(directory)
-        except OSError:  # another process was first: use its CA
-            shutil.rmtree(building, ignore_errors=True)
+        make_directory_once(directory, {DEV_KEY: key_pem, DEV_CERT: cert_pem})
     return SoftwareKey(
         key_pem=(directory / DEV_KEY).read_bytes(), cert_pem=(directory / DEV_CERT).read_bytes()
     )
