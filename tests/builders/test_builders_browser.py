@@ -412,7 +412,8 @@ def test_the_webform_builder_in_another_origins_app_saves_and_publishes(
     webform.refresh_from_db()
     assert webform.name == "Tenant application"
     assert workflow.versions.count() == 2
-    preview = frame.wait_for_selector("#wfb-frame-a").content_frame()
+    # The preview shown: the builder loads each draft in the spare frame, then swaps (preview.js).
+    preview = frame.wait_for_selector(".wfb-frame:not([data-spare])").content_frame()
     assert preview.query_selector("form") is not None
     assert_axe_clean(frame)
     shoot(tab, "workflow-desktop.png")

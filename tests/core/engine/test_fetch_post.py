@@ -149,7 +149,7 @@ def test_post_delivers_exact_body_and_headers(post_server: PostTestServer) -> No
     )
     assert response.header("content-type") == "text/plain"
     assert response.header("X-Missing") is None
-    assert 0 < response.elapsed_seconds < 2
+    assert 0 < response.elapsed_seconds < 60  # measured (a duration, not a clock reading)
     assert post_server.bodies == [PAYLOAD]
     [request] = post_server.requests
     assert request["path"] == "/hook?id=7"
