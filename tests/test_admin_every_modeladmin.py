@@ -500,7 +500,9 @@ def test_each_role_of_the_organization(
 
     client = client_of(staff_of(organization, role, other_organization))
     problems: list[str] = []
-    state = snapshot()
+    # Every row of every table, read again after each request: only for a role that may not
+    # change the model (31 of the 45 role tests manage theirs, and compare nothing).
+    state = {} if manages else snapshot()
 
     def expect(condition: bool, problem: str) -> None:
         if not condition:
@@ -509,9 +511,10 @@ def test_each_role_of_the_organization(
     def unchanged(what: str) -> None:
         """A member's request: nothing in the database may have changed."""
         nonlocal state
+        if manages:
+            return
         now = snapshot()
-        if not manages:
-            expect(now == state, f"{what} changed the database")
+        expect(now == state, f"{what} changed the database")
         state = now
 
     # Every member sees the object: its list and its page.

@@ -45,6 +45,9 @@ DATABASES = {
     "default": {"ENGINE": "django.db.backends.sqlite3", "NAME": os.environ["OIDC_PROVIDER_DB"]}
 }
 USE_TZ = True
+# The provider's passwords and client secrets hashed the fast way, as the service's are in the
+# tests (tests/conftest.py): PBKDF2 cost 0.4 s for each user, client, sign-in and token exchange.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STATIC_URL = "/static/"
 LOGIN_URL = "/login/"
 # The provider and the service both run on 127.0.0.1: distinct cookie names keep their
