@@ -39,7 +39,8 @@ def main() -> None:
             f"returns {walk['returns']:>3}  climbs {walk['climbs']:>2}"
         )
         if "--path" in sys.argv:
-            print("    " + " > ".join(walk["path"]))
+            doors = walk["doors"]  # the function each stay starts in
+            print("    " + " > ".join(f"{p}:{d}" for p, d in zip(walk["path"], doors, strict=True)))
     print("tests:", run.stdout.strip().splitlines()[-1] if run.stdout.strip() else run.stderr)
 
 

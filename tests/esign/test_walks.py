@@ -1,5 +1,6 @@
-"""Issue 37's first walk: a signer's finish, read from ``signer_complete`` (tests/walks.py says
-how a walk is counted). It may make half the returns it made when the issue was filed;
+"""Issue 37's first walk: a signer's finish, read from ``signer_complete`` into every file the
+project owns (tests/walks.py says how a walk is counted). Issue 53's goal is at most
+``tests.walks.GOAL`` returns; until it is reached the test holds the figure reached (a ratchet).
 ``bench/walks.py`` prints the walks whole."""
 
 from __future__ import annotations
@@ -26,4 +27,6 @@ def test_a_signers_finish_is_a_short_walk(create_packet: Any, sign_url: Any) -> 
         response = sign(Client(), last, token, {"signature": {"drawn": DRAWN}})
 
     assert response.status_code == 200, response.content
-    check_walk(walk, returns_when_filed=23)
+    # Not at the goal: most returns are the stamping's, inside the PDF engines (esign/engine,
+    # core/engine: draw, text, fonts, overlay), 40 of them.
+    check_walk(walk, at_most=75)

@@ -1,8 +1,9 @@
 """Issue 37's second walk: a webform save that completes a submission, read from
-``webform_save`` (tests/walks.py says how a walk is counted), through forgeSubmit (the demo
-workflow's last webform) and through a webform page's post that starts a signing step. Each may
-make half the returns it made when the issue was filed; ``bench/walks.py`` prints the walks
-whole."""
+``webform_save`` into every file the project owns (tests/walks.py says how a walk is counted),
+through forgeSubmit (the demo workflow's last webform) and through a webform page's post that
+starts a signing step. Issue 53's goal for the page is at most ``tests.walks.GOAL`` returns;
+until a walk reaches it the test holds the figure reached (a ratchet). ``bench/walks.py``
+prints the walks whole."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ def test_forge_submit_completing_a_submission_is_a_short_walk(
         )
 
     assert last["data"]["forgeSubmit"]["weldData"]["isComplete"] is True, last
-    check_walk(walk, returns_when_filed=24)
+    # Not at the goal: most returns are the fill's, inside the engines (fill/engine, core/engine).
+    check_walk(walk, at_most=125)
 
 
 def test_a_page_that_starts_a_signing_step_is_a_short_walk(
@@ -46,4 +48,5 @@ def test_a_page_that_starts_a_signing_step_is_a_short_walk(
         done = Client().post("/form/acme/nda", page)
 
     assert Submission.objects.get().status == "ready-to-sign", done.content
-    check_walk(walk, returns_when_filed=48)
+    # Not at the goal: most returns are the fill's, inside the engines (fill/engine, core/engine).
+    check_walk(walk, at_most=132)
