@@ -19,6 +19,8 @@ COMB_CELL_MAX_WIDTH = 30.0
 BOX_MIN_WIDTH = 20.0
 BOX_MIN_HEIGHT = 8.5  # a sliver less tall holds no line of writing (page_shapes.FIELD_MIN_HEIGHT)
 BOX_MAX_HEIGHT = 120.0
+# Walls this tall (points) above a rule, with no rule across their tops, make it a cell's floor.
+OPEN_CELL_MIN_WALL = 12.0
 
 
 @dataclass(frozen=True)
@@ -154,3 +156,51 @@ def free_stretches(line: HLine, vlines: Sequence[VLine], taken: Sequence[Box]) -
         if covered < 0.5 * piece.length:
             free.append(piece)
     return free
+
+
+def tops_table(piece: HLine, boxes: Sequence[Box]) -> bool:
+    """True when ``piece`` is the top edge of closed boxes and the bottom of none: the open
+    paper above a table, between it and the text before it, is nowhere to write."""
+    tol = TOLERANCE
+
+    def shared(box: Box) -> float:
+        return max(0.0, min(box.x1, piece.x1) - max(box.x0, piece.x0))
+
+    under = sum(shared(box) for box in boxes if abs(box.y1 - piece.y) <= tol)
+    over = any(abs(box.y0 - piece.y) <= tol and shared(box) > 0 for box in boxes)
+    return under >= 0.5 * piece.length and not over
+
+
+def heads_column(piece: HLine, empty_boxes: Sequence[Box]) -> bool:
+    """True when ``piece`` is the top edge of an empty cell: the space above it is a table's
+    heading, the cells below are the blanks."""
+    return any(
+        abs(box.y1 - piece.y) <= TOLERANCE
+        and min(box.x1, piece.x1) - max(box.x0, piece.x0) >= 0.5 * piece.length
+        for box in empty_boxes
+    )
+
+
+def open_cell_floor(piece: HLine, vlines: Sequence[VLine], boxes: Sequence[Box]) -> bool:
+    """True when walls stand on both ends of ``piece`` and rise at least OPEN_CELL_MIN_WALL
+    above it, with no closed box on it: the floor of a cell whose top is left open, as the
+    first cell of a tax form's amount column under the open space beside its line's text.
+    Such a rule is written on even where it tops the column's cells below."""
+    tol = TOLERANCE
+
+    def wall_at(x: float) -> bool:
+        return any(
+            abs(wall.x - x) <= tol
+            and wall.y0 <= piece.y + tol
+            and wall.y1 >= piece.y + OPEN_CELL_MIN_WALL
+            for wall in vlines
+        )
+
+    return (
+        wall_at(piece.x0)
+        and wall_at(piece.x1)
+        and not any(
+            abs(box.y0 - piece.y) <= tol and min(box.x1, piece.x1) - max(box.x0, piece.x0) > 0
+            for box in boxes
+        )
+    )

@@ -364,10 +364,12 @@ class _PageShapes:
                 continue
             under = [box for box in self.taken if abs(box.y0 - line.y) <= geometry.TOLERANCE]
             for piece in geometry.free_stretches(line, self.vlines, under):
-                if (
-                    piece.length >= UNDERLINE_MIN
-                    and not _heads_column(piece, self.empty_boxes)
-                    and not _tops_table(piece, self.boxes)
+                if piece.length >= UNDERLINE_MIN and (
+                    geometry.open_cell_floor(piece, self.vlines, self.boxes)
+                    or not (
+                        geometry.heads_column(piece, self.empty_boxes)
+                        or geometry.tops_table(piece, self.boxes)
+                    )
                 ):
                     self._add_line(piece, by_y)
 
@@ -425,29 +427,6 @@ def _strips(
 
 def _mean(mask: Image.Image, box: tuple[int, int, int, int]) -> int:
     return mask.crop(box).resize((1, 1), Image.Resampling.BOX).tobytes()[0]
-
-
-def _tops_table(piece: geometry.HLine, boxes: Sequence[geometry.Box]) -> bool:
-    """True when ``piece`` is the top edge of closed boxes and the bottom of none: the open
-    paper above a table, between it and the text before it, is nowhere to write."""
-    tol = geometry.TOLERANCE
-
-    def shared(box: geometry.Box) -> float:
-        return max(0.0, min(box.x1, piece.x1) - max(box.x0, piece.x0))
-
-    under = sum(shared(box) for box in boxes if abs(box.y1 - piece.y) <= tol)
-    over = any(abs(box.y0 - piece.y) <= tol and shared(box) > 0 for box in boxes)
-    return under >= 0.5 * piece.length and not over
-
-
-def _heads_column(piece: geometry.HLine, empty_boxes: Sequence[geometry.Box]) -> bool:
-    """True when ``piece`` is the top edge of an empty cell: the space above it is a table's
-    heading, the cells below are the blanks."""
-    return any(
-        abs(box.y1 - piece.y) <= geometry.TOLERANCE
-        and min(box.x1, piece.x1) - max(box.x0, piece.x0) >= 0.5 * piece.length
-        for box in empty_boxes
-    )
 
 
 def follows(rect: Rect, other: Rect) -> bool:

@@ -103,3 +103,32 @@ def test_the_narrow_gutter_between_two_amount_columns_is_no_field() -> None:
 
     assert sorted({round(f.rect.x) for f in found}) == [290, 410]
     assert len(found) == 6
+
+
+def open_topped_column(c: Canvas, wall_top: float) -> None:
+    """Lines 1 to 4 of a return, one amount column at the right: rules at the foot of each
+    line, the column's walls from line 4's foot up to ``wall_top``, and no rule over line 1."""
+    c.setFont("Helvetica", 9)
+    for number, y in ((1, 686), (2, 672), (3, 658), (4, 644)):
+        c.drawString(72, y + 3, f"{number}  Amount of line {number}")
+        c.line(400, y, 500, y)
+    c.line(400, 644, 400, wall_top)
+    c.line(500, 644, 500, wall_top)
+
+
+def test_the_first_cell_of_a_column_open_at_its_top_is_a_field() -> None:
+    """Line 1's cell has walls but no rule above: its floor is still a line to write on, though
+    it tops the column's cells below (before: only lines 2 to 4 were found)."""
+    found = sorted(
+        detect_fields(page(lambda c: open_topped_column(c, 714))).fields, key=lambda f: -f.rect.y
+    )
+
+    assert len(found) == 4
+    assert near(found[0].rect, 400, 686, 100, 20)
+    assert [round(f.rect.y) for f in found[1:]] == [672, 658, 644]
+
+
+def test_the_paper_above_a_column_whose_walls_stop_at_its_top_is_no_field() -> None:
+    found = detect_fields(page(lambda c: open_topped_column(c, 686))).fields
+
+    assert sorted(round(f.rect.y) for f in found) == [644, 658, 672]
