@@ -159,6 +159,16 @@ def signer_move(
         signer_status_changed(signer)
 
 
+def turn_start(packet: Packet, signers: list[Signer], *, packet_to: str | None = None) -> None:
+    """A turn starts (the signing module chose whose): the packet moves to ``packet_to`` first,
+    where it moves (``sent`` when a draft is sent, ``partial`` after a finish), then each of
+    ``signers`` becomes ``sent``. The turn's moves in one call, in that order."""
+    if packet_to is not None:
+        packet_move(packet, packet_to)
+    for signer in signers:
+        signer_move(signer, S.SENT)
+
+
 # --- the audit entry -----------------------------------------------------------------------------
 
 

@@ -86,15 +86,16 @@ def is_signers_turn(signer: Signer) -> bool:
     return signer.packet.status in lifecycle.OPEN_PACKET and signer in turn_signers(signer.packet)
 
 
-def notify_next(packet: Packet) -> None:
-    """Start the turn of the next routing group (in the caller's transaction), and of the
-    viewers its routing order reached (esign.signing.role_turns)."""
+def notify_next(packet: Packet, *, packet_to: str | None = None) -> None:
+    """Start the turn of the next routing group (in the caller's transaction), the packet moving
+    to ``packet_to`` first where it moves, and of the viewers its routing order reached
+    (esign.signing.role_turns). The moves are lifecycle's (one call), then the emails."""
     turn = turn_signers(packet)
-    for signer in turn:
-        if signer.status != Signer.Status.CREATED:
-            continue
+    starting = [signer for signer in turn if signer.status == Signer.Status.CREATED]
+    for signer in starting:
         signer.packet = packet
-        lifecycle.signer_move(signer, Signer.Status.SENT)
+    lifecycle.turn_start(packet, starting, packet_to=packet_to)
+    for signer in starting:
         signer_email_queue(signer=signer)
     # The viewers the routing reached (esign.signing.role_turns); most packets have none.
     waiting = packet.signers.filter(role=VIEWER, status=Signer.Status.CREATED)
@@ -110,8 +111,7 @@ def packet_send(*, packet: Packet) -> Packet:
             raise Conflict(f"Packet '{packet.eid}' was already sent.")
         if not packet.signers.exists():
             raise ValidationFailed.single("signers", "A packet needs at least one signer to send.")
-        lifecycle.packet_move(packet, Packet.Status.SENT)
-        notify_next(packet)
+        notify_next(packet, packet_to=Packet.Status.SENT)
     return packet
 
 
@@ -385,7 +385,8 @@ def signer_complete(
     is notified, and the packet completes (and is queued for sealing) when nobody is left."""
     signer_check_open(signer)  # a closed request says so before any complaint about the values
     # A later member of a group signs nothing (its fields hold the first member's signature).
-    values = {} if fields_filled_by_another(signer) else values
+    # Without a group the group's rules are not read (esign.packets.groups): nobody signed first.
+    values = {} if signer.signing_group and fields_filled_by_another(signer) else values
     fields = signer_fields(signer)
     # Values the sender filled in: theirs where the signer left them (esign.signing.updates).
     prefilled = {f"{f['fileId']}/{f['fieldId']}": f for f in fields if f.get("value") is not None}
@@ -443,6 +444,8 @@ def _settle_group(packet: Packet, signer_done: Signer) -> None:
     the other members are ``skipped`` (audited with who signed for the group), their links end
     and their queued emails are cancelled. Under the packet's lock, so of two members signing
     at once for the last place, the second finds itself skipped (a Conflict, nothing written)."""
+    if not signer_done.signing_group:
+        return  # no group, no step of the group's to settle
     signed = group_signed_by(signer_done)
     if not signed or len(signed) < signer_done.signing_group_required:
         return
@@ -462,9 +465,8 @@ def _after_signature(packet: Packet, signer_done: Signer) -> SigningOutcome:
         lifecycle.packet_move(packet, Packet.Status.COMPLETED)
         packet_seal_enqueue(packet)  # the documents are sealed once, after the last stamp
         return SigningOutcome(signer=signer_done, next_signer=None, packet=packet)
-    if packet.status != Packet.Status.PARTIAL:
-        lifecycle.packet_move(packet, Packet.Status.PARTIAL)
-    notify_next(packet)
+    partial = None if packet.status == Packet.Status.PARTIAL else Packet.Status.PARTIAL
+    notify_next(packet, packet_to=partial)
     return SigningOutcome(signer=signer_done, next_signer=turn_signers(packet)[0], packet=packet)
 
 

@@ -34,7 +34,7 @@ def test_forge_submit_completing_a_submission_is_a_short_walk(
 
     assert last["data"]["forgeSubmit"]["weldData"]["isComplete"] is True, last
     # Not at the goal: most returns are the fill's, inside the engines (fill/engine, core/engine).
-    check_walk(walk, at_most=125)
+    check_walk(walk, at_most=119)
 
 
 def test_a_page_that_starts_a_signing_step_is_a_short_walk(
@@ -49,4 +49,4 @@ def test_a_page_that_starts_a_signing_step_is_a_short_walk(
 
     assert Submission.objects.get().status == "ready-to-sign", done.content
     # Not at the goal: most returns are the fill's, inside the engines (fill/engine, core/engine).
-    check_walk(walk, at_most=132)
+    check_walk(walk, at_most=118)

@@ -201,6 +201,17 @@ def missing_required(webform: WebformDef, payload: Mapping[str, Any]) -> Checked
     return check_fields(webform.items, payload, known=payload, conditions=page_conditions(webform))
 
 
+def webform_saved(
+    webform: WebformDef, stored: Mapping[str, Any], checked: Checked, *, complete: bool
+) -> tuple[dict[str, Any], dict[str, Message]]:
+    """What a save makes of ``webform``'s payload: ``stored`` updated with ``checked``, without
+    what is hidden; and, when the save completes the webform, what stops it completing (empty
+    when nothing does). One call for the save's three steps, so that its reader stays here."""
+    payload = drop_hidden(webform, merged(stored, checked))
+    missing = missing_required(webform, payload).errors if complete else {}
+    return payload, missing
+
+
 def first_page_with_errors(webform: WebformDef, errors: Mapping[str, Any]) -> int:
     keys = {key.split(".")[0] for key in errors}
     for index, page in enumerate(webform.pages):
@@ -278,6 +289,34 @@ def display_title(definition: WorkflowDef, payloads: Mapping[str, Mapping[str, A
                     if title:
                         return f"{definition.name}: {title}"[:255]
     return definition.name
+
+
+@dataclass(frozen=True)
+class SigningAnswers:
+    """The answers a signing step's packet is made of, read from the payloads at once: its
+    title, each signer's name and email (in the definition's order), each document's data."""
+
+    title: str
+    people: tuple[tuple[str, Any], ...]
+    data: tuple[dict[str, Any], ...]
+
+
+def signing_answers(
+    definition: WorkflowDef, payloads: Mapping[str, Mapping[str, Any]]
+) -> SigningAnswers:
+    """The signing step's answers (``SigningAnswers``): a signer without an email field has ""."""
+    people = tuple(
+        (
+            person_name(value_of(definition, payloads, signer.name_field)),
+            value_of(definition, payloads, signer.email_field) if signer.email_field else "",
+        )
+        for signer in definition.signers
+    )
+    return SigningAnswers(
+        title=display_title(definition, payloads),
+        people=people,
+        data=tuple(document_data(definition, d, payloads) for d in definition.documents),
+    )
 
 
 def completion_percentage(

@@ -21,12 +21,7 @@ from esign.packets import FileInput, PacketInput, SignerInput, SignField
 from fill.services import fill_template
 from templates_app.models import TemplateVersion
 from workflows.engine.definition import WorkflowDef
-from workflows.engine.resolve import (
-    display_title,
-    document_data,
-    person_name,
-    value_of,
-)
+from workflows.engine.resolve import document_data, signing_answers
 from workflows.models import (
     Submission,
     SubmissionDocument,
@@ -156,9 +151,8 @@ def _signing_input(
     problems = []
     signers = []
     back = continue_url(submission, embedded=embedded)
-    for signer in definition.signers:
-        name = person_name(value_of(definition, payloads, signer.name_field))
-        email = value_of(definition, payloads, signer.email_field) if signer.email_field else ""
+    answers = signing_answers(definition, payloads)
+    for signer, (name, email) in zip(definition.signers, answers.people, strict=True):
         if not name:
             problems.append(
                 Problem(f"payload.{signer.name_field.field}", "A name is needed for signing.")
@@ -183,13 +177,10 @@ def _signing_input(
     if problems:
         raise ValidationFailed.from_problems(problems)
     return PacketInput(
-        name=(display_title(definition, payloads) or definition.name)[:255],
+        name=(answers.title or definition.name)[:255],
         files=tuple(files),
         signers=tuple(signers),
-        payloads={
-            _file_id(index): {"data": document_data(definition, document, payloads)}
-            for index, document in enumerate(definition.documents)
-        },
+        payloads={_file_id(index): {"data": data} for index, data in enumerate(answers.data)},
         is_test=submission.is_test,
         webhook_url=submission.webhook_url,
     )

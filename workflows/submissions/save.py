@@ -37,7 +37,7 @@ from workflows.engine.resolve import (
     display_title,
     drop_hidden,
     merged,
-    missing_required,
+    webform_saved,
 )
 from workflows.models import (
     Submission,
@@ -184,14 +184,12 @@ def webform_save(request: SaveRequest) -> Saved:
     draft) is replaced by ``draft``, the strings of the values Back left unchecked."""
     loaded, webform = request.loaded, request.webform
     definition = loaded.definition
-    payloads = {
-        **loaded.payloads,
-        webform.slug: drop_hidden(webform, merged(loaded.payload(webform), request.checked)),
-    }
-    if request.complete:
-        missing = missing_required(webform, payloads[webform.slug])
-        if not missing.ok:
-            raise _payload_errors(missing)
+    payload, missing = webform_saved(
+        webform, loaded.payload(webform), request.checked, complete=request.complete
+    )
+    if missing:
+        raise PayloadInvalid(missing)
+    payloads = {**loaded.payloads, webform.slug: payload}
     every_webform = {w.slug for w in definition.webforms}
     finishing = request.complete and every_webform <= loaded.completed | {webform.slug}
     submission = loaded.submission
