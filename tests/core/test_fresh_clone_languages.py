@@ -9,13 +9,9 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import re
-import socket
 import subprocess
-import sys
 import tarfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +24,8 @@ from django.utils.translation import get_language_info
 from tests.conftest import basic_auth
 from tests.esign.conftest import CREATE, SIGN_URL, token_of, two_signer_packet
 from tests.page_text import read_segments
+from tests.processes import ROOT, free_port, gunicorn, production_environment, run_setup
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 SETUP = """
@@ -74,12 +70,6 @@ class Server:
         return result["data"]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def clean_copy(destination: Path) -> Path:
     """What a clone of the repository holds: the committed tree at HEAD, nothing built in it."""
     archive = destination / "head.tar"
@@ -94,53 +84,11 @@ def clean_copy(destination: Path) -> Path:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     base = tmp_path_factory.mktemp("fresh-clone")
     tree = clean_copy(base)
-    data = base / "data"
-    environment = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_"))},
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DEBUG": "false",
-        "SECRET_KEY": "s" * 50,
-        "DATA_DIR": str(data),
-        "DATABASE_URL": f"sqlite:///{data / 'db.sqlite3'}",
-        "LOG_LEVEL": "WARNING",
-        "RATE_LIMIT_PRODUCTION": "100000",
-        "WEB_CONCURRENCY": "1",
-    }
-    setup = subprocess.run(
-        [sys.executable, "-c", SETUP],
-        cwd=tree,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert setup.returncode == 0, setup.stderr[-3000:]
+    environment = production_environment(base / "data", WEB_CONCURRENCY="1")
+    key = run_setup(SETUP, cwd=tree, environment=environment, timeout=300).split()[-1]
     port = free_port()
-    log = base / "server.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "-b", f"127.0.0.1:{port}"],
-            cwd=tree,
-            env=environment,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    running = Server(port, setup.stdout.split()[-1])
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if running.request("GET", "/healthz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.2)
-        yield running
-    finally:
-        process.terminate()
-        process.wait(timeout=60)
+    with gunicorn(cwd=tree, environment=environment, port=port, stdout=base / "server.log"):
+        yield Server(port, key)
 
 
 # What the page shows of the packet and the signer (the sender's words, not the service's), and

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from django.test import Client
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import run_with_settings
+
 NAMES = [
     "SESSION_COOKIE_SECURE",
     "CSRF_COOKIE_SECURE",
@@ -20,24 +18,12 @@ NAMES = [
 
 
 def settings_for(tmp_path: Path, **env: str) -> dict[str, object]:
-    environment = {
-        k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG", "PUBLIC_BASE_URL")
-    }
-    environment.update(
-        {"DATA_DIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "config.settings", **env}
-    )
     code = (
         "import json, django; django.setup(); from django.conf import settings; "
         f"print(json.dumps({{n: getattr(settings, n) for n in {NAMES!r}}}))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
+    result = run_with_settings(
+        tmp_path, code, unset=("SECRET_KEY", "DEBUG", "PUBLIC_BASE_URL"), **env
     )
     return json.loads(result.stdout.strip().splitlines()[-1])
 

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import runpy
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -20,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import basic_auth
+from tests.processes import ROOT, free_port, gunicorn, production_environment, run_setup
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 SETUP = """
@@ -79,68 +77,25 @@ class Running:
             connection.close()
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     data = tmp_path_factory.mktemp("server")
-    environment = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_"))},
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DEBUG": "false",
-        "SECRET_KEY": "s" * 50,
-        "DATA_DIR": str(data),
-        "DATABASE_URL": f"sqlite:///{data / 'db.sqlite3'}",
-        "LOG_LEVEL": "WARNING",
-        "RATE_LIMIT_PRODUCTION": "100000",
+    environment = production_environment(
+        data,
         # Short caps, so that a document runs past them in a test's time.
-        "GENERATE_WALL_TIMEOUT_SECONDS": "3",
-        "GENERATE_QUEUE_TIMEOUT_SECONDS": "2",
-        "GENERATE_MAX_PAGES": "5000",
+        GENERATE_WALL_TIMEOUT_SECONDS="3",
+        GENERATE_QUEUE_TIMEOUT_SECONDS="2",
+        GENERATE_MAX_PAGES="5000",
         # One web process, so that a test can warm the process its fills meet (with two, a
         # request may land on the one that has never filled).
-        "WEB_CONCURRENCY": "1",
-    }
-    setup = subprocess.run(
-        [sys.executable, "-c", SETUP],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=True,
+        WEB_CONCURRENCY="1",
     )
-    acme_key, globex_key, eid = setup.stdout.split()[-3:]
+    printed = run_setup(SETUP, cwd=ROOT, environment=environment, timeout=180)
+    acme_key, globex_key, eid = printed.split()[-3:]
     port = free_port()
     stdout, stderr = data / "stdout.log", data / "stderr.log"
-    with stdout.open("wb") as out, stderr.open("wb") as err:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "-b", f"127.0.0.1:{port}"],
-            cwd=ROOT,
-            env=environment,
-            stdout=out,
-            stderr=err,
-        )
-    running = Running(port, acme_key, globex_key, eid, stdout, stderr)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if running.request("GET", "/healthz")[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert process.poll() is None, stderr.read_text()
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.2)
-        yield running
-    finally:
-        process.terminate()
-        process.wait(timeout=60)
+    with gunicorn(cwd=ROOT, environment=environment, port=port, stdout=stdout, stderr=stderr):
+        yield Running(port, acme_key, globex_key, eid, stdout, stderr)
 
 
 def test_the_shipped_configuration_agrees_with_the_caps(monkeypatch) -> None:

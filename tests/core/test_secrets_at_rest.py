@@ -5,10 +5,7 @@ database are their owner's alone."""
 from __future__ import annotations
 
 import io
-import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,29 +15,16 @@ from django.db import connection
 
 from accounts.models import Organization
 from core.mail import RedactedConsoleEmailBackend
+from tests.processes import printed_setting
 from webhooks.models import WebhookEndpoint, WebhookSecret
 from webhooks.services import endpoint_get, secrets_current
 
-ROOT = Path(__file__).resolve().parents[2]
 SECRET_KEY = "k" * 40
 
 
 def _settings_value(tmp_path: Path, expression: str, **env: str) -> str:
-    environment = {
-        k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG", "DATABASE_URL")
-    }
-    environment |= {"DATA_DIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "config.settings", **env}
-    code = f"import django; django.setup(); from django.conf import settings; print({expression})"
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return result.stdout.strip()
+    unset = ("SECRET_KEY", "DEBUG", "DATABASE_URL")
+    return printed_setting(tmp_path, expression, unset=unset, **env)
 
 
 def test_with_debug_off_printed_emails_hide_their_links(tmp_path: Path) -> None:

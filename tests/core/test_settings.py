@@ -1,32 +1,19 @@
 """Production refuses to start without a real SECRET_KEY; development needs no server."""
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import run_with_settings
 
 
 def load_settings(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
-    environment = {
-        k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG", "DATABASE_URL")
-    }
-    environment.update(
-        {"DATA_DIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "config.settings", **env}
+    code = (
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.DATABASES['default']['ENGINE'])"
     )
-    code = "import django; django.setup(); from django.conf import settings; print(settings.DATABASES['default']['ENGINE'])"
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return run_with_settings(tmp_path, code, check=False, **env)
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -22,6 +21,7 @@ from pytest_django.fixtures import Settings
 
 from accounts.models import User
 from core.background import RETRY_DELAYS, enqueue_on_commit, retry_later
+from tests.processes import run_with_settings, started_processes, worker_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -250,20 +250,9 @@ def test_tasks_backend_setting_refuses_an_unknown_backend(tmp_path: Path) -> Non
 
 
 def load_settings(tmp_path: Path, *, tasks_backend: str | None) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if k != "TASKS_BACKEND"}
-    environment["DATA_DIR"] = str(tmp_path)
-    if tasks_backend is not None:
-        environment["TASKS_BACKEND"] = tasks_backend
     code = "from django.conf import settings; print(settings.TASKS['default']['BACKEND'])"
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    env = {} if tasks_backend is None else {"TASKS_BACKEND": tasks_backend}
+    return run_with_settings(tmp_path, code, unset=("TASKS_BACKEND",), check=False, **env)
 
 
 # --- a real worker process ------------------------------------------------------------------------
@@ -303,31 +292,15 @@ def shared_database_url(transactional_db: None, tmp_path: Path) -> Iterator[str]
 @pytest.fixture
 def start_worker(tmp_path: Path) -> Iterator[Callable[[str], subprocess.Popen]]:
     """Start ``manage.py db_worker`` processes on a database URL; any still running are killed."""
-    workers: list[subprocess.Popen] = []
+    with started_processes() as start_process:
 
-    def start(database_url: str) -> subprocess.Popen:
-        environment = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "DATA_DIR": str(tmp_path / "data"),
-            "TASKS_BACKEND": "database",
-            "LOG_FORMAT": "text",
-        }
-        command = [sys.executable, "manage.py", "db_worker", "--no-reload", "--no-startup-delay"]
-        command += ["--interval", "0.1", "--worker-id", "test-worker"]
-        log = (tmp_path / "worker.log").open("w")
-        worker = subprocess.Popen(
-            command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT
-        )
-        log.close()
-        workers.append(worker)
-        return worker
+        def start(database_url: str) -> subprocess.Popen:
+            command = ["db_worker", "--no-reload", "--no-startup-delay", "--interval", "0.1"]
+            command += ["--worker-id", "test-worker"]
+            environment = worker_environment(database_url, tmp_path)
+            return start_process(command, environment, tmp_path / "worker.log")
 
-    yield start
-    for worker in workers:
-        if worker.poll() is None:
-            worker.kill()
-            worker.wait(timeout=10)
+        yield start
 
 
 def wait_until(condition: Callable[[], bool], *, worker: subprocess.Popen, log: Path) -> None:

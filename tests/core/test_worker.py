@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from tests.core.test_tasks import (  # noqa: F401 - fixtures shared with the tas
     shared_database_url,
     wait_until,
 )
+from tests.processes import started_processes, worker_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -159,48 +159,25 @@ def test_the_sweep_command_prints_what_each_sweep_did(capsys: pytest.CaptureFixt
 # --- a real worker --------------------------------------------------------------------------------
 
 
-def worker_environment(database_url: str, tmp_path: Path, **extra: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "DATA_DIR": str(tmp_path / "data"),
-        "TASKS_BACKEND": "database",
-        "LOG_FORMAT": "text",
-        **extra,
-    }
-
-
 @pytest.fixture
 def start_task_worker(tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen]]:
     """Start ``manage.py worker`` processes (log in ``tmp_path/<worker_id>.log``); any still
     running at the end are killed."""
-    workers: list[subprocess.Popen] = []
+    with started_processes() as start_process:
 
-    def start(
-        database_url: str,
-        *,
-        worker_id: str = "test-worker",
-        arguments: tuple[str, ...] = (),
-        **environment: str,
-    ) -> subprocess.Popen:
-        command = [sys.executable, "manage.py", "worker", "--no-reload", "--no-startup-delay"]
-        command += ["--queue-name", "*", "--worker-id", worker_id, *arguments]
-        with (tmp_path / f"{worker_id}.log").open("w") as log:
-            worker = subprocess.Popen(
-                command,
-                cwd=ROOT,
-                env=worker_environment(database_url, tmp_path, **environment),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        workers.append(worker)
-        return worker
+        def start(
+            database_url: str,
+            *,
+            worker_id: str = "test-worker",
+            arguments: tuple[str, ...] = (),
+            **environment: str,
+        ) -> subprocess.Popen:
+            command = ["worker", "--no-reload", "--no-startup-delay", "--queue-name", "*"]
+            command += ["--worker-id", worker_id, *arguments]
+            environ = worker_environment(database_url, tmp_path, **environment)
+            return start_process(command, environ, tmp_path / f"{worker_id}.log")
 
-    yield start
-    for worker in workers:
-        if worker.poll() is None:
-            worker.kill()
-            worker.wait(timeout=10)
+        yield start
 
 
 @pytest.mark.slow

@@ -5,10 +5,7 @@ read-only admin page; nobody else sees it."""
 from __future__ import annotations
 
 import io
-import os
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,9 +20,9 @@ from accounts.services import member_add
 from core.models import SentEmail
 from esign.models import Packet
 from tests.esign.conftest import send_queued_emails, two_signer_packet
+from tests.processes import printed_setting
 
 pytestmark = pytest.mark.django_db
-ROOT = Path(__file__).resolve().parents[2]
 LIST = reverse("admin:core_sentemail_changelist")
 
 
@@ -85,26 +82,8 @@ def test_the_page_is_read_only_and_for_superusers_only(organization: Organizatio
 
 
 def settings_email_backend(tmp_path: Path, **env: str) -> str:
-    environment = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("SECRET_KEY", "DEBUG", "DATABASE_URL", "EMAIL_URL")
-    }
-    environment.update(DATA_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="config.settings", **env)
-    code = (
-        "import django; django.setup(); from django.conf import settings; "
-        "print(settings.EMAIL_BACKEND)"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return result.stdout.strip().splitlines()[-1]
+    unset = ("SECRET_KEY", "DEBUG", "DATABASE_URL", "EMAIL_URL")
+    return printed_setting(tmp_path, "settings.EMAIL_BACKEND", unset=unset, **env).splitlines()[-1]
 
 
 def test_development_keeps_emails_and_production_sends_or_hides_links(tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ counted, that receivers drop by ``webhook-id``)."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Organization
 from tests.core.test_tasks import shared_database_url  # noqa: F401 - a fixture used below
+from tests.processes import started_processes, worker_environment
 from tests.webhooks.conftest import Receiver
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
 from webhooks.services import endpoint_url_set, event_emit, secrets_current
@@ -35,44 +35,29 @@ LEASE_SECONDS = 3.0
 pytestmark = pytest.mark.slow
 
 
-def worker_environment(database_url: str, tmp_path: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "DATA_DIR": str(tmp_path / "data"),
-        "TASKS_BACKEND": "database",
-        "LOG_FORMAT": "text",
-        "FETCH_ALLOW_NETWORKS": "127.0.0.0/8",
-        "WEBHOOK_LEASE_SECONDS": str(LEASE_SECONDS),
-        "WEBHOOK_RETRY_DELAYS": "0.2,0.5,1,1,1,1,1,1",
+def delivery_worker_environment(database_url: str, tmp_path: Path) -> dict[str, str]:
+    return worker_environment(
+        database_url,
+        tmp_path,
+        FETCH_ALLOW_NETWORKS="127.0.0.0/8",
+        WEBHOOK_LEASE_SECONDS=str(LEASE_SECONDS),
+        WEBHOOK_RETRY_DELAYS="0.2,0.5,1,1,1,1,1,1",
         # One delivery per task: the lease of one attempt (batches: test_delivery_batches.py).
-        "WEBHOOK_DELIVERY_BATCH": "1",
-    }
+        WEBHOOK_DELIVERY_BATCH="1",
+    )
 
 
 @pytest.fixture
 def start_worker(tmp_path: Path) -> Iterator[Callable[[str, str], subprocess.Popen]]:
-    workers: list[subprocess.Popen] = []
+    with started_processes() as start_process:
 
-    def start(database_url: str, worker_id: str) -> subprocess.Popen:
-        command = [sys.executable, "manage.py", "db_worker", "--no-reload", "--no-startup-delay"]
-        command += ["--interval", "0.05", "--worker-id", worker_id, "--queue-name", "webhooks"]
-        with (tmp_path / f"{worker_id}.log").open("w") as log:
-            worker = subprocess.Popen(
-                command,
-                cwd=ROOT,
-                env=worker_environment(database_url, tmp_path),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        workers.append(worker)
-        return worker
+        def start(database_url: str, worker_id: str) -> subprocess.Popen:
+            command = ["db_worker", "--no-reload", "--no-startup-delay", "--interval", "0.05"]
+            command += ["--worker-id", worker_id, "--queue-name", "webhooks"]
+            environment = delivery_worker_environment(database_url, tmp_path)
+            return start_process(command, environment, tmp_path / f"{worker_id}.log")
 
-    yield start
-    for worker in workers:
-        if worker.poll() is None:
-            worker.kill()
-            worker.wait(timeout=10)
+        yield start
 
 
 def wait_for(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
@@ -127,7 +112,7 @@ def test_killing_the_worker_mid_batch_loses_no_event(
         recover = subprocess.run(
             [sys.executable, "manage.py", "webhooks_recover"],
             cwd=ROOT,
-            env=worker_environment(shared_database_url, tmp_path),
+            env=delivery_worker_environment(shared_database_url, tmp_path),
             capture_output=True,
             text=True,
             timeout=60,
