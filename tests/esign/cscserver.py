@@ -31,7 +31,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa, utils
 from cryptography.x509.oid import NameOID
 
-from tests.esign.sealpki import shared_pki
+from tests.esign.sealpki import AnsweringHandler, crl_distribution, key_usage, shared_pki
 
 CLIENT_ID = "esign-tests"
 CLIENT_SECRET = "csc-client-secret"
@@ -65,29 +65,10 @@ class CscTestService:
             .not_valid_after(now + timedelta(days=365))
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(
-                x509.KeyUsage(
-                    digital_signature=True,
-                    content_commitment=True,
-                    key_encipherment=False,
-                    data_encipherment=False,
-                    key_agreement=False,
-                    key_cert_sign=False,
-                    crl_sign=False,
-                    encipher_only=False,
-                    decipher_only=False,
-                ),
+                key_usage(digital_signature=True, content_commitment=True),
                 critical=True,
             )
-            .add_extension(
-                x509.CRLDistributionPoints(
-                    [
-                        x509.DistributionPoint(
-                            [x509.UniformResourceIdentifier(pki.crl_url)], None, None, None
-                        )
-                    ]
-                ),
-                critical=False,
-            )
+            .add_extension(crl_distribution(pki.crl_url), critical=False)
             .sign(pki.key, hashes.SHA256())
         )
         self.chain = [self.certificate, pki.certificate]
@@ -234,7 +215,7 @@ class CscTestService:
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         service = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(AnsweringHandler):
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
                 url = urlsplit(self.path)
                 if url.path != "/oauth2/authorize":
@@ -266,15 +247,5 @@ class CscTestService:
                 else:
                     status, answer = 404, {"error": "invalid_request"}
                 self._answer(status, "application/json", json.dumps(answer).encode())
-
-            def _answer(self, status: int, content_type: str, body: bytes) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
 
         return Handler

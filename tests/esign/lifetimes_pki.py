@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from asn1crypto import core as asn1_core
-from asn1crypto import keys as asn1_keys
 from asn1crypto import ocsp, tsp
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -32,33 +31,23 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign.ades.report import AdESStatus
 from pyhanko.sign.timestamps.dummy_client import DummyTimeStamper
 from pyhanko.sign.validation.ades import ades_lta_validation
-from pyhanko.sign.validation.policy_decl import (
-    CertificateFetchingRule,
-    PdfSignatureValidationSpec,
-    RevinfoOnlineFetchingRule,
-    RevocationInfoGatheringSpec,
-    SignatureValidationSpec,
-)
-from pyhanko_certvalidator.context import CertValidationPolicySpec
 from pyhanko_certvalidator.ltv.types import ValidationTimingInfo
-from pyhanko_certvalidator.policy_decl import REQUIRE_REVINFO, CertRevTrustPolicy
-from pyhanko_certvalidator.registry import SimpleCertificateStore, SimpleTrustManager
+from pyhanko_certvalidator.registry import SimpleCertificateStore
 
-from tests.esign.sealpki import _name, _pem, _usage, asn1
+from tests.esign.sealpki import (
+    AnsweringHandler,
+    _name,
+    _pem,
+    _usage,
+    asn1,
+    crl_distribution,
+    offline_lta_spec,
+    private_key_info,
+)
 
 
 def _key() -> rsa.RSAPrivateKey:
     return rsa.generate_private_key(public_exponent=65537, key_size=2048)
-
-
-def _der_private(key: rsa.RSAPrivateKey) -> asn1_keys.PrivateKeyInfo:
-    return asn1_keys.PrivateKeyInfo.load(
-        key.private_bytes(
-            serialization.Encoding.DER,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
 
 
 class LifetimesPki:
@@ -128,7 +117,7 @@ class LifetimesPki:
         )
         self.timestamper = DummyTimeStamper(
             tsa_cert=asn1(self.tsa_certificate),
-            tsa_key=_der_private(key),
+            tsa_key=private_key_info(key),
             certs_to_embed=SimpleCertificateStore.from_certs([self.root]),
             fixed_dt=now if self.offset else None,
         )
@@ -165,16 +154,7 @@ class LifetimesPki:
             .add_extension(
                 x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()), False
             )
-            .add_extension(
-                x509.CRLDistributionPoints(
-                    [
-                        x509.DistributionPoint(
-                            [x509.UniformResourceIdentifier(self.crl_url)], None, None, None
-                        )
-                    ]
-                ),
-                critical=False,
-            )
+            .add_extension(crl_distribution(self.crl_url), critical=False)
         )
         if self.ocsp_url:
             builder = builder.add_extension(
@@ -290,7 +270,7 @@ class LifetimesPki:
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         pki = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(AnsweringHandler):
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
                 pki.crl_requests += 1
                 self._answer(200, "application/pkix-crl", pki.crl())
@@ -307,16 +287,6 @@ class LifetimesPki:
                 request = tsp.TimeStampReq.load(body)
                 reply = pki.timestamper.request_tsa_response(request).dump()
                 self._answer(200, "application/timestamp-reply", reply)
-
-            def _answer(self, status: int, content_type: str, body: bytes) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
 
         return Handler
 
@@ -368,18 +338,7 @@ def long_term_validation_at(pdf: bytes, roots: list, at: datetime) -> object:
     """pyHanko's PAdES long-term (LTA) validation of the file's first signature at the moment
     ``at``, offline: revocation data required, nothing fetched, only what the file carries."""
     signature = PdfFileReader(io.BytesIO(pdf)).embedded_regular_signatures[0]
-    spec = PdfSignatureValidationSpec(
-        SignatureValidationSpec(
-            cert_validation_policy=CertValidationPolicySpec(
-                trust_manager=SimpleTrustManager.build(trust_roots=roots),
-                revinfo_policy=CertRevTrustPolicy(REQUIRE_REVINFO),
-            ),
-            revinfo_gathering_policy=RevocationInfoGatheringSpec(
-                online_fetching_rule=RevinfoOnlineFetchingRule.LOCAL_ONLY,
-                certificate_fetching_rule=CertificateFetchingRule.NEVER_FETCH,
-            ),
-        )
-    )
+    spec = offline_lta_spec(roots)
     timing = ValidationTimingInfo(
         validation_time=at, best_signature_time=at, point_in_time_validation=False
     )

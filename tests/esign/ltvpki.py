@@ -14,7 +14,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler
 
-from asn1crypto import keys as asn1_keys
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -23,17 +22,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID
 from pyhanko.sign.timestamps.dummy_client import DummyTimeStamper
 from pyhanko_certvalidator.registry import SimpleCertificateStore
 
-from tests.esign.sealpki import SealTestPki, _name, _usage, asn1
-
-
-def _private(key: rsa.RSAPrivateKey) -> asn1_keys.PrivateKeyInfo:
-    return asn1_keys.PrivateKeyInfo.load(
-        key.private_bytes(
-            serialization.Encoding.DER,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
+from tests.esign.sealpki import SealTestPki, _name, _usage, asn1, crl_distribution, private_key_info
 
 
 def _root(common_name: str, now: datetime) -> tuple[rsa.RSAPrivateKey, x509.Certificate]:
@@ -104,7 +93,7 @@ class ShortLivedPki(SealTestPki):
         )
         self.timestamper = DummyTimeStamper(
             tsa_cert=asn1(self.tsa_certificate),
-            tsa_key=_private(tsa_key),
+            tsa_key=private_key_info(tsa_key),
             certs_to_embed=SimpleCertificateStore.from_certs([asn1(self.tsa_root)]),
         )
 
@@ -165,16 +154,7 @@ class ShortLivedPki(SealTestPki):
             )
         )
         if issuer is self.certificate:
-            builder = builder.add_extension(
-                x509.CRLDistributionPoints(
-                    [
-                        x509.DistributionPoint(
-                            [x509.UniformResourceIdentifier(self.crl_url)], None, None, None
-                        )
-                    ]
-                ),
-                critical=False,
-            )
+            builder = builder.add_extension(crl_distribution(self.crl_url), critical=False)
         if issuer is self.certificate and self.with_ocsp:
             builder = builder.add_extension(
                 x509.AuthorityInformationAccess(
@@ -305,7 +285,7 @@ def self_made_tsa(at: datetime) -> DummyTimeStamper:
     )
     return DummyTimeStamper(
         tsa_cert=asn1(certificate),
-        tsa_key=_private(key),
+        tsa_key=private_key_info(key),
         certs_to_embed=SimpleCertificateStore.from_certs([asn1(root)]),
         fixed_dt=at,
     )

@@ -27,7 +27,16 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from pyhanko.sign.timestamps.dummy_client import DummyTimeStamper
-from pyhanko_certvalidator.registry import SimpleCertificateStore
+from pyhanko.sign.validation.policy_decl import (
+    CertificateFetchingRule,
+    PdfSignatureValidationSpec,
+    RevinfoOnlineFetchingRule,
+    RevocationInfoGatheringSpec,
+    SignatureValidationSpec,
+)
+from pyhanko_certvalidator.context import CertValidationPolicySpec
+from pyhanko_certvalidator.policy_decl import REQUIRE_REVINFO, CertRevTrustPolicy
+from pyhanko_certvalidator.registry import SimpleCertificateStore, SimpleTrustManager
 
 from esign.engine.seal_credentials import Pkcs11Key
 
@@ -53,6 +62,61 @@ def _pem(certificate: x509.Certificate) -> bytes:
 
 def asn1(certificate: x509.Certificate) -> asn1_x509.Certificate:
     return asn1_x509.Certificate.load(certificate.public_bytes(serialization.Encoding.DER))
+
+
+def private_key_info(key: rsa.RSAPrivateKey) -> asn1_keys.PrivateKeyInfo:
+    """The key as asn1crypto holds it (what pyHanko's DummyTimeStamper takes)."""
+    return asn1_keys.PrivateKeyInfo.load(
+        key.private_bytes(
+            serialization.Encoding.DER,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+
+
+def key_usage(**allowed: bool) -> x509.KeyUsage:
+    """A KeyUsage extension with only the ``allowed`` uses set."""
+    uses = ("digital_signature", "content_commitment", "key_encipherment", "data_encipherment")
+    uses += ("key_agreement", "key_cert_sign", "crl_sign", "encipher_only", "decipher_only")
+    return x509.KeyUsage(**{**dict.fromkeys(uses, False), **allowed})
+
+
+def crl_distribution(url: str) -> x509.CRLDistributionPoints:
+    """The extension that names ``url`` as where a certificate's CRL is published."""
+    point = x509.DistributionPoint([x509.UniformResourceIdentifier(url)], None, None, None)
+    return x509.CRLDistributionPoints([point])
+
+
+def offline_lta_spec(roots: list) -> PdfSignatureValidationSpec:
+    """pyHanko's AdES long-term validation trusting ``roots``, requiring revocation data and
+    fetching nothing: it passes only on what the file carries."""
+    return PdfSignatureValidationSpec(
+        SignatureValidationSpec(
+            cert_validation_policy=CertValidationPolicySpec(
+                trust_manager=SimpleTrustManager.build(trust_roots=roots),
+                revinfo_policy=CertRevTrustPolicy(REQUIRE_REVINFO),
+            ),
+            revinfo_gathering_policy=RevocationInfoGatheringSpec(
+                online_fetching_rule=RevinfoOnlineFetchingRule.LOCAL_ONLY,
+                certificate_fetching_rule=CertificateFetchingRule.NEVER_FETCH,
+            ),
+        )
+    )
+
+
+class AnsweringHandler(BaseHTTPRequestHandler):
+    """What the loopback servers of the test PKIs share: a whole answer in one call, no log."""
+
+    def _answer(self, status: int, content_type: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
 
 
 class SealTestPki:
@@ -90,13 +154,7 @@ class SealTestPki:
         )
         self.timestamper = DummyTimeStamper(
             tsa_cert=asn1(self.tsa_certificate),
-            tsa_key=asn1_keys.PrivateKeyInfo.load(
-                tsa_key.private_bytes(
-                    serialization.Encoding.DER,
-                    serialization.PrivateFormat.PKCS8,
-                    serialization.NoEncryption(),
-                )
-            ),
+            tsa_key=private_key_info(tsa_key),
             certs_to_embed=SimpleCertificateStore.from_certs([asn1(self.certificate)]),
         )
         self.crl_available = True
@@ -153,16 +211,7 @@ class SealTestPki:
             .add_extension(
                 x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()), False
             )
-            .add_extension(
-                x509.CRLDistributionPoints(
-                    [
-                        x509.DistributionPoint(
-                            [x509.UniformResourceIdentifier(self.crl_url)], None, None, None
-                        )
-                    ]
-                ),
-                critical=False,
-            )
+            .add_extension(crl_distribution(self.crl_url), critical=False)
         )
         if time_stamping:
             builder = builder.add_extension(
@@ -184,7 +233,7 @@ class SealTestPki:
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         pki = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(AnsweringHandler):
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
                 pki.crl_requests += 1
                 if not pki.crl_available:
@@ -202,30 +251,12 @@ class SealTestPki:
                 reply = pki.timestamper.request_tsa_response(request).dump()
                 self._answer(200, "application/timestamp-reply", reply)
 
-            def _answer(self, status: int, content_type: str, body: bytes) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
         return Handler
 
 
 def _usage(*, ca: bool) -> x509.KeyUsage:
-    return x509.KeyUsage(
-        digital_signature=not ca,
-        content_commitment=not ca,
-        key_encipherment=False,
-        data_encipherment=False,
-        key_agreement=False,
-        key_cert_sign=ca,
-        crl_sign=ca,
-        encipher_only=False,
-        decipher_only=False,
+    return key_usage(
+        digital_signature=not ca, content_commitment=not ca, key_cert_sign=ca, crl_sign=ca
     )
 
 

@@ -38,7 +38,15 @@ from pyhanko_certvalidator.registry import SimpleTrustManager
 
 from esign.engine.seal import run_coroutine
 from esign.engine.seal_credentials import Pkcs11Key
-from tests.esign.sealpki import SO_PIN, SOFTHSM_MODULE, USER_PIN, shared_pki, softhsm_key
+from tests.esign.sealpki import (
+    SO_PIN,
+    SOFTHSM_MODULE,
+    USER_PIN,
+    crl_distribution,
+    key_usage,
+    shared_pki,
+    softhsm_key,
+)
 
 SIGNER_CA_LABEL = "signer-ca"
 # A token of its own: PKCS#11 logs an application in once per token, so the seal's session and
@@ -102,33 +110,14 @@ def softhsm_signer_ca() -> tuple[Pkcs11Key, bytes]:
         .not_valid_after(pki.now + timedelta(days=365))
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
         .add_extension(
-            x509.KeyUsage(
-                digital_signature=False,
-                content_commitment=False,
-                key_encipherment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                key_cert_sign=True,
-                crl_sign=True,
-                encipher_only=False,
-                decipher_only=False,
-            ),
+            key_usage(key_cert_sign=True, crl_sign=True),
             critical=True,
         )
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), False)
         .add_extension(
             x509.AuthorityKeyIdentifier.from_issuer_public_key(pki.key.public_key()), False
         )
-        .add_extension(
-            x509.CRLDistributionPoints(
-                [
-                    x509.DistributionPoint(
-                        [x509.UniformResourceIdentifier(pki.crl_url)], None, None, None
-                    )
-                ]
-            ),
-            critical=False,
-        )
+        .add_extension(crl_distribution(pki.crl_url), critical=False)
         .sign(pki.key, hashes.SHA256())
     )
     path = directory / "signer-ca.der"

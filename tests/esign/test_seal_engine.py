@@ -16,18 +16,8 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign.ades.report import AdESPassed
 from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko.sign.validation.ades import ades_lta_validation
-from pyhanko.sign.validation.policy_decl import (
-    CertificateFetchingRule,
-    PdfSignatureValidationSpec,
-    RevinfoOnlineFetchingRule,
-    RevocationInfoGatheringSpec,
-    SignatureValidationSpec,
-)
 from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
-from pyhanko_certvalidator.context import CertValidationPolicySpec
-from pyhanko_certvalidator.policy_decl import REQUIRE_REVINFO, CertRevTrustPolicy
-from pyhanko_certvalidator.registry import SimpleTrustManager
 from reportlab.pdfgen.canvas import Canvas
 
 from esign.engine.errors import TimestampUnavailable
@@ -40,7 +30,13 @@ from esign.engine.seal_keys import (
 )
 from esign.engine.seal_verify import PdfNotVerifiable, verify_pdf
 from esign.engine.timestamps import TsaConfig
-from tests.esign.sealpki import asn1, shared_pki, softhsm_available, softhsm_key
+from tests.esign.sealpki import (
+    asn1,
+    offline_lta_spec,
+    shared_pki,
+    softhsm_available,
+    softhsm_key,
+)
 
 NOW = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
 DEAD_TSA = "http://127.0.0.1:9/tsa"  # the discard port: nothing listens there
@@ -71,18 +67,7 @@ def lta_validation(pdf: bytes, roots: list) -> object:
     """pyHanko's AdES long-term validation, requiring revocation data and fetching nothing: it
     passes only on what the file carries."""
     signature = PdfFileReader(io.BytesIO(pdf)).embedded_regular_signatures[0]
-    spec = PdfSignatureValidationSpec(
-        SignatureValidationSpec(
-            cert_validation_policy=CertValidationPolicySpec(
-                trust_manager=SimpleTrustManager.build(trust_roots=roots),
-                revinfo_policy=CertRevTrustPolicy(REQUIRE_REVINFO),
-            ),
-            revinfo_gathering_policy=RevocationInfoGatheringSpec(
-                online_fetching_rule=RevinfoOnlineFetchingRule.LOCAL_ONLY,
-                certificate_fetching_rule=CertificateFetchingRule.NEVER_FETCH,
-            ),
-        )
-    )
+    spec = offline_lta_spec(roots)
     return asyncio.run(ades_lta_validation(signature, spec))
 
 

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from django.test import Client
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
@@ -27,7 +26,7 @@ from esign.engine.seal_credentials import SoftwareKey, load_credentials
 from esign.engine.seal_verify import verify_pdf
 from esign.engine.timestamps import TsaConfig
 from tests.esign.ltvpki import ShortLivedPki, self_made_tsa
-from tests.esign.sealpki import asn1
+from tests.esign.sealpki import asn1, key_usage
 from tests.esign.test_seal_engine import three_pages
 
 
@@ -189,17 +188,7 @@ def test_a_tsa_certificate_is_no_document_signer_even_under_a_root_trusted_for_b
 
 
 def test_a_certificate_without_a_signing_key_usage_is_not_trusted(pki: ShortLivedPki) -> None:
-    encipherment = x509.KeyUsage(
-        digital_signature=False,
-        content_commitment=False,
-        key_encipherment=True,
-        data_encipherment=False,
-        key_agreement=False,
-        key_cert_sign=False,
-        crl_sign=False,
-        encipher_only=False,
-        decipher_only=False,
-    )
+    encipherment = key_usage(key_encipherment=True)
     key = SoftwareKey(
         *pki.key_and_certificate("Encipherment only", key_usage=encipherment), pki.ca_pem
     )
