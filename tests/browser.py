@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import threading
 import urllib.error
@@ -125,30 +126,53 @@ DONE_PAGE = b"""<!doctype html><html lang="en"><head><meta charset="utf-8"><titl
 <body><h1>Back in the app</h1></body></html>"""
 
 
-class _IntegratorApp(BaseHTTPRequestHandler):
+class AppPages(BaseHTTPRequestHandler):
+    """The pages of an app on loopback (an integrator's that frames ours): ``page(path, query)``
+    gives (body, content type), or None for a 404; nothing is logged."""
+
+    def page(self, path: str, query: str) -> tuple[bytes, str] | None:
+        raise NotImplementedError
+
     def do_GET(self) -> None:
-        body = {"/embed.html": EMBED_PAGE, "/done": DONE_PAGE}.get(urlsplit(self.path).path)
-        self.send_response(200 if body else 404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        parts = urlsplit(self.path)
+        found = self.page(parts.path, parts.query)
+        body, kind = found or (b"not found", "text/html; charset=utf-8")
+        self.send_response(200 if found else 404)
+        self.send_header("Content-Type", kind)
         self.end_headers()
-        self.wfile.write(body or b"not found")
+        self.wfile.write(body)
 
     def log_message(self, *args: Any) -> None:
         pass
 
 
+def file_below(root: Path, relative: str) -> bytes | None:
+    """The bytes of ``root/relative`` if that is a file inside ``root`` (no way out by ``..``)."""
+    file = (root / relative).resolve()
+    return file.read_bytes() if file.is_relative_to(root) and file.is_file() else None
+
+
 @contextmanager
-def integrator_app() -> Iterator[str]:
-    """Serve the integrator's app; yields its origin, http://127.0.0.1:<port>, which is never
-    the live server's."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _IntegratorApp)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+def serve_app(pages: type[AppPages]) -> Iterator[str]:
+    """Serve ``pages``; yields the origin, http://127.0.0.1:<port>, never the live server's."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), pages)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
+
+
+class _IntegratorApp(AppPages):
+    def page(self, path: str, query: str) -> tuple[bytes, str] | None:
+        body = {"/embed.html": EMBED_PAGE, "/done": DONE_PAGE}.get(path)
+        return (body, "text/html; charset=utf-8") if body else None
+
+
+def integrator_app() -> contextlib.AbstractContextManager[str]:
+    """Serve the integrator's app; yields its origin."""
+    return serve_app(_IntegratorApp)
 
 
 def acme_key_status(base_url: str, raw_key: str) -> int:

@@ -8,10 +8,7 @@ in either builder; screenshots at desktop and tablet sizes go to test-artifacts/
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -25,10 +22,10 @@ from templates_app import services
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_from_pdf, template_create_with_spec
 from tests.axe import axe_violations
-from tests.browser import ARTIFACTS, Tab
+from tests.browser import ARTIFACTS, AppPages, Tab, serve_app
 from tests.builders.conftest import GENERATE
 from tests.esign.conftest import contract_pdf
-from tests.esign.test_embed_frames_browser import NODE_MODULES, documented_props
+from tests.esign.test_embed_frames_browser import REACT_BODY, documented_props, node_module
 from tests.pdfcheck import blank_pdf
 from workflows.demo import demo_workflow_create
 
@@ -44,20 +41,15 @@ LANDLORD_SIG = Rect(320, 120, 200, 40)
 # The integrator's page: React's UMD builds, the component's CommonJS file, and the documented
 # example's props; ``embedURL`` and ``BASE_URL`` come from the query. The test's additions: a
 # size, and window.__events, which handleEvent fills.
-APP_PAGE = """<!doctype html>
+APP_PAGE = (
+    """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Integrator app</title><link rel="icon" href="data:,">
 <style>body { margin: 0; } h1 { font: 600 16px sans-serif; margin: 8px; }</style></head>
-<body><main><h1>Integrator app</h1><div id="root"></div></main>
-<script src="/nm/react/umd/react.production.min.js"></script>
-<script src="/nm/react-dom/umd/react-dom.production.min.js"></script>
-<script>
-var module = { exports: {} };
-var exports = module.exports;
-function require(name) { return { react: window.React, "react-dom": window.ReactDOM }[name]; }
-</script>
-<script src="/nm/@anvilco/anvil-embed-frame/dist/index.js"></script>
+"""
+    + REACT_BODY
+    + """<script src="/nm/@anvilco/anvil-embed-frame/dist/index.js"></script>
 <script>
 const params = new URLSearchParams(location.search);
 const AnvilEmbedFrame = module.exports.default;
@@ -71,42 +63,20 @@ const props = Object.assign({PROPS}, {
 ReactDOM.render(React.createElement(AnvilEmbedFrame, props), document.getElementById("root"));
 </script></body></html>
 """
+)
 
 
-class _App(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        path = urlsplit(self.path).path
-        body, kind = None, "text/html; charset=utf-8"
+class _App(AppPages):
+    def page(self, path: str, query: str) -> tuple[bytes, str] | None:
         if path == "/app.html":
             props = documented_props("AnvilEmbedFrame", "embedding-builders.md")
-            body = APP_PAGE.replace("{PROPS}", props).encode()
-        elif path.startswith("/nm/") and path.endswith(".js"):
-            file = (NODE_MODULES / path.removeprefix("/nm/")).resolve()
-            if file.is_relative_to(NODE_MODULES) and file.is_file():
-                body, kind = file.read_bytes(), "text/javascript"
-        self.send_response(200 if body else 404)
-        self.send_header("Content-Type", kind)
-        self.end_headers()
-        self.wfile.write(body or b"not found")
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@contextmanager
-def app_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _App)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+            return APP_PAGE.replace("{PROPS}", props).encode(), "text/html; charset=utf-8"
+        return node_module(path)
 
 
 @pytest.fixture(scope="module")
 def app() -> Iterator[str]:
-    with app_server() as origin:
+    with serve_app(_App) as origin:
         yield origin
 
 

@@ -17,10 +17,7 @@ React's UMD builds and gives the package a ``require`` that names them (no bundl
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
@@ -32,7 +29,7 @@ from accounts.models import Organization
 from esign.models import Signer
 from templates_app.engine.demo import build_demo_template
 from templates_app.services import template_create_with_spec
-from tests.browser import Tab
+from tests.browser import AppPages, Tab, file_below, serve_app
 from tests.esign.conftest import sign, token_of, two_signer_packet
 from tests.esign.test_signing_browser import DESKTOP, SHOTS, events, signers_of
 from workflows.demo import demo_workflow_create
@@ -74,10 +71,8 @@ def documented_props(component: str, doc: str) -> str:
 # The integrator's page: {package} is the component's CommonJS file, {props} the documented
 # example's props. With no `anvil` parameter it leaves anvilURL out, as the READMEs do. The
 # test's own additions: a size, and a record of each onFinish call (around the documented one).
-APP_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Integrator app</title>
-<link rel="icon" href="data:,"></head>
-<body><main><h1>Integrator app</h1><div id="root"></div></main>
+# An integrator app's body: React's UMD builds and a CommonJS ``require`` for a component's file.
+REACT_BODY = """<body><main><h1>Integrator app</h1><div id="root"></div></main>
 <script src="/nm/react/umd/react.production.min.js"></script>
 <script src="/nm/react-dom/umd/react-dom.production.min.js"></script>
 <script>
@@ -85,7 +80,14 @@ var module = { exports: {} };
 var exports = module.exports;
 function require(name) { return { react: window.React, "react-dom": window.ReactDOM }[name]; }
 </script>
-<script src="/nm/{package}/dist/index.js"></script>
+"""
+APP_PAGE = (
+    """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Integrator app</title>
+<link rel="icon" href="data:,"></head>
+"""
+    + REACT_BODY
+    + """<script src="/nm/{package}/dist/index.js"></script>
 <script>
 const params = new URLSearchParams(location.search);
 const Frame = module.exports.default;
@@ -106,46 +108,34 @@ if (documented.onFinish) {
 ReactDOM.render(React.createElement(Frame, props), document.getElementById("root"));
 </script></body></html>
 """
+)
 
 
-class _App(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        parts = urlsplit(self.path)
-        body, kind = None, "text/html; charset=utf-8"
-        if parts.path == "/app.html":
-            kind = parse_qs(parts.query).get("kind", [""])[0]
-            if kind in PACKAGES:
-                page = APP_PAGE.replace("{package}", PACKAGES[kind])
-                body = page.replace("{props}", documented_props(*COMPONENTS[kind])).encode()
-        elif parts.path == "/done":
-            body = b"<!doctype html><title>Back</title><h1>Back in the app</h1>"
-        elif parts.path.startswith("/nm/") and parts.path.endswith(".js"):
-            file = (NODE_MODULES / parts.path.removeprefix("/nm/")).resolve()
-            if file.is_relative_to(NODE_MODULES) and file.is_file():
-                body, kind = file.read_bytes(), "text/javascript"
-        self.send_response(200 if body else 404)
-        self.send_header("Content-Type", kind)
-        self.end_headers()
-        self.wfile.write(body or b"not found")
-
-    def log_message(self, *args: Any) -> None:
-        pass
+def node_module(path: str) -> tuple[bytes, str] | None:
+    """A script of the published packages (contract/node/node_modules) at /nm/<path>."""
+    if not (path.startswith("/nm/") and path.endswith(".js")):
+        return None
+    body = file_below(NODE_MODULES, path.removeprefix("/nm/"))
+    return (body, "text/javascript") if body else None
 
 
-@contextmanager
-def app_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _App)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+class _App(AppPages):
+    def page(self, path: str, query: str) -> tuple[bytes, str] | None:
+        html = "text/html; charset=utf-8"
+        if path == "/app.html":
+            kind = parse_qs(query).get("kind", [""])[0]
+            if kind not in PACKAGES:
+                return None
+            page = APP_PAGE.replace("{package}", PACKAGES[kind])
+            return page.replace("{props}", documented_props(*COMPONENTS[kind])).encode(), html
+        if path == "/done":
+            return b"<!doctype html><title>Back</title><h1>Back in the app</h1>", html
+        return node_module(path)
 
 
 @pytest.fixture(scope="module")
 def app() -> Iterator[str]:
-    with app_server() as origin:
+    with serve_app(_App) as origin:
         yield origin
 
 
