@@ -58,3 +58,34 @@ class InvalidInput(EngineError):
     @classmethod
     def single(cls, path: str, message: str) -> Self:
         return cls([Problem(path, message)])
+
+
+class WorkersBusy(EngineError):
+    """Every worker of a process pool stayed busy for as long as a request may wait for one
+    (``seconds``), or as many requests as allowed were already waiting (``queue_full``): one
+    shape for every pool (core.engine.process_pool's ``PoolErrors.busy``). A subclass names its
+    workers for the log (``workers``, with its article) and says ``message`` to the caller."""
+
+    kind = "busy"
+    workers: ClassVar[str] = "a worker"
+    message: ClassVar[str] = "Every worker is busy; try again shortly."
+
+    def __init__(self, seconds: float, queue_full: bool = False) -> None:
+        self.seconds = seconds
+        self.queue_full = queue_full
+        self.log_detail = (
+            f"as many requests as allowed were already waiting for {self.workers}"
+            if queue_full
+            else f"no {self.workers.split(' ', 1)[1]} became free within {seconds:g} seconds"
+        )
+        # Long enough for a job to end, short enough for a client to retry soon.
+        self.retry_after_seconds = 5 if queue_full else max(1, min(30, round(seconds / 2)))
+        super().__init__(self.message)
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return (type(self), (self.seconds, self.queue_full))
+
+
+def memory_limit_text(limit_bytes: int) -> str:
+    """`` (N MB)`` for an error message naming a worker's memory limit; "" when unknown (0)."""
+    return f" ({limit_bytes / 2**20:g} MB)" if limit_bytes else ""

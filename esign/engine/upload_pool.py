@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.engine.problems import EngineError
+from core.engine.problems import EngineError, WorkersBusy
 from core.engine.process_pool import PoolErrors, PoolSettings, ProcessPool
 from esign.engine.attachment_files import Checked, PdfLimits, check_attachment
 from esign.engine.spreadsheets import SpreadsheetLimits, xlsx_lines
@@ -48,20 +48,12 @@ class AttachmentJob:
 UploadJob = SpreadsheetJob | AttachmentJob
 
 
-class UploadBusy(EngineError):
+class UploadBusy(WorkersBusy):
     """Every upload-check worker stayed busy for as long as a request may wait for one."""
 
     code = "upload_check_busy"
-    kind = "busy"
-
-    def __init__(self, seconds: float, queue_full: bool = False) -> None:
-        self.log_detail = (
-            "as many requests as allowed were already waiting for an upload-check worker"
-            if queue_full
-            else f"no upload-check worker became free within {seconds:g} seconds"
-        )
-        self.retry_after_seconds = 5 if queue_full else max(1, min(30, round(seconds / 2)))
-        super().__init__("Uploaded files are being checked for others; try again shortly.")
+    workers = "an upload-check worker"
+    message = "Uploaded files are being checked for others; try again shortly."
 
 
 class UploadTooComplex(EngineError):
@@ -91,7 +83,7 @@ def _crashed(detail: str, where: str | None = None) -> UploadTooComplex:
 
 
 UPLOAD_ERRORS = PoolErrors(
-    busy=lambda seconds, queue_full: UploadBusy(seconds, queue_full),
+    busy=UploadBusy,
     timeout=_timeout,
     out_of_memory=_out_of_memory,
     crashed=_crashed,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core.engine.fetch import FetchPolicy
-from core.engine.problems import EngineError
+from core.engine.problems import WorkersBusy, memory_limit_text
 from core.engine.process_pool import PoolErrors, PoolSettings, ProcessPool
 from esign.engine.verify_limits import PdfTooComplex
 from esign.engine.verify_report import PdfVerification
@@ -41,22 +41,12 @@ class VerifyJob:
     online_revocation: FetchPolicy | None = None
 
 
-class VerifyBusy(EngineError):
+class VerifyBusy(WorkersBusy):
     """Every verify worker stayed busy for as long as a request may wait for one."""
 
     code = "verify_busy"
-    kind = "busy"
-
-    def __init__(self, seconds: float, queue_full: bool = False) -> None:
-        self.seconds = seconds
-        self.queue_full = queue_full
-        self.log_detail = (
-            "as many requests as allowed were already waiting for a verify worker"
-            if queue_full
-            else f"no verify worker became free within {seconds:g} seconds"
-        )
-        self.retry_after_seconds = 5 if queue_full else max(1, min(30, round(seconds / 2)))
-        super().__init__("Every verifier is busy; try again shortly.")
+    workers = "a verify worker"
+    message = "Every verifier is busy; try again shortly."
 
 
 class VerifyTimeout(PdfTooComplex):
@@ -79,10 +69,9 @@ def _timeout(seconds: float) -> VerifyTimeout:
 
 
 def _out_of_memory(limit_bytes: int) -> VerifyOutOfMemory:
-    limit = f" ({limit_bytes / 2**20:g} MB)" if limit_bytes else ""
     return VerifyOutOfMemory(
         "The file is too complex to verify: it needs more memory than a verification"
-        f" may use{limit}."
+        f" may use{memory_limit_text(limit_bytes)}."
     )
 
 
@@ -93,7 +82,7 @@ def _crashed(detail: str, where: str | None = None) -> VerifyCrashed:
 
 
 VERIFY_ERRORS = PoolErrors(
-    busy=lambda seconds, queue_full: VerifyBusy(seconds, queue_full),
+    busy=VerifyBusy,
     timeout=_timeout,
     out_of_memory=_out_of_memory,
     crashed=_crashed,

@@ -6,7 +6,7 @@ engine itself knows no HTTP.
 
 from __future__ import annotations
 
-from core.engine.problems import EngineError, InvalidInput
+from core.engine.problems import EngineError, InvalidInput, WorkersBusy, memory_limit_text
 
 
 class GenerateError(EngineError):
@@ -131,35 +131,21 @@ class RenderOutOfMemory(GenerateError):
 
     def __init__(self, limit_bytes: int = 0) -> None:
         self.limit_bytes = limit_bytes
-        limit = f" ({limit_bytes / 2**20:g} MB)" if limit_bytes else ""
         super().__init__(
-            f"The document needs more memory to render than is allowed{limit}; large images "
-            "and very long tables need the most."
+            "The document needs more memory to render than is allowed"
+            f"{memory_limit_text(limit_bytes)}; large images and very long tables need the most."
         )
 
     def __reduce__(self) -> tuple[type, tuple[object, ...]]:
         return (type(self), (self.limit_bytes,))
 
 
-class RenderBusy(GenerateError):
+class RenderBusy(WorkersBusy, GenerateError):
     """Every render worker stayed busy for as long as a request may wait for one."""
 
     code = "render_busy"
-    kind = "busy"
-
-    def __init__(self, seconds: float, queue_full: bool = False) -> None:
-        self.seconds = seconds
-        self.queue_full = queue_full
-        if queue_full:
-            self.log_detail = "as many requests as allowed were already waiting for a worker"
-        else:
-            self.log_detail = f"no render worker became free within {seconds:g} seconds"
-        # Long enough for a render to end, short enough for a client to retry soon.
-        self.retry_after_seconds = 5 if queue_full else max(1, min(30, round(seconds / 2)))
-        super().__init__("Every PDF renderer is busy; try again shortly.")
-
-    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
-        return (type(self), (self.seconds, self.queue_full))
+    workers = "a render worker"
+    message = "Every PDF renderer is busy; try again shortly."
 
 
 class RenderCrashed(GenerateError):

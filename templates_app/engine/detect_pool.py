@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.engine.problems import EngineError
+from core.engine.problems import EngineError, WorkersBusy, memory_limit_text
 from core.engine.process_pool import PoolErrors, PoolSettings, ProcessPool
 from core.engine.template_spec import TemplateSpec
 from templates_app.engine.detect_fields import DetectLimits
@@ -29,20 +29,12 @@ class DetectJob:
     limits: DetectLimits
 
 
-class DetectBusy(EngineError):
+class DetectBusy(WorkersBusy):
     """Every detection worker stayed busy for as long as a request may wait for one."""
 
     code = "detect_busy"
-    kind = "busy"
-
-    def __init__(self, seconds: float, queue_full: bool = False) -> None:
-        self.log_detail = (
-            "as many requests as allowed were already waiting for a detection worker"
-            if queue_full
-            else f"no detection worker became free within {seconds:g} seconds"
-        )
-        self.retry_after_seconds = 5 if queue_full else max(1, min(30, round(seconds / 2)))
-        super().__init__("Field detection is busy; try again shortly.")
+    workers = "a detection worker"
+    message = "Field detection is busy; try again shortly."
 
 
 class DetectTooComplex(EngineError):
@@ -57,9 +49,9 @@ def _timeout(seconds: float) -> DetectTooComplex:
 
 
 def _out_of_memory(limit_bytes: int) -> DetectTooComplex:
-    limit = f" ({limit_bytes / 2**20:g} MB)" if limit_bytes else ""
     return DetectTooComplex(
-        f"The file is too complex to look for fields in: it needs more memory than allowed{limit}."
+        "The file is too complex to look for fields in: it needs more memory than allowed"
+        f"{memory_limit_text(limit_bytes)}."
     )
 
 
@@ -70,7 +62,7 @@ def _crashed(detail: str, where: str | None = None) -> DetectTooComplex:
 
 
 DETECT_ERRORS = PoolErrors(
-    busy=lambda seconds, queue_full: DetectBusy(seconds, queue_full),
+    busy=DetectBusy,
     timeout=_timeout,
     out_of_memory=_out_of_memory,
     crashed=_crashed,

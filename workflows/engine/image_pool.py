@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.engine.problems import EngineError
+from core.engine.problems import EngineError, WorkersBusy
 from core.engine.process_pool import PoolErrors, PoolSettings, ProcessPool
 from workflows.engine.photos import Fitted
 
@@ -31,21 +31,12 @@ class FitJob:
     max_bytes: int
 
 
-class ImageBusy(EngineError):
+class ImageBusy(WorkersBusy):
     """Every image worker stayed busy for as long as a request may wait for one."""
 
     code = "image_busy"
-    kind = "busy"
-
-    def __init__(self, seconds: float, queue_full: bool = False) -> None:
-        self.seconds = seconds
-        self.queue_full = queue_full
-        self.log_detail = (
-            "as many requests as allowed were already waiting for an image worker"
-            if queue_full
-            else f"no image worker became free within {seconds:g} seconds"
-        )
-        super().__init__("Every image worker is busy; try again shortly.")
+    workers = "an image worker"
+    message = "Every image worker is busy; try again shortly."
 
 
 class ImageNotProcessed(EngineError):
@@ -72,7 +63,7 @@ def _crashed(detail: str, where: str | None = None) -> ImageNotProcessed:
 
 
 IMAGE_ERRORS = PoolErrors(
-    busy=lambda seconds, queue_full: ImageBusy(seconds, queue_full),
+    busy=ImageBusy,
     timeout=_timeout,
     out_of_memory=_out_of_memory,
     crashed=_crashed,
