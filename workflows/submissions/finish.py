@@ -15,9 +15,9 @@ from core.blobs import blob_save
 from core.engine.problems import Problem
 from core.engine.template_spec import Rect
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
-from esign import sending as esign
 from esign.models import Packet
 from esign.packets import FileInput, PacketInput, SignerInput, SignField
+from esign.sending import PreparedPacket, packet_prepare, packet_store
 from fill.services import fill_template
 from templates_app.models import TemplateVersion
 from workflows.engine.definition import WorkflowDef
@@ -74,11 +74,11 @@ def finish_documents(
     definition: WorkflowDef,
     payloads: Mapping[str, Mapping[str, Any]],
     prepared: list[Filled] | None,
-    signing: esign.PreparedPacket | None,
+    signing: PreparedPacket | None,
     identity: ApiIdentity | None,
     *,
     embedded: bool,
-) -> esign.PreparedPacket | None:
+) -> PreparedPacket | None:
     """Every webform is complete: store the documents and complete, or start signing. The
     documents are made before the transaction; ``prepared`` and ``signing`` are None only when
     another webform's save completed the workflow meanwhile, and then they are made now.
@@ -90,7 +90,7 @@ def finish_documents(
             signing = made = signing_prepare_documents(
                 submission, definition, payloads, identity, embedded=embedded
             )
-        submission.packet = esign.packet_store(signing)
+        submission.packet = packet_store(signing)
         submission_move(submission, Status.READY_TO_SIGN, fields=("packet",))
         return made
     if prepared is None:  # another webform completed meanwhile: fill now
@@ -193,10 +193,10 @@ def signing_prepare_documents(
     identity: ApiIdentity | None,
     *,
     embedded: bool,
-) -> esign.PreparedPacket:
+) -> PreparedPacket:
     """The signing step's documents made and stored (slow: before any transaction)."""
     # A person on a webform page acts for the organization itself: no key, no watermark.
-    return esign.packet_prepare(
+    return packet_prepare(
         organization=submission.workflow.organization,
         watermark=identity.is_development if identity is not None else False,
         packet_input=_signing_input(submission, definition, payloads, embedded=embedded),

@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from accounts.identity import ApiIdentity
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
-from esign import sending as esign
+from esign.sending import PreparedPacket
 from webhooks.services import check_webhook_url
 from workflows.definitions.versions import Running, running_definition, webform_get
 from workflows.engine.definition import WebformDef, WorkflowDef
@@ -228,7 +228,7 @@ def _save(
     submission: Submission,
     *,
     prepared: list[Filled] | None,
-    signing: esign.PreparedPacket | None,
+    signing: PreparedPacket | None,
 ) -> Saved:
     """webform_save's transaction: quick, every document already made."""
     definition, webform = request.loaded.definition, request.webform
