@@ -10,7 +10,9 @@ again even while its task waited).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -30,6 +32,7 @@ pytestmark = pytest.mark.django_db
 SEAL_TASK = "esign.tasks.packet_seal_task"
 EMAIL_TASK = "esign.tasks.signer_email_task"
 Seal = Packet.SealStatus
+Query = dict[str, Any]
 
 
 def lease() -> timedelta:
@@ -56,19 +59,32 @@ def seal_tasks() -> list[dict[str, int]]:
     return [task.args_kwargs["kwargs"] for task in tasks]
 
 
-def swept(now: datetime) -> tuple[int, list[dict[str, str]]]:
+def swept(now: datetime, sweep: Callable[..., int] = seals_sweep) -> tuple[int, list[Query]]:
     with CaptureQueriesContext(connection) as queries:
-        enqueued = seals_sweep(now=now)
+        enqueued = sweep(now=now)
     return enqueued, queries.captured_queries
+
+
+def enqueues(queries: list[Query]) -> list[Query]:
+    """The queries that enqueue a task: its row, and its NOTIFY on PostgreSQL."""
+    return [q for q in queries if q["sql"].startswith(("INSERT", "NOTIFY"))]
+
+
+def query_counts_for_5_and_50(one_size: Callable[[int], int]) -> list[int]:
+    """What ``one_size(size)`` counts of a sweep's queries over 5 and over 50 rows, each run from
+    empty packet and task tables."""
+    counts = []
+    for size in (5, 50):
+        Packet.objects.all().delete()
+        DBTaskResult.objects.all().delete()
+        counts.append(one_size(size))
+    return counts
 
 
 def test_a_seal_sweep_over_5_or_50_waiting_packets_costs_the_same_few_queries(
     organization: Organization,
 ) -> None:
-    counts = []
-    for size in (5, 50):
-        Packet.objects.all().delete()
-        DBTaskResult.objects.all().delete()
+    def one_size(size: int) -> int:
         packets = completed(organization, size)
         with transaction.atomic():  # each seal's task waits in the queue, behind others
             for packet in packets:
@@ -76,32 +92,28 @@ def test_a_seal_sweep_over_5_or_50_waiting_packets_costs_the_same_few_queries(
         now = timezone.now() + 2 * lease()  # due for longer than a lease: the sweep looks
 
         enqueued, queries = swept(now)
-        counts.append(len(queries))
 
         # Not lost: none enqueued again, none left leased, each looked at again a lease later.
         assert enqueued == 0
         assert seal_tasks() == [{"packet_id": packet.pk} for packet in packets]
         assert not Packet.objects.filter(seal_leased_until__isnull=False).exists()
         assert Packet.objects.filter(seal_status=Seal.PENDING).count() == size
+        return len(queries)
 
+    counts = query_counts_for_5_and_50(one_size)
     assert counts[0] == counts[1] <= 10, counts
 
 
 def test_a_seal_sweep_over_abandoned_attempts_claims_them_at_once_and_enqueues_each_once(
     organization: Organization,
 ) -> None:
-    counts = []
-    for size in (5, 50):
-        Packet.objects.all().delete()
-        DBTaskResult.objects.all().delete()
+    def one_size(size: int) -> int:
         now = timezone.now()
         # Attempts claimed the seals, and their worker died: the leases ran out.
         packets = completed(organization, size, seal_leased_until=now - timedelta(seconds=1))
 
         enqueued, queries = swept(now)
         inserts = [q for q in queries if q["sql"].startswith("INSERT")]
-        enqueues = [q for q in queries if q["sql"].startswith(("INSERT", "NOTIFY"))]
-        counts.append(len(queries) - len(enqueues))
 
         assert enqueued == size
         assert len(inserts) == size
@@ -113,7 +125,9 @@ def test_a_seal_sweep_over_abandoned_attempts_claims_them_at_once_and_enqueues_e
         assert seals_sweep(now=now) == 0
         assert seals_sweep(now=now + 2 * lease()) == 0
         assert len(seal_tasks()) == size
+        return len(queries) - len(enqueues(queries))
 
+    counts = query_counts_for_5_and_50(one_size)
     assert counts[0] == counts[1] <= 10, counts
 
 
@@ -167,46 +181,37 @@ def email_tasks() -> list[dict[str, int]]:
 def test_an_email_sweep_over_5_or_50_waiting_emails_costs_the_same_few_queries(
     organization: Organization,
 ) -> None:
-    counts = []
-    for size in (5, 50):
-        Packet.objects.all().delete()
-        DBTaskResult.objects.all().delete()
+    def one_size(size: int) -> int:
         now = timezone.now()
         rows = pending_emails(organization, size, due_at=now - 2 * email_lease())
         with transaction.atomic():  # each email's task waits in the queue, behind others
             for email in rows:
                 enqueue_in_transaction(SIGNER_EMAIL, email_id=email.pk, attempt=1)
 
-        with CaptureQueriesContext(connection) as queries:
-            enqueued = emails_sweep(now=now)
-        counts.append(len(queries))
+        enqueued, queries = swept(now, emails_sweep)
 
         # Not lost: none enqueued a second time; each due from now, looked at a lease later.
         assert enqueued == 0
         assert email_tasks() == [{"email_id": e.pk, "attempt": 1} for e in rows]
         assert set(SignerEmail.objects.values_list("due_at", "claimed_until")) == {(now, None)}
         assert emails_sweep(now=now + email_lease() / 2) == 0
+        return len(queries)
 
+    counts = query_counts_for_5_and_50(one_size)
     assert counts[0] == counts[1] <= 10, counts
 
 
 def test_an_email_sweep_over_abandoned_sends_claims_them_at_once_and_enqueues_each_once(
     organization: Organization,
 ) -> None:
-    counts = []
-    for size in (5, 50):
-        Packet.objects.all().delete()
-        DBTaskResult.objects.all().delete()
+    def one_size(size: int) -> int:
         now = timezone.now()
         # Sends claimed the emails, and their worker died: the leases ran out.
         rows = pending_emails(
             organization, size, attempts=1, claimed_until=now - timedelta(seconds=1)
         )
 
-        with CaptureQueriesContext(connection) as queries:
-            enqueued = emails_sweep(now=now)
-        enqueues = [q for q in queries if q["sql"].startswith(("INSERT", "NOTIFY"))]
-        counts.append(len(queries) - len(enqueues))
+        enqueued, queries = swept(now, emails_sweep)
 
         assert enqueued == size
         assert email_tasks() == [{"email_id": e.pk, "attempt": 1} for e in rows]
@@ -217,5 +222,7 @@ def test_an_email_sweep_over_abandoned_sends_claims_them_at_once_and_enqueues_ea
         assert emails_sweep(now=now) == 0
         assert emails_sweep(now=now + 2 * email_lease()) == 0
         assert len(email_tasks()) == size
+        return len(queries) - len(enqueues(queries))
 
+    counts = query_counts_for_5_and_50(one_size)
     assert counts[0] == counts[1] <= 10, counts

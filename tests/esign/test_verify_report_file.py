@@ -41,6 +41,24 @@ def lta(pki: ShortLivedPki) -> bytes:
     )
 
 
+@pytest.fixture
+def trusted(pki: ShortLivedPki, settings: Any, tmp_path: Path) -> Any:
+    """The service trusts the PKI's root (its settings, for a test to change)."""
+    roots = tmp_path / "roots.pem"
+    roots.write_bytes(pki.ca_pem)
+    settings.SEAL_TRUST_ROOTS_FILE = str(roots)
+    return settings
+
+
+def offered_file(page: str, link_id: str, name: str, mime: str) -> bytes:
+    """The file that the page offers as the download link ``#link_id`` named ``name``."""
+    link = re.search(
+        rf'<a id="{link_id}" download="{re.escape(name)}" href="data:{mime};base64,([^"]+)"', page
+    )
+    assert link is not None
+    return base64.b64decode(html_lib.unescape(link.group(1)))
+
+
 def _upload(pdf: bytes) -> io.BytesIO:
     upload = io.BytesIO(pdf)
     upload.name = "file.pdf"
@@ -55,17 +73,14 @@ def indications(body: dict[str, Any]) -> list[tuple[str, str | None]]:
 
 @pytest.mark.django_db
 def test_the_report_says_the_etsi_indication_of_each_signature_and_timestamp(
-    pki: ShortLivedPki, lta: bytes, api_client: Client, settings: Any, tmp_path: Path
+    lta: bytes, api_client: Client, trusted: Any
 ) -> None:
-    roots = tmp_path / "roots.pem"
-    roots.write_bytes(pki.ca_pem)
-    settings.SEAL_TRUST_ROOTS_FILE = str(roots)
 
     valid = api_client.post("/api/v1/verify", {"file": _upload(lta)}).json()
     changed = api_client.post(
         "/api/v1/verify", {"file": _upload(files.changed_byte_in_dss(lta))}
     ).json()
-    settings.SEAL_TRUST_ROOTS_FILE = ""
+    trusted.SEAL_TRUST_ROOTS_FILE = ""
     foreign = api_client.post("/api/v1/verify", {"file": _upload(lta)}).json()
 
     assert indications(valid) == [("TOTAL-PASSED", None), ("TOTAL-PASSED", None)]
@@ -77,22 +92,13 @@ def test_the_report_says_the_etsi_indication_of_each_signature_and_timestamp(
 
 
 @pytest.mark.django_db
-def test_the_page_offers_the_report_as_a_json_file(
-    pki: ShortLivedPki, lta: bytes, settings: Any, tmp_path: Path
-) -> None:
-    roots = tmp_path / "roots.pem"
-    roots.write_bytes(pki.ca_pem)
-    settings.SEAL_TRUST_ROOTS_FILE = str(roots)
+def test_the_page_offers_the_report_as_a_json_file(lta: bytes, trusted: Any) -> None:
 
     page = Client().post("/verify", {"file": _upload(lta)}).content.decode()
 
-    link = re.search(
-        r'<a id="validation-report" download="validation-report.json" '
-        r'href="data:application/json;base64,([^"]+)"',
-        page,
+    report = json.loads(
+        offered_file(page, "validation-report", "validation-report.json", "application/json")
     )
-    assert link is not None
-    report = json.loads(base64.b64decode(html_lib.unescape(link.group(1))))
     assert report["verdict"] == "valid"
     assert indications(report) == [("TOTAL-PASSED", None), ("TOTAL-PASSED", None)]
 
@@ -103,11 +109,8 @@ def pdf_text(pdf: bytes) -> str:
 
 @pytest.mark.django_db
 def test_the_api_answers_the_report_as_a_printable_pdf_when_asked(
-    pki: ShortLivedPki, lta: bytes, api_client: Client, settings: Any, tmp_path: Path
+    lta: bytes, api_client: Client, trusted: Any
 ) -> None:
-    roots = tmp_path / "roots.pem"
-    roots.write_bytes(pki.ca_pem)
-    settings.SEAL_TRUST_ROOTS_FILE = str(roots)
     sha = hashlib.sha256(lta).hexdigest()
 
     by_query = api_client.post("/api/v1/verify?format=pdf", {"file": _upload(lta)})
@@ -137,22 +140,13 @@ def test_the_api_answers_the_report_as_a_printable_pdf_when_asked(
 
 
 @pytest.mark.django_db
-def test_the_page_offers_the_report_as_a_printable_pdf(
-    pki: ShortLivedPki, lta: bytes, settings: Any, tmp_path: Path
-) -> None:
-    roots = tmp_path / "roots.pem"
-    roots.write_bytes(pki.ca_pem)
-    settings.SEAL_TRUST_ROOTS_FILE = str(roots)
+def test_the_page_offers_the_report_as_a_printable_pdf(lta: bytes, trusted: Any) -> None:
 
     page = Client().post("/verify", {"file": _upload(lta)}).content.decode()
 
-    link = re.search(
-        r'<a id="validation-report-pdf" download="validation-report.pdf" '
-        r'href="data:application/pdf;base64,([^"]+)"',
-        page,
+    text = pdf_text(
+        offered_file(page, "validation-report-pdf", "validation-report.pdf", "application/pdf")
     )
-    assert link is not None
-    text = pdf_text(base64.b64decode(html_lib.unescape(link.group(1))))
     assert "Report seal" in text
     assert "TOTAL-PASSED" in text
     assert hashlib.sha256(lta).hexdigest() in text.replace("\n", "")
