@@ -13,6 +13,7 @@ from django.urls import reverse
 from accounts.identity import ApiIdentity, identity_of
 from core.errors import NotFound
 from core.graphql.mutations import ServiceMutation
+from core.graphql.resolvers import or_none
 from core.graphql.scalars import JSON, DateTime, Upload
 from esign.links import tokens
 from esign.links.emails import signer_email_resend
@@ -70,18 +71,18 @@ class EtchSignerType(graphene.ObjectType):
     class Meta:
         name = "Signer"
 
-    id = graphene.ID()
+    id = graphene.ID(source="eid")
     eid = graphene.String()
     alias_id = graphene.String()
     routing_order = graphene.Int()
     name = graphene.String()
     email = graphene.String()
     status = graphene.String()
-    sign_action_type = graphene.String()
+    sign_action_type = graphene.String(source="signer_type")
     completed_at = DateTime()
     # Extensions: signing groups and witnesses (esign.packets.groups).
     role = graphene.String()
-    witness_for = graphene.String()
+    witness_for = graphene.String(resolver=or_none("witness_for"))
     group = graphene.Field(lambda: SigningGroupType)
     attachments = graphene.List(SignerAttachmentType)  # extension (esign.signing.attachments)
     # Extensions (esign.signing.forwarding): whether they may forward their turn from the signing
@@ -91,14 +92,6 @@ class EtchSignerType(graphene.ObjectType):
     signature_level = graphene.String()  # extension (esign.packets.signature_levels)
     forwarded_from = graphene.Field(lambda: EtchSignerType)
     forwarded_to = graphene.Field(lambda: EtchSignerType)
-
-    @staticmethod
-    def resolve_id(signer: Signer, info: Any) -> str:
-        return signer.eid
-
-    @staticmethod
-    def resolve_witness_for(signer: Signer, info: Any) -> str | None:
-        return signer.witness_for or None
 
     @staticmethod
     def resolve_group(signer: Signer, info: Any) -> Signer | None:
@@ -113,10 +106,6 @@ class EtchSignerType(graphene.ObjectType):
         return Signer.objects.filter(forwarded_from=signer).first()
 
     @staticmethod
-    def resolve_sign_action_type(signer: Signer, info: Any) -> str:
-        return signer.signer_type
-
-    @staticmethod
     def resolve_signature_level(signer: Signer, info: Any) -> str:
         return signer_level(signer)
 
@@ -127,17 +116,9 @@ class SigningGroupType(graphene.ObjectType):
     class Meta:
         name = "SigningGroup"
 
-    id = graphene.String()
-    required = graphene.Int()
+    id = graphene.String(source="signing_group")
+    required = graphene.Int(source="signing_group_required")
     signed_by = graphene.List(EtchSignerType)
-
-    @staticmethod
-    def resolve_id(signer: Signer, info: Any) -> str:
-        return signer.signing_group
-
-    @staticmethod
-    def resolve_required(signer: Signer, info: Any) -> int:
-        return signer.signing_group_required
 
     @staticmethod
     def resolve_signed_by(signer: Signer, info: Any) -> list[Signer]:
@@ -148,16 +129,12 @@ class DocumentGroupType(graphene.ObjectType):
     class Meta:
         name = "DocumentGroup"
 
-    id = graphene.ID()
+    id = graphene.ID(source="eid")
     eid = graphene.String()
     status = graphene.String()
     files = JSON()
     download_zip_url = graphene.String(name="downloadZipURL")
     signers = graphene.List(EtchSignerType)
-
-    @staticmethod
-    def resolve_id(group: DocumentGroup, info: Any) -> str:
-        return group.eid
 
     @staticmethod
     def resolve_files(group: DocumentGroup, info: Any) -> list[dict[str, Any]]:
@@ -187,23 +164,15 @@ class SealErrorType(graphene.ObjectType):
     class Meta:
         name = "SealError"
 
-    code = graphene.String()
-    message = graphene.String()
-
-    @staticmethod
-    def resolve_code(packet: Packet, info: Any) -> str:
-        return packet.seal_error_code
-
-    @staticmethod
-    def resolve_message(packet: Packet, info: Any) -> str:
-        return packet.seal_error_message
+    code = graphene.String(source="seal_error_code")
+    message = graphene.String(source="seal_error_message")
 
 
 class EtchPacketType(graphene.ObjectType):
     class Meta:
         name = "EtchPacket"
 
-    id = graphene.ID()
+    id = graphene.ID(source="eid")
     eid = graphene.String()
     name = graphene.String()
     status = graphene.String()
@@ -211,15 +180,15 @@ class EtchPacketType(graphene.ObjectType):
     allow_updates = graphene.Boolean()
     number_remaining_signers = graphene.Int()
     details_url = graphene.String(name="detailsURL")
-    webhook_url = graphene.String(name="webhookURL")
+    webhook_url = graphene.String(name="webhookURL", resolver=or_none("webhook_url"))
     completed_at = DateTime()
     archived_at = DateTime()
     created_at = DateTime()
     updated_at = DateTime()
     document_group = graphene.Field(DocumentGroupType)
     # Extensions: where the seal of the completed packet's documents stands.
-    seal_status = graphene.String()
-    seal_level = graphene.String()
+    seal_status = graphene.String(resolver=or_none("seal_status"))
+    seal_level = graphene.String(resolver=or_none("seal_level"))
     sealed_at = DateTime()
     seal_error = graphene.Field(lambda: SealErrorType)
     seal_retry_at = DateTime()
@@ -229,18 +198,6 @@ class EtchPacketType(graphene.ObjectType):
     allow_forward = graphene.Boolean()
     # Extension: the sealed documents carry a verification mark (esign.engine.verification_mark).
     verification_stamp = graphene.Boolean()
-
-    @staticmethod
-    def resolve_id(packet: Packet, info: Any) -> str:
-        return packet.eid
-
-    @staticmethod
-    def resolve_seal_status(packet: Packet, info: Any) -> str | None:
-        return packet.seal_status or None
-
-    @staticmethod
-    def resolve_seal_level(packet: Packet, info: Any) -> str | None:
-        return packet.seal_level or None
 
     @staticmethod
     def resolve_seal_error(packet: Packet, info: Any) -> Packet | None:
@@ -255,16 +212,8 @@ class EtchPacketType(graphene.ObjectType):
         return settings.PUBLIC_BASE_URL + reverse("admin:esign_packet_change", args=[packet.pk])
 
     @staticmethod
-    def resolve_webhook_url(packet: Packet, info: Any) -> str | None:
-        return packet.webhook_url or None
-
-    @staticmethod
     def resolve_archived_at(packet: Packet, info: Any) -> None:
         return None  # packets are not archived here (kept until removed); the clients ask for it
-
-    @staticmethod
-    def resolve_document_group(packet: Packet, info: Any) -> DocumentGroup:
-        return packet.document_group
 
 
 class EtchFileInput(graphene.InputObjectType):

@@ -115,7 +115,9 @@ class WebhookReplayType(graphene.ObjectType):
         name = "WebhookReplay"
 
     count = graphene.Int(required=True, description="How many events are sent again.")
-    last_due_at = DateTime(description="When the last of them is due (they are paced).")
+    last_due_at = DateTime(
+        description="When the last of them is due (they are paced).", source="last_due"
+    )
     logs = graphene.List(
         graphene.NonNull(WebhookLogType),
         required=True,
@@ -125,10 +127,6 @@ class WebhookReplayType(graphene.ObjectType):
     @staticmethod
     def resolve_count(replayed: Replayed, info: Any) -> int:
         return len(replayed.deliveries)
-
-    @staticmethod
-    def resolve_last_due_at(replayed: Replayed, info: Any) -> datetime | None:
-        return replayed.last_due
 
     @staticmethod
     def resolve_logs(replayed: Replayed, info: Any) -> list[WebhookDelivery]:

@@ -11,6 +11,7 @@ import graphene
 from accounts.identity import ApiIdentity, identity_of
 from core.errors import NotFound, ValidationFailed
 from core.graphql.mutations import ServiceMutation
+from core.graphql.resolvers import or_none
 from core.graphql.scalars import JSON, DateTime
 from esign.models import Signer
 from esign.packets import signer_summary
@@ -29,20 +30,12 @@ class ForgeType(graphene.ObjectType):
     class Meta:
         name = "Forge"
 
-    id = graphene.ID()
+    id = graphene.ID(source="eid")
     eid = graphene.String(required=True)
     slug = graphene.String()
     name = graphene.String()
-    title = graphene.String()
+    title = graphene.String(source="name")
     pages = JSON(description="The working version's pages and fields; see docs/workflows.md.")
-
-    @staticmethod
-    def resolve_id(webform: Webform, info: Any) -> str:
-        return webform.eid
-
-    @staticmethod
-    def resolve_title(webform: Webform, info: Any) -> str:
-        return webform.name
 
     @staticmethod
     def resolve_pages(webform: Webform, info: Any) -> list[dict[str, Any]]:
@@ -55,7 +48,7 @@ class WeldDataType(graphene.ObjectType):
     class Meta:
         name = "WeldData"
 
-    id = graphene.ID()
+    id = graphene.ID(source="eid")
     eid = graphene.String(required=True)
     status = graphene.String()
     is_test = graphene.Boolean()
@@ -63,23 +56,15 @@ class WeldDataType(graphene.ObjectType):
     display_title = graphene.String()
     completion_percentage = graphene.Float(description="From 0 to 100.")
     agents = JSON(description="The signers of the signing step, once it started.")
-    webhook_url = graphene.String(name="webhookURL")
+    webhook_url = graphene.String(name="webhookURL", resolver=or_none("webhook_url"))
     continue_url = graphene.String(name="continueURL")
     download_zip_url = graphene.String(name="downloadZipURL")
     version_number = graphene.Int()
     created_at = DateTime()
     updated_at = DateTime()
     completed_at = DateTime()
-    weld = graphene.Field(lambda: WeldType)
+    weld = graphene.Field(lambda: WeldType, source="workflow")
     submissions = graphene.List(graphene.NonNull(lambda: SubmissionType))
-
-    @staticmethod
-    def resolve_id(submission: Submission, info: Any) -> str:
-        return submission.eid
-
-    @staticmethod
-    def resolve_is_complete(submission: Submission, info: Any) -> bool:
-        return submission.is_complete
 
     @staticmethod
     def resolve_completion_percentage(submission: Submission, info: Any) -> float:
@@ -93,20 +78,12 @@ class WeldDataType(graphene.ObjectType):
         return [signer_summary(signer) for signer in signers]
 
     @staticmethod
-    def resolve_webhook_url(submission: Submission, info: Any) -> str | None:
-        return submission.webhook_url or None
-
-    @staticmethod
     def resolve_continue_url(submission: Submission, info: Any) -> str:
         return links.continue_url(submission)
 
     @staticmethod
     def resolve_download_zip_url(submission: Submission, info: Any) -> str | None:
         return download_url(submission) if submission.is_complete else None
-
-    @staticmethod
-    def resolve_weld(submission: Submission, info: Any) -> Workflow:
-        return submission.workflow
 
     @staticmethod
     def resolve_submissions(submission: Submission, info: Any) -> list[WebformSubmission]:
@@ -119,7 +96,7 @@ class SubmissionType(graphene.ObjectType):
     class Meta:
         name = "Submission"
 
-    id = graphene.ID()
+    id = graphene.ID(source="eid")
     eid = graphene.String(required=True)
     status = graphene.String(description="in-progress or completed.")
     continue_url = graphene.String(name="continueURL")
@@ -129,13 +106,9 @@ class SubmissionType(graphene.ObjectType):
     completed_at = DateTime()
     created_at = DateTime()
     updated_at = DateTime()
-    forge = graphene.Field(ForgeType)
+    forge = graphene.Field(ForgeType, source="webform")
     signer = graphene.Field(EtchSignerType)
     weld_data = graphene.Field(WeldDataType)
-
-    @staticmethod
-    def resolve_id(row: WebformSubmission, info: Any) -> str:
-        return row.eid
 
     @staticmethod
     def resolve_status(row: WebformSubmission, info: Any) -> str:
@@ -153,10 +126,6 @@ class SubmissionType(graphene.ObjectType):
     def resolve_resolved_payload(row: WebformSubmission, info: Any) -> dict[str, Any]:
         webform = definition_for(row.submission).webform(eid=row.webform_eid)
         return resolved_payload(webform, row.payload) if webform else {}
-
-    @staticmethod
-    def resolve_forge(row: WebformSubmission, info: Any) -> Webform | None:
-        return row.webform
 
     @staticmethod
     def resolve_signer(row: WebformSubmission, info: Any) -> Signer | None:
@@ -181,11 +150,11 @@ class WeldType(graphene.ObjectType):
     class Meta:
         name = "Weld"
 
-    id = graphene.ID()
+    id = graphene.ID(source="eid")
     eid = graphene.String(required=True)
     slug = graphene.String()
     name = graphene.String()
-    title = graphene.String()
+    title = graphene.String(source="name")
     url = graphene.String(description="The public address of the first webform page.")
     published_number = graphene.Int()
     has_unpublished_changes = graphene.Boolean()
@@ -195,14 +164,6 @@ class WeldType(graphene.ObjectType):
     weld_datas = graphene.List(
         graphene.NonNull(WeldDataType), offset=graphene.Int(), limit=graphene.Int()
     )
-
-    @staticmethod
-    def resolve_id(workflow: Workflow, info: Any) -> str:
-        return workflow.eid
-
-    @staticmethod
-    def resolve_title(workflow: Workflow, info: Any) -> str:
-        return workflow.name
 
     @staticmethod
     def resolve_url(workflow: Workflow, info: Any) -> str:

@@ -9,6 +9,7 @@ import graphene
 
 from accounts.identity import ApiIdentity, identity_of
 from core.graphql.mutations import ServiceMutation
+from core.graphql.resolvers import or_none
 from core.graphql.scalars import JSON, DateTime
 from esign.bulk import sends as bulk
 from esign.bulk_models import BulkBatch, BulkRow
@@ -39,20 +40,16 @@ class BulkRowType(graphene.ObjectType):
     index = graphene.Int()
     status = graphene.String()
     values = JSON()
-    packet_eid = graphene.String()
+    packet_eid = graphene.String(resolver=or_none("packet_eid"))
     errors = graphene.List(graphene.NonNull(BulkRowErrorType))
     finished_at = DateTime()
-
-    @staticmethod
-    def resolve_packet_eid(row: BulkRow, info: Any) -> str | None:
-        return row.packet_eid or None
 
 
 class BulkBatchType(graphene.ObjectType):
     class Meta:
         name = "EtchPacketBatch"
 
-    id = graphene.ID()
+    id = graphene.ID(source="eid")
     eid = graphene.String()
     name = graphene.String()
     status = graphene.String()
@@ -69,10 +66,6 @@ class BulkBatchType(graphene.ObjectType):
         limit=graphene.Int(default_value=100),
         status=graphene.String(),
     )
-
-    @staticmethod
-    def resolve_id(batch: BulkBatch, info: Any) -> str:
-        return batch.eid
 
     @staticmethod
     def resolve_rows_pending(batch: BulkBatch, info: Any) -> int:
