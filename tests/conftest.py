@@ -24,7 +24,8 @@ from tests.s3server import s3_server, s3_storage  # noqa: F401 - fixtures for ev
 def pytest_configure(config: pytest.Config) -> None:
     """Static files by their plain names, from the apps' and the project's static directories:
     the tests run no collectstatic (tests/core/test_static_files.py checks the hashed storage).
-    Passwords hashed with a fast hasher."""
+    Passwords hashed with a fast hasher. The database emptied after a committing test by
+    tests/db_flush.py."""
     from django.conf import settings
 
     # WhiteNoise serves nothing in the tests (no STATIC_ROOT): the live server does.
@@ -37,6 +38,11 @@ def pytest_configure(config: pytest.Config) -> None:
     # purpose, and every user a test creates or signs in paid it (0.37 s a hash, most of the
     # accounts tests' time). No test is about the hasher; the served settings keep the default.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # After a committing test, only the tables it wrote are emptied (tests/db_flush.py): Django's
+    # flush truncated every table and wrote the content types again, 0.5-3.5 s a test.
+    from tests import db_flush
+
+    db_flush.install()
 
 
 def basic_auth(raw_key: str, *, with_colon: bool = True) -> str:
