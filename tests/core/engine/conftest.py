@@ -5,10 +5,12 @@ from __future__ import annotations
 import datetime
 import ssl
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -18,6 +20,52 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 Route = Callable[[BaseHTTPRequestHandler], None]
+
+
+def timed(call: Callable[[], str]) -> tuple[str, float]:
+    """What ``call()`` returns, and the seconds it took."""
+    started = time.monotonic()
+    result = call()
+    return result, time.monotonic() - started
+
+
+def dripping_body(server: FetchTestServer, content_type: str | None = None) -> Route:
+    """A route that promises 100 bytes and sends one every half second (50 s in all), until the
+    server stops."""
+
+    def drip(request: BaseHTTPRequestHandler) -> None:
+        request.send_response(200)
+        if content_type:
+            request.send_header("Content-Type", content_type)
+        request.send_header("Content-Length", "100")
+        request.end_headers()
+        for _ in range(100):
+            request.wfile.write(b"x")
+            if server.stopping.wait(0.5):
+                return
+
+    return drip
+
+
+def assert_gives_up_on_a_slow_resolver(
+    attempt: Callable[[Callable[[str, int], list[str]]], str],
+) -> None:
+    """``attempt(resolve)`` (with a 0.3 s deadline) times out with a resolver that would answer
+    only after a minute; the resolver is released at the end, so the test does not wait."""
+    release = threading.Event()
+
+    def slow(host: str, port: int) -> list[str]:
+        release.wait(60)  # far past the deadline: without it, the test takes a minute
+        return ["127.0.0.1"]
+
+    try:
+        code, seconds = timed(lambda: attempt(slow))
+    finally:
+        release.set()
+
+    assert code == "timeout"
+    # The resolver would answer after 60 s; a bound far under that holds at any load.
+    assert seconds < 20
 
 
 @dataclass
@@ -65,6 +113,10 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
     def do_GET(self) -> None:
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        """Remember the request, and answer it by its path's route (404 if none)."""
         owner = self.server.owner
         owner.requests.append(
             {"path": self.path, **{k.lower(): v for k, v in self.headers.items()}}
@@ -76,7 +128,7 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 handler(self)
         except (BrokenPipeError, ConnectionResetError):
-            pass  # the fetcher hung up on purpose (cap or deadline reached)
+            pass  # the client hung up on purpose (cap or deadline reached)
 
     def log_message(self, format: str, *args: object) -> None:
         pass
@@ -87,12 +139,17 @@ class _Server(ThreadingHTTPServer):
     owner: FetchTestServer
 
 
-def _serve(scheme: str, tls: ssl.SSLContext | None) -> Iterator[FetchTestServer]:
-    server = _Server(("127.0.0.1", 0), _Handler)
+def _serve(
+    scheme: str,
+    tls: ssl.SSLContext | None,
+    handler: type[_Handler] = _Handler,
+    kind: type[FetchTestServer] = FetchTestServer,
+) -> Iterator[Any]:
+    server = _Server(("127.0.0.1", 0), handler)
     if tls is not None:
         server.socket = tls.wrap_socket(server.socket, server_side=True)
     stopping = threading.Event()
-    server.owner = FetchTestServer(scheme=scheme, port=server.server_address[1], stopping=stopping)
+    server.owner = kind(scheme=scheme, port=server.server_address[1], stopping=stopping)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.daemon = True
     thread.start()
@@ -150,11 +207,16 @@ def fetch_tls_files(tmp_path_factory: pytest.TempPathFactory) -> FetchTlsFiles:
     return FetchTlsFiles(cert_path=cert_path, key_path=key_path, hostname=hostname)
 
 
+def server_tls(files: FetchTlsFiles) -> ssl.SSLContext:
+    """The test servers' TLS: the self-signed certificate for images.test."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(files.cert_path, files.key_path)
+    return context
+
+
 @pytest.fixture
 def fetch_https_server(fetch_tls_files: FetchTlsFiles) -> Iterator[FetchTestServer]:
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(fetch_tls_files.cert_path, fetch_tls_files.key_path)
-    yield from _serve("https", context)
+    yield from _serve("https", server_tls(fetch_tls_files))
 
 
 @pytest.fixture

@@ -6,8 +6,6 @@ import base64
 import logging
 import socket
 import ssl
-import threading
-import time
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -22,6 +20,7 @@ from core.engine.fetch import (
     fetch,
     is_public_address,
 )
+from tests.core.engine.conftest import assert_gives_up_on_a_slow_resolver, dripping_body, timed
 
 # The test servers listen on 127.0.0.1, which only the allowlist lets the fetcher reach.
 LOCAL = FetchPolicy(allow_networks=("127.0.0.0/8",))
@@ -303,23 +302,10 @@ def test_fetch_reports_empty_resolution() -> None:
 
 
 def test_fetch_gives_up_on_slow_resolver_at_deadline() -> None:
-    release = threading.Event()
-
-    def slow(host: str, port: int) -> list[str]:
-        release.wait(60)  # far past the deadline: without it, the test takes a minute
-        return ["127.0.0.1"]
-
-    started = time.monotonic()
-    try:
-        code = fetch_error_code(
-            "http://slow.example/", FetchPolicy(deadline_seconds=0.3), resolve=slow
-        )
-    finally:
-        release.set()
-
-    assert code == "timeout"
-    # The resolver would answer after 60 s; a bound far under that holds at any load.
-    assert time.monotonic() - started < 20
+    policy = FetchPolicy(deadline_seconds=0.3)
+    assert_gives_up_on_a_slow_resolver(
+        lambda resolve: fetch_error_code("http://slow.example/", policy, resolve=resolve)
+    )
 
 
 # --- schemes and URL shape -----------------------------------------------------------------------
@@ -503,22 +489,10 @@ def test_fetch_refuses_body_cut_short(fetch_http_server: Any) -> None:
 
 
 def test_fetch_cuts_off_dripping_body_at_deadline(fetch_http_server: Any) -> None:
-    def drip(request: BaseHTTPRequestHandler) -> None:
-        request.send_response(200)
-        request.send_header("Content-Type", "image/png")
-        request.send_header("Content-Length", "100")
-        request.end_headers()
-        for _ in range(100):
-            request.wfile.write(b"x")
-            if fetch_http_server.stopping.wait(0.5):
-                return
-
-    fetch_http_server.route("/drip", drip)
+    fetch_http_server.route("/drip", dripping_body(fetch_http_server, "image/png"))
     policy = FetchPolicy(allow_networks=("127.0.0.0/8",), deadline_seconds=1.0)
 
-    started = time.monotonic()
-    code = fetch_error_code(fetch_http_server.url("/drip"), policy)
-    elapsed = time.monotonic() - started
+    code, elapsed = timed(lambda: fetch_error_code(fetch_http_server.url("/drip"), policy))
 
     assert code == "timeout"
     # The whole body would take 50 s; every read came in time, so only the deadline stops it.
@@ -536,9 +510,7 @@ def test_fetch_cuts_off_dripping_headers_at_deadline(fetch_http_server: Any) -> 
     fetch_http_server.route("/drip-headers", drip_headers)
     policy = FetchPolicy(allow_networks=("127.0.0.0/8",), deadline_seconds=0.6)
 
-    started = time.monotonic()
-    code = fetch_error_code(fetch_http_server.url("/drip-headers"), policy)
-    elapsed = time.monotonic() - started
+    code, elapsed = timed(lambda: fetch_error_code(fetch_http_server.url("/drip-headers"), policy))
 
     assert code == "timeout"
     # The headers would take 27 s; every byte came in time, so only the deadline stops them.

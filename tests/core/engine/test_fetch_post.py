@@ -5,18 +5,26 @@ from __future__ import annotations
 import logging
 import socket
 import ssl
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
 from core.engine.fetch import FetchError, FetchPolicy, PostResponse, post
-from tests.core.engine.conftest import FetchTestServer, FetchTlsFiles, _Handler, _Server
+from tests.core.engine.conftest import (
+    FetchTestServer,
+    FetchTlsFiles,
+    _Handler,
+    _serve,
+    _Server,
+    assert_gives_up_on_a_slow_resolver,
+    dripping_body,
+    server_tls,
+    timed,
+)
 
 LOCAL = FetchPolicy(allow_networks=("127.0.0.0/8",))
 PAYLOAD = b'{"action": "signerComplete", "data": {"email": "ann@example.com"}}'
@@ -33,38 +41,12 @@ class _PostHandler(_Handler):
     def do_POST(self) -> None:
         owner = self.server.owner
         assert isinstance(owner, PostTestServer)
-        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        owner.requests.append(
-            {"path": self.path, **{k.lower(): v for k, v in self.headers.items()}}
-        )
-        owner.bodies.append(body)
-        handler = owner.routes.get(urlsplit(self.path).path)
-        try:
-            if handler is None:
-                self.send_error(404)
-            else:
-                handler(self)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client hung up on purpose (cap or deadline reached)
+        owner.bodies.append(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+        self._dispatch()
 
 
 def _serve_posts(scheme: str, tls: ssl.SSLContext | None) -> Iterator[PostTestServer]:
-    server = _Server(("127.0.0.1", 0), _PostHandler)
-    if tls is not None:
-        server.socket = tls.wrap_socket(server.socket, server_side=True)
-    stopping = threading.Event()
-    owner = PostTestServer(scheme=scheme, port=server.server_address[1], stopping=stopping)
-    server.owner = owner
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.daemon = True
-    thread.start()
-    try:
-        yield owner
-    finally:
-        stopping.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=2)
+    yield from _serve(scheme, tls, _PostHandler, PostTestServer)
 
 
 @pytest.fixture
@@ -74,9 +56,7 @@ def post_server() -> Iterator[PostTestServer]:
 
 @pytest.fixture
 def post_https_server(fetch_tls_files: FetchTlsFiles) -> Iterator[PostTestServer]:
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(fetch_tls_files.cert_path, fetch_tls_files.key_path)
-    yield from _serve_posts("https", context)
+    yield from _serve_posts("https", server_tls(fetch_tls_files))
 
 
 @pytest.fixture
@@ -382,21 +362,10 @@ def test_post_stops_reading_an_endless_body_at_the_cap(post_server: PostTestServ
 
 
 def test_post_cuts_off_dripping_body_at_deadline(post_server: PostTestServer) -> None:
-    def drip(request: BaseHTTPRequestHandler) -> None:
-        request.send_response(200)
-        request.send_header("Content-Length", "100")
-        request.end_headers()
-        for _ in range(100):
-            request.wfile.write(b"x")
-            if post_server.stopping.wait(0.5):
-                return
-
-    post_server.route("/hook", drip)
+    post_server.route("/hook", dripping_body(post_server))
     policy = FetchPolicy(allow_networks=("127.0.0.0/8",), deadline_seconds=1.0)
 
-    started = time.monotonic()
-    code = post_error_code(post_server.url("/hook"), policy)
-    elapsed = time.monotonic() - started
+    code, elapsed = timed(lambda: post_error_code(post_server.url("/hook"), policy))
 
     assert code == "timeout"
     # The whole body would take 50 s; every read came in time, so only the deadline stops it.
@@ -418,23 +387,10 @@ def test_post_gives_up_on_a_server_that_never_answers(listener: socket.socket) -
 
 
 def test_post_gives_up_on_slow_resolver_at_deadline() -> None:
-    release = threading.Event()
-
-    def slow(host: str, port: int) -> list[str]:
-        release.wait(60)  # far past the deadline: without it, the test takes a minute
-        return ["127.0.0.1"]
-
-    started = time.monotonic()
-    try:
-        code = post_error_code(
-            "http://slow.example/hook", FetchPolicy(deadline_seconds=0.3), resolve=slow
-        )
-    finally:
-        release.set()
-
-    assert code == "timeout"
-    # The resolver would answer after 60 s; a bound far under that holds at any load.
-    assert time.monotonic() - started < 20
+    policy = FetchPolicy(deadline_seconds=0.3)
+    assert_gives_up_on_a_slow_resolver(
+        lambda resolve: post_error_code("http://slow.example/hook", policy, resolve=resolve)
+    )
 
 
 def test_post_reports_body_cut_short(post_server: PostTestServer) -> None:
