@@ -1,7 +1,9 @@
-"""The fill request body as JSON Schema for the OpenAPI document (core/openapi.py).
+"""Fill in the OpenAPI document (core/openapi.py): the request body's components, derived from
+the model the engine checks the body's root with (``fill.engine.request_model``), and the
+operation's description, parameters, headers and examples.
 
 Which keys ``data`` takes depends on the template (its aliases: GraphQL ``cast { fieldInfo }``),
-so the schema gives the value shape of every field type, from the types the template spec
+so the document gives the value shape of every field type, from the types the template spec
 declares. docs/fill.md is the long form.
 """
 
@@ -15,9 +17,9 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter
 
 from core.eids import EID_PATTERN
 from core.engine.field_types import FIELD_TYPES, PARTS
-from core.engine.style import MAX_FONT_SIZE
-from core.engine.template_spec import ALIGNMENTS, FONT_WEIGHTS
-from core.openapi import Schema, ref, register_schemas
+from core.engine.wire_models import component_schemas
+from core.openapi import Schema, register_schemas
+from fill.engine.request_model import FillRequest
 from fill.engine.values import TEXT_LIMIT
 
 # The value each field type takes in ``data`` (fill/engine/values.py decides).
@@ -47,93 +49,26 @@ _missing = set(FIELD_TYPES) - set(VALUE_SHAPES)
 if _missing:  # a new field type must say what value it takes
     raise RuntimeError(f"No OpenAPI value shape for the field types {sorted(_missing)}.")
 
-_STYLE: dict[str, Schema] = {
-    "fontFamily": {
-        "type": "string",
-        "minLength": 1,
-        "pattern": r"\S",
-        "description": "Exact, case-sensitive: `Courier`, `Helvetica`, `Times New Roman`, "
-        "`Noto Sans` or any Google Fonts family. Another name is a 400 on `fontFamily`.",
-    },
-    "fontSize": {
-        "type": "number",
-        "exclusiveMinimum": 0,
-        "maximum": MAX_FONT_SIZE,
-        "description": "Points; text may shrink below it to fit its box.",
-    },
-    "textColor": {
-        "type": "string",
-        "pattern": r"^#?[0-9A-Fa-f]{6}$",
-        "description": "Six hex digits, `#` optional.",
-    },
-    "alignment": {
-        "type": "string",
-        "enum": list(ALIGNMENTS),
-        "description": "Horizontal alignment in the box.",
-    },
-    "fontWeight": {
-        "type": "string",
-        "enum": list(FONT_WEIGHTS),
-        "description": "Weight and slant.",
-    },
-}
-
 _SHAPES_TEXT = "\n".join(f"- `{kind}`: {VALUE_SHAPES[kind]}" for kind in FIELD_TYPES)
 
-SCHEMAS: dict[str, Schema] = {
-    "FillRequest": {
-        "type": "object",
-        "required": ["data"],
-        "description": "The values, and the style of this fill. Unknown properties are ignored.",
-        "properties": {
-            "data": {
-                "description": "Values keyed by the template's aliases; an array of such objects "
-                "fills the template once per element into one PDF (whole-PDF repeat); or a "
-                "string encrypted with the organization's payload key.",
-                "oneOf": [
-                    ref("FillData"),
-                    {"type": "array", "minItems": 1, "items": ref("FillData")},
-                    ref("EncryptedData"),
-                ],
-            },
-            "title": {"type": "string", "description": "The PDF's title (its Info dictionary)."},
-            **_STYLE,
-            "useInteractiveFields": {
-                "type": "boolean",
-                "default": False,
-                "description": "Real AcroForm fields instead of flat text.",
-            },
-            "defaultReadOnly": {
-                "type": "boolean",
-                "default": False,
-                "description": "Interactive fields are read-only unless a value sets `readOnly`.",
-            },
-        },
-    },
-    "FillData": {
-        "type": "object",
-        "minProperties": 1,
-        "description": "Alias -> value. Absent or `null` leaves a field empty; keys that name no "
-        "field are ignored. The value of each field type:\n\n"
-        + _SHAPES_TEXT
-        + "\n\nAny value may be wrapped as `{value, <style>, readOnly}`. An array sent to a "
-        "non-array field repeats its page once per element; an array field (a column of rows) "
-        "takes an array, elements optionally wrapped as `{data, <style>, readOnly}`, and its "
-        "page repeats when the array is longer than its rows.",
-        "additionalProperties": {
-            "description": "A value of the field's type (see above).",
-            "anyOf": [
-                {"type": kind}
-                for kind in ("string", "number", "boolean", "object", "array", "null")
-            ],
-        },
-        "example": {
-            "name": {"firstName": "Ada", "lastName": "Lovelace"},
-            "email": "ada@example.com",
-            "birthDate": "1815-12-10",
-            "agree": True,
-            "items": ["Difference engine", "Analytical engine"],
-        },
+# FillRequest and FillData derived from the model parse_fill_request checks the root with; what
+# each field type takes is the template's, so FillData's description lists it from here.
+SCHEMAS: dict[str, Schema] = component_schemas(FillRequest)
+SCHEMAS["FillData"] = {
+    **SCHEMAS["FillData"],
+    "description": "Alias -> value. Absent or `null` leaves a field empty; keys that name no "
+    "field are ignored. The value of each field type:\n\n"
+    + _SHAPES_TEXT
+    + "\n\nAny value may be wrapped as `{value, <style>, readOnly}`. An array sent to a "
+    "non-array field repeats its page once per element; an array field (a column of rows) "
+    "takes an array, elements optionally wrapped as `{data, <style>, readOnly}`, and its "
+    "page repeats when the array is longer than its rows.",
+    "example": {
+        "name": {"firstName": "Ada", "lastName": "Lovelace"},
+        "email": "ada@example.com",
+        "birthDate": "1815-12-10",
+        "agree": True,
+        "items": ["Difference engine", "Analytical engine"],
     },
 }
 register_schemas(SCHEMAS)

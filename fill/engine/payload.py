@@ -18,6 +18,8 @@ from typing import Any
 from core.engine.problems import Problem
 from core.engine.style import FontCheck, parse_style
 from core.engine.template_spec import FieldSpec, Style, TemplateSpec
+from core.engine.wire_models import validate
+from fill.engine import request_model as wire
 from fill.engine.errors import FillInvalid, FillLimitExceeded
 from fill.engine.values import normalize_value
 
@@ -86,45 +88,40 @@ def _bool(raw: Mapping[str, Any], key: str, path: str, problems: list[Problem]) 
 
 
 def parse_fill_request(body: Any, *, max_documents: int) -> FillRequest:
-    """Check the root of the body; ``data`` must already be decrypted if it was a string."""
+    """Check the root of the body (fill.engine.request_model declares it); ``data`` must
+    already be decrypted if it was a string."""
     if not isinstance(body, Mapping):
         raise FillInvalid.single("", "The body must be a JSON object.")
-    problems: list[Problem] = []
     data = body.get("data")
-    if data is None or data == "" or data == [] or data == {}:
-        problems.append(Problem("data", "Required"))
-    elif isinstance(data, list):
-        if len(data) > max_documents:
-            raise FillLimitExceeded("data", f"At most {max_documents} documents per request.")
-        for index, element in enumerate(data):
-            if not isinstance(element, Mapping):
-                problems.append(Problem(f"data.{index}", "Must be an object of field values."))
-    elif not isinstance(data, Mapping):
-        problems.append(
-            Problem("data", "Must be an object, an array of objects or an encrypted string.")
-        )
-    title = body.get("title")
-    if title is not None and not isinstance(title, str):
-        problems.append(Problem("title", "Must be a string."))
-    style = parse_style(body, "", problems)
-    interactive = _bool(body, "useInteractiveFields", "", problems)
-    default_read_only = _bool(body, "defaultReadOnly", "", problems)
-    if problems:
+    if isinstance(data, list) and len(data) > max_documents:
+        raise FillLimitExceeded("data", f"At most {max_documents} documents per request.")
+    request, problems = validate(wire.FillRequest, body)
+    if request is None:
         raise FillInvalid(problems)
-    documents = tuple(data) if isinstance(data, list) else (data,)
-    paths = (
-        tuple(f"data.{i}" for i in range(len(documents))) if isinstance(data, list) else ("data",)
+    many = isinstance(request.data, list)
+    # An encrypted string was decrypted before: the model's validator returns no string.
+    assert not isinstance(request.data, str)
+    documents = (
+        tuple(d.root for d in request.data)
+        if isinstance(request.data, list)
+        else (request.data.root,)
     )
     return FillRequest(
         documents=documents,
         options=FillOptions(
-            title=title,
-            style=style,
-            use_interactive_fields=bool(interactive),
-            default_read_only=bool(default_read_only),
+            title=request.title,
+            style=Style(
+                font_family=request.font_family,
+                font_size=request.font_size,
+                text_color=request.text_color,
+                alignment=request.alignment,
+                font_weight=request.font_weight,
+            ),
+            use_interactive_fields=request.use_interactive_fields,
+            default_read_only=request.default_read_only,
         ),
-        paths=paths,
-        whole_pdf_repeat=isinstance(data, list),
+        paths=tuple(f"data.{i}" for i in range(len(documents))) if many else ("data",),
+        whole_pdf_repeat=many,
     )
 
 
