@@ -134,87 +134,100 @@ def _without_nulls(value: Any) -> Any:
     return value
 
 
-# Mostly null (not given), so that a good share of the bodies parse.
-_ANY = st.one_of(
-    *[st.none()] * 8,
+_ANY_VALUE = st.one_of(
+    st.none(),
     st.booleans(),
     st.integers(-2, 600),
     st.sampled_from([12.0, 12.5, 0.5, "", "x", "12", "#123456", "Courier", "0", "25%"]),
 )
 
 
-def _mostly(good: list[Any], bad: list[Any]) -> st.SearchStrategy[Any]:
-    """A good value three times in four (so that a share of the bodies parse), else a bad one."""
-    return st.one_of(*[st.sampled_from(good)] * 3, st.sampled_from(bad), _ANY)
+def _bodies(valid: bool) -> st.SearchStrategy[dict[str, Any]]:
+    """Generate bodies: with ``valid``, of values the parser takes (or null) only, so that most
+    parse and every property's schema meets them; else mostly good values, some bad."""
+    # Mostly null (not given), so that a good share of the bodies parse.
+    any_ = st.none() if valid else st.one_of(*[st.none()] * 8, _ANY_VALUE)
 
+    def pick(good: list[Any], bad: list[Any]) -> st.SearchStrategy[Any]:
+        if valid:
+            return st.sampled_from([*good, None])
+        return st.one_of(*[st.sampled_from(good)] * 3, st.sampled_from(bad), any_)
 
-_LENGTH = _mostly(["8.5in", "0.5in", " 2cm ", "1pc", "3em"], ["0", "300in"])
-_CELL = _mostly(["a", 1, 2.5, None], [True, {}])
-_OPTION = st.one_of(
-    st.none(),
-    st.fixed_dictionaries(
+    _LENGTH = pick(["8.5in", "0.5in", " 2cm ", "1pc", "3em"], ["0", "300in"])
+    _CELL = pick(["a", 1, 2.5, None], [True, {}])
+    _OPTION = st.one_of(
+        st.none(),
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "align": pick(["left", "right"], ["justify"]),
+                "width": pick([120, "120px", " 30 % ", ".5%"], ["150%", "12em", -5, 0]),
+            },
+        ),
+    )
+    _TABLE = st.fixed_dictionaries(
+        {"rows": st.lists(st.lists(_CELL, max_size=3), max_size=3)},
+        optional={
+            "verticalAlign": pick(["top", "center"], ["middle"]),
+            "firstRowHeaders": any_,
+            "columnOptions": st.one_of(st.lists(_OPTION, max_size=3), any_),
+        },
+    )
+    _STYLE = {
+        "fontSize": pick([5, 12.0, 30], [31, 12.5]),
+        "textColor": pick(["#123456", "abcdef"], ["#ABCDEF0"]),
+        "fontFamily": pick(["Noto Sans"], ["noto sans"]),
+    }
+    _BLOCK = st.fixed_dictionaries(
+        {},
+        optional={"content": st.just("x"), "label": any_, "table": st.one_of(_TABLE, any_)}
+        | _STYLE,
+    )
+    _PAGE = st.fixed_dictionaries(
         {},
         optional={
-            "align": _mostly(["left", "right"], ["justify"]),
-            "width": _mostly([120, "120px", " 30 % ", ".5%"], ["150%", "12em", -5, 0]),
+            "width": _LENGTH,
+            "height": _LENGTH,
+            "margin": pick(["1in", "1in 2in 3in"], ["5in", "1 2"]),
+            "marginTop": _LENGTH,
+            "pageCount": pick(["topLeft", "bottomRight"], ["nope"]),
         },
-    ),
-)
-_TABLE = st.fixed_dictionaries(
-    {"rows": st.lists(st.lists(_CELL, max_size=3), max_size=3)},
-    optional={
-        "verticalAlign": _mostly(["top", "center"], ["middle"]),
-        "firstRowHeaders": _ANY,
-        "columnOptions": st.one_of(st.lists(_OPTION, max_size=3), _ANY),
-    },
-)
-_STYLE = {
-    "fontSize": _mostly([5, 12.0, 30], [31, 12.5]),
-    "textColor": _mostly(["#123456", "abcdef"], ["#ABCDEF0"]),
-    "fontFamily": _mostly(["Noto Sans"], ["noto sans"]),
-}
-_BLOCK = st.fixed_dictionaries(
-    {}, optional={"content": st.just("x"), "label": _ANY, "table": st.one_of(_TABLE, _ANY)} | _STYLE
-)
-_PAGE = st.fixed_dictionaries(
-    {},
-    optional={
-        "width": _LENGTH,
-        "height": _LENGTH,
-        "margin": _mostly(["1in", "1in 2in 3in"], ["5in", "1 2"]),
-        "marginTop": _LENGTH,
-        "pageCount": _mostly(["topLeft", "bottomRight"], ["nope"]),
-    },
-)
-_LOGO = st.one_of(
-    st.just(False),
-    st.fixed_dictionaries(
-        {"src": _mostly(["https://x.test/l.png", "data:x"], ["ftp://x"])},
-        optional={"maxWidth": _mostly([1, 500], [500.5, 0]), "maxHeight": _ANY},
-    ),
-    _ANY,
-)
-_BODY = st.fixed_dictionaries(
-    {
-        "data": st.one_of(
-            st.lists(st.one_of(_BLOCK, _BLOCK, _BLOCK, _ANY), max_size=3),
-            st.fixed_dictionaries({"html": st.just("<p>x</p>")}, optional={"css": _ANY}),
-        )
-    },
-    optional={
-        "type": _mostly(["html", "markdown"], ["pdf"]),
-        "title": _mostly(["T"], [1]),
-        "fieldTags": _mostly([True, False], ["yes"]),
-        "page": st.one_of(_PAGE, _ANY),
-        "includeTimestamp": _mostly([True, False], ["yes"]),
+    )
+    _LOGO = st.one_of(
+        st.just(False),
+        st.fixed_dictionaries(
+            {"src": pick(["https://x.test/l.png", "data:x"], ["ftp://x"])},
+            optional={"maxWidth": pick([1, 500], [500.5, 0]), "maxHeight": any_},
+        ),
+        any_,
+    )
+    _OPTIONS = {
+        "title": pick(["T"], [1]),
+        "fieldTags": pick([True, False], ["yes"]),
+        "page": st.one_of(_PAGE, any_),
+        "includeTimestamp": pick([True, False], ["yes"]),
         "logo": _LOGO,
-    }
-    | _STYLE,
-)
+    } | _STYLE
+    # Each mode with its own data, and now and then a type that is neither.
+    return st.one_of(
+        st.fixed_dictionaries(
+            {"data": st.lists(st.one_of(_BLOCK, _BLOCK, _BLOCK, any_), max_size=3)},
+            optional={"type": pick(["markdown"], ["pdf"])} | _OPTIONS,
+        ),
+        st.fixed_dictionaries(
+            {
+                "type": st.just("html"),
+                "data": st.fixed_dictionaries(
+                    {"html": st.just("<p>x</p>")}, optional={"css": any_}
+                ),
+            },
+            optional=_OPTIONS,
+        ),
+    )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-@given(_BODY)
+@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.one_of(_bodies(valid=True), _bodies(valid=False)))
 def test_every_body_the_parser_takes_the_schema_allows(body: dict[str, Any]) -> None:
     try:
         parse(body)
