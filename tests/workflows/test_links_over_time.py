@@ -12,7 +12,7 @@ from django.utils import timezone
 from accounts.models import Organization, User
 from esign.models import AuditEvent, SignerToken
 from templates_app.models import PdfTemplate
-from tests.workflows.test_signing_step import config, nda
+from tests.workflows.test_signing_step import config, nda, submit_nda
 from workflows.models import Submission
 from workflows.submissions.links import continue_token, submission_links_rotate
 
@@ -22,16 +22,7 @@ pytestmark = pytest.mark.django_db
 def _submit(organization: Organization, template: PdfTemplate) -> tuple[Client, Submission, str]:
     workflow = nda(organization, template)
     client = Client()
-    done = client.post(
-        "/form/acme/nda",
-        {
-            "forge": workflow.webforms.get().eid,
-            "page": "0",
-            "name.firstName": "Ada",
-            "name.lastName": "Lovelace",
-            "email": "ada@example.com",
-        },
-    )
+    done = submit_nda(client, workflow)
     return client, Submission.objects.get(), config(done)["signUrl"]
 
 

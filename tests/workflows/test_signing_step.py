@@ -64,6 +64,21 @@ def nda(organization: Organization, template: PdfTemplate) -> Workflow:
     return workflow
 
 
+def submit_nda(client: Client, workflow: Workflow, *, embedded: bool = False) -> Any:
+    """Ada Lovelace (ada@example.com) sends the nda webform's page, embedded or not: the
+    answer."""
+    data = {
+        "forge": workflow.webforms.get().eid,
+        "page": "0",
+        "name.firstName": "Ada",
+        "name.lastName": "Lovelace",
+        "email": "ada@example.com",
+    }
+    if embedded:
+        return client.post("/form/acme/nda?embedded=true", {**data, "embedded": "true"})
+    return client.post("/form/acme/nda", data)
+
+
 def config(response: Any) -> dict[str, Any]:
     match = re.search(
         r'<script id="wf-config" type="application/json">(.*?)</script>',
@@ -78,17 +93,7 @@ def test_the_person_signs_right_after_the_webform(
 ) -> None:
     workflow = nda(organization, demo_template)
     client = Client()
-    done = client.post(
-        "/form/acme/nda?embedded=true",
-        {
-            "forge": workflow.webforms.get().eid,
-            "page": "0",
-            "name.firstName": "Ada",
-            "name.lastName": "Lovelace",
-            "email": "ada@example.com",
-            "embedded": "true",
-        },
-    )
+    done = submit_nda(client, workflow, embedded=True)
 
     submission = Submission.objects.get()
     assert submission.status == "ready-to-sign"
@@ -221,17 +226,7 @@ def test_a_signing_steps_signer_cannot_be_reassigned(
     from tests.esign.test_forward import REASSIGN
 
     workflow = nda(organization, demo_template)
-    Client().post(
-        "/form/acme/nda?embedded=true",
-        {
-            "forge": workflow.webforms.get().eid,
-            "page": "0",
-            "name.firstName": "Ada",
-            "name.lastName": "Lovelace",
-            "email": "ada@example.com",
-            "embedded": "true",
-        },
-    )
+    submit_nda(Client(), workflow, embedded=True)
     signer = Signer.objects.get()
 
     answer = api_client.post(

@@ -16,7 +16,7 @@ import esign.signing.turns
 from accounts.models import Organization
 from templates_app.models import PdfTemplate
 from tests.esign.conftest import CREATE, SIGN_URL, sign, token_of, two_signer_packet
-from tests.workflows.test_signing_step import nda
+from tests.workflows.test_signing_step import nda, submit_nda
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -45,16 +45,7 @@ def test_a_workflows_signing_documents_are_filled_before_its_transaction(
     organization: Organization, demo_template: PdfTemplate, in_transaction
 ) -> None:
     workflow = nda(organization, demo_template)
-    done = Client().post(
-        "/form/acme/nda",
-        {
-            "forge": workflow.webforms.get().eid,
-            "page": "0",
-            "name.firstName": "Ada",
-            "name.lastName": "Lovelace",
-            "email": "ada@example.com",
-        },
-    )
+    done = submit_nda(Client(), workflow)
 
     assert done.status_code == 200
     assert in_transaction["fill_source"] == [False]
