@@ -4,7 +4,20 @@ they return, as GraphiQL, the SDL and /api/docs show them."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from esign.engine.signer_model import signer_schema
+
 # --- shapes inside JSON arguments ---------------------------------------------------------------
+
+
+def signer_json_schema() -> dict[str, Any]:
+    """The JSON Schema of one signer of ``signers`` and of the objects inside it, by name
+    (esign.engine.signer_model, which the parser checks signers with): the MCP tool
+    create_packet's ``signers`` items. SIGNER_SHAPE below says the same for a reader; a test
+    (tests/esign/test_signer_model.py) holds its keys and example to the model."""
+    return signer_schema()
+
 
 SIGNER_SHAPE = """One signer, a JSON object:
 
@@ -27,6 +40,8 @@ SIGNER_SHAPE = """One signer, a JSON object:
                                # http(s); where the signing page sends the signer when done,
                                #   with signerEid, documentGroupEid, action... in the query
   "enableEmails": true,        # false: no emails to this signer (their copy link included)
+  "language": "es",            # extension: the language of this signer's pages and emails, a
+                               #   code of createEtchPacket's `language` (default: the packet's)
   "verify": {"method": "sms", "phone": "+44 20 7946 0958"},
                                # extension: a one-time code before the documents: "email"
                                #   (to their email) or "sms" (to phone, international, kept
@@ -59,7 +74,7 @@ SIGNER_SHAPE = """One signer, a JSON object:
                                #   Checked by content; stored with the documents; listed with
                                #   their SHA-256 in the sealed audit trail; in the zip under
                                #   attachments/
-  "allowForward": true         # extension: may hand their turn to someone else from the
+  "allowForward": true,        # extension: may hand their turn to someone else from the
                                #   signing page (email signers only; default: the packet's
                                #   allowForward); see reassignEtchSigner for the sender's way
   "allowUpdates": true,        # extension: may change the values the sender filled in their

@@ -11,6 +11,7 @@ from typing import Any
 import fill.openapi  # noqa: F401 - registers FillRequest and its parts
 import generate.openapi  # noqa: F401 - registers GenerateRequest and its parts
 from core.openapi import registered_schema
+from esign.graphql_docs import signer_json_schema
 from esign.models import Language
 
 Schema = dict[str, Any]
@@ -115,8 +116,19 @@ def generate_pdf() -> Schema:
     return component("GenerateRequest")
 
 
+def _signer() -> tuple[Schema, Schema]:
+    """One signer of createEtchPacket (esign.engine.signer_model.SignerModel, what its parser
+    checks) and the objects it uses, as ``$defs``."""
+    definitions = _rewrite(signer_json_schema())
+    signer = definitions.pop("SignerModel")
+    languages = [code for code, _name in Language.choices]
+    signer["properties"]["language"] = {**signer["properties"]["language"], "enum": languages}
+    return signer, definitions
+
+
 def create_packet() -> Schema:
-    return _object(
+    signer, definitions = _signer()
+    schema = _object(
         {
             "name": {"type": "string", "description": "The packet's name."},
             "files": {
@@ -130,10 +142,9 @@ def create_packet() -> Schema:
             },
             "signers": {
                 "type": "array",
-                "description": "The signers: {id, name, email, signerType: email|embedded, "
-                "routingOrder, fields: [{fileId, fieldId}], ...}, as createEtchPacket's "
-                "`signers`.",
-                "items": {"type": "object"},
+                "description": "The signers, as createEtchPacket's `signers`: who each one is, "
+                "how they are reached, their routing order and the fields they fill.",
+                "items": signer,
             },
             "data": {
                 "type": "object",
@@ -186,6 +197,7 @@ def create_packet() -> Schema:
         },
         ["files", "signers"],
     )
+    return {**schema, "$defs": definitions}
 
 
 def get_packet() -> Schema:

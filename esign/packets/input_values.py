@@ -57,17 +57,18 @@ def email_address(value: Any, path: str, problems: list[Problem]) -> str:
     on one line (the validator takes control characters inside a quoted local part), that fits
     the address columns."""
     text = stripped(value)
-    if not text:
-        return text
+    if text and (problem := email_problem(text)) is not None:
+        problems.append(Problem(path, problem))
+    return text
+
+
+def email_problem(text: str) -> str | None:
+    """Why ``text`` (not empty) is no email address `email_address` takes (None: it is one)."""
     try:
         validate_email(text)
     except ValidationError:
-        problems.append(Problem(path, "Must be an email address."))
-        return text
-    problem = line_problem(text) or length_problem(text, _EMAIL_COLUMN)
-    if problem is not None:
-        problems.append(Problem(path, problem))
-    return text
+        return "Must be an email address."
+    return line_problem(text) or length_problem(text, _EMAIL_COLUMN)
 
 
 def is_number(value: Any) -> bool:
