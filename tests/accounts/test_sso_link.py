@@ -5,7 +5,6 @@ whatever they are sent (item 12)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,9 +17,7 @@ from tests.accounts.sso_flow import (
     Idp,
     browser_of,
     csrf_token_of,
-    running_idp,
     signed_in,
-    sso_settings,
 )
 from tests.accounts.test_sso import callback_of, provider_session, start
 
@@ -32,19 +29,6 @@ PEOPLE = [
     {"username": "carol", "email": "carol@acme.test"},
 ]
 REFUSED = "/oidc/link/?refused=1"
-
-
-@pytest.fixture(scope="module")
-def idp(tmp_path_factory: pytest.TempPathFactory, live_server: Any) -> Iterator[Idp]:
-    with running_idp(tmp_path_factory.mktemp("oidc"), live_server.url, PEOPLE) as running:
-        yield running
-
-
-@pytest.fixture
-def acme_sso(settings: Any, idp: Idp, organization: Organization) -> Idp:
-    sso_settings(settings, idp, organization.slug)
-    settings.SSO_EMAIL_DOMAINS = ["acme.test", "example.com"]
-    return idp
 
 
 def link(idp: Idp, live_url: str, browser: requests.Session, username: str) -> requests.Response:

@@ -6,7 +6,6 @@ redirect or a 4xx to whatever it is sent, never a 500 (item 12)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -16,7 +15,7 @@ from django.test import Client
 from accounts import sso
 from accounts.models import Membership, Organization, SsoIdentity, User
 from accounts.services import member_add
-from tests.accounts.sso_flow import Idp, running_idp, signed_in, sso_settings
+from tests.accounts.sso_flow import Idp, signed_in
 from tests.accounts.test_sso import callback_of, provider_session, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -33,20 +32,6 @@ PEOPLE = [
 ]
 FAILED = "/accounts/login/?sso=failed"
 EXISTS = "/accounts/login/?sso=exists&next=/oidc/link/"
-
-
-@pytest.fixture(scope="module")
-def idp(tmp_path_factory: pytest.TempPathFactory, live_server: Any) -> Iterator[Idp]:
-    with running_idp(tmp_path_factory.mktemp("oidc"), live_server.url, PEOPLE) as running:
-        yield running
-
-
-@pytest.fixture
-def acme_sso(settings: Any, idp: Idp, organization: Organization) -> Idp:
-    """Acme's provider, for addresses of acme.test and example.com (the issue's setup)."""
-    sso_settings(settings, idp, organization.slug)
-    settings.SSO_EMAIL_DOMAINS = ["acme.test", "example.com"]
-    return idp
 
 
 @pytest.fixture
