@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import pytest
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -22,6 +24,11 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
 ]
+# The sizes the signing pages are looked at in: a desktop, and a phone as Chromium emulates one.
+DESKTOP = {"width": 1366, "height": 900}
+PHONE = {"width": 390, "height": 844}
+PHONE_OPTIONS = {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+SIZES = (("desktop", DESKTOP, {}), ("phone", PHONE, PHONE_OPTIONS))
 # Screenshots taken by the tests, to be looked at.
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 
@@ -162,6 +169,16 @@ def serve_app(pages: type[AppPages]) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def app_fixture(pages: type[AppPages]) -> Any:
+    """A module-scoped fixture that serves ``pages`` and gives their origin."""
+
+    def app() -> Iterator[str]:
+        with serve_app(pages) as origin:
+            yield origin
+
+    return pytest.fixture(scope="module", name="app")(app)
 
 
 class _IntegratorApp(AppPages):

@@ -8,7 +8,6 @@ in either builder; screenshots at desktop and tablet sizes go to test-artifacts/
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -22,7 +21,7 @@ from templates_app import services
 from templates_app.models import PdfTemplate
 from templates_app.services import template_create_from_pdf, template_create_with_spec
 from tests.axe import axe_violations
-from tests.browser import ARTIFACTS, AppPages, Tab, serve_app
+from tests.browser import ARTIFACTS, AppPages, Tab, app_fixture
 from tests.builders.conftest import GENERATE
 from tests.esign.conftest import contract_pdf
 from tests.esign.test_embed_frames_browser import REACT_BODY, documented_props, node_module
@@ -74,10 +73,7 @@ class _App(AppPages):
         return node_module(path)
 
 
-@pytest.fixture(scope="module")
-def app() -> Iterator[str]:
-    with serve_app(_App) as origin:
-        yield origin
+app = app_fixture(_App)
 
 
 @pytest.fixture

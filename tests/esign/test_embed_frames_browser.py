@@ -17,7 +17,6 @@ React's UMD builds and gives the package a ``require`` that names them (no bundl
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
@@ -29,7 +28,7 @@ from accounts.models import Organization
 from esign.models import Signer
 from templates_app.engine.demo import build_demo_template
 from templates_app.services import template_create_with_spec
-from tests.browser import AppPages, Tab, file_below, serve_app
+from tests.browser import AppPages, Tab, app_fixture, file_below
 from tests.esign.conftest import sign, token_of, two_signer_packet
 from tests.esign.test_signing_browser import DESKTOP, SHOTS, events, signers_of
 from workflows.demo import demo_workflow_create
@@ -133,10 +132,7 @@ class _App(AppPages):
         return node_module(path)
 
 
-@pytest.fixture(scope="module")
-def app() -> Iterator[str]:
-    with serve_app(_App) as origin:
-        yield origin
+app = app_fixture(_App)
 
 
 @pytest.fixture

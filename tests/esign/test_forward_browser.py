@@ -16,7 +16,7 @@ from accounts.models import Organization, User
 from accounts.services import member_add
 from esign.models import Signer
 from tests.axe import axe_violations
-from tests.browser import Tab, admin_log_in
+from tests.browser import DESKTOP, SIZES, Tab, admin_log_in
 from tests.esign.conftest import send_queued_emails
 from tests.esign.test_forward import CREATE_FORWARD, email_packet
 from tests.esign.test_packet_admin_browser import PASSWORD, change_url
@@ -24,12 +24,6 @@ from tests.esign.test_signing_browser import SHOTS, refused_request
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-DESKTOP = {"width": 1366, "height": 900}
-PHONE = {"width": 390, "height": 844}
-SIZES = (
-    ("desktop", DESKTOP, {}),
-    ("phone", PHONE, {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}),
-)
 WORDS = {
     "": {
         "forward": "Forward",

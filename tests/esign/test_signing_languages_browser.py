@@ -10,21 +10,15 @@ from typing import Any
 import pytest
 
 from tests.axe import axe_violations
-from tests.browser import Tab
+from tests.browser import DESKTOP, SIZES, Tab
 from tests.esign.conftest import two_signer_packet
 from tests.esign.test_signing_browser import SHOTS, refused_request, signers_of
-from tests.esign.test_signing_spanish_browser import CREATE
+from tests.esign.test_signing_spanish_browser import CREATE, complete_by_script
 from tests.workflows.order_workflow import order_workflow
 from tests.workflows.test_webform_browser import SHOTS as FORM_SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-DESKTOP = {"width": 1366, "height": 900}
-PHONE = {"width": 390, "height": 844}
-SIZES = (
-    ("desktop", DESKTOP, {}),
-    ("phone", PHONE, {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}),
-)
 # What each language says where the tests look (from esign/locale and workflows/locale).
 WORDS = {
     "ar": {
@@ -151,19 +145,7 @@ def test_the_completion_page(browser, packet, sign_url, language) -> None:
     tab = Tab(browser, DESKTOP, expected=refused_request)
     tab.page.goto(sign_url(packet(language)["client"]))
     tab.page.wait_for_selector("#signing[data-state=ready]")
-    legacy = tab.page.evaluate(
-        """async () => {
-          const config = JSON.parse(document.getElementById("signing-config").textContent);
-          const token = document.getElementById("signing").dataset.token;
-          const response = await fetch(config.completeUrl, {
-            method: "POST",
-            headers: { "Content-Type": "application/json", "X-Signing-Token": token },
-            body: JSON.stringify({ signature: { typed: "Ada Lovelace" },
-                                   values: { "agreement/title1": "Directora" } }),
-          });
-          return (await response.json()).legacyURL;
-        }"""
-    )
+    legacy = complete_by_script(tab)
     for name, viewport, _options in SIZES:
         tab.page.set_viewport_size(viewport)
         response = tab.page.goto(legacy)

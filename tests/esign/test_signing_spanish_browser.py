@@ -10,14 +10,12 @@ from typing import Any
 import pytest
 
 from tests.axe import axe_violations
-from tests.browser import Tab
+from tests.browser import DESKTOP, PHONE, PHONE_OPTIONS, Tab
 from tests.esign.conftest import two_signer_packet
 from tests.esign.test_signing_browser import SHOTS, refused_request, signers_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-DESKTOP = {"width": 1366, "height": 900}
-PHONE = {"width": 390, "height": 844}
 CREATE = """
 mutation Create($name: String, $files: [EtchFile!], $signers: [JSON!], $language: String) {
   createEtchPacket(name: $name, files: $files, signers: $signers, language: $language) {
@@ -59,7 +57,7 @@ def test_the_signing_page_in_spanish_by_the_signers_language(
     url = sign_url(first)
     # On the phone first: the desktop signs at the end.
     for name, viewport, options in (
-        ("phone", PHONE, {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}),
+        ("phone", PHONE, PHONE_OPTIONS),
         ("desktop", DESKTOP, {}),
     ):
         # The browser asks for English: the signer's language wins.
@@ -156,16 +154,10 @@ def test_the_signing_page_in_spanish_by_accept_language(
         tab.close()
 
 
-def test_the_completion_page_in_spanish(browser, spanish_packet, sign_url, live_server) -> None:
-    signers = spanish_packet("es")
-    tab = Tab(browser, DESKTOP, expected=refused_request)
-    tab.page.goto(sign_url(signers["client"]))
-    tab.page.wait_for_selector("#signing[data-state=ready]")
-    tab.page.fill("#sg-value", "Directora")
-    tab.page.click("#sg-next")
-    tab.page.click("#sg-adopt-open")
-    tab.page.click("#sg-adopt-ok")
-    legacy = tab.page.evaluate(
+def complete_by_script(tab: Tab) -> str:
+    """Completes the signing open in ``tab`` as the page's script would (typed signature, the
+    title filled): the completion page's legacy URL."""
+    return tab.page.evaluate(
         """async () => {
           const config = JSON.parse(document.getElementById("signing-config").textContent);
           const token = document.getElementById("signing").dataset.token;
@@ -178,6 +170,18 @@ def test_the_completion_page_in_spanish(browser, spanish_packet, sign_url, live_
           return (await response.json()).legacyURL;
         }"""
     )
+
+
+def test_the_completion_page_in_spanish(browser, spanish_packet, sign_url, live_server) -> None:
+    signers = spanish_packet("es")
+    tab = Tab(browser, DESKTOP, expected=refused_request)
+    tab.page.goto(sign_url(signers["client"]))
+    tab.page.wait_for_selector("#signing[data-state=ready]")
+    tab.page.fill("#sg-value", "Directora")
+    tab.page.click("#sg-next")
+    tab.page.click("#sg-adopt-open")
+    tab.page.click("#sg-adopt-ok")
+    legacy = complete_by_script(tab)
     for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
         tab.page.set_viewport_size(viewport)
         response = tab.page.goto(legacy)
