@@ -9,40 +9,35 @@ import re
 
 import pytest
 from django.apps import apps
-from django.contrib.auth.models import Permission
 from django.contrib.messages import get_messages
 from django.contrib.sessions.models import Session
 from django.test import Client
 from django.urls import reverse
 
 from accounts.models import ApiKey, Membership, Organization, User
-from accounts.services import api_key_create, member_add
+from accounts.services import api_key_create
 from tests.conftest import basic_auth
+from tests.staff import staff_by_role, staff_member
 
 pytestmark = pytest.mark.django_db
 
 RAW_KEY = re.compile(r"(?:dev|prod)_[A-Za-z0-9]{40}")
+PASSWORD = "pw-keys-123456789"
 CURRENT_USER = '{"query":"{ currentUser { eid organizations { slug } } }"}'
 
 
 def make_staff(username: str, organization: Organization, role: str) -> User:
-    user = User.objects.create_user(username=username, password="pw-keys-123456789", is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(content_type__app_label="accounts"))
-    member_add(organization=organization, user=user, role=role)
-    return user
+    return staff_member(organization, username, role, ["accounts"], PASSWORD)
 
 
 @pytest.fixture
 def staff(organization: Organization, other_organization: Organization) -> dict[str, User]:
-    return {
-        "owner": make_staff("acme-owner", organization, Membership.Role.OWNER),
-        "admin": make_staff("acme-admin", organization, Membership.Role.ADMIN),
-        "member": make_staff("acme-member", organization, Membership.Role.MEMBER),
-        "outsider": make_staff("globex-owner", other_organization, Membership.Role.OWNER),
-        "superuser": User.objects.create_superuser(
-            username="root", email="root@example.com", password="pw-keys-123456789"
-        ),
-    }
+    roles = ["owner", "admin", "member", "outsider"]
+    staff = staff_by_role(organization, other_organization, roles, ["accounts"], PASSWORD)
+    staff["superuser"] = User.objects.create_superuser(
+        username="root", email="root@example.com", password=PASSWORD
+    )
+    return staff
 
 
 def client_of(user: User, **options: bool) -> Client:

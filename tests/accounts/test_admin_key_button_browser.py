@@ -5,12 +5,12 @@ and the key works on the API. Screenshots go to test-artifacts/admin/ to be look
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from accounts.models import ApiKey, Membership, Organization, User
-from accounts.services import api_key_create, member_add
+from accounts.services import api_key_create
 from tests.browser import ARTIFACTS, acme_key_status, admin_log_in
+from tests.staff import staff_member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -20,10 +20,7 @@ PASSWORD = "pw-key-button-123456789"
 
 @pytest.fixture
 def owner(organization: Organization) -> User:
-    user = User.objects.create_user(username="acme-owner", password=PASSWORD, is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(content_type__app_label="accounts"))
-    member_add(organization=organization, user=user, role=Membership.Role.OWNER)
-    return user
+    return staff_member(organization, "acme-owner", Membership.Role.OWNER, ["accounts"], PASSWORD)
 
 
 def log_in(tab, live_server, user: User) -> None:

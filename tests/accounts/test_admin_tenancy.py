@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import Permission
@@ -23,27 +24,30 @@ from accounts.payload_keys import payload_key_create
 from accounts.services import api_key_create, member_add
 from templates_app.services import template_create_from_pdf
 from tests.pdfcheck import blank_pdf
+from tests.staff import staff_by_role
 
 PASSWORD = "pw-tenancy-123456789"
 ROLES = ["owner", "member", "outsider"]
+# What each role may do with a page of acme's: change it, only view it, or not find it.
+PAGE_ACCESS = [("owner", "change"), ("member", "view"), ("outsider", "missing")]
+OWNER_ONLY = [("owner", True), ("member", False), ("outsider", False)]
 
 
-def make_staff(username: str, organization: Organization, role: str) -> User:
-    user = User.objects.create_user(username=username, password=PASSWORD, is_staff=True)
-    user.user_permissions.set(
-        Permission.objects.filter(content_type__app_label__in=["accounts", "templates_app"])
-    )
-    member_add(organization=organization, user=user, role=role)
-    return user
+def page_as_expected(page: Any, expected: str) -> bool:
+    """The admin page is missing (expected "missing", False), or shown with the change
+    permission for "change" and without it for "view" (True)."""
+    if expected == "missing":
+        assert is_missing(page)
+        return False
+    assert page.status_code == 200
+    assert page.context["has_change_permission"] is (expected == "change")
+    return True
 
 
 @pytest.fixture
 def staff(organization: Organization, other_organization: Organization) -> dict[str, User]:
-    return {
-        "owner": make_staff("acme-owner", organization, Membership.Role.OWNER),
-        "member": make_staff("acme-member", organization, Membership.Role.MEMBER),
-        "outsider": make_staff("globex-owner", other_organization, Membership.Role.OWNER),
-    }
+    apps = ["accounts", "templates_app"]
+    return staff_by_role(organization, other_organization, ROLES, apps, PASSWORD)
 
 
 def client_of(user: User) -> Client:
@@ -88,19 +92,14 @@ def test_the_organization_list_names_only_ones_own(staff, role) -> None:
     assert listed == (["globex"] if role == "outsider" else ["acme"])
 
 
-@pytest.mark.parametrize(
-    ("role", "expected"), [("owner", "change"), ("member", "view"), ("outsider", "missing")]
-)
+@pytest.mark.parametrize(("role", "expected"), PAGE_ACCESS)
 def test_the_organization_page(staff, organization, role, expected) -> None:
     page = client_of(staff[role]).get(
         reverse("admin:accounts_organization_change", args=[organization.pk])
     )
 
-    if expected == "missing":
-        assert is_missing(page)
+    if not page_as_expected(page, expected):
         return
-    assert page.status_code == 200
-    assert page.context["has_change_permission"] is (expected == "change")
     assert organization.name in page.content.decode()
 
 
@@ -122,9 +121,7 @@ def organization_form(organization: Organization, **changes: str) -> dict[str, s
     return data | changes
 
 
-@pytest.mark.parametrize(
-    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
-)
+@pytest.mark.parametrize(("role", "allowed"), OWNER_ONLY)
 def test_renaming_an_organization(staff, organization, role, allowed) -> None:
     response = client_of(staff[role]).post(
         reverse("admin:accounts_organization_change", args=[organization.pk]),
@@ -203,9 +200,7 @@ def test_only_superusers_add_organizations(staff, role) -> None:
     assert not Organization.objects.filter(slug="mine").exists()
 
 
-@pytest.mark.parametrize(
-    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
-)
+@pytest.mark.parametrize(("role", "allowed"), OWNER_ONLY)
 def test_deleting_an_organization(staff, organization, role, allowed) -> None:
     client = client_of(staff[role])
     url = reverse("admin:accounts_organization_delete", args=[organization.pk])
@@ -234,9 +229,7 @@ def test_the_organization_history(staff, organization, role, visible) -> None:
 
 
 @pytest.mark.parametrize("action", ["create_development_key", "create_production_key"])
-@pytest.mark.parametrize(
-    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
-)
+@pytest.mark.parametrize(("role", "allowed"), OWNER_ONLY)
 def test_the_create_key_actions(staff, organization, action, role, allowed) -> None:
     response = client_of(staff[role]).post(
         reverse("admin:accounts_organization_changelist"),
@@ -289,9 +282,7 @@ def test_an_action_on_a_mixed_selection_changes_nothing(staff, organization) -> 
     assert "acme" in shown(response)
 
 
-@pytest.mark.parametrize(
-    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
-)
+@pytest.mark.parametrize(("role", "allowed"), OWNER_ONLY)
 def test_the_payload_key_action(staff, organization, role, allowed) -> None:
     response = client_of(staff[role]).post(
         reverse("admin:accounts_organization_changelist"),
@@ -349,22 +340,15 @@ def test_filtering_keys_by_another_organization_shows_none_of_its_keys(
         assert other.name not in page.content.decode()
 
 
-@pytest.mark.parametrize(
-    ("role", "expected"), [("owner", "change"), ("member", "view"), ("outsider", "missing")]
-)
+@pytest.mark.parametrize(("role", "expected"), PAGE_ACCESS)
 def test_the_key_page(staff, acme_key, role, expected) -> None:
     page = client_of(staff[role]).get(reverse("admin:accounts_apikey_change", args=[acme_key.pk]))
 
-    if expected == "missing":
-        assert is_missing(page)
+    if not page_as_expected(page, expected):
         return
-    assert page.status_code == 200
-    assert page.context["has_change_permission"] is (expected == "change")
 
 
-@pytest.mark.parametrize(
-    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
-)
+@pytest.mark.parametrize(("role", "allowed"), OWNER_ONLY)
 def test_renaming_a_key(staff, acme_key, role, allowed) -> None:
     response = client_of(staff[role]).post(
         reverse("admin:accounts_apikey_change", args=[acme_key.pk]),
@@ -408,9 +392,7 @@ def test_a_key_offers_only_the_members_of_its_organization(staff, acme_key) -> N
     assert sorted(u.username for u in users) == ["acme-member", "acme-owner"]
 
 
-@pytest.mark.parametrize(
-    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
-)
+@pytest.mark.parametrize(("role", "allowed"), OWNER_ONLY)
 def test_the_revoke_action(staff, acme_key, role, allowed) -> None:
     response = client_of(staff[role]).post(
         reverse("admin:accounts_apikey_changelist"),
@@ -423,9 +405,7 @@ def test_the_revoke_action(staff, acme_key, role, allowed) -> None:
     assert ("Revoked 1 key" in shown(response)) is allowed
 
 
-@pytest.mark.parametrize(
-    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
-)
+@pytest.mark.parametrize(("role", "allowed"), OWNER_ONLY)
 def test_deleting_a_key(staff, acme_key, role, allowed) -> None:
     response = client_of(staff[role]).post(
         reverse("admin:accounts_apikey_delete", args=[acme_key.pk]), {"post": "yes"}
@@ -508,23 +488,16 @@ def test_the_user_autocomplete_names_only_people_of_ones_organizations(staff, ro
     assert names == (["globex-owner"] if role == "outsider" else ["acme-member", "acme-owner"])
 
 
-@pytest.mark.parametrize(
-    ("role", "expected"), [("owner", "change"), ("member", "view"), ("outsider", "missing")]
-)
+@pytest.mark.parametrize(("role", "expected"), PAGE_ACCESS)
 def test_the_page_of_a_member(staff, role, expected) -> None:
     target = staff["member"] if role != "member" else staff["owner"]
     page = client_of(staff[role]).get(reverse("admin:accounts_user_change", args=[target.pk]))
 
-    if expected == "missing":
-        assert is_missing(page)
+    if not page_as_expected(page, expected):
         return
-    assert page.status_code == 200
-    assert page.context["has_change_permission"] is (expected == "change")
 
 
-@pytest.mark.parametrize(
-    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
-)
+@pytest.mark.parametrize(("role", "allowed"), OWNER_ONLY)
 def test_setting_a_members_password(staff, role, allowed) -> None:
     target = staff["member"] if role != "member" else staff["owner"]
     response = client_of(staff[role]).post(
@@ -606,9 +579,7 @@ def test_nobody_changes_a_superuser_or_someone_with_another_organization(
         assert page.context["has_change_permission"] is False
 
 
-@pytest.mark.parametrize(
-    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
-)
+@pytest.mark.parametrize(("role", "allowed"), OWNER_ONLY)
 def test_adding_a_user_makes_them_a_member_of_a_managed_organization(
     staff, organization, role, allowed
 ) -> None:
@@ -633,9 +604,7 @@ def test_adding_a_user_makes_them_a_member_of_a_managed_organization(
         assert created is None
 
 
-@pytest.mark.parametrize(
-    ("role", "allowed"), [("owner", True), ("member", False), ("outsider", False)]
-)
+@pytest.mark.parametrize(("role", "allowed"), OWNER_ONLY)
 def test_deleting_a_member(staff, role, allowed) -> None:
     target = staff["member"] if role != "member" else staff["owner"]
     response = client_of(staff[role]).post(

@@ -8,12 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from accounts.models import Membership, Organization, User
-from accounts.services import member_add
 from tests.accounts.test_admin_tenancy import PASSWORD, client_of, shown
+from tests.staff import staff_member
 from webhooks.models import WebhookDelivery, WebhookEndpoint
 from webhooks.services import endpoint_url_set, event_emit
 
@@ -21,10 +20,7 @@ ACME_URL = "https://acme.example/hook"
 
 
 def staff_of(organization: Organization, role: str) -> User:
-    user = User.objects.create_user(username=f"acme-{role}", password=PASSWORD, is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(content_type__app_label="webhooks"))
-    member_add(organization=organization, user=user, role=role)
-    return user
+    return staff_member(organization, f"acme-{role}", role, ["webhooks"], PASSWORD)
 
 
 @pytest.fixture

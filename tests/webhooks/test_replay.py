@@ -10,7 +10,6 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -20,6 +19,7 @@ from accounts.models import ApiKey, Membership, Organization, User
 from accounts.services import api_key_create, member_add
 from tests.accounts.test_admin_tenancy import PASSWORD, client_of
 from tests.conftest import basic_auth
+from tests.staff import staff_member
 from tests.webhooks.conftest import Receiver, run_tasks
 from webhooks.models import WebhookDelivery, WebhookEvent
 from webhooks.services import event_emit
@@ -195,10 +195,7 @@ def test_more_than_the_limit_is_refused(
 
 
 def staff_of(organization: Organization, role: str) -> User:
-    user = User.objects.create_user(username=f"staff-{role}", password=PASSWORD, is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(content_type__app_label="webhooks"))
-    member_add(organization=organization, user=user, role=role)
-    return user
+    return staff_member(organization, f"staff-{role}", role, ["webhooks"], PASSWORD)
 
 
 @pytest.mark.django_db

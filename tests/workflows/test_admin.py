@@ -10,12 +10,11 @@ from html.parser import HTMLParser
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.test import Client
 
 from accounts.models import Organization, User
-from accounts.services import member_add
 from templates_app.models import PdfTemplate
+from tests.staff import staff_member
 from tests.templates_app.conftest import PASSWORD, logged_in
 from workflows.definitions.versions import workflow_export
 from workflows.models import FieldMapping, Webform, WebformField, Workflow, WorkflowDocument
@@ -74,12 +73,7 @@ def form_data(response: Any, form_id: str) -> dict[str, str]:
 
 
 def staff(username: str, organization: Organization, role: str = "admin") -> User:
-    user = User.objects.create_user(username=username, password=PASSWORD, is_staff=True)
-    user.user_permissions.set(
-        Permission.objects.filter(content_type__app_label__in=["workflows", "templates_app"])
-    )
-    member_add(organization=organization, user=user, role=role)
-    return user
+    return staff_member(organization, username, role, ["workflows", "templates_app"], PASSWORD)
 
 
 @pytest.fixture

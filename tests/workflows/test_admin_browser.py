@@ -9,11 +9,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Permission
 
-from accounts.models import Organization, User
-from accounts.services import member_add
+from accounts.models import Organization
 from tests.browser import admin_log_in, watched_tab
+from tests.staff import staff_member
 from tests.templates_app.conftest import ARTIFACTS, PASSWORD
 from workflows.demo import demo_workflow_create
 
@@ -30,11 +29,7 @@ def page(browser: Any, live_server: Any, settings: Any) -> Iterator[Any]:
 
 
 def log_in(page: Any, live_server: Any, organization: Organization) -> None:
-    user = User.objects.create_user(username="builder", password=PASSWORD, is_staff=True)
-    user.user_permissions.set(
-        Permission.objects.filter(content_type__app_label__in=["workflows", "templates_app"])
-    )
-    member_add(organization=organization, user=user, role="admin")
+    staff_member(organization, "builder", "admin", ["workflows", "templates_app"], PASSWORD)
     admin_log_in(page, live_server, "builder", PASSWORD)
 
 
