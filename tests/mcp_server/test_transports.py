@@ -81,13 +81,17 @@ def test_the_http_endpoint_answers_another_method_with_drfs_405(client_for, api_
 CALL = '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_templates"}}'
 
 
-@pytest.mark.django_db
-def test_the_http_endpoint_keeps_the_keys_rate_limit_for_tool_calls(
-    client_for, api_key, settings
-) -> None:
+@pytest.fixture
+def one_call_a_minute(client_for, api_key, settings):
+    """A client of the development key, whose limit is one request a minute."""
     settings.RATE_LIMIT_DEVELOPMENT = 1
     settings.RATE_LIMIT_INTERVAL_MS = 60_000
-    http = client_for(api_key)
+    return client_for(api_key)
+
+
+@pytest.mark.django_db
+def test_the_http_endpoint_keeps_the_keys_rate_limit_for_tool_calls(one_call_a_minute) -> None:
+    http = one_call_a_minute
 
     first = http.post("/mcp", data=CALL, content_type="application/json")
     second = http.post("/mcp", data=CALL, content_type="application/json")
@@ -102,14 +106,10 @@ def test_the_http_endpoint_keeps_the_keys_rate_limit_for_tool_calls(
 
 
 @pytest.mark.django_db
-def test_the_protocols_own_messages_do_not_use_the_keys_limit(
-    client_for, api_key, settings
-) -> None:
+def test_the_protocols_own_messages_do_not_use_the_keys_limit(one_call_a_minute) -> None:
     # An SDK client sends initialize, its notification and maybe tools/list before its first
     # tool call: with a development key's limit they must leave that call its place.
-    settings.RATE_LIMIT_DEVELOPMENT = 1
-    settings.RATE_LIMIT_INTERVAL_MS = 60_000
-    http = client_for(api_key)
+    http = one_call_a_minute
     for method in ("ping", "tools/list", "ping"):
         message = f'{{"jsonrpc": "2.0", "id": 1, "method": "{method}"}}'
         assert http.post("/mcp", data=message, content_type="application/json").status_code != 429
