@@ -279,6 +279,12 @@ class _PageShapes:
         for left, top, right, bottom in raster.filled_boxes(tint, min_side):
             if not raster.paper_around(tint, (left, top, right, bottom), max(2, round(self.scale))):
                 continue
+            if (
+                raster.INK_LEVEL
+                <= _mean(self.rules_image, (left, top, right, bottom))
+                < GROUND_LEVEL
+            ):
+                continue  # a grey shade: where a form says nothing is written (■ is ink)
             x0, y0, x1, y1 = self.frame.box_to_page(left, top, right, bottom)
             box = geometry.Box(x0, y0, x1, y1)
             rect = Rect(x0, y0, box.width, box.height)

@@ -20,3 +20,19 @@ def test_a_sliver_between_two_rules_is_no_field_and_a_line_tall_box_is_one() -> 
     (field,) = detect_fields(page(draw)).fields
 
     assert near(field.rect, 100, 400, 200, 10)
+
+
+def test_a_grey_shade_is_no_field_and_a_pale_tint_is_one() -> None:
+    """A mid-grey box is where a tax form says nothing is written (the shaded cells of an
+    amount column): it was taken for a field shown by its colour, and it hid the line below
+    it. A pale tint (a field's background) is still a field."""
+
+    def draw(c: Canvas) -> None:
+        c.setFillGray(0.75)
+        c.rect(400, 600, 100, 48, stroke=0, fill=1)
+        c.setFillGray(0.92)
+        c.rect(100, 600, 150, 16, stroke=0, fill=1)
+
+    (field,) = detect_fields(page(draw)).fields
+
+    assert near(field.rect, 100, 600, 150, 16)
