@@ -11,9 +11,9 @@ is not text where text is wanted reads as empty (``"name": 5`` is "Required"), a
 
 What needs the service (the languages shipped, Django's email check) comes in `validate`'s
 context (`EMAIL_CHECK`, `LANGUAGES`). What spans keys (an email signer needs an email, a witness
-needs witnessFor) is `signer_rules`, read from the same object. Four keys are declared here for
+needs witnessFor) is `signer_rules`, read from the same object. Three keys are declared here for
 their schema and description but still read by their own modules (esign.packets:
-signature_levels, attachment_fields, initials): `HAND_READ`.
+attachment_fields, initials): `HAND_READ`.
 """
 
 from __future__ import annotations
@@ -65,7 +65,9 @@ ROLES = ("signer", "witness", "approver", "viewer")
 VERIFY_METHODS = ("email", "sms", "integrator")
 SIGNATURE_LEVELS = ("simple", "advanced", "qualified")
 # The keys read by their own modules (see the docstring), in the order they are read.
-HAND_READ = ("signatureLevel", "attachments", "initialsOnEveryPage", "initialsPosition")
+HAND_READ = ("attachments", "initialsOnEveryPage", "initialsPosition")
+# The roles that sign nothing (esign.packets.roles): no signature of their own either.
+NON_SIGNING_ROLES = ("approver", "viewer")
 
 
 class SignerPart(WireModel):
@@ -241,9 +243,6 @@ class SignerGroup(SignerPart):
 
 
 # The keys declared for their schema, read by their own modules (`HAND_READ`).
-LevelKey = Annotated[
-    Any, SkipValidation, WithJsonSchema({"type": "string", "enum": list(SIGNATURE_LEVELS)})
-]
 AttachmentsKey = Annotated[
     Any, SkipValidation, WithJsonSchema({"type": "array", "items": {"type": "object"}})
 ]
@@ -338,8 +337,10 @@ class SignerModel(SignerPart):
         description="Extension: the language of this signer's pages and emails (default: the "
         "packet's).",
     )
-    signature_level: LevelKey = Field(
-        default=None,
+    signature_level: Annotated[
+        Literal["simple", "advanced", "qualified"], says("Must be simple, advanced or qualified.")
+    ] = Field(
+        default="simple",
         description="Extension: simple (default), advanced (their own PAdES signature with a "
         "one-hour certificate of the service's signer CA) or qualified (with their credential "
         "at the organization's CSC v2 provider; the last signer only).",
@@ -399,25 +400,9 @@ class SignerModel(SignerPart):
 # Where each problem of a signer comes, in today's order: a key's own problems, and those of a
 # rule that spans keys (the slots ending in "!").
 PROBLEM_ORDER = (
-    "name",
-    "email",
-    "name!",
-    "signerType",
-    "email!",
-    "routingOrder",
-    "signatureMode",
-    "redirectURL",
-    "fields",
-    "language",
-    "signatureLevel",
-    "verify",
-    "group",
-    "role",
-    "witnessFor",
-    "attachments",
-    "allowForward",
-    "allowUpdates",
-    "initialsOnEveryPage",
+    *("name", "email", "name!", "signerType", "email!", "routingOrder", "signatureMode"),
+    *("redirectURL", "fields", "language", "signatureLevel", "verify", "group", "role"),
+    *("witnessFor", "attachments", "allowForward", "allowUpdates", "initialsOnEveryPage"),
     "initialsPosition",
 )
 
@@ -442,6 +427,19 @@ def signer_rules(raw: Mapping[str, Any], prefix: str) -> dict[str, list[Problem]
         add("verify", "verify.method", "An email code needs the signer's email.")
     if method == "integrator" and signer_type != "embedded":
         add("verify", "verify.method", "Only an embedded signer may be integrator.")
+    level = raw.get("signatureLevel")
+    if level in SIGNATURE_LEVELS and level != "simple":
+        # A signature of their own (esign.packets.signature_levels) names its signer.
+        if raw.get("role") in NON_SIGNING_ROLES:
+            add("signatureLevel", "signatureLevel", f"A {raw['role']} signs nothing: only simple.")
+        phone = verify.get("phone") if isinstance(verify, Mapping) else None
+        if not raw.get("email") and not phone:
+            add(
+                "signatureLevel",
+                "signatureLevel",
+                f"An {level} signer needs an email (or a phone to verify) for their certificate "
+                "to name.",
+            )
     role, witness_for = raw.get("role") or "signer", raw.get("witnessFor")
     if role in ROLES and role != "witness" and witness_for is not None:
         add("role", "witnessFor", 'Only for a signer of role "witness".')

@@ -2,7 +2,7 @@
 (esign.packets.inputs) into SignerInput. What a signer object takes, its messages and its schema
 are declared once in esign.engine.signer_model (SignerModel); this module gives it what needs the
 service (the languages shipped, Django's email check), reads the keys still read by their own
-modules (signatureLevel, attachments, initialsOnEveryPage and initialsPosition) and keeps
+modules (attachments, initialsOnEveryPage and initialsPosition) and keeps
 today's order of the problems. What the signers must agree on among themselves is checked with
 the files (esign.packets.packet_checks).
 
@@ -22,7 +22,6 @@ from esign.engine.signer_model import (
     read_signer,
     stripped,
 )
-from esign.packets import signature_levels
 from esign.packets.attachment_fields import attachment_fields
 from esign.packets.initials import initials_option
 from esign.packets.input_data import SignerInput
@@ -40,7 +39,6 @@ def signer_input(raw: Any, index: int, problems: list[Problem]) -> SignerInput |
         return None
     context = {EMAIL_CHECK: email_problem, LANGUAGES: shipped_languages()}
     values, found = read_signer(raw, path, context)
-    level: list[Problem] = []
     attachments: list[Problem] = []
     initials: list[Problem] = []
     signer = SignerInput(
@@ -57,7 +55,7 @@ def signer_input(raw: Any, index: int, problems: list[Problem]) -> SignerInput |
         enable_emails=values["enable_emails"],
         fields=tuple((ref.file_id, ref.field_id) for ref in values["fields"]),
         language=values["language"],
-        signature_level=signature_levels.signature_level_of(raw, path, level),
+        signature_level=values["signature_level"],
         **_verify(values["verify"]),
         **_group(values["group"]),
         **_role(values["role"], values["witness_for"]),
@@ -66,7 +64,7 @@ def signer_input(raw: Any, index: int, problems: list[Problem]) -> SignerInput |
         allow_updates=values["allow_updates"],
         **initials_option(raw, path, initials),
     )
-    found.update(signatureLevel=level, attachments=attachments, initialsOnEveryPage=initials)
+    found.update(attachments=attachments, initialsOnEveryPage=initials)
     problems.extend(problem for slot in PROBLEM_ORDER for problem in found.get(slot, ()))
     return signer
 

@@ -130,6 +130,21 @@ def test_a_good_signer_is_read_into_its_values() -> None:
         ),
         ({**ADA, "group": []}, [("signers.0.group", "Must be an object {id, required}.")]),
         (
+            {**ADA, "signatureLevel": ""},
+            [("signers.0.signatureLevel", "Must be simple, advanced or qualified.")],
+        ),
+        (
+            {"name": "A", "signerType": "embedded", "signatureLevel": "advanced", "role": "viewer"},
+            [
+                ("signers.0.signatureLevel", "A viewer signs nothing: only simple."),
+                (
+                    "signers.0.signatureLevel",
+                    "An advanced signer needs an email (or a phone to verify) for their "
+                    "certificate to name.",
+                ),
+            ],
+        ),
+        (
             {**ADA, "role": "boss", "witnessFor": "x"},
             [("signers.0.role", "Must be signer, witness, approver or viewer.")],
         ),
@@ -203,6 +218,7 @@ def test_the_mcp_tool_takes_the_models_schema() -> None:
     assert list(items["properties"]) == WIRE_KEYS == list(declared["SignerModel"]["properties"])
     assert items["required"] == ["name"]
     assert items["properties"]["signerType"]["enum"] == list(signer_model.SIGNER_TYPES)
+    assert items["properties"]["signatureLevel"]["enum"] == list(signer_model.SIGNATURE_LEVELS)
     assert items["properties"]["verify"] == {
         "$ref": "#/$defs/SignerVerify",
         "description": declared["SignerModel"]["properties"]["verify"]["description"],
