@@ -71,6 +71,15 @@ def test_a_group_and_a_page_condition_survive_import_and_export(
     assert exported == order.versions.get().definition
 
 
+def problems_without_documents(raw: dict[str, Any]) -> list[tuple[str, str]]:
+    """The (path, message) of each problem that parse_definition refuses ``raw`` for, its
+    documents left out."""
+    raw["documents"] = []
+    with pytest.raises(InvalidInput) as refused:
+        parse_definition(raw)
+    return [(p.path, p.message) for p in refused.value.problems]
+
+
 @pytest.mark.parametrize(
     ("change", "path", "message"),
     [
@@ -91,14 +100,7 @@ def test_a_group_is_checked(
 ) -> None:
     raw = order_definition(demo_template)
     raw["webforms"][0]["pages"][1]["groups"] = [{**GROUP, **change}]
-    raw["documents"] = []
-
-    with pytest.raises(InvalidInput) as refused:
-        parse_definition(raw)
-
-    assert [(p.path, p.message) for p in refused.value.problems] == [
-        (f"webforms.0.pages.1.{path}", message)
-    ]
+    assert problems_without_documents(raw) == [(f"webforms.0.pages.1.{path}", message)]
 
 
 @pytest.mark.parametrize(
@@ -114,14 +116,7 @@ def test_a_page_condition_names_a_field_of_an_earlier_page(
 ) -> None:
     raw = order_definition(demo_template)
     raw["webforms"][0]["pages"][page]["showWhen"] = {"field": key, "hasValue": True}
-    raw["documents"] = []
-
-    with pytest.raises(InvalidInput) as refused:
-        parse_definition(raw)
-
-    assert [(p.path, p.message) for p in refused.value.problems] == [
-        (f"webforms.0.pages.{page}.showWhen.field", message)
-    ]
+    assert problems_without_documents(raw) == [(f"webforms.0.pages.{page}.showWhen.field", message)]
 
 
 @pytest.mark.parametrize(
