@@ -111,13 +111,19 @@ def test_every_setting_of_the_definitions_catalogue_has_a_look() -> None:
     }  # fmt: skip
 
 
+def order_state(editor: Client, workflow: Workflow) -> tuple[Any, dict[str, int], Any, Any]:
+    """The order webform, its field rows by key, the builder's state of it and that state's
+    first page's fields by key."""
+    webform = workflow.webforms.get(slug="order")
+    rows = dict(webform.fields.values_list("key", "pk"))
+    body = state(editor, webform)
+    return webform, rows, body, {f["key"]: f for f in body["pages"][0]["fields"]}
+
+
 def test_a_save_keeps_rows_and_mappings_and_writes_what_export_reads(
     editor: Client, demo_workflow: Workflow
 ) -> None:
-    webform = demo_workflow.webforms.get(slug="order")
-    rows = dict(webform.fields.values_list("key", "pk"))
-    body = state(editor, webform)
-    fields = {f["key"]: f for f in body["pages"][0]["fields"]}
+    webform, rows, body, fields = order_state(editor, demo_workflow)
     # Rename a mapped field, move two fields to a new second page, add one, remove one.
     fields["amount"] = {**fields["amount"], "key": "total", "label": "Total"}
     body["name"] = "Order"
@@ -301,10 +307,7 @@ def test_a_save_needs_the_csrf_token(organization: Organization, demo_workflow: 
 def test_repeating_groups_and_conditional_pages_are_saved(
     editor: Client, demo_workflow: Workflow
 ) -> None:
-    webform = demo_workflow.webforms.get(slug="order")
-    rows = dict(webform.fields.values_list("key", "pk"))
-    body = state(editor, webform)
-    fields = {f["key"]: f for f in body["pages"][0]["fields"]}
+    webform, rows, body, fields = order_state(editor, demo_workflow)
     body["pages"][0]["fields"] = [fields["agree"], fields["amount"]]
     body["pages"].append(
         {
