@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from asn1crypto import core as asn1_core
-from asn1crypto import ocsp, tsp
+from asn1crypto import ocsp
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -36,13 +36,14 @@ from pyhanko_certvalidator.registry import SimpleCertificateStore
 
 from tests.esign.sealpki import (
     AnsweringHandler,
-    _name,
     _pem,
-    _usage,
     asn1,
     crl_distribution,
+    leaf_builder,
     offline_lta_spec,
     private_key_info,
+    root_certificate,
+    signed_crl,
 )
 
 
@@ -69,18 +70,11 @@ class LifetimesPki:
         self.offset = timedelta(0)
         self.crl_lifetime = crl_lifetime
         self.key = _key()
-        self.certificate = (
-            x509.CertificateBuilder()
-            .subject_name(_name("Lifetimes root CA"))
-            .issuer_name(_name("Lifetimes root CA"))
-            .public_key(self.key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(self.now - timedelta(days=1))
-            .not_valid_after(self.now + timedelta(days=30 * 365))
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .add_extension(_usage(ca=True), critical=True)
-            .add_extension(x509.SubjectKeyIdentifier.from_public_key(self.key.public_key()), False)
-            .sign(self.key, hashes.SHA256())
+        self.certificate = root_certificate(
+            self.key,
+            "Lifetimes root CA",
+            not_before=self.now - timedelta(days=1),
+            not_after=self.now + timedelta(days=30 * 365),
         )
         self.ca_pem = _pem(self.certificate)
         self.root = asn1(self.certificate)
@@ -141,21 +135,14 @@ class LifetimesPki:
         time_stamping: bool = False,
     ) -> x509.Certificate:
         """A certificate for ``public_key`` naming this CA's CRL (and OCSP responder, if any)."""
-        builder = (
-            x509.CertificateBuilder()
-            .subject_name(_name(common_name))
-            .issuer_name(self.certificate.subject)
-            .public_key(public_key)
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(not_before or self.now - timedelta(days=1))
-            .not_valid_after(not_after or self.now + timedelta(days=20 * 365))
-            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .add_extension(_usage(ca=False), critical=True)
-            .add_extension(
-                x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()), False
-            )
-            .add_extension(crl_distribution(self.crl_url), critical=False)
-        )
+        builder = leaf_builder(
+            self.certificate,
+            self.key,
+            public_key,
+            common_name,
+            not_before=not_before or self.now - timedelta(days=1),
+            not_after=not_after or self.now + timedelta(days=20 * 365),
+        ).add_extension(crl_distribution(self.crl_url), critical=False)
         if self.ocsp_url:
             builder = builder.add_extension(
                 x509.AuthorityInformationAccess(
@@ -204,21 +191,14 @@ class LifetimesPki:
     def crl(self) -> bytes:
         """The CRL as published now: valid ``crl_lifetime`` from now."""
         now = self.clock()
-        builder = (
-            x509.CertificateRevocationListBuilder()
-            .issuer_name(self.certificate.subject)
-            .last_update(now - timedelta(minutes=5))
-            .next_update(now + self.crl_lifetime)
-            .add_extension(x509.CRLNumber(int(now.timestamp() * 1000)), critical=False)
-            .add_extension(
-                x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()), False
-            )
+        return signed_crl(
+            self.certificate,
+            self.key,
+            last_update=now - timedelta(minutes=5),
+            next_update=now + self.crl_lifetime,
+            number=int(now.timestamp() * 1000),
+            revoked=list(self.revoked.items()),
         )
-        for serial, at in self.revoked.items():
-            builder = builder.add_revoked_certificate(
-                x509.RevokedCertificateBuilder().serial_number(serial).revocation_date(at).build()
-            )
-        return builder.sign(self.key, hashes.SHA256()).public_bytes(serialization.Encoding.DER)
 
     def ocsp_response(self, body: bytes) -> bytes:
         """The answer to an OCSP request, signed by the CA itself."""
@@ -281,12 +261,7 @@ class LifetimesPki:
                     pki.ocsp_requests += 1
                     self._answer(200, "application/ocsp-response", pki.ocsp_response(body))
                     return
-                if not pki.tsa_available:
-                    self._answer(503, "text/plain", b"down for maintenance")
-                    return
-                request = tsp.TimeStampReq.load(body)
-                reply = pki.timestamper.request_tsa_response(request).dump()
-                self._answer(200, "application/timestamp-reply", reply)
+                self._time_stamp(body, pki.timestamper, available=pki.tsa_available)
 
         return Handler
 

@@ -22,23 +22,23 @@ from cryptography.x509.oid import ExtendedKeyUsageOID
 from pyhanko.sign.timestamps.dummy_client import DummyTimeStamper
 from pyhanko_certvalidator.registry import SimpleCertificateStore
 
-from tests.esign.sealpki import SealTestPki, _name, _usage, asn1, crl_distribution, private_key_info
+from tests.esign.sealpki import (
+    SealTestPki,
+    _name,
+    _usage,
+    asn1,
+    crl_distribution,
+    leaf_builder,
+    private_key_info,
+    root_certificate,
+    signed_crl,
+)
 
 
 def _root(common_name: str, now: datetime) -> tuple[rsa.RSAPrivateKey, x509.Certificate]:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(_name(common_name))
-        .issuer_name(_name(common_name))
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(days=1))
-        .not_valid_after(now + timedelta(days=3650))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .add_extension(_usage(ca=True), critical=True)
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), False)
-        .sign(key, hashes.SHA256())
+    certificate = root_certificate(
+        key, common_name, not_before=now - timedelta(days=1), not_after=now + timedelta(days=3650)
     )
     return key, certificate
 
@@ -99,26 +99,14 @@ class ShortLivedPki(SealTestPki):
 
     def _crl(self) -> bytes:
         now = datetime.now(UTC)
-        builder = (
-            x509.CertificateRevocationListBuilder()
-            .issuer_name(self.certificate.subject)
-            .last_update(now - timedelta(seconds=1))
-            .next_update(now + timedelta(seconds=self.revocation_seconds))
-            .add_extension(x509.CRLNumber(int(now.timestamp())), critical=False)
-            .add_extension(
-                x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()), False
-            )
+        return signed_crl(
+            self.certificate,
+            self.key,
+            last_update=now - timedelta(seconds=1),
+            next_update=now + timedelta(seconds=self.revocation_seconds),
+            number=int(now.timestamp()),
+            revoked=self._revocation_dates(self.now - timedelta(1)),
         )
-        for certificate in self.revoked:
-            builder = builder.add_revoked_certificate(
-                x509.RevokedCertificateBuilder()
-                .serial_number(certificate.serial_number)
-                .revocation_date(
-                    self.revocation_dates.get(certificate.serial_number, self.now - timedelta(1))
-                )
-                .build()
-            )
-        return builder.sign(self.key, hashes.SHA256()).public_bytes(serialization.Encoding.DER)
 
     def issue(
         self, public_key: rsa.RSAPublicKey, common_name: str, *, time_stamping: bool = False
@@ -139,19 +127,14 @@ class ShortLivedPki(SealTestPki):
     ) -> x509.Certificate:
         """A certificate naming this CA's CRL and OCSP responder (a separate TSA root's
         certificates name none: their revocation is not what these tests are about)."""
-        builder = (
-            x509.CertificateBuilder()
-            .subject_name(_name(common_name))
-            .issuer_name(issuer.subject)
-            .public_key(public_key)
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(self.now - timedelta(days=1))
-            .not_valid_after(self.now + timedelta(days=self.certificate_days))
-            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .add_extension(key_usage or _usage(ca=False), critical=True)
-            .add_extension(
-                x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()), False
-            )
+        builder = leaf_builder(
+            issuer,
+            issuer_key,
+            public_key,
+            common_name,
+            not_before=self.now - timedelta(days=1),
+            not_after=self.now + timedelta(days=self.certificate_days),
+            usage=key_usage,
         )
         if issuer is self.certificate:
             builder = builder.add_extension(crl_distribution(self.crl_url), critical=False)

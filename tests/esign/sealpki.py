@@ -18,7 +18,9 @@ import threading
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TypeVar
 
+import pytest
 from asn1crypto import keys as asn1_keys
 from asn1crypto import tsp
 from asn1crypto import x509 as asn1_x509
@@ -45,6 +47,7 @@ TOKEN_LABEL = "seal-test"
 KEY_LABEL = "seal"
 USER_PIN = "4711"
 SO_PIN = "9876"
+T = TypeVar("T")
 
 
 def _name(common_name: str) -> x509.Name:
@@ -62,6 +65,88 @@ def _pem(certificate: x509.Certificate) -> bytes:
 
 def asn1(certificate: x509.Certificate) -> asn1_x509.Certificate:
     return asn1_x509.Certificate.load(certificate.public_bytes(serialization.Encoding.DER))
+
+
+def root_certificate(
+    key: rsa.RSAPrivateKey, common_name: str, *, not_before: datetime, not_after: datetime
+) -> x509.Certificate:
+    """A self-signed CA certificate of ``key``."""
+    return (
+        x509.CertificateBuilder()
+        .subject_name(_name(common_name))
+        .issuer_name(_name(common_name))
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(not_before)
+        .not_valid_after(not_after)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(_usage(ca=True), critical=True)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), False)
+        .sign(key, hashes.SHA256())
+    )
+
+
+def leaf_builder(
+    issuer: x509.Certificate,
+    issuer_key: rsa.RSAPrivateKey,
+    public_key: rsa.RSAPublicKey,
+    common_name: str,
+    *,
+    not_before: datetime,
+    not_after: datetime,
+    usage: x509.KeyUsage | None = None,
+) -> x509.CertificateBuilder:
+    """An end-entity certificate of ``issuer`` for ``public_key``, to sign once the caller has
+    added its revocation sources and extended uses (a signing key's usage by default)."""
+    return (
+        x509.CertificateBuilder()
+        .subject_name(_name(common_name))
+        .issuer_name(issuer.subject)
+        .public_key(public_key)
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(not_before)
+        .not_valid_after(not_after)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(usage or _usage(ca=False), critical=True)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()), False
+        )
+    )
+
+
+def signed_crl(
+    issuer: x509.Certificate,
+    key: rsa.RSAPrivateKey,
+    *,
+    last_update: datetime,
+    next_update: datetime,
+    number: int,
+    revoked: list[tuple[int, datetime]],
+) -> bytes:
+    """A DER CRL of ``issuer`` that revokes each (serial number, from) of ``revoked``."""
+    builder = (
+        x509.CertificateRevocationListBuilder()
+        .issuer_name(issuer.subject)
+        .last_update(last_update)
+        .next_update(next_update)
+        .add_extension(x509.CRLNumber(number), critical=False)
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(key.public_key()), False)
+    )
+    for serial_number, date in revoked:
+        builder = builder.add_revoked_certificate(
+            x509.RevokedCertificateBuilder()
+            .serial_number(serial_number)
+            .revocation_date(date)
+            .build()
+        )
+    return builder.sign(key, hashes.SHA256()).public_bytes(serialization.Encoding.DER)
+
+
+def init_token(label: str) -> None:
+    """A SoftHSM2 token named ``label`` in the first free slot, with the tests' PINs."""
+    command = ["softhsm2-util", "--init-token", "--free", "--label", label]
+    command += ["--pin", USER_PIN, "--so-pin", SO_PIN]
+    subprocess.run(command, check=True, capture_output=True, timeout=60)
 
 
 def private_key_info(key: rsa.RSAPrivateKey) -> asn1_keys.PrivateKeyInfo:
@@ -115,6 +200,16 @@ class AnsweringHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _time_stamp(self, body: bytes, timestamper: DummyTimeStamper, *, available: bool) -> None:
+        """The TSA's answer to the time-stamp request ``body`` (a 503 while it is down)."""
+        if not available:
+            self._answer(503, "text/plain", b"down for maintenance")
+            return
+        request = tsp.TimeStampReq.load(body)
+        self._answer(
+            200, "application/timestamp-reply", timestamper.request_tsa_response(request).dump()
+        )
+
     def log_message(self, *args: object) -> None:
         pass
 
@@ -125,18 +220,11 @@ class SealTestPki:
     def __init__(self) -> None:
         self.now = datetime.now(UTC)
         self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        self.certificate = (
-            x509.CertificateBuilder()
-            .subject_name(_name("Seal tests root CA"))
-            .issuer_name(_name("Seal tests root CA"))
-            .public_key(self.key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(self.now - timedelta(days=1))
-            .not_valid_after(self.now + timedelta(days=3650))
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .add_extension(_usage(ca=True), critical=True)
-            .add_extension(x509.SubjectKeyIdentifier.from_public_key(self.key.public_key()), False)
-            .sign(self.key, hashes.SHA256())
+        self.certificate = root_certificate(
+            self.key,
+            "Seal tests root CA",
+            not_before=self.now - timedelta(days=1),
+            not_after=self.now + timedelta(days=3650),
         )
         self.ca_pem = _pem(self.certificate)
         self.tsa_available = True
@@ -163,28 +251,21 @@ class SealTestPki:
         self.crl = self._crl()
 
     def _crl(self) -> bytes:
-        builder = (
-            x509.CertificateRevocationListBuilder()
-            .issuer_name(self.certificate.subject)
-            .last_update(self.now - timedelta(minutes=5))
-            .next_update(self.now + timedelta(days=30))
-            .add_extension(x509.CRLNumber(1 + len(self.revoked)), critical=False)
-            .add_extension(
-                x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()), False
-            )
+        return signed_crl(
+            self.certificate,
+            self.key,
+            last_update=self.now - timedelta(minutes=5),
+            next_update=self.now + timedelta(days=30),
+            number=1 + len(self.revoked),
+            revoked=self._revocation_dates(self.now - timedelta(minutes=1)),
         )
-        for certificate in self.revoked:
-            builder = builder.add_revoked_certificate(
-                x509.RevokedCertificateBuilder()
-                .serial_number(certificate.serial_number)
-                .revocation_date(
-                    self.revocation_dates.get(
-                        certificate.serial_number, self.now - timedelta(minutes=1)
-                    )
-                )
-                .build()
-            )
-        return builder.sign(self.key, hashes.SHA256()).public_bytes(serialization.Encoding.DER)
+
+    def _revocation_dates(self, default: datetime) -> list[tuple[int, datetime]]:
+        """Each revoked certificate's serial number and date (``default`` where none was set)."""
+        return [
+            (c.serial_number, self.revocation_dates.get(c.serial_number, default))
+            for c in self.revoked
+        ]
 
     def revoke(self, certificate: x509.Certificate, *, at: datetime | None = None) -> None:
         """Publish a CRL that revokes ``certificate``, from ``at`` (a minute before the PKI was
@@ -198,21 +279,14 @@ class SealTestPki:
         self, public_key: rsa.RSAPublicKey, common_name: str, *, time_stamping: bool = False
     ) -> x509.Certificate:
         """A certificate for ``public_key``, with this CA's CRL as its revocation source."""
-        builder = (
-            x509.CertificateBuilder()
-            .subject_name(_name(common_name))
-            .issuer_name(self.certificate.subject)
-            .public_key(public_key)
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(self.now - timedelta(days=1))
-            .not_valid_after(self.now + timedelta(days=365))
-            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .add_extension(_usage(ca=False), critical=True)
-            .add_extension(
-                x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()), False
-            )
-            .add_extension(crl_distribution(self.crl_url), critical=False)
-        )
+        builder = leaf_builder(
+            self.certificate,
+            self.key,
+            public_key,
+            common_name,
+            not_before=self.now - timedelta(days=1),
+            not_after=self.now + timedelta(days=365),
+        ).add_extension(crl_distribution(self.crl_url), critical=False)
         if time_stamping:
             builder = builder.add_extension(
                 x509.ExtendedKeyUsage([ExtendedKeyUsageOID.TIME_STAMPING]), critical=True
@@ -244,12 +318,7 @@ class SealTestPki:
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 pki.tsa_requests += 1
-                if not pki.tsa_available:
-                    self._answer(503, "text/plain", b"down for maintenance")
-                    return
-                request = tsp.TimeStampReq.load(body)
-                reply = pki.timestamper.request_tsa_response(request).dump()
-                self._answer(200, "application/timestamp-reply", reply)
+                self._time_stamp(body, pki.timestamper, available=pki.tsa_available)
 
         return Handler
 
@@ -271,6 +340,14 @@ def softhsm_available() -> bool:
     )
 
 
+def with_the_hsm_seal(test: T) -> T:
+    """Marks a test that seals with the SoftHSM2 key (the hsm_seal fixture): hsm, and skipped
+    where SoftHSM2 is not installed."""
+    test = pytest.mark.usefixtures("hsm_seal")(test)
+    test = pytest.mark.skipif(not softhsm_available(), reason="SoftHSM2 is not installed")(test)
+    return pytest.mark.hsm(test)
+
+
 @functools.cache
 def softhsm_key() -> Pkcs11Key:
     """A SoftHSM2 token of this process with the seal's key, generated in the token, and its
@@ -287,17 +364,7 @@ def softhsm_key() -> Pkcs11Key:
     def run(*command: str) -> None:
         subprocess.run(command, check=True, capture_output=True, timeout=60)
 
-    run(
-        "softhsm2-util",
-        "--init-token",
-        "--free",
-        "--label",
-        TOKEN_LABEL,
-        "--pin",
-        USER_PIN,
-        "--so-pin",
-        SO_PIN,
-    )
+    init_token(TOKEN_LABEL)
     tool = ["pkcs11-tool", "--module", SOFTHSM_MODULE, "--token-label", TOKEN_LABEL]
     tool += ["--login", "--pin", USER_PIN]
     run(*tool, "--keypairgen", "--key-type", "rsa:2048", "--label", KEY_LABEL, "--id", "01")

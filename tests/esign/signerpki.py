@@ -39,10 +39,10 @@ from pyhanko_certvalidator.registry import SimpleTrustManager
 from esign.engine.seal import run_coroutine
 from esign.engine.seal_credentials import Pkcs11Key
 from tests.esign.sealpki import (
-    SO_PIN,
     SOFTHSM_MODULE,
     USER_PIN,
     crl_distribution,
+    init_token,
     key_usage,
     shared_pki,
     softhsm_key,
@@ -65,17 +65,7 @@ def softhsm_signer_ca() -> tuple[Pkcs11Key, bytes]:
     def run(*command: str) -> None:
         subprocess.run(command, check=True, capture_output=True, timeout=60)
 
-    run(
-        "softhsm2-util",
-        "--init-token",
-        "--free",
-        "--label",
-        SIGNER_CA_TOKEN,
-        "--pin",
-        USER_PIN,
-        "--so-pin",
-        SO_PIN,
-    )
+    init_token(SIGNER_CA_TOKEN)
 
     label = ["--label", SIGNER_CA_LABEL, "--id", "03"]
     run(*tool, "--keypairgen", "--key-type", "rsa:2048", *label)

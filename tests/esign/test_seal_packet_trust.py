@@ -18,9 +18,9 @@ from esign.engine.seal_verify import verify_pdf
 from esign.models import AuditEvent
 from esign.sealing.config import trust_roots
 from esign.sealing.seal import packet_seal
-from tests.esign.sealpki import asn1, shared_pki, softhsm_available
+from tests.esign.sealpki import asn1, shared_pki, with_the_hsm_seal
 from tests.esign.test_seal_engine import lta_validation
-from tests.esign.test_seal_packets import zip_url
+from tests.esign.test_seal_packets import seal_while_down, zip_url
 
 pytestmark = pytest.mark.django_db
 
@@ -29,25 +29,14 @@ def _sealed_level(packet) -> str:
     return AuditEvent.objects.get(packet=packet, action="packetSealed").detail["level"]
 
 
-@pytest.mark.hsm
-@pytest.mark.skipif(not softhsm_available(), reason="SoftHSM2 is not installed")
-@pytest.mark.usefixtures("hsm_seal")
+@with_the_hsm_seal
 def test_with_the_crl_down_nothing_is_sealed_until_it_is_back(
     complete, api_client: Client, settings: Any, django_capture_on_commit_callbacks
 ) -> None:
-    pki = shared_pki()
-    settings.SEAL_TSA_URLS = [pki.tsa_url]
-    created, packet = complete()
-    pki.crl_available = False
-    try:
-        with django_capture_on_commit_callbacks(execute=True):
-            outcome = packet_seal(packet_id=packet.pk)
-    finally:
-        pki.crl_available = True
+    pki, created, packet = seal_while_down(
+        "crl_available", complete, settings, django_capture_on_commit_callbacks
+    )
 
-    assert outcome.startswith("retrying at ")
-    packet.refresh_from_db()
-    assert packet.seal_status == "retrying"
     assert packet.seal_error.startswith("validation_data_unavailable: ")
     assert packet.documents.get().sealed_sha256 == ""
     assert api_client.get(zip_url(created)).status_code == 503

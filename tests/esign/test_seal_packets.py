@@ -25,7 +25,7 @@ from esign.models import AuditEvent, Packet
 from esign.packets.documents import document_pdf
 from esign.sealing.config import trust_roots
 from esign.sealing.seal import packet_seal, packet_seal_retry
-from tests.esign.sealpki import asn1, shared_pki, softhsm_available, softhsm_key
+from tests.esign.sealpki import asn1, shared_pki, softhsm_key, with_the_hsm_seal
 from tests.esign.test_seal_engine import lta_validation
 from tests.pdfcheck import words
 
@@ -47,6 +47,16 @@ def seal_tasks() -> list[DBTaskResult]:
 def validate(pdf: bytes, roots: list) -> Any:
     signature = PdfFileReader(io.BytesIO(pdf)).embedded_regular_signatures[0]
     return validate_pdf_signature(signature, ValidationContext(trust_roots=roots))
+
+
+def trusted_archive(api_client: Any, created: dict[str, Any]) -> zipfile.ZipFile:
+    """The created packet's sealed zip, each of its files sealed intact, valid and trusted."""
+    archive = zipfile.ZipFile(io.BytesIO(api_client.get(zip_url(created)).content))
+    roots = trust_roots()
+    for name in archive.namelist():
+        status = validate(archive.read(name), roots)
+        assert (status.intact, status.valid, status.trusted) == (True, True, True), name
+    return archive
 
 
 # --- the task and the download --------------------------------------------------------------------
@@ -163,9 +173,7 @@ def test_another_organizations_key_gets_nothing_of_the_zip(
 # --- the key in SoftHSM2, a TSA -------------------------------------------------------------------
 
 
-@pytest.mark.hsm
-@pytest.mark.skipif(not softhsm_available(), reason="SoftHSM2 is not installed")
-@pytest.mark.usefixtures("hsm_seal")
+@with_the_hsm_seal
 def test_documents_sealed_in_softhsm2_validate_against_the_test_ca(
     complete, api_client: Client
 ) -> None:
@@ -181,25 +189,34 @@ def test_documents_sealed_in_softhsm2_validate_against_the_test_ca(
         assert status.signing_cert.subject.native["common_name"] == "Seal tests HSM seal"
 
 
-@pytest.mark.hsm
-@pytest.mark.skipif(not softhsm_available(), reason="SoftHSM2 is not installed")
-@pytest.mark.usefixtures("hsm_seal")
-def test_with_the_tsa_down_nothing_is_sealed_until_it_is_back_then_b_lta(
-    complete, api_client: Client, settings: Any, django_capture_on_commit_callbacks
-) -> None:
+def seal_while_down(service: str, complete: Any, settings: Any, capture: Any) -> Any:
+    """A completed packet sealed (with the shared PKI's TSA) while that PKI's ``service`` (its
+    flag: "tsa_available", "crl_available") is down, the retry it enqueues on commit captured;
+    up again after. The seal is retrying: the PKI, the created packet's answer and the packet."""
     pki = shared_pki()
     settings.SEAL_TSA_URLS = [pki.tsa_url]
     created, packet = complete()
-    pki.tsa_available = False
+    setattr(pki, service, False)
     try:
-        with django_capture_on_commit_callbacks(execute=True):  # the retry is enqueued on commit
+        with capture(execute=True):  # the retry is enqueued on commit
             outcome = packet_seal(packet_id=packet.pk)
     finally:
-        pki.tsa_available = True
+        setattr(pki, service, True)
 
     assert outcome.startswith("retrying at ")
     packet.refresh_from_db()
     assert packet.seal_status == "retrying"
+    return pki, created, packet
+
+
+@with_the_hsm_seal
+def test_with_the_tsa_down_nothing_is_sealed_until_it_is_back_then_b_lta(
+    complete, api_client: Client, settings: Any, django_capture_on_commit_callbacks
+) -> None:
+    pki, created, packet = seal_while_down(
+        "tsa_available", complete, settings, django_capture_on_commit_callbacks
+    )
+
     assert packet.seal_attempts == 1
     assert packet.seal_error.startswith("timestamp_unavailable: ")
     assert "HTTP status 503" in packet.seal_error
@@ -281,9 +298,7 @@ def test_the_admin_shows_the_seal_and_seals_again(
     assert Packet.objects.get(pk=packet.pk).seal_status == "pending"
 
 
-@pytest.mark.hsm
-@pytest.mark.skipif(not softhsm_available(), reason="SoftHSM2 is not installed")
-@pytest.mark.usefixtures("hsm_seal")
+@with_the_hsm_seal
 def test_an_hsm_that_cannot_be_used_postpones_the_seal(
     complete, settings: Any, django_capture_on_commit_callbacks
 ) -> None:

@@ -29,7 +29,7 @@ from esign.sealing.config import signer_trust_roots, trust_roots
 from esign.sealing.seal import packet_seal
 from esign.sealing.signer_ca import DEVELOPMENT_SIGNER_CA_NAME
 from esign.signature_models import SignerCertificate, SignerLevel
-from tests.esign.sealpki import asn1, shared_pki, softhsm_available
+from tests.esign.sealpki import asn1, shared_pki, with_the_hsm_seal
 from tests.esign.signerpki import (
     lta_validations,
     pdfsig_trusted,
@@ -159,9 +159,7 @@ def test_the_certificate_is_valid_for_an_hour_around_the_signature_by_the_clock_
     assert not expired.trusted
 
 
-@pytest.mark.hsm
-@pytest.mark.skipif(not softhsm_available(), reason="SoftHSM2 is not installed")
-@pytest.mark.usefixtures("hsm_seal")
+@with_the_hsm_seal
 def test_with_the_signer_ca_in_the_hsm_and_a_tsa_every_signature_is_long_term(
     complete: Any, api_client: Client, settings: Any, tmp_path: Path
 ) -> None:

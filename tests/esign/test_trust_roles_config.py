@@ -5,7 +5,6 @@ timestamps only; a system check names every root that holds both roles."""
 from __future__ import annotations
 
 import io
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +13,10 @@ from cryptography.hazmat.primitives import serialization
 from django.test import Client
 
 from esign.checks import trust_roles_check
-from esign.engine.seal import seal_pdf
-from esign.engine.seal_credentials import load_credentials
-from esign.engine.timestamps import TsaConfig
 from esign.sealing.config import signer_trust_roots, tsa_trust_roots
 from tests.esign.ltvpki import ShortLivedPki
 from tests.esign.sealpki import asn1
-from tests.esign.test_seal_engine import three_pages
-from tests.esign.test_verify_trust_roles import key_of, signed
+from tests.esign.test_verify_trust_roles import ours_and_the_tsa_roots
 
 
 @pytest.fixture(scope="module")
@@ -55,14 +50,7 @@ def test_a_tsa_root_in_the_one_roots_file_vouches_for_timestamps_only(
     pki: ShortLivedPki, one_roots_file: Path, api_client: Client
 ) -> None:
     """Before: a document signed by a certificate of the TSA's root was "valid"."""
-    sealed = seal_pdf(
-        three_pages(),
-        credentials=load_credentials(key_of(pki, "Our seal")),
-        signing_time=datetime.now(UTC),
-        tsa=TsaConfig(urls=(pki.tsa_url,)),
-        trust_roots=[asn1(pki.tsa_root)],
-    )
-    tsa_made = signed(key_of(pki, "Issued by the TSA root", of_tsa_root=True))
+    sealed, tsa_made = ours_and_the_tsa_roots(pki)
 
     assert verdict(api_client, sealed) == "valid"  # its TSA's timestamps are trusted
     assert verdict(api_client, tsa_made) == "untrusted"

@@ -75,6 +75,19 @@ def pki() -> ShortLivedPki:
     return ShortLivedPki(revocation_seconds=86400, separate_tsa=True)
 
 
+def ours_and_the_tsa_roots(pki: ShortLivedPki) -> tuple[bytes, bytes]:
+    """A B-LTA seal of our key (its TSA's root trusted when sealing), and a document signed by a
+    certificate of the TSA's root."""
+    sealed = seal_pdf(
+        three_pages(),
+        credentials=load_credentials(key_of(pki, "Our seal")),
+        signing_time=datetime.now(UTC),
+        tsa=TsaConfig(urls=(pki.tsa_url,)),
+        trust_roots=[asn1(pki.tsa_root)],
+    )
+    return sealed, signed(key_of(pki, "Issued by the TSA root", of_tsa_root=True))
+
+
 def key_of(pki: ShortLivedPki, name: str, *, of_tsa_root: bool = False) -> SoftwareKey:
     key_pem, cert_pem = pki.key_and_certificate(name, of_tsa_root=of_tsa_root)
     root = pki.tsa_root if of_tsa_root else pki.certificate
@@ -213,14 +226,7 @@ def test_the_service_trusts_tsa_roots_for_timestamps_only(
     tsa_roots.write_bytes(pki.tsa_root.public_bytes(serialization.Encoding.PEM))
     settings.SEAL_TRUST_ROOTS_FILE = str(signer_roots)
     settings.SEAL_TSA_TRUST_ROOTS_FILE = str(tsa_roots)
-    sealed = seal_pdf(
-        three_pages(),
-        credentials=load_credentials(key_of(pki, "Our seal")),
-        signing_time=datetime.now(UTC),
-        tsa=TsaConfig(urls=(pki.tsa_url,)),
-        trust_roots=[asn1(pki.tsa_root)],
-    )
-    tsa_made = signed(key_of(pki, "Issued by the TSA root", of_tsa_root=True))
+    sealed, tsa_made = ours_and_the_tsa_roots(pki)
 
     def verdict(pdf: bytes) -> str:
         upload = io.BytesIO(pdf)

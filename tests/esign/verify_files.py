@@ -16,6 +16,7 @@ from typing import Any
 
 from asn1crypto import crl as asn1_crl
 from asn1crypto import x509 as asn1_x509
+from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from pyhanko.pdf_utils import generic
@@ -69,22 +70,24 @@ def changed_byte_in_dss(lta: bytes) -> bytes:
     return lta[:start] + bytes([lta[start] ^ 0x01]) + lta[start + 1 :]
 
 
-def revoked_signer(pdf: bytes, pki: SealTestPki) -> tuple[bytes, asn1_x509.Certificate]:
-    """Sealed by a certificate that the CA's CRL revokes, that CRL in the file's own DSS."""
+def _new_seal_key(pki: SealTestPki, common_name: str) -> tuple[x509.Certificate, SoftwareKey]:
+    """A new key in memory with its certificate from ``pki``'s CA."""
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    certificate = pki.issue(key.public_key(), "Seal tests revoked seal")
-    pki.revoke(certificate)
+    certificate = pki.issue(key.public_key(), common_name)
     key_pem = key.private_bytes(
         serialization.Encoding.PEM,
         serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption(),
     )
     cert_pem = certificate.public_bytes(serialization.Encoding.PEM)
-    sealed = seal_pdf(
-        pdf,
-        credentials=load_credentials(SoftwareKey(key_pem, cert_pem, pki.ca_pem)),
-        signing_time=datetime.now(UTC),
-    )
+    return certificate, SoftwareKey(key_pem, cert_pem, pki.ca_pem)
+
+
+def revoked_signer(pdf: bytes, pki: SealTestPki) -> tuple[bytes, asn1_x509.Certificate]:
+    """Sealed by a certificate that the CA's CRL revokes, that CRL in the file's own DSS."""
+    certificate, software = _new_seal_key(pki, "Seal tests revoked seal")
+    pki.revoke(certificate)
+    sealed = seal_pdf(pdf, credentials=load_credentials(software), signing_time=datetime.now(UTC))
     return _with_dss(sealed, certs=[asn1(certificate), asn1(pki.certificate)], crl=pki.crl), (
         asn1(certificate)
     )
@@ -93,17 +96,10 @@ def revoked_signer(pdf: bytes, pki: SealTestPki) -> tuple[bytes, asn1_x509.Certi
 def revoked_after_its_timestamp(pdf: bytes, pki: SealTestPki) -> bytes:
     """A B-LTA seal whose certificate was revoked after its timestamp (and before now), the CRL
     that says so added to the DSS afterwards: trusted at the time its timestamp proves."""
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    certificate = pki.issue(key.public_key(), "Seal tests seal revoked later")
-    key_pem = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-    cert_pem = certificate.public_bytes(serialization.Encoding.PEM)
+    certificate, software = _new_seal_key(pki, "Seal tests seal revoked later")
     sealed = seal_pdf(
         pdf,
-        credentials=load_credentials(SoftwareKey(key_pem, cert_pem, pki.ca_pem)),
+        credentials=load_credentials(software),
         signing_time=datetime.now(UTC),
         tsa=TsaConfig(urls=(pki.tsa_url,)),
     )
