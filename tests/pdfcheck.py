@@ -76,6 +76,11 @@ def words(pdf: bytes) -> list[list[Word]]:
     return pages
 
 
+def joined_words(pdf: bytes) -> str:
+    """Every word of the PDF (pdfplumber's, in reading order), joined by spaces."""
+    return " ".join(w.text for page in words(pdf) for w in page)
+
+
 def text_in_rect(page_words: list[Word], rect: dict | tuple, tolerance: float = 1.0) -> str:
     """The words whose boxes lie inside ``rect`` ({x, y, width, height} in points)."""
     if isinstance(rect, dict):
@@ -102,6 +107,23 @@ def blank_pdf(pages: int = 1, size: tuple[float, float] = (612, 792)) -> bytes:
     canvas = Canvas(buffer, pagesize=size)
     for _ in range(pages):
         canvas.showPage()
+    canvas.save()
+    return buffer.getvalue()
+
+
+def headed_page(heading: str, drawn: list[tuple[float, float, str]], font_size: float) -> bytes:
+    """A letter page (reproducible bytes) with ``heading`` in Helvetica 14 at the top, and each
+    (x, y, text) of ``drawn`` in Helvetica ``font_size``."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=(612, 792), invariant=1)
+    canvas.setFont("Helvetica", 14)
+    canvas.drawString(72, 720, heading)
+    canvas.setFont("Helvetica", font_size)
+    for x, y, text in drawn:
+        canvas.drawString(x, y, text)
+    canvas.showPage()
     canvas.save()
     return buffer.getvalue()
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.esign.conftest import contract_pdf
+from tests.esign.conftest import contract_pdf, embedded_ada
 
 
 @pytest.mark.django_db(transaction=True)
@@ -16,15 +16,7 @@ def test_create_and_read_a_packet(node_anvil, tmp_path: Path) -> None:
     variables = {
         "name": "Node packet",
         "isTest": True,
-        "signers": [
-            {
-                "id": "signer1",
-                "name": "Ada Lovelace",
-                "email": "ada@example.com",
-                "signerType": "embedded",
-                "fields": [{"fileId": "f1", "fieldId": "sig"}],
-            }
-        ],
+        "signers": [embedded_ada("f1")],
         "files": [
             {
                 "id": "f1",
@@ -63,15 +55,7 @@ def _embedded_packet(node_anvil, name: str) -> dict:
     """A one-signer packet of a generated document, made through the Node client."""
     variables = {
         "name": name,
-        "signers": [
-            {
-                "id": "signer1",
-                "name": "Ada Lovelace",
-                "email": "ada@example.com",
-                "signerType": "embedded",
-                "fields": [{"fileId": "f1", "fieldId": "sig"}],
-            }
-        ],
+        "signers": [embedded_ada("f1")],
         "files": [
             {
                 "id": "f1",

@@ -5,7 +5,6 @@ beside the sealed audit trail that lists its SHA-256."""
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import io
 import zipfile
@@ -18,7 +17,7 @@ import requests
 from PIL import Image
 
 from esign.models import Packet
-from tests.esign.conftest import contract_pdf
+from tests.esign.conftest import embedded_ada, uploaded_file
 from tests.pdfcheck import words
 
 ATTACHMENT = {
@@ -32,35 +31,8 @@ ATTACHMENT = {
 def payload(attachment: dict[str, Any]) -> dict[str, Any]:
     return {
         "name": "Attachment packet",
-        "signers": [
-            {
-                "id": "signer1",
-                "name": "Ada Lovelace",
-                "email": "ada@example.com",
-                "signerType": "embedded",
-                "fields": [{"fileId": "upload", "fieldId": "sig"}],
-                "attachments": [attachment],
-            }
-        ],
-        "files": [
-            {
-                "id": "upload",
-                "title": "Uploaded",
-                "file": {
-                    "data": base64.b64encode(contract_pdf(1)).decode(),
-                    "filename": "upload.pdf",
-                    "mimetype": "application/pdf",
-                },
-                "fields": [
-                    {
-                        "id": "sig",
-                        "type": "signature",
-                        "pageNum": 0,
-                        "rect": {"x": 72, "y": 400, "width": 200, "height": 40},
-                    }
-                ],
-            }
-        ],
+        "signers": [embedded_ada("upload", attachments=[attachment])],
+        "files": [uploaded_file()],
     }
 
 

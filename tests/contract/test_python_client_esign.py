@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import urllib.request
@@ -16,12 +15,10 @@ from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
 
 from esign.sealing.config import trust_roots
-from templates_app import services as templates
-from tests.esign.conftest import contract_pdf
+from tests.esign.conftest import embedded_ada, uploaded_file
 from tests.esign.test_template_signer_fields import (
-    field_of,
+    aliased_signature_sample,
     packet_variables,
-    signer_fields_sample,
 )
 from tests.pdfcheck import words
 
@@ -30,33 +27,9 @@ def payload(demo_eid: str) -> dict:
     return {
         "name": "Contract packet",
         "isTest": True,
-        "signers": [
-            {
-                "id": "signer1",
-                "name": "Ada Lovelace",
-                "email": "ada@example.com",
-                "signerType": "embedded",
-                "fields": [{"fileId": "upload", "fieldId": "sig"}],
-            }
-        ],
+        "signers": [embedded_ada("upload")],
         "files": [
-            {
-                "id": "upload",
-                "title": "Uploaded",
-                "file": {
-                    "data": base64.b64encode(contract_pdf(1)).decode(),
-                    "filename": "upload.pdf",
-                    "mimetype": "application/pdf",
-                },
-                "fields": [
-                    {
-                        "id": "sig",
-                        "type": "signature",
-                        "pageNum": 0,
-                        "rect": {"x": 72, "y": 400, "width": 200, "height": 40},
-                    }
-                ],
-            },
+            uploaded_file(),
             {"id": "demo", "castEid": demo_eid},
         ],
         "data": {"payloads": {"demo": {"data": {"email": "filled@example.com"}}}},
@@ -133,14 +106,7 @@ def test_create_sign_and_download(
 def test_a_template_signer_field_is_named_by_its_alias(python_anvil, organization) -> None:
     """create_etch_packet with {fileId, fieldId} where fieldId is the template field's Field
     Alias (what cast shows), as the spec keys fields."""
-    template = signer_fields_sample(organization)
-    signature = field_of(template, "signature")
-    spec = templates.working_version(template).spec
-    for field in spec["fields"]:
-        if field["id"] == signature["id"]:
-            field["alias"] = "signatureOfUsPerson"
-    templates.template_update_working(template=template, spec=spec)
-    templates.template_publish(template=template)
+    template, _ = aliased_signature_sample(organization, "signatureOfUsPerson")
 
     variables = packet_variables(template, ["signatureOfUsPerson"])
     created = python_anvil("create_etch_packet", payload=variables)

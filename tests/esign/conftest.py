@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import json
-from collections.abc import Callable
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -15,8 +19,11 @@ from django.test import Client
 from PIL import Image, ImageDraw
 from reportlab.pdfgen.canvas import Canvas
 
+from accounts.models import Organization, User
 from esign.models import Packet
+from tests.esign.ltvpki import ShortLivedPki
 from tests.esign.sealpki import softhsm_key
+from tests.staff import staff_member
 
 CREATE = """
 mutation Create($name: String, $files: [EtchFile!], $signers: [JSON!], $isTest: Boolean,
@@ -44,6 +51,63 @@ query Packet($eid: String!) {
 """
 
 
+def first_signer_created(graphql: Callable[..., Any], language: str = "en", **first: Any) -> Any:
+    """createEtchPacket of two_signer_packet() whose first signer has ``first``'s keys and, but
+    for English, ``language`` (it must succeed): the created packet's first signer's eid and the
+    packet."""
+    variables = two_signer_packet()
+    variables["signers"][0].update(first)
+    if language != "en":
+        variables["signers"][0]["language"] = language
+    result = graphql(CREATE, variables)
+    assert "errors" not in result, result
+    created = result["data"]["createEtchPacket"]
+    return created["documentGroup"]["signers"][0]["eid"], created
+
+
+def to_the_adoption(page: Any) -> None:
+    """On a signing page of two_signer_packet()'s first signer: fill the title, go on, and open
+    the signature's adoption dialog."""
+    page.fill("#sg-value", "Chief Analyst")
+    page.click("#sg-next")
+    page.click("#sg-adopt-open")
+    page.wait_for_selector("#sg-adopt[open]")
+
+
+def embedded_ada(file_id: str, **extra: Any) -> dict[str, Any]:
+    """The embedded signer "signer1", Ada Lovelace, who signs the field "sig" of ``file_id``."""
+    return {
+        "id": "signer1",
+        "name": "Ada Lovelace",
+        "email": "ada@example.com",
+        "signerType": "embedded",
+        "fields": [{"fileId": file_id, "fieldId": "sig"}],
+        **extra,
+    }
+
+
+def uploaded_file() -> dict[str, Any]:
+    """A packet's file "upload": a one-page contract_pdf, base64, with one signature field
+    "sig" (the payload the client tests send)."""
+    return {
+        "id": "upload",
+        "title": "Uploaded",
+        "file": {
+            "data": base64.b64encode(contract_pdf(1)).decode(),
+            "filename": "upload.pdf",
+            "mimetype": "application/pdf",
+        },
+        "fields": [
+            {
+                "id": "sig",
+                "type": "signature",
+                "pageNum": 0,
+                "rect": {"x": 72, "y": 400, "width": 200, "height": 40},
+            }
+        ],
+    }
+
+
 def contract_pdf(pages: int = 2) -> bytes:
     buffer = io.BytesIO()
     canvas = Canvas(buffer, pagesize=(612, 792), invariant=1)
@@ -64,41 +128,23 @@ def drawn_signature_png() -> bytes:
     return out.getvalue()
 
 
+def placed(field_id: str, kind: str, page: int, rect: tuple[int, int, int, int]) -> dict[str, Any]:
+    """A packet file's field: its id, type, page and rect (x, y, width, height)."""
+    x, y, width, height = rect
+    rectangle = {"x": x, "y": y, "width": width, "height": height}
+    return {"id": field_id, "type": kind, "pageNum": page, "rect": rectangle}
+
+
 def two_signer_packet(**overrides: Any) -> dict[str, Any]:
     """Variables of createEtchPacket: one uploaded PDF, signer 1 (embedded, typed) then
     signer 2 (embedded, drawn), each with a signature, a date and a text field."""
     pdf = base64.b64encode(contract_pdf()).decode()
     fields = [
-        {
-            "id": "sig1",
-            "type": "signature",
-            "pageNum": 1,
-            "rect": {"x": 72, "y": 500, "width": 200, "height": 50},
-        },
-        {
-            "id": "date1",
-            "type": "signatureDate",
-            "pageNum": 1,
-            "rect": {"x": 300, "y": 500, "width": 120, "height": 20},
-        },
-        {
-            "id": "title1",
-            "type": "shortText",
-            "pageNum": 0,
-            "rect": {"x": 72, "y": 600, "width": 200, "height": 20},
-        },
-        {
-            "id": "sig2",
-            "type": "signature",
-            "pageNum": 1,
-            "rect": {"x": 72, "y": 300, "width": 200, "height": 50},
-        },
-        {
-            "id": "date2",
-            "type": "signatureDate",
-            "pageNum": 1,
-            "rect": {"x": 300, "y": 300, "width": 120, "height": 20},
-        },
+        placed("sig1", "signature", 1, (72, 500, 200, 50)),
+        placed("date1", "signatureDate", 1, (300, 500, 120, 20)),
+        placed("title1", "shortText", 0, (72, 600, 200, 20)),
+        placed("sig2", "signature", 1, (72, 300, 200, 50)),
+        placed("date2", "signatureDate", 1, (300, 300, 120, 20)),
     ]
     variables = {
         "name": "Services agreement",
@@ -267,3 +313,72 @@ def send_queued_emails() -> list[str]:
         .order_by("pk")
         .values_list("pk", flat=True)
     ]
+
+
+def esign_staff(
+    organization: Organization,
+    *,
+    role: str = "admin",
+    username: str = "sender",
+    password: str = "-",
+) -> User:
+    """A staff user with every esign permission, a member of ``organization`` in ``role``."""
+    return staff_member(organization, username, role, ["esign"], password)
+
+
+def esign_staff_client(
+    organization: Organization, *, role: str = "admin", username: str = "sender"
+) -> Client:
+    """A client signed in as ``esign_staff(organization, role=role, username=username)``."""
+    client = Client()
+    client.force_login(esign_staff(organization, role=role, username=username))
+    return client
+
+
+@contextlib.contextmanager
+def silent_listener(backlog: int) -> Iterator[tuple[int, list[socket.socket], list[float]]]:
+    """A port on 127.0.0.1 that accepts connections and never says a word: its number, the
+    connections it holds, and when each came (all closed at the end)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(backlog)
+    held: list[socket.socket] = []
+    arrivals: list[float] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except TimeoutError:
+                continue
+            arrivals.append(time.monotonic())
+            held.append(connection)
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield server.getsockname()[1], held, arrivals
+    finally:
+        stop.set()
+        thread.join()
+        for connection in held:
+            connection.close()
+        server.close()
+
+
+@pytest.fixture(scope="module")
+def pki() -> ShortLivedPki:
+    """A test module's PKI for the verification tests, whose revocation data lasts a day (a
+    module that needs another defines its own)."""
+    return ShortLivedPki(revocation_seconds=86400)
+
+
+@pytest.fixture
+def trusted(pki: ShortLivedPki, settings: Any, tmp_path: Path) -> Any:
+    """The service trusts the module's PKI's root (its settings, for a test to change)."""
+    roots = tmp_path / "roots.pem"
+    roots.write_bytes(pki.ca_pem)
+    settings.SEAL_TRUST_ROOTS_FILE = str(roots)
+    return settings

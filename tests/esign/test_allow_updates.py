@@ -8,10 +8,6 @@ with nothing stored."""
 
 from __future__ import annotations
 
-import io
-import json
-import re
-import zipfile
 from typing import Any
 
 import pytest
@@ -21,9 +17,9 @@ from esign.links.tokens import signer_token_issue
 from esign.models import AuditEvent, Packet, PacketDocument, Signer
 from esign.packets.documents import document_pdf
 from esign.sealing.certificate import audit_trail_pdf
-from esign.sealing.seal import packet_seal
 from tests.esign.conftest import CREATE, sign, two_signer_packet
-from tests.esign.test_roles import assert_seals_valid
+from tests.esign.test_roles import sealed_b_b_archive
+from tests.esign.test_template_signer_fields import config_in
 from tests.pdfcheck import text_in_rect, words
 
 pytestmark = pytest.mark.django_db
@@ -55,13 +51,7 @@ def created(graphql, variables: dict[str, Any], query: str = CREATE_UPDATES) -> 
 def config_of(alias: str) -> dict[str, Any]:
     person = Signer.objects.get(alias_id=alias)
     page = Client().get(f"/api/etch/verify/{person.eid}?token={signer_token_issue(signer=person)}")
-    found = re.search(
-        r'<script id="signing-config" type="application/json">(.*?)</script>',
-        page.content.decode(),
-        re.S,
-    )
-    assert found is not None
-    return json.loads(found.group(1))
+    return config_in(page)
 
 
 def signs(alias: str, **body: Any) -> Any:
@@ -116,13 +106,7 @@ def test_the_signer_changes_the_senders_value_and_everyone_sees_the_value_in_for
     )
     # The value in force is in the document from now on, for any later reader.
     assert fee_on_page_one(packet["eid"]) == "1250 EUR"
-    row = Packet.objects.get(eid=packet["eid"])
-    assert packet_seal(packet_id=row.pk) == "sealed (PAdES-B-B)"
-    response = api_client.get(
-        packet["documentGroup"]["downloadZipURL"].replace("http://127.0.0.1:8000", "")
-    )
-    archive = zipfile.ZipFile(io.BytesIO(response.content))
-    assert_seals_valid(archive)
+    archive = sealed_b_b_archive(api_client, packet)
     sealed = " ".join(w.text for page in words(archive.read("agreement.pdf")) for w in page)
     assert "1250 EUR" in sealed
     assert "1200" not in sealed

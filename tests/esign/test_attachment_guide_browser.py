@@ -18,25 +18,16 @@ import pytest
 from PIL import Image
 
 from tests.axe import axe_violations
-from tests.browser import Tab
-from tests.esign.conftest import CREATE, two_signer_packet
+from tests.browser import DESKTOP, PHONE, PHONE_OPTIONS, Tab
+from tests.esign import test_attachments as attachments
+from tests.esign.conftest import first_signer_created, to_the_adoption
 from tests.esign.test_signing_browser import SHOTS, refused_request
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PHONE = {"width": 390, "height": 844}
-SIZES = (
-    ("phone", PHONE, {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}),
-    ("desktop", {"width": 1366, "height": 900}, {}),
-)
-ID_PHOTO = {
-    "type": "attachment",
-    "id": "idPhoto",
-    "label": "Photo of your ID",
-    "acceptedTypes": ["jpeg", "png"],
-    "maxBytes": 5_000_000,
-}
-PROOF = {"type": "attachment", "id": "proof", "label": "Proof of address", "required": False}
+SIZES = (("phone", PHONE, PHONE_OPTIONS), ("desktop", DESKTOP, {}))
+ID_PHOTO = {**attachments.ID_PHOTO, "maxBytes": 5_000_000}
+PROOF = attachments.PROOF
 # What each language says where the test looks (esign/locale).
 WORDS = {
     "en": {"all_done": "All 3 fields completed. Select Finish to sign.", "types": "PDF, PNG, JPEG"},
@@ -59,22 +50,13 @@ def attach_signer(graphql: Any, settings: Any, live_server: Any) -> Any:
     settings.PUBLIC_BASE_URL = live_server.url
 
     def make(language: str) -> str:
-        variables = two_signer_packet()
-        variables["signers"][0]["attachments"] = [ID_PHOTO, PROOF]
-        if language != "en":
-            variables["signers"][0]["language"] = language
-        result = graphql(CREATE, variables)
-        assert "errors" not in result, result
-        return result["data"]["createEtchPacket"]["documentGroup"]["signers"][0]["eid"]
+        return first_signer_created(graphql, language, attachments=[ID_PHOTO, PROOF])[0]
 
     return make
 
 
 def fill_the_fields(page: Any) -> None:
-    page.fill("#sg-value", "Chief Analyst")
-    page.click("#sg-next")
-    page.click("#sg-adopt-open")
-    page.wait_for_selector("#sg-adopt[open]")
+    to_the_adoption(page)
     page.press("#sg-typed", "Enter")
     page.wait_for_selector("#sg-adopt", state="hidden")
 

@@ -16,7 +16,7 @@ from PIL import Image
 from esign.models import SignerAttachment
 from tests.axe import axe_violations
 from tests.browser import Tab
-from tests.esign.conftest import CREATE, two_signer_packet
+from tests.esign.conftest import first_signer_created
 from tests.esign.test_attachments import ID_PHOTO, PROOF, heic
 from tests.esign.test_signing_browser import SHOTS, refused_request
 
@@ -57,13 +57,7 @@ def attach_signer(
     settings.PUBLIC_BASE_URL = live_server.url
 
     def make(language: str) -> str:
-        variables = two_signer_packet()
-        variables["signers"][0]["attachments"] = [ID_PHOTO, PROOF]
-        if language != "en":
-            variables["signers"][0]["language"] = language
-        result = graphql(CREATE, variables)
-        assert "errors" not in result, result
-        return result["data"]["createEtchPacket"]["documentGroup"]["signers"][0]["eid"]
+        return first_signer_created(graphql, language, attachments=[ID_PHOTO, PROOF])[0]
 
     return make
 

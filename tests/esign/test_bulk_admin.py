@@ -11,28 +11,22 @@ from datetime import datetime
 
 import pytest
 from django.conf import settings as django_settings
-from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.utils import translation
 from openpyxl import Workbook
 
-from accounts.models import Organization, User
-from accounts.services import member_add
+from accounts.models import Organization
 from esign.models import BulkBatch, BulkRow, Packet
 from templates_app.models import PdfTemplate
+from tests.esign.conftest import esign_staff_client
 from tests.esign.test_bulk_admin_browser import signable_template
 
 ADD = "/admin/esign/bulkbatch/add/"
 
 
 def staff_client(organization: Organization, role: str = "admin", name: str = "sender") -> Client:
-    user = User.objects.create_user(username=name, password="x", is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(content_type__app_label="esign"))
-    member_add(organization=organization, user=user, role=role)
-    client = Client()
-    client.force_login(user)
-    return client
+    return esign_staff_client(organization, role=role, username=name)
 
 
 @pytest.fixture

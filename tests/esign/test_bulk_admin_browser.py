@@ -13,10 +13,8 @@ import io
 from dataclasses import replace
 
 import pytest
-from django.contrib.auth.models import Permission
 
 from accounts.models import Organization, User
-from accounts.services import member_add
 from core.engine.template_spec import FieldSpec, Rect
 from esign.bulk.sends import batch_send
 from esign.models import BulkBatch, Packet
@@ -25,6 +23,7 @@ from templates_app.models import PdfTemplate
 from templates_app.services import template_create_with_spec
 from tests.axe import axe_violations
 from tests.browser import Tab, admin_log_in
+from tests.esign.conftest import esign_staff
 from tests.esign.test_signing_browser import SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -93,10 +92,7 @@ def signable_template(organization: Organization) -> PdfTemplate:
 
 @pytest.fixture
 def staff(organization: Organization) -> User:
-    user = User.objects.create_user(username="sender", password=PASSWORD, is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(content_type__app_label="esign"))
-    member_add(organization=organization, user=user, role="admin")
-    return user
+    return esign_staff(organization, password=PASSWORD)
 
 
 def rows_csv() -> bytes:

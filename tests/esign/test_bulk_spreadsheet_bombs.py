@@ -14,12 +14,10 @@ from typing import Any
 import openpyxl
 import openpyxl.xml
 import pytest
-from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from accounts.models import Organization, User
-from accounts.services import member_add
+from accounts.models import Organization
 from esign.engine.spreadsheets import (
     ENTITIES,
     TOO_MANY_PARTS,
@@ -30,6 +28,7 @@ from esign.engine.spreadsheets import (
 from esign.engine.upload_pool import UploadBusy, UploadPool
 from esign.models import BulkBatch, BulkRow
 from templates_app.models import PdfTemplate
+from tests.esign.conftest import esign_staff_client
 from tests.esign.test_bulk_admin_browser import signable_template
 from tests.esign.upload_bombs import (
     MAIN_NS,
@@ -53,12 +52,7 @@ TOO_COMPLEX = "The spreadsheet is too complex to read within the limits."
 
 @pytest.fixture
 def staff(organization: Organization) -> Client:
-    user = User.objects.create_user(username="sender", password="x", is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(content_type__app_label="esign"))
-    member_add(organization=organization, user=user, role="admin")
-    client = Client()
-    client.force_login(user)
-    return client
+    return esign_staff_client(organization)
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ database shared with this test (SQLite file or PostgreSQL)."""
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from django_tasks_db.models import DBTaskResult
 from esign.models import AuditEvent, SignerEmail
 from tests.core.test_tasks import shared_database_url  # noqa: F401 - a fixture
 from tests.core.test_worker import start_task_worker  # noqa: F401 - a fixture
-from tests.esign.conftest import two_signer_packet
+from tests.esign.conftest import silent_listener, two_signer_packet
 from tests.esign.test_seal_outbox import kill, wait_for, worker_ready
 
 pytestmark = pytest.mark.slow
@@ -29,28 +28,8 @@ FAST = {"SIGNER_EMAIL_LEASE_SECONDS": "2", "TASKS_SWEEP_SECONDS": "0.5"}
 @pytest.fixture
 def hanging_mail_server() -> Iterator[tuple[int, list[socket.socket]]]:
     """An SMTP port that accepts connections and never says a word."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                held.append(server.accept()[0])
-            except TimeoutError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield server.getsockname()[1], held
-    stop.set()
-    thread.join()
-    for connection in held:
-        connection.close()
-    server.close()
+    with silent_listener(8) as (port, held, _):
+        yield port, held
 
 
 def test_killing_the_worker_mid_email_sends_it_once_later(

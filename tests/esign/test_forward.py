@@ -27,7 +27,7 @@ from esign.signing.forwarding import MAX_FORWARDS_PER_PACKET
 from tests.esign.conftest import CREATE, DRAWN, SIGN_URL, send_queued_emails, sign, token_of
 from tests.esign.conftest import two_signer_packet as base_packet
 from tests.esign.test_packet_admin_roles import staff
-from tests.pdfcheck import words
+from tests.pdfcheck import joined_words
 from webhooks.models import WebhookEvent
 
 pytestmark = pytest.mark.django_db
@@ -486,7 +486,7 @@ def test_the_trail_pdf_says_who_handed_the_turn_to_whom_and_by_whom(graphql, for
     packet = Packet.objects.get(eid=created["eid"])
 
     pdf = audit_trail_pdf(packet, credentials=SimpleNamespace(subject="Test seal"))  # type: ignore[arg-type]
-    text = " ".join(w.text for page in words(pdf) for w in page)
+    text = joined_words(pdf)
     for label in (
         "Request handed to another person",
         "to Grace Hopper <grace@example.com>, by the signer",
@@ -500,7 +500,7 @@ def test_the_trail_pdf_says_who_handed_the_turn_to_whom_and_by_whom(graphql, for
     packet.language = "es"
     packet.save(update_fields=["language"])
     spanish = audit_trail_pdf(packet, credentials=SimpleNamespace(subject="Test seal"))  # type: ignore[arg-type]
-    text = " ".join(w.text for page in words(spanish) for w in page)
+    text = joined_words(spanish)
     assert "Solicitud entregada a otra persona" in text
     assert "a Grace Hopper <grace@example.com>, por el firmante" in text
 
@@ -508,12 +508,9 @@ def test_the_trail_pdf_says_who_handed_the_turn_to_whom_and_by_whom(graphql, for
 def test_a_sealed_packet_with_a_forwarded_signer_validates(
     graphql, forwarding, api_client, django_capture_on_commit_callbacks
 ) -> None:
-    import io
-    import zipfile
 
-    from esign.sealing.config import trust_roots
     from esign.sealing.seal import packet_seal
-    from tests.esign.test_seal_packets import validate, zip_url
+    from tests.esign.test_seal_packets import trusted_archive
 
     created, link = forwarding()
     ada = Signer.objects.get(alias_id="client")
@@ -538,15 +535,11 @@ def test_a_sealed_packet_with_a_forwarded_signer_validates(
     packet = Packet.objects.get(eid=created["eid"])
     assert packet_seal(packet_id=packet.pk).startswith("sealed")
 
-    archive = zipfile.ZipFile(io.BytesIO(api_client.get(zip_url(created)).content))
-    roots = trust_roots()
-    for name in archive.namelist():
-        status = validate(archive.read(name), roots)
-        assert (status.intact, status.valid, status.trusted) == (True, True, True), name
-    document = " ".join(w.text for page in words(archive.read("agreement.pdf")) for w in page)
+    archive = trusted_archive(api_client, created)
+    document = joined_words(archive.read("agreement.pdf"))
     assert "Grace Hopper" in document
     assert "Rear Admiral" in document
-    trail = " ".join(w.text for page in words(archive.read("audit-trail.pdf")) for w in page)
+    trail = joined_words(archive.read("audit-trail.pdf"))
     assert "to Grace Hopper <grace@example.com>, by the signer" in trail
     assert "Ada Lovelace" in trail
 

@@ -7,16 +7,14 @@ from __future__ import annotations
 import zipfile
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from accounts.models import Organization, User
-from accounts.services import member_add
 from esign.models import Packet, SignerEmail
 from esign.sealing.seal import packet_seal
 from tests.axe import axe_violations
 from tests.browser import Tab, admin_log_in
-from tests.esign.conftest import send_queued_emails, two_signer_packet
+from tests.esign.conftest import esign_staff, send_queued_emails, two_signer_packet
 from tests.esign.test_signing_browser import SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -27,10 +25,7 @@ PASSWORD = "pw-packets-123456789"
 
 @pytest.fixture
 def staff(organization: Organization) -> User:
-    user = User.objects.create_user(username="sender", password=PASSWORD, is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(content_type__app_label="esign"))
-    member_add(organization=organization, user=user, role="admin")
-    return user
+    return esign_staff(organization, password=PASSWORD)
 
 
 def change_url(live_server, packet: Packet) -> str:

@@ -7,24 +7,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.core.files.storage import default_storage
 from django.test import Client
 from django.urls import reverse
 
-from accounts.models import Organization, User
-from accounts.services import member_add
+from accounts.models import Organization
 from esign.models import Packet
+from tests.esign.conftest import esign_staff_client
 
 
 @pytest.fixture
 def staff_client(organization: Organization) -> Client:
-    user = User.objects.create_user(username="sender", password="-", is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(content_type__app_label="esign"))
-    member_add(organization=organization, user=user, role="admin")
-    client = Client()
-    client.force_login(user)
-    return client
+    return esign_staff_client(organization)
 
 
 def test_an_open_packet_is_deleted_with_its_stored_files(

@@ -7,25 +7,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 
-from accounts.models import Organization, User
-from accounts.services import member_add
+from accounts.models import Organization
 from esign.models import Packet, SignerEmail
-from tests.esign.conftest import send_queued_emails, two_signer_packet
+from tests.esign.conftest import esign_staff_client, send_queued_emails, two_signer_packet
 
 pytestmark = pytest.mark.django_db
 
 
 def staff(organization: Organization, role: str) -> Client:
-    user = User.objects.create_user(username=f"acme-{role}", password="-", is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(content_type__app_label="esign"))
-    member_add(organization=organization, user=user, role=role)
-    client = Client()
-    client.force_login(user)
-    return client
+    return esign_staff_client(organization, role=role, username=f"acme-{role}")
 
 
 @pytest.fixture

@@ -6,17 +6,16 @@ Screenshots in test-artifacts/esign/admin-packet-sealed-*.png."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from accounts.models import Organization, User
-from accounts.services import member_add
 from esign.models import Packet
 from esign.packets.audit import AuditAction
 from esign.packets.lifecycle import audit
 from esign.sealing.seal import packet_seal
 from tests.axe import axe_violations
 from tests.browser import Tab, admin_log_in
+from tests.esign.conftest import esign_staff
 from tests.esign.test_signing_browser import SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -26,10 +25,7 @@ PASSWORD = "pw-packets-123456789"
 
 @pytest.fixture
 def staff(organization: Organization) -> User:
-    user = User.objects.create_user(username="sender", password=PASSWORD, is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(content_type__app_label="esign"))
-    member_add(organization=organization, user=user, role="admin")
-    return user
+    return esign_staff(organization, password=PASSWORD)
 
 
 @pytest.mark.parametrize(("width", "height"), [(1366, 900), (390, 844)])

@@ -5,12 +5,10 @@ signer given no fields gets the tags that name them; the packet is then signed a
 from __future__ import annotations
 
 import base64
-import io
 from typing import Any
 
 import pytest
 from django.test import Client
-from reportlab.pdfgen.canvas import Canvas
 
 from core.blobs import blob_read
 from esign.models import Packet
@@ -18,7 +16,7 @@ from esign.sealing.config import trust_roots
 from esign.sealing.seal import packet_seal
 from tests.esign.conftest import CREATE, DRAWN, USER_AGENT, sign, token_of, two_signer_packet
 from tests.esign.test_seal_packets import validate
-from tests.pdfcheck import page_text
+from tests.pdfcheck import headed_page, page_text
 
 pytestmark = pytest.mark.django_db
 
@@ -33,16 +31,7 @@ TAGS = [
 
 
 def lease_pdf(tags: list[tuple[str, int, int]] = TAGS) -> bytes:
-    buffer = io.BytesIO()
-    canvas = Canvas(buffer, pagesize=(612, 792), invariant=1)
-    canvas.setFont("Helvetica", 14)
-    canvas.drawString(72, 720, "Residential lease")
-    canvas.setFont("Helvetica", 10)
-    for text, x, y in tags:
-        canvas.drawString(x, y, text)
-    canvas.showPage()
-    canvas.save()
-    return buffer.getvalue()
+    return headed_page("Residential lease", [(x, y, text) for text, x, y in tags], 10)
 
 
 def lease_packet(data: bytes, filename: str = "lease.pdf", **file: Any) -> dict[str, Any]:

@@ -15,7 +15,6 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.contrib.messages import get_messages
 from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
@@ -24,12 +23,12 @@ from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
 import esign.sealing.renewal as renewal
-from accounts.models import Organization, User
-from accounts.services import member_add
+from accounts.models import Organization
 from core.admin_actions import REFUSED
 from esign.models import AuditEvent, Packet, SealedFileVersion
 from esign.sealing.renewal import sealed_file_renew
 from esign.sealing.seal import packet_seal
+from tests.esign.conftest import esign_staff_client
 from tests.esign.lifetimes_pki import LifetimesPki
 from tests.esign.test_seal_renewal import lifetimes, move_clock  # noqa: F401 - a fixture
 
@@ -180,12 +179,7 @@ def test_two_renewals_racing_store_one_version_and_no_file_nobody_names(
 
 
 def staff(organization: Organization, role: str, name: str) -> Client:
-    user = User.objects.create_user(username=name, password="-", is_staff=True)
-    user.user_permissions.set(Permission.objects.filter(content_type__app_label="esign"))
-    member_add(organization=organization, user=user, role=role)
-    client = Client()
-    client.force_login(user)
-    return client
+    return esign_staff_client(organization, role=role, username=name)
 
 
 def seal_tasks() -> int:

@@ -10,7 +10,6 @@ in question.
 from __future__ import annotations
 
 import hashlib
-import io
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from core.blobs import blob_read, blob_save
 from esign.links.tokens import signer_token_issue
 from esign.models import Packet, PacketDocument, SealedFileVersion, Signer
 from esign.sealing.seal import packet_seal
+from tests.esign.test_seal_lifetime import api_verify
 
 pytestmark = pytest.mark.django_db
 
@@ -34,12 +34,7 @@ def _renew(packet: Packet, slot: str) -> bytes:
 
 
 def _verify(client: Client, data: bytes) -> dict[str, Any]:
-    upload = io.BytesIO(data)
-    upload.name = "renewed.pdf"
-    response = client.post("/api/v1/verify", {"file": upload})
-    assert response.status_code == 200, response.content
-    body: dict[str, Any] = response.json()
-    return body
+    return api_verify(client, data, "renewed.pdf")
 
 
 def test_the_api_knows_a_renewed_document_and_audit_trail(

@@ -78,6 +78,18 @@ def assert_seals_valid(archive: zipfile.ZipFile) -> None:
         assert status.coverage.name == "ENTIRE_FILE", name
 
 
+def sealed_b_b_archive(api_client: Client, packet: dict[str, Any]) -> zipfile.ZipFile:
+    """Seal the created ``packet`` (PAdES-B-B: no TSA) and download its zip, every seal in it
+    valid."""
+    assert packet_seal(packet_id=Packet.objects.get(eid=packet["eid"]).pk) == "sealed (PAdES-B-B)"
+    response = api_client.get(
+        packet["documentGroup"]["downloadZipURL"].replace("http://127.0.0.1:8000", "")
+    )
+    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    assert_seals_valid(archive)
+    return archive
+
+
 def created(graphql, variables: dict[str, Any]) -> dict[str, Any]:
     result = graphql(CREATE, variables)
     assert "errors" not in result, result

@@ -30,9 +30,9 @@ from tests.esign.test_seal_renewal import lifetimes, move_clock, zip_files  # no
 pytestmark = pytest.mark.django_db
 
 
-def api_verify(api_client: Client, pdf: bytes) -> dict[str, Any]:
+def api_verify(api_client: Client, pdf: bytes, name: str = "sealed.pdf") -> dict[str, Any]:
     upload = io.BytesIO(pdf)
-    upload.name = "sealed.pdf"
+    upload.name = name
     response = api_client.post("/api/v1/verify", {"file": upload})
     assert response.status_code == 200, response.content
     body: dict[str, Any] = response.json()

@@ -4,11 +4,9 @@ once per attempt. Each sealed file is also checked with pyHanko's own long-term 
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives import serialization
@@ -19,6 +17,7 @@ from esign.engine.errors import SealKeyUnavailable, ValidationDataUnavailable
 from esign.engine.seal import seal_pdf
 from esign.engine.seal_credentials import SoftwareKey, load_credentials
 from esign.engine.timestamps import FallbackTimeStamper, TsaConfig
+from tests.esign.conftest import silent_listener
 from tests.esign.sealpki import SealTestPki, asn1, shared_pki
 from tests.esign.test_seal_engine import lta_validation, three_pages
 
@@ -26,6 +25,27 @@ from tests.esign.test_seal_engine import lta_validation, three_pages
 def _software_key(pki: SealTestPki, **options: int) -> SoftwareKey:
     key_pem, cert_pem = pki.software_seal(**options)
     return SoftwareKey(key_pem, cert_pem, pki.ca_pem)
+
+
+def _key_of(pki: SealTestPki, made: Any, common_name: str) -> SoftwareKey:
+    """The private key ``made`` with a certificate of ``pki``'s CA for it."""
+    key_pem = made.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    certificate = pki.issue(made.public_key(), common_name)
+    return SoftwareKey(key_pem, certificate.public_bytes(serialization.Encoding.PEM), pki.ca_pem)
+
+
+def sealed_with_the_tsa(pki: SealTestPki, key: SoftwareKey) -> bytes:
+    """three_pages() sealed now with ``key``, timestamped by ``pki``'s TSA."""
+    return seal_pdf(
+        three_pages(),
+        credentials=load_credentials(key),
+        signing_time=datetime.now(UTC),
+        tsa=TsaConfig(urls=(pki.tsa_url,)),
+    )
 
 
 def test_a_crl_that_cannot_be_reached_postpones_the_seal() -> None:
@@ -36,21 +56,11 @@ def test_a_crl_that_cannot_be_reached_postpones_the_seal() -> None:
     pki.crl_available = False
 
     with pytest.raises(ValidationDataUnavailable) as raised:
-        seal_pdf(
-            three_pages(),
-            credentials=load_credentials(key),
-            signing_time=datetime.now(UTC),
-            tsa=TsaConfig(urls=(pki.tsa_url,)),
-        )
+        sealed_with_the_tsa(pki, key)
     assert raised.value.kind == "unavailable"  # retried later, like an absent TSA
 
     pki.crl_available = True
-    sealed = seal_pdf(
-        three_pages(),
-        credentials=load_credentials(key),
-        signing_time=datetime.now(UTC),
-        tsa=TsaConfig(urls=(pki.tsa_url,)),
-    )
+    sealed = sealed_with_the_tsa(pki, key)
     assert lta_validation(sealed, [asn1(pki.certificate)]).ades_subindic == AdESPassed.OK
 
 
@@ -66,16 +76,7 @@ def test_a_weak_key_is_refused(private_key, named: str) -> None:
     if (made := private_key()) is None:
         key = _software_key(pki, key_size=1024)
     else:
-        certificate = pki.issue(made.public_key(), "Weak seal")
-        key = SoftwareKey(
-            made.private_bytes(
-                serialization.Encoding.PEM,
-                serialization.PrivateFormat.PKCS8,
-                serialization.NoEncryption(),
-            ),
-            certificate.public_bytes(serialization.Encoding.PEM),
-            pki.ca_pem,
-        )
+        key = _key_of(pki, made, "Weak seal")
 
     with pytest.raises(SealKeyUnavailable) as raised:
         load_credentials(key)
@@ -86,22 +87,8 @@ def test_a_weak_key_is_refused(private_key, named: str) -> None:
 
 def test_an_ec_p256_key_seals() -> None:
     pki = shared_pki()
-    made = ec.generate_private_key(ec.SECP256R1())
-    key = SoftwareKey(
-        made.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        ),
-        pki.issue(made.public_key(), "EC seal").public_bytes(serialization.Encoding.PEM),
-        pki.ca_pem,
-    )
-    sealed = seal_pdf(
-        three_pages(),
-        credentials=load_credentials(key),
-        signing_time=datetime.now(UTC),
-        tsa=TsaConfig(urls=(pki.tsa_url,)),
-    )
+    key = _key_of(pki, ec.generate_private_key(ec.SECP256R1()), "EC seal")
+    sealed = sealed_with_the_tsa(pki, key)
     assert lta_validation(sealed, [asn1(pki.certificate)]).ades_subindic == AdESPassed.OK
 
 
@@ -141,31 +128,8 @@ def test_each_timestamp_is_one_request_and_an_attempt_shares_its_tsas() -> None:
 @pytest.fixture
 def hanging_tsa() -> Iterator[tuple[str, list[float]]]:
     """A TSA that accepts connections and never answers; yields its URL and when each came."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    arrivals: list[float] = []
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                connection, _ = server.accept()
-            except TimeoutError:
-                continue
-            arrivals.append(time.monotonic())
-            held.append(connection)
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.getsockname()[1]}/tsa", arrivals
-    stop.set()
-    thread.join()
-    for connection in held:
-        connection.close()
-    server.close()
+    with silent_listener(16) as (port, _, arrivals):
+        yield f"http://127.0.0.1:{port}/tsa", arrivals
 
 
 def test_a_hanging_tsa_costs_one_timeout_per_attempt(hanging_tsa) -> None:

@@ -5,8 +5,6 @@ the code's sending and success and the new expiry."""
 
 from __future__ import annotations
 
-import io
-import zipfile
 from datetime import timedelta
 
 import pytest
@@ -15,13 +13,12 @@ from django.test import Client
 from django.utils import timezone
 
 from esign.models import Packet
-from esign.sealing.config import trust_roots
 from esign.sealing.seal import packet_seal
 from tests.esign.conftest import CREATE, DRAWN, sign, token_of, two_signer_packet
 from tests.esign.test_expiry import EXTEND
-from tests.esign.test_seal_packets import validate, zip_url
+from tests.esign.test_seal_packets import trusted_archive
 from tests.esign.test_verification import code_in, signers_with
-from tests.pdfcheck import words
+from tests.pdfcheck import joined_words
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -56,12 +53,8 @@ def test_a_verified_signer_and_a_moved_expiry_seal_and_validate(
     assert done.json()["event"]["documentGroupStatus"] == "completed"
     assert packet_seal(packet_id=Packet.objects.get(eid=packet["eid"]).pk).startswith("sealed")
 
-    archive = zipfile.ZipFile(io.BytesIO(api_client.get(zip_url(packet)).content))
-    roots = trust_roots()
-    for name in archive.namelist():
-        status = validate(archive.read(name), roots)
-        assert (status.intact, status.valid, status.trusted) == (True, True, True), name
-    trail = " ".join(w.text for page in words(archive.read("audit-trail.pdf")) for w in page)
+    archive = trusted_archive(api_client, packet)
+    trail = joined_words(archive.read("audit-trail.pdf"))
     for label in (
         "Verification code sent",
         "Verified with a code",

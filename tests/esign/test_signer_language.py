@@ -20,7 +20,7 @@ from esign.sealing.seal import packet_seal
 from esign.sending.packets import packet_void_now
 from tests.esign.conftest import send_queued_emails, sign, token_of, two_signer_packet
 from tests.esign.test_seal_packets import zip_url
-from tests.pdfcheck import words
+from tests.pdfcheck import joined_words, words
 
 pytestmark = pytest.mark.django_db
 BASE = settings.PUBLIC_BASE_URL
@@ -256,7 +256,7 @@ def test_the_audit_trail_in_the_packets_language(complete, api_client: Client) -
     Packet.objects.filter(pk=packet.pk).update(language="es")
     assert packet_seal(packet_id=packet.pk).startswith("sealed")
     archive = zipfile.ZipFile(io.BytesIO(api_client.get(zip_url(created)).content))
-    text = " ".join(w.text for page in words(archive.read("audit-trail.pdf")) for w in page)
+    text = joined_words(archive.read("audit-trail.pdf"))
     for spanish in (
         "Certificado de finalización",
         "Firmantes",

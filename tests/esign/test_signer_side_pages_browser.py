@@ -20,7 +20,7 @@ from esign.links.tokens import signer_token_issue
 from esign.models import Packet, Signer
 from tests.axe import axe_violations
 from tests.browser import Tab
-from tests.esign.conftest import CREATE, two_signer_packet
+from tests.esign.conftest import CREATE, first_signer_created, to_the_adoption, two_signer_packet
 from tests.esign.test_signing_browser import SHOTS, refused_request
 from tests.esign.test_signing_groups import group_packet, signed
 
@@ -118,20 +118,12 @@ def test_the_code_page_names_the_packet_and_sender_and_has_the_language_menu(
 def test_your_copy_follows_you_signed_on_a_phone(
     browser: Any, graphql: Any, sign_url: Any, public: Any, language: str
 ) -> None:
-    variables = two_signer_packet()
-    if language != "en":
-        variables["signers"][0]["language"] = language
-    result = graphql(CREATE, variables)
-    assert "errors" not in result, result
-    signer_eid = result["data"]["createEtchPacket"]["documentGroup"]["signers"][0]["eid"]
+    signer_eid, _ = first_signer_created(graphql, language)
     tab = Tab(browser, PHONE, expected=refused_request, **PHONE_OPTIONS)
     page = tab.page
     page.goto(sign_url(signer_eid))
     page.wait_for_selector("#signing[data-state=ready]")
-    page.fill("#sg-value", "Chief Analyst")
-    page.click("#sg-next")
-    page.click("#sg-adopt-open")
-    page.wait_for_selector("#sg-adopt[open]")
+    to_the_adoption(page)
     page.press("#sg-typed", "Enter")
     page.wait_for_selector("#sg-adopt", state="hidden")
     page.click("#sg-finish")

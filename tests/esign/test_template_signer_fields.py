@@ -82,6 +82,11 @@ def packet_variables(template: PdfTemplate, field_ids: list[str], **extra: Any) 
 def signing_config(client: Client, signer_eid: str, token: str) -> dict[str, Any]:
     page = client.get(f"/api/etch/verify/{signer_eid}?token={token}")
     assert page.status_code == 200
+    return config_in(page)
+
+
+def config_in(page: Any) -> dict[str, Any]:
+    """The signing page's configuration (its script#signing-config)."""
     found = re.search(
         r'<script id="signing-config" type="application/json">(.*?)</script>',
         page.content.decode(),
@@ -268,6 +273,20 @@ def test_a_payload_may_not_fill_a_signer_field_or_repeat_its_pages(graphql, orga
     assert Packet.objects.count() == 0
 
 
+def aliased_signature_sample(organization: Any, alias: str) -> tuple[Any, dict[str, Any]]:
+    """signer_fields_sample published with ``alias`` as its signature field's Field Alias: the
+    template and that field."""
+    template = signer_fields_sample(organization)
+    signature = field_of(template, "signature")
+    spec = templates.working_version(template).spec
+    for field in spec["fields"]:
+        if field["id"] == signature["id"]:
+            field["alias"] = alias
+    templates.template_update_working(template=template, spec=spec)
+    templates.template_publish(template=template)
+    return template, signature
+
+
 def test_a_templates_signer_fields_may_be_named_by_their_alias(
     graphql: Callable[..., dict[str, Any]],
     sign_url: Callable[..., str],
@@ -277,14 +296,7 @@ def test_a_templates_signer_fields_may_be_named_by_their_alias(
 ) -> None:
     """The spec: every field has an id used as its key, and the id can be set as the Field
     Alias (cast shows it, fill takes it): a signer's fieldId may be the alias too."""
-    template = signer_fields_sample(organization)
-    signature = field_of(template, "signature")
-    spec = templates.working_version(template).spec
-    for field in spec["fields"]:
-        if field["id"] == signature["id"]:
-            field["alias"] = "signatureOfUsPerson"
-    templates.template_update_working(template=template, spec=spec)
-    templates.template_publish(template=template)
+    template, signature = aliased_signature_sample(organization, "signatureOfUsPerson")
     assert signature["id"] != "signatureOfUsPerson"
 
     result = graphql(CREATE, packet_variables(template, ["signatureOfUsPerson", "signerName1"]))

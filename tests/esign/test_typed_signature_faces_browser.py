@@ -24,7 +24,7 @@ from esign.models import PacketDocument
 from esign.packets.documents import document_pdf
 from tests.axe import axe_violations
 from tests.browser import Tab
-from tests.esign.conftest import CREATE, two_signer_packet
+from tests.esign.conftest import first_signer_created, to_the_adoption
 from tests.esign.test_signing_browser import SHOTS, refused_request
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -96,23 +96,14 @@ def shoot(page: Any, name: str) -> None:
 def test_a_typed_name_is_shown_and_stamped_in_a_handwriting_face_of_its_script(
     browser: Any, graphql: Any, sign_url: Any, public: Any, language: str
 ) -> None:
-    variables = two_signer_packet()
-    if language != "en":
-        variables["signers"][0]["language"] = language
-    result = graphql(CREATE, variables)
-    assert "errors" not in result, result
-    created = result["data"]["createEtchPacket"]
-    signer_eid = created["documentGroup"]["signers"][0]["eid"]
+    signer_eid, created = first_signer_created(graphql, language)
     name, face = NAMES[language], FACES[language]
     for size, viewport, options in SIZES:
         tab = Tab(browser, viewport, expected=refused_request, **options)
         page = tab.page
         page.goto(sign_url(signer_eid))
         page.wait_for_selector("#signing[data-state=ready]")
-        page.fill("#sg-value", "Chief Analyst")
-        page.click("#sg-next")
-        page.click("#sg-adopt-open")
-        page.wait_for_selector("#sg-adopt[open]")
+        to_the_adoption(page)
         page.fill("#sg-typed", name)
         page.evaluate("document.fonts.ready.then(() => true)")
         preview = page.locator("#sg-typed-preview")
@@ -169,17 +160,12 @@ def test_the_note_follows_the_name_as_it_is_typed(
 ) -> None:
     """Shown while some letter has no handwriting face, gone when none is left; digits and
     punctuation do not count."""
-    result = graphql(CREATE, two_signer_packet())
-    assert "errors" not in result, result
-    signer_eid = result["data"]["createEtchPacket"]["documentGroup"]["signers"][0]["eid"]
+    signer_eid, _ = first_signer_created(graphql)
     tab = Tab(browser, {"width": 1366, "height": 900}, expected=refused_request)
     page = tab.page
     page.goto(sign_url(signer_eid))
     page.wait_for_selector("#signing[data-state=ready]")
-    page.fill("#sg-value", "Chief Analyst")
-    page.click("#sg-next")
-    page.click("#sg-adopt-open")
-    page.wait_for_selector("#sg-adopt[open]")
+    to_the_adoption(page)
     note = page.locator("#sg-typed-plain")
     for typed, shown in (
         ("Ada Lovelace 3rd, Jr.", False),

@@ -20,7 +20,6 @@ from pyhanko.sign.ades.report import AdESPassed
 from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
-from reportlab.pdfgen.canvas import Canvas
 
 from core.resources import font_library
 from esign.engine.verification_mark import carries_signatures, verification_mark
@@ -33,7 +32,7 @@ from tests.esign.lifetimes_pki import LifetimesPki
 from tests.esign.test_merge_pdfs import with_an_annex
 from tests.esign.test_seal_engine import lta_validation
 from tests.esign.test_seal_packets import validate, zip_url
-from tests.pdfcheck import poppler_words, render
+from tests.pdfcheck import headed_page, poppler_words, render
 from tests.pdfsound import assert_sound
 
 pytestmark = pytest.mark.django_db
@@ -116,16 +115,7 @@ def qr_corner(pdf: bytes, page: int = 0) -> str:
 
 def page_with(*drawn: tuple[float, float, str]) -> bytes:
     """A letter page with the agreement's line and these words drawn (x, y, text)."""
-    buffer = io.BytesIO()
-    canvas = Canvas(buffer, pagesize=(612, 792), invariant=1)
-    canvas.setFont("Helvetica", 14)
-    canvas.drawString(72, 720, "Services agreement, page 1")
-    canvas.setFont("Helvetica", 9)
-    for x, y, text in drawn:
-        canvas.drawString(x, y, text)
-    canvas.showPage()
-    canvas.save()
-    return buffer.getvalue()
+    return headed_page("Services agreement, page 1", list(drawn), 9)
 
 
 def test_the_mark_keeps_clear_of_what_a_corner_already_shows() -> None:

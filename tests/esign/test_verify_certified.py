@@ -23,11 +23,6 @@ from tests.esign.ltvpki import ShortLivedPki
 from tests.esign.sealpki import asn1
 
 
-@pytest.fixture(scope="module")
-def pki() -> ShortLivedPki:
-    return ShortLivedPki(revocation_seconds=86400)
-
-
 def form() -> bytes:
     """A one-page PDF with an empty text field ``name``."""
     out = io.BytesIO()

@@ -6,7 +6,6 @@ FETCH_ALLOW_NETWORKS allows it) and a revoked signer is reported revoked."""
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,11 +19,6 @@ from tests.esign.test_verify_trust_roles import signed
 
 
 @pytest.fixture(scope="module")
-def pki() -> ShortLivedPki:
-    return ShortLivedPki(revocation_seconds=86400)
-
-
-@pytest.fixture(scope="module")
 def revoked_pdf(pki: ShortLivedPki) -> bytes:
     key_pem, cert_pem = pki.key_and_certificate("Revoked signer")
     pki.revoke(x509.load_pem_x509_certificate(cert_pem))
@@ -35,14 +29,6 @@ def revoked_pdf(pki: ShortLivedPki) -> bytes:
 def good_pdf(pki: ShortLivedPki) -> bytes:
     key_pem, cert_pem = pki.key_and_certificate("Good signer")
     return signed(SoftwareKey(key_pem, cert_pem, pki.ca_pem))
-
-
-@pytest.fixture
-def trusted(pki: ShortLivedPki, settings: Any, tmp_path: Path) -> Any:
-    roots = tmp_path / "roots.pem"
-    roots.write_bytes(pki.ca_pem)
-    settings.SEAL_TRUST_ROOTS_FILE = str(roots)
-    return settings
 
 
 def _verify(client: Client, pdf: bytes) -> dict[str, Any]:

@@ -10,7 +10,6 @@ import io
 import json
 import re
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,11 +25,6 @@ from tests.esign.test_seal_engine import three_pages
 
 
 @pytest.fixture(scope="module")
-def pki() -> ShortLivedPki:
-    return ShortLivedPki(revocation_seconds=86400)
-
-
-@pytest.fixture(scope="module")
 def lta(pki: ShortLivedPki) -> bytes:
     key_pem, cert_pem = pki.key_and_certificate("Report seal")
     return seal_pdf(
@@ -39,15 +33,6 @@ def lta(pki: ShortLivedPki) -> bytes:
         signing_time=datetime.now(UTC),
         tsa=TsaConfig(urls=(pki.tsa_url,)),
     )
-
-
-@pytest.fixture
-def trusted(pki: ShortLivedPki, settings: Any, tmp_path: Path) -> Any:
-    """The service trusts the PKI's root (its settings, for a test to change)."""
-    roots = tmp_path / "roots.pem"
-    roots.write_bytes(pki.ca_pem)
-    settings.SEAL_TRUST_ROOTS_FILE = str(roots)
-    return settings
 
 
 def offered_file(page: str, link_id: str, name: str, mime: str) -> bytes:
