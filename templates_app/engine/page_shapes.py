@@ -370,12 +370,13 @@ class _PageShapes:
                 continue
             under = [box for box in self.taken if abs(box.y0 - line.y) <= geometry.TOLERANCE]
             for piece in geometry.free_stretches(line, self.vlines, under):
+                # The floor of an open-topped cell is looked for only where it matters.
                 if piece.length >= UNDERLINE_MIN and (
-                    geometry.open_cell_floor(piece, self.vlines, self.boxes)
-                    or not (
+                    not (
                         geometry.heads_column(piece, self.empty_boxes)
                         or geometry.tops_table(piece, self.boxes)
                     )
+                    or geometry.open_cell_floor(piece, self.vlines, self.boxes)
                 ):
                     self._add_line(piece, by_y)
 
