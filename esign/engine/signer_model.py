@@ -10,10 +10,10 @@ is not text where text is wanted reads as empty (``"name": 5`` is "Required"), a
 ``enableEmails`` or ``group.required`` is a value (refused, or false), not a key left out.
 
 What needs the service (the languages shipped, Django's email check) comes in `validate`'s
-context (`EMAIL_CHECK`, `LANGUAGES`). What spans keys (an email signer needs an email, a witness
-needs witnessFor) is `signer_rules`, read from the same object. Three keys are declared here for
-their schema and description but still read by their own modules (esign.packets:
-attachment_fields, initials): `HAND_READ`.
+context (`EMAIL_CHECK`, `LANGUAGES`). How a signer is read with it (the rules that span keys,
+today's order of the problems, what a refused key leaves) is esign.engine.signer_reading. One
+key is declared here for its schema and description but still read by its own module
+(esign.packets.attachment_fields): `HAND_READ`.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PlainValidator,
     SkipValidation,
     ValidationError,
     ValidationInfo,
@@ -38,13 +39,12 @@ from pydantic import (
 )
 
 from core.engine.input_checks import line_problem
-from core.engine.problems import Problem
+from core.engine.template_spec import Rect
 from core.engine.wire_models import (
     WireModel,
     component_schemas,
     refusal,
     says,
-    validate,
     with_context,
 )
 
@@ -65,7 +65,9 @@ ROLES = ("signer", "witness", "approver", "viewer")
 VERIFY_METHODS = ("email", "sms", "integrator")
 SIGNATURE_LEVELS = ("simple", "advanced", "qualified")
 # The keys read by their own modules (see the docstring), in the order they are read.
-HAND_READ = ("attachments", "initialsOnEveryPage", "initialsPosition")
+HAND_READ = ("attachments",)
+# initialsOnEveryPage: true (esign.packets.initials.ALL_FILES; a test compares them).
+ALL_FILES = "*"
 # The roles that sign nothing (esign.packets.roles): no signature of their own either.
 NON_SIGNING_ROLES = ("approver", "viewer")
 
@@ -246,21 +248,48 @@ class SignerGroup(SignerPart):
 AttachmentsKey = Annotated[
     Any, SkipValidation, WithJsonSchema({"type": "array", "items": {"type": "object"}})
 ]
-InitialsKey = Annotated[
-    Any,
-    SkipValidation,
+
+
+def _initials_files(value: object) -> tuple[str, ...]:
+    if value is False:
+        return ()
+    if value is True:
+        return (ALL_FILES,)
+    if isinstance(value, list) and value and all(isinstance(i, str) and i.strip() for i in value):
+        return tuple(dict.fromkeys(item.strip() for item in value))
+    raise refusal("Must be true, false or a list of file ids.")
+
+
+_POSITION_KEYS = ("x", "y", "width", "height")
+
+
+def _position(value: object) -> Rect:
+    def number(item: object) -> bool:
+        return isinstance(item, int | float) and not isinstance(item, bool)
+
+    if not isinstance(value, Mapping) or not all(number(value.get(k)) for k in _POSITION_KEYS):
+        raise refusal("Must be {x, y, width, height} in points.")
+    x, y, width, height = (value[key] for key in _POSITION_KEYS)
+    if width <= 0 or height <= 0 or x < 0 or y < 0:
+        raise refusal("x and y must be 0 or more, width and height positive.")
+    return Rect(float(x), float(y), float(width), float(height))
+
+
+InitialsFiles = Annotated[
+    tuple[str, ...],
+    BeforeValidator(_initials_files),
     WithJsonSchema(
         {"anyOf": [{"type": "boolean"}, {"type": "array", "items": {"type": "string"}}]}
     ),
 ]
-PositionKey = Annotated[
-    Any,
-    SkipValidation,
+Position = Annotated[
+    Rect,
+    PlainValidator(_position),
     WithJsonSchema(
         {
             "type": "object",
-            "properties": {key: {"type": "number"} for key in ("x", "y", "width", "height")},
-            "required": ["x", "y", "width", "height"],
+            "properties": {key: {"type": "number"} for key in _POSITION_KEYS},
+            "required": list(_POSITION_KEYS),
         }
     ),
 ]
@@ -384,107 +413,25 @@ class SignerModel(SignerPart):
         description="Extension: may change the values the sender filled in their fields "
         "(files[].fields[].value); default: the packet's.",
     )
-    initials_on_every_page: InitialsKey = Field(
-        default=None,
+    initials_on_every_page: InitialsFiles = Field(
+        default=(),
         description="Extension: an initials field on every page (true) or on the pages of the "
         "files listed.",
     )
-    initials_position: PositionKey = Field(
+    initials_position: Position | None = Field(
         default=None,
         description="Extension: where each initials field sits, in PDF points from the page's "
         "lower-left corner (default: the template's initials field, else the page's bottom "
         "right corner).",
     )
 
-
-# Where each problem of a signer comes, in today's order: a key's own problems, and those of a
-# rule that spans keys (the slots ending in "!").
-PROBLEM_ORDER = (
-    *("name", "email", "name!", "signerType", "email!", "routingOrder", "signatureMode"),
-    *("redirectURL", "fields", "language", "signatureLevel", "verify", "group", "role"),
-    *("witnessFor", "attachments", "allowForward", "allowUpdates", "initialsOnEveryPage"),
-    "initialsPosition",
-)
-
-
-def signer_rules(raw: Mapping[str, Any], prefix: str) -> dict[str, list[Problem]]:
-    """What spans a signer's keys, by slot of `PROBLEM_ORDER`; read from the object as sent,
-    so that a key refused on its own does not hide another's problem."""
-    found: dict[str, list[Problem]] = {}
-
-    def add(slot: str, key: str, message: str) -> None:
-        found.setdefault(slot, []).append(Problem(f"{prefix}.{key}", message))
-
-    signer_type = raw.get("signerType") or "email"
-    email = stripped(raw.get("email"))
-    if not stripped(raw.get("name")):
-        add("name!", "name", "Required")
-    if signer_type == "email" and not email:
-        add("email!", "email", "Required for an email signer.")
-    verify = raw.get("verify")
-    method = verify.get("method") if isinstance(verify, Mapping) else None
-    if method == "email" and not email:
-        add("verify", "verify.method", "An email code needs the signer's email.")
-    if method == "integrator" and signer_type != "embedded":
-        add("verify", "verify.method", "Only an embedded signer may be integrator.")
-    level = raw.get("signatureLevel")
-    if level in SIGNATURE_LEVELS and level != "simple":
-        # A signature of their own (esign.packets.signature_levels) names its signer.
-        if raw.get("role") in NON_SIGNING_ROLES:
-            add("signatureLevel", "signatureLevel", f"A {raw['role']} signs nothing: only simple.")
-        phone = verify.get("phone") if isinstance(verify, Mapping) else None
-        if not raw.get("email") and not phone:
-            add(
-                "signatureLevel",
-                "signatureLevel",
-                f"An {level} signer needs an email (or a phone to verify) for their certificate "
-                "to name.",
-            )
-    role, witness_for = raw.get("role") or "signer", raw.get("witnessFor")
-    if role in ROLES and role != "witness" and witness_for is not None:
-        add("role", "witnessFor", 'Only for a signer of role "witness".')
-    if role == "witness" and not stripped(witness_for):
-        add("role", "witnessFor", "Required: the id of the signer witnessed.")
-    if raw.get("allowForward") is True and signer_type == "embedded":
-        add(
-            "allowForward",
-            "allowForward",
-            "An embedded signer cannot forward from the signing page: reassign them with "
-            "reassignEtchSigner.",
-        )
-    return found
-
-
-def read_signer(
-    raw: Mapping[str, Any], prefix: str, context: Mapping[str, Any]
-) -> tuple[dict[str, Any], dict[str, list[Problem]]]:
-    """``raw`` checked against `SignerModel`: the value of each key (a key refused keeps its
-    default, and ``fields`` the references that are good, as the later checks of the packet
-    read them) and the problems by slot of `PROBLEM_ORDER`, `signer_rules`' included."""
-    found = signer_rules(raw, prefix)
-    try:
-        model = SignerModel.model_validate(raw, context=dict(context))
-        return dict(model), found
-    except ValidationError:
-        pass
-    values = dict(SignerModel.model_construct())
-    for name, field in SignerModel.model_fields.items():
-        key = str(field.alias)
-        if key in HAND_READ or key not in raw:
-            continue
-        one, problems = validate(SignerModel, {key: raw[key]}, prefix=prefix, context=context)
-        if one is not None:
-            values[name] = getattr(one, name)
-            continue
-        for problem in problems:
-            found.setdefault(key, []).append(problem)
-        if name == "fields" and isinstance(raw[key], list):
-            values[name] = [
-                good.fields[0]
-                for item in raw[key]
-                if (good := validate(SignerModel, {key: [item]}, context=context)[0])
-            ]
-    return values, found
+    @field_validator("initials_position", mode="before")
+    @classmethod
+    def _with_initials(cls, value: object, info: ValidationInfo) -> object:
+        # A position is where the initials of initialsOnEveryPage go: none without them.
+        if not info.data.get("initials_on_every_page"):
+            raise refusal("Only with initialsOnEveryPage.")
+        return value
 
 
 def signer_schema() -> dict[str, Any]:

@@ -1,10 +1,10 @@
 """The signers of createEtchPacket (``signers``), read from their wire form
 (esign.packets.inputs) into SignerInput. What a signer object takes, its messages and its schema
-are declared once in esign.engine.signer_model (SignerModel); this module gives it what needs the
-service (the languages shipped, Django's email check), reads the keys still read by their own
-modules (attachments, initialsOnEveryPage and initialsPosition) and keeps
-today's order of the problems. What the signers must agree on among themselves is checked with
-the files (esign.packets.packet_checks).
+are declared once in esign.engine.signer_model (SignerModel), and how it is read with them in
+esign.engine.signer_reading; this module gives them what needs the service (the languages
+shipped, Django's email check) and reads the key still read by its own module (attachments).
+What the signers must agree on among themselves is checked with the files
+(esign.packets.packet_checks).
 
 Every problem names the argument it is about (``signers.0.verify.phone``).
 """
@@ -15,15 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.engine.problems import Problem
-from esign.engine.signer_model import (
-    EMAIL_CHECK,
-    LANGUAGES,
-    PROBLEM_ORDER,
-    read_signer,
-    stripped,
-)
+from esign.engine.signer_model import EMAIL_CHECK, LANGUAGES, stripped
+from esign.engine.signer_reading import PROBLEM_ORDER, read_signer
 from esign.packets.attachment_fields import attachment_fields
-from esign.packets.initials import initials_option
 from esign.packets.input_data import SignerInput
 from esign.packets.input_values import email_problem, shipped_languages
 
@@ -40,7 +34,6 @@ def signer_input(raw: Any, index: int, problems: list[Problem]) -> SignerInput |
     context = {EMAIL_CHECK: email_problem, LANGUAGES: shipped_languages()}
     values, found = read_signer(raw, path, context)
     attachments: list[Problem] = []
-    initials: list[Problem] = []
     signer = SignerInput(
         alias_id=values["id"] or f"signer{index + 1}",
         # A name or a redirect refused is read as sent, as before (the tags match on names).
@@ -62,9 +55,10 @@ def signer_input(raw: Any, index: int, problems: list[Problem]) -> SignerInput |
         attachment_fields=attachment_fields(raw.get("attachments"), path, attachments),
         allow_forward=values["allow_forward"] if "allowForward" not in found else None,
         allow_updates=values["allow_updates"],
-        **initials_option(raw, path, initials),
+        initials_files=values["initials_on_every_page"],
+        initials_position=values["initials_position"],
     )
-    found.update(attachments=attachments, initialsOnEveryPage=initials)
+    found.update(attachments=attachments)
     problems.extend(problem for slot in PROBLEM_ORDER for problem in found.get(slot, ()))
     return signer
 

@@ -12,10 +12,12 @@ import pytest
 
 from core.engine.input_checks import column_range
 from core.engine.problems import Problem
+from core.engine.template_spec import Rect
 from esign.engine import signer_model
 from esign.engine.signer_model import SignerModel, signer_schema
 from esign.graphql_docs import SIGNER_SHAPE
 from esign.models import Signer
+from esign.packets.initials import ALL_FILES
 from esign.packets.signature_levels import ACCEPTED
 from esign.packets.signer_inputs import signer_input
 from mcp_server.schemas import create_packet
@@ -36,6 +38,7 @@ def test_the_model_bounds_are_the_columns() -> None:
     assert Signer._meta.get_field("redirect_url").max_length == signer_model.REDIRECT_URL_MAX
     assert tuple(role.value for role in Signer.Role) == signer_model.ROLES
     assert tuple(level.value for level in ACCEPTED) == signer_model.SIGNATURE_LEVELS
+    assert ALL_FILES == signer_model.ALL_FILES
 
 
 def test_a_good_signer_is_read_into_its_values() -> None:
@@ -61,6 +64,15 @@ def test_a_good_signer_is_read_into_its_values() -> None:
     assert (signer.verify_method, signer.verify_phone) == ("sms", "+442079460958")
     assert (signer.signing_group, signer.signing_group_required) == ("directors", 2)
     assert signer.enable_emails is False  # a list names the emails wanted: [] none
+    initials, _ = read(
+        {
+            **ADA,
+            "initialsOnEveryPage": [" lease ", "lease", "nda"],
+            "initialsPosition": {"x": 40, "y": 20, "width": 60, "height": 24},
+        }
+    )
+    assert initials.initials_files == ("lease", "nda")
+    assert initials.initials_position == Rect(40.0, 20.0, 60.0, 24.0)
     defaulted, _ = read({"name": "Bo", "signerType": "embedded", "signatureMode": ""}, index=3)
     assert (defaulted.alias_id, defaulted.routing_order, defaulted.signature_mode) == (
         "signer4",
@@ -129,6 +141,31 @@ def test_a_good_signer_is_read_into_its_values() -> None:
             [("signers.0.group.id", "Required: the group's id, a non-empty string.")],
         ),
         ({**ADA, "group": []}, [("signers.0.group", "Must be an object {id, required}.")]),
+        # A position is refused alone without initials, as before (not also for its shape).
+        (
+            {**ADA, "initialsOnEveryPage": "x", "initialsPosition": {"x": 1}},
+            [
+                ("signers.0.initialsOnEveryPage", "Must be true, false or a list of file ids."),
+                ("signers.0.initialsPosition", "Only with initialsOnEveryPage."),
+            ],
+        ),
+        (
+            {**ADA, "initialsOnEveryPage": True, "initialsPosition": {"x": 1}},
+            [("signers.0.initialsPosition", "Must be {x, y, width, height} in points.")],
+        ),
+        (
+            {
+                **ADA,
+                "initialsOnEveryPage": ["f"],
+                "initialsPosition": {"x": -1, "y": 0, "width": 5, "height": 5},
+            },
+            [
+                (
+                    "signers.0.initialsPosition",
+                    "x and y must be 0 or more, width and height positive.",
+                )
+            ],
+        ),
         (
             {**ADA, "signatureLevel": ""},
             [("signers.0.signatureLevel", "Must be simple, advanced or qualified.")],
