@@ -9,6 +9,7 @@ import json
 import socket
 import threading
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from accounts.models import Organization, User
 from esign.models import Packet
+from esign.sealing.seal import packet_seal
 from tests.esign.ltvpki import ShortLivedPki
 from tests.esign.sealpki import softhsm_key
 from tests.staff import staff_member
@@ -268,6 +270,16 @@ def hsm_seal(settings: Any) -> None:
     settings.SEAL_PKCS11_TOKEN_LABEL = key.token_label
     settings.SEAL_PKCS11_KEY_LABEL = key.key_label
     settings.SEAL_PKCS11_PIN = key.pin
+
+
+@pytest.fixture
+def packet_files(complete: Any, api_client: Client) -> dict[str, bytes]:
+    """The files of a completed packet's sealed zip, as downloaded: name -> bytes."""
+    created, packet = complete()
+    packet_seal(packet_id=packet.pk)
+    url = created["documentGroup"]["downloadZipURL"].replace("http://127.0.0.1:8000", "")
+    archive = zipfile.ZipFile(io.BytesIO(api_client.get(url).content))
+    return {name: archive.read(name) for name in archive.namelist()}
 
 
 @pytest.fixture

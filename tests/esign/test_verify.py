@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime
 import io
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +17,8 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 
 from esign.models import AuditEvent, Packet, PacketDocument
 from esign.sealing.config import trust_roots
-from esign.sealing.seal import packet_seal
 from tests.esign.sealpki import asn1, shared_pki
 from tests.esign.test_seal_engine import three_pages
-from tests.esign.test_seal_packets import zip_url
 
 pytestmark = pytest.mark.django_db
 
@@ -38,15 +35,9 @@ SIGNATURE_KEYS = [
 
 
 @pytest.fixture
-def sealed(
-    complete,  # noqa: F811 - the fixture imported above
-    api_client: Client,
-) -> dict[str, bytes]:
+def sealed(packet_files: dict[str, bytes]) -> dict[str, bytes]:
     """The sealed document and audit trail of a completed packet, as downloaded."""
-    created, packet = complete()
-    packet_seal(packet_id=packet.pk)
-    archive = zipfile.ZipFile(io.BytesIO(api_client.get(zip_url(created)).content))
-    return {name: archive.read(name) for name in archive.namelist()}
+    return packet_files
 
 
 def changed_in_content(pdf: bytes) -> bytes:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,11 +23,9 @@ from esign.engine.seal_keys import certificates_from_pem, create_development_pki
 from esign.engine.seal_verify import verify_pdf
 from esign.engine.timestamps import TsaConfig
 from esign.models import PacketDocument
-from esign.sealing.seal import packet_seal
 from tests.esign import verify_files as files
 from tests.esign.sealpki import asn1, shared_pki, softhsm_available, softhsm_key
 from tests.esign.test_seal_engine import three_pages
-from tests.esign.test_seal_packets import zip_url
 
 # --- the engine ------------------------------------------------------------------------------------
 
@@ -248,17 +245,6 @@ def test_a_removed_seal_leaves_an_unsigned_file(development) -> None:
 
 
 # --- the API and the page ----------------------------------------------------------------------
-
-
-@pytest.fixture
-def packet_files(
-    complete,  # noqa: F811 - tests/esign/conftest.py
-    api_client: Client,
-) -> dict[str, bytes]:
-    created, packet = complete()
-    packet_seal(packet_id=packet.pk)
-    archive = zipfile.ZipFile(io.BytesIO(api_client.get(zip_url(created)).content))
-    return {name: archive.read(name) for name in archive.namelist()}
 
 
 def post(client: Client, data: bytes) -> dict[str, Any]:
