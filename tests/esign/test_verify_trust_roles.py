@@ -124,19 +124,12 @@ def test_an_untrusted_tsa_time_is_claimed_not_proven(
 
 
 @pytest.mark.django_db
+@pytest.mark.usefixtures("trusted")  # the module's pki's root (tests/esign/conftest.py)
 def test_the_api_and_page_show_an_untrusted_tsa_time_as_claimed(
-    pki: ShortLivedPki,
-    self_stamped: bytes,
-    api_client: Client,
-    settings: Any,
-    tmp_path: Path,
+    self_stamped: bytes, api_client: Client
 ) -> None:
     """Before: signers[0].signedAt 2020-01-01 "verified", and "Signed by Trusted signer,
     2020-01-01 ..." as the page's headline."""
-    roots = tmp_path / "roots.pem"
-    roots.write_bytes(pki.ca_pem)
-    settings.SEAL_TRUST_ROOTS_FILE = str(roots)
-
     upload = io.BytesIO(self_stamped)
     upload.name = "signed.pdf"
     body = api_client.post("/api/v1/verify", {"file": upload}).json()
