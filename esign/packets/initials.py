@@ -1,4 +1,5 @@
-"""Initials on every page (an extension of the signer JSON, docs/esign.md): reading the option.
+"""Initials on every page (an extension of the signer JSON, docs/esign.md): the files it names
+checked against the packet's (the option is read by the signer model, esign.engine.signer_model).
 
 A signer's ``initialsOnEveryPage`` (``true``: every document; or a list of file ids) gives them an
 initials field on each page of those documents, added to the documents' fields once their pages
@@ -11,68 +12,12 @@ bottom-right corner. A page where the signer already has an initials field keeps
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from core.engine.problems import Problem
-from core.engine.template_spec import Rect
-from esign.packets.input_values import is_number
 
 ALL_FILES = "*"  # initialsOnEveryPage: true
-
-
-def initials_option(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> dict[str, Any]:
-    """A signer's ``initialsOnEveryPage`` and ``initialsPosition``, as SignerInput's
-    ``initials_files`` (file ids, or ALL_FILES) and ``initials_position``; the file ids are checked
-    against the files in :func:`initials_problems`."""
-    wanted, position = raw.get("initialsOnEveryPage"), raw.get("initialsPosition")
-    out: dict[str, Any] = {}
-    if wanted is None or wanted is False:
-        files: tuple[str, ...] = ()
-    elif wanted is True:
-        files = (ALL_FILES,)
-    elif (
-        isinstance(wanted, list)
-        and wanted
-        and all(isinstance(item, str) and item.strip() for item in wanted)
-    ):
-        files = tuple(dict.fromkeys(item.strip() for item in wanted))
-    else:
-        problems.append(
-            Problem(
-                f"{path}.initialsOnEveryPage",
-                "Must be true, false or a list of file ids.",
-            )
-        )
-        files = ()
-    out["initials_files"] = files
-    if position is None:
-        return out
-    if not files:
-        problems.append(Problem(f"{path}.initialsPosition", "Only with initialsOnEveryPage."))
-        return out
-    if not isinstance(position, Mapping) or not all(
-        is_number(position.get(k)) for k in ("x", "y", "width", "height")
-    ):
-        problems.append(
-            Problem(f"{path}.initialsPosition", "Must be {x, y, width, height} in points.")
-        )
-        return out
-    if position["width"] <= 0 or position["height"] <= 0 or position["x"] < 0 or position["y"] < 0:
-        problems.append(
-            Problem(
-                f"{path}.initialsPosition",
-                "x and y must be 0 or more, width and height positive.",
-            )
-        )
-        return out
-    out["initials_position"] = Rect(
-        float(position["x"]),
-        float(position["y"]),
-        float(position["width"]),
-        float(position["height"]),
-    )
-    return out
 
 
 def initials_problems(

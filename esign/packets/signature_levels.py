@@ -6,14 +6,13 @@ their credential at the organization's CSC v2 provider: esign.sealing.qualified)
 signer signs last, alone at the packet's highest routing order: their signature covers the final
 documents, and nothing is drawn into the pages after it.
 
-Parsed from the signer JSON by esign.packets.inputs (the wire's ValidationError, nothing stored,
-for anything else) and kept in a row of its own (esign.signature_models.SignerLevel) once the
-packet's signers are stored.
+Read from the signer JSON by the signer model (esign.engine.signer_model; the wire's
+ValidationError, nothing stored, for anything else) and kept in a row of its own
+(esign.signature_models.SignerLevel) once the packet's signers are stored.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from core.engine.problems import Problem
@@ -26,32 +25,6 @@ from esign.signature_providers import qualified_provider
 ACCEPTED = (SignatureLevel.SIMPLE, SignatureLevel.ADVANCED, SignatureLevel.QUALIFIED)
 # Roles that sign nothing (esign.packets.roles): no signature of their own either.
 NON_SIGNING_ROLES = ("approver", "viewer")
-
-
-def signature_level_of(raw: Mapping[str, Any], path: str, problems: list[Problem]) -> str:
-    """The signer JSON's ``signatureLevel``, checked (absent or null: simple)."""
-    value = raw.get("signatureLevel")
-    if value is None:
-        return SignatureLevel.SIMPLE.value
-    where = f"{path}.signatureLevel"
-    if value not in [level.value for level in ACCEPTED]:
-        problems.append(Problem(where, "Must be simple, advanced or qualified."))
-        return SignatureLevel.SIMPLE.value
-    if value == SignatureLevel.SIMPLE:
-        return value
-    if raw.get("role") in NON_SIGNING_ROLES:
-        problems.append(Problem(where, f"A {raw['role']} signs nothing: only simple."))
-    verify = raw.get("verify")
-    phone = verify.get("phone") if isinstance(verify, Mapping) else None
-    if not raw.get("email") and not phone:
-        problems.append(
-            Problem(
-                where,
-                f"An {value} signer needs an email (or a phone to verify) for their "
-                "certificate to name.",
-            )
-        )
-    return str(value)
 
 
 def signer_levels_create(packet: Packet, packet_input: Any) -> None:

@@ -56,16 +56,6 @@ def prefilled_value(item: Mapping[str, Any], kind: Any, where: str, problems: li
     return value.strip()
 
 
-def allow_updates_of(value: Any, path: str, problems: list[Problem]) -> dict[str, Any]:
-    """A signer's own ``allowUpdates`` (true or false; absent: the packet's)."""
-    if value is None:
-        return {}
-    if not isinstance(value, bool):
-        problems.append(Problem(f"{path}.allowUpdates", "Must be true or false."))
-        return {}
-    return {"allow_updates": value}
-
-
 def updates_problems(files: Sequence[Any], signers: Sequence[Any], problems: list[Problem]) -> None:
     """Every field with a value is given to a signer (who may change it, or stamps it as it
     is). ``files`` and ``signers``: esign.packets.inputs' FileInput and SignerInput, typed
