@@ -13,4 +13,6 @@ node_modules/.bin/eslint .
 lint-imports
 mypy
 python manage.py makemigrations --check --dry-run >/dev/null
-pytest -n "${PYTEST_WORKERS:-auto}" "$@"
+# worksteal: an idle worker takes the queued tests of a busy one, so neither waits out the
+# other's long tail; tests of a module mostly stay together (its module fixtures start once).
+pytest -n "${PYTEST_WORKERS:-auto}" --dist worksteal "$@"
