@@ -37,6 +37,8 @@ from tests.esign.test_seal_engine import three_pages
 from tests.memory import web_process_growth
 
 MB = 1_048_576
+# CPU seconds of the test process and the verify workers it started (tests/memory.py): a bound
+# on work, which a loaded machine does not stretch as it stretches the wall time.
 SECONDS_BOUND = 10.0
 GROWTH_BOUND = 200 * MB
 
@@ -74,7 +76,7 @@ def assert_refused_by_the_api(api_client: Client, pdf: bytes, message: str) -> N
         "name": "ValidationError",
         "fields": [{"message": message, "property": "file"}],
     }
-    assert figures["seconds"] < SECONDS_BOUND
+    assert figures["cpu_seconds"] < SECONDS_BOUND
     assert figures["growth"] < GROWTH_BOUND
 
 
@@ -86,7 +88,7 @@ def assert_refused_by_the_page(client: Client, pdf: bytes, message: str, times: 
 
     assert [a.status_code for a in answers] == [422] * times
     assert message.replace("'", "&#x27;") in answers[0].content.decode()
-    assert figures["seconds"] < times * SECONDS_BOUND
+    assert figures["cpu_seconds"] < times * SECONDS_BOUND
     assert figures["growth"] < GROWTH_BOUND
 
 
@@ -159,7 +161,7 @@ def test_a_file_that_takes_too_long_is_stopped(
     assert "The file took longer than 1 second to verify and was stopped." in (
         response.content.decode()
     )
-    assert figures["seconds"] < SECONDS_BOUND
+    assert figures["cpu_seconds"] < SECONDS_BOUND
     assert figures["growth"] < GROWTH_BOUND
 
 
@@ -274,7 +276,7 @@ def test_past_the_structural_limits_the_worker_reads_long_strings_at_once(
     assert response.status_code == 200
     body = response.json()
     assert (len(body["signatures"]), body["verdict"]) == (signatures, verdict)
-    assert figures["seconds"] < SECONDS_BOUND
+    assert figures["cpu_seconds"] < SECONDS_BOUND
 
 
 # --- the object streams' own limits ---------------------------------------------------------
