@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT_DIRS = (
     "accounts",
+    "builders",
     "config",
     "core",
     "esign",
