@@ -3,7 +3,12 @@
 through forgeSubmit (the demo workflow's last webform) and through a webform page's post that
 starts a signing step. Issue 53's goal for the page is at most ``tests.walks.GOAL`` returns;
 until a walk reaches it the test holds the figure reached (a ratchet). ``bench/walks.py``
-prints the walks whole."""
+prints the walks whole.
+
+Each walk is measured on the second of two like calls (the warm-up): a walk counts the code as it
+runs, and the first fill in a process also loads its font faces (six more steps, five more
+returns), which a fill after another test's does not. Warmed, the figure is the same whichever
+tests ran before it in the process."""
 
 from __future__ import annotations
 
@@ -24,17 +29,27 @@ def test_forge_submit_completing_a_submission_is_a_short_walk(
 ) -> None:
     f = forges(demo_workflow)
     payload = {**ABOUT_YOU_1, **ABOUT_YOU_2}
-    first = graphql(FORGE_SUBMIT, forgeEid=f["about-you"], payload=payload, complete=True)
-    weld_data = first["data"]["forgeSubmit"]["weldData"]["eid"]
 
-    with Walk("webform_save") as walk:
-        last = graphql(
+    def about_you() -> str:
+        first = graphql(FORGE_SUBMIT, forgeEid=f["about-you"], payload=payload, complete=True)
+        return str(first["data"]["forgeSubmit"]["weldData"]["eid"])
+
+    def order(weld_data: str) -> Any:
+        return graphql(
             FORGE_SUBMIT, forgeEid=f["order"], weldDataEid=weld_data, payload=ORDER, complete=True
         )
 
+    order(about_you())  # the warm-up (module docstring)
+    weld_data = about_you()
+    with Walk("webform_save") as walk:
+        last = order(weld_data)
+
     assert last["data"]["forgeSubmit"]["weldData"]["isComplete"] is True, last
     # Not at the goal: most returns are the fill's, inside the engines (fill/engine, core/engine).
-    check_walk(walk, at_most=119)
+    # The fill body's model (issue 53, item 1) adds two returns here and on the page's walk: the
+    # parse goes fill/engine/payload -> core/engine/wire_models -> fill/engine/request_model's
+    # validator -> wire_models -> payload.
+    check_walk(walk, at_most=120)
 
 
 def test_a_page_that_starts_a_signing_step_is_a_short_walk(
@@ -44,9 +59,11 @@ def test_a_page_that_starts_a_signing_step_is_a_short_walk(
     page = {"forge": workflow.webforms.get().eid, "page": "0", "name.firstName": "Ada",
             "name.lastName": "Lovelace", "email": "ada@example.com"}  # fmt: skip
 
+    Client().post("/form/acme/nda", page)  # the warm-up (module docstring)
     with Walk("webform_save") as walk:  # a new submission, complete: its packet is sent
         done = Client().post("/form/acme/nda", page)
 
-    assert Submission.objects.get().status == "ready-to-sign", done.content
+    assert Submission.objects.count() == 2
+    assert Submission.objects.latest("id").status == "ready-to-sign", done.content
     # Not at the goal: most returns are the fill's, inside the engines (fill/engine, core/engine).
-    check_walk(walk, at_most=118)
+    check_walk(walk, at_most=119)
