@@ -91,8 +91,12 @@ def test_a_render_past_its_cpu_budget_is_a_422(production_client, settings):
 
 
 def test_the_cpu_budget_grows_with_the_pages_laid_out(production_client, settings):
+    # The same document is refused under 0.5 s with no allowance a page (the test above). The
+    # allowance here is a quarter of the shipped 1.0 s and still about nine times the 2.4
+    # CPU-seconds the render costs on a quiet machine: CPU time is not a constant either (CI at
+    # load 9 on two cores spent twice that, past a 0.05 s allowance, on the same pages).
     settings.GENERATE_TIMEOUT_SECONDS = 0.5
-    settings.GENERATE_TIMEOUT_SECONDS_PER_PAGE = 0.05  # 4.8 CPU-seconds for 86 pages
+    settings.GENERATE_TIMEOUT_SECONDS_PER_PAGE = 0.25  # 22 CPU-seconds for 86 pages
 
     pdf = generate_pdf(production_client, report(150))
 
