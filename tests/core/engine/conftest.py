@@ -19,7 +19,33 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from core.engine.fetch import FetchError, FetchPolicy, fetch
+
 Route = Callable[[BaseHTTPRequestHandler], None]
+
+# The test servers listen on 127.0.0.1, which only the allowlist lets the fetcher reach.
+LOCAL = FetchPolicy(allow_networks=("127.0.0.0/8",))
+
+
+def fetch_error_code(url: str, policy: FetchPolicy, **kwargs: Any) -> str:
+    with pytest.raises(FetchError) as caught:
+        fetch(url, policy, **kwargs)
+    return caught.value.code
+
+
+def never_resolve(host: str, port: int) -> list[str]:
+    raise AssertionError(f"an IP literal must not be resolved ({host}:{port})")
+
+
+def resolve_to(*addresses: str) -> Any:
+    calls: list[tuple[str, int]] = []
+
+    def resolve(host: str, port: int) -> list[str]:
+        calls.append((host, port))
+        return list(addresses)
+
+    resolve.calls = calls  # type: ignore[attr-defined]
+    return resolve
 
 
 def timed(call: Callable[[], str]) -> tuple[str, float]:
