@@ -1,4 +1,5 @@
-"""Local HTTP(S) servers for the fetcher tests: real sockets on 127.0.0.1, port chosen by the OS."""
+"""Local HTTP(S) servers and helpers for the fetcher tests, on real sockets on 127.0.0.1 (port
+chosen by the OS), and the fonts tests' fixtures (from tests/core/engine/font_library.py)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from core.engine.fetch import FetchError, FetchPolicy, fetch
+from tests.core.engine.font_library import catalog_server, library  # noqa: F401 - the fonts tests' fixtures
 
 Route = Callable[[BaseHTTPRequestHandler], None]
 
