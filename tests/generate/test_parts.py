@@ -3,15 +3,14 @@ document gives in one piece: page by page text (margin boxes included), page cou
 
 These comparisons also guard `generate.engine.weasyprint_seam` (WeasyPrint's internals): an
 upgrade that moves them makes a parted render differ from the one-piece render here.
-"""
+
+This module: the comparison and its helpers (other modules import them), what carries across
+parts (counters, strings, running elements, headers, bookmarks, the page cap) and which
+documents go in parts at all. The workers' share is in test_parts_workers.py, how a part
+starts (continuation pages, sibling selectors, the probe) in test_parts_continuation.py."""
 
 from __future__ import annotations
 
-import gc
-import threading
-import time
-import weakref
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 
 import pypdfium2 as pdfium
@@ -23,24 +22,15 @@ from generate.engine import (
     PoolSettings,
     RenderJob,
     RenderPool,
-    RenderTimeout,
     parts,
-    worker,
 )
-from generate.engine.part_job import ASK_PLAN, PartJob, PartOpening, TableLayout
-from generate.engine.part_layout import open_part
+from generate.engine.part_job import PartJob, TableLayout
 from generate.engine.part_plan import plan_cuts
-from generate.engine.part_rules import _sibling_selectors, one_piece_reason
-from generate.engine.render import prepare_document, render_pdf
+from generate.engine.part_rules import one_piece_reason
+from generate.engine.render import render_pdf
 from tests.generate.conftest import page_sizes, page_texts, reader
 from tests.generate.test_engine import job_for
-from tests.generate.test_render_limits import (
-    in_background,
-    quick_job,
-    slow_job,
-    wait_until_running,
-    warm,
-)
+from tests.generate.test_render_limits import warm
 from tests.pdfsound import assert_sound
 
 # Two parts on two workers (one pass), or four parts on two workers (counted, then written).
@@ -297,203 +287,6 @@ def test_irregular_first_pages_are_not_cut() -> None:
     assert plan_cuts(irregular, parts_wanted=2, part_pages=100) is None
 
 
-def test_a_document_in_parts_takes_one_share_and_borrows_only_idle_workers() -> None:
-    pool = RenderPool(PoolSettings(workers=2, max_per_tenant=1))
-    try:
-        warm(pool, 2)
-
-        with pool.lease(queue_timeout=5, tenant="acme", extra=1) as leases:
-            assert len(leases) == 2  # both idle: the second is borrowed
-            assert pool._running == {"acme": 1, None: 1}  # counted once for acme
-        thread, outcome = in_background(pool, slow_job(), timeout=4, tenant="other")
-        wait_until_running(pool, "other")
-        with pool.lease(queue_timeout=5, tenant="acme", extra=1) as leases:
-            assert len(leases) == 1  # the busy worker is not waited for
-        thread.join()
-        assert isinstance(outcome[0], RenderTimeout)
-    finally:
-        pool.close()
-
-
-def test_a_part_that_fails_stops_the_others_and_the_error_is_the_callers(pool) -> None:
-    # The first part passes the page cap while the second waits for it; the second is stopped,
-    # the caller gets the first one's error, and the pool renders the next document.
-    job = long_table(330)
-    capped = RenderJob(**{**job.__dict__, "max_pages": 5})
-
-    with pytest.raises(PageLimitExceeded):
-        parted(pool, capped, ONE_PASS)
-
-    assert page_texts(parted(pool, long_table(330), ONE_PASS))[0].startswith("Chapter 1.")
-
-
-def test_a_borrowed_worker_is_taken_back_for_another_request() -> None:
-    pool = RenderPool(PoolSettings(workers=2, max_per_tenant=1))
-    try:
-        warm(pool, 2)
-        document = long_table(1500)
-        outcome: list = []
-        thread = threading.Thread(
-            target=lambda: outcome.append(
-                pool.render(document, timeout=300, queue_timeout=60, tenant="acme", parts=ONE_PASS)
-            )
-        )
-        thread.start()
-        deadline = time.monotonic() + 30
-        while not pool._borrowed:  # the document's second part is under way
-            assert time.monotonic() < deadline, "no worker was borrowed"
-            time.sleep(0.02)
-
-        other = pool.run(quick_job("globex"), timeout=60, queue_timeout=5, tenant="globex")
-        thread.join()
-
-        assert "globex" in page_texts(other.pdf)[0]
-        # The document finished in one piece on its own worker.
-        assert page_texts(outcome[0].pdf) == page_texts(render_pdf(document).pdf)
-    finally:
-        pool.close()
-
-
-def test_a_long_markdown_table_renders_in_parts_as_in_one_piece(pool, part_counts) -> None:
-    # Markdown mode wraps the content in a <div>: the table is cut inside it.
-    rows = [[str(i), f"item {i}", f"{i * 3.5:.2f}"] for i in range(700)]
-    job = job_for(
-        {
-            "data": [
-                {"label": "Report"},
-                {"table": {"headers": ["No", "Item", "Value"], "rows": rows}},
-            ]
-        },
-        max_pages=1000,
-    )
-
-    pdf = parted(pool, job, ONE_PASS)
-
-    assert part_counts == [2]
-    assert page_texts(pdf) == page_texts(render_pdf(job).pdf)
-
-
-def test_the_bodys_top_padding_is_on_the_first_page_only(pool, part_counts, joined) -> None:
-    # In one piece the body's top padding is on its first page only: a later part lays its
-    # first page out as a page the body goes on to, without it.
-    job = long_table(330, css=CSS + "body { padding-top: 15mm }")
-
-    pdf = parted(pool, job, ONE_PASS)
-
-    assert part_counts == [2]
-    assert joined == [2]
-    assert page_pixels(pdf) == page_pixels(render_pdf(job).pdf)
-
-
-def test_a_part_that_would_not_start_as_a_continuation_renders_in_one_piece(
-    pool, part_counts, joined
-) -> None:
-    # The body's inline ::before text shares an anonymous block with what follows it: a later
-    # part cannot tell it apart, draws it, and holds fewer rows on its first page than the
-    # plan says. Its check sends the document back to one piece.
-    job = long_table(330, css=CSS + "body::before { content: 'Read me' }")
-
-    pdf = parted(pool, job, ONE_PASS)
-
-    assert part_counts == [2]
-    assert joined == []
-    assert page_texts(pdf) == page_texts(render_pdf(job).pdf)
-
-
-@pytest.mark.parametrize("keep_siblings", [False, True], ids=["removed", "stand-ins"])
-def test_the_probe_leaves_the_parsed_document_as_it_found_it(document, keep_siblings) -> None:
-    # The first part probes the document it parsed, then renders its own rows from it: the
-    # probe's cut (the rows after its first ones, what follows the table) must be put back.
-    prepared = prepare_document(document)
-    before = ET.tostring(prepared.html.etree_element)
-    asked: list[object] = []
-
-    def ask(question: tuple[object, ...]) -> None:  # no plan: the probe's layout comes back
-        asked.append(question[0])
-
-    opening = PartOpening(job=document, index=0, probe_rows=60, keep_siblings=keep_siblings)
-    layout = open_part(opening, lambda job: prepared, ask)
-
-    assert isinstance(layout, TableLayout)
-    assert layout.rows == 330
-    assert len(layout.page_starts) > 2
-    assert asked == [ASK_PLAN]
-    assert ET.tostring(prepared.html.etree_element) == before
-
-
-class Garbage:
-    """An object only a reference cycle keeps: only the garbage collector frees it."""
-
-    def __init__(self) -> None:
-        self.itself = self
-
-
-def test_a_part_renders_with_few_garbage_collections_and_collects_after() -> None:
-    threshold = gc.get_threshold()
-    gc.disable()  # no collection but the worker's own
-    try:
-        with worker._few_collections():
-            assert gc.get_threshold()[0] == worker.PART_GC_THRESHOLD
-            garbage = weakref.ref(Garbage())
-        assert gc.get_threshold() == threshold
-        assert garbage() is not None
-        worker._collect()  # what the worker does once the part's result is sent
-    finally:
-        gc.enable()
-
-    assert garbage() is None
-
-
-@pytest.mark.parametrize(
-    ("css", "siblings"),
-    [
-        ("tbody tr:nth-child(even) td { background: #eee }", True),
-        ("tr:not(:first-child) td { border-top: 1px solid }", True),
-        ("h2 + table { margin-top: 0 }", True),
-        ("tr ~ tr { color: red }", True),
-        ("@media print { tr:last-child td { border: 0 } }", True),
-        ("p, li:first-child { margin: 0 }", True),
-        ("td:first-child, th:last-child { font-weight: bold }", False),
-        ("td + td { border-left: 1px solid }", False),
-        ("table.docgen-table.cols tr > * + * { border-left: 1px solid }", False),
-        ("tr > .x:first-child, td + * ~ .y { color: red }", False),
-        ("table > * + * { color: red }", True),
-        ("td:nth-child(2n+1) { color: red }", False),
-        ("a[title~=x] { color: red }", False),
-        ("h2::before { content: 'a + b ~ c' }", False),
-    ],
-)
-def test_selectors_that_depend_on_siblings_are_found(css, siblings) -> None:
-    assert _sibling_selectors(css) is siblings
-
-
-# Rows striped, the table after the list (``+``), the table's position among its siblings
-# (``:last-child``): a part that removed the rows and elements outside it would match them
-# differently. No running element (those send such a document to one piece).
-SIBLINGS = """
-tbody tr:nth-child(even) td { background: #999 }
-ol + table td.name { color: #c00 }
-table:last-child td { text-decoration: underline }
-li:last-child { color: #0a0 }
-"""
-SIBLINGS_CSS = CSS.replace(".runner { position: running(runner) }", "") + SIBLINGS
-
-
-@pytest.mark.parametrize("part_settings", [ONE_PASS, TWO_PASSES], ids=["one-pass", "two-passes"])
-def test_selectors_that_depend_on_siblings_match_in_parts_as_in_one_piece(
-    pool, part_settings, part_counts, joined
-) -> None:
-    # The rows and elements outside a part stay in it as empty stand-ins that make no boxes:
-    # every kept element has the siblings it has in one piece.
-    job = long_table(331, css=SIBLINGS_CSS)
-
-    assert one_piece_reason(job, part_settings) is None
-    pdf = parted(pool, job, part_settings)
-    whole = render_pdf(job).pdf
-
-    assert_parted_as_one_piece(pdf, whole, part_settings, part_counts, joined)
-
-
 def assert_parted_as_one_piece(
     pdf: bytes, whole: bytes, part_settings: PartSettings, part_counts: list[int], joined: list[int]
 ) -> None:
@@ -538,61 +331,3 @@ def page_pixels(pdf: bytes) -> list[bytes]:
         return [page.render(scale=1).to_pil().tobytes() for page in document]
     finally:
         document.close()
-
-
-# Separated borders (the default border-spacing, 2px), a table border and padding, cell borders.
-SEPARATE_CSS = (
-    CSS.replace("border-collapse: collapse", "border: 1px solid #000; padding: 2px")
-    + "td { border: 1px solid #000 }"
-)
-# A frame around the table with padding and a border: sliced at page breaks (the default
-# box-decoration-break), so a continuation page has no top padding or border.
-FRAME_CSS = SEPARATE_CSS + ".frame { padding: 3mm 2mm; border: 1px solid #000 }"
-# Collapsed borders, the table's thicker than its cells': on a page that starts mid-table with no
-# header, the table's top edge is the collapsed border between the page's first row and the row
-# before it (WeasyPrint's border grid), not the table's own top border.
-COLLAPSED_CSS = (
-    CSS.replace("border-collapse: collapse", "border-collapse: collapse; border: 3px solid #000")
-    + "td { border: 1px solid #888 }"
-)
-# Generated content before the table, in the body and the frame: on the first page only.
-BEFORE_CSS = FRAME_CSS + (
-    "body::before, .frame::before { content: 'Read me first'; display: block; height: 1mm }"
-)
-
-
-@pytest.mark.parametrize("part_settings", [ONE_PASS, TWO_PASSES], ids=["one-pass", "two-passes"])
-@pytest.mark.parametrize(
-    ("css", "head", "frame"),
-    [
-        (SEPARATE_CSS, True, ""),
-        (SEPARATE_CSS, False, ""),
-        (FRAME_CSS, True, "frame"),
-        (FRAME_CSS, False, "frame"),
-        (BEFORE_CSS, True, "frame"),
-        (COLLAPSED_CSS, True, ""),
-        (COLLAPSED_CSS, False, ""),
-    ],
-    ids=[
-        "separate",
-        "separate-no-header",
-        "framed",
-        "framed-no-header",
-        "framed-before",
-        "collapsed",
-        "collapsed-no-header",
-    ],
-)
-def test_a_later_part_starts_its_table_as_a_continuation_page_does(
-    pool, part_settings, css, head, frame, part_counts, joined
-) -> None:
-    # On a page that starts mid-table, one piece draws no top border-spacing, and no top border
-    # or padding of the table (unless it repeats a header) or of the elements around it: a later
-    # part's first page must not either, or its table sits lower than in one piece. With
-    # collapsed borders, its top edge is the border it shares with the row before it.
-    job = long_table(330, css=css, head=head, frame=frame)
-
-    pdf = parted(pool, job, part_settings)
-    whole = render_pdf(job).pdf
-
-    assert_parted_as_one_piece(pdf, whole, part_settings, part_counts, joined)
