@@ -1,29 +1,29 @@
-"""Markdown mode: the element array, tables, styles, logo, timestamp and escaping, in the PDF."""
+"""Markdown mode: the element array, the Markdown it renders (CommonMark lists, GFM tables and
+strikethrough, safe links and images, no injected markup), styles and fonts, in the PDF.
+
+Table elements are in test_markdown_tables.py; the logo, timestamp and page settings in
+test_markdown_page.py. The helpers here are shared with them."""
 
 from __future__ import annotations
 
 import base64
-import datetime
 import io
 import re
 
 import pytest
-from django.utils import timezone
 from PIL import Image
 
 from core.engine.fonts import load_catalog
 from generate.engine.markdown_doc import markdown_to_html
-from tests.fixtures import HTML, MARKDOWN
+from tests.fixtures import HTML
 from tests.generate.conftest import (
     fonts,
     generate_pdf,
     layout_texts,
     page_image,
-    page_sizes,
     page_texts,
     reader,
     word,
-    words,
 )
 
 pytestmark = pytest.mark.django_db
@@ -330,248 +330,3 @@ def test_catalog_font_family_is_downloaded_and_used(
 
     assert {"Fira-Sans", "Fira-Sans-Bold"} <= fonts(pdf)
     assert "Fira body" in page_texts(pdf)[0]
-
-
-# -- tables -------------------------------------------------------------------------------------
-
-
-def table_payload(table: dict[str, object], **extra: object) -> dict[str, object]:
-    return {"data": [{"table": table}], "logo": False, "includeTimestamp": False, **extra}
-
-
-def test_table_first_row_is_a_header_repeated_on_every_page(production_client) -> None:
-    rows = [["Customer", "Amount"]] + [[f"name{i}", f"{i}.00"] for i in range(150)]
-    with_header = generate_pdf(production_client, table_payload({"rows": rows}))
-    without = generate_pdf(
-        production_client, table_payload({"rows": rows, "firstRowHeaders": False})
-    )
-
-    texts = page_texts(with_header)
-    assert len(texts) > 2
-    assert all(text.count("Customer") == 1 for text in texts)
-    assert [text.count("Customer") for text in page_texts(without)] == [1] + [0] * (
-        len(page_texts(without)) - 1
-    )
-    assert "Noto-Sans-Bold" in fonts(with_header)
-    assert "Noto-Sans-Bold" not in fonts(without)
-
-
-def _line_counts(pdf: bytes) -> tuple[int, int]:
-    """(horizontal, vertical) lines drawn across the table: runs of non-white pixels longer
-    than most of the table's width or height, on a 100 dpi rendering of page 1."""
-    image = page_image(pdf, dpi=100).convert("L")
-    width, height = image.size
-    pixels = image.load()
-    dark = [[pixels[x, y] < 200 for x in range(width)] for y in range(height)]
-    horizontal = sum(1 for y in range(height) if sum(dark[y]) > 0.8 * (width - 100))
-    table_rows = [y for y in range(height) if any(dark[y])]
-    top, bottom = min(table_rows), max(table_rows)
-    vertical = sum(
-        1
-        for x in range(width)
-        if sum(dark[y][x] for y in range(top, bottom + 1)) > 0.8 * (bottom - top)
-    )
-    return horizontal, vertical
-
-
-def test_table_gridline_options(production_client) -> None:
-    rows = [["Alpha", "Beta", "Gamma"], ["1", "2", "3"], ["4", "5", "6"], ["7", "8", "9"]]
-    plain = generate_pdf(production_client, table_payload({"rows": rows}))
-    row_lines = generate_pdf(production_client, table_payload({"rows": rows, "rowGridlines": True}))
-    column_lines = generate_pdf(
-        production_client, table_payload({"rows": rows, "columnGridlines": True})
-    )
-    both = generate_pdf(
-        production_client,
-        table_payload({"rows": rows, "rowGridlines": True, "columnGridlines": True}),
-    )
-
-    assert _line_counts(plain) == (0, 0)
-    horizontal, vertical = _line_counts(row_lines)
-    assert horizontal >= 5  # above and below each of the four rows
-    assert vertical == 0
-    horizontal, vertical = _line_counts(column_lines)
-    assert horizontal == 0
-    assert vertical >= 2  # between the three columns
-    assert all(count > 0 for count in _line_counts(both))
-
-
-def test_table_column_alignment_and_width(production_client) -> None:
-    rows = [["Left", "Centre", "Right"], ["a", "bb", "ccc"], ["aaaaaa", "b", "c"]]
-    pdf = generate_pdf(
-        production_client,
-        table_payload(
-            {
-                "rows": rows,
-                "columnOptions": [
-                    {"width": "50%"},
-                    {"align": "center", "width": "100px"},
-                    {"align": "right"},
-                ],
-            }
-        ),
-    )
-
-    found = {w.text: w for w in words(pdf)}
-    # Left column: same left edge. Centre: same middle. Right: same right edge.
-    assert found["a"].x_min == pytest.approx(found["aaaaaa"].x_min, abs=0.5)
-    middle = [(found[t].x_min + found[t].x_max) / 2 for t in ("Centre", "bb", "b")]
-    assert max(middle) - min(middle) < 1
-    rights = [found[t].x_max for t in ("Right", "ccc", "c")]
-    assert max(rights) - min(rights) < 1
-    # Widths: the table spans the 540pt between the margins; column 1 is half of it, column 2
-    # 100px (75pt); each cell has 0.5em (6pt) of padding. The right column ends at the margin.
-    assert found["Left"].x_min == pytest.approx(36 + 6, abs=1)
-    assert (found["Centre"].x_min + found["Centre"].x_max) / 2 == pytest.approx(306 + 37.5, abs=1)
-    assert found["Right"].x_max == pytest.approx(576 - 6, abs=1)
-
-
-def test_an_empty_column_option_means_no_override(production_client) -> None:
-    rows = [["h1", "h2"], ["x", "y"]]
-    overridden = generate_pdf(
-        production_client, table_payload({"rows": rows, "columnOptions": [{}, {"align": "right"}]})
-    )
-    default = generate_pdf(production_client, table_payload({"rows": rows}))
-
-    assert word(overridden, "x").x_min == pytest.approx(word(default, "x").x_min, abs=0.5)
-    assert word(overridden, "y").x_max > word(default, "y").x_max + 100
-
-
-@pytest.mark.parametrize(("align", "expected_line"), [("top", 0), ("center", 1), ("bottom", 2)])
-def test_table_vertical_alignment(production_client, align, expected_line) -> None:
-    rows = [["Tall", "Short"], ["line1\nline2\nline3", "single"]]
-    pdf = generate_pdf(production_client, table_payload({"rows": rows, "verticalAlign": align}))
-
-    lines = [word(pdf, f"line{n}") for n in (1, 2, 3)]
-    assert word(pdf, "single").y_min == pytest.approx(lines[expected_line].y_min, abs=1.5)
-
-
-# -- logo, timestamp, page ----------------------------------------------------------------------
-
-
-def _blue_in_top_right(pdf: bytes) -> int:
-    image = page_image(pdf, dpi=50)
-    width, height = image.size
-    corner = image.crop((int(width * 0.6), 0, width, int(height * 0.15)))
-    return sum(1 for r, g, b in corner.get_flattened_data() if b > 120 and r < 80 and g < 110)
-
-
-def test_service_logo_in_the_top_right_corner_by_default_and_removed_by_false(
-    production_client,
-) -> None:
-    with_logo = generate_pdf(production_client, {"data": [{"content": "Logo test"}]})
-    without = generate_pdf(production_client, {"data": [{"content": "Logo test"}], "logo": False})
-
-    assert _blue_in_top_right(with_logo) > 50
-    assert _blue_in_top_right(without) == 0
-    assert "Logo test" in page_texts(without)[0]
-
-
-def test_custom_logo_is_fetched_and_fits_its_maximum_size(production_client, asset_server) -> None:
-    url = asset_server.serve("/logo.png", png((255, 0, 0), 400, 100), "image/png")
-    pdf = generate_pdf(
-        production_client,
-        {"data": [{"content": "x"}], "logo": {"src": url, "maxWidth": 120, "maxHeight": 80}},
-    )
-
-    assert len(reader(pdf).pages[0].images) == 1
-    image = page_image(pdf, dpi=96)  # 1 CSS px per pixel
-    red = [
-        (x, y)
-        for y in range(image.height)
-        for x in range(image.width)
-        if image.getpixel((x, y))[0] > 200 and image.getpixel((x, y))[1] < 60
-    ]
-    xs, ys = [x for x, _ in red], [y for _, y in red]
-    assert max(xs) - min(xs) + 1 == pytest.approx(120, abs=2)  # 400x100 scaled to fit 120 wide
-    assert max(ys) - min(ys) + 1 == pytest.approx(30, abs=2)
-    assert max(xs) > image.width * 0.75  # right-hand side
-    assert max(ys) < image.height * 0.2  # top of the first page
-
-
-def test_logo_from_a_data_uri_with_default_size(production_client) -> None:
-    pdf = generate_pdf(
-        production_client,
-        {"data": [{"content": "x"}], "logo": {"src": data_uri(png((255, 0, 0), 600, 600))}},
-    )
-
-    image = page_image(pdf, dpi=96)
-    red = [
-        x
-        for x in range(image.width)
-        if image.getpixel((x, 120))[0] > 200 and image.getpixel((x, 120))[1] < 60
-    ]
-    assert len(red) == pytest.approx(200, abs=2)  # maxWidth and maxHeight default to 200
-
-
-def test_a_broken_logo_is_skipped(production_client, asset_server) -> None:
-    url = asset_server.serve("/logo.png", b"not an image", "image/png")
-    pdf = generate_pdf(
-        production_client, {"data": [{"content": "Still here"}], "logo": {"src": url}}
-    )
-
-    assert "Still here" in page_texts(pdf)[0]
-    assert len(reader(pdf).pages[0].images) == 0
-
-
-def test_timestamp_at_the_bottom_by_default(production_client) -> None:
-    before = timezone.now().replace(second=0, microsecond=0)
-    stamped = generate_pdf(production_client, {"data": [{"content": "Stamped"}]})
-    after = timezone.now()
-    unstamped = generate_pdf(
-        production_client, {"data": [{"content": "Stamped"}], "includeTimestamp": False}
-    )
-
-    match = re.search(r"Generated (\d{4}-\d\d-\d\d \d\d:\d\d) UTC", page_texts(stamped)[-1])
-    assert match is not None
-    when = datetime.datetime.strptime(match.group(1), "%Y-%m-%d %H:%M").replace(tzinfo=datetime.UTC)
-    assert before <= when <= after
-    assert word(stamped, "Generated").y_min > word(stamped, "Stamped").y_max
-    assert "Generated" not in page_texts(unstamped)[-1]
-
-
-def test_markdown_page_settings_and_page_count(production_client) -> None:
-    data = [{"content": f"Paragraph {i} " + "text " * 30} for i in range(40)]
-    pdf = generate_pdf(
-        production_client,
-        {
-            "data": data,
-            "page": {
-                "width": "148mm",
-                "height": "210mm",
-                "margin": "15mm",
-                "pageCount": "bottomRight",
-            },
-        },
-    )
-
-    sizes = page_sizes(pdf)
-    assert len(sizes) > 2
-    assert sizes[0] == (pytest.approx(419.53, abs=0.05), pytest.approx(595.28, abs=0.05))
-    for number, text in enumerate(layout_texts(pdf), 1):
-        assert f"Page {number} of {len(sizes)}" in text
-    assert word(pdf, "Paragraph").x_min == pytest.approx(42.52, abs=1)
-
-
-def test_title_in_markdown_mode(production_client) -> None:
-    pdf = generate_pdf(production_client, {"data": [{"content": "x"}], "title": "Report 7"})
-
-    assert reader(pdf).metadata.title == "Report 7"
-
-
-def test_real_readme_renders_with_its_tables_and_code(production_client) -> None:
-    readme = (MARKDOWN / "pdfplumber-README.md").read_text()
-    pdf = generate_pdf(
-        production_client,
-        {"data": [{"heading": "pdfplumber", "content": readme}], "title": "README"},
-    )
-
-    texts = layout_texts(pdf)  # poppler: pypdf misreads the custom encoding of a large subset
-    joined = "\n".join(texts)
-    assert len(texts) > 10
-    assert "Plumb a PDF for detailed information" in joined
-    assert "Visual debugging" in joined
-    assert "Liberation-Mono" in fonts(pdf)  # the fenced code blocks
-    # Remote badges cannot be reached here and the relative screenshot has no base URL: both
-    # are skipped without failing the document.
-    assert sum(len(page.images) for page in reader(pdf).pages) == 0
