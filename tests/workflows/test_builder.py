@@ -12,8 +12,8 @@ from django.test import Client
 
 from accounts.models import Organization
 from core.engine.field_types import TYPES
+from tests.admin_walk import snapshot
 from tests.templates_app.conftest import logged_in
-from tests.test_admin_every_modeladmin import snapshot
 from tests.workflows.test_admin import staff
 from workflows.builder.catalogue import LOOKS, all_settings, catalogue_json, settings_of
 from workflows.definitions.versions import workflow_export, workflow_publish
