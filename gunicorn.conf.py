@@ -67,6 +67,15 @@ if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="docautomation-metrics-")
 
 
+def post_fork(server: object, worker: Any) -> None:
+    """A server process that crashes in native code (SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL)
+    writes every thread's Python stack to the error log first: without it the log says only
+    that the worker was sent SIGSEGV, and which request in which library did it is lost."""
+    import faulthandler
+
+    faulthandler.enable(all_threads=True)
+
+
 def child_exit(server: object, worker: Any) -> None:
     """A server process that ended no longer counts in the live gauges (the render pool)."""
     from prometheus_client import multiprocess

@@ -9,16 +9,14 @@ page's visible box in PDF points (its crop box, as pdf.js' ``page.view``) and it
 from __future__ import annotations
 
 import io
-import threading
 from dataclasses import dataclass
 
 import pypdfium2
 from PIL import Image, ImageChops, ImageStat
 
+from core.engine.pdfium_lock import PDFIUM
 from esign.engine.errors import PageUnavailable
 
-# pdfium is not thread-safe: one call into it at a time per process (the web server has threads).
-_PDFIUM = threading.Lock()
 # The widths pictures are drawn at, in pixels: the page asks for the smallest one at least as
 # wide as its column on the screen (CSS pixels times the device pixel ratio).
 PAGE_WIDTHS = (480, 800, 1200, 1760)
@@ -52,7 +50,7 @@ class PageBox:
 
 def page_boxes(pdf: bytes) -> list[PageBox]:
     """Every page's box, in order."""
-    with _PDFIUM:
+    with PDFIUM:
         document = _open(pdf)
         try:
             boxes = []
@@ -87,7 +85,7 @@ def page_width(requested: int) -> int:
 
 def render_page(pdf: bytes, *, index: int, width: int) -> bytes:
     """Page ``index`` (from 0) drawn ``width`` pixels wide, turned as shown, as a WebP image."""
-    with _PDFIUM:
+    with PDFIUM:
         document = _open(pdf)
         try:
             if not 0 <= index < len(document):
@@ -95,11 +93,12 @@ def render_page(pdf: bytes, *, index: int, width: int) -> bytes:
             page = document[index]
             shown_width = page.get_width()  # points, after /Rotate
             bitmap = page.render(scale=width / shown_width, may_draw_forms=True)
-            image = bitmap.to_pil()
+            image = bitmap.to_pil().convert("RGB")  # a copy: the bitmap's memory goes next
+            bitmap.close()
             page.close()
         finally:
             document.close()
-    return _webp(image.convert("RGB"))
+    return _webp(image)
 
 
 def _webp(image: Image.Image) -> bytes:

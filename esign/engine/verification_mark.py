@@ -35,7 +35,7 @@ from core.engine.fonts import DEFAULT_FAMILY, FontLibrary
 from core.engine.pdf import add_overlays, open_pdf, save_pdf
 from core.engine.pdf.draw import Look, Painter
 from core.engine.pdf.text import PADDING, TextSetter
-from esign.engine.pages import _PDFIUM  # pdfium's lock: one call into it at a time
+from core.engine.pdfium_lock import PDFIUM
 from esign.engine.pdf_signatures import open_pdf as open_signed_pdf
 from esign.engine.pdf_signatures import signature_fields
 from esign.engine.stamp import _geometry  # a page's visible box and /Rotate, as stamps read them
@@ -130,7 +130,7 @@ def _places(width: float, height: float, size: float, text_width: float) -> list
 
 def _ink(pdf: bytes) -> list[Image.Image]:
     """Each page as shown, in grey, a pixel a point (pdfium, as the signing page draws them)."""
-    with _PDFIUM:
+    with PDFIUM:
         document = pypdfium2.PdfDocument(pdf)
         try:
             images = []

@@ -31,6 +31,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from core.engine.field_types import TEMPLATE_TYPES
+from core.engine.pdfium_lock import PDFIUM
 from core.engine.template_spec import FieldSpec, Rect, Style, TemplateSpec
 from templates_app.engine.aliases import ascii_words, camel_case, unique_aliases
 from templates_app.engine.detect_fields import DetectRefused, detect_fields
@@ -269,6 +270,14 @@ def find_tags(
     for a file that is not a readable PDF or has more than ``max_pages`` pages."""
     if b"%PDF-" not in data[:1024]:
         raise DetectRefused("not_pdf", "The file is not a PDF.")
+    # Called in web threads (an upload's tags): page pictures may be drawn at the same time.
+    with PDFIUM:
+        return _tags_read(data, max_pages=max_pages, pages=pages)
+
+
+def _tags_read(
+    data: bytes, *, max_pages: int, pages: Collection[int] | None
+) -> tuple[list[FoundTag], list[TagProblem]]:
     try:
         document = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
@@ -365,8 +374,10 @@ def tag_template(
     the spec of the PDF's pages and the tags' fields alone."""
     tagged = apply_text_tags(data, max_pages=max_pages)
     if spec is None:
-        # Detection on no page at all: the page specs alone, read as detection reads them.
-        spec = TemplateSpec(pages=detect_fields(tagged.pdf, pages=()).pages)
+        # Detection on no page at all: the page specs alone, read as detection reads them (here,
+        # in a web thread: under pdfium's lock, as find_tags).
+        with PDFIUM:
+            spec = TemplateSpec(pages=detect_fields(tagged.pdf, pages=()).pages)
     ids = {field.id for field in spec.fields}
     aliases = unique_aliases([*(f.alias for f in spec.fields), *(f.alias for f in tagged.fields)])
     added = []

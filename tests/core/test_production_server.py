@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import runpy
+import signal
 import socket
 import sys
 import threading
@@ -53,6 +55,7 @@ SLOW_HTML = {
 
 @dataclass
 class Running:
+    pid: int  # gunicorn's arbiter
     port: int
     acme_key: str
     globex_key: str
@@ -94,8 +97,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     acme_key, globex_key, eid = printed.split()[-3:]
     port = free_port()
     stdout, stderr = data / "stdout.log", data / "stderr.log"
-    with gunicorn(cwd=ROOT, environment=environment, port=port, stdout=stdout, stderr=stderr):
-        yield Running(port, acme_key, globex_key, eid, stdout, stderr)
+    with gunicorn(
+        cwd=ROOT, environment=environment, port=port, stdout=stdout, stderr=stderr
+    ) as process:
+        yield Running(process.pid, port, acme_key, globex_key, eid, stdout, stderr)
 
 
 def test_the_shipped_configuration_agrees_with_the_caps(monkeypatch) -> None:
@@ -205,3 +210,31 @@ def test_fills_are_answered_while_long_generates_run(server: Running) -> None:
     assert len(renders_ended) >= 2, generates
     assert fill_ends[0] < renders_ended[0]
     assert sorted(status for status, _ in generates) in ([422, 422, 422], [422, 422, 503])
+
+
+def test_a_server_process_that_crashes_leaves_every_threads_stack_in_the_log(
+    server: Running,
+) -> None:
+    # A crash in native code (pdfium, a font library...) killed a process of the 1,000-packet
+    # burst and the log said only "was sent SIGSEGV". The signal is sent here as the kernel sends
+    # it on a bad access; faulthandler cannot tell the two apart.
+    children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+    (worker,) = [int(pid) for pid in children]  # WEB_CONCURRENCY=1
+    os.kill(worker, signal.SIGSEGV)
+
+    deadline = time.monotonic() + 60
+    while "was sent SIGSEGV" not in server.stderr.read_text():
+        assert time.monotonic() < deadline, server.stderr.read_text()[-2000:]
+        time.sleep(0.2)
+    log = server.stderr.read_text()
+    assert "Fatal Python error: Segmentation fault" in log
+    assert "most recent call first" in log  # a Python stack, per thread
+    # The arbiter starts a process in its place, which answers.
+    while True:
+        try:
+            if server.request("GET", "/healthz")[0] == 200:
+                break
+        except OSError:
+            pass
+        assert time.monotonic() < deadline, "no process answered after the crash"
+        time.sleep(0.2)
