@@ -12,7 +12,11 @@ docs/esign.md's examples show (the test's page takes their props from the docume
 
 The components are React 16 components published as CommonJS: the integrator's page loads
 React's UMD builds and gives the package a ``require`` that names them (no bundler).
-"""
+
+This module: the components' pages and helpers (tests/builders imports some), the legacy frame's
+onFinish, the embed frame's event objects, neither heard without anvilURL, and a decline in both
+frames. Links that cannot sign are in test_embed_frames_links_browser.py, workflows in
+test_embed_frames_workflows_browser.py."""
 
 from __future__ import annotations
 
@@ -26,12 +30,9 @@ from django.test import Client
 
 from accounts.models import Organization
 from esign.models import Signer
-from templates_app.engine.demo import build_demo_template
-from templates_app.services import template_create_with_spec
 from tests.browser import AppPages, Tab, app_fixture, file_below
 from tests.esign.conftest import sign, token_of, two_signer_packet
 from tests.esign.test_signing_browser import DESKTOP, SHOTS, events, signers_of
-from workflows.demo import demo_workflow_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -279,90 +280,6 @@ def test_the_embed_frame_hands_its_integrator_the_event_objects(
     tab.close()
 
 
-def test_a_bad_link_in_any_origins_frame_posts_signer_error(
-    browser, live_server, app: str, embedder: str, packet_of
-) -> None:
-    # The organization allows only `app`; the embedder's page is another origin, and the link is
-    # not one at all: the page that frames it still hears that it failed.
-    packet_of()
-    unknown = f"{live_server.url}/api/etch/verify/NoSuchSigner?token=nope"
-    tab = Tab(browser, DESKTOP, expected=lambda message: "status of 403" in message.text)
-    tab.page.goto(f"{embedder}/embed.html?src={quote(unknown, safe='')}")
-    frame = tab.page.wait_for_selector("#app-frame").content_frame()
-    frame.wait_for_selector(".sg-error[data-error-type=tokenInvalid]")
-    [as_object, as_string] = events(tab, 2)
-    assert as_object == {
-        "origin": live_server.url,
-        "data": {
-            "action": "signerError",
-            "errorType": "tokenInvalid",
-            "error": "tokenInvalid",
-            "message": "This signing link is not valid.",
-            "signerEid": "NoSuchSigner",
-        },
-    }
-    legacy = as_string["data"]
-    assert legacy.startswith(f"{live_server.url}/etch-complete?action=signerError&")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    tab.page.screenshot(path=str(SHOTS / "22-bad-link-in-another-origins-frame-desktop.png"))
-    # Followed, as the legacy frame's integrator does, the string shows what went wrong.
-    followed = tab.page.goto(legacy)
-    assert followed.status == 200
-    assert "This signing link is not valid." in tab.page.inner_text("main")
-    tab.close()
-
-    # The anvil-embed-frame's integrator hears it through onEvent.
-    tab = Tab(browser, DESKTOP, expected=lambda message: "status of 403" in message.text)
-    query = f"kind=embed&src={quote(unknown, safe='')}&anvil={quote(live_server.url, safe='')}"
-    tab.page.goto(f"{app}/app.html?{query}")
-    assert [e["data"] for e in events(tab, 1)] == [as_object["data"]]
-    tab.close()
-
-
-def test_a_valid_link_is_still_framed_only_by_allowed_origins(
-    browser, live_server, embedder: str, packet_of, sign_url
-) -> None:
-    signers = packet_of()
-    url = sign_url(signers["client"])
-    tab = Tab(browser, DESKTOP, expected=lambda message: "frame-ancestors" in message.text)
-    tab.page.goto(f"{embedder}/embed.html?src={quote(url, safe='')}")
-    tab.page.wait_for_timeout(1000)
-    frame = tab.page.wait_for_selector("#app-frame").content_frame()
-    assert frame.query_selector("#signing") is None
-    assert tab.page.evaluate("window.__events") == []
-    tab.close()
-
-
-def test_a_voided_packets_link_tells_the_embedding_app_why(
-    browser, live_server, app: str, packet_of, sign_url
-) -> None:
-    from esign.models import Packet
-    from esign.sending.packets import packet_void_now
-
-    signers = packet_of()
-    url = sign_url(signers["client"])
-    packet_void_now(packet=Signer.objects.get(eid=signers["client"]).packet)
-    assert Packet.objects.get(signers__eid=signers["client"]).status == "voided"
-
-    tab = Tab(browser, DESKTOP, expected=lambda message: "status of 403" in message.text)
-    query = f"kind=embed&src={quote(url, safe='')}&anvil={quote(live_server.url, safe='')}"
-    tab.page.goto(f"{app}/app.html?{query}")
-    [event] = [e["data"] for e in events(tab, 1)]
-    assert event == {
-        "action": "signerError",
-        "errorType": "notFound",
-        "error": "notFound",
-        "message": "This signature request was cancelled.",
-        "signerEid": signers["client"],
-        "reason": "packetVoided",
-    }
-    frame = tab.page.wait_for_selector("iframe").content_frame()
-    assert "The sender cancelled this request." in frame.inner_text("main")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    tab.page.screenshot(path=str(SHOTS / "23-voided-link-in-embed-frame-desktop.png"))
-    tab.close()
-
-
 def test_without_anvil_url_as_the_readmes_show_neither_frame_hears_anything(
     browser, live_server, app: str, packet_of, sign_url
 ) -> None:
@@ -426,103 +343,4 @@ def test_a_decline_is_signer_complete_with_status_declined_in_both_frames(
     assert tab.page.inner_text("h1") == "You declined to sign"
     SHOTS.mkdir(parents=True, exist_ok=True)
     tab.page.screenshot(path=str(SHOTS / "24-legacy-frame-declined-desktop.png"))
-    tab.close()
-
-
-@pytest.mark.parametrize("link", ["bad-token", "unknown-signer"])
-def test_a_link_that_is_not_valid_is_signer_error_with_its_signer_eid_in_both_frames(
-    browser, live_server, app: str, packet_of, sign_url, link: str
-) -> None:
-    signers = packet_of()
-    eid = signers["client"] if link == "bad-token" else "NoSuchSigner0000000x"
-    url = f"{live_server.url}/api/etch/verify/{eid}?token=not-a-token"
-    expected = {
-        "action": "signerError",
-        "errorType": "tokenInvalid",
-        "error": "tokenInvalid",
-        "message": "This signing link is not valid.",
-        "signerEid": eid,
-    }
-    tab = Tab(browser, DESKTOP, expected=lambda message: "status of 403" in message.text)
-    tab.page.goto(app_url(app, "embed", url, live_server.url))
-    assert [e["data"] for e in events(tab, 1)] == [expected]
-    tab.page.wait_for_timeout(200)
-    assert len(tab.page.evaluate("window.__events")) == 1
-    tab.close()
-
-    tab = Tab(browser, DESKTOP, expected=lambda message: "status of 403" in message.text)
-    finished = record_finish(tab)
-    tab.page.goto(app_url(app, "legacy", url, live_server.url))
-    tab.page.wait_for_url(re.compile(re.escape(live_server.url) + r"/etch-complete\?"))
-    [string] = finished
-    query = parse_qs(urlsplit(string).query)
-    assert {key: value for [key, value] in ((k, v[0]) for k, v in query.items())} == expected
-    assert "This signing link is not valid." in tab.page.inner_text("main")
-    tab.close()
-
-
-def test_the_documented_workflow_example_hears_the_workflows_events(
-    browser, live_server, app: str, organization: Organization, settings
-) -> None:
-    settings.PUBLIC_BASE_URL = live_server.url
-    organization.embed_origins = [app]
-    organization.save()
-    pdf, spec = build_demo_template()
-    template = template_create_with_spec(
-        organization=organization, title="Demo", pdf=pdf, spec=spec, publish=True
-    )
-    workflow = demo_workflow_create(organization=organization, template=template)
-    url = f"{live_server.url}/form/acme/{workflow.slug}?embedded=true"
-    tab = Tab(browser, DESKTOP)
-    tab.page.goto(app_url(app, "workflow", url, live_server.url))
-    frame = tab.page.wait_for_selector("iframe").content_frame()
-    frame.fill("[name='name.firstName']", "Ada")
-    frame.fill("[name='name.lastName']", "Lovelace")
-    frame.fill("[name='email']", "ada@example.com")
-    frame.fill("[name='phone.num']", "415 555 0132")
-    frame.get_by_role("button", name="Next").click()
-    [event] = [e["data"] for e in events(tab, 1)]
-    assert event["action"] == "forgeSubmitPage"
-    assert event["weldEid"] == workflow.eid
-    assert event["pageIndex"] == 0
-    tab.close()
-
-
-def test_an_embedded_workflows_signer_is_heard_by_the_embed_frame_as_an_object(
-    browser, live_server, app: str, organization: Organization, demo_template, settings, tmp_path
-) -> None:
-    # The workflow's signing link is its own (embedded=true), not the legacy frame's
-    # (withinIframe=true, which gets the string only): the embed frame hears the object.
-    from tests.workflows.test_signing_step import nda
-
-    settings.PUBLIC_BASE_URL = live_server.url
-    settings.SEAL_DEV_DIR = tmp_path / "seal-dev"
-    organization.embed_origins = [app]
-    organization.save()
-    nda(organization, demo_template)
-    url = f"{live_server.url}/form/acme/nda?embedded=true"
-    tab = Tab(browser, DESKTOP)
-    tab.page.goto(app_url(app, "workflow", url, live_server.url))
-    frame = tab.page.wait_for_selector("iframe").content_frame()
-    frame.fill("[name='name.firstName']", "Ada")
-    frame.fill("[name='name.lastName']", "Lovelace")
-    frame.fill("[name='email']", "ada@example.com")
-    frame.click("#wf-next")
-    frame.wait_for_selector("#wf-sign")
-    frame.click("#wf-sign")
-    frame.wait_for_selector("#signing[data-state=ready]")
-    frame.click(".sg-field[data-key$='/sig1']")
-    frame.wait_for_selector("#sg-adopt[open]")
-    pad = frame.locator("#sg-pad").bounding_box()
-    tab.page.mouse.move(pad["x"] + 20, pad["y"] + 40)
-    tab.page.mouse.down()
-    tab.page.mouse.move(pad["x"] + 150, pad["y"] + 20, steps=5)
-    tab.page.mouse.up()
-    frame.click("#sg-adopt-ok")
-    frame.click("#sg-finish")
-    tab.page.wait_for_function(
-        "window.__events.some((e) => e.data.action === 'signerComplete')", timeout=30_000
-    )
-    actions = [e["data"]["action"] for e in tab.page.evaluate("window.__events")]
-    assert actions[:3] == ["forgeSubmitPage", "forgeComplete", "signerComplete"]
     tab.close()
