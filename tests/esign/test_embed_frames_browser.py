@@ -14,9 +14,9 @@ The components are React 16 components published as CommonJS: the integrator's p
 React's UMD builds and gives the package a ``require`` that names them (no bundler).
 
 This module: the components' pages and helpers (tests/builders imports some), the legacy frame's
-onFinish, the embed frame's event objects, neither heard without anvilURL, and a decline in both
-frames. Links that cannot sign are in test_embed_frames_links_browser.py, workflows in
-test_embed_frames_workflows_browser.py."""
+onFinish, the embed frame's event objects, neither heard without anvilURL, a decline in both
+frames, and workflows in the embed frame (docs/workflows.md's example). Links that cannot sign
+are in test_embed_frames_links_browser.py."""
 
 from __future__ import annotations
 
@@ -30,9 +30,12 @@ from django.test import Client
 
 from accounts.models import Organization
 from esign.models import Signer
+from templates_app.engine.demo import build_demo_template
+from templates_app.services import template_create_with_spec
 from tests.browser import AppPages, Tab, app_fixture, file_below
 from tests.esign.conftest import sign, token_of, two_signer_packet
 from tests.esign.test_signing_browser import DESKTOP, SHOTS, events, signers_of
+from workflows.demo import demo_workflow_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -343,4 +346,71 @@ def test_a_decline_is_signer_complete_with_status_declined_in_both_frames(
     assert tab.page.inner_text("h1") == "You declined to sign"
     SHOTS.mkdir(parents=True, exist_ok=True)
     tab.page.screenshot(path=str(SHOTS / "24-legacy-frame-declined-desktop.png"))
+    tab.close()
+
+
+def test_the_documented_workflow_example_hears_the_workflows_events(
+    browser, live_server, app: str, organization: Organization, settings
+) -> None:
+    settings.PUBLIC_BASE_URL = live_server.url
+    organization.embed_origins = [app]
+    organization.save()
+    pdf, spec = build_demo_template()
+    template = template_create_with_spec(
+        organization=organization, title="Demo", pdf=pdf, spec=spec, publish=True
+    )
+    workflow = demo_workflow_create(organization=organization, template=template)
+    url = f"{live_server.url}/form/acme/{workflow.slug}?embedded=true"
+    tab = Tab(browser, DESKTOP)
+    tab.page.goto(app_url(app, "workflow", url, live_server.url))
+    frame = tab.page.wait_for_selector("iframe").content_frame()
+    frame.fill("[name='name.firstName']", "Ada")
+    frame.fill("[name='name.lastName']", "Lovelace")
+    frame.fill("[name='email']", "ada@example.com")
+    frame.fill("[name='phone.num']", "415 555 0132")
+    frame.get_by_role("button", name="Next").click()
+    [event] = [e["data"] for e in events(tab, 1)]
+    assert event["action"] == "forgeSubmitPage"
+    assert event["weldEid"] == workflow.eid
+    assert event["pageIndex"] == 0
+    tab.close()
+
+
+def test_an_embedded_workflows_signer_is_heard_by_the_embed_frame_as_an_object(
+    browser, live_server, app: str, organization: Organization, demo_template, settings, tmp_path
+) -> None:
+    # The workflow's signing link is its own (embedded=true), not the legacy frame's
+    # (withinIframe=true, which gets the string only): the embed frame hears the object.
+    from tests.workflows.test_signing_step import nda
+
+    settings.PUBLIC_BASE_URL = live_server.url
+    settings.SEAL_DEV_DIR = tmp_path / "seal-dev"
+    organization.embed_origins = [app]
+    organization.save()
+    nda(organization, demo_template)
+    url = f"{live_server.url}/form/acme/nda?embedded=true"
+    tab = Tab(browser, DESKTOP)
+    tab.page.goto(app_url(app, "workflow", url, live_server.url))
+    frame = tab.page.wait_for_selector("iframe").content_frame()
+    frame.fill("[name='name.firstName']", "Ada")
+    frame.fill("[name='name.lastName']", "Lovelace")
+    frame.fill("[name='email']", "ada@example.com")
+    frame.click("#wf-next")
+    frame.wait_for_selector("#wf-sign")
+    frame.click("#wf-sign")
+    frame.wait_for_selector("#signing[data-state=ready]")
+    frame.click(".sg-field[data-key$='/sig1']")
+    frame.wait_for_selector("#sg-adopt[open]")
+    pad = frame.locator("#sg-pad").bounding_box()
+    tab.page.mouse.move(pad["x"] + 20, pad["y"] + 40)
+    tab.page.mouse.down()
+    tab.page.mouse.move(pad["x"] + 150, pad["y"] + 20, steps=5)
+    tab.page.mouse.up()
+    frame.click("#sg-adopt-ok")
+    frame.click("#sg-finish")
+    tab.page.wait_for_function(
+        "window.__events.some((e) => e.data.action === 'signerComplete')", timeout=30_000
+    )
+    actions = [e["data"]["action"] for e in tab.page.evaluate("window.__events")]
+    assert actions[:3] == ["forgeSubmitPage", "forgeComplete", "signerComplete"]
     tab.close()
