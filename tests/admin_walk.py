@@ -55,7 +55,7 @@ class Tenant:
             if model not in self.factories:
                 pytest.fail(
                     f"{model._meta.label} is registered in the admin but has no factory in "
-                    "tests/test_admin_every_modeladmin.py: add one, and scope its admin."
+                    "tests/admin_walk.py (FACTORIES): add one, and scope its admin."
                 )
             obj = self.factories[model](self)
             self.objects[model] = obj
