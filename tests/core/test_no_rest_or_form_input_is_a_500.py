@@ -1,6 +1,7 @@
 """No REST or public-form input is a 500 (issue 32): hostile bodies to fill, generate-pdf and
-verify, and hostile posts to a webform page and to a signer's finish and decline. The world and
-the shared helpers are in test_no_input_is_a_500.py."""
+verify, hostile text in the paths (the document-group and submission downloads, a signer's
+documents and pages), and hostile posts to a webform page and to a signer's finish and decline.
+The world and the shared helpers are in test_no_input_is_a_500.py."""
 
 from __future__ import annotations
 
