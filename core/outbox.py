@@ -46,6 +46,7 @@ from django.utils import timezone
 
 from core.background import RETRY_JITTER, TaskRef, retry_later
 from core.errors import Conflict
+from core.row_writes import rows_update
 
 
 class MoveRefused(Conflict):
@@ -167,7 +168,7 @@ class Outbox:
         written = [self.leased_until, *self._touched()]
         if self.count_attempts == "claimed":
             written.append(self.attempts)
-        self.model._default_manager.bulk_update(list(rows), written)
+        rows_update(rows, written)
 
     def finish(self, row: Any, to: str, *, now: datetime) -> None:
         """The work is done (or ended): move to ``to``, release the lease, nothing more is due."""

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from core.background import enqueue_in_transaction
 from core.claims import claim_one
+from core.row_writes import rows_update
 from core.sweeps import sweep, task_results_lost_fail, task_unfinished, tasks_unfinished_for
 from core.tasks_registry import task_path
 from esign.links.emails import signer_emails_recover, signer_reminders_queue
@@ -111,7 +112,7 @@ def seal_renewals_sweep(*, now: datetime) -> int:
         due = [v for v in versions if v.renewal_due_at is not None and v.renewal_due_at <= now]
         if abandoned:
             waiting = [v for v in versions if v not in due]
-            SealedFileVersion.objects.bulk_update(waiting, ["renewal_leased_until"])
+            rows_update(waiting, ["renewal_leased_until"])
         if due:
             enqueue(due)
         return len(due)

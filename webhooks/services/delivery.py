@@ -46,6 +46,7 @@ from django_tasks_db.models import DBTaskResult
 from core.engine.fetch import FetchError, PostResponse, post
 from core.engine.payload_crypto import encrypt_payload
 from core.resources import webhook_policy
+from core.row_writes import rows_update
 from core.tasks_registry import task_named, task_path
 from webhooks.engine.signing import signature_headers
 from webhooks.models import (
@@ -181,7 +182,7 @@ def _claim(*, delivery_id: int, attempt: int, now: datetime) -> list[_Claimed] |
             done = [item for item in batch if item.pk in delivered]
             for item in done:
                 delivered_finish(item, *delivered[item.pk], now=now)
-            WebhookDelivery.objects.bulk_update(done, DELIVERY_FIELDS)
+            rows_update(done, DELIVERY_FIELDS)
             if delivery.pk in delivered:
                 return "delivered already"
             batch = [item for item in batch if item.pk not in delivered]
@@ -322,11 +323,11 @@ def _finish(sent: list[_Sent]) -> list[str]:
             delivery = deliveries[item.claimed.delivery_id]
             attempt = attempts[(delivery.pk, item.claimed.number)]
             outcomes.append(_finish_one(delivery, attempt, item, now=now))
-        WebhookAttempt.objects.bulk_update(
+        rows_update(
             list(attempts.values()),
             ["finished_at", "duration_ms", "status_code", "error", "response_excerpt", "outcome"],
         )
-        WebhookDelivery.objects.bulk_update([deliveries[pk] for pk in ids], DELIVERY_FIELDS)
+        rows_update([deliveries[pk] for pk in ids], DELIVERY_FIELDS)
         return outcomes
 
 

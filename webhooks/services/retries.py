@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from core.background import enqueue_in_transaction
 from core.engine.fetch import PostResponse
+from core.row_writes import rows_update
 from core.sweeps import task_results_lost_fail, tasks_unfinished_for
 from core.tasks_registry import task_path
 from webhooks.engine.signing import retry_after_seconds
@@ -78,7 +79,7 @@ def attempts_delivered(
     return {delivery_id: (at, code) for delivery_id, at, code in rows}
 
 
-# What finishing or recovering a delivery writes (``bulk_update``).
+# What finishing or recovering a delivery writes (``core.row_writes.rows_update``).
 DELIVERY_FIELDS = [*DELIVERIES.fields, "last_status_code", "delivered_at"]
 
 
@@ -162,7 +163,7 @@ def _abandoned_recover(deliveries: list[WebhookDelivery], *, now: datetime) -> i
             enqueue_in_transaction(
                 WEBHOOK_DELIVER, delivery_id=delivery.pk, attempt=delivery.attempt_count + 1
             )
-    WebhookDelivery.objects.bulk_update(deliveries, DELIVERY_FIELDS)
+    rows_update(deliveries, DELIVERY_FIELDS)
     return len(deliveries)
 
 
