@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from esign.engine.file_model import FileModel, file_schema
 from esign.engine.signer_model import signer_schema
 
 # --- shapes inside JSON arguments ---------------------------------------------------------------
@@ -17,6 +18,20 @@ def signer_json_schema() -> dict[str, Any]:
     create_packet's ``signers`` items. SIGNER_SHAPE below says the same for a reader; a test
     (tests/esign/test_signer_model.py) holds its keys and example to the model."""
     return signer_schema()
+
+
+def file_json_schema() -> dict[str, Any]:
+    """The JSON Schema of one file of ``files`` and of the objects inside it, by name
+    (esign.engine.file_model, which the parser checks files with): the MCP tool create_packet's
+    ``files`` items. FILE_FIELD_SHAPE below shows a field for a reader; a test
+    (tests/esign/test_file_model.py) holds its keys to the model's."""
+    return file_schema()
+
+
+def _file_says(key: str) -> str:
+    """The description of a file's ``key`` (its wire name), as the model declares it."""
+    fields = {str(field.alias): field for field in FileModel.model_fields.values()}
+    return str(fields[key].description)
 
 
 SIGNER_SHAPE = """One signer, a JSON object:
@@ -248,17 +263,14 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "resendEtchSignerEmail(signerEid)": "The email signer whose turn it is.",
     },
     "EtchFile": {
-        "id": "Your id for the file, unique in the packet; signers' fields and `data.payloads` "
-        "name it.",
-        "title": "The document's title, shown to signers.",
-        "filename": "The file name of the document in downloads (.pdf added).",
-        "castEid": "A template of your organization: its PDF, filled with "
-        "`data.payloads.<id>.data` when given, with the template's own signer fields.",
+        # The keys of one line are the model's (esign.engine.file_model); the others show
+        # their shape at length.
+        **{
+            key: _file_says(key)
+            for key in ("id", "title", "filename", "castEid", "base64File", "fontSize", "textColor")
+        },
         "file": UPLOAD_SHAPE,
-        "base64File": "The same as `file`, as inline base64 `{data, filename, mimetype}`.",
         "fields": FILE_FIELD_SHAPE,
-        "fontSize": "Markdown documents: the text's font size in points.",
-        "textColor": "Markdown documents: the text's colour, `#rrggbb`.",
         "markup": MARKUP_SHAPE,
     },
     "EtchPacket": {

@@ -11,7 +11,7 @@ from typing import Any
 import fill.openapi  # noqa: F401 - registers FillRequest and its parts
 import generate.openapi  # noqa: F401 - registers GenerateRequest and its parts
 from core.openapi import registered_schema
-from esign.graphql_docs import signer_json_schema
+from esign.graphql_docs import file_json_schema, signer_json_schema
 from esign.models import Language
 
 Schema = dict[str, Any]
@@ -126,6 +126,27 @@ def _signer() -> tuple[Schema, Schema]:
     return signer, definitions
 
 
+def _inlined(value: Any, definitions: Schema) -> Any:
+    """``value`` with each reference to one of ``definitions`` replaced by its schema (beside
+    the keys written with the reference: its description)."""
+    if isinstance(value, dict):
+        ref = str(value.get("$ref", "")).removeprefix(_COMPONENTS)
+        if ref in definitions:
+            rest = {key: item for key, item in value.items() if key != "$ref"}
+            return {**_inlined(definitions[ref], definitions), **_inlined(rest, definitions)}
+        return {key: _inlined(item, definitions) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_inlined(item, definitions) for item in value]
+    return value
+
+
+def _file() -> Schema:
+    """One file of createEtchPacket (esign.engine.file_model.FileModel, what its parser checks),
+    the two small objects it uses (a field, HTML markup) written in place."""
+    definitions = file_json_schema()
+    return _inlined(definitions.pop("FileModel"), definitions)
+
+
 def create_packet() -> Schema:
     signer, definitions = _signer()
     schema = _object(
@@ -138,7 +159,7 @@ def create_packet() -> Schema:
                 "({id, title, markup: {html, css}}), each with `fields` (the signer fields "
                 "placed on it: {id, type, pageNum, rect: {x, y, width, height}}). As "
                 "createEtchPacket's `files` (the GraphQL reference at /api/docs).",
-                "items": {"type": "object"},
+                "items": _file(),
             },
             "signers": {
                 "type": "array",

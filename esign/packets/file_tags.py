@@ -31,7 +31,7 @@ from templates_app.engine.tag_grammar import Tag
 from templates_app.engine.text_tags import apply_text_tags
 
 # A tag's type as a packet's field type: the signer's name is the packet's fullName; the
-# others a signer fills are the same (esign.packets.file_inputs.SIGNER_FIELD_TYPES).
+# others a signer fills are the same (esign.engine.file_model.SIGNER_FIELD_TYPES).
 PACKET_TYPES = {
     "signature": "signature",
     "initial": "initial",

@@ -1,5 +1,5 @@
 """How createEtchPacket's arguments read one value (esign.packets.inputs and the modules of its
-files, signers and options): text, one line, an email address, a number, a language. Each
+files, signers and options): text, one line, an email address, a language. Each
 problem is appended to ``problems`` at the argument's path; written once here, so that a
 packet's name, a signer's and a forwarded signer's are read alike."""
 
@@ -69,7 +69,3 @@ def email_problem(text: str) -> str | None:
     except ValidationError:
         return "Must be an email address."
     return line_problem(text) or length_problem(text, _EMAIL_COLUMN)
-
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -23,10 +23,11 @@ from typing import Any
 from core.engine.input_checks import length_problem
 from core.engine.problems import Problem
 from core.errors import ValidationFailed
+from esign.engine.file_model import MAX_FILES
+from esign.engine.file_model import STAMP_TYPES as STAMP_TYPES
 from esign.models import Signer
 from esign.packets.attachment_fields import attachment_count_problems
-from esign.packets.file_inputs import MAX_FILES, file_input
-from esign.packets.file_inputs import STAMP_TYPES as STAMP_TYPES
+from esign.packets.file_inputs import file_input
 from esign.packets.file_tags import SignerNames, tagged_signer_fields
 from esign.packets.initials import initials_problems
 from esign.packets.input_data import FileInput as FileInput
