@@ -1,14 +1,11 @@
-"""The wire descriptions of workflows' GraphQL (workflows/schema.py): forgeSubmit (with the
-shape inside its JSON payload), the submissions and workflows it reads, and the
+"""The wire descriptions of workflows' GraphQL (workflows/schema.py): forgeSubmit (its arguments,
+the shape inside its JSON payload included, as their model describes them:
+workflows.engine.forge_arguments), the submissions and workflows it reads, and the
 organization's ``welds``."""
 
 from __future__ import annotations
 
-FORGE_PAYLOAD_SHAPE = """The webform's values, a JSON object keyed by field key (`forge { pages }`
-lists the keys): `{"name": {"firstName": "Ada", "lastName": "Lovelace"}, "email":
-"ada@example.com", "amount": "1234.50", "agree": true}`. Each value given is checked by its
-field's rule and merged into what is stored; a blank value clears it; unknown keys are ignored.
-Problems are a ValidationError naming `payload.<key>`, and nothing is stored."""
+from workflows.engine.forge_arguments import argument_descriptions
 
 # type -> field -> description; a field's argument as "field(argument)". Merged with the other
 # apps' in config.graphql_docs and set on the root schema (core.graphql.descriptions).
@@ -28,24 +25,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "submissionEid it updates that webform submission. `complete: true` finishes the "
         "webform; the last one fills the workflow's documents or starts its signing step. A "
         "completed submission is a ConflictError.",
-        "forgeSubmit(forgeEid)": "The webform's eid (`weld { forges { eid } }`).",
-        "forgeSubmit(weldDataEid)": "The submission (weldData) to add this webform to.",
-        "forgeSubmit(submissionEid)": "The webform submission to update.",
-        "forgeSubmit(payload)": FORGE_PAYLOAD_SHAPE,
-        "forgeSubmit(enforcePayloadValidOnCreate)": "false: a new submission keeps the valid "
-        "values and leaves the others out instead of refusing them all (default true).",
-        "forgeSubmit(complete)": "true: every required field must have a value; completes the "
-        "webform (forgeComplete event).",
-        "forgeSubmit(currentStep)": "The page the person is on: a page index of the webform "
-        "from 0.",
-        "forgeSubmit(isTest)": "true: a test submission (always, with a development key).",
-        "forgeSubmit(timezone)": "An IANA time zone name (Europe/Paris), kept with the submission.",
-        "forgeSubmit(webhookURL)": "Where this submission's events go instead of the "
-        "organization's webhook URL; a private or loopback address is refused unless "
-        "FETCH_ALLOW_HOSTS allows it.",
-        "forgeSubmit(groupArrayId)": "Refused: these webforms have no repeating groups.",
-        "forgeSubmit(groupArrayIndex)": "Refused: these webforms have no repeating groups.",
-        "forgeSubmit(errorType)": "Accepted and ignored.",
+        # Each argument as its model declares it (workflows.engine.forge_arguments).
+        **{f"forgeSubmit({name})": text for name, text in argument_descriptions().items()},
         "removeWeldData": "Delete a workflow submission and what it made.",
         "removeWeldData(eid)": "The weldData's eid.",
     },

@@ -15,7 +15,6 @@ eid (nothing secret is stored, and removing the submission kills the link).
 
 from __future__ import annotations
 
-import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,12 +23,18 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.identity import ApiIdentity
+from core.engine.wire_models import refusal, validate
 from core.errors import Conflict, FieldError, NotFound, ValidationFailed
 from esign.sending import PreparedPacket
 from webhooks.services import check_webhook_url
 from workflows.definitions.versions import Running, running_definition, webform_get
 from workflows.engine.definition import WebformDef, WorkflowDef
-from workflows.engine.entries import place_entry
+from workflows.engine.forge_arguments import (
+    WEBHOOK_CHECK,
+    ForgeSubmitArguments,
+    entry_payload,
+    step_problems,
+)
 from workflows.engine.messages import Message
 from workflows.engine.resolve import (
     Checked,
@@ -304,6 +309,9 @@ def _save(
 
 @dataclass(frozen=True)
 class ForgeSubmitInput:
+    """forgeSubmit's arguments as a caller holds them (by Python name), not checked yet: what
+    each takes is workflows.engine.forge_arguments.ForgeSubmitArguments, under the same names."""
+
     forge_eid: str
     payload: Any
     weld_data_eid: str | None = None
@@ -319,6 +327,30 @@ class ForgeSubmitInput:
     error_type: str | None = None
 
 
+def _webhook_url_kept(url: str) -> str:
+    """The model's webhook check (`WEBHOOK_CHECK`): the service's, its refusal in the model's
+    words."""
+    try:
+        return check_webhook_url(url)
+    except ValidationFailed as refused:
+        raise refusal(refused.fields[0].message) from None
+
+
+def _forge_arguments(submit: ForgeSubmitInput) -> ForgeSubmitArguments:
+    """``submit`` checked against ForgeSubmitArguments; ValidationFailed names every argument
+    refused. May resolve the webhook URL's host name: call it outside any transaction."""
+    sent = {
+        str(field.alias): getattr(submit, name)
+        for name, field in ForgeSubmitArguments.model_fields.items()
+    }
+    arguments, problems = validate(
+        ForgeSubmitArguments, sent, context={WEBHOOK_CHECK: _webhook_url_kept}
+    )
+    if arguments is None:
+        raise ValidationFailed.from_problems(problems)
+    return arguments
+
+
 def forge_submit(*, identity: ApiIdentity, submit: ForgeSubmitInput) -> WebformSubmission:
     """forgeSubmit: start a submission (no weldDataEid or submissionEid), add a webform to one
     (weldDataEid), or update a webform's submission (submissionEid). The payload's keys are the
@@ -326,24 +358,21 @@ def forge_submit(*, identity: ApiIdentity, submit: ForgeSubmitInput) -> WebformS
     organization = identity.organization
     webform_row = webform_get(organization=organization, eid=submit.forge_eid)
     workflow = webform_row.workflow
-    if not isinstance(submit.payload, Mapping):
-        raise ValidationFailed.single("payload", "Must be an object keyed by field key.")
-    webhook_url = check_webhook_url(submit.webhook_url) if submit.webhook_url else ""
-    timezone_name = _timezone(submit.timezone)
+    arguments = _forge_arguments(submit)
     submission: Submission | None = None
-    if submit.submission_eid:
+    if arguments.submission_eid:
         row = (
             WebformSubmission.objects.select_related("submission__workflow__organization")
-            .filter(submission__workflow__organization=organization, eid=submit.submission_eid)
+            .filter(submission__workflow__organization=organization, eid=arguments.submission_eid)
             .first()
         )
-        if row is None or row.webform_eid != submit.forge_eid:
-            raise NotFound(f"No submission with eid '{submit.submission_eid}' of this webform.")
+        if row is None or row.webform_eid != arguments.forge_eid:
+            raise NotFound(f"No submission with eid '{arguments.submission_eid}' of this webform.")
         submission = row.submission
-        if submit.weld_data_eid and submit.weld_data_eid != submission.eid:
+        if arguments.weld_data_eid and arguments.weld_data_eid != submission.eid:
             raise ValidationFailed.single("weldDataEid", "The submission is of another weldData.")
-    elif submit.weld_data_eid:
-        submission = submission_get(organization=organization, eid=submit.weld_data_eid)
+    elif arguments.weld_data_eid:
+        submission = submission_get(organization=organization, eid=arguments.weld_data_eid)
         if submission.workflow_id != workflow.pk:
             raise ValidationFailed.single("weldDataEid", "The weldData is of another workflow.")
     loaded = (
@@ -351,83 +380,44 @@ def forge_submit(*, identity: ApiIdentity, submit: ForgeSubmitInput) -> WebformS
         if submission
         else loaded_new(running_definition(workflow, published_only=False))
     )
-    webform = loaded.definition.webform(eid=submit.forge_eid)
+    webform = loaded.definition.webform(eid=arguments.forge_eid)
     if webform is None:
-        raise NotFound(f"The webform '{submit.forge_eid}' is not part of this weldData's version.")
+        raise NotFound(
+            f"The webform '{arguments.forge_eid}' is not part of this weldData's version."
+        )
     known = loaded.payload(webform)
-    payload, entry = _entry_payload(webform, known, submit)
+    payload, entry, problems = entry_payload(webform, known, arguments)
+    if problems:
+        raise ValidationFailed.from_problems(problems)
     checked = check_payload(webform, payload, only_given=True, known=known)
-    creating = submit.submission_eid is None
+    creating = arguments.submission_eid is None
     if checked.errors:
-        if creating and submit.enforce_payload_valid_on_create is False:
+        if creating and arguments.enforce_payload_valid_on_create is False:
             checked = Checked(values=checked.values)  # what is invalid is left out
         elif entry:
             # One entry was sent: its messages name its keys, as sent (payload.price).
             raise PayloadInvalid({key.removeprefix(entry): m for key, m in checked.errors.items()})
         else:
             raise _payload_errors(checked)
-    step = submit.current_step
-    if step is not None and not 0 <= step < len(webform.pages):
-        raise ValidationFailed.single(
-            "currentStep", f"Must be a page index from 0 to {len(webform.pages) - 1}."
-        )
+    if problems := step_problems(webform, arguments.current_step):
+        raise ValidationFailed.from_problems(problems)
     saved = webform_save(
         SaveRequest(
             workflow=workflow,
             webform=webform,
             checked=checked,
             loaded=loaded,
-            row_eid=submit.submission_eid,
-            current_step=step,
-            complete=bool(submit.complete),
+            row_eid=arguments.submission_eid,
+            current_step=arguments.current_step,
+            complete=bool(arguments.complete),
             # A development key's submissions are always tests, as its generated PDFs are marked.
-            is_test=bool(submit.is_test) or identity.is_development,
-            webhook_url=webhook_url,
-            timezone=timezone_name,
+            is_test=bool(arguments.is_test) or identity.is_development,
+            webhook_url=arguments.webhook_url,
+            timezone=arguments.timezone,
             identity=identity,
         )
     )
     return saved.row
-
-
-def _entry_payload(
-    webform: WebformDef, known: Mapping[str, Any], submit: ForgeSubmitInput
-) -> tuple[Mapping[str, Any], str]:
-    """forgeSubmit's payload as the webform's keys, and the prefix of the entry it names. With
-    ``groupArrayId`` (a repeating group's key) and ``groupArrayIndex`` (0-based; the next index
-    adds an entry) the payload holds one entry's values, placed among the stored entries."""
-    group_id, index = submit.group_array_id, submit.group_array_index
-    if group_id is None and index is None:
-        return submit.payload, ""
-    group = webform.group(group_id) if group_id is not None else None
-    if group is None:
-        groups = ", ".join(repr(g.key) for g in webform.groups) or "none"
-        raise ValidationFailed.single(
-            "groupArrayId", f"Must be the key of a repeating group of the webform ({groups})."
-        )
-    if index is None:
-        raise ValidationFailed.single("groupArrayIndex", "Required with groupArrayId.")
-    unknown = sorted(set(submit.payload) - {f.key for f in group.fields})
-    if unknown:
-        raise ValidationFailed(
-            FieldError(property=f"payload.{key}", message=f"Not a field of {group.key!r}.")
-            for key in unknown
-        )
-    try:
-        entries = place_entry(group, known.get(group.key), index, submit.payload)
-    except ValueError as error:
-        raise ValidationFailed.single("groupArrayIndex", str(error)) from None
-    return {group.key: entries}, f"{group.key}.{index}."
-
-
-def _timezone(name: str | None) -> str:
-    if not name:
-        return ""
-    try:
-        zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise ValidationFailed.single("timezone", "Must be an IANA time zone name.") from None
-    return name
 
 
 def submission_remove(*, identity: ApiIdentity, eid: str) -> bool:
