@@ -3,6 +3,8 @@ packet shape, many rows."""
 
 from __future__ import annotations
 
+from esign.engine.bulk_rows import ROWS_DESCRIPTION
+
 BULK_SHAPE = """createEtchPacket's arguments (name, files, signers, data, isTest,
 signatureEmailSubject...), as a JSON object in their wire form, whose strings may hold
 `{{column}}` placeholders. Each row's packet is this object with the row's values put in
@@ -45,10 +47,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "(BULK_SEND_EMAILS_PER_SECOND); each packet sends its usual webhook events; a task "
         "resumed after a crash never sends a row twice. At most BULK_SEND_MAX_ROWS rows.",
         "createEtchPacketBatch(packet)": BULK_SHAPE,
-        "createEtchPacketBatch(rows)": "The rows, JSON objects of values by column "
-        '(`{"name": "Ada Lovelace", "email": "ada@example.com", "rent": "1200"}`): text, '
-        "numbers or booleans (read as text). A wrong value is a ValidationError at "
-        "`rows.<index>.<column>`.",
+        # As the rows' model describes them.
+        "createEtchPacketBatch(rows)": ROWS_DESCRIPTION,
         "createEtchPacketBatch(name)": "The bulk send's name (default: the shape's name).",
         "cancelEtchPacketBatch": "Extension. Stop a bulk send that is sending: the rows still "
         "waiting stay `pending`, the packets made are kept. A finished one is a ConflictError.",

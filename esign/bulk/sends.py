@@ -3,7 +3,8 @@
 A batch is createEtchPacket's arguments (the shape) whose strings may hold ``{{column}}``
 placeholders, and rows of values by column. Each row's packet is the shape with the row's values
 put in, read by the same parser (esign.packets.inputs) and made by the same service
-(esign.sending.packets) as createEtchPacket's: nothing about packets is decided here.
+(esign.sending.packets) as createEtchPacket's: nothing about packets is decided here. What a row
+takes (values by column) and its messages are declared in esign.engine.bulk_rows.
 
 Every row is read when the batch is created, so a row's wrong email or missing name, or a
 template that is not the organization's, refuses the whole batch (a ValidationError naming
@@ -33,7 +34,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 import time
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
@@ -53,6 +53,7 @@ from core.lookups import get_or_not_found
 from core.outbox import Moves
 from core.tasks_registry import task_named
 from esign.bulk_models import BulkBatch, BulkRow
+from esign.engine.bulk_rows import PLACEHOLDER, read_rows
 from esign.models import SignerEmail
 from esign.packets.inputs import PacketInput, parse_packet_input
 from esign.sending.packets import packet_prepare, packet_store
@@ -63,10 +64,6 @@ from webhooks.services import check_webhook_url
 logger = logging.getLogger(__name__)
 
 
-# {{column}}, spaces inside allowed: {{ email }}.
-PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
-MAX_COLUMN_LENGTH = 100
-MAX_VALUE_LENGTH = 10_000
 # A chunk also ends after this many seconds of work, whatever the mail's pace allows: the next
 # chunk's task is then enqueued, and a worker is never held by one batch for long.
 CHUNK_WORK_SECONDS = 20.0
@@ -130,58 +127,6 @@ def shape_fill(value: Any, values: Mapping[str, str]) -> Any:
     if isinstance(value, list):
         return [shape_fill(item, values) for item in value]
     return value
-
-
-def _cell(value: Any) -> str | None:
-    """A row's value as text (a spreadsheet's number or date as it reads); None: not a value."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if isinstance(value, str | int | float):
-        return str(value).strip()
-    if isinstance(value, datetime):
-        return (
-            value.date().isoformat() if value.time() == datetime.min.time() else value.isoformat()
-        )
-    return None
-
-
-def rows_read(raw_rows: Any, problems: list[Problem]) -> list[dict[str, str]]:
-    """The rows as {column: text}; ``problems`` gets what is wrong with them (``rows.N.col``)."""
-    if not isinstance(raw_rows, list) or not raw_rows:
-        problems.append(Problem("rows", "Give at least one row."))
-        return []
-    limit = settings.BULK_SEND_MAX_ROWS
-    if len(raw_rows) > limit:
-        problems.append(Problem("rows", f"At most {limit} rows in one batch."))
-        return []
-    rows: list[dict[str, str]] = []
-    for index, raw in enumerate(raw_rows):
-        path = f"rows.{index}"
-        if not isinstance(raw, Mapping):
-            problems.append(Problem(path, "Must be an object of values by column."))
-            continue
-        row: dict[str, str] = {}
-        for column, value in raw.items():
-            name = str(column).strip()
-            text = _cell(value)
-            if not name or len(name) > MAX_COLUMN_LENGTH or PLACEHOLDER.search(name):
-                problems.append(Problem(path, "A column needs a name (at most 100 characters)."))
-            elif text is None:
-                problems.append(Problem(f"{path}.{name}", "Must be text, a number or a boolean."))
-            elif len(text) > MAX_VALUE_LENGTH:
-                problems.append(
-                    Problem(f"{path}.{name}", f"At most {MAX_VALUE_LENGTH} characters.")
-                )
-            elif problem := text_problem(text):
-                problems.append(Problem(f"{path}.{name}", problem))
-            else:
-                row[name] = text
-        rows.append(row)
-    return rows
 
 
 def _columns_of(rows: list[dict[str, str]]) -> list[str]:
@@ -270,8 +215,7 @@ def batch_create(
     nothing is stored. A ``draft`` (the admin's upload, previewed before it is sent) keeps its
     rows' problems on the rows instead, and is sent by :func:`batch_start`; only the shape's
     problems, or rows that are not rows, refuse it."""
-    problems: list[Problem] = []
-    rows = rows_read(raw_rows, problems)
+    rows, problems = read_rows(raw_rows, settings.BULK_SEND_MAX_ROWS)
     name = (name or "").strip()
     if text_problem(name) or len(name) > 255 or "\n" in name:
         problems.append(Problem("name", "Must be one line of at most 255 characters."))
