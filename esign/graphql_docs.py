@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from esign.engine.data_model import data_schema
 from esign.engine.file_model import FileModel, file_schema
 from esign.engine.signer_model import signer_schema
 
@@ -26,6 +27,13 @@ def file_json_schema() -> dict[str, Any]:
     ``files`` items. FILE_FIELD_SHAPE below shows a field for a reader; a test
     (tests/esign/test_file_model.py) holds its keys to the model's."""
     return file_schema()
+
+
+def data_json_schema() -> dict[str, Any]:
+    """The JSON Schema of ``data`` and of the objects inside it, by name
+    (esign.engine.data_model, which the parser checks it with): the MCP tool create_packet's
+    ``data``. DATA_SHAPE below says the same for a reader."""
+    return data_schema()
 
 
 def _file_says(key: str) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 import fill.openapi  # noqa: F401 - registers FillRequest and its parts
 import generate.openapi  # noqa: F401 - registers GenerateRequest and its parts
 from core.openapi import registered_schema
-from esign.graphql_docs import file_json_schema, signer_json_schema
+from esign.graphql_docs import data_json_schema, file_json_schema, signer_json_schema
 from esign.models import Language
 
 Schema = dict[str, Any]
@@ -140,11 +140,10 @@ def _inlined(value: Any, definitions: Schema) -> Any:
     return value
 
 
-def _file() -> Schema:
-    """One file of createEtchPacket (esign.engine.file_model.FileModel, what its parser checks),
-    the two small objects it uses (a field, HTML markup) written in place."""
-    definitions = file_json_schema()
-    return _inlined(definitions.pop("FileModel"), definitions)
+def _declared(definitions: Schema, name: str) -> Schema:
+    """The model ``name`` of ``definitions`` (esign's, which its parser checks with), the few
+    small objects it uses written in place."""
+    return _inlined(definitions.pop(name), definitions)
 
 
 def create_packet() -> Schema:
@@ -159,7 +158,7 @@ def create_packet() -> Schema:
                 "({id, title, markup: {html, css}}), each with `fields` (the signer fields "
                 "placed on it: {id, type, pageNum, rect: {x, y, width, height}}). As "
                 "createEtchPacket's `files` (the GraphQL reference at /api/docs).",
-                "items": _file(),
+                "items": _declared(file_json_schema(), "FileModel"),
             },
             "signers": {
                 "type": "array",
@@ -167,11 +166,7 @@ def create_packet() -> Schema:
                 "how they are reached, their routing order and the fields they fill.",
                 "items": signer,
             },
-            "data": {
-                "type": "object",
-                "description": "Fill data for the template files: {payloads: {<file id>: "
-                "{data: {...}}}}, as createEtchPacket's `data`.",
-            },
+            "data": _declared(data_json_schema(), "PacketData"),
             "isDraft": {"type": "boolean", "description": "Create without sending."},
             "isTest": {"type": "boolean", "description": "A test packet (watermarked)."},
             "webhookURL": {"type": "string", "description": "This packet's own webhook URL."},

@@ -22,7 +22,9 @@ from typing import Any
 
 from core.engine.input_checks import length_problem
 from core.engine.problems import Problem
+from core.engine.wire_models import validate
 from core.errors import ValidationFailed
+from esign.engine.data_model import PacketData
 from esign.engine.file_model import MAX_FILES
 from esign.engine.file_model import STAMP_TYPES as STAMP_TYPES
 from esign.models import Signer
@@ -57,6 +59,23 @@ def _list(value: Any, path: str, problems: list[Problem]) -> list[Any]:
     return value
 
 
+def _payloads(data: Any, files: list[FileInput], problems: list[Problem]) -> dict[str, Any]:
+    """``data``'s payloads (esign.engine.data_model.PacketData), each naming a template file of
+    ``files``; a ``data`` that is no object is read as none, as before."""
+    if not isinstance(data, Mapping):
+        return {}
+    read, found = validate(PacketData, data, prefix="data")
+    problems.extend(found)
+    payloads = read.payloads if read is not None else {}
+    templates = {file.id for file in files if file.cast_eid is not None}
+    problems.extend(
+        Problem(f"data.payloads.{file_id}", "No template file has this id to fill.")
+        for file_id in payloads
+        if file_id not in templates
+    )
+    return payloads
+
+
 def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     """The createEtchPacket arguments, checked; ValidationFailed names every problem."""
     problems: list[Problem] = []
@@ -88,23 +107,14 @@ def parse_packet_input(arguments: Mapping[str, Any]) -> PacketInput:
     updates_problems(files, signers, problems)
     cross_check(files, signers, problems)
     problems += attachment_count_problems(len(s.attachment_fields) for s in signers)
-    data = arguments.get("data") or {}
-    payloads = data.get("payloads") if isinstance(data, Mapping) else None
-    if payloads is not None and not isinstance(payloads, Mapping):
-        problems.append(Problem("data.payloads", "Must be an object keyed by file id."))
-        payloads = None
-    for file_id in payloads or {}:
-        if file_id not in {f.id for f in files if f.cast_eid is not None}:
-            problems.append(
-                Problem(f"data.payloads.{file_id}", "No template file has this id to fill.")
-            )
+    payloads = _payloads(arguments.get("data"), files, problems)
     options = packet_options(arguments, problems)
     if problems:
         raise ValidationFailed.from_problems(problems)
     return PacketInput(
         files=tuple(files),
         signers=tuple(signers),
-        payloads=payloads or {},
+        payloads=payloads,
         **options,
     )
 
