@@ -145,12 +145,15 @@ ROWS: TypeAdapter[list[dict[str, str]]] = TypeAdapter(Rows)
 
 def read_rows(raw: object, max_rows: int) -> tuple[list[dict[str, str]], list[Problem]]:
     """The rows as {column: text}, and their problems (``rows``, ``rows.N``, ``rows.N.column``).
-    A row refused keeps its good values; a value that is no row is left out, and rows that are
-    no batch (none, too many) leave none."""
+    A row refused keeps its good values. Rows that are no batch (none, too many) leave none, and
+    so does a value that is no row among them: the packet checks that follow name a row by its
+    place in the list they are given, which would not be its own."""
     rows, problems = validate_as(ROWS, raw, prefix="rows", context={MAX_ROWS: max_rows})
     if rows is not None:
         return rows, problems
     if any(problem.path == "rows" for problem in problems):
         return [], problems
     assert isinstance(raw, list)  # the bounds have passed
-    return [row_read(item)[0] for item in raw if isinstance(item, Mapping)], problems
+    if not all(isinstance(item, Mapping) for item in raw):
+        return [], problems
+    return [row_read(item)[0] for item in raw], problems

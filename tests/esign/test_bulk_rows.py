@@ -12,6 +12,8 @@ import pytest
 from config.schema import schema
 from core.engine.input_checks import CONTROL_MESSAGE
 from esign.engine.bulk_rows import ROWS, ROWS_DESCRIPTION, read_rows
+from esign.models import BulkBatch
+from tests.esign.test_bulk_send import CREATE_BATCH, uploaded_shape
 
 
 def read(raw: Any, max_rows: int = 3) -> tuple[list[dict[str, str]], list[tuple[str, str]]]:
@@ -53,7 +55,6 @@ def test_a_row_refused_keeps_its_good_values_and_each_problem_is_named() -> None
     rows, problems = read(
         [
             {"name": "Ada", "note": {"nested": 1}, "  ": "x", "{{a}}": "y", "c" * 101: "z"},
-            "not a row",
             {" mail ": ["a"], "long": "x" * 10_001, "bell": "a\x07b", "email": "b@example.com"},
         ]
     )
@@ -63,13 +64,35 @@ def test_a_row_refused_keeps_its_good_values_and_each_problem_is_named() -> None
         ("rows.0", "A column needs a name (at most 100 characters)."),
         ("rows.0", "A column needs a name (at most 100 characters)."),
         ("rows.0", "A column needs a name (at most 100 characters)."),
-        ("rows.1", "Must be an object of values by column."),
-        ("rows.2.mail", "Must be text, a number or a boolean."),
-        ("rows.2.long", "At most 10000 characters."),
-        ("rows.2.bell", CONTROL_MESSAGE),
+        ("rows.1.mail", "Must be text, a number or a boolean."),
+        ("rows.1.long", "At most 10000 characters."),
+        ("rows.1.bell", CONTROL_MESSAGE),
     ]
-    # What is no row is left out, as the batch's later checks have always read them.
+    # What the packet checks that follow read.
     assert rows == [{"name": "Ada"}, {"email": "b@example.com"}]
+
+
+def test_a_value_that_is_no_row_leaves_no_rows() -> None:
+    rows, problems = read(["not a row", {"name": "", "note": [1]}])
+
+    assert problems == [
+        ("rows.0", "Must be an object of values by column."),
+        ("rows.1.note", "Must be text, a number or a boolean."),
+    ]
+    assert rows == []
+
+
+def test_a_batch_with_a_value_that_is_no_row_names_no_packet_problem_at_another_row(
+    graphql: Any,
+) -> None:
+    """Before, the rows after it were read for their packets one place too early: the second
+    row's empty name was told at rows.0.signers.0.name."""
+    rows = ["not a row", {"name": "", "email": "charles@example.com"}]
+    result = graphql(CREATE_BATCH, {"packet": uploaded_shape(), "rows": rows})
+
+    fields = result["errors"][0]["extensions"]["fields"]
+    assert fields == [{"property": "rows.0", "message": "Must be an object of values by column."}]
+    assert BulkBatch.objects.count() == 0
 
 
 def test_the_graphql_rows_argument_is_described_by_the_model() -> None:
