@@ -8,6 +8,7 @@ from typing import Any
 
 from esign.engine.data_model import data_schema
 from esign.engine.file_model import FileModel, file_schema
+from esign.engine.option_model import options_schema
 from esign.engine.signer_model import signer_schema
 
 # --- shapes inside JSON arguments ---------------------------------------------------------------
@@ -34,6 +35,12 @@ def data_json_schema() -> dict[str, Any]:
     (esign.engine.data_model, which the parser checks it with): the MCP tool create_packet's
     ``data``. DATA_SHAPE below says the same for a reader."""
     return data_schema()
+
+
+def options_json_schema() -> dict[str, Any]:
+    """The JSON Schema of createEtchPacket's own options (esign.engine.option_model, which the
+    parser checks them with): the MCP tool create_packet's other arguments."""
+    return options_schema()
 
 
 def _file_says(key: str) -> str:

@@ -11,7 +11,12 @@ from typing import Any
 import fill.openapi  # noqa: F401 - registers FillRequest and its parts
 import generate.openapi  # noqa: F401 - registers GenerateRequest and its parts
 from core.openapi import registered_schema
-from esign.graphql_docs import data_json_schema, file_json_schema, signer_json_schema
+from esign.graphql_docs import (
+    data_json_schema,
+    file_json_schema,
+    options_json_schema,
+    signer_json_schema,
+)
 from esign.models import Language
 
 Schema = dict[str, Any]
@@ -146,11 +151,19 @@ def _declared(definitions: Schema, name: str) -> Schema:
     return _inlined(definitions.pop(name), definitions)
 
 
+def _options() -> Schema:
+    """createEtchPacket's own options (esign.engine.option_model.PacketOptions, what its parser
+    checks), by name; ``language`` lists the languages shipped."""
+    options = _declared(options_json_schema(), "PacketOptions")["properties"]
+    languages = [code for code, _name in Language.choices]
+    options["language"] = {**options["language"], "enum": languages}
+    return dict(options)
+
+
 def create_packet() -> Schema:
     signer, definitions = _signer()
     schema = _object(
         {
-            "name": {"type": "string", "description": "The packet's name."},
             "files": {
                 "type": "array",
                 "description": "The documents: a template ({id, castEid}), a PDF "
@@ -167,49 +180,7 @@ def create_packet() -> Schema:
                 "items": signer,
             },
             "data": _declared(data_json_schema(), "PacketData"),
-            "isDraft": {"type": "boolean", "description": "Create without sending."},
-            "isTest": {"type": "boolean", "description": "A test packet (watermarked)."},
-            "webhookURL": {"type": "string", "description": "This packet's own webhook URL."},
-            "mergePDFs": {"type": "boolean", "description": "One PDF of all the documents."},
-            "signatureEmailSubject": {
-                "type": "string",
-                "description": "The subject of the signing emails.",
-            },
-            "signatureEmailBody": {
-                "type": "string",
-                "description": "A message added to the signing emails.",
-            },
-            "language": {
-                "type": "string",
-                "enum": [code for code, _name in Language.choices],
-                "description": "The signers' pages and emails and the audit trail.",
-            },
-            "replyToEmail": {"type": "string", "description": "Where signers' replies go."},
-            "replyToName": {"type": "string", "description": "The name beside replyToEmail."},
-            "reminderDays": {
-                "type": "integer",
-                "description": "Remind signers who have not signed every this many days (1-365).",
-            },
-            "expiresAt": {
-                "type": "string",
-                "format": "date-time",
-                "description": "The packet expires then (ISO 8601, UTC without an offset).",
-            },
-            "expiresInDays": {
-                "type": "integer",
-                "description": "The packet expires this many days from now (instead of expiresAt).",
-            },
-            "allowForward": {
-                "type": "boolean",
-                "description": "Signers may hand their turn to someone else.",
-            },
-            "allowUpdates": {
-                "type": "boolean",
-                "description": (
-                    "As createEtchPacket's allowUpdates: signers may change the values the "
-                    "sender filled in their fields (files[].fields[].value) before signing."
-                ),
-            },
+            **_options(),
         },
         ["files", "signers"],
     )

@@ -1,7 +1,8 @@
-"""How createEtchPacket's arguments read one value (esign.packets.inputs and the modules of its
-files, signers and options): text, one line, an email address, a language. Each
-problem is appended to ``problems`` at the argument's path; written once here, so that a
-packet's name, a signer's and a forwarded signer's are read alike."""
+"""How createEtchPacket's arguments read one value where it needs the service (esign.packets.inputs
+and the modules of its files, signers and options): one line of text, an email address (Django's
+check, also given to the signer and option models), the languages shipped. Each problem is
+appended to ``problems`` at the argument's path; written once here, so that an uploaded file's
+name, a forwarded signer's name and address are read as a packet's and a signer's are."""
 
 from __future__ import annotations
 
@@ -25,27 +26,11 @@ def shipped_languages() -> tuple[str, ...]:
     return tuple(code for code, _name in settings.LANGUAGES)
 
 
-def language_of(value: Any, path: str, problems: list[Problem]) -> str:
-    """An extension of createEtchPacket: ``language`` of the packet or of one signer, a code of
-    shipped_languages() in any case ("pt-BR", "zh-Hans" as BCP 47 writes them)."""
-    if value is None or value == "":
-        return ""
-    languages = shipped_languages()
-    if not isinstance(value, str) or value.strip().lower() not in languages:
-        problems.append(Problem(path, f"Must be one of {', '.join(languages)}."))
-        return ""
-    return value.strip().lower()
-
-
-def stripped(value: Any) -> str:
-    return value.strip() if isinstance(value, str) else ""
-
-
 def one_line(value: Any, path: str, problems: list[Problem]) -> str:
     """``value`` as one line of text; a control character (a line break) is a problem: a value
     that becomes an email header (the subject is built from the packet's name) or a file name
     must stay on one line, or it could add headers."""
-    text = stripped(value)
+    text = value.strip() if isinstance(value, str) else ""
     problem = line_problem(text)
     if problem is not None:
         problems.append(Problem(path, problem))
@@ -56,7 +41,7 @@ def email_address(value: Any, path: str, problems: list[Problem]) -> str:
     """``value`` as an email address: Django's EmailValidator (the shape mail servers take),
     on one line (the validator takes control characters inside a quoted local part), that fits
     the address columns."""
-    text = stripped(value)
+    text = value.strip() if isinstance(value, str) else ""
     if text and (problem := email_problem(text)) is not None:
         problems.append(Problem(path, problem))
     return text

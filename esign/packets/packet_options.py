@@ -2,7 +2,9 @@
 (esign.packets.inputs): its name, the signature email's subject and body, the reply-to, the
 webhook URL, reminders, language, expiry (``expiresAt`` / ``expiresInDays``, also an extension
 of the sender's: esign.sending.expiry) and the switches (draft, test, merged PDFs, forwarding,
-updates, the verification stamp).
+updates, the verification stamp). What each takes, its messages and its schema are declared once
+in esign.engine.option_model (PacketOptions); this module gives it what needs the service
+(Django's email check, the languages shipped, the clock).
 
 Every problem names the argument it is about (``reminderDays``).
 """
@@ -11,106 +13,70 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.utils import timezone
 
 from core.engine.problems import Problem
 from core.moments import ISO_MESSAGE, parse_moment
-from esign.packets.input_values import email_address, language_of, one_line, stripped
-
-MAX_REMINDER_DAYS = 365
-
-# The furthest a packet may expire: five years from now (a bound, not a policy).
-MAX_EXPIRY_DAYS = 365 * 5
+from esign.engine.option_model import EXPIRY_CHECK, MAX_EXPIRY_DAYS, read_options
+from esign.engine.signer_model import EMAIL_CHECK, LANGUAGES
+from esign.packets.input_values import email_problem, shipped_languages
 
 
-def expiry_at(value: Any, path: str, problems: list[Problem], *, now: datetime) -> datetime | None:
-    """``value`` as an ISO 8601 date and time in the future (at most MAX_EXPIRY_DAYS away); a
-    time without an offset is UTC. None (and a problem at ``path``) when it is not one."""
+def expiry_moment(value: Any, *, now: datetime) -> datetime | str:
+    """``value`` as an ISO 8601 date and time in the future (at most MAX_EXPIRY_DAYS away; a
+    time without an offset is UTC), or the message saying why it is none."""
     parsed = parse_moment(value)
     if parsed is None:
-        problems.append(Problem(path, ISO_MESSAGE))
-        return None
+        return ISO_MESSAGE
     if parsed <= now:
-        problems.append(Problem(path, "Must be in the future."))
-        return None
+        return "Must be in the future."
     if parsed > now + timedelta(days=MAX_EXPIRY_DAYS):
-        problems.append(Problem(path, f"Must be at most {MAX_EXPIRY_DAYS} days from now."))
-        return None
+        return f"Must be at most {MAX_EXPIRY_DAYS} days from now."
     return parsed
 
 
-def expiry_of_arguments(
-    expires_at: Any, expires_in_days: Any, problems: list[Problem], *, now: datetime
-) -> datetime | None:
-    """createEtchPacket's ``expiresAt`` or ``expiresInDays`` (from now), never both."""
-    if expires_at is not None and expires_in_days is not None:
-        problems.append(Problem("expiresInDays", "Give expiresAt or expiresInDays, not both."))
+def expiry_at(value: Any, path: str, problems: list[Problem], *, now: datetime) -> datetime | None:
+    """`expiry_moment`, its problem (at ``path``) appended to ``problems``: extendEtchPacket's
+    ``expiresAt`` (esign.sending.expiry)."""
+    moment = expiry_moment(value, now=now)
+    if isinstance(moment, str):
+        problems.append(Problem(path, moment))
         return None
-    if expires_at is not None:
-        return expiry_at(expires_at, "expiresAt", problems, now=now)
-    if expires_in_days is None:
-        return None
-    if (
-        not isinstance(expires_in_days, int)
-        or isinstance(expires_in_days, bool)
-        or not 1 <= expires_in_days <= MAX_EXPIRY_DAYS
-    ):
-        problems.append(
-            Problem("expiresInDays", f"Must be a whole number from 1 to {MAX_EXPIRY_DAYS}.")
-        )
-        return None
-    return now + timedelta(days=expires_in_days)
+    return moment
 
 
 def packet_options(arguments: Mapping[str, Any], problems: list[Problem]) -> dict[str, Any]:
     """The packet's options among the createEtchPacket ``arguments``, as PacketInput's keywords
-    (esign.packets.inputs); each problem is appended to ``problems``."""
-    webhook_url = stripped(arguments.get("webhookURL"))
-    if webhook_url and not webhook_url.startswith(("https://", "http://")):
-        problems.append(Problem("webhookURL", "Must be an http(s) URL."))
-    reply_to = email_address(arguments.get("replyToEmail"), "replyToEmail", problems)
-    reminder_days = arguments.get("reminderDays")
-    if reminder_days is not None and (
-        not isinstance(reminder_days, int)
-        or isinstance(reminder_days, bool)
-        or not 1 <= reminder_days <= MAX_REMINDER_DAYS
-    ):
-        problems.append(
-            Problem("reminderDays", f"Must be a whole number from 1 to {MAX_REMINDER_DAYS}.")
-        )
-    name = one_line(arguments.get("name"), "name", problems)
-    email_subject = one_line(
-        arguments.get("signatureEmailSubject"), "signatureEmailSubject", problems
-    )
-    reply_to_name = one_line(arguments.get("replyToName"), "replyToName", problems)
-    language = language_of(arguments.get("language"), "language", problems)
-    expires_at = expiry_of_arguments(
-        arguments.get("expiresAt"), arguments.get("expiresInDays"), problems, now=timezone.now()
-    )
-    allow_forward = arguments.get("allowForward")
-    if allow_forward is not None and not isinstance(allow_forward, bool):
-        problems.append(Problem("allowForward", "Must be true or false."))
-    if not isinstance(arguments.get("allowUpdates"), bool | None):  # a bulk send's JSON
-        problems.append(Problem("allowUpdates", "Must be true or false."))
-    verification_stamp = arguments.get("verificationStamp")
-    if verification_stamp is not None and not isinstance(verification_stamp, bool):
-        problems.append(Problem("verificationStamp", "Must be true or false."))
+    (esign.packets.inputs); each problem is appended to ``problems`` (and then none is read:
+    the packet is refused)."""
+    now = timezone.now()
+    context = {
+        EMAIL_CHECK: email_problem,
+        LANGUAGES: shipped_languages(),
+        EXPIRY_CHECK: partial(expiry_moment, now=now),
+    }
+    options, found = read_options(arguments, context)
+    problems.extend(found)
+    if options is None:
+        return {}
+    days = options.expires_in_days
     return {
-        "name": name or "Signature packet",
-        "is_draft": bool(arguments.get("isDraft")),
-        "is_test": bool(arguments.get("isTest")),
-        "allow_updates": bool(arguments.get("allowUpdates")),
-        "merge_pdfs": bool(arguments.get("mergePDFs")),
-        "webhook_url": webhook_url,
-        "email_subject": email_subject,
-        "email_body": stripped(arguments.get("signatureEmailBody")),
-        "reply_to_name": reply_to_name,
-        "reply_to_email": reply_to,
-        "reminder_days": reminder_days,
-        "language": language,
-        "expires_at": expires_at,
-        "allow_forward": bool(allow_forward),
-        "verification_stamp": bool(verification_stamp),
+        "name": options.name or "Signature packet",
+        "is_draft": options.is_draft,
+        "is_test": options.is_test,
+        "allow_updates": bool(options.allow_updates),
+        "merge_pdfs": options.merge_pdfs,
+        "webhook_url": options.webhook_url,
+        "email_subject": options.signature_email_subject,
+        "email_body": options.signature_email_body,
+        "reply_to_name": options.reply_to_name,
+        "reply_to_email": options.reply_to_email,
+        "reminder_days": options.reminder_days,
+        "language": options.language,
+        "expires_at": options.expires_at or (now + timedelta(days=days) if days else None),
+        "allow_forward": bool(options.allow_forward),
+        "verification_stamp": bool(options.verification_stamp),
     }
