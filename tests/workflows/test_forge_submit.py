@@ -236,6 +236,8 @@ def test_a_payload_is_checked_value_by_value(demo_workflow: Workflow, graphql: A
         ({"timezone": "Mars/Olympus"}, "Must be an IANA time zone name.", "timezone"),
         ({"webhookURL": "ftp://example.com/hook"}, None, "webhookURL"),
         ({"payload": [1, 2]}, "Must be an object keyed by field key.", "payload"),
+        # Several wrong: the first is named, as forgeSubmit always answered.
+        ({"timezone": "Mars/Olympus", "webhookURL": "ftp://example.com/hook"}, None, "webhookURL"),
     ],
 )  # fmt: skip
 def test_arguments_are_checked(

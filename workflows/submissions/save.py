@@ -337,8 +337,10 @@ def _webhook_url_kept(url: str) -> str:
 
 
 def _forge_arguments(submit: ForgeSubmitInput) -> ForgeSubmitArguments:
-    """``submit`` checked against ForgeSubmitArguments; ValidationFailed names every argument
-    refused. May resolve the webhook URL's host name: call it outside any transaction."""
+    """``submit`` checked against ForgeSubmitArguments; ValidationFailed names the first
+    argument refused (payload, webhookURL, timezone), as forgeSubmit always has: its callers
+    see the answer they saw before the model. May resolve the webhook URL's host name: call it
+    outside any transaction."""
     sent = {
         str(field.alias): getattr(submit, name)
         for name, field in ForgeSubmitArguments.model_fields.items()
@@ -347,7 +349,7 @@ def _forge_arguments(submit: ForgeSubmitInput) -> ForgeSubmitArguments:
         ForgeSubmitArguments, sent, context={WEBHOOK_CHECK: _webhook_url_kept}
     )
     if arguments is None:
-        raise ValidationFailed.from_problems(problems)
+        raise ValidationFailed.from_problems(problems[:1])
     return arguments
 
 
