@@ -35,6 +35,8 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import pypdfium2 as pdfium
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.detect_scoring import (  # noqa: E402
@@ -50,6 +52,7 @@ from bench.detect_scoring import (  # noqa: E402
 )
 from core.engine.template_spec import FieldSpec  # noqa: E402
 from templates_app.engine.detect_fields import detect_fields  # noqa: E402
+from templates_app.engine.field_labels import text_runs  # noqa: E402
 from templates_app.engine.pdf_import import import_pdf  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,8 +83,9 @@ def corpus(half: str, folder: Path) -> list[Path]:
     return [folder / name for name in names if name not in missing]
 
 
-def run_one(path: Path, scans: bool, names: int) -> dict:
-    """One form, in a worker: its scores, and a sample of its detections' names."""
+def run_one(path: Path, scans: bool, names: int, verbose: bool = False) -> dict:
+    """One form, in a worker: its scores, and a sample of its detections' names (with
+    ``verbose``, its misses and false hits, each with the texts printed around it)."""
     imported = import_pdf(path.read_bytes())
     true = truth(imported.spec)
     flat = strip_widgets(path.read_bytes())
@@ -98,7 +102,7 @@ def run_one(path: Path, scans: bool, names: int) -> dict:
         result.pages = len({i.page for i in true}) or len(detected.pages)
         out[copy] = result
         if copy == "vector":
-            out["misses"] = _misses(true, detected.fields, cues)
+            out["misses"] = _misses(true, detected.fields, cues, flat if verbose else None)
             sample = random.Random(path.name).sample(
                 list(detected.fields), min(names, len(detected.fields))
             )
@@ -107,18 +111,67 @@ def run_one(path: Path, scans: bool, names: int) -> dict:
     return out
 
 
-def _misses(true: Sequence, fields: Sequence[FieldSpec], cues: Sequence[bool]) -> list[str]:
+def _misses(
+    true: Sequence, fields: Sequence[FieldSpec], cues: Sequence[bool], flat: bytes | None
+) -> list[str]:
+    runs = _page_runs(flat, {t.page for t in true} | {f.page for f in fields}) if flat else {}
     lines = []
     for t, cue in zip(true, cues, strict=True):
-        best = max((iou(t.rect, f.rect) for f in fields if f.page == t.page), default=0.0)
+        near = [(iou(t.rect, f.rect), f) for f in fields if f.page == t.page]
+        best, closest = max(near, key=lambda pair: pair[0], default=(0.0, None))
         if best < 0.3:
             shown = "printed" if cue else "unprinted"
-            lines.append(f"miss p{t.page} {t.kind} {_rect(t.rect)} best IoU {best:.2f} {shown}")
+            under = f" in {_rect(closest.rect)}" if closest is not None and best > 0 else ""
+            lines.append(
+                f"miss p{t.page} {t.kind} {_rect(t.rect)} best IoU {best:.2f}{under} {shown}"
+                + _around(t.rect, runs.get(t.page, []))
+            )
     for f in fields:
         best = max((iou(t.rect, f.rect) for t in true if t.page == f.page), default=0.0)
         if best < 0.3:
-            lines.append(f"false p{f.page} {kind_of(f.type)} {_rect(f.rect)} {f.alias}")
+            lines.append(
+                f"false p{f.page} {kind_of(f.type)} {_rect(f.rect)} {f.alias}"
+                + _around(f.rect, runs.get(f.page, []))
+            )
     return lines
+
+
+def _page_runs(flat: bytes, pages: set[int]) -> dict[int, list]:
+    """The text runs of the pages asked for, as detection reads them (page space)."""
+    document = pdfium.PdfDocument(flat)
+    out = {}
+    try:
+        for number in sorted(pages):
+            text = document[number].get_textpage()
+            out[number] = text_runs(text)
+            text.close()
+    finally:
+        document.close()
+    return out
+
+
+def _around(rect, runs: Sequence) -> str:
+    """The texts printed right, left, above and below ``rect`` (a few points off), to sort the
+    misses by what the page shows around them."""
+
+    def row(run) -> bool:
+        return rect.y - 3 <= run.y <= rect.top + 2
+
+    def column(run) -> bool:
+        return run.x < rect.right and run.end > rect.x
+
+    sides = {
+        "R": [r for r in runs if row(r) and 0 <= r.x - rect.right <= 24],
+        "L": [r for r in runs if row(r) and 0 <= rect.x - r.end <= 40],
+        "A": [r for r in runs if column(r) and 0 <= r.y - rect.top <= 16],
+        "B": [r for r in runs if column(r) and 0 <= rect.y - (r.y + r.size * 0.7) <= 16],
+    }
+    parts = [
+        f"{side}:{' | '.join(r.text[:24] for r in found[:3])!r}"
+        for side, found in sides.items()
+        if found
+    ]
+    return "  " + " ".join(parts) if parts else ""
 
 
 def _rect(rect) -> str:
@@ -151,7 +204,9 @@ def main() -> None:
     sample: list[tuple[str, str, str]] = []
     # A fresh worker per form: its peak memory is that form's, as in the service's pool.
     with ProcessPoolExecutor(args.jobs, max_tasks_per_child=None if args.warm else 1) as pool:
-        futures = [pool.submit(run_one, path, args.scans, args.names) for path in paths]
+        futures = [
+            pool.submit(run_one, path, args.scans, args.names, args.verbose) for path in paths
+        ]
         for future in futures:
             result = future.result()
             peak = max(peak, result["peak_mb"])
