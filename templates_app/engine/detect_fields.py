@@ -18,6 +18,7 @@ caller passes the limits (page count, raster size).
 
 from __future__ import annotations
 
+import ctypes
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -33,6 +34,7 @@ from templates_app.engine.aliases import identifier_from_phrase, unique_aliases
 from templates_app.engine.errors import ImportRefused
 from templates_app.engine.field_labels import (
     BLANK_GLYPHS,
+    RunsByHeight,
     TextRun,
     label_and_type,
     split_under_headings,
@@ -130,14 +132,21 @@ def _erase_text(
     draw = ImageDraw.Draw(out)
     boxes: list[tuple[float, float, float, float]] = []
     current: list[float] | None = None
+    # pdfium's calls made directly, into the same four numbers for every character: a tax
+    # form's page has thousands, and the wrapper's get_charbox makes new ones each time.
+    raw, unicode_of, charbox = text.raw, pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_GetCharBox
+    edges = [ctypes.c_double() for _ in range(4)]
+    x0, x1, y0, y1 = edges
     for index in range(text.count_chars()):
-        char = chr(pdfium_c.FPDFText_GetUnicode(text.raw, index) or 32)
+        char = chr(unicode_of(raw, index) or 32)
         if char.isspace():
             continue
         if char in BLANK_GLYPHS:
             current = None
             continue
-        left, bottom, right, top = text.get_charbox(index)
+        if not charbox(raw, index, *edges):
+            continue  # no box for it: nothing to white out
+        left, bottom, right, top = x0.value, y0.value, x1.value, y1.value
         if right <= left or top <= bottom:
             continue
         if (
@@ -198,21 +207,27 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
     finally:
         text.close()
     found = shapes(image, rules_image, seen, scan=scan)
+    runs = RunsByHeight(lines)
     if lines:
         ticks = [item.rect for item in found if item.kind == "checkbox"]
         found = [
             replace(item, rect=part)
             for item in found
             for part in (
-                split_under_headings(item.rect, lines, ticks)
+                split_under_headings(item.rect, runs.near(item.rect), ticks)
                 if item.kind == "text"
                 else [item.rect]
             )
         ]
     if scan:  # only the lines where a found field's label may be are read (page_ocr)
-        lines = ocr_runs(image, seen, near=[item.rect for item in found])
+        runs = RunsByHeight(ocr_runs(image, seen, near=[item.rect for item in found]))
     labelled = [
-        (item, *label_and_type(item.kind, item.rect, lines, cell_top=item.cell_top))
+        (
+            item,
+            *label_and_type(
+                item.kind, item.rect, runs.near(item.rect, item.cell_top), cell_top=item.cell_top
+            ),
+        )
         for item in found
     ]
     if not scan:

@@ -13,6 +13,7 @@ Pure Python.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
 import pypdfium2 as pdfium
@@ -46,6 +47,31 @@ class TextRun(TextLine):
     @property
     def end(self) -> float:
         return self.right
+
+
+class RunsByHeight:
+    """A page's text runs, to hand each field only those that could be its label: the runs
+    within the reach of every rule here (``label_and_type``, ``split_under_headings``) above
+    and below it, in the page's order, so a field gets the label it would get from every run
+    of the page. Reading all of a page's runs for each of its fields was a fifth of the
+    detection's time on a tax form."""
+
+    def __init__(self, lines: Sequence[TextRun]) -> None:
+        self.lines = list(lines)
+        self._order = sorted(range(len(self.lines)), key=lambda index: self.lines[index].y)
+        self._ys = [self.lines[index].y for index in self._order]
+        self._size = max((line.size for line in self.lines), default=0.0)
+
+    def near(self, rect: Rect, cell_top: float | None = None) -> list[TextRun]:
+        size = self._size
+        # Lowest: a caption under a line (_below_label); highest: a column's heading, a label
+        # above a box or its wrapped first line, the top of the field's own cell.
+        low = rect.y - 4 * size - 3
+        high = rect.top + max(COLUMN_REACH, 2.2 * size, 1 + 1.6 * size) + 1
+        if cell_top is not None:
+            high = max(high, cell_top + 1)
+        first, last = bisect_left(self._ys, low), bisect_right(self._ys, high)
+        return [self.lines[index] for index in sorted(self._order[first:last])]
 
 
 # Words of a label that say what a field holds, first match wins (ASCII, lower case: accents
