@@ -1,5 +1,5 @@
 """The cases the probes of issue 46, item 12 found in the new GraphQL fields, each named (the
-property test ``test_no_nested_graphql_argument_is_a_500`` in test_no_input_is_a_500.py finds
+property test ``test_no_nested_graphql_argument_is_a_500`` in test_no_graphql_input_is_a_500.py finds
 them among the arguments of every field inside an answer).
 
 An argument with a default (``etchPacketBatch { rows(offset: 0, limit: 100) }``) given an explicit
