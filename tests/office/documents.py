@@ -21,7 +21,8 @@ OFFICE = FIXTURES / "office"
 # The real-world documents are fetched into ../shared/fixtures/office by a developer and never
 # committed (data fetched from other repositories stays in shared/). Where they are absent (a
 # machine whose shared folder holds only the project's own fixtures), the tests that read them
-# are skipped, not failed; those that make their documents here still run.
+# are skipped, not failed; those that make their documents here still run. tests/office/corpus.tsv
+# is the folder's SOURCES.tsv, committed: each row's `path` at `commit` of `repo` restores a file.
 HAVE_FIXTURES = (OFFICE / "SOURCES.tsv").is_file()
 needs_fixtures = pytest.mark.skipif(
     not HAVE_FIXTURES, reason="no real-world Office documents in ../shared/fixtures/office"
