@@ -241,11 +241,17 @@ def _without_spacers(
     """Leaves out the narrow cells no text names that follow another field on its row: the
     gutters between a table's amount columns, and what ends a row after its last field (on
     the tuning half of the corpus, none of the 46 so left out was a field). A narrow cell
-    between two one-line fields may be a field of its own (a code, a state) and stays."""
+    between two one-line fields may be a field of its own (a code, a state) and stays. A
+    square cell no text names, as tall as the text cell it follows, is no checkbox either
+    (the cents of a table's amount column: none of the 51 so left out on the tuning half)."""
     texts = [item.rect for item, _label, _named in labelled if item.kind == "text"]
 
     def spacer(item: Found, label: str) -> bool:
         rect = item.rect
+        if item.kind == "checkbox" and not label:
+            # A square cell of a table's row, as tall as the cell it follows: a column of the
+            # table (an amount's cents), not a box to tick.
+            return any(follows(rect, other) for other in texts)
         if item.kind != "text" or label or rect.width > SPACER_MAX_WIDTH:
             return False
         if not any(follows(rect, other) for other in texts):

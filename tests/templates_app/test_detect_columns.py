@@ -132,3 +132,24 @@ def test_the_paper_above_a_column_whose_walls_stop_at_its_top_is_no_field() -> N
     found = detect_fields(page(lambda c: open_topped_column(c, 686))).fields
 
     assert sorted(round(f.rect.y) for f in found) == [644, 658, 672]
+
+
+def test_a_square_cell_after_an_amount_is_no_checkbox_unless_a_label_names_it() -> None:
+    """A table row's square cell as tall as the amount cell before it (the cents of IRS 8283's
+    and 2106's amount columns) was taken for a checkbox; one with a label after it stays one."""
+
+    def draw(c: Canvas) -> None:
+        c.rect(100, 600, 100, 12)
+        c.rect(200, 600, 12, 12)
+        c.rect(100, 500, 100, 12)
+        c.rect(200, 500, 12, 12)
+        c.setFont("Helvetica", 9)
+        c.drawString(216, 502, "Yes")
+
+    fields = detect_fields(page(draw)).fields
+
+    assert [(f.type, round(f.rect.x), round(f.rect.y)) for f in fields] == [
+        ("shortText", 100, 600),
+        ("shortText", 100, 500),
+        ("checkbox", 200, 500),
+    ]
