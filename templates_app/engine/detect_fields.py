@@ -36,6 +36,7 @@ from templates_app.engine.field_labels import (
     BLANK_GLYPHS,
     RunsByHeight,
     TextRun,
+    heads_section,
     label_and_type,
     split_under_headings,
     text_runs,
@@ -232,6 +233,12 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
     ]
     if not scan:
         labelled = _without_spacers(labelled)
+        # The rule across the page that opens a section is no line to write on.
+        labelled = [
+            (item, label, named)
+            for item, label, named in labelled
+            if item.kind != "text" or not heads_section(item.rect, runs.near(item.rect))
+        ]
     return [(_moved_found(item, seen, frame), label, named) for item, label, named in labelled]
 
 

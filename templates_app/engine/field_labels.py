@@ -35,6 +35,10 @@ HEADING_REACH = 14.0
 HEADING_MIN_GAP = 12.0
 HEADINGS_MIN = 3  # two texts over a blank are as often a label and its note
 TICK_LABEL_REACH = 12.0  # points from a checkbox to the label printed after it
+# A blank this wide (points) with a section's heading just under it is the rule that opens it.
+SECTION_RULE_MIN_WIDTH = 560.0
+SECTION_HEADING_REACH = 16.0
+_SECTION = re.compile(r"(section|part|schedule|step)\s+\w", re.IGNORECASE)
 
 
 class TextRun(TextLine):
@@ -176,6 +180,19 @@ def _column_heading(rect: Rect, lines: Sequence[TextRun]) -> Label | None:
     if not middle:
         return None
     return Label(min(middle, key=lambda line: line.y).text.strip(), "above")
+
+
+def heads_section(rect: Rect, lines: Sequence[TextRun]) -> bool:
+    """True for a blank across the page (SECTION_RULE_MIN_WIDTH) right above a section's
+    heading ("Section 2: Signing Your Return", "Part III"): the rule that opens the section,
+    not a line to write on."""
+    return rect.width >= SECTION_RULE_MIN_WIDTH and any(
+        rect.y - SECTION_HEADING_REACH <= line.y + 0.7 * line.size <= rect.y + 1
+        and line.x < rect.right
+        and line.end > rect.x
+        and _SECTION.match(line.text.strip())
+        for line in lines
+    )
 
 
 def split_under_headings(

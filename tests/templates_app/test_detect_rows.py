@@ -36,3 +36,20 @@ def test_a_grey_shade_is_no_field_and_a_pale_tint_is_one() -> None:
     (field,) = detect_fields(page(draw)).fields
 
     assert near(field.rect, 100, 600, 150, 16)
+
+
+def test_the_rule_across_the_page_over_a_section_heading_is_no_field() -> None:
+    """A rule across the page with "Section 2: ..." printed under it opens the section (the
+    e-file information forms): it was a field. A line over a caption that is no heading stays."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica-Bold", 10)
+        c.line(20, 600, 592, 600)
+        c.drawString(24, 588, "Section 2: Signing Your Return")
+        c.setFont("Helvetica", 9)
+        c.line(20, 400, 592, 400)
+        c.drawString(24, 390, "Explanation of the items above")
+
+    (field,) = detect_fields(page(draw)).fields
+
+    assert near(field.rect, 20, 400, 572, 20, tol=2)
