@@ -323,9 +323,7 @@ def _finish(sent: list[_Sent]) -> list[str]:
             delivery = deliveries[item.claimed.delivery_id]
             attempt = attempts[(delivery.pk, item.claimed.number)]
             outcomes.append(_finish_one(delivery, attempt, item, now=now))
-        # bulk_update, not rows_update: each attempt has its own duration, so grouping by value
-        # would cost an UPDATE per attempt, and a batch's queries must not grow with its size.
-        WebhookAttempt.objects.bulk_update(
+        rows_update(
             list(attempts.values()),
             ["finished_at", "duration_ms", "status_code", "error", "response_excerpt", "outcome"],
         )
