@@ -64,6 +64,16 @@ SIGNER_EMAIL_RETRY_DELAYS = [
         "SIGNER_EMAIL_RETRY_DELAYS", default=["30", "300", "1800", "7200", "43200"]
     )
 ]
+# createEtchPacket waits while the oldest packet seal a worker could start has waited more than
+# PACKET_INTAKE_MAX_SEAL_WAIT_SECONDS, and goes on when the seals catch up (esign.sending.intake):
+# the workers seal fewer packets than the API takes, and a packet taken at once would only
+# lengthen the wait of those already signed. Signers never wait. Each server process holds at
+# most PACKET_INTAKE_WAITING such requests (each keeps a thread) for at most
+# PACKET_INTAKE_MAX_WAIT_SECONDS; beyond either, RateLimitError with a Retry-After, nothing made.
+# PACKET_INTAKE_MAX_SEAL_WAIT_SECONDS=0: new packets never wait.
+PACKET_INTAKE_MAX_SEAL_WAIT_SECONDS = env.float("PACKET_INTAKE_MAX_SEAL_WAIT_SECONDS", default=3.0)
+PACKET_INTAKE_MAX_WAIT_SECONDS = env.float("PACKET_INTAKE_MAX_WAIT_SECONDS", default=20.0)
+PACKET_INTAKE_WAITING = env.int("PACKET_INTAKE_WAITING", default=8)
 # Seconds before each retry of a seal that failed (no TSA answered, the HSM was away): about five
 # days in all, each give or take 10 %; then the packet is marked failed for an operator.
 SEAL_RETRY_DELAYS = [

@@ -82,3 +82,20 @@ def queues_behind(figures: dict[str, QueueFigures], max_age_seconds: float) -> l
         for queue, figure in figures.items()
         if figure.oldest_ready_age_seconds > max_age_seconds
     ]
+
+
+def oldest_ready_age(task_path: str, queue_name: str, now: datetime | None = None) -> float:
+    """How long the oldest ready task of ``task_path`` on ``queue_name`` has waited since it
+    became due (0 when none is ready): one aggregate over the partial index of unfinished tasks."""
+    now = now or timezone.now()
+    never = get_date_max()
+    due_since = Case(
+        When(run_after=never, then=F("enqueued_at")),
+        default=Greatest("enqueued_at", "run_after"),
+    )
+    oldest = (
+        DBTaskResult.objects.filter(queue_name=queue_name, status=READY, task_path=task_path)
+        .filter(Q(run_after=never) | Q(run_after__lte=now))
+        .aggregate(oldest=Min(due_since))["oldest"]
+    )
+    return max((now - oldest).total_seconds(), 0.0) if oldest is not None else 0.0

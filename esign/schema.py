@@ -24,6 +24,7 @@ from esign.packets.inputs import parse_packet_input
 from esign.packets.signature_levels import signer_level
 from esign.sending import packets as services
 from esign.sending.expiry import packet_extend
+from esign.sending.intake import packet_intake_check
 from esign.signing.attachments import signer_attachments
 from esign.signing.forwarding import signer_reassign
 from esign.signing.turns import packet_send
@@ -293,6 +294,7 @@ class CreateEtchPacket(ServiceMutation):
         organization_eid = arguments.get("organizationEid")
         if organization_eid and organization_eid != identity.organization.eid:
             raise NotFound(f"No organization with eid '{organization_eid}'.")
+        packet_intake_check()  # before the files are read: a refusal costs next to nothing
         return services.packet_create(
             organization=identity.organization,
             watermark=identity.is_development,

@@ -25,7 +25,7 @@ from core.parsers import check_json_value
 from esign.links import sign_url_generate
 from esign.models import Packet
 from esign.packets import packet_get, parse_packet_input
-from esign.sending import packet_create
+from esign.sending import packet_create, packet_intake_check
 from fill.services import fill_template
 from generate.services import pdf_generate
 from mcp_server import schemas
@@ -158,6 +158,7 @@ def _packet(packet: Packet) -> dict[str, Any]:
 
 
 def create_packet(identity: ApiIdentity, arguments: dict[str, Any]) -> ToolAnswer:
+    packet_intake_check()
     packet = packet_create(
         organization=identity.organization,
         watermark=identity.is_development,

@@ -55,6 +55,10 @@ def _generous_rate_limits(settings: pytest.FixtureRequest) -> None:
     # Tests make many calls per second; the rate-limit tests set their own limits.
     settings.RATE_LIMIT_DEVELOPMENT = 100_000
     settings.RATE_LIMIT_PRODUCTION = 100_000
+    # No worker seals the packets tests complete, so their seals stay queued and, a few seconds
+    # into a slow test, would refuse its next createEtchPacket (esign.sending.intake); the
+    # intake tests turn it on.
+    settings.PACKET_INTAKE_MAX_SEAL_WAIT_SECONDS = 0
 
 
 @pytest.fixture(autouse=True)
