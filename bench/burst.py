@@ -246,6 +246,10 @@ def main() -> None:
         f"{len(sealed_at) / max(seal_span, 1e-9):.2f} seals/s from the first last signature to "
         f"the last seal); {deliveries.count()} deliveries, all arrived after {all_delivered:.1f} s"
     )
+    print(
+        f"createEtchPacket refused while the seals were behind (RateLimitError, waited out and "
+        f"sent again): {bench.refused}"
+    )
     print(f"load average at the end (1 / 5 / 15 min): {load_at_end}")
     print(f"CPU by process over {all_delivered:.0f} s:")
     print("\n".join(meter.lines(all_delivered, args.packets)))

@@ -73,7 +73,11 @@ SIGNER_EMAIL_RETRY_DELAYS = [
 # PACKET_INTAKE_MAX_SEAL_WAIT_SECONDS=0: new packets never wait.
 PACKET_INTAKE_MAX_SEAL_WAIT_SECONDS = env.float("PACKET_INTAKE_MAX_SEAL_WAIT_SECONDS", default=3.0)
 PACKET_INTAKE_MAX_WAIT_SECONDS = env.float("PACKET_INTAKE_MAX_WAIT_SECONDS", default=20.0)
-PACKET_INTAKE_WAITING = env.int("PACKET_INTAKE_WAITING", default=8)
+# Three quarters of a server process's threads (gunicorn.conf.py: GUNICORN_THREADS, 16): the
+# rest stay free for signers and everything else while new packets wait.
+PACKET_INTAKE_WAITING = env.int(
+    "PACKET_INTAKE_WAITING", default=max(1, env.int("GUNICORN_THREADS", default=16) * 3 // 4)
+)
 # Seconds before each retry of a seal that failed (no TSA answered, the HSM was away): about five
 # days in all, each give or take 10 %; then the packet is marked failed for an operator.
 SEAL_RETRY_DELAYS = [
