@@ -46,6 +46,27 @@ def convertible() -> list[str]:
     return [row["file"] for row in fixture_rows() if row["note"] == "convert"]
 
 
+def soffice_by_hand(folder: str, outdir: str, paths: list[str], *, timeout: float) -> None:
+    """LibreOffice run by hand, as a person would, to compare with the service's conversion: one
+    plain soffice --convert-to pdf of ``paths`` into ``outdir``, no limits, no filter options, a
+    profile of its own in ``folder``."""
+    subprocess.run(
+        [
+            "soffice",
+            f"-env:UserInstallation={(Path(folder) / 'profile').as_uri()}",
+            "--headless",
+            "--convert-to",
+            "pdf",
+            "--outdir",
+            outdir,
+            *paths,
+        ],
+        capture_output=True,
+        check=True,
+        timeout=timeout,
+    )
+
+
 WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
 
 
@@ -153,19 +174,25 @@ _NAMESPACES = (
 )
 
 
+def _write_document(package: zipfile.ZipFile, body: str) -> None:
+    """The parts every DOCX here has: the content types, the package's relationships, and the
+    main document whose body is ``body``."""
+    package.writestr("[Content_Types].xml", _CONTENT_TYPES)
+    package.writestr("_rels/.rels", _RELS)
+    package.writestr(
+        "word/document.xml",
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+        f"<w:document {_NAMESPACES}><w:body>{body}</w:body></w:document>",
+    )
+
+
 def docx(
     body: str, *, document_rels: str | None = None, extra: dict[str, bytes] | None = None
 ) -> bytes:
     """A minimal DOCX whose body is ``body`` (WordprocessingML paragraphs)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
-        package.writestr("[Content_Types].xml", _CONTENT_TYPES)
-        package.writestr("_rels/.rels", _RELS)
-        package.writestr(
-            "word/document.xml",
-            '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-            f"<w:document {_NAMESPACES}><w:body>{body}</w:body></w:document>",
-        )
+        _write_document(package, body)
         if document_rels is not None:
             package.writestr(
                 "word/_rels/document.xml.rels",
@@ -210,12 +237,7 @@ def zip_bomb_docx(unpacked: int = 64 * 1_048_576) -> bytes:
     written in pieces so the test never holds it."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
-        package.writestr("[Content_Types].xml", _CONTENT_TYPES)
-        package.writestr("_rels/.rels", _RELS)
-        package.writestr(
-            "word/document.xml",
-            f"<w:document {_NAMESPACES}><w:body>{paragraph('Bomb')}</w:body></w:document>",
-        )
+        _write_document(package, paragraph("Bomb"))
         with package.open("word/media/zeros.bin", "w") as part:
             chunk = bytes(1_048_576)
             for _ in range(unpacked // len(chunk)):

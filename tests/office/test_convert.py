@@ -5,7 +5,6 @@ LibreOffice run by hand gives, and every font is embedded (Carlito for Calibri).
 from __future__ import annotations
 
 import re
-import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,6 +21,7 @@ from tests.office.documents import (
     needs_fixtures,
     pdf_fonts,
     pdf_text,
+    soffice_by_hand,
     source_words,
 )
 
@@ -57,21 +57,8 @@ def by_hand() -> dict[str, int]:
     --convert-to pdf, no limits, no filter options, a profile of its own."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "out"
-        subprocess.run(
-            [
-                "soffice",
-                f"-env:UserInstallation={(Path(folder) / 'profile').as_uri()}",
-                "--headless",
-                "--convert-to",
-                "pdf",
-                "--outdir",
-                str(out),
-                *(str(OFFICE / name) for name in convertible()),
-            ],
-            capture_output=True,
-            check=True,
-            timeout=600,
-        )
+        paths = [str(OFFICE / name) for name in convertible()]
+        soffice_by_hand(folder, str(out), paths, timeout=600)
         pages = {}
         for name in convertible():
             with open_pdf((out / (Path(name).stem + ".pdf")).read_bytes()) as pdf:

@@ -27,6 +27,7 @@ from tests.office.documents import (
     pages_docx,
     paragraph,
     pdf_text,
+    soffice_by_hand,
     zip_bomb_docx,
 )
 
@@ -177,21 +178,7 @@ def test_links_to_elsewhere_are_never_fetched(converter, recorder) -> None:
     # LibreOffice run by hand fetches the picture: the document does link out.
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "linked.docx").write_bytes(data)
-        subprocess.run(
-            [
-                "soffice",
-                f"-env:UserInstallation={(Path(folder) / 'profile').as_uri()}",
-                "--headless",
-                "--convert-to",
-                "pdf",
-                "--outdir",
-                folder,
-                str(Path(folder) / "linked.docx"),
-            ],
-            capture_output=True,
-            check=True,
-            timeout=120,
-        )
+        soffice_by_hand(folder, folder, [str(Path(folder) / "linked.docx")], timeout=120)
     assert "/linked.png" in requests
 
 
