@@ -9,6 +9,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 from pypdf import PdfReader
@@ -109,6 +110,29 @@ def blank_pdf(pages: int = 1, size: tuple[float, float] = (612, 792)) -> bytes:
         canvas.showPage()
     canvas.save()
     return buffer.getvalue()
+
+
+def inherit_page_attributes(pdf: Any, resources: Any, media_box: list[float]) -> None:
+    """Gives the pages of ``pdf`` (a pikepdf.Pdf) their /Resources and /MediaBox once, on an
+    intermediate node of the page tree that every page inherits from: a shape real files have."""
+    import pikepdf
+
+    pages = [page.obj for page in pdf.pages]
+    node = pdf.make_indirect(
+        pikepdf.Dictionary(
+            Type=pikepdf.Name.Pages,
+            Kids=pikepdf.Array(pages),
+            Count=len(pages),
+            Parent=pdf.Root.Pages,
+            Resources=resources,
+            MediaBox=pikepdf.Array(media_box),
+        )
+    )
+    for page in pages:
+        del page["/Resources"]
+        del page["/MediaBox"]
+        page.Parent = node
+    pdf.Root.Pages.Kids = pikepdf.Array([node])
 
 
 def headed_page(heading: str, drawn: list[tuple[float, float, str]], font_size: float) -> bytes:

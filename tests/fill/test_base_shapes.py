@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from pathlib import Path
 
 import pikepdf
 import pytest
 from pypdf import PdfReader, PdfWriter
 from reportlab.pdfgen.canvas import Canvas
 
-from core.engine.fonts import FontLibrary
 from core.engine.template_spec import TemplateSpec
 from fill.engine import FillContext, fill_pdf, parse_fill_request
 from templates_app.engine.pdf_import import import_pdf
-from tests.pdfcheck import words
+from tests.pdfcheck import inherit_page_attributes, words
 from tests.pdfsound import assert_sound, qpdf_check
 
 WIDTH, HEIGHT = 612, 792
@@ -103,23 +101,7 @@ def contents_shared_between_pages(data: bytes) -> bytes:
 def inherited_attributes(data: bytes) -> bytes:
     """/Resources and /MediaBox given once, on an intermediate node of the page tree."""
     pdf = pikepdf.open(io.BytesIO(data))
-    resources = pdf.pages[0].Resources
-    pages = [page.obj for page in pdf.pages]
-    node = pdf.make_indirect(
-        pikepdf.Dictionary(
-            Type=pikepdf.Name.Pages,
-            Kids=pikepdf.Array(pages),
-            Count=len(pages),
-            Parent=pdf.Root.Pages,
-            Resources=resources,
-            MediaBox=pikepdf.Array([0, 0, WIDTH, HEIGHT]),
-        )
-    )
-    for page in pages:
-        del page["/Resources"]
-        del page["/MediaBox"]
-        page.Parent = node
-    pdf.Root.Pages.Kids = pikepdf.Array([node])
+    inherit_page_attributes(pdf, pdf.pages[0].Resources, [0, 0, WIDTH, HEIGHT])
     return _save(pdf)
 
 
@@ -225,15 +207,6 @@ def spec_for(base: bytes) -> TemplateSpec:
             }
         )
     return TemplateSpec.from_json({"pages": pages, "fields": fields})
-
-
-@pytest.fixture(scope="module")
-def context(tmp_path_factory: pytest.TempPathFactory) -> FillContext:
-    def no_download(url: str) -> bytes:
-        raise OSError("no catalog fonts in these tests")
-
-    fonts = FontLibrary(cache_dir=Path(tmp_path_factory.mktemp("fonts")), download=no_download)
-    return FillContext(fonts=fonts, load_image=lambda url: None)
 
 
 def page_words(pdf: bytes) -> list[str]:

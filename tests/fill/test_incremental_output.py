@@ -12,7 +12,6 @@ import io
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pikepdf
@@ -22,7 +21,6 @@ from PIL import ImageChops
 from pypdf import PdfReader
 
 from accounts.models import Organization
-from core.engine.fonts import FontLibrary
 from core.engine.pdf import IncrementalUpdate, Rewrite, open_for_edit
 from core.engine.template_spec import TemplateSpec
 from fill.engine import FillContext, fill_pdf, parse_fill_request
@@ -36,15 +34,6 @@ from tests.pdfsound import assert_sound, qpdf_check
 
 OBJECT = re.compile(rb"(?m)^(\d+) (\d+) obj\b")
 Imported = dict[str, tuple[bytes, TemplateSpec]]
-
-
-@pytest.fixture(scope="module")
-def context(tmp_path_factory: pytest.TempPathFactory) -> FillContext:
-    def no_download(url: str) -> bytes:
-        raise OSError("no catalog fonts in these tests")
-
-    fonts = FontLibrary(cache_dir=Path(tmp_path_factory.mktemp("fonts")), download=no_download)
-    return FillContext(fonts=fonts, load_image=lambda url: None)
 
 
 @pytest.fixture(scope="module")

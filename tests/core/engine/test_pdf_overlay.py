@@ -14,7 +14,7 @@ import pytest
 from reportlab.pdfgen.canvas import Canvas
 
 from core.engine.pdf import PdfUnreadable, overlay_pages
-from tests.pdfcheck import Word, words
+from tests.pdfcheck import Word, inherit_page_attributes, words
 from tests.pdfsound import assert_sound
 
 WIDTH, HEIGHT = 612, 792
@@ -150,23 +150,9 @@ def test_inherited_resources_stay_with_the_other_pages() -> None:
     """/Resources and /MediaBox on an intermediate node, shared by every page."""
 
     def inherit(pdf: pikepdf.Pdf) -> None:
+        # One indirect /Resources: the dictionary every page shares.
         resources = pdf.make_indirect(pdf.pages[0].Resources)
-        pages = [page.obj for page in pdf.pages]
-        node = pdf.make_indirect(
-            pikepdf.Dictionary(
-                Type=pikepdf.Name.Pages,
-                Kids=pikepdf.Array(pages),
-                Count=len(pages),
-                Parent=pdf.Root.Pages,
-                Resources=resources,
-                MediaBox=pikepdf.Array([0, 0, WIDTH, HEIGHT]),
-            )
-        )
-        for page in pages:
-            del page["/Resources"]
-            del page["/MediaBox"]
-            page.Parent = node
-        pdf.Root.Pages.Kids = pikepdf.Array([node])
+        inherit_page_attributes(pdf, resources, [0, 0, WIDTH, HEIGHT])
 
     base = _reshape(BASE, inherit)
     out = overlay_pages(base, OVERLAY, {1: 0})
