@@ -20,6 +20,9 @@ import zlib
 
 from openpyxl import Workbook
 
+# A PDF of its objects with a right xref table, written by hand: the same as the flat-PDF probes'.
+from tests.templates_app.hostile_pdfs import raw_pdf as pdf_of
+
 SHEET = "xl/worksheets/sheet1.xml"
 SHARED_STRINGS = "xl/sharedStrings.xml"
 CONTENT_TYPES = "[Content_Types].xml"
@@ -192,21 +195,3 @@ def repeated_page_pdf(times: int = 200_000) -> bytes:
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
     ]
     return pdf_of(objects)
-
-
-def pdf_of(objects: list[bytes]) -> bytes:
-    """A PDF of ``objects`` (numbered from 1; the first the catalog) with a right xref table."""
-    out = bytearray(b"%PDF-1.7\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
