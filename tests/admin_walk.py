@@ -248,6 +248,17 @@ def url_name(model: type[models.Model], view: str) -> str:
     return f"admin:{model._meta.app_label}_{model._meta.model_name}_{view}"
 
 
+def admin_urls(model: type[models.Model], pk: Any) -> tuple[str, str, str, str]:
+    """The standard admin pages of one object: its change, delete and history pages, and its
+    model's list."""
+    return (
+        reverse(url_name(model, "change"), args=[pk]),
+        reverse(url_name(model, "delete"), args=[pk]),
+        reverse(url_name(model, "history"), args=[pk]),
+        reverse(url_name(model, "changelist")),
+    )
+
+
 def object_urls(model_admin: admin.ModelAdmin, pk: Any) -> list[str]:
     """The admin's own pages of one object beyond change, delete and history (``get_urls``)."""
     standard = {f"{model_admin.opts.app_label}_{model_admin.opts.model_name}_{view}"

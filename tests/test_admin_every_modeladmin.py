@@ -34,6 +34,7 @@ from tests.admin_walk import (
     REGISTERED,
     SUPERUSER_ONLY,
     Tenant,
+    admin_urls,
     body,
     object_urls,
     refused,
@@ -67,10 +68,7 @@ def test_an_outsider_reaches_nothing_of_another_organization(
     obj = tenant.get(model)
     model_admin = admin.site._registry[model]
     pk = obj.pk
-    change_url = reverse(url_name(model, "change"), args=[pk])
-    delete_url = reverse(url_name(model, "delete"), args=[pk])
-    history_url = reverse(url_name(model, "history"), args=[pk])
-    changelist_url = reverse(url_name(model, "changelist"))
+    change_url, delete_url, history_url, changelist_url = admin_urls(model, pk)
 
     # A superuser sees the object, so the pages below are real; their form is what is posted.
     root = client_of(User.objects.create_superuser(username="root", password=PASSWORD))

@@ -18,7 +18,6 @@ import pytest
 from django.contrib import admin
 from django.contrib.auth.models import Permission
 from django.db import models
-from django.urls import reverse
 
 from accounts.models import Membership, Organization, User
 from accounts.services import member_add
@@ -30,11 +29,11 @@ from tests.admin_walk import (
     SUPERUSER_ONLY,
     Tenant,
     _open_packet,
+    admin_urls,
     body,
     object_urls,
     refused,
     snapshot,
-    url_name,
 )
 from tests.workflows.test_admin import form_data
 
@@ -76,10 +75,7 @@ def test_each_role_of_the_organization(
     obj = tenant.get(model)
     model_admin = admin.site._registry[model]
     pk = obj.pk
-    change_url = reverse(url_name(model, "change"), args=[pk])
-    delete_url = reverse(url_name(model, "delete"), args=[pk])
-    history_url = reverse(url_name(model, "history"), args=[pk])
-    changelist_url = reverse(url_name(model, "changelist"))
+    change_url, delete_url, history_url, changelist_url = admin_urls(model, pk)
     manages = role != Membership.Role.MEMBER or model in MEMBERS_CHANGE
 
     # What a superuser gets, before anyone changes anything: the manager gets the same.

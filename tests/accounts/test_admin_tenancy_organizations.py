@@ -69,6 +69,21 @@ def organization_form(organization: Organization, **changes: str) -> dict[str, s
     return data | changes
 
 
+def organization_form_adding(organization: Organization, user: User, role: str) -> dict[str, str]:
+    """The organization's change form as it is, with one membership row added for ``user``."""
+    data = organization_form(organization)
+    count = int(data["membership_set-TOTAL_FORMS"])
+    data.update(
+        {
+            "membership_set-TOTAL_FORMS": str(count + 1),
+            f"membership_set-{count}-organization": str(organization.pk),
+            f"membership_set-{count}-user": str(user.pk),
+            f"membership_set-{count}-role": role,
+        }
+    )
+    return data
+
+
 @pytest.mark.parametrize(("role", "allowed"), OWNER_ONLY)
 def test_renaming_an_organization(staff, organization, role, allowed) -> None:
     response = client_of(staff[role]).post(
@@ -90,16 +105,7 @@ def test_renaming_an_organization(staff, organization, role, allowed) -> None:
 def test_a_membership_cannot_name_a_user_of_another_organization(staff, organization, role) -> None:
     stranger = User.objects.create_user(username="stranger-of-globex")
     member_add(organization=Organization.objects.get(slug="globex"), user=stranger, role="member")
-    data = organization_form(organization)
-    count = int(data["membership_set-TOTAL_FORMS"])
-    data.update(
-        {
-            "membership_set-TOTAL_FORMS": str(count + 1),
-            f"membership_set-{count}-organization": str(organization.pk),
-            f"membership_set-{count}-user": str(stranger.pk),
-            f"membership_set-{count}-role": "owner",
-        }
-    )
+    data = organization_form_adding(organization, stranger, "owner")
 
     response = client_of(staff[role]).post(
         reverse("admin:accounts_organization_change", args=[organization.pk]), data
@@ -114,16 +120,7 @@ def test_the_owner_adds_a_member_who_shares_an_organization(staff, organization)
     other = Organization.objects.create(slug="acme-labs", name="Acme Labs")
     member_add(organization=other, user=colleague, role="member")
     member_add(organization=other, user=staff["owner"], role="owner")
-    data = organization_form(organization)
-    count = int(data["membership_set-TOTAL_FORMS"])
-    data.update(
-        {
-            "membership_set-TOTAL_FORMS": str(count + 1),
-            f"membership_set-{count}-organization": str(organization.pk),
-            f"membership_set-{count}-user": str(colleague.pk),
-            f"membership_set-{count}-role": "member",
-        }
-    )
+    data = organization_form_adding(organization, colleague, "member")
 
     response = client_of(staff["owner"]).post(
         reverse("admin:accounts_organization_change", args=[organization.pk]), data
