@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import basic_auth
+from tests.generate.conftest import SLOW_HTML
 from tests.processes import ROOT, free_port, gunicorn, production_environment, run_setup
 
 pytestmark = pytest.mark.slow
@@ -42,15 +43,6 @@ template = template_create_with_spec(
 )
 print(keys[0], keys[1], template.eid)
 """
-
-SLOW_HTML = {
-    "type": "html",
-    "data": {
-        "html": "<table>"
-        + "".join(f"<tr><td>{i}</td><td>row {i}</td></tr>" for i in range(20000))
-        + "</table>"
-    },
-}
 
 
 @dataclass

@@ -24,6 +24,16 @@ from PIL import Image
 from tests.pdfcheck import PopplerWord, poppler_words, render
 
 URL = "/api/v1/generate-pdf"
+# A generate request whose render takes seconds (a table of 20,000 rows): it holds a render
+# worker long enough for the busy and share limits to be seen.
+SLOW_HTML = {
+    "type": "html",
+    "data": {
+        "html": "<table>"
+        + "".join(f"<tr><td>{i}</td><td>row {i}</td></tr>" for i in range(20000))
+        + "</table>"
+    },
+}
 
 
 def post(client: Client, payload: Any, **extra: Any) -> Any:

@@ -16,7 +16,7 @@ from contextlib import ExitStack
 import pytest
 
 from generate.engine import PoolSettings, RenderBusy, RenderJob, RenderPool, RenderTimeout
-from tests.generate.conftest import page_texts
+from tests.generate.conftest import SLOW_HTML, page_texts
 from tests.generate.test_engine import job_for
 
 
@@ -168,15 +168,6 @@ def test_workers_run_at_a_lower_cpu_priority(make_pool) -> None:
 
 
 # -- through the endpoint -----------------------------------------------------------------------
-
-SLOW_HTML = {
-    "type": "html",
-    "data": {
-        "html": "<table>"
-        + "".join(f"<tr><td>{i}</td><td>row {i}</td></tr>" for i in range(20000))
-        + "</table>"
-    },
-}
 
 
 @pytest.mark.django_db(transaction=True)
