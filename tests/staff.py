@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import Permission
+from django.test import Client
 
 from accounts.models import Organization, User
 from accounts.services import member_add
@@ -38,3 +39,12 @@ def staff_by_role(
         else staff_member(organization, f"acme-{role}", role, apps, password)
         for role in roles
     }
+
+
+def superuser_client() -> Client:
+    """A test client signed in to the admin as a new superuser, root."""
+    client = Client()
+    client.force_login(
+        User.objects.create_superuser("root", "root@example.com", "pw-for-tests-only")
+    )
+    return client

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import pytest
 from django.contrib import admin
-from django.test import Client
 from django.urls import reverse
 
-from accounts.models import User
 from core.admin_actions import REFUSED, CheckedActionIds
+from tests.staff import superuser_client
 
 REGISTERED = sorted(admin.site._registry.items(), key=lambda item: item[0]._meta.label)
 FORGED = ["abc", "1\x00", str(2**63), "-1e9", "1 OR 1=1"]
@@ -26,9 +25,7 @@ def test_every_registered_admin_checks_its_action_selection() -> None:
     ("model", "model_admin"), REGISTERED, ids=[m._meta.label for m, _ in REGISTERED]
 )
 def test_a_forged_selection_is_refused_on_every_list(model, model_admin) -> None:
-    root = User.objects.create_superuser("root", "root@example.com", "pw-for-tests-only")
-    browser = Client()
-    browser.force_login(root)
+    browser = superuser_client()
     url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
     actions = model_admin.get_actions(browser.get(url).wsgi_request)
     if not actions:

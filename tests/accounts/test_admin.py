@@ -6,17 +6,9 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
-from accounts.models import ApiKey, PayloadKeyPair, User
+from accounts.models import ApiKey, PayloadKeyPair
 from tests.conftest import basic_auth
-
-
-def superuser_client() -> Client:
-    user = User.objects.create_superuser(
-        username="root", email="root@example.com", password="pw-123456789"
-    )
-    client = Client()
-    client.force_login(user)
-    return client
+from tests.staff import superuser_client
 
 
 def test_create_key_action_shows_the_key_once_and_it_works(organization) -> None:

@@ -21,6 +21,7 @@ from core.models import SentEmail
 from esign.models import Packet
 from tests.esign.conftest import send_queued_emails, two_signer_packet
 from tests.processes import printed_setting
+from tests.staff import superuser_client
 
 pytestmark = pytest.mark.django_db
 LIST = reverse("admin:core_sentemail_changelist")
@@ -29,12 +30,6 @@ LIST = reverse("admin:core_sentemail_changelist")
 @pytest.fixture(autouse=True)
 def _kept(settings) -> None:
     settings.EMAIL_BACKEND = "core.mail.DatabaseEmailBackend"
-
-
-def superuser_client() -> Client:
-    client = Client()
-    client.force_login(User.objects.create_superuser(username="root", password="x"))
-    return client
 
 
 def test_an_email_signers_email_is_kept_and_its_link_shown_to_a_superuser(

@@ -12,11 +12,11 @@ from django.core import mail
 from django.test import Client
 from django.utils import timezone
 
-from accounts.models import User
 from esign.links.emails import signer_reminders_queue
 from esign.links.limits import NEW_LINK_PER_HOUR
 from esign.models import AuditEvent, Packet, Signer, SignerEmail, SignerToken
 from tests.esign.conftest import CREATE, send_queued_emails, two_signer_packet
+from tests.staff import superuser_client
 
 pytestmark = pytest.mark.django_db
 
@@ -73,9 +73,7 @@ def test_an_embedded_signer_gets_no_email(create_packet, api_client) -> None:
 def test_the_admin_emails_a_new_link(create_packet) -> None:
     packet, first, _ = email_packet(create_packet)
     send_queued_emails()
-    admin = User.objects.create_superuser("root", "root@example.com", "pw-for-tests-only")
-    browser = Client()
-    browser.force_login(admin)
+    browser = superuser_client()
 
     done = browser.post(
         "/admin/esign/packet/",
@@ -167,9 +165,7 @@ def test_the_sender_is_capped_in_new_links_per_signer(
     assert send_queued_emails() == []
 
     # The admin's button counts against the same cap: a message, nothing sent.
-    admin = User.objects.create_superuser("root", "root@example.com", "pw-for-tests-only")
-    browser = Client()
-    browser.force_login(admin)
+    browser = superuser_client()
     pressed = browser.post(f"/admin/esign/packet/{first.packet_id}/resend/", follow=True)
     assert "No new link for Ada" in pressed.content.decode()
     assert _sent_to(first) == emails
@@ -185,9 +181,7 @@ def test_the_admin_button_is_capped_too(create_packet, settings) -> None:
     settings.ESIGN_RESEND_PER_SIGNER = 3
     packet, first, _ = email_packet(create_packet)
     send_queued_emails()
-    admin = User.objects.create_superuser("root", "root@example.com", "pw-for-tests-only")
-    browser = Client()
-    browser.force_login(admin)
+    browser = superuser_client()
 
     pages = []
     for _ in range(10):

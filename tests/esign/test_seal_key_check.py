@@ -9,12 +9,11 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
-from django.test import Client
 
-from accounts.models import User
 from esign.sealing.config import DEV_CA, DEV_CERT, DEV_KEY
 from esign.sealing.seal import packet_seal
 from tests.esign.sealpki import shared_pki
+from tests.staff import superuser_client
 
 pytestmark = pytest.mark.django_db
 
@@ -60,8 +59,6 @@ def test_a_packet_is_not_sealed_with_a_weak_key_and_the_admin_says_why(complete)
     assert packet.seal_status == "retrying"
     assert packet.seal_error.startswith("seal_key_too_weak: The seal's key is RSA of 1024 bits")
     assert packet.documents.get().sealed_sha256 == ""
-    admin = User.objects.create_superuser("root", "root@example.com", "pw-for-tests-only")
-    browser = Client()
-    browser.force_login(admin)
+    browser = superuser_client()
     page = browser.get(f"/admin/esign/packet/{packet.pk}/change/").content.decode()
     assert "The seal&#x27;s key is RSA of 1024 bits" in page

@@ -28,6 +28,7 @@ from esign.sealing.seal import packet_seal, packet_seal_retry
 from tests.esign.sealpki import asn1, shared_pki, softhsm_key, with_the_hsm_seal
 from tests.esign.test_seal_engine import lta_validation
 from tests.pdfcheck import words
+from tests.staff import superuser_client
 
 pytestmark = pytest.mark.django_db
 
@@ -274,13 +275,10 @@ def test_when_the_retries_run_out_the_packet_is_failed_until_an_operator_retries
 def test_the_admin_shows_the_seal_and_seals_again(
     complete, django_capture_on_commit_callbacks
 ) -> None:
-    from accounts.models import User
 
     _, packet = complete()
     Packet.objects.filter(pk=packet.pk).update(seal_status="failed", seal_error="x: broken")
-    admin = User.objects.create_superuser("root", "root@example.com", "pw-for-tests-only")
-    browser = Client()
-    browser.force_login(admin)
+    browser = superuser_client()
 
     page = browser.get(f"/admin/esign/packet/{packet.pk}/change/")
     assert page.status_code == 200

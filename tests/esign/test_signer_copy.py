@@ -14,11 +14,11 @@ from django.conf import settings
 from django.core import mail
 from django.test import Client
 
-from accounts.models import User
 from esign.links.tokens import signer_token_issue
 from esign.models import AuditEvent, Packet, PacketDocument, Signer, SignerEmail
 from esign.sealing.seal import packet_seal
 from tests.esign.conftest import send_queued_emails, sign, token_of
+from tests.staff import superuser_client
 
 pytestmark = pytest.mark.django_db
 
@@ -97,9 +97,7 @@ def test_the_packet_admin_downloads_voids_and_names_audit_events_for_people(
     complete: Any, create_packet: Any
 ) -> None:
     wire, packet = complete()
-    admin = User.objects.create_superuser("root", "root@example.com", "pw-for-tests-only")
-    browser = Client()
-    browser.force_login(admin)
+    browser = superuser_client()
 
     page = browser.get(f"/admin/esign/packet/{packet.pk}/change/").content.decode()
     assert "Once sealed (sealing: pending)." in page

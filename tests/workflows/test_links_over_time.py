@@ -9,9 +9,10 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from accounts.models import Organization, User
+from accounts.models import Organization
 from esign.models import AuditEvent, SignerToken
 from templates_app.models import PdfTemplate
+from tests.staff import superuser_client
 from tests.workflows.test_signing_step import config, nda, submit_nda
 from workflows.models import Submission
 from workflows.submissions.links import continue_token, submission_links_rotate
@@ -80,9 +81,7 @@ def test_the_admin_ends_continue_links(
 ) -> None:
     client, submission, _ = _submit(organization, demo_template)
     before = continue_token(submission)
-    admin = User.objects.create_superuser("root", "root@example.com", "pw-for-tests-only")
-    browser = Client()
-    browser.force_login(admin)
+    browser = superuser_client()
 
     done = browser.post(
         "/admin/workflows/submission/",
