@@ -19,13 +19,14 @@ from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.forms import Form
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.html import format_html
 
 from accounts.models import Organization
 from accounts.staff import staff_organizations
 from core.admin_actions import CheckedActionIds
+from core.admin_pages import object_for_change
 from core.errors import ServiceError
 from templates_app import editor, fields_page, rename, replace_pdf, services, upload_stash
 from templates_app.engine.describe import example_data
@@ -334,11 +335,7 @@ class PdfTemplateAdmin(CheckedActionIds):
         return contributed + editor_urls + extra + super().get_urls()
 
     def _template_for_change(self, request: HttpRequest, object_id: str) -> PdfTemplate:
-        template = self.get_object(request, object_id)
-        if template is None:
-            raise Http404("No such template.")
-        if not self.has_change_permission(request, template):
-            raise PermissionDenied
+        template: PdfTemplate = object_for_change(self, request, object_id, "No such template.")
         return template
 
     def editor_view(self, request: HttpRequest, object_id: str) -> HttpResponse:

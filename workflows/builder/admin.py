@@ -23,9 +23,8 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin
-from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils import timezone
@@ -33,6 +32,7 @@ from django.utils.html import format_html
 
 from accounts.staff import staff_manages, staff_organizations
 from core.admin_actions import CheckedActionIds
+from core.admin_pages import object_for_change
 from core.errors import ValidationFailed
 from core.json_views import json_view
 from workflows.builder.catalogue import catalogue_json
@@ -164,11 +164,7 @@ class WebformAdmin(CheckedActionIds):
         return [*endpoints, page, *super().get_urls()]
 
     def _webform_for_change(self, request: HttpRequest, object_id: str) -> Webform:
-        webform = self.get_object(request, object_id)
-        if webform is None:
-            raise Http404("No such webform.")
-        if not self.has_change_permission(request, webform):
-            raise PermissionDenied
+        webform: Webform = object_for_change(self, request, object_id, "No such webform.")
         return webform
 
     def _endpoint(self, view: WebformView) -> Callable[[HttpRequest, str], HttpResponse]:
