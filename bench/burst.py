@@ -188,7 +188,10 @@ def main() -> None:
         Competitor(args.competitor, data_dir / "competitor.log") if args.competitor else None
     )
     processes = {"server (gunicorn and its pools)": server.process.pid}
-    processes |= {f"worker --queue-name {q!r}": w.pid for q, w in zip(queues, workers, strict=True)}
+    processes |= {
+        f"worker {n + 1} --queue-name {q!r}": w.pid
+        for n, (q, w) in enumerate(zip(queues, workers, strict=True))
+    }
     if competitor is not None:
         processes[f"competitor: {competitor.command}"] = competitor.pid
     meter = CpuMeter(processes)
