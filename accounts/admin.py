@@ -32,7 +32,7 @@ from django.http import (
     HttpResponseRedirect,
 )
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path, reverse
+from django.urls import URLPattern, reverse
 
 from accounts.login_guard import GuardedAdminAuthenticationForm
 from accounts.models import ApiKey, Membership, Organization, PayloadKeyPair, User
@@ -46,6 +46,7 @@ from accounts.staff import (
 )
 from accounts.staff_admin import OrganizationOwnedAdmin, manages, may_manage
 from core.admin_actions import CheckedActionIds
+from core.admin_pages import own_pages
 from core.engine.input_checks import line_problem
 
 # Sign-in locks out after a few failures, per user name and per address (accounts.login_guard).
@@ -301,10 +302,10 @@ class OrganizationAdmin(CheckedActionIds):
     def get_urls(self) -> list[URLPattern]:
         # Before the default URLs, whose "<path:object_id>/" would take this one.
         return [
-            path(
-                "<path:object_id>/api-keys/create/",
-                self.admin_site.admin_view(self.create_key_view),
-                name="accounts_organization_create_key",
+            *own_pages(
+                self,
+                "accounts_organization",
+                [("<path:object_id>/api-keys/create/", self.create_key_view, "create_key")],
             ),
             *super().get_urls(),
         ]

@@ -18,12 +18,13 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from accounts.staff_admin import OrganizationOwnedAdmin, manages, may_manage
+from core.admin_pages import own_pages
 from core.blobs import blob_read
 from core.engine.archive import safe_filename
 from core.errors import RateLimited, ServiceError, ValidationFailed
@@ -152,25 +153,19 @@ class PacketAdmin(OrganizationOwnedAdmin):
         return format_html("<ul>{}</ul>", format_html("".join(["{}"] * len(rows)), *rows))
 
     def get_urls(self) -> list[Any]:
-        def view(method: Any) -> Any:
-            return self.admin_site.admin_view(method)
-
-        return [
-            path(
+        pages = [
+            (
                 "<int:packet_id>/attachments/<int:attachment_id>/",
-                view(self.attachment_file),
-                name="esign_packet_attachment",
+                self.attachment_file,
+                "attachment",
             ),
-            path(
-                "<int:packet_id>/download/", view(self.download_zip), name="esign_packet_download"
-            ),
-            path("<int:packet_id>/void/", view(self.void_one), name="esign_packet_void"),
-            path("<int:packet_id>/resend/", view(self.resend_one), name="esign_packet_resend"),
-            path(
-                "<int:packet_id>/reassign/",
-                view(self.reassign_one),
-                name="esign_packet_reassign",
-            ),
+            ("<int:packet_id>/download/", self.download_zip, "download"),
+            ("<int:packet_id>/void/", self.void_one, "void"),
+            ("<int:packet_id>/resend/", self.resend_one, "resend"),
+            ("<int:packet_id>/reassign/", self.reassign_one, "reassign"),
+        ]
+        return [
+            *own_pages(self, "esign_packet", pages),
             *super().get_urls(),
         ]
 

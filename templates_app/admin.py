@@ -20,13 +20,13 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.forms import Form
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.html import format_html
 
 from accounts.models import Organization
 from accounts.staff import staff_organizations
 from core.admin_actions import CheckedActionIds
-from core.admin_pages import object_for_change
+from core.admin_pages import object_for_change, own_pages
 from core.errors import ServiceError
 from templates_app import editor, fields_page, rename, replace_pdf, services, upload_stash
 from templates_app.engine.describe import example_data
@@ -275,64 +275,40 @@ class PdfTemplateAdmin(CheckedActionIds):
 
     # --- extra pages ------------------------------------------------------------------------
     def get_urls(self) -> list:
-        extra = [
-            path(
-                "<path:object_id>/fields/",
-                self.admin_site.admin_view(self.fields_view),
-                name="templates_app_pdftemplate_fields",
-            ),
-            path(
-                "<path:object_id>/publish/",
-                self.admin_site.admin_view(self.publish_view),
-                name="templates_app_pdftemplate_publish",
-            ),
-            path(
-                "<path:object_id>/aliases/",
-                self.admin_site.admin_view(self.aliases_view),
-                name="templates_app_pdftemplate_aliases",
-            ),
-            path(
-                "<path:object_id>/duplicate/",
-                self.admin_site.admin_view(self.duplicate_view),
-                name="templates_app_pdftemplate_duplicate",
-            ),
-            path(
-                "<path:object_id>/replace-pdf/",
-                self.admin_site.admin_view(self.replace_pdf_view),
-                name="templates_app_pdftemplate_replace_pdf",
-            ),
-        ]
-        editor_urls = [
-            path(
-                "<path:object_id>/editor/",
-                self.admin_site.admin_view(self.editor_view),
-                name="templates_app_pdftemplate_editor",
-            ),
+        editor_endpoints = (
+            ("pdf", editor.editor_pdf),
+            ("spec", editor.editor_spec),
+            ("publish", editor.editor_publish),
+            ("detect", editor.editor_detect),
+        )
+        pages = [
+            # The contributed pages and the visual editor (templates_app/editor.py) first:
+            # "<id>/editor/publish/" would otherwise reach the publish view with the id
+            # "<id>/editor".
             *(
-                path(
-                    f"<path:object_id>/editor/{suffix}/",
-                    self.admin_site.admin_view(self._template_endpoint(view)),
-                    name=f"templates_app_pdftemplate_editor_{suffix}",
+                (
+                    f"<path:object_id>/{page.route}/",
+                    self._template_endpoint(page.view, page.methods),
+                    name,
                 )
-                for suffix, view in (
-                    ("pdf", editor.editor_pdf),
-                    ("spec", editor.editor_spec),
-                    ("publish", editor.editor_publish),
-                    ("detect", editor.editor_detect),
-                )
+                for name, page in _contributed_views.items()
             ),
+            ("<path:object_id>/editor/", self.editor_view, "editor"),
+            *(
+                (
+                    f"<path:object_id>/editor/{suffix}/",
+                    self._template_endpoint(view),
+                    f"editor_{suffix}",
+                )
+                for suffix, view in editor_endpoints
+            ),
+            ("<path:object_id>/fields/", self.fields_view, "fields"),
+            ("<path:object_id>/publish/", self.publish_view, "publish"),
+            ("<path:object_id>/aliases/", self.aliases_view, "aliases"),
+            ("<path:object_id>/duplicate/", self.duplicate_view, "duplicate"),
+            ("<path:object_id>/replace-pdf/", self.replace_pdf_view, "replace_pdf"),
         ]
-        contributed = [
-            path(
-                f"<path:object_id>/{page.route}/",
-                self.admin_site.admin_view(self._template_endpoint(page.view, page.methods)),
-                name=f"templates_app_pdftemplate_{name}",
-            )
-            for name, page in _contributed_views.items()
-        ]
-        # The contributed pages and the visual editor (templates_app/editor.py) first:
-        # "<id>/editor/publish/" would otherwise reach the publish view with the id "<id>/editor".
-        return contributed + editor_urls + extra + super().get_urls()
+        return own_pages(self, "templates_app_pdftemplate", pages) + super().get_urls()
 
     def _template_for_change(self, request: HttpRequest, object_id: str) -> PdfTemplate:
         template: PdfTemplate = object_for_change(self, request, object_id, "No such template.")

@@ -19,12 +19,13 @@ from django.db.models import QuerySet
 from django.forms import HiddenInput
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.html import format_html
 
 from accounts.staff import staff_managed_organizations, staff_manages, staff_organizations
 from accounts.staff_admin import manages, may_manage
 from core.admin_actions import CheckedActionIds
+from core.admin_pages import own_pages
 from core.errors import ServiceError
 from core.responses import file_response
 from templates_app.models import PdfTemplate
@@ -288,34 +289,14 @@ class WorkflowAdmin(CheckedActionIds):
 
     # --- pages ----------------------------------------------------------------------------
     def get_urls(self) -> list:
-        extra = [
-            path(
-                "import/",
-                self.admin_site.admin_view(self.import_view),
-                name="workflows_workflow_import",
-            ),
-            path(
-                "<path:object_id>/publish/",
-                self.admin_site.admin_view(self.publish_view),
-                name="workflows_workflow_publish",
-            ),
-            path(
-                "<path:object_id>/preview/",
-                self.admin_site.admin_view(self.preview_view),
-                name="workflows_workflow_preview",
-            ),
-            path(
-                "<path:object_id>/export/",
-                self.admin_site.admin_view(self.export_view),
-                name="workflows_workflow_export",
-            ),
-            path(
-                "<path:object_id>/documents/<int:document_id>/mapping/",
-                self.admin_site.admin_view(self.mapping_view),
-                name="workflows_workflow_mapping",
-            ),
+        pages = [
+            ("import/", self.import_view, "import"),
+            ("<path:object_id>/publish/", self.publish_view, "publish"),
+            ("<path:object_id>/preview/", self.preview_view, "preview"),
+            ("<path:object_id>/export/", self.export_view, "export"),
+            ("<path:object_id>/documents/<int:document_id>/mapping/", self.mapping_view, "mapping"),
         ]
-        return extra + super().get_urls()
+        return own_pages(self, "workflows_workflow", pages) + super().get_urls()
 
     def _workflow(self, request: HttpRequest, object_id: str, *, change: bool) -> Workflow:
         workflow = self.get_object(request, object_id)

@@ -24,13 +24,14 @@ from django.http import (
 )
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from accounts.staff import staff_managed_organizations
 from accounts.staff_admin import OrganizationOwnedAdmin, may_manage
+from core.admin_pages import own_pages
 from core.errors import ServiceError, ValidationFailed
 from core.responses import file_response
 from esign.bulk.files import rows_from_file, sample_csv, template_columns, template_shape
@@ -99,19 +100,15 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
         return f"{obj.rows_done} / {obj.rows_total}"
 
     def get_urls(self) -> list[Any]:
-        def view(method: Any) -> Any:
-            return self.admin_site.admin_view(method)
-
+        pages = [
+            ("<int:batch_id>/send/", require_POST(self.send), "send"),
+            ("<int:batch_id>/cancel/", require_POST(self.cancel), "cancel"),
+            ("<int:batch_id>/progress.json", self.progress_json, "progress"),
+            ("<int:batch_id>/results.csv", self.results, "results"),
+            ("sample/<int:template_id>.csv", self.sample, "sample"),
+        ]
         return [
-            path("<int:batch_id>/send/", view(require_POST(self.send)), name="esign_bulk_send"),
-            path(
-                "<int:batch_id>/cancel/", view(require_POST(self.cancel)), name="esign_bulk_cancel"
-            ),
-            path(
-                "<int:batch_id>/progress.json", view(self.progress_json), name="esign_bulk_progress"
-            ),
-            path("<int:batch_id>/results.csv", view(self.results), name="esign_bulk_results"),
-            path("sample/<int:template_id>.csv", view(self.sample), name="esign_bulk_sample"),
+            *own_pages(self, "esign_bulk", pages),
             *super().get_urls(),
         ]
 

@@ -26,13 +26,13 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
 from accounts.staff import staff_manages, staff_organizations
 from core.admin_actions import CheckedActionIds
-from core.admin_pages import object_for_change
+from core.admin_pages import object_for_change, own_pages
 from core.errors import ValidationFailed
 from core.json_views import json_view
 from workflows.builder.catalogue import catalogue_json
@@ -142,26 +142,21 @@ class WebformAdmin(CheckedActionIds):
 
     # --- the builder ------------------------------------------------------------------------
     def get_urls(self) -> list:
-        endpoints = [
-            path(
-                f"<path:object_id>/builder/{suffix}/",
-                self.admin_site.admin_view(self._endpoint(view)),
-                name=f"workflows_webform_builder_{suffix}",
-            )
-            for suffix, view in (
-                ("definition", builder_definition),
-                ("draft", builder_draft),
-                ("preview", builder_preview),
-                ("publish", builder_publish),
-            )
-        ]
-        page = path(
-            "<path:object_id>/builder/",
-            self.admin_site.admin_view(self._endpoint(self.builder_page)),
-            name="workflows_webform_builder",
+        endpoints = (
+            ("definition", builder_definition),
+            ("draft", builder_draft),
+            ("preview", builder_preview),
+            ("publish", builder_publish),
         )
+        pages = [
+            *(
+                (f"<path:object_id>/builder/{suffix}/", self._endpoint(view), f"builder_{suffix}")
+                for suffix, view in endpoints
+            ),
+            ("<path:object_id>/builder/", self._endpoint(self.builder_page), "builder"),
+        ]
         # Before the admin's own: "<id>/builder/" would reach the change view as id "<id>/builder".
-        return [*endpoints, page, *super().get_urls()]
+        return [*own_pages(self, "workflows_webform", pages), *super().get_urls()]
 
     def _webform_for_change(self, request: HttpRequest, object_id: str) -> Webform:
         webform: Webform = object_for_change(self, request, object_id, "No such webform.")
