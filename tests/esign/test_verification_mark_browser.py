@@ -8,24 +8,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from esign.models import Packet
 from esign.packets.documents import sealed_document_pdf
 from esign.sealing.seal import packet_seal
 from tests.axe import axe_violations
+from tests.browser import PHONE
 from tests.esign.test_verification_mark import qr_codes
+from tests.esign.test_verify_browser import DESKTOP
+from tests.esign.test_verify_browser import pytestmark as pytestmark  # noqa: F401 - its marks
 from tests.templates_app.conftest import ARTIFACTS
 
-pytestmark = [
-    pytest.mark.usefixtures("development_seal"),
-    pytest.mark.browser,
-    pytest.mark.django_db(transaction=True),
-]
-
 SHOTS = ARTIFACTS / "verification-mark"
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
 
 
 def test_the_qr_codes_link_opens_verify_on_the_sealed_document(

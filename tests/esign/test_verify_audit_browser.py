@@ -19,20 +19,13 @@ from esign.engine.seal import seal_pdf
 from esign.engine.seal_credentials import SoftwareKey, load_credentials
 from esign.engine.seal_keys import create_development_pki
 from esign.sealing.seal import packet_seal
-from tests.browser import ARTIFACTS, watched_tab
+from tests.browser import PHONE, watched_tab
 from tests.esign import verify_files as files
 from tests.esign.sealpki import shared_pki
 from tests.esign.test_seal_engine import three_pages
 from tests.esign.test_seal_packets import zip_url
-
-pytestmark = [
-    pytest.mark.usefixtures("development_seal"),
-    pytest.mark.browser,
-    pytest.mark.django_db(transaction=True),
-]
-
-SHOTS = ARTIFACTS / "verify"
-PHONE = {"width": 390, "height": 844}
+from tests.esign.test_verify_browser import SHOTS
+from tests.esign.test_verify_browser import pytestmark as pytestmark  # noqa: F401 - its marks
 
 
 @pytest.fixture

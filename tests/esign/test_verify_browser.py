@@ -12,10 +12,12 @@ import pytest
 from django.test import Client
 
 from esign.sealing.seal import packet_seal
+from tests.browser import PHONE
 from tests.esign.test_seal_packets import zip_url
 from tests.esign.test_verify import changed_in_content
 from tests.templates_app.conftest import ARTIFACTS
 
+# The marks of every test of a sealed packet's pages here (imported by the other such modules).
 pytestmark = [
     pytest.mark.usefixtures("development_seal"),
     pytest.mark.browser,
@@ -24,7 +26,6 @@ pytestmark = [
 
 SHOTS = ARTIFACTS / "verify"
 DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
