@@ -15,7 +15,13 @@ from tests.browser import Tab
 from tests.esign.test_embed_frames_browser import app as app  # noqa: F401 - the fixture
 from tests.esign.test_embed_frames_browser import app_url, record_finish
 from tests.esign.test_embed_frames_browser import packet_of as packet_of  # noqa: F401 - the fixture
-from tests.esign.test_signing_browser import DESKTOP, SHOTS, events
+from tests.esign.test_signing_browser import (
+    DESKTOP,
+    SHOTS,
+    events,
+    open_embedded_refusal,
+    signer_error,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -28,19 +34,11 @@ def test_a_bad_link_in_any_origins_frame_posts_signer_error(
     packet_of()
     unknown = f"{live_server.url}/api/etch/verify/NoSuchSigner?token=nope"
     tab = Tab(browser, DESKTOP, expected=lambda message: "status of 403" in message.text)
-    tab.page.goto(f"{embedder}/embed.html?src={quote(unknown, safe='')}")
-    frame = tab.page.wait_for_selector("#app-frame").content_frame()
-    frame.wait_for_selector(".sg-error[data-error-type=tokenInvalid]")
+    open_embedded_refusal(tab, embedder, unknown, "tokenInvalid")
     [as_object, as_string] = events(tab, 2)
     assert as_object == {
         "origin": live_server.url,
-        "data": {
-            "action": "signerError",
-            "errorType": "tokenInvalid",
-            "error": "tokenInvalid",
-            "message": "This signing link is not valid.",
-            "signerEid": "NoSuchSigner",
-        },
+        "data": signer_error("tokenInvalid", "This signing link is not valid.", "NoSuchSigner"),
     }
     legacy = as_string["data"]
     assert legacy.startswith(f"{live_server.url}/etch-complete?action=signerError&")
@@ -89,14 +87,8 @@ def test_a_voided_packets_link_tells_the_embedding_app_why(
     query = f"kind=embed&src={quote(url, safe='')}&anvil={quote(live_server.url, safe='')}"
     tab.page.goto(f"{app}/app.html?{query}")
     [event] = [e["data"] for e in events(tab, 1)]
-    assert event == {
-        "action": "signerError",
-        "errorType": "notFound",
-        "error": "notFound",
-        "message": "This signature request was cancelled.",
-        "signerEid": signers["client"],
-        "reason": "packetVoided",
-    }
+    cancelled = signer_error("notFound", "This signature request was cancelled.", signers["client"])
+    assert event == {**cancelled, "reason": "packetVoided"}
     frame = tab.page.wait_for_selector("iframe").content_frame()
     assert "The sender cancelled this request." in frame.inner_text("main")
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -111,13 +103,7 @@ def test_a_link_that_is_not_valid_is_signer_error_with_its_signer_eid_in_both_fr
     signers = packet_of()
     eid = signers["client"] if link == "bad-token" else "NoSuchSigner0000000x"
     url = f"{live_server.url}/api/etch/verify/{eid}?token=not-a-token"
-    expected = {
-        "action": "signerError",
-        "errorType": "tokenInvalid",
-        "error": "tokenInvalid",
-        "message": "This signing link is not valid.",
-        "signerEid": eid,
-    }
+    expected = signer_error("tokenInvalid", "This signing link is not valid.", eid)
     tab = Tab(browser, DESKTOP, expected=lambda message: "status of 403" in message.text)
     tab.page.goto(app_url(app, "embed", url, live_server.url))
     assert [e["data"] for e in events(tab, 1)] == [expected]

@@ -17,11 +17,12 @@ from tests.browser import Tab
 from tests.esign.test_signing_browser import (
     DESKTOP,
     EXPIRE,
+    embedded_first_signer,
     events,
     live,
     open_embedded,
     refused_request,
-    signers_of,
+    signer_error,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -30,9 +31,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_a_link_expired_while_open_refuses_the_decline_and_posts_signer_error(
     browser, live_server, embedder, organization: Organization, create_packet, sign_url, graphql
 ) -> None:
-    organization.embed_origins = [embedder]
-    organization.save()
-    first = signers_of(create_packet())["client"]
+    first = embedded_first_signer(organization, embedder, create_packet)
     tab = Tab(browser, DESKTOP, expected=refused_request)
     frame = open_embedded(tab, embedder, live(sign_url(first), live_server))
     frame.wait_for_selector("#signing[data-state=ready]")
@@ -47,13 +46,7 @@ def test_a_link_expired_while_open_refuses_the_decline_and_posts_signer_error(
     # tokenExpired's words, not those of a refusal the page could not read (tokenInvalid's).
     assert frame.inner_text("#sg-result-text") == "This signing link has expired."
     [as_object, as_string] = events(tab, 2)
-    event = {
-        "action": "signerError",
-        "errorType": "tokenExpired",
-        "error": "tokenExpired",
-        "message": "This signing link has expired.",
-        "signerEid": first,
-    }
+    event = signer_error("tokenExpired", "This signing link has expired.", first)
     assert as_object == {"origin": live_server.url, "data": event}
     # The legacy string: the service's completion page with the same keys.
     string = urlsplit(as_string["data"])

@@ -74,6 +74,35 @@ def open_embedded(tab: Tab, embedder: str, url: str) -> Any:
     return frame
 
 
+def open_embedded_refusal(tab: Tab, embedder: str, url: str, error_type: str) -> Any:
+    """Open the integrator's page framing ``url``, a link the signing page refuses; its Frame
+    once it shows the error of ``error_type``."""
+    tab.page.goto(f"{embedder}/embed.html?src={quote(url, safe='')}")
+    frame = tab.page.wait_for_selector("#app-frame").content_frame()
+    frame.wait_for_selector(f".sg-error[data-error-type={error_type}]")
+    return frame
+
+
+def signer_error(error_type: str, message: str, signer_eid: str) -> dict[str, str]:
+    """The signerError event a framing page hears: its type twice (``error`` is the legacy
+    key), the message the page shows and the eid of the link's signer."""
+    return {
+        "action": "signerError",
+        "errorType": error_type,
+        "error": error_type,
+        "message": message,
+        "signerEid": signer_eid,
+    }
+
+
+def embedded_first_signer(organization: Any, embedder: str, create_packet: Any) -> str:
+    """The first signer's eid of a new packet of ``organization``, which lets ``embedder``
+    frame its signing page."""
+    organization.embed_origins = [embedder]
+    organization.save()
+    return signers_of(create_packet())["client"]
+
+
 def shoot(tab: Tab, name: str, *, phone: bool = True) -> None:
     """A screenshot at the desktop width, and one at the phone width (then back)."""
     SHOTS.mkdir(parents=True, exist_ok=True)

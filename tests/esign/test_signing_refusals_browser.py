@@ -4,8 +4,6 @@ signer, and a signer declines with a reason (top level)."""
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
 import pytest
 
 from accounts.models import Organization
@@ -19,10 +17,13 @@ from tests.esign.test_signing_browser import (
     PHONE,
     SHOTS,
     assert_posted_pair,
+    embedded_first_signer,
     events,
     live,
+    open_embedded_refusal,
     refused_request,
     shoot,
+    signer_error,
     signers_of,
 )
 
@@ -32,24 +33,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_an_expired_link_shows_the_error_page_and_posts_signer_error(
     browser, live_server, embedder, organization: Organization, create_packet, sign_url, graphql
 ) -> None:
-    organization.embed_origins = [embedder]
-    organization.save()
-    first = signers_of(create_packet())["client"]
+    first = embedded_first_signer(organization, embedder, create_packet)
     url = live(sign_url(first), live_server)
     graphql(EXPIRE, {"s": first})
 
     tab = Tab(browser, DESKTOP, expected=refused_request)
-    tab.page.goto(f"{embedder}/embed.html?src={quote(url, safe='')}")
-    frame = tab.page.wait_for_selector("#app-frame").content_frame()
-    frame.wait_for_selector(".sg-error[data-error-type=tokenExpired]")
+    open_embedded_refusal(tab, embedder, url, "tokenExpired")
     event = assert_posted_pair(events(tab, 2), live_server.url, ERROR_KEYS)
-    assert event == {
-        "action": "signerError",
-        "errorType": "tokenExpired",
-        "error": "tokenExpired",
-        "message": "This signing link has expired.",
-        "signerEid": first,
-    }
+    assert event == signer_error("tokenExpired", "This signing link has expired.", first)
     shoot(tab, "10-expired-link")
     tab.close()
 
@@ -67,19 +58,11 @@ def test_an_origin_that_is_not_allowed_hears_only_the_error_and_the_links_signer
     graphql(EXPIRE, {"s": first})
 
     tab = Tab(browser, DESKTOP, expected=refused_request)
-    tab.page.goto(f"{embedder}/embed.html?src={quote(url, safe='')}")
-    frame = tab.page.wait_for_selector("#app-frame").content_frame()
-    frame.wait_for_selector(".sg-error[data-error-type=tokenExpired]")
+    open_embedded_refusal(tab, embedder, url, "tokenExpired")
     [as_object, as_string] = events(tab, 2)
     assert as_object == {
         "origin": live_server.url,
-        "data": {
-            "action": "signerError",
-            "errorType": "tokenExpired",
-            "error": "tokenExpired",
-            "message": "This signing link has expired.",
-            "signerEid": first,
-        },
+        "data": signer_error("tokenExpired", "This signing link has expired.", first),
     }
     assert as_string["data"].startswith(f"{live_server.url}/etch-complete?action=signerError&")
     assert as_string["data"].endswith(f"&signerEid={first}")
