@@ -220,3 +220,12 @@ def admin_log_in(tab: Any, live_server: Any, username: str, password: str) -> No
     tab.fill("#id_password", password)
     tab.click("input[type=submit]")
     tab.wait_for_url(f"{live_server.url}/admin/")
+
+
+def settings_log_in(tab: Any, live_server: Any, username: str, password: str) -> None:
+    """Sign in through the accounts' login page, as a person does, and land on acme's settings."""
+    tab.goto(f"{live_server.url}/accounts/login/?next=/settings/acme/")
+    tab.get_by_label("User name").fill(username)
+    tab.get_by_label("Password").fill(password)
+    tab.get_by_role("button", name="Log in").click()
+    tab.wait_for_url(f"{live_server.url}/settings/acme/")

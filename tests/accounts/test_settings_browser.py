@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from accounts.models import ApiKey, Organization, User
 from tests.axe import axe_violations
-from tests.browser import acme_key_status
+from tests.browser import acme_key_status, settings_log_in
 from tests.templates_app.conftest import ARTIFACTS
 from webhooks.models import WebhookAttempt, WebhookDelivery
 from webhooks.services import event_emit
@@ -130,11 +130,7 @@ def test_a_refused_webhook_url_is_shown_by_the_url_field_only(
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(15_000)
-    page.goto(f"{live_server.url}/accounts/login/?next=/settings/acme/")
-    page.get_by_label("User name").fill("olivia")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{live_server.url}/settings/acme/")
+    settings_log_in(page, live_server, owner.username, PASSWORD)
 
     field = page.get_by_label("Webhook URL")
     # type=url lets an ftp: URL through, so the refusal shown is the server's.
@@ -166,11 +162,7 @@ def test_a_refused_url_brings_focus_and_view_to_an_error_summary_linking_to_the_
     )
     page = context.new_page()
     page.set_default_timeout(15_000)
-    page.goto(f"{live_server.url}/accounts/login/?next=/settings/acme/")
-    page.get_by_label("User name").fill("olivia")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{live_server.url}/settings/acme/")
+    settings_log_in(page, live_server, owner.username, PASSWORD)
 
     page.get_by_label("Webhook URL").fill("ftp://hooks.example.com/in")
     page.get_by_role("button", name="Save URL").click()

@@ -9,6 +9,7 @@ import pytest
 
 from accounts.models import Organization, User
 from tests.axe import axe_violations
+from tests.browser import settings_log_in
 from tests.templates_app.conftest import ARTIFACTS
 from webhooks.models import WebhookDelivery
 from webhooks.services import event_emit, webhook_test
@@ -50,11 +51,7 @@ def test_the_log_fits_a_phone_and_reads_truthfully(
         tab = context.new_page()
         tab.set_default_timeout(15_000)
         tab.on("pageerror", lambda error: errors.append(str(error)))
-        tab.goto(f"{live_server.url}/accounts/login/?next=/settings/acme/")
-        tab.get_by_label("User name").fill("olivia")
-        tab.get_by_label("Password").fill(PASSWORD)
-        tab.get_by_role("button", name="Log in").click()
-        tab.wait_for_url(f"{live_server.url}/settings/acme/")
+        settings_log_in(tab, live_server, owner.username, PASSWORD)
 
         log = tab.locator("#deliveries tbody tr")
         assert log.count() == 20
