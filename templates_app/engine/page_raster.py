@@ -150,6 +150,31 @@ def clear_filled_areas(mask: Image.Image, block: int) -> Image.Image:
     return ImageChops.lighter(mask, filled)
 
 
+def close_row_gaps(mask: Image.Image, gap: int) -> Image.Image:
+    """``mask`` (ink 0) with the gaps of at most ``gap`` pixels along each row inked in: a
+    dashed rule (a tax form's "- - - -" line to write on) becomes one stroke. A pixel is inked
+    where ink lies within ``gap`` pixels on both sides of it in its row."""
+    width, height = mask.size
+
+    def shifted(image: Image.Image, by: int) -> Image.Image:
+        out = Image.new("L", (width, height), 255)
+        if by > 0:
+            out.paste(image.crop((0, 0, width - by, height)), (by, 0))
+        else:
+            out.paste(image.crop((-by, 0, width, height)), (0, 0))
+        return out
+
+    # Ink within ``reach`` pixels to the left (and right), grown by doubling steps.
+    left = right = mask
+    reach = 0
+    while reach < gap:
+        step = min(max(1, reach), gap - reach)
+        left = ImageChops.darker(left, shifted(left, step))
+        right = ImageChops.darker(right, shifted(right, -step))
+        reach += step
+    return ImageChops.darker(mask, ImageChops.lighter(left, right))
+
+
 def _row_groups(mask: Image.Image, min_length: int) -> list[list[int]]:
     """Dark runs of each row at least ``min_length`` pixels long, joined with the runs of the
     rows next to them that start and end within two pixels: [start, end, first row, last row]."""

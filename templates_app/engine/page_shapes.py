@@ -4,9 +4,9 @@ From the rules of a page's picture (``page_raster``) and their geometry (``form_
 
 - a row of small boxes sharing walls is one comb (``charList``), its box count the length;
 - a small square or ring is a checkbox;
-- a larger closed box, or a line, with empty space above its bottom edge is a text field: the
-  empty band below a label printed inside a cell, or the paper after a sign or a short label
-  printed at its left;
+- a larger closed box, or a line (solid or dashed), with empty space above its bottom edge is a
+  text field: the empty band below a label printed inside a cell, or the paper after a sign or
+  a short label printed at its left;
 - a rectangle of tint, empty inside, is a field shown by its background colour;
 - a white rectangle on a tinted ground (the IRS's pink or blue pages) is a field shown by the
   paper left unprinted, often with only a rule under it.
@@ -46,6 +46,7 @@ LEFT_LABEL_MAX_WIDTH = 70.0  # a word or three ("City", "Last or Business"), not
 RING_MIN_SCAN = 9.0  # points: a radio button on a scan, larger than the letters beside it
 FILLED_MIN = 8.0  # points: the smallest side of a field shown by its background colour
 RUN_MIN = 5.0  # points: the shortest stroke that can be the side of a checkbox
+DASH_GAP = 2.0  # points: the widest gap between the dashes of a dashed rule
 # A tinted ground is grey levels from GROUND_LEVEL up to WHITE_LEVEL (the palest tints read as
 # paper to the rules and the ink); a page is tinted when at least GROUND_SHARE of it is.
 WHITE_LEVEL = 250
@@ -73,7 +74,7 @@ def shapes(
     """The blanks of one rendered page, top to bottom: ``image`` as drawn, ``rules_image`` with
     its text whited out (the same picture on a scan). Each kind of shape in turn; a later one
     never takes the place of a field already found."""
-    page = _PageShapes(image, rules_image, frame)
+    page = _PageShapes(image, rules_image, frame, scan=scan)
     boxes = geometry.closed_boxes(page.hlines, page.vlines)
     page.boxes = boxes
     page.add_combs(boxes)
@@ -91,7 +92,9 @@ def shapes(
 class _PageShapes:
     """One page's rules (in page space), its ink without them, and the fields found so far."""
 
-    def __init__(self, image: Image.Image, rules_image: Image.Image, frame: raster.PageFrame):
+    def __init__(
+        self, image: Image.Image, rules_image: Image.Image, frame: raster.PageFrame, *, scan: bool
+    ):
         self.frame = frame
         self.scale = scale = frame.scale
         min_run = max(3, round(RUN_MIN * scale))
@@ -99,7 +102,14 @@ class _PageShapes:
         block = max(4, round(4 * scale))
         self.rules_image = rules_image
         self.rules_mask = raster.clear_filled_areas(raster.ink_mask(rules_image), block)
-        self.row_runs = raster.row_runs(self.rules_mask, min_run, max_thickness)
+        # A dashed rule is a line to write on: its dashes are joined on a page whose text is
+        # whited out (on a scan the letters of a word would join up too).
+        rows_mask = (
+            self.rules_mask
+            if scan
+            else raster.close_row_gaps(self.rules_mask, max(1, round(DASH_GAP * scale)))
+        )
+        self.row_runs = raster.row_runs(rows_mask, min_run, max_thickness)
         self.column_runs = raster.column_runs(self.rules_mask, min_run, max_thickness)
         # What is printed besides the rules: tells an empty box from a filled-in one.
         self.ink = raster.erase_runs(raster.ink_mask(image), self.row_runs, self.column_runs)

@@ -53,3 +53,21 @@ def test_the_rule_across_the_page_over_a_section_heading_is_no_field() -> None:
     (field,) = detect_fields(page(draw)).fields
 
     assert near(field.rect, 20, 400, 572, 20, tol=2)
+
+
+def test_a_dashed_rule_is_a_line_to_write_on() -> None:
+    """Schedule C's "Other expenses" rows are dashed rules (1.5 pt dashes, 1.5 pt gaps) under
+    empty paper: each is a line to write on, as a solid rule is (before: no field at all)."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        c.drawString(72, 703, "Other expenses. List type and amount")
+        c.setDash(1.5, 1.5)
+        for y in (680, 656):
+            c.line(72, y, 400, y)
+
+    found = sorted(detect_fields(page(draw)).fields, key=lambda f: -f.rect.y)
+
+    assert len(found) == 2
+    assert near(found[0].rect, 72, 680, 328, 20)
+    assert near(found[1].rect, 72, 656, 328, 20)
