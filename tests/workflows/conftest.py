@@ -48,6 +48,16 @@ ABOUT_YOU_2 = {
     "ssn": "123-45-6789",
     "address": {"street1": "12 Analytical Way", "city": "Boston", "state": "ma", "zip": "02110"},
 }
+# The keys of the weldComplete event a finished workflow posts to the page that embeds it.
+EVENT_KEYS = {
+    "action",
+    "organizationSlug",
+    "organizationEid",
+    "weldEid",
+    "weldDataEid",
+    "forgeEid",
+    "submissionEid",
+}
 ORDER = {
     "amount": "$1,234.50",
     "quantity": 3,

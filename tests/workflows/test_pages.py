@@ -18,7 +18,7 @@ from PIL import Image
 
 from accounts.models import Organization
 from core.importmap import import_map_csp_source
-from tests.workflows.conftest import FORGE_SUBMIT
+from tests.workflows.conftest import EVENT_KEYS, FORGE_SUBMIT
 from webhooks.models import WebhookEvent
 from workflows.definitions.versions import workflow_publish
 from workflows.models import Submission, WebformSubmission, Workflow
@@ -192,15 +192,7 @@ def test_a_webform_page_by_page_to_the_documents(
         "forgeComplete",
         "weldComplete",
     ]
-    assert set(config(done)["events"][-1]) == {
-        "action",
-        "organizationSlug",
-        "organizationEid",
-        "weldEid",
-        "weldDataEid",
-        "forgeEid",
-        "submissionEid",
-    }
+    assert set(config(done)["events"][-1]) == EVENT_KEYS
     submission.refresh_from_db()
     assert submission.status == "completed"
     assert submission.is_test is False

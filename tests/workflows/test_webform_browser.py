@@ -25,6 +25,7 @@ from tests.browser import Tab, none_expected
 from tests.conftest import basic_auth
 from tests.pdfcheck import text_in_rect, words
 from tests.templates_app.conftest import ARTIFACTS
+from tests.workflows.conftest import EVENT_KEYS
 from workflows.definitions.versions import workflow_import
 from workflows.models import Submission, Webform, WebformSubmission, Workflow
 
@@ -33,15 +34,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SHOTS = ARTIFACTS / "workflows"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-EVENT_KEYS = {
-    "action",
-    "organizationSlug",
-    "organizationEid",
-    "weldEid",
-    "weldDataEid",
-    "forgeEid",
-    "submissionEid",
-}
 # Boxes of the demo template (templates_app.engine.demo), page 1, in PDF points.
 NAME = {"x": 54, "y": 690, "width": 240, "height": 18}
 EMAIL = {"x": 318, "y": 690, "width": 240, "height": 18}
@@ -212,14 +204,18 @@ def test_a_two_step_webform_in_an_iframe_of_another_origin(
     assert row.payload["email"] == "ada@example.com"
     assert row.current_step == 1
     assert submitted_page["origin"] == public_base
-    assert submitted_page["data"] == {
-        "action": "forgeSubmitPage",
+    # What every event of this submission names.
+    ids = {
         "organizationSlug": "acme",
         "organizationEid": organization.eid,
         "weldEid": workflow.eid,
         "weldDataEid": submission.eid,
         "forgeEid": webform.eid,
         "submissionEid": row.eid,
+    }
+    assert submitted_page["data"] == {
+        "action": "forgeSubmitPage",
+        **ids,
         "pageId": webform.pages.order_by("position").first().eid,
         "pageIndex": 0,
     }
@@ -251,14 +247,6 @@ def test_a_two_step_webform_in_an_iframe_of_another_origin(
     ]
     submission.refresh_from_db()
     assert submission.status == "completed"
-    ids = {
-        "organizationSlug": "acme",
-        "organizationEid": organization.eid,
-        "weldEid": workflow.eid,
-        "weldDataEid": submission.eid,
-        "forgeEid": webform.eid,
-        "submissionEid": row.eid,
-    }
     assert recorded[2]["data"] == {"action": "forgeComplete", **ids}
     assert recorded[3]["data"] == {"action": "weldComplete", **ids}
     assert set(recorded[3]["data"]) == EVENT_KEYS
