@@ -456,6 +456,10 @@ TASKS = {
 # `manage.py worker` runs the sweeps for lost work (core.sweeps: a seal or a delivery whose task
 # a killed worker left RUNNING) when it starts and then every this many seconds.
 TASKS_SWEEP_SECONDS = env.float("TASKS_SWEEP_SECONDS", default=15.0)
+# With PostgreSQL's autovacuum off, the sweep vacuums and analyzes the tables the service churns
+# (tasks, deliveries, seals, emails: core.table_upkeep) at most this often, one worker at a
+# time; with autovacuum on, or at 0, never.
+TABLE_UPKEEP_SECONDS = env.float("TABLE_UPKEEP_SECONDS", default=30.0)
 
 # --- Operators' endpoints (config.metrics) -------------------------------------------------------
 # Prometheus metrics at /metrics answer only "Authorization: Bearer <METRICS_TOKEN>"; off (404)

@@ -12,4 +12,7 @@ class CoreConfig(AppConfig):
         # Before any URLconf is imported: every app's urls.py may use <eid:...> and <name:...>.
         register_converter(EidConverter, "eid")
         register_converter(NameConverter, "name")
-        from core import checks  # noqa: F401 - registers the translation catalogues' check
+        from core import (
+            checks,  # noqa: F401 - registers the translation catalogues' check
+            table_upkeep,  # noqa: F401 - registers its sweep (core.sweeps)
+        )

@@ -47,6 +47,7 @@ from django.utils import timezone
 from core.background import RETRY_JITTER, TaskRef, retry_later
 from core.errors import Conflict
 from core.row_writes import rows_update
+from core.table_upkeep import churned
 
 
 class MoveRefused(Conflict):
@@ -117,6 +118,9 @@ class Outbox:
     leased_until: str = "leased_until"
     last_error: str = "last_error"
     count_attempts: Literal["claimed", "failed"] = "claimed"
+
+    def __post_init__(self) -> None:
+        churned(self.model)  # its rows move through their statuses: vacuumed (core.table_upkeep)
 
     @cached_property  # not at import: the model's fields are complete once its module is read
     def fields(self) -> tuple[str, ...]:

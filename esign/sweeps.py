@@ -16,15 +16,21 @@ from core.background import enqueue_in_transaction
 from core.claims import claim_one
 from core.row_writes import rows_update
 from core.sweeps import sweep, task_results_lost_fail, task_unfinished, tasks_unfinished_for
+from core.table_upkeep import churned
 from core.tasks_registry import task_path
 from esign.links.emails import signer_emails_recover, signer_reminders_queue
-from esign.models import BulkBatch, Packet, SealedFileVersion
+from esign.models import BulkBatch, DocumentGroup, Packet, PacketDocument, SealedFileVersion, Signer
 from esign.packets.lifecycle import SEALS
 from esign.sealing.renewal import RENEWALS, renewals_due, sealed_versions_record
 from esign.sending.expiry import packets_expire
 from esign.task_names import BULK_BATCH_SEND, PACKET_SEAL, SEALED_FILE_RENEW, SIGNER_EMAIL
 
 SWEEP_BATCH = 1000
+
+
+# Written at each signature and again by the seal (the packets, emails and renewals are
+# outboxes, registered by core.outbox): vacuumed when autovacuum is off (core.table_upkeep).
+churned(Signer, PacketDocument, DocumentGroup)
 
 
 @sweep("esign.seals")

@@ -59,6 +59,9 @@ def _generous_rate_limits(settings: pytest.FixtureRequest) -> None:
     # into a slow test, would refuse its next createEtchPacket (esign.sending.intake); the
     # intake tests turn it on.
     settings.PACKET_INTAKE_MAX_SEAL_WAIT_SECONDS = 0
+    # Nor does a sweep vacuum the tables on a PostgreSQL server with autovacuum off (CI's):
+    # tests/core/test_table_upkeep.py turns it on.
+    settings.TABLE_UPKEEP_SECONDS = 0
 
 
 @pytest.fixture(autouse=True)

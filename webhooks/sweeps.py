@@ -5,7 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from core.sweeps import sweep
+from core.table_upkeep import churned
+from webhooks.models import WebhookAttempt
 from webhooks.services.retries import deliveries_recover
+
+churned(WebhookAttempt)  # written when an attempt starts and when it ends (the deliveries: Outbox)
 
 
 @sweep("webhooks.deliveries")
