@@ -58,7 +58,8 @@ class PoolErrors:
     out_of_memory: Callable[[int], Exception]  # the worker hit its address-space limit (bytes)
     crashed: Callable[[str], Exception]  # the worker died during a job (detail, for logs)
     # The job raised an unexpected exception: (detail for logs, where in the input, or None).
-    failed: Callable[[str, str | None], Exception]
+    # None: as ``crashed`` (the engine does not tell the two apart).
+    failed: Callable[[str, str | None], Exception] | None = None
     # No worker could be started (detail, for logs): the host's fault, not the job's. None: as
     # ``crashed``.
     not_started: Callable[[str], Exception] | None = None
@@ -239,8 +240,8 @@ class ProcessPool(Generic[JobT, ResultT]):
             raise Answered(payload)
         if status == "memory":
             raise self.errors.out_of_memory(self.settings.memory_limit_bytes)
-        detail, where = payload
-        raise self.errors.failed(detail, where)
+        failed, (detail, where) = self.errors.failed, payload
+        raise failed(detail, where) if failed else self.errors.crashed(detail)
 
     def stats(self) -> PoolStats:
         with self._condition:

@@ -87,7 +87,6 @@ UPLOAD_ERRORS = PoolErrors(
     timeout=_timeout,
     out_of_memory=_out_of_memory,
     crashed=_crashed,
-    failed=_crashed,
 )
 
 

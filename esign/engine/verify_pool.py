@@ -86,7 +86,6 @@ VERIFY_ERRORS = PoolErrors(
     timeout=_timeout,
     out_of_memory=_out_of_memory,
     crashed=_crashed,
-    failed=_crashed,
 )
 
 

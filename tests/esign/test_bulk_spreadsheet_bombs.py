@@ -18,6 +18,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from accounts.models import Organization
+from core.engine.process_pool import PoolSettings
 from esign.engine.spreadsheets import (
     ENTITIES,
     TOO_MANY_PARTS,
@@ -25,7 +26,7 @@ from esign.engine.spreadsheets import (
     SpreadsheetRefused,
     xlsx_lines,
 )
-from esign.engine.upload_pool import UploadBusy, UploadPool
+from esign.engine.upload_pool import SpreadsheetJob, UploadBusy, UploadPool, UploadTooComplex
 from esign.models import BulkBatch, BulkRow
 from templates_app.models import PdfTemplate
 from tests.esign.conftest import esign_staff_client
@@ -40,6 +41,7 @@ from tests.esign.upload_bombs import (
     sheet_xml,
     signer_rows,
     with_parts,
+    xlsx,
 )
 from tests.memory import web_process_growth
 
@@ -252,3 +254,16 @@ def test_blank_lines_are_left_out_and_the_first_kept() -> None:
     )
 
     assert data == [(None, None), ("Ada", None)]
+
+
+def test_a_check_that_fails_unexpectedly_refuses_the_file_as_one_the_worker_died_on() -> None:
+    """A job that raises what no check raises (here it has no limits at all) is refused as a
+    file the worker died on: the upload pool's errors leave ``failed`` to ``crashed``."""
+    job = SpreadsheetJob(xlsx([["a"]]), None)  # type: ignore[arg-type]
+    pool = UploadPool(PoolSettings(workers=1))
+    try:
+        with pytest.raises(UploadTooComplex, match="could not be checked") as refused:
+            pool.run(job, timeout=30, queue_timeout=30)
+    finally:
+        pool.close()
+    assert "AttributeError" in refused.value.log_detail

@@ -67,7 +67,6 @@ IMAGE_ERRORS = PoolErrors(
     timeout=_timeout,
     out_of_memory=_out_of_memory,
     crashed=_crashed,
-    failed=_crashed,
 )
 
 
