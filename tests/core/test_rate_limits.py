@@ -136,7 +136,7 @@ def test_unauthenticated_requests_use_the_development_limit_in_headers(db: None,
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_request_in_an_open_window_costs_one_locked_read_and_write_of_the_counter() -> None:
+def test_a_request_in_an_open_window_costs_one_read_and_one_compare_and_set_write() -> None:
     from django.test.utils import CaptureQueriesContext
 
     from accounts.ratelimit import rate_limit_hit
@@ -147,8 +147,39 @@ def test_a_request_in_an_open_window_costs_one_locked_read_and_write_of_the_coun
         second = rate_limit_hit(bucket="k", limit=5, interval_ms=60_000, now_ms=now_ms + 1)
 
     assert (first.count, second.count) == (1, 2)
-    # SELECT ... FOR UPDATE and UPDATE (and the transaction around them): no add() before.
+    # SELECT, then UPDATE ... WHERE value = <read> (core.cache): no add() before, no lock held.
     statements = [
         q["sql"] for q in queries if q["sql"].split()[0] in ("SELECT", "UPDATE", "INSERT")
     ]
     assert len(statements) == 2, statements
+
+
+@pytest.mark.parametrize("tries", [20, 1])
+def test_an_increment_that_meets_another_one_counts_both(
+    db: None, monkeypatch: pytest.MonkeyPatch, tries: int
+) -> None:
+    """Another process writes the counter between this increment's read and its write: the
+    write finds the counter changed, reads it again (or, out of tries, takes the row's lock)."""
+    from django.core.cache import caches
+
+    import core.cache
+
+    cache = caches["ratelimit"]
+    cache.add("race", 1, timeout=60)
+    decode = core.cache.CounterDatabaseCache._decode
+    reads: list[str] = []
+
+    def read_then_interfere(stored: str) -> object:
+        reads.append(stored)
+        if len(reads) == 1:
+            cache.set("race", 5, timeout=60)  # the other process's write, after this read
+        return decode(stored)
+
+    monkeypatch.setattr(core.cache, "COMPARE_AND_SET_TRIES", tries)
+    monkeypatch.setattr(
+        core.cache.CounterDatabaseCache, "_decode", staticmethod(read_then_interfere)
+    )
+
+    assert cache.incr("race") == 6
+    assert cache.get("race") == 6
+    assert len(reads) == 2
