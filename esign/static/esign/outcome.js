@@ -97,6 +97,14 @@ export function signingOutcome({ root, config, token }) {
     showResult("error", t("linkRefused"), t(`error.${reason}`));
   }
 
+  // A finishing answer that is no success and no problem with a field: the link refused (403),
+  // the packet closed meanwhile (409), else a failure said in the notice.
+  function notFinished(response, data) {
+    if (response.status === 403) linkRefused(data);
+    else if (response.status === 409) showResult("closed", t("closed"), t("closedText"));
+    else notice(t("failed", { status: response.status }));
+  }
+
   // The legacy string names a page that exists: the redirect URL, else the completion page.
   function finished(data, { stateName, title, text }) {
     if (data.event) postToParent(data.event, { origins: config.origins, legacy: data.legacyURL });
@@ -196,6 +204,7 @@ export function signingOutcome({ root, config, token }) {
     showResult,
     post,
     linkRefused,
+    notFinished,
     finished,
     setUpDecline,
     waitingMessage,

@@ -4,7 +4,7 @@
 
 import { t } from "./strings.js";
 
-export function setUpApproval({ config, post, finished, notice, showResult, showCopies, linkRefused }) {
+export function setUpApproval({ config, post, finished, notice, showCopies, notFinished }) {
   const button = document.getElementById("sg-approve");
   if (!button) return;
   const label = button.textContent;
@@ -33,14 +33,6 @@ export function setUpApproval({ config, post, finished, notice, showResult, show
       finished(data, { stateName: "done", title: t("approve.done"), text: t("approve.doneText") });
       return;
     }
-    if (response.status === 403) {
-      linkRefused(data);
-      return;
-    }
-    if (response.status === 409) {
-      showResult("closed", t("closed"), t("closedText"));
-      return;
-    }
-    notice(t("failed", { status: response.status }));
+    notFinished(response, data);
   });
 }

@@ -32,8 +32,9 @@ const root = document.getElementById("signing");
 const config = JSON.parse(document.getElementById("signing-config").textContent);
 const token = root.dataset.token || "";
 const $ = (selector) => document.querySelector(selector);
-const { notice, showCopies, showResult, post, linkRefused, finished, setUpDecline, waitingMessage } =
-  signingOutcome({ root, config, token });
+const outcome = signingOutcome({ root, config, token });
+const { notice, showCopies, showResult, post, linkRefused, notFinished, finished } = outcome;
+const { setUpDecline, waitingMessage } = outcome;
 
 // The files to attach (an extension), above the documents. The required ones count in the
 // guide as fields do: Finish is not ready while one is missing.
@@ -477,15 +478,7 @@ async function finish() {
     else notice(data.fields.map((p) => p.message).join(" "));
     return;
   }
-  if (response.status === 403) {
-    linkRefused(data);
-    return;
-  }
-  if (response.status === 409) {
-    showResult("closed", t("closed"), t("closedText"));
-    return;
-  }
-  notice(t("failed", { status: response.status }));
+  notFinished(response, data);
 }
 
 // --- starting -------------------------------------------------------------------------------
@@ -511,7 +504,7 @@ async function start() {
     // Nothing to fill: Approve, or Reject (the decline dialog) with a reason (review.js).
     setUpDecline();
     setUpForward({ config, post, showResult, linkRefused });
-    setUpApproval({ config, post, finished, notice, showResult, showCopies, linkRefused });
+    setUpApproval({ config, post, finished, notice, showCopies, notFinished });
     root.dataset.state = "ready";
     return;
   }
