@@ -7,7 +7,6 @@ import io
 import json
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ import pytest
 from django.test import Client
 from PIL import Image
 
+from tests.core.engine.conftest import serving
 from tests.pdfcheck import PopplerWord, poppler_words, render
 
 URL = "/api/v1/generate-pdf"
@@ -178,15 +178,8 @@ def asset_server(settings: Any) -> Iterator[AssetServer]:
     settings.FETCH_ALLOW_NETWORKS = ["127.0.0.0/8"]
     server = _Server(("127.0.0.1", 0), _Handler)
     server.owner = AssetServer(port=server.server_address[1])
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.daemon = True
-    thread.start()
-    try:
+    with serving(server, join_timeout=5):
         yield server.owner
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture

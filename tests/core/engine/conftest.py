@@ -8,6 +8,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -167,6 +168,21 @@ class _Server(ThreadingHTTPServer):
     owner: FetchTestServer
 
 
+@contextmanager
+def serving(server: ThreadingHTTPServer, *, join_timeout: float) -> Iterator[None]:
+    """``server`` answering from a thread of its own for as long as the block runs; then shut
+    down and closed."""
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.daemon = True
+    thread.start()
+    try:
+        yield
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=join_timeout)
+
+
 def _serve(
     scheme: str,
     tls: ssl.SSLContext | None,
@@ -178,16 +194,11 @@ def _serve(
         server.socket = tls.wrap_socket(server.socket, server_side=True)
     stopping = threading.Event()
     server.owner = kind(scheme=scheme, port=server.server_address[1], stopping=stopping)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.daemon = True
-    thread.start()
-    try:
-        yield server.owner
-    finally:
-        stopping.set()  # lets dripping handlers stop early
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=2)
+    with serving(server, join_timeout=2):
+        try:
+            yield server.owner
+        finally:
+            stopping.set()  # lets dripping handlers stop early, before the server shuts down
 
 
 @pytest.fixture
