@@ -24,6 +24,10 @@ from PIL import Image, ImageChops, ImageDraw, ImageFilter
 INK_LEVEL = 170
 # Darker than this is a tint: a field's background colour.
 TINT_LEVEL = 240
+# A dotted wall is seen DOT_ROWS rows to one, where its dots (an eighth of it inked or more)
+# are darker than DOTTED_LEVEL.
+DOT_ROWS = 4
+DOTTED_LEVEL = 224
 # The angles (degrees) a scan is tried at to find its skew, and the step between them.
 MAX_SKEW = 2.0
 SKEW_STEP = 0.1
@@ -282,6 +286,20 @@ def column_runs(mask: Image.Image, min_length: int, max_thickness: int) -> list[
     """The vertical strokes of a mask, as ``row_runs`` finds them on its transpose: ``start``
     and ``end`` are rows, ``across`` columns."""
     return row_runs(mask.transpose(Image.Transpose.TRANSPOSE), min_length, max_thickness)
+
+
+def dotted_columns(mask: Image.Image, min_length: int, max_thickness: int) -> list[Run]:
+    """The vertical strokes of a mask (ink 0) drawn dotted or dashed as well as solid, as
+    ``column_runs`` gives them: the picture is seen DOT_ROWS rows to one, where the dots of a
+    column (a dotted wall between the groups of an SSN's digits) average into one stroke."""
+    width, height = mask.size
+    small = mask.resize((width, max(1, height // DOT_ROWS)), Image.Resampling.BOX).point(
+        lambda v: 0 if v < DOTTED_LEVEL else 255
+    )
+    return [
+        Run(run.start * DOT_ROWS, run.end * DOT_ROWS + DOT_ROWS - 1, run.across, run.across_end)
+        for run in column_runs(small, max(3, min_length // DOT_ROWS), max_thickness)
+    ]
 
 
 def erase_runs(mask: Image.Image, rows: list[Run], columns: list[Run]) -> Image.Image:

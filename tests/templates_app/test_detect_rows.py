@@ -71,3 +71,23 @@ def test_a_dashed_rule_is_a_line_to_write_on() -> None:
     assert len(found) == 2
     assert near(found[0].rect, 72, 680, 328, 20)
     assert near(found[1].rect, 72, 656, 328, 20)
+
+
+def test_a_box_parted_by_dotted_walls_is_one_blank() -> None:
+    """The SSN box of a 1040 has dotted walls between the groups of its digits, and no solid
+    walls; the dots read as writing, so no field was found there (before: none)."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 7)
+        c.drawString(470, 712, "Your social security number")
+        c.line(468, 696, 576, 696)
+        c.line(468, 720, 576, 720)
+        c.setDash(1, 1.5)
+        for x in (500, 522):
+            c.line(x, 697, x, 708)
+
+    # (The paper above the box's top rule is a line of its own on this bare page.)
+    (field,) = [f for f in detect_fields(page(draw)).fields if f.rect.y < 710]
+
+    assert near(field.rect, 468, 696, 108, 14.5)
+    assert field.label == "Your social security number"
