@@ -26,7 +26,6 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509 import ocsp as x509_ocsp
-from cryptography.x509.oid import ExtendedKeyUsageOID
 from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign.ades.report import AdESStatus
 from pyhanko.sign.timestamps.dummy_client import DummyTimeStamper
@@ -38,7 +37,6 @@ from tests.esign.sealpki import (
     AnsweringHandler,
     _pem,
     asn1,
-    crl_distribution,
     leaf_builder,
     offline_lta_spec,
     private_key_info,
@@ -142,23 +140,10 @@ class LifetimesPki:
             common_name,
             not_before=not_before or self.now - timedelta(days=1),
             not_after=not_after or self.now + timedelta(days=20 * 365),
-        ).add_extension(crl_distribution(self.crl_url), critical=False)
-        if self.ocsp_url:
-            builder = builder.add_extension(
-                x509.AuthorityInformationAccess(
-                    [
-                        x509.AccessDescription(
-                            x509.oid.AuthorityInformationAccessOID.OCSP,
-                            x509.UniformResourceIdentifier(self.ocsp_url),
-                        )
-                    ]
-                ),
-                critical=False,
-            )
-        if time_stamping:
-            builder = builder.add_extension(
-                x509.ExtendedKeyUsage([ExtendedKeyUsageOID.TIME_STAMPING]), critical=True
-            )
+            crl_url=self.crl_url,
+            ocsp_url=self.ocsp_url,
+            time_stamping=time_stamping,
+        )
         return builder.sign(self.key, hashes.SHA256())
 
     def software_seal(self) -> tuple[bytes, bytes, x509.Certificate]:

@@ -27,7 +27,6 @@ from tests.esign.sealpki import (
     _name,
     _usage,
     asn1,
-    crl_distribution,
     leaf_builder,
     private_key_info,
     root_certificate,
@@ -127,6 +126,7 @@ class ShortLivedPki(SealTestPki):
     ) -> x509.Certificate:
         """A certificate naming this CA's CRL and OCSP responder (a separate TSA root's
         certificates name none: their revocation is not what these tests are about)."""
+        ours = issuer is self.certificate
         builder = leaf_builder(
             issuer,
             issuer_key,
@@ -135,25 +135,10 @@ class ShortLivedPki(SealTestPki):
             not_before=self.now - timedelta(days=1),
             not_after=self.now + timedelta(days=self.certificate_days),
             usage=key_usage,
+            crl_url=self.crl_url if ours else None,
+            ocsp_url=f"{self.base_url}/ocsp" if ours and self.with_ocsp else None,
+            time_stamping=time_stamping,
         )
-        if issuer is self.certificate:
-            builder = builder.add_extension(crl_distribution(self.crl_url), critical=False)
-        if issuer is self.certificate and self.with_ocsp:
-            builder = builder.add_extension(
-                x509.AuthorityInformationAccess(
-                    [
-                        x509.AccessDescription(
-                            x509.oid.AuthorityInformationAccessOID.OCSP,
-                            x509.UniformResourceIdentifier(f"{self.base_url}/ocsp"),
-                        )
-                    ]
-                ),
-                critical=False,
-            )
-        if time_stamping:
-            builder = builder.add_extension(
-                x509.ExtendedKeyUsage([ExtendedKeyUsageOID.TIME_STAMPING]), critical=True
-            )
         certificate = builder.sign(issuer_key, hashes.SHA256())
         self._issued[certificate.serial_number] = certificate
         return certificate

@@ -95,10 +95,14 @@ def leaf_builder(
     not_before: datetime,
     not_after: datetime,
     usage: x509.KeyUsage | None = None,
+    crl_url: str | None = None,
+    ocsp_url: str | None = None,
+    time_stamping: bool = False,
 ) -> x509.CertificateBuilder:
-    """An end-entity certificate of ``issuer`` for ``public_key``, to sign once the caller has
-    added its revocation sources and extended uses (a signing key's usage by default)."""
-    return (
+    """An end-entity certificate of ``issuer`` for ``public_key`` (a signing key's usage by
+    default), naming the revocation sources given, a time-stamping unit's if ``time_stamping``;
+    the caller signs it."""
+    builder = (
         x509.CertificateBuilder()
         .subject_name(_name(common_name))
         .issuer_name(issuer.subject)
@@ -112,6 +116,25 @@ def leaf_builder(
             x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()), False
         )
     )
+    if crl_url:
+        builder = builder.add_extension(crl_distribution(crl_url), critical=False)
+    if ocsp_url:
+        builder = builder.add_extension(
+            x509.AuthorityInformationAccess(
+                [
+                    x509.AccessDescription(
+                        x509.oid.AuthorityInformationAccessOID.OCSP,
+                        x509.UniformResourceIdentifier(ocsp_url),
+                    )
+                ]
+            ),
+            critical=False,
+        )
+    if time_stamping:
+        builder = builder.add_extension(
+            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.TIME_STAMPING]), critical=True
+        )
+    return builder
 
 
 def signed_crl(
@@ -286,11 +309,9 @@ class SealTestPki:
             common_name,
             not_before=self.now - timedelta(days=1),
             not_after=self.now + timedelta(days=365),
-        ).add_extension(crl_distribution(self.crl_url), critical=False)
-        if time_stamping:
-            builder = builder.add_extension(
-                x509.ExtendedKeyUsage([ExtendedKeyUsageOID.TIME_STAMPING]), critical=True
-            )
+            crl_url=self.crl_url,
+            time_stamping=time_stamping,
+        )
         return builder.sign(self.key, hashes.SHA256())
 
     def software_seal(self, *, key_size: int = 2048) -> tuple[bytes, bytes]:
