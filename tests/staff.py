@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import Permission
+from django.http import HttpResponse
 from django.test import Client
 
 from accounts.models import Organization, User
@@ -48,3 +51,13 @@ def superuser_client() -> Client:
         User.objects.create_superuser("root", "root@example.com", "pw-for-tests-only")
     )
     return client
+
+
+def admin_action(
+    client: Client, changelist: str, action: str, *rows: Any, follow: bool = True
+) -> HttpResponse:
+    """Run ``action`` of the admin list at ``changelist`` on ``rows`` (their primary keys), as the
+    list's form posts it."""
+    return client.post(
+        changelist, {"action": action, "_selected_action": list(rows)}, follow=follow
+    )

@@ -8,15 +8,16 @@ from django.urls import reverse
 
 from accounts.models import ApiKey, PayloadKeyPair
 from tests.conftest import basic_auth
-from tests.staff import superuser_client
+from tests.staff import admin_action, superuser_client
 
 
 def test_create_key_action_shows_the_key_once_and_it_works(organization) -> None:
     client = superuser_client()
-    response = client.post(
+    response = admin_action(
+        client,
         reverse("admin:accounts_organization_changelist"),
-        {"action": "create_production_key", "_selected_action": [organization.pk]},
-        follow=True,
+        "create_production_key",
+        organization.pk,
     )
 
     # Shown on the page it answers with, never in a message (messages may live in a cookie).
@@ -36,9 +37,12 @@ def test_create_key_action_shows_the_key_once_and_it_works(organization) -> None
 
 def test_revoke_action(organization, api_key) -> None:
     client = superuser_client()
-    client.post(
+    admin_action(
+        client,
         reverse("admin:accounts_apikey_changelist"),
-        {"action": "revoke", "_selected_action": [ApiKey.objects.get().pk]},
+        "revoke",
+        ApiKey.objects.get().pk,
+        follow=False,
     )
 
     api = Client(HTTP_AUTHORIZATION=basic_auth(api_key))
@@ -51,10 +55,11 @@ def test_revoke_action(organization, api_key) -> None:
 
 
 def test_payload_key_action_shows_the_public_key(organization) -> None:
-    response = superuser_client().post(
+    response = admin_action(
+        superuser_client(),
         reverse("admin:accounts_organization_changelist"),
-        {"action": "create_payload_key", "_selected_action": [organization.pk]},
-        follow=True,
+        "create_payload_key",
+        organization.pk,
     )
 
     shown = " ".join(str(m) for m in get_messages(response.wsgi_request))

@@ -27,6 +27,7 @@ from tests.accounts.test_admin_tenancy import acme_key as acme_key  # noqa: F401
 from tests.accounts.test_admin_tenancy import globex_key as globex_key  # noqa: F401 - the fixture
 from tests.accounts.test_admin_tenancy import staff as staff  # noqa: F401 - the fixture
 from tests.pdfcheck import blank_pdf
+from tests.staff import admin_action
 
 # --- organizations -------------------------------------------------------------------------
 
@@ -176,10 +177,11 @@ def test_the_organization_history(staff, organization, role, visible) -> None:
 @pytest.mark.parametrize("action", ["create_development_key", "create_production_key"])
 @pytest.mark.parametrize(("role", "allowed"), OWNER_ONLY)
 def test_the_create_key_actions(staff, organization, action, role, allowed) -> None:
-    response = client_of(staff[role]).post(
+    response = admin_action(
+        client_of(staff[role]),
         reverse("admin:accounts_organization_changelist"),
-        {"action": action, "_selected_action": [organization.pk]},
-        follow=True,
+        action,
+        organization.pk,
     )
 
     keys = ApiKey.objects.filter(organization=organization)
@@ -202,10 +204,11 @@ def test_a_key_made_by_an_outsider_action_cannot_exist_so_cannot_fill(
     template = template_create_from_pdf(
         organization=organization, title="Acme secret", pdf=blank_pdf(), publish=True
     )
-    response = client_of(staff["outsider"]).post(
+    response = admin_action(
+        client_of(staff["outsider"]),
         reverse("admin:accounts_organization_changelist"),
-        {"action": "create_production_key", "_selected_action": [organization.pk]},
-        follow=True,
+        "create_production_key",
+        organization.pk,
     )
 
     assert not ApiKey.objects.exists()
@@ -217,10 +220,12 @@ def test_an_action_on_a_mixed_selection_changes_nothing(staff, organization) -> 
     labs = Organization.objects.create(slug="labs", name="Labs")
     member_add(organization=labs, user=staff["member"], role=Membership.Role.OWNER)
 
-    response = client_of(staff["member"]).post(
+    response = admin_action(
+        client_of(staff["member"]),
         reverse("admin:accounts_organization_changelist"),
-        {"action": "create_production_key", "_selected_action": [organization.pk, labs.pk]},
-        follow=True,
+        "create_production_key",
+        organization.pk,
+        labs.pk,
     )
 
     assert not ApiKey.objects.exists()
@@ -229,10 +234,11 @@ def test_an_action_on_a_mixed_selection_changes_nothing(staff, organization) -> 
 
 @pytest.mark.parametrize(("role", "allowed"), OWNER_ONLY)
 def test_the_payload_key_action(staff, organization, role, allowed) -> None:
-    response = client_of(staff[role]).post(
+    response = admin_action(
+        client_of(staff[role]),
         reverse("admin:accounts_organization_changelist"),
-        {"action": "create_payload_key", "_selected_action": [organization.pk]},
-        follow=True,
+        "create_payload_key",
+        organization.pk,
     )
 
     exists = PayloadKeyPair.objects.filter(organization=organization).exists()
@@ -245,9 +251,12 @@ def test_the_payload_key_action_does_not_replace_another_organizations_key(
 ) -> None:
     before = payload_key_create(organization=organization).public_pem
 
-    client_of(staff["outsider"]).post(
+    admin_action(
+        client_of(staff["outsider"]),
         reverse("admin:accounts_organization_changelist"),
-        {"action": "create_payload_key", "_selected_action": [organization.pk]},
+        "create_payload_key",
+        organization.pk,
+        follow=False,
     )
 
     assert PayloadKeyPair.objects.get(organization=organization).public_pem == before
@@ -339,10 +348,8 @@ def test_a_key_offers_only_the_members_of_its_organization(staff, acme_key) -> N
 
 @pytest.mark.parametrize(("role", "allowed"), OWNER_ONLY)
 def test_the_revoke_action(staff, acme_key, role, allowed) -> None:
-    response = client_of(staff[role]).post(
-        reverse("admin:accounts_apikey_changelist"),
-        {"action": "revoke", "_selected_action": [acme_key.pk]},
-        follow=True,
+    response = admin_action(
+        client_of(staff[role]), reverse("admin:accounts_apikey_changelist"), "revoke", acme_key.pk
     )
 
     acme_key.refresh_from_db()

@@ -16,7 +16,7 @@ from esign.links.emails import signer_reminders_queue
 from esign.links.limits import NEW_LINK_PER_HOUR
 from esign.models import AuditEvent, Packet, Signer, SignerEmail, SignerToken
 from tests.esign.conftest import CREATE, send_queued_emails, two_signer_packet
-from tests.staff import superuser_client
+from tests.staff import admin_action, superuser_client
 
 pytestmark = pytest.mark.django_db
 
@@ -75,11 +75,7 @@ def test_the_admin_emails_a_new_link(create_packet) -> None:
     send_queued_emails()
     browser = superuser_client()
 
-    done = browser.post(
-        "/admin/esign/packet/",
-        {"action": "resend_signing_emails", "_selected_action": [packet.pk]},
-        follow=True,
-    )
+    done = admin_action(browser, "/admin/esign/packet/", "resend_signing_emails", packet.pk)
 
     assert "A new link is on its way to 1 signer(s)." in done.content.decode()
     assert send_queued_emails() == ["sent"]

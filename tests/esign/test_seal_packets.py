@@ -28,7 +28,7 @@ from esign.sealing.seal import packet_seal, packet_seal_retry
 from tests.esign.sealpki import asn1, shared_pki, softhsm_key, with_the_hsm_seal
 from tests.esign.test_seal_engine import lta_validation
 from tests.pdfcheck import words
-from tests.staff import superuser_client
+from tests.staff import admin_action, superuser_client
 
 pytestmark = pytest.mark.django_db
 
@@ -286,11 +286,7 @@ def test_the_admin_shows_the_seal_and_seals_again(
     assert "Seal status" in html
     assert "x: broken" in html
     with django_capture_on_commit_callbacks(execute=True):
-        done = browser.post(
-            "/admin/esign/packet/",
-            {"action": "seal_again", "_selected_action": [packet.pk]},
-            follow=True,
-        )
+        done = admin_action(browser, "/admin/esign/packet/", "seal_again", packet.pk)
     assert "Sealing enqueued for 1 packet(s)." in done.content.decode()
     assert len(seal_tasks()) == 2  # at completion, and now
     assert Packet.objects.get(pk=packet.pk).seal_status == "pending"

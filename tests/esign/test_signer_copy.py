@@ -18,7 +18,7 @@ from esign.links.tokens import signer_token_issue
 from esign.models import AuditEvent, Packet, PacketDocument, Signer, SignerEmail
 from esign.sealing.seal import packet_seal
 from tests.esign.conftest import send_queued_emails, sign, token_of
-from tests.staff import superuser_client
+from tests.staff import admin_action, superuser_client
 
 pytestmark = pytest.mark.django_db
 
@@ -114,10 +114,8 @@ def test_the_packet_admin_downloads_voids_and_names_audit_events_for_people(
     assert Client().get(download).status_code == 302  # to the login page
 
     open_packet = Packet.objects.get(eid=create_packet()["eid"])
-    done = browser.post(
-        "/admin/esign/packet/",
-        {"action": "void", "_selected_action": [open_packet.pk, packet.pk]},
-        follow=True,
+    done = admin_action(
+        browser, "/admin/esign/packet/", "void", open_packet.pk, packet.pk
     ).content.decode()
     assert "1 packet(s) voided." in done
     assert "only an open packet can be voided" in done

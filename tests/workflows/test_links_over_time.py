@@ -12,7 +12,7 @@ from django.utils import timezone
 from accounts.models import Organization
 from esign.models import AuditEvent, SignerToken
 from templates_app.models import PdfTemplate
-from tests.staff import superuser_client
+from tests.staff import admin_action, superuser_client
 from tests.workflows.test_signing_step import config, nda, submit_nda
 from workflows.models import Submission
 from workflows.submissions.links import continue_token, submission_links_rotate
@@ -83,10 +83,8 @@ def test_the_admin_ends_continue_links(
     before = continue_token(submission)
     browser = superuser_client()
 
-    done = browser.post(
-        "/admin/workflows/submission/",
-        {"action": "end_continue_links", "_selected_action": [submission.pk]},
-        follow=True,
+    done = admin_action(
+        browser, "/admin/workflows/submission/", "end_continue_links", submission.pk
     )
 
     assert "Ended the continue links of 1 submission(s)." in done.content.decode()
