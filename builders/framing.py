@@ -8,8 +8,10 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import translation
 from django.utils.translation import gettext
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
@@ -28,6 +30,25 @@ def framed(response: HttpResponse, row: EmbedToken) -> HttpResponse:
     allow_framing_by(response, embed_origins(row.organization))
     response["Referrer-Policy"] = "same-origin"
     return response
+
+
+def english_builder_page(
+    request: HttpRequest, row: EmbedToken, template_name: str, context: dict[str, Any], title: str
+) -> HttpResponse:
+    """A builder's page for its link ``row``: titled as the link asks (else ``title``), with
+    what the link permits, in English, framed as a builder is."""
+    context = {
+        **context,
+        "page_title": row.options.get("pageTitle") or title,
+        "can_edit": "edit" in row.permissions,
+        "can_publish": "publish" in row.permissions,
+    }
+    # Its scripts' words have no catalogue yet: the page says it is English, so that a screen
+    # reader reads it as English (a page marked lang="de" in English is read with German rules).
+    with translation.override(settings.LANGUAGE_CODE):
+        response = render(request, template_name, context)
+    response["Content-Language"] = settings.LANGUAGE_CODE
+    return framed(response, row)
 
 
 def embed_ids(row: EmbedToken) -> dict[str, Any]:

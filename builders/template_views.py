@@ -9,15 +9,12 @@ The editor posts ``castEdit``, ``castPublish`` and ``castError`` to the embeddin
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.urls import reverse
-from django.utils import translation
 from django.views.decorators.http import require_GET
 
 from accounts.embedding import embed_origins
-from builders.framing import builder_endpoint, embed_ids, framed
+from builders.framing import builder_endpoint, embed_ids, english_builder_page
 from builders.models import EmbedToken
 from builders.tokens import embed_token_open, require
 from fill import admin as fill_admin
@@ -46,19 +43,8 @@ def editor_page(request: HttpRequest, row: EmbedToken, token: str) -> HttpRespon
     }
     config = editor.editor_config(template, {**urls, "change": ""})
     config["embed"] = {"origins": embed_origins(row.organization), "ids": embed_ids(row)}
-    context = {
-        "original": template,
-        "editor_config": config,
-        "page_title": row.options.get("pageTitle") or template.title,
-        "can_edit": "edit" in row.permissions,
-        "can_publish": "publish" in row.permissions,
-    }
-    # Its scripts' words have no catalogue yet: the page says it is English, so that a screen
-    # reader reads it as English (a page marked lang="de" in English is read with German rules).
-    with translation.override(settings.LANGUAGE_CODE):
-        response = render(request, "builders/editor.html", context)
-    response["Content-Language"] = settings.LANGUAGE_CODE
-    return framed(response, row)
+    context = {"original": template, "editor_config": config}
+    return english_builder_page(request, row, "builders/editor.html", context, template.title)
 
 
 @builder_endpoint

@@ -13,15 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
 from django.urls import reverse
-from django.utils import translation
 from django.views.decorators.http import require_GET
 
 from accounts.embedding import embed_origins
-from builders.framing import builder_endpoint, embed_ids, framed
+from builders.framing import builder_endpoint, embed_ids, english_builder_page, framed
 from builders.models import EmbedToken
 from builders.tokens import embed_token_open, require
 from core.errors import ValidationFailed
@@ -66,19 +63,8 @@ def builder_page(request: HttpRequest, row: EmbedToken, token: str) -> HttpRespo
         "catalogue": embedded.catalogue_json(),
         "embed": {"origins": embed_origins(row.organization), "ids": ids},
     }
-    context = {
-        "original": webform,
-        "builder_config": config,
-        "page_title": row.options.get("pageTitle") or webform.name,
-        "can_edit": "edit" in row.permissions,
-        "can_publish": "publish" in row.permissions,
-    }
-    # Its scripts' words have no catalogue yet: the page says it is English, so that a screen
-    # reader reads it as English (a page marked lang="de" in English is read with German rules).
-    with translation.override(settings.LANGUAGE_CODE):
-        response = render(request, "builders/workflow.html", context)
-    response["Content-Language"] = settings.LANGUAGE_CODE
-    return framed(response, row)
+    context = {"original": webform, "builder_config": config}
+    return english_builder_page(request, row, "builders/workflow.html", context, webform.name)
 
 
 @builder_endpoint
