@@ -29,6 +29,8 @@ DESKTOP = {"width": 1366, "height": 900}
 PHONE = {"width": 390, "height": 844}
 PHONE_OPTIONS = {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 SIZES = (("desktop", DESKTOP, {}), ("phone", PHONE, PHONE_OPTIONS))
+# The same two, the phone a touch screen at the desktop's pixel density.
+TOUCH_SIZES = (("desktop", DESKTOP, {}), ("phone", PHONE, {"is_mobile": True, "has_touch": True}))
 # Screenshots taken by the tests, to be looked at.
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 

@@ -10,20 +10,15 @@ from playwright.sync_api import expect
 
 from esign.models import AuditEvent, Signer
 from tests.axe import axe_violations
-from tests.browser import Tab
+from tests.browser import TOUCH_SIZES, Tab
 from tests.esign.test_allow_updates import client_signs, created, fee_on_page_one, fee_packet
 from tests.esign.test_roles_browser import link
 from tests.esign.test_signing_browser import SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SIZES = (
-    ("desktop", {"width": 1366, "height": 900}, {}),
-    ("phone", {"width": 390, "height": 844}, {"is_mobile": True, "has_touch": True}),
-)
 
-
-@pytest.mark.parametrize(("size", "viewport", "options"), SIZES)
+@pytest.mark.parametrize(("size", "viewport", "options"), TOUCH_SIZES)
 def test_the_signer_changes_a_value_the_sender_filled_in(
     browser, live_server, graphql, size, viewport, options
 ) -> None:

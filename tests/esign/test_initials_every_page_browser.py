@@ -10,7 +10,7 @@ import pytest
 from esign.models import PacketDocument, Signer
 from esign.packets.documents import document_pdf
 from tests.axe import axe_violations
-from tests.browser import Tab
+from tests.browser import TOUCH_SIZES, Tab
 from tests.esign.conftest import CREATE
 from tests.esign.test_initials_every_page import CORNER, initialled, signs
 from tests.esign.test_roles_browser import link
@@ -18,11 +18,6 @@ from tests.esign.test_signing_browser import SHOTS, signers_of
 from tests.pdfcheck import text_in_rect, words
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-SIZES = (
-    ("desktop", {"width": 1366, "height": 900}, {}),
-    ("phone", {"width": 390, "height": 844}, {"is_mobile": True, "has_touch": True}),
-)
 
 
 def current(tab: Tab) -> tuple[str, str | None]:
@@ -38,7 +33,7 @@ def in_view(tab: Tab) -> bool:
     return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= size["height"]
 
 
-@pytest.mark.parametrize(("size", "viewport", "options"), SIZES)
+@pytest.mark.parametrize(("size", "viewport", "options"), TOUCH_SIZES)
 def test_the_guide_visits_each_pages_initials_and_one_adopt_fills_them(
     browser, live_server, graphql, size, viewport, options
 ) -> None:

@@ -13,17 +13,12 @@ from playwright.sync_api import expect
 from esign.links.tokens import signer_token_issue
 from esign.models import AuditEvent, Packet, Signer
 from tests.axe import axe_violations
-from tests.browser import Tab
+from tests.browser import TOUCH_SIZES, Tab
 from tests.esign.conftest import CREATE
 from tests.esign.test_roles import client_signs, roles_packet
 from tests.esign.test_signing_browser import SHOTS, refused_request
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-SIZES = (
-    ("desktop", {"width": 1366, "height": 900}, {}),
-    ("phone", {"width": 390, "height": 844}, {"is_mobile": True, "has_touch": True}),
-)
 
 
 @pytest.fixture
@@ -48,7 +43,7 @@ def shot(tab: Tab, name: str) -> None:
     tab.page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 
-@pytest.mark.parametrize(("size", "viewport", "options"), SIZES)
+@pytest.mark.parametrize(("size", "viewport", "options"), TOUCH_SIZES)
 def test_the_approver_approves(browser, live_server, roles_sent, size, viewport, options) -> None:
     tab = Tab(browser, viewport, expected=refused_request, **options)
     tab.page.goto(link(live_server, "manager"))
@@ -76,7 +71,7 @@ def test_the_approver_approves(browser, live_server, roles_sent, size, viewport,
     tab.close()
 
 
-@pytest.mark.parametrize(("size", "viewport", "options"), SIZES)
+@pytest.mark.parametrize(("size", "viewport", "options"), TOUCH_SIZES)
 def test_the_approver_rejects_with_a_reason(
     browser, live_server, roles_sent, size, viewport, options
 ) -> None:
@@ -102,7 +97,7 @@ def test_the_approver_rejects_with_a_reason(
     tab.close()
 
 
-@pytest.mark.parametrize(("size", "viewport", "options"), SIZES)
+@pytest.mark.parametrize(("size", "viewport", "options"), TOUCH_SIZES)
 def test_the_viewer_reads_only(browser, live_server, roles_sent, size, viewport, options) -> None:
     tab = Tab(browser, viewport, expected=refused_request, **options)
     tab.page.goto(link(live_server, "auditor"))

@@ -12,17 +12,12 @@ import pytest
 from esign.links.tokens import signer_token_issue
 from esign.models import Signer
 from tests.axe import axe_violations
-from tests.browser import Tab
+from tests.browser import TOUCH_SIZES, Tab
 from tests.esign.conftest import CREATE
 from tests.esign.test_signing_browser import SHOTS, refused_request
 from tests.esign.test_signing_groups import group_packet, signed
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-SIZES = (
-    ("desktop", {"width": 1366, "height": 900}, {}),
-    ("phone", {"width": 390, "height": 844}, {"is_mobile": True, "has_touch": True}),
-)
 
 
 @pytest.fixture
@@ -79,7 +74,7 @@ def test_a_members_link_after_another_signed_says_who_and_signs_nothing(
     url = link(live_server, turing)  # the link of her email, before anyone of the group signed
     assert signed("somerville").status_code == 200
 
-    for name, viewport, options in SIZES:
+    for name, viewport, options in TOUCH_SIZES:
         tab = Tab(browser, viewport, expected=refused_request, **options)
         tab.page.goto(url)
         assert tab.page.inner_text("h1") == heading
@@ -117,7 +112,7 @@ def test_the_witness_and_a_member_see_what_they_sign_for(
     group_packet_in(language)
     assert signed("client", values={"agreement/title1": "Chief Analyst"}).status_code == 200
     witness = Signer.objects.get(alias_id="witness")
-    for name, viewport, options in SIZES:
+    for name, viewport, options in TOUCH_SIZES:
         tab = Tab(browser, viewport, expected=refused_request, **options)
         tab.page.goto(link(live_server, witness))
         tab.page.wait_for_selector("#signing[data-state=ready]")
@@ -128,7 +123,7 @@ def test_the_witness_and_a_member_see_what_they_sign_for(
 
     assert signed("witness").status_code == 200
     member = Signer.objects.get(alias_id="babbage")
-    for name, viewport, options in SIZES:
+    for name, viewport, options in TOUCH_SIZES:
         tab = Tab(browser, viewport, expected=refused_request, **options)
         tab.page.goto(link(live_server, member))
         tab.page.wait_for_selector("#signing[data-state=ready]")
