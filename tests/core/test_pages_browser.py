@@ -5,7 +5,6 @@ working with no request leaving this machine. Screenshots go to test-artifacts/.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
@@ -15,7 +14,7 @@ from accounts.models import ApiKey, Organization
 from accounts.services import api_key_create, member_add
 from tests.axe import axe_violations
 from tests.browser import CSP_REPORTER
-from tests.templates_app.conftest import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, PASSWORD, make_staff
+from tests.templates_app.conftest import ARTIFACTS, PASSWORD, make_staff
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -23,23 +22,8 @@ PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API keeps an event loop running in this thread, which makes Django
-    # refuse ORM calls from the test itself ("async context"); the tests are synchronous.
-    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
-        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield browser
-        browser.close()
-
-
 @pytest.fixture
-def open_page(chromium, live_server):
+def open_page(browser, live_server):
     """Open a tab of the given viewport; every request to another host is refused and recorded,
     and any script error fails the test."""
     contexts = []
@@ -48,7 +32,7 @@ def open_page(chromium, live_server):
     local = urlsplit(live_server.url).netloc
 
     def make(viewport: dict[str, int]):
-        context = chromium.new_context(viewport=viewport)
+        context = browser.new_context(viewport=viewport)
         contexts.append(context)
 
         def only_local(route) -> None:
@@ -175,7 +159,7 @@ def test_graphiql_runs_a_query_with_the_members_api_key(
 
 
 def test_graphiql_runs_queries_with_the_members_session(
-    chromium, live_server, organization: Organization, other_organization: Organization
+    browser, live_server, organization: Organization, other_organization: Organization
 ) -> None:
     """No key pasted: no 401 and no AuthorizationError; queries run as the organization chosen
     in the bar, which says so; a mutation says to paste a key."""
@@ -184,7 +168,7 @@ def test_graphiql_runs_queries_with_the_members_session(
     statuses: list[int] = []
     console_errors: list[str] = []
     for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
-        context = chromium.new_context(viewport=viewport)
+        context = browser.new_context(viewport=viewport)
         context.add_init_script(CSP_REPORTER)
         tab = context.new_page()
         tab.set_default_timeout(15_000)
