@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from esign.sealing.seal import packet_seal
-from tests.browser import PHONE
+from tests.browser import PHONE, Tab
 from tests.esign.test_seal_packets import zip_url
 from tests.esign.test_verify import changed_in_content
 from tests.templates_app.conftest import ARTIFACTS
@@ -50,19 +50,9 @@ def files(
 
 
 def test_a_sealed_pdf_and_a_one_byte_changed_copy(browser, live_server, files) -> None:
-    context = browser.new_context(viewport=DESKTOP)
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    tab.on(
-        "console",
-        lambda m: (
-            m.type == "error"
-            and not m.location.get("url", "").endswith("/favicon.ico")  # the service has none
-            and errors.append(f"{m.text} {m.location.get('url')}")
-        ),
-    )
-    tab.set_default_timeout(15_000)
+    # Every script or console error of its pages fails the test when it closes.
+    watched = Tab(browser, DESKTOP)
+    tab = watched.page
     SHOTS.mkdir(parents=True, exist_ok=True)
 
     tab.goto(f"{live_server.url}/verify")
@@ -101,5 +91,4 @@ def test_a_sealed_pdf_and_a_one_byte_changed_copy(browser, live_server, files) -
     assert width <= PHONE["width"]  # nothing wider than the phone: no sideways scrolling
     tab.screenshot(path=str(SHOTS / "03-verify-changed-phone.png"), full_page=True)
 
-    context.close()
-    assert errors == []
+    watched.close()
