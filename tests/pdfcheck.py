@@ -112,6 +112,20 @@ def blank_pdf(pages: int = 1, size: tuple[float, float] = (612, 792)) -> bytes:
     return buffer.getvalue()
 
 
+def text_page(
+    text: str, *, size: tuple[float, float] = (612, 792), at: tuple[float, float] = (72, 720)
+) -> bytes:
+    """A one-page PDF (reproducible bytes) with ``text`` drawn at ``at``, in the default font."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=size, invariant=1)
+    canvas.drawString(*at, text)
+    canvas.showPage()
+    canvas.save()
+    return buffer.getvalue()
+
+
 def inherit_page_attributes(pdf: Any, resources: Any, media_box: list[float]) -> None:
     """Gives the pages of ``pdf`` (a pikepdf.Pdf) their /Resources and /MediaBox once, on an
     intermediate node of the page tree that every page inherits from: a shape real files have."""

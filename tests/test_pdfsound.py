@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import io
-
 import pytest
-from reportlab.pdfgen.canvas import Canvas
 
+from tests.pdfcheck import text_page
 from tests.pdfsound import assert_sound, page_counts, qpdf_check
 
 
 def one_page() -> bytes:
-    buffer = io.BytesIO()
-    canvas = Canvas(buffer, pagesize=(200, 200), invariant=1)
-    canvas.drawString(20, 100, "Hello")
-    canvas.showPage()
-    canvas.save()
-    return buffer.getvalue()
+    return text_page("Hello", size=(200, 200), at=(20, 100))
 
 
 def test_a_sound_pdf_passes() -> None:

@@ -22,21 +22,16 @@ from typing import Any
 from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 from pyhanko.sign import fields, signers
-from reportlab.pdfgen.canvas import Canvas
 
 from esign.engine.seal_credentials import SoftwareKey, load_credentials
 from esign.engine.seal_keys import create_development_pki
+from tests.pdfcheck import text_page
 
 MB = 1_000_000
 
 
 def one_page() -> bytes:
-    buffer = io.BytesIO()
-    canvas = Canvas(buffer, pagesize=(612, 792), invariant=1)
-    canvas.drawString(72, 720, "Agreement")
-    canvas.showPage()
-    canvas.save()
-    return buffer.getvalue()
+    return text_page("Agreement")
 
 
 def oversized_signature_pdf(*, contents_hex_digits: int = 12 * MB, total: int = 24 * MB) -> bytes:
