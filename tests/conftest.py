@@ -4,6 +4,7 @@ demo template."""
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,12 @@ def pytest_configure(config: pytest.Config) -> None:
 def basic_auth(raw_key: str, *, with_colon: bool = True) -> str:
     credentials = f"{raw_key}:" if with_colon else raw_key
     return "Basic " + base64.b64encode(credentials.encode()).decode()
+
+
+def graphql_answer(client: Client, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+    """The JSON answer to ``query`` posted by ``client`` to /graphql as the clients post it."""
+    body = json.dumps({"query": query, "variables": variables})
+    return client.post("/graphql", data=body, content_type="application/json").json()
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,6 @@ in either builder; screenshots at desktop and tablet sizes go to test-artifacts/
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -23,6 +22,7 @@ from templates_app.services import template_create_from_pdf, template_create_wit
 from tests.axe import axe_violations
 from tests.browser import ARTIFACTS, AppPages, Tab, app_fixture
 from tests.builders.conftest import GENERATE
+from tests.conftest import graphql_answer
 from tests.esign.conftest import contract_pdf
 from tests.esign.test_embed_frames_browser import REACT_BODY, documented_props, node_module
 from tests.pdfcheck import blank_pdf
@@ -86,12 +86,7 @@ def allowed(organization: Organization, app: str, settings: Any, live_server: An
 
 
 def generate(api_client: Client, **variables: Any) -> str:
-    response = api_client.post(
-        "/graphql",
-        data=json.dumps({"query": GENERATE, "variables": variables}),
-        content_type="application/json",
-    )
-    result = response.json()
+    result = graphql_answer(api_client, GENERATE, variables)
     assert "errors" not in result, result
     return result["data"]["generateEmbedURL"]["url"]
 

@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from accounts.models import ApiKeyUsage
-from tests.conftest import basic_auth
+from tests.conftest import basic_auth, graphql_answer
 from tests.esign.conftest import CREATE, SIGN_URL, token_of, two_signer_packet
 from tests.hostile_json import DEEP, EDGE_INTEGERS, HOSTILE_INPUT, HOSTILE_TEXT, IMPOSSIBLE_MOMENTS
 from workflows.demo import demo_workflow_create
@@ -112,12 +112,7 @@ class World:
 
 
 def graphql(client: Client, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-    response = client.post(
-        "/graphql",
-        data=json.dumps({"query": query, "variables": variables}),
-        content_type="application/json",
-    )
-    result = response.json()
+    result = graphql_answer(client, query, variables)
     assert "errors" not in result, result
     return result["data"]
 

@@ -17,19 +17,11 @@ from django_tasks_db.models import DBTaskResult
 from esign.links.emails import signer_email_send, signer_emails_recover
 from esign.models import AuditEvent, Packet, Signer, SignerEmail
 from esign.packets import lifecycle
+from tests.conftest import graphql_answer as gql
 from tests.esign.conftest import send_queued_emails, sign, token_of, two_signer_packet
 from webhooks.models import WebhookEvent
 
 pytestmark = pytest.mark.django_db
-
-
-def gql(api_client: Client, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-    response = api_client.post(
-        "/graphql",
-        data=json.dumps({"query": query, "variables": variables}),
-        content_type="application/json",
-    )
-    return response.json()
 
 
 VOID = "mutation($eid: String!) { voidDocumentGroup(eid: $eid) { eid status } }"

@@ -15,6 +15,7 @@ from django.utils import timezone
 from esign.links.emails import signer_reminders_queue
 from esign.links.limits import NEW_LINK_PER_HOUR
 from esign.models import AuditEvent, Packet, Signer, SignerEmail, SignerToken
+from tests.conftest import graphql_answer as gql
 from tests.esign.conftest import CREATE, send_queued_emails, two_signer_packet
 from tests.staff import admin_action, superuser_client
 
@@ -24,11 +25,6 @@ RESEND = "mutation($s: String!) { resendEtchSignerEmail(signerEid: $s) }"
 CREATE_WITH_REMINDERS = CREATE.replace(
     "$mergePDFs: Boolean)", "$mergePDFs: Boolean, $reminderDays: Int)"
 ).replace("mergePDFs: $mergePDFs)", "mergePDFs: $mergePDFs, reminderDays: $reminderDays)")
-
-
-def gql(api_client: Client, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-    body = json.dumps({"query": query, "variables": variables})
-    return api_client.post("/graphql", data=body, content_type="application/json").json()
 
 
 def email_packet(create_packet, **overrides: Any) -> tuple[Packet, Signer, Signer]:

@@ -3,7 +3,6 @@ address) is refused where it is set, naming the setting that allows it; nothing 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -14,6 +13,7 @@ from pytest_django.fixtures import Settings
 from accounts.models import Organization, User
 from core.engine.fetch import FetchError, FetchPolicy, check_address
 from esign.models import Packet
+from tests.conftest import graphql_answer as graphql
 from tests.esign.conftest import CREATE, two_signer_packet
 from tests.workflows.conftest import FORGE_SUBMIT
 from webhooks.models import WebhookEvent
@@ -30,15 +30,6 @@ REFUSED = [
     "http://[::1]/hook",
     "https://169.254.169.254/latest",
 ]
-
-
-def graphql(client: Client, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-    response = client.post(
-        "/graphql",
-        data=json.dumps({"query": query, "variables": variables}),
-        content_type="application/json",
-    )
-    return response.json()
 
 
 def fields(body: dict[str, Any]) -> list[dict[str, str]]:
