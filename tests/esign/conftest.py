@@ -230,13 +230,19 @@ def token_of(url: str) -> str:
     return parse_qs(urlsplit(url).query)["token"][0]
 
 
-def sign(client: Client, signer_eid: str, token: str, body: dict[str, Any]) -> Any:
+def signing_post(client: Client, signer_eid: str, token: str, action: str, body: Any) -> Any:
+    """The signing page's POST of ``body`` to its ``action`` (complete, decline...), with the
+    link's token in its header, as the page's scripts send it."""
     return client.post(
-        f"/api/etch/sign/{signer_eid}/complete",
+        f"/api/etch/sign/{signer_eid}/{action}",
         data=json.dumps(body),
         content_type="application/json",
         HTTP_X_SIGNING_TOKEN=token,
     )
+
+
+def sign(client: Client, signer_eid: str, token: str, body: dict[str, Any]) -> Any:
+    return signing_post(client, signer_eid, token, "complete", body)
 
 
 # --- sealing ------------------------------------------------------------------------------------

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +27,15 @@ from esign.packets.documents import signer_copy_url
 from esign.sealing.config import trust_roots
 from esign.sealing.seal import packet_seal
 from esign.sending.packets import packet_delete
-from tests.esign.conftest import CREATE, DRAWN, contract_pdf, sign, token_of, two_signer_packet
+from tests.esign.conftest import (
+    CREATE,
+    DRAWN,
+    contract_pdf,
+    sign,
+    signing_post,
+    token_of,
+    two_signer_packet,
+)
 from tests.esign.test_packet_admin_roles import staff
 from tests.esign.test_seal_packets import validate
 from tests.pdfcheck import words
@@ -283,11 +290,8 @@ def test_attaching_again_replaces_and_removing_removes(
     assert row.sha256 == hashlib.sha256(second).hexdigest()
     assert not default_storage.exists(first_path)
     with django_capture_on_commit_callbacks(execute=True):
-        removed = browser.post(
-            f"/api/etch/sign/{signer_eid}/attachments/remove",
-            data=json.dumps({"fieldId": "idPhoto"}),
-            content_type="application/json",
-            HTTP_X_SIGNING_TOKEN=token,
+        removed = signing_post(
+            browser, signer_eid, token, "attachments/remove", {"fieldId": "idPhoto"}
         )
     assert removed.status_code == 200
     assert removed.json()["attachments"][0]["file"] is None

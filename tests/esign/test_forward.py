@@ -12,7 +12,6 @@ test_forward_trail.py."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -24,7 +23,7 @@ from django.utils import timezone
 
 from esign.links.tokens import signer_token_issue
 from esign.models import AuditEvent, Packet, Signer, SignerEmail, SignerToken
-from tests.esign.conftest import CREATE, send_queued_emails, sign, token_of
+from tests.esign.conftest import CREATE, send_queued_emails, sign, signing_post, token_of
 from tests.esign.conftest import two_signer_packet as base_packet
 from webhooks.models import WebhookEvent
 
@@ -67,12 +66,7 @@ def link_of(message: Any) -> str:
 
 
 def forward(client: Client, signer_eid: str, token: str, body: Any) -> Any:
-    return client.post(
-        f"/api/etch/sign/{signer_eid}/forward",
-        data=json.dumps(body),
-        content_type="application/json",
-        HTTP_X_SIGNING_TOKEN=token,
-    )
+    return signing_post(client, signer_eid, token, "forward", body)
 
 
 def written() -> tuple[int, ...]:

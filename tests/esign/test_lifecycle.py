@@ -4,7 +4,6 @@ retried task, removal that leaves nothing behind."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -18,7 +17,7 @@ from esign.links.emails import signer_email_send, signer_emails_recover
 from esign.models import AuditEvent, Packet, Signer, SignerEmail
 from esign.packets import lifecycle
 from tests.conftest import graphql_answer as gql
-from tests.esign.conftest import send_queued_emails, sign, token_of, two_signer_packet
+from tests.esign.conftest import send_queued_emails, sign, signing_post, token_of, two_signer_packet
 from webhooks.models import WebhookEvent
 
 pytestmark = pytest.mark.django_db
@@ -229,12 +228,7 @@ def test_a_declined_packet_cannot_be_voided_and_the_others_are_skipped(
     created = create_packet()
     signers = {s["aliasId"]: s["eid"] for s in created["documentGroup"]["signers"]}
     token = token_of(sign_url(signers["client"]))
-    declined = client.post(
-        f"/api/etch/sign/{signers['client']}/decline",
-        data=json.dumps({"reason": "Wrong amount"}),
-        content_type="application/json",
-        HTTP_X_SIGNING_TOKEN=token,
-    )
+    declined = signing_post(client, signers["client"], token, "decline", {"reason": "Wrong amount"})
     assert declined.status_code == 200, declined.content
     packet = Packet.objects.get(eid=created["eid"])
     assert (packet.status, statuses(packet)) == (
@@ -250,12 +244,7 @@ def test_a_signer_cannot_decline_before_their_turn(create_packet, sign_url, clie
     second = created["documentGroup"]["signers"][1]["eid"]
     token = token_of(sign_url(second))
 
-    early = client.post(
-        f"/api/etch/sign/{second}/decline",
-        data=json.dumps({"reason": "No"}),
-        content_type="application/json",
-        HTTP_X_SIGNING_TOKEN=token,
-    )
+    early = signing_post(client, second, token, "decline", {"reason": "No"})
 
     assert early.status_code == 409
     packet = Packet.objects.get(eid=created["eid"])

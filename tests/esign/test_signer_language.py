@@ -18,7 +18,7 @@ from django.test import Client
 from esign.models import Language, Packet, Signer
 from esign.sealing.seal import packet_seal
 from esign.sending.packets import packet_void_now
-from tests.esign.conftest import send_queued_emails, sign, token_of, two_signer_packet
+from tests.esign.conftest import send_queued_emails, sign, signing_post, token_of, two_signer_packet
 from tests.esign.test_seal_packets import zip_url
 from tests.pdfcheck import joined_words, words
 
@@ -218,11 +218,8 @@ def test_the_completion_page_shows_the_outcome_and_the_download(graphql, sign_ur
 def test_the_completion_page_of_a_decline_and_of_an_error(graphql, sign_url) -> None:
     signers = signers_of(create(graphql))
     token = token_of(sign_url(signers["client"]))
-    declined = Client().post(
-        f"/api/etch/sign/{signers['client']}/decline",
-        data=json.dumps({"reason": "Wrong amount"}),
-        content_type="application/json",
-        HTTP_X_SIGNING_TOKEN=token,
+    declined = signing_post(
+        Client(), signers["client"], token, "decline", {"reason": "Wrong amount"}
     )
     page = Client().get(declined.json()["legacyURL"].removeprefix(BASE))
     assert "<h1>You declined to sign</h1>" in page.content.decode()
@@ -305,12 +302,7 @@ def test_every_kind_of_signer_email_in_spanish(graphql) -> None:
 
 
 def _finish(signer: str, token: str, body: dict[str, Any], **headers: Any) -> Any:
-    return Client(**headers).post(
-        f"/api/etch/sign/{signer}/complete",
-        data=json.dumps(body),
-        content_type="application/json",
-        HTTP_X_SIGNING_TOKEN=token,
-    )
+    return sign(Client(**headers), signer, token, body)
 
 
 def test_a_refused_finish_says_why_in_the_signers_language(graphql, sign_url) -> None:

@@ -8,7 +8,6 @@ clients read them."""
 
 from __future__ import annotations
 
-import json
 from types import SimpleNamespace
 from typing import Any
 
@@ -19,6 +18,7 @@ from esign.links.tokens import signer_token_issue
 from esign.models import AuditEvent, Packet, Signer
 from esign.packets.documents import document_pdf
 from esign.sealing.certificate import audit_trail_pdf
+from tests.esign.conftest import sign, signing_post
 from tests.esign.test_signing_groups import (
     SIGNERS,
     created,
@@ -83,11 +83,12 @@ def test_a_member_who_forwards_from_the_page_hands_on_their_place_in_the_group(g
     sign_up_to_the_group(packet["eid"])
     babbage = signer(packet["eid"], "babbage")
 
-    answer = Client().post(
-        f"/api/etch/sign/{babbage.eid}/forward",
-        data=json.dumps({"name": "Ada Byron", "email": "byron@example.com"}),
-        content_type="application/json",
-        HTTP_X_SIGNING_TOKEN=signer_token_issue(signer=babbage),
+    answer = signing_post(
+        Client(),
+        babbage.eid,
+        signer_token_issue(signer=babbage),
+        "forward",
+        {"name": "Ada Byron", "email": "byron@example.com"},
     )
 
     assert answer.status_code == 200, answer.content
@@ -140,12 +141,7 @@ def test_the_sender_reassigns_a_member_and_the_successor_is_skipped_once_the_gro
     assert signed("somerville").status_code == 200
     refused_for_the_group("babbage-2")
     # Babbage's own link ended when his turn went to her.
-    gone = Client().post(
-        f"/api/etch/sign/{babbage.eid}/complete",
-        data=json.dumps({"signature": {"typed": "Charles Babbage"}}),
-        content_type="application/json",
-        HTTP_X_SIGNING_TOKEN=old_link,
-    )
+    gone = sign(Client(), babbage.eid, old_link, {"signature": {"typed": "Charles Babbage"}})
     assert gone.status_code == 403
     assert gone.json()["reason"] == "signerForwarded"
     assert statuses(packet["eid"])["babbage"] == "forwarded"

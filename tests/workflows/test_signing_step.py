@@ -21,6 +21,7 @@ from accounts.models import Organization
 from esign.models import Packet, Signer
 from esign.sealing.seal import packet_seal
 from templates_app.models import PdfTemplate
+from tests.esign.conftest import sign
 from tests.pdfcheck import words
 from webhooks.models import WebhookEvent
 from workflows.definitions.versions import workflow_import
@@ -130,12 +131,7 @@ def test_the_person_signs_right_after_the_webform(
 
     # Signing, as the signing page does it; then back to the workflow's page.
     token = parse_qs(urlsplit(sign_url).query)["token"][0]
-    signed = client.post(
-        f"/api/etch/sign/{signer.eid}/complete",
-        data=json.dumps({"signature": {"typed": "Ada Lovelace"}}),
-        content_type="application/json",
-        HTTP_X_SIGNING_TOKEN=token,
-    )
+    signed = sign(client, signer.eid, token, {"signature": {"typed": "Ada Lovelace"}})
     assert signed.status_code == 200, signed.content
     # The submission follows its packet at once: weldComplete is written in the transaction of
     # the last signature, before anyone looks at the submission again.
