@@ -96,6 +96,14 @@ def config_in(page: Any) -> dict[str, Any]:
     return json.loads(found.group(1))
 
 
+def ada_signs(client: Client, signer_eid: str, token: str) -> Any:
+    """Ada finishes: her typed signature and her name in the template's name field (nm1)."""
+    body = {"signature": {"typed": "Ada Lovelace"}, "values": {"record/nm1": "Ada Lovelace"}}
+    done = sign(client, signer_eid, token, body)
+    assert done.status_code == 200, done.content
+    return done
+
+
 def sealed_document(api_client: Client, packet: dict[str, Any]) -> bytes:
     packet_seal(packet_id=Packet.objects.get(eid=packet["eid"]).pk)
     url = packet["documentGroup"]["downloadZipURL"].replace("http://127.0.0.1:8000", "")
@@ -133,13 +141,7 @@ def test_a_templates_signer_fields_are_assigned_by_id_signed_and_sealed_at_their
     assert config["fields"][0]["rect"] == signature["rect"]
 
     with django_capture_on_commit_callbacks(execute=True):
-        done = sign(
-            client,
-            signer["eid"],
-            token,
-            {"signature": {"typed": "Ada Lovelace"}, "values": {"record/nm1": "Ada Lovelace"}},
-        )
-    assert done.status_code == 200, done.content
+        done = ada_signs(client, signer["eid"], token)
     assert done.json()["event"]["documentGroupStatus"] == "completed"
 
     pdf = sealed_document(api_client, packet)
@@ -311,13 +313,7 @@ def test_a_templates_signer_fields_may_be_named_by_their_alias(
         (signature["id"], "signature"),
         ("nm1", "fullName"),
     ]
-    done = sign(
-        client,
-        signer["eid"],
-        token,
-        {"signature": {"typed": "Ada Lovelace"}, "values": {"record/nm1": "Ada Lovelace"}},
-    )
-    assert done.status_code == 200, done.content
+    ada_signs(client, signer["eid"], token)
     page = words(sealed_document(api_client, packet))[0]
     assert "Ada" in text_in_rect(page, signature["rect"], tolerance=2)
     assert text_in_rect(page, NAME_RECT) == "Ada Lovelace"
