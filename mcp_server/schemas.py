@@ -1,11 +1,13 @@
 """The tools' input JSON Schemas: fill and generate take the REST API's own request schemas (the
 components of the OpenAPI document, which describe what their parsers accept), made
 self-contained for an MCP client (components become ``$defs``); the e-signature and workflow
-tools take the GraphQL mutations' arguments, which their parsers read the same way."""
+tools take the GraphQL mutations' arguments, which their parsers read the same way: the
+declarations those parsers check with (esign's models, forgeSubmit's arguments)."""
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable
 from typing import Any
 
 import fill.openapi  # noqa: F401 - registers FillRequest and its parts
@@ -18,6 +20,7 @@ from esign.graphql_docs import (
     signer_json_schema,
 )
 from esign.models import Language
+from workflows import submissions
 
 Schema = dict[str, Any]
 
@@ -204,29 +207,25 @@ def get_signing_link() -> Schema:
     )
 
 
-def submit_workflow() -> Schema:
-    return _object(
-        {
-            "forgeEid": {"type": "string", "description": "The webform's eid."},
-            "payload": {
-                "type": "object",
-                "description": "The webform's values keyed by field key, as forgeSubmit's.",
-            },
-            "weldDataEid": {
-                "type": "string",
-                "description": "Add this webform to a submission already started.",
-            },
-            "submissionEid": {"type": "string", "description": "Update this submission."},
-            "complete": {"type": "boolean", "description": "Finish the webform."},
-            "isTest": {"type": "boolean", "description": "A test submission."},
-            "currentStep": {
-                "type": "integer",
-                "description": "The page (from 0) a person who continues the submission opens.",
-            },
-            "webhookURL": {
-                "type": "string",
-                "description": "This submission's own webhook URL.",
-            },
-        },
-        ["forgeEid", "payload"],
-    )
+def _any_value(value: Any) -> Any:
+    """``value`` without ``additionalProperties: true`` (a dict's values of any JSON type, as a
+    model declares them): JSON Schema's default already, and a strict client refuses the bare
+    ``true`` (tests/mcp_server/test_tool_schemas_strict.py)."""
+    if isinstance(value, dict):
+        return {
+            key: _any_value(item)
+            for key, item in value.items()
+            if not (key == "additionalProperties" and item is True)
+        }
+    if isinstance(value, list):
+        return [_any_value(item) for item in value]
+    return value
+
+
+def submit_workflow(offered: Iterable[str]) -> Schema:
+    """forgeSubmit's arguments ``offered`` (wire names), as their declaration says
+    (workflows.engine.forge_arguments.ForgeSubmitArguments, which forge_submit checks them
+    with): its descriptions, types and bounds, required where it requires them."""
+    declared = submissions.forge_submit_schema()["ForgeSubmitArguments"]
+    properties = {name: _any_value(declared["properties"][name]) for name in offered}
+    return _object(properties, [name for name in declared["required"] if name in properties])

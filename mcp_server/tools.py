@@ -12,6 +12,7 @@ import base64
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -181,7 +182,8 @@ def get_signing_link(identity: ApiIdentity, arguments: dict[str, Any]) -> ToolAn
     return ToolAnswer(structured={"url": url})
 
 
-# forgeSubmit's arguments under their wire names (those this tool offers).
+# forgeSubmit's arguments this tool offers, by wire name: their Python names here, their schema
+# from their declaration (mcp_server.schemas.submit_workflow).
 _FORGE_ARGUMENTS = {
     "forgeEid": "forge_eid",
     "payload": "payload",
@@ -260,7 +262,7 @@ TOOLS: dict[str, ToolSpec] = {
         ToolSpec(
             "submit_workflow",
             "Submit values to a workflow's webform (as forgeSubmit).",
-            schemas.submit_workflow,
+            partial(schemas.submit_workflow, _FORGE_ARGUMENTS),
             submit_workflow,
         ),
     ]
