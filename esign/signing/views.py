@@ -257,6 +257,7 @@ SIGNING_MODULES = (
     "esign/outcome.js",
     "esign/review.js",
     "esign/prefilled.js",
+    "esign/progress.js",
     "esign/forward.js",
     "esign/embed.js",
     "common/dom.js",

@@ -12,7 +12,6 @@ import { controlFor } from "./controls.js";
 import { DocumentsView } from "./documents.js";
 import {
   AUTOMATIC,
-  PLACEHOLDERS,
   STAMPED,
   isRequired,
   keyOf,
@@ -20,11 +19,11 @@ import {
   sortFields,
   signatureBody,
   today,
-  valueProblem,
 } from "./fields.js";
 import { setUpForward } from "./forward.js";
 import { signingOutcome } from "./outcome.js";
-import { isLocked, isPrefilled, placePrefilled } from "./prefilled.js";
+import { isLocked, placePrefilled } from "./prefilled.js";
+import { signingProgress, signingState } from "./progress.js";
 import { setUpApproval } from "./review.js";
 import { t, tNodes } from "./strings.js";
 
@@ -46,80 +45,11 @@ const prefersReducedMotion = () => window.matchMedia("(prefers-reduced-motion: r
 
 const allFields = sortFields(config.fields || [], config.documents || []);
 
-const state = {
-  // The sender's values the signer may not change are shown, not visited (prefilled.js).
-  fields: allFields.filter((field) => !AUTOMATIC.has(field.type) && !isLocked(field, config)),
-  current: 0,
-  values: {},
-  accepted: new Set(),
-  seen: new Set(), // the keys of the fields the guide has shown
-  adoption: null, // {mode: "draw"|"text", drawn, typed, initials}
-  errors: new Map(), // field key -> message from the server or the guide
-  busy: false,
-  controlKey: null,
-  boxes: new Map(), // field key -> its box over the page
-};
-for (const field of state.fields) {
-  if (field.type === "fullName") state.values[keyOf(field)] = config.signerName;
-  if (field.type === "checkbox") state.values[keyOf(field)] = false;
-  if (isPrefilled(field)) state.values[keyOf(field)] = field.value; // the sender's, to change
-}
-const documentTitles = new Map((config.documents || []).map((doc) => [doc.id, doc.title]));
-
-// --- what is done ---------------------------------------------------------------------------
-function typeProblem(field) {
-  return valueProblem(field, state.values[keyOf(field)]);
-}
-
-function isFilled(field) {
-  const adoption = state.adoption;
-  switch (field.type) {
-    case "signature":
-      return Boolean(adoption && (adoption.drawn || adoption.typed));
-    case "initial":
-      return Boolean(adoption && adoption.initials);
-    case "signatureDate":
-      return true;
-    case "checkbox":
-      return state.values[keyOf(field)] === true;
-    default:
-      return String(state.values[keyOf(field)] ?? "").trim() !== "" && !typeProblem(field);
-  }
-}
-
-// Filled, or left empty where it may be once the guide has shown it; and accepted when each
-// field is to be accepted.
-function isDone(field) {
-  const key = keyOf(field);
-  const complete = isFilled(field) || (!isRequired(field) && state.seen.has(key));
-  return complete && (!config.acceptEachField || state.accepted.has(key));
-}
-
-function doneCount() {
-  return state.fields.filter(isDone).length;
-}
+const state = signingState(config, allFields);
+const { typeProblem, isFilled, isDone, doneCount, boxContent, listWhere, where, whereNodes } =
+  signingProgress(state, config);
 
 // --- the boxes over the pages ---------------------------------------------------------------
-function boxContent(field) {
-  const key = keyOf(field);
-  const adoption = state.adoption;
-  if (field.type === "signature" && isFilled(field)) {
-    return adoption.drawn
-      ? h("img", { class: "sg-ink", src: adoption.drawn, alt: "" })
-      : h("span", { class: "sg-hand" }, adoption.typed);
-  }
-  if (field.type === "initial" && isFilled(field)) {
-    return h("span", { class: "sg-hand" }, adoption.initials);
-  }
-  if (field.type === "signatureDate") return h("span", { class: "sg-value" }, today());
-  if (field.type === "checkbox") {
-    return state.values[key] ? h("span", { class: "sg-check" }, "\u2713") : null;
-  }
-  const value = String(state.values[key] ?? "");
-  if (!STAMPED.has(field.type) && value.trim()) return h("span", { class: "sg-value" }, value);
-  return h("span", { class: "sg-placeholder" }, PLACEHOLDERS[field.type] ?? labelOf(field));
-}
-
 function renderBox(field, index) {
   const key = keyOf(field);
   const el = state.boxes.get(key);
@@ -150,13 +80,6 @@ function renderBox(field, index) {
 function renderBoxes() {
   state.fields.forEach((field, index) => renderBox(field, index));
   renderFieldList();
-}
-
-// Where a field of the list is: its page, and its document's name when the packet has several
-// (two "Signature, page 1" would not say which is which).
-function listWhere(field) {
-  if (documentTitles.size > 1) return whereNodes(field);
-  return t("list.page", { number: field.page + 1 });
 }
 
 // The list of the signer's fields above the documents: each one, where it is, whether it is
@@ -195,17 +118,6 @@ function renderFieldList() {
 }
 
 // --- the guide ------------------------------------------------------------------------------
-function where(field) {
-  const title = documentTitles.get(field.fileId) || field.fileId;
-  return t("where", { number: field.page + 1, title });
-}
-
-// The same, to show: the document's title isolated (strings.js, tNodes).
-function whereNodes(field) {
-  const title = documentTitles.get(field.fileId) || field.fileId;
-  return tNodes("where", { number: field.page + 1, title });
-}
-
 // What the guide's control does, for controls.js.
 const controlActions = {
   state,
