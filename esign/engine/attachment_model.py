@@ -1,6 +1,7 @@
 """One attachment field of a signer's ``attachments`` (an extension of the signer JSON): a file
 they attach on the signing page, declared once: what each key takes, its messages and its
-description (issue 53, item 1), and how a signer's list of them is read (`read_attachments`).
+description (issue 53, item 1), and how a signer's list of them is read (`read_attachments`, which
+esign.engine.signer_model's SignerModel reads ``attachments`` with: `Attachments`).
 
 They are a key of their own, beside ``fields``: the published python-anvil checks every entry
 of ``fields`` for a fileId and a fieldId, and passes unknown keys of a signer through.
@@ -21,13 +22,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    ValidationError,
+)
+from pydantic_core import InitErrorDetails
 
 from core.engine.input_checks import line_problem
 from core.engine.problems import Problem
 from core.engine.wire_models import component_schemas, refusal, says, validate, with_context
 from esign.engine.attachment_files import KINDS
-from esign.engine.signer_model import SignerPart
+from esign.engine.signer_part import SignerPart
 
 # `validate`'s context: the largest file a field may take (ESIGN_ATTACHMENT_MAX_BYTES).
 MAX_BYTES = "max_bytes"
@@ -172,3 +181,30 @@ def read_attachments(
         problems += found
         fields.append(model or AttachmentModel.model_construct(id=field_id))
     return fields, problems
+
+
+def _attachments(raw: object, cap: int) -> list[AttachmentModel]:
+    """A signer's ``attachments`` as SignerModel validates the key: `read_attachments`' fields,
+    or its problems as the model's errors, each at its path below the key."""
+    fields, problems = read_attachments(raw, "", cap)
+    if not problems:
+        return fields
+    errors = [
+        InitErrorDetails(
+            type=refusal(problem.message),
+            loc=tuple(part for part in problem.path.split(".") if part),
+            input=raw,
+        )
+        for problem in problems
+    ]
+    raise ValidationError.from_exception_data("attachments", errors)
+
+
+# A signer's ``attachments``: what SignerModel declares (its schema, a list of AttachmentModel)
+# and reads them with (`read_attachments`, the largest file in `validate`'s context `MAX_BYTES`).
+Attachments = Annotated[
+    list[AttachmentModel],
+    PlainValidator(
+        with_context(_attachments, MAX_BYTES), json_schema_input_type=list[AttachmentModel]
+    ),
+]

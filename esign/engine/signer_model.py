@@ -8,18 +8,18 @@ which the published clients show, including the leniencies the wire has always h
 is not text where text is wanted reads as empty (``"name": 5`` is "Required"), a false-ish
 ``signerType`` or ``signatureMode`` is the default, and a null ``routingOrder``,
 ``enableEmails`` or ``group.required`` is a value (refused, or false), not a key left out.
+A signer's ``attachments`` are esign.engine.attachment_model's (`Attachments`).
 
-What needs the service (the languages shipped, Django's email check) comes in `validate`'s
-context (`EMAIL_CHECK`, `LANGUAGES`). How a signer is read with it (the rules that span keys,
-today's order of the problems, what a refused key leaves) is esign.engine.signer_reading. One
-key is declared here for its schema and description but still read by its own module
-(esign.packets.attachment_fields): `HAND_READ`.
+What needs the service (the languages shipped, Django's email check, the largest attachment)
+comes in `validate`'s context (`EMAIL_CHECK`, `LANGUAGES`, attachment_model's `MAX_BYTES`). How
+a signer is read with it (the rules that span keys, today's order of the problems, what a
+refused key leaves) is esign.engine.signer_reading.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
 import phonenumbers
 from pydantic import (
@@ -28,25 +28,19 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainValidator,
-    SkipValidation,
     ValidationError,
     ValidationInfo,
     ValidatorFunctionWrapHandler,
     WithJsonSchema,
     WrapValidator,
     field_validator,
-    model_validator,
 )
 
 from core.engine.input_checks import line_problem
 from core.engine.template_spec import Rect
-from core.engine.wire_models import (
-    WireModel,
-    component_schemas,
-    refusal,
-    says,
-    with_context,
-)
+from core.engine.wire_models import component_schemas, refusal, says, with_context
+from esign.engine.attachment_model import MAX_ATTACHMENT_FIELDS_PER_SIGNER, Attachments
+from esign.engine.signer_part import SignerPart
 
 # `validate`'s context: the check of an email address (its message, or None) and the language
 # codes a signer may be given.
@@ -64,27 +58,10 @@ SIGNATURE_MODES = ("draw", "text")
 ROLES = ("signer", "witness", "approver", "viewer")
 VERIFY_METHODS = ("email", "sms", "integrator")
 SIGNATURE_LEVELS = ("simple", "advanced", "qualified")
-# The keys read by their own modules (see the docstring), in the order they are read.
-HAND_READ = ("attachments",)
 # initialsOnEveryPage: true (esign.packets.initials.ALL_FILES; a test compares them).
 ALL_FILES = "*"
 # The roles that sign nothing (esign.packets.roles): no signature of their own either.
 NON_SIGNING_ROLES = ("approver", "viewer")
-
-
-class SignerPart(WireModel):
-    """A WireModel whose ``NULL_IS_A_VALUE`` keys keep a null as sent: today's parser refuses
-    (or reads as false) a null there, where a null elsewhere is a key left out."""
-
-    NULL_IS_A_VALUE: ClassVar[frozenset[str]] = frozenset()
-
-    @model_validator(mode="before")
-    @classmethod
-    def _null_is_not_given(cls, data: object) -> object:
-        if isinstance(data, Mapping):
-            kept = cls.NULL_IS_A_VALUE
-            return {k: v for k, v in data.items() if v is not None or k in kept}
-        return data
 
 
 def whole(message: str) -> WrapValidator:
@@ -244,12 +221,6 @@ class SignerGroup(SignerPart):
         return value
 
 
-# The keys declared for their schema, read by their own modules (`HAND_READ`).
-AttachmentsKey = Annotated[
-    Any, SkipValidation, WithJsonSchema({"type": "array", "items": {"type": "object"}})
-]
-
-
 def _initials_files(value: object) -> tuple[str, ...]:
     if value is False:
         return ()
@@ -397,11 +368,12 @@ class SignerModel(SignerPart):
     witness_for: Text = Field(
         default="", description='The id of the signer witnessed (role "witness" only).'
     )
-    attachments: AttachmentsKey = Field(
+    attachments: Attachments | None = Field(
         default=None,
         description="Extension: files the signer attaches on the signing page: [{type: "
         '"attachment", id, label, required, acceptedTypes (pdf, png, jpeg), maxBytes}]; at most '
         "10 a signer, 20 a packet.",
+        json_schema_extra={"maxItems": MAX_ATTACHMENT_FIELDS_PER_SIGNER},
     )
     allow_forward: bool | None = Field(
         default=None,

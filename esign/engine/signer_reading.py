@@ -11,8 +11,8 @@ from pydantic import ValidationError
 
 from core.engine.problems import Problem
 from core.engine.wire_models import validate
+from esign.engine.attachment_model import MAX_BYTES, read_attachments
 from esign.engine.signer_model import (
-    HAND_READ,
     NON_SIGNING_ROLES,
     ROLES,
     SIGNATURE_LEVELS,
@@ -86,8 +86,9 @@ def read_signer(
     raw: Mapping[str, Any], prefix: str, context: Mapping[str, Any]
 ) -> tuple[dict[str, Any], dict[str, list[Problem]]]:
     """``raw`` checked against `SignerModel`: the value of each key (a key refused keeps its
-    default, and ``fields`` the references that are good, as the later checks of the packet
-    read them) and the problems by slot of `PROBLEM_ORDER`, `signer_rules`' included."""
+    default, ``fields`` the references that are good and ``attachments`` the fields counted
+    against the caps, as the later checks of the packet read them) and the problems by slot of
+    `PROBLEM_ORDER`, `signer_rules`' included."""
     found = signer_rules(raw, prefix)
     try:
         model = SignerModel.model_validate(raw, context=dict(context))
@@ -97,7 +98,7 @@ def read_signer(
     values = dict(SignerModel.model_construct())
     for name, field in SignerModel.model_fields.items():
         key = str(field.alias)
-        if key in HAND_READ or key not in raw:
+        if key not in raw:
             continue
         data = {other: raw[other] for other in READS_ALSO.get(key, ()) if other in raw}
         one, problems = validate(
@@ -115,4 +116,8 @@ def read_signer(
                 for item in raw[key]
                 if (good := validate(SignerModel, {key: [item]}, context=context)[0])
             ]
+        if name == "attachments":
+            # A field refused on a key other than its type or id still counts (the signer's
+            # and the packet's caps, a role's check), as read_attachments reads it.
+            values[name] = read_attachments(raw[key], key, context[MAX_BYTES])[0]
     return values, found

@@ -1,9 +1,9 @@
 """Attachment fields (an extension of the signer JSON): each entry of a signer's
 ``attachments`` is a field of type ``attachment``, a file they attach on the signing page. What
 an entry takes, its messages and its schema are declared once in esign.engine.attachment_model
-(AttachmentModel), which reads a signer's list of them; this module gives it the service's cap
-(ESIGN_ATTACHMENT_MAX_BYTES), keeps the fields as signers store them (AttachmentField) and
-checks the packet's cap.
+(AttachmentModel), with which the signer model reads a signer's list of them; this module gives
+it the service's cap (ESIGN_ATTACHMENT_MAX_BYTES), keeps the fields as signers store them
+(AttachmentField) and checks the packet's cap.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 
 from core.engine.problems import Problem
-from esign.engine.attachment_model import MAX_ATTACHMENT_FIELDS_PER_PACKET, read_attachments
+from esign.engine.attachment_model import MAX_ATTACHMENT_FIELDS_PER_PACKET, AttachmentModel
 from esign.models import Packet, Signer, SignerAttachment
 
 
@@ -47,13 +47,15 @@ class AttachmentField:
         )
 
 
-def attachment_fields(raw: Any, path: str, problems: list[Problem]) -> tuple[AttachmentField, ...]:
-    """A signer's ``attachments`` (``path`` is the signer's): a list of attachment fields."""
-    if raw is None:
-        return ()
-    cap = int(settings.ESIGN_ATTACHMENT_MAX_BYTES)
-    fields, found = read_attachments(raw, f"{path}.attachments", cap)
-    problems.extend(found)
+def attachment_cap() -> int:
+    """The largest file an attachment field takes (ESIGN_ATTACHMENT_MAX_BYTES): its default
+    and its bound, in the signer model's context (esign.engine.attachment_model.MAX_BYTES)."""
+    return int(settings.ESIGN_ATTACHMENT_MAX_BYTES)
+
+
+def attachment_fields(fields: Iterable[AttachmentModel] | None) -> tuple[AttachmentField, ...]:
+    """A signer's ``attachments`` as the signer model read them, kept as signers store them."""
+    cap = attachment_cap()
     return tuple(
         AttachmentField(
             id=field.id,
@@ -62,7 +64,7 @@ def attachment_fields(raw: Any, path: str, problems: list[Problem]) -> tuple[Att
             accepted_types=tuple(field.accepted_types),
             max_bytes=field.max_bytes or cap,
         )
-        for field in fields
+        for field in fields or ()
     )
 
 

@@ -2,7 +2,8 @@
 (esign.packets.inputs) into SignerInput. What a signer object takes, its messages and its schema
 are declared once in esign.engine.signer_model (SignerModel), and how it is read with them in
 esign.engine.signer_reading; this module gives them what needs the service (the languages
-shipped, Django's email check) and reads the key still read by its own module (attachments).
+shipped, Django's email check, the largest attachment) and keeps the attachment fields read as
+signers store them.
 What the signers must agree on among themselves is checked with the files
 (esign.packets.packet_checks).
 
@@ -15,9 +16,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.engine.problems import Problem
+from esign.engine.attachment_model import MAX_BYTES
 from esign.engine.signer_model import EMAIL_CHECK, LANGUAGES, stripped
 from esign.engine.signer_reading import PROBLEM_ORDER, read_signer
-from esign.packets.attachment_fields import attachment_fields
+from esign.packets.attachment_fields import attachment_cap, attachment_fields
 from esign.packets.input_data import SignerInput
 from esign.packets.input_values import email_problem, shipped_languages
 
@@ -31,9 +33,12 @@ def signer_input(raw: Any, index: int, problems: list[Problem]) -> SignerInput |
     if not isinstance(raw, Mapping):
         problems.append(Problem(path, "Must be an object."))
         return None
-    context = {EMAIL_CHECK: email_problem, LANGUAGES: shipped_languages()}
+    context = {
+        EMAIL_CHECK: email_problem,
+        LANGUAGES: shipped_languages(),
+        MAX_BYTES: attachment_cap(),
+    }
     values, found = read_signer(raw, path, context)
-    attachments: list[Problem] = []
     signer = SignerInput(
         alias_id=values["id"] or f"signer{index + 1}",
         # A name or a redirect refused is read as sent, as before (the tags match on names).
@@ -52,13 +57,12 @@ def signer_input(raw: Any, index: int, problems: list[Problem]) -> SignerInput |
         **_verify(values["verify"]),
         **_group(values["group"]),
         **_role(values["role"], values["witness_for"]),
-        attachment_fields=attachment_fields(raw.get("attachments"), path, attachments),
+        attachment_fields=attachment_fields(values["attachments"]),
         allow_forward=values["allow_forward"] if "allowForward" not in found else None,
         allow_updates=values["allow_updates"],
         initials_files=values["initials_on_every_page"],
         initials_position=values["initials_position"],
     )
-    found.update(attachments=attachments)
     problems.extend(problem for slot in PROBLEM_ORDER for problem in found.get(slot, ()))
     return signer
 

@@ -1,6 +1,7 @@
 """A signer's attachment fields are declared once (esign.engine.attachment_model, issue 53 item
 1): the parser reads ``attachments`` through it with today's problems (paths, messages and their
-order, a field refused for its type or id being that problem alone)."""
+order, a field refused for its type or id being that problem alone), as a signer's key of the
+signer model (esign.engine.signer_model), whose schema says so."""
 
 from __future__ import annotations
 
@@ -12,17 +13,24 @@ from django.test import override_settings
 from core.engine.input_checks import LINE_MESSAGE
 from core.engine.problems import Problem
 from esign.engine.attachment_model import AttachmentModel, attachments_schema
-from esign.packets.attachment_fields import AttachmentField, attachment_fields
+from esign.engine.signer_model import signer_schema
+from esign.packets.attachment_fields import AttachmentField
+from esign.packets.signer_inputs import signer_input
 
 CAP = 1000
 PATH = "signers.1.attachments"
 
 
 def read(raw: Any) -> tuple[tuple[AttachmentField, ...], list[tuple[str, str]]]:
+    """``raw`` as the ``attachments`` of the second signer, good otherwise, read as
+    createEtchPacket reads a signer."""
     problems: list[Problem] = []
     with override_settings(ESIGN_ATTACHMENT_MAX_BYTES=CAP):
-        fields = attachment_fields(raw, "signers.1", problems)
-    return fields, [(p.path, p.message) for p in problems]
+        signer = signer_input(
+            {"name": "Ada", "email": "ada@example.com", "attachments": raw}, 1, problems
+        )
+    assert signer is not None
+    return signer.attachment_fields, [(p.path, p.message) for p in problems]
 
 
 def test_a_good_list_is_read_into_fields() -> None:
@@ -100,3 +108,8 @@ def test_the_schema_is_the_models() -> None:
         str(field.alias) for field in AttachmentModel.model_fields.values()
     ]
     assert schema["required"] == ["id"]
+    signer = signer_schema()
+    assert signer["AttachmentModel"] == schema
+    assert signer["SignerModel"]["properties"]["attachments"]["items"] == {
+        "$ref": "#/components/schemas/AttachmentModel"
+    }

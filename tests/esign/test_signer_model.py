@@ -260,7 +260,13 @@ def test_the_mcp_tool_takes_the_models_schema() -> None:
         "$ref": "#/$defs/SignerVerify",
         "description": declared["SignerModel"]["properties"]["verify"]["description"],
     }
-    assert set(schema["$defs"]) == {"SignerFieldRef", "SignerGroup", "SignerVerify"}
+    assert set(schema["$defs"]) == {
+        "AttachmentModel",
+        "SignerFieldRef",
+        "SignerGroup",
+        "SignerVerify",
+    }
+    assert items["properties"]["attachments"]["items"] == {"$ref": "#/$defs/AttachmentModel"}
     assert schema["$defs"]["SignerVerify"]["properties"]["method"]["enum"] == list(
         signer_model.VERIFY_METHODS
     )
