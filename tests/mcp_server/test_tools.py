@@ -191,3 +191,21 @@ def test_create_packet_offers_every_language_the_service_ships() -> None:
     schema = TOOLS["create_packet"].input_schema()
     assert schema["properties"]["language"]["enum"] == [code for code, _ in Language.choices]
     assert len(Language.choices) == 16
+
+
+def test_create_packet_waits_for_the_seals_as_createetchpacket_does(
+    as_organization, settings, monkeypatch
+) -> None:
+    """The tool goes through the same intake (esign.sending.intake): held past its bound while
+    the seals are behind, it answers the RateLimitError and makes nothing."""
+    import esign.sending.intake as intake
+
+    settings.PACKET_INTAKE_MAX_SEAL_WAIT_SECONDS = 3
+    settings.PACKET_INTAKE_WAITING = 0  # no place to wait: refused at once
+    monkeypatch.setattr(intake, "seal_backlog_seconds", lambda: 40.0)
+
+    answer = refused(call("create_packet", two_signer_packet()))
+
+    assert answer["name"] == "RateLimitError"
+    assert "sealing a backlog" in answer["message"]
+    assert Packet.objects.count() == 0
