@@ -153,3 +153,31 @@ def test_a_square_cell_after_an_amount_is_no_checkbox_unless_a_label_names_it() 
         ("shortText", 100, 500),
         ("checkbox", 200, 500),
     ]
+
+
+def test_the_cents_of_amount_columns_side_by_side_are_written_with_their_amounts() -> None:
+    """Schedule E's properties A, B and C: each amount box ends in its cents box, and the next
+    column's amount follows it. The cents of A and B were fields of their own (only the last
+    column's, which ends the row, was left out); a narrow box between wider ones that repeats
+    no such pattern (City, State, ZIP code) stays."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        c.drawString(72, 703, "3  Rents received")
+        for x in (300, 402, 504):
+            c.rect(x, 700, 80, 14)  # dollars
+            c.rect(x + 80, 700, 22, 14)  # cents
+        c.rect(72, 600, 200, 14)  # city
+        c.rect(272, 600, 24, 14)  # state
+        c.rect(296, 600, 80, 14)  # ZIP code
+
+    found = sorted(detect_fields(page(draw)).fields, key=lambda f: (-f.rect.y, f.rect.x))
+
+    assert [(round(f.rect.x), round(f.rect.width)) for f in found] == [
+        (300, 80),
+        (402, 80),
+        (504, 80),
+        (72, 200),
+        (272, 24),
+        (296, 80),
+    ]
