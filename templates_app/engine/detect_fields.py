@@ -38,6 +38,7 @@ from templates_app.engine.field_labels import (
     TextRun,
     heads_section,
     label_and_type,
+    split_pointers,
     split_under_headings,
     text_runs,
 )
@@ -201,13 +202,19 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
         if scan:
             image, _angle = raster.deskew(image)
             lines: list[TextRun] = []  # read by OCR once the fields are found (below)
+            pointers: list[Rect] = []
             rules_image = image
         else:
-            lines = [_moved_run(run, frame, seen) for run in text_runs(text)]
+            printed, arrows = split_pointers(text, text_runs(text))
+            lines = [_moved_run(run, frame, seen) for run in printed]
+            pointers = [
+                _moved_rect(Rect(run.x, run.y, run.right - run.x, 0.7 * run.size), frame, seen)
+                for run in arrows
+            ]
             rules_image = _erase_text(image, text, frame)
     finally:
         text.close()
-    found = shapes(image, rules_image, seen, scan=scan)
+    found = shapes(image, rules_image, seen, scan=scan, pointers=pointers)
     runs = RunsByHeight(lines)
     if lines:
         ticks = [item.rect for item in found if item.kind == "checkbox"]

@@ -12,11 +12,13 @@ Pure Python.
 
 from __future__ import annotations
 
+import ctypes
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
 import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
 
 from core.engine.template_spec import Rect
 from templates_app.engine.aliases import ascii_words, label_phrase
@@ -34,6 +36,9 @@ SPLIT_MIN_WIDTH = 150.0
 HEADING_REACH = 14.0
 HEADING_MIN_GAP = 12.0
 HEADINGS_MIN = 3  # two texts over a blank are as often a label and its note
+# A glyph alone in a font of signs (the IRS's "UniversalStd-NewswithCommPi", pdfium reads its
+# arrow as "a"; ZapfDingbats, Wingdings) is the arrow pointing at a blank: "Firm's name ▶ ___".
+POINTER_FONT = re.compile(r"(?:Pi|Dingbats|Wingdings\w*)$")
 TICK_LABEL_REACH = 12.0  # points from a checkbox to the label printed after it
 # A blank this wide (points) with a section's heading just under it is the rule that opens it.
 SECTION_RULE_MIN_WIDTH = 560.0
@@ -121,6 +126,29 @@ def text_runs(text: pdfium.PdfTextPage) -> list[TextRun]:
                 continue
         lines.append(TextRun(x=left, y=bottom, size=size, text=words, right=right))
     return lines
+
+
+def split_pointers(
+    text: pdfium.PdfTextPage, runs: Sequence[TextRun]
+) -> tuple[list[TextRun], list[TextRun]]:
+    """``runs`` without the arrows printed between a label and its blank, and the arrows. Only
+    runs of one glyph are looked at: a real letter "a" is told from the arrow by its font."""
+    kept, pointers = [], []
+    name = ctypes.create_string_buffer(128)
+    for run in runs:
+        if len(run.text) == 1:
+            index = pdfium_c.FPDFText_GetCharIndexAtPos(
+                text.raw, (run.x + run.right) / 2, run.y + 0.35 * run.size, 1.0, 1.0
+            )
+            if (
+                index >= 0
+                and pdfium_c.FPDFText_GetFontInfo(text.raw, index, name, len(name), None) > 0
+                and POINTER_FONT.search(name.value.decode("latin-1"))
+            ):
+                pointers.append(run)
+                continue
+        kept.append(run)
+    return kept, pointers
 
 
 def _inside_label(rect: Rect, cell_top: float | None, lines: Sequence[TextRun]) -> Label | None:

@@ -5,8 +5,8 @@ From the rules of a page's picture (``page_raster``) and their geometry (``form_
 - a row of small boxes sharing walls is one comb (``charList``), its box count the length;
 - a small square or ring is a checkbox;
 - a larger closed box, or a line (solid or dashed), with empty space above its bottom edge is a
-  text field: the empty band below a label printed inside a cell, or the paper after a sign or
-  a short label printed at its left;
+  text field: the empty band below a label printed inside a cell, or the paper after a sign, a
+  short label or an arrow ("Firm's name ▶") printed at its left;
 - a rectangle of tint, empty inside, is a field shown by its background colour;
 - a white rectangle on a tinted ground (the IRS's pink or blue pages) is a field shown by the
   paper left unprinted, often with only a rule under it.
@@ -43,6 +43,7 @@ LABEL_MAX_HEIGHT = 24.0
 LEFT_LABEL_CELL_MAX_HEIGHT = 30.0
 LEFT_LABEL_BLANK_SHARE = 0.4
 LEFT_LABEL_MAX_WIDTH = 70.0  # a word or three ("City", "Last or Business"), not a sentence
+POINTER_REACH = 6.0  # points from an arrow's tip to the blank it points at
 RING_MIN_SCAN = 9.0  # points: a radio button on a scan, larger than the letters beside it
 FILLED_MIN = 8.0  # points: the smallest side of a field shown by its background colour
 RUN_MIN = 5.0  # points: the shortest stroke that can be the side of a checkbox
@@ -69,12 +70,18 @@ class Found:
 
 
 def shapes(
-    image: Image.Image, rules_image: Image.Image, frame: raster.PageFrame, *, scan: bool
+    image: Image.Image,
+    rules_image: Image.Image,
+    frame: raster.PageFrame,
+    *,
+    scan: bool,
+    pointers: Sequence[Rect] = (),
 ) -> list[Found]:
     """The blanks of one rendered page, top to bottom: ``image`` as drawn, ``rules_image`` with
     its text whited out (the same picture on a scan). Each kind of shape in turn; a later one
     never takes the place of a field already found."""
     page = _PageShapes(image, rules_image, frame, scan=scan)
+    page.pointers = pointers
     boxes = geometry.closed_boxes(page.hlines, page.vlines)
     page.boxes = boxes
     page.add_combs(boxes)
@@ -131,6 +138,7 @@ class _PageShapes:
         self.taken: list[geometry.Box] = []  # boxes whose bottom rule is no line to write on
         self.empty_boxes: list[geometry.Box] = []  # boxes that are fields, empty as printed
         self.boxes: Sequence[geometry.Box] = []  # every closed box of the page's rules
+        self.pointers: Sequence[Rect] = []  # arrows printed between a label and its blank
 
     def _add_rule(self, box: tuple[float, float, float, float]) -> None:
         x0, y0, x1, y1 = box
@@ -422,9 +430,11 @@ class _PageShapes:
             # A sign on the line's start ("$ ____"): the field is the line after it.
             band = min(ceiling, piece.y + UNDERLINE_FIELD_MAX_HEIGHT) - 1
             right = self.blank_width(piece.x0 + 1, piece.y + 1, piece.x1 - 1, band)
-            if piece.length - right > SIGN_MAX_WIDTH or right < geometry.BOX_MIN_WIDTH:
-                return
             x0 = piece.x1 - 1 - right
+            if right < geometry.BOX_MIN_WIDTH or (
+                piece.length - right > SIGN_MAX_WIDTH and not self._pointed(x0, piece.y, band)
+            ):
+                return
             empty = self.blank_height(x0, piece.y + 1, piece.x1 - 1, ceiling - 1)
             if empty < FIELD_MIN_HEIGHT:
                 return
@@ -434,6 +444,14 @@ class _PageShapes:
             return
         cell_top = ceiling if ceiling - piece.y < 40 else None
         self.found.append(Found("text", rect, cell_top=cell_top))
+
+    def _pointed(self, x: float, y0: float, y1: float) -> bool:
+        """True when an arrow ends at ``x`` between ``y0`` and ``y1``: the paper after it is a
+        blank, whatever label comes before the arrow ("Firm's name ▶ ____")."""
+        return any(
+            x - POINTER_REACH <= arrow.right <= x + 1 and y0 - 1 <= arrow.y <= y1
+            for arrow in self.pointers
+        )
 
 
 def _strips(

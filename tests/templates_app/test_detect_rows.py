@@ -91,3 +91,27 @@ def test_a_box_parted_by_dotted_walls_is_one_blank() -> None:
 
     assert near(field.rect, 468, 696, 108, 14.5)
     assert field.label == "Your social security number"
+
+
+def test_the_paper_an_arrow_points_at_is_a_field_and_a_letter_a_is_no_arrow() -> None:
+    """ "Firm's name ▶ ____": the IRS prints an arrow between a label and the rule both stand
+    on, a glyph of a font of signs ("UniversalStd-NewswithCommPi") that pdfium reads as "a".
+    The label is too long to be a sign at the line's start, so no field was found; the paper
+    after the arrow is one, named by the label. The same row with a real "a" (a line's "1a",
+    in a font of letters) is left alone."""
+
+    def draw(c: Canvas) -> None:
+        for y, font in ((600, "Courier"), (500, "Helvetica-Bold")):
+            c.setFont("Helvetica", 9)
+            c.drawString(74, y + 3, "Firm's name")
+            c.setFont(font, 9)
+            c.drawString(128, y + 3, "a")
+            c.line(72, y, 400, y)
+
+    # Courier renamed as a font of signs would be named (pdfium reads its "a" as it is).
+    pdf = page(draw).replace(b"/BaseFont /Courier", b"/BaseFont /CourPi ")
+
+    (field,) = detect_fields(pdf).fields
+
+    assert near(field.rect, 132.5, 600, 267.5, 20)
+    assert (field.label, field.alias) == ("Firm's name", "firmsName")
