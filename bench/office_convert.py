@@ -24,7 +24,6 @@ import argparse
 import csv
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.engine.office import OfficeConverter  # noqa: E402
+from tests.office.documents import soffice_by_hand  # noqa: E402 - the tests' own run by hand
 
 TIMEOUT = 60.0
 MEMORY = 1 << 30
@@ -48,21 +48,7 @@ def _corpus() -> Path:
 def _by_hand(path: Path) -> float:
     with tempfile.TemporaryDirectory() as folder:
         start = time.monotonic()
-        subprocess.run(  # noqa: S603 - a fixed program on our own corpus
-            [
-                "soffice",
-                f"-env:UserInstallation={(Path(folder) / 'profile').as_uri()}",
-                "--headless",
-                "--convert-to",
-                "pdf",
-                "--outdir",
-                folder,
-                str(path),
-            ],
-            capture_output=True,
-            check=True,
-            timeout=TIMEOUT,
-        )
+        soffice_by_hand(folder, folder, [str(path)], timeout=TIMEOUT)
         return time.monotonic() - start
 
 
