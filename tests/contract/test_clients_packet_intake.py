@@ -13,28 +13,9 @@ import pytest
 
 import esign.sending.intake as intake
 from esign.models import Packet
-from tests.esign.conftest import embedded_ada
+from tests.esign.conftest import ada_terms_packet
 
-VARIABLES = {
-    "name": "Waited for",
-    "isTest": True,
-    "signers": [embedded_ada("f1")],
-    "files": [
-        {
-            "id": "f1",
-            "title": "Terms",
-            "markup": {"html": "<h1>Terms</h1><p>Agreed.</p>", "css": ""},
-            "fields": [
-                {
-                    "id": "sig",
-                    "type": "signature",
-                    "pageNum": 0,
-                    "rect": {"x": 72, "y": 400, "width": 200, "height": 40},
-                }
-            ],
-        }
-    ],
-}
+VARIABLES = {**ada_terms_packet("Waited for"), "isTest": True}
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.esign.conftest import contract_pdf, embedded_ada
+from tests.esign.conftest import ada_terms_packet, contract_pdf, embedded_ada
 
 
 @pytest.mark.django_db(transaction=True)
@@ -53,25 +53,7 @@ def test_create_and_read_a_packet(node_anvil, tmp_path: Path) -> None:
 
 def _embedded_packet(node_anvil, name: str) -> dict:
     """A one-signer packet of a generated document, made through the Node client."""
-    variables = {
-        "name": name,
-        "signers": [embedded_ada("f1")],
-        "files": [
-            {
-                "id": "f1",
-                "title": "Terms",
-                "markup": {"html": "<h1>Terms</h1><p>Agreed.</p>", "css": ""},
-                "fields": [
-                    {
-                        "id": "sig",
-                        "type": "signature",
-                        "pageNum": 0,
-                        "rect": {"x": 72, "y": 400, "width": 200, "height": 40},
-                    }
-                ],
-            }
-        ],
-    }
+    variables = ada_terms_packet(name)
     created = node_anvil("createEtchPacket", variables=variables)
     assert created.get("errors") is None, created
     return created["data"]["data"]["createEtchPacket"]

@@ -88,6 +88,30 @@ def embedded_ada(file_id: str, **extra: Any) -> dict[str, Any]:
     }
 
 
+def ada_terms_packet(name: str) -> dict[str, Any]:
+    """Variables of createEtchPacket: ``name``, one generated document "f1" ("Terms") with a
+    signature field "sig", and embedded_ada to sign it."""
+    return {
+        "name": name,
+        "signers": [embedded_ada("f1")],
+        "files": [
+            {
+                "id": "f1",
+                "title": "Terms",
+                "markup": {"html": "<h1>Terms</h1><p>Agreed.</p>", "css": ""},
+                "fields": [
+                    {
+                        "id": "sig",
+                        "type": "signature",
+                        "pageNum": 0,
+                        "rect": {"x": 72, "y": 400, "width": 200, "height": 40},
+                    }
+                ],
+            }
+        ],
+    }
+
+
 def uploaded_file() -> dict[str, Any]:
     """A packet's file "upload": a one-page contract_pdf, base64, with one signature field
     "sig" (the payload the client tests send)."""
