@@ -313,15 +313,13 @@ def packet_files(complete: Any, api_client: Client) -> dict[str, bytes]:
 
 
 @pytest.fixture
-def complete(
-    create_packet: Callable[..., dict[str, Any]],
-    sign_url: Callable[..., str],
-    django_capture_on_commit_callbacks: Callable[..., Any],
-) -> Callable[..., tuple[dict[str, Any], Packet]]:
-    """Create the two-signer packet and have both sign (the client opens the page first)."""
+def sign_both(
+    sign_url: Callable[..., str], django_capture_on_commit_callbacks: Callable[..., Any]
+) -> Callable[[dict[str, Any]], Packet]:
+    """Have both signers of a created two-signer packet sign it (each opens the page first);
+    the packet as it is then."""
 
-    def run(**overrides: Any) -> tuple[dict[str, Any], Packet]:
-        packet = create_packet(**overrides)
+    def run(packet: dict[str, Any]) -> Packet:
         signers = {s["aliasId"]: s["eid"] for s in packet["documentGroup"]["signers"]}
         bodies = {
             "client": {
@@ -338,7 +336,20 @@ def complete(
             with django_capture_on_commit_callbacks(execute=True):
                 done = sign(browser, signers[alias], token, bodies[alias])
             assert done.status_code == 200, done.content
-        return packet, Packet.objects.get(eid=packet["eid"])
+        return Packet.objects.get(eid=packet["eid"])
+
+    return run
+
+
+@pytest.fixture
+def complete(
+    create_packet: Callable[..., dict[str, Any]], sign_both: Callable[[dict[str, Any]], Packet]
+) -> Callable[..., tuple[dict[str, Any], Packet]]:
+    """Create the two-signer packet and have both sign (sign_both)."""
+
+    def run(**overrides: Any) -> tuple[dict[str, Any], Packet]:
+        packet = create_packet(**overrides)
+        return packet, sign_both(packet)
 
     return run
 
