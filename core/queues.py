@@ -41,12 +41,8 @@ def queue_figures(now: datetime | None = None) -> dict[str, QueueFigures]:
     and any other queue that holds unfinished tasks."""
     now = now or timezone.now()
     never = get_date_max()  # "no run_after": due since it was enqueued
-    due = Q(status=READY) & (Q(run_after=never) | Q(run_after__lte=now))
+    due = _due(now)
     later = Q(status=READY, run_after__gt=now) & ~Q(run_after=never)
-    due_since = Case(
-        When(run_after=never, then=F("enqueued_at")),
-        default=Greatest("enqueued_at", "run_after"),
-    )
     rows = (
         DBTaskResult.objects.filter(status__in=[READY, RUNNING])
         .values("queue_name")
@@ -54,7 +50,7 @@ def queue_figures(now: datetime | None = None) -> dict[str, QueueFigures]:
             ready=Count("pk", filter=due),
             scheduled=Count("pk", filter=later),
             running=Count("pk", filter=Q(status=RUNNING)),
-            oldest=Min(due_since, filter=due),
+            oldest=Min(_due_since(), filter=due),
         )
         .order_by("queue_name")
     )
@@ -88,14 +84,21 @@ def oldest_ready_age(task_path: str, queue_name: str, now: datetime | None = Non
     """How long the oldest ready task of ``task_path`` on ``queue_name`` has waited since it
     became due (0 when none is ready): one aggregate over the partial index of unfinished tasks."""
     now = now or timezone.now()
-    never = get_date_max()
-    due_since = Case(
-        When(run_after=never, then=F("enqueued_at")),
+    oldest = DBTaskResult.objects.filter(
+        _due(now), queue_name=queue_name, task_path=task_path
+    ).aggregate(oldest=Min(_due_since()))["oldest"]
+    return max((now - oldest).total_seconds(), 0.0) if oldest is not None else 0.0
+
+
+def _due(now: datetime) -> Q:
+    """Ready, and due by ``now``: without run_after (django-tasks-db's far-future marker) or
+    with it passed."""
+    return Q(status=READY) & (Q(run_after=get_date_max()) | Q(run_after__lte=now))
+
+
+def _due_since() -> Case:
+    """When a ready task became due: its enqueueing, or its run_after if that came later."""
+    return Case(
+        When(run_after=get_date_max(), then=F("enqueued_at")),
         default=Greatest("enqueued_at", "run_after"),
     )
-    oldest = (
-        DBTaskResult.objects.filter(queue_name=queue_name, status=READY, task_path=task_path)
-        .filter(Q(run_after=never) | Q(run_after__lte=now))
-        .aggregate(oldest=Min(due_since))["oldest"]
-    )
-    return max((now - oldest).total_seconds(), 0.0) if oldest is not None else 0.0
