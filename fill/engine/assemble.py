@@ -29,7 +29,7 @@ from core.engine.pdf import (
     open_pdf,
     rect_array,
 )
-from core.engine.pdf.geometry import local_size, rotation_matrix
+from core.engine.pdf.geometry import local_frame
 from core.engine.template_spec import Rect
 
 OVERLAY_NAME = "/DocAutomationFill"
@@ -194,9 +194,8 @@ class _Assembler:
 
     def widget(self, widget: Widget, page: pikepdf.Object) -> pikepdf.Object:
         field = self.field_for(widget)
-        width, height = local_size(widget.rect, widget.rotation)
+        width, height, matrix = local_frame(widget.rect, widget.rotation)
         bbox = Array([0, 0, number(width), number(height)])
-        matrix = rotation_matrix(widget.rotation, widget.rect.width, widget.rect.height)
         appearance = (
             self.form(widget.appearance, bbox, matrix)
             if widget.appearance is not None

@@ -19,7 +19,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from core.engine.fonts import FontFace
 from core.engine.images import LoadedImage
-from core.engine.pdf.geometry import local_size, rotation_matrix
+from core.engine.pdf.geometry import local_frame
 from core.engine.pdf.text import LINE_SPACING, MIN_FONT_SIZE, PADDING, Line, TextSetter
 from core.engine.template_spec import Rect
 
@@ -42,8 +42,7 @@ class Painter:
     @contextmanager
     def frame(self, rect: Rect, rotation: int) -> Iterator[tuple[float, float]]:
         """Enter the local frame of ``rect`` on the current page, clipped to the box."""
-        width, height = local_size(rect, rotation)
-        a, b, c, d, e, f = rotation_matrix(rotation, rect.width, rect.height)
+        width, height, (a, b, c, d, e, f) = local_frame(rect, rotation)
         self.canvas.saveState()
         self.canvas.transform(a, b, c, d, e + rect.x, f + rect.y)
         self._clip(width, height)

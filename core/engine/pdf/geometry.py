@@ -18,3 +18,10 @@ def rotation_matrix(rotation: int, width: float, height: float) -> tuple[float, 
 
 def local_size(rect: Rect, rotation: int) -> tuple[float, float]:
     return (rect.height, rect.width) if rotation in (90, 270) else (rect.width, rect.height)
+
+
+def local_frame(rect: Rect, rotation: int) -> tuple[float, float, tuple[float, ...]]:
+    """The local frame of ``rect`` turned by ``rotation``: its width, its height and the matrix
+    placing it in the box (box-relative), which whoever draws in the frame needs together."""
+    width, height = local_size(rect, rotation)
+    return width, height, rotation_matrix(rotation, rect.width, rect.height)
