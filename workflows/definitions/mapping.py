@@ -102,8 +102,7 @@ def template_problems(
             at = f"{path}.mappings.{m}"
             target = aliases.get(mapping.alias)
             source = definition.resolve(mapping.source)
-            webform = definition.webform(slug=mapping.source.forge)
-            grouped = bool(webform and webform.group_of(mapping.source.field))
+            grouped = definition.group_of(mapping.source) is not None
             if target is None:
                 problems.append(
                     Problem(f"{at}.alias", f"The template has no field {mapping.alias!r}.")

@@ -277,6 +277,12 @@ class WorkflowDef:
         webform = self.webform(slug=ref.forge)
         return webform.field(ref.field) if webform else None
 
+    def group_of(self, ref: FieldRef) -> GroupDef | None:
+        """The repeating group the field ``ref`` names belongs to (None: it holds one value, or
+        the workflow has no such webform)."""
+        webform = self.webform(slug=ref.forge)
+        return webform.group_of(ref.field) if webform else None
+
     def steps(self) -> Iterator[tuple[WebformDef, int]]:
         """Every page of every webform, in the order a person fills them."""
         for webform in self.webforms:

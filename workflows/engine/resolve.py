@@ -250,8 +250,7 @@ def value_of(
     """The stored value of a field of the workflow (``payloads`` are keyed by webform slug):
     for a field of a repeating group, its column: one value per entry."""
     payload = payloads.get(ref.forge) or {}
-    webform = definition.webform(slug=ref.forge)
-    group = webform.group_of(ref.field) if webform else None
+    group = definition.group_of(ref)
     if group is not None:
         return column(payload.get(group.key), ref.field)
     return payload.get(ref.field)
