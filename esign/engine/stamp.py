@@ -2,7 +2,7 @@
 of a document, before the document is signed with the service's certificate.
 
 Stamps are drawn with reportlab on an overlay, one overlay page per stamped page, which
-core.engine.pdf.overlay then draws over the document's pages: everything the document had
+core.engine.pdf.pages then draws over the document's pages: everything the document had
 (text, annotations, links, earlier signers' stamps) stays as it was, and stamping again for the
 next signer adds another overlay on top.
 

@@ -26,12 +26,15 @@ from core.engine.pdf.objects import (
     number,
     rect_array,
 )
-from core.engine.pdf.overlay import PageOverlays, add_overlays, media_box, overlay_pages
 from core.engine.pdf.pages import (
     INHERITABLE_PAGE_KEYS,
     PageDrawing,
+    PageOverlays,
+    add_overlays,
     content_streams,
     inherited,
+    media_box,
+    overlay_pages,
 )
 
 __all__ = [
