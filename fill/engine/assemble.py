@@ -11,7 +11,7 @@ content streams and resources, so a 100-copy repeat writes those once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 
@@ -24,7 +24,6 @@ from core.engine.pdf import (
     PageDrawing,
     form_xobject,
     inherited,
-    number,
     open_for_edit,
     open_pdf,
     rect_array,
@@ -97,7 +96,7 @@ class _Assembler:
 
     # --- overlays -------------------------------------------------------------------------------
     def form(
-        self, overlay_page: int, bbox: Array, matrix: tuple[float, ...] | None = None
+        self, overlay_page: int, bbox: Iterable[float], matrix: tuple[float, ...] | None = None
     ) -> pikepdf.Object:
         form = form_xobject(
             self.edit.stream_pdf,
@@ -141,7 +140,7 @@ class _Assembler:
     def add_overlay(self, page: pikepdf.Object, overlay_page: int) -> None:
         """Draw the overlay page over ``page``, in a graphics state of its own."""
         box = [float(v) for v in page.get("/MediaBox", Array([0, 0, 612, 792]))]
-        overlay = self.form(overlay_page, rect_array(box))
+        overlay = self.form(overlay_page, box)
         resources = page.get("/Resources")
         resources = Dictionary(dict(resources.items())) if resources is not None else Dictionary()
         xobjects = resources.get("/XObject")
@@ -195,9 +194,8 @@ class _Assembler:
     def widget(self, widget: Widget, page: pikepdf.Object) -> pikepdf.Object:
         field = self.field_for(widget)
         width, height, matrix = local_frame(widget.rect, widget.rotation)
-        bbox = Array([0, 0, number(width), number(height)])
         appearance = (
-            self.form(widget.appearance, bbox, matrix)
+            self.form(widget.appearance, (0, 0, width, height), matrix)
             if widget.appearance is not None
             else self.empty_appearance()
         )

@@ -48,10 +48,11 @@ def form_xobject(
     pdf: pikepdf.Pdf,
     *,
     source_page: Dictionary,
-    bbox: Array,
+    bbox: Iterable[float],
     matrix: tuple[float, ...] | None = None,
 ) -> pikepdf.Stream:
-    """A form XObject in ``pdf`` drawing the content of ``source_page`` (of another PDF).
+    """A form XObject in ``pdf`` drawing the content of ``source_page`` (of another PDF), within
+    ``bbox`` (x0, y0, x1, y1) of its own space.
 
     The page's content stream is copied still encoded; its resources come along.
     """
@@ -71,7 +72,7 @@ def form_xobject(
         )
     form.Type = Name.XObject
     form.Subtype = Name.Form
-    form.BBox = bbox
+    form.BBox = rect_array(bbox)
     if matrix is not None and tuple(matrix) != (1, 0, 0, 1, 0, 0):
         form.Matrix = Array([number(v) for v in matrix])
     resources = source_page.get("/Resources")

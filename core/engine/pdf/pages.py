@@ -17,7 +17,7 @@ import pikepdf
 from pikepdf import Array, Dictionary
 
 from core.engine.pdf.document import open_pdf, save_pdf
-from core.engine.pdf.objects import form_xobject, rect_array
+from core.engine.pdf.objects import form_xobject
 
 # Page attributes a page may inherit from its ancestors in the page tree (ISO 32000-1, 7.7.3.4).
 INHERITABLE_PAGE_KEYS = ("/Resources", "/MediaBox", "/CropBox", "/Rotate")
@@ -167,7 +167,7 @@ def add_overlays(
             # stumbles on the plain numbers nested in them (reportlab writes /ExtGState inline).
             source.Resources = overlay.make_indirect(resources)
         page = pages[index].obj
-        form = form_xobject(pdf, source_page=source, bbox=rect_array(media_box(page)))
+        form = form_xobject(pdf, source_page=source, bbox=media_box(page))
         overlays.add(page, form)
 
 
