@@ -42,8 +42,9 @@ from templates_app.engine.field_labels import (
     split_under_headings,
     text_runs,
 )
+from templates_app.engine.form_geometry import follows, overlap_share
 from templates_app.engine.page_ocr import ocr_runs
-from templates_app.engine.page_shapes import Found, follows, overlap_share, shapes
+from templates_app.engine.page_shapes import Found, shapes
 
 
 class DetectRefused(ImportRefused):

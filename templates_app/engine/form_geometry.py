@@ -11,6 +11,8 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.engine.template_spec import Rect
+
 # Positions within this many points are the same (rules drawn with a pen's width, a scan's blur).
 TOLERANCE = 2.0
 CHECKBOX_MIN = 5.0
@@ -204,3 +206,22 @@ def open_cell_floor(piece: HLine, vlines: Sequence[VLine], boxes: Sequence[Box])
             for box in boxes
         )
     )
+
+
+def follows(rect: Rect, other: Rect) -> bool:
+    """``rect`` starts where ``other`` ends, on the same row and as tall."""
+    tol = TOLERANCE
+    return (
+        abs(other.right - rect.x) <= tol
+        and abs(other.y - rect.y) <= tol
+        and abs(other.height - rect.height) <= tol
+    )
+
+
+def overlap_share(a: Rect, b: Rect) -> float:
+    """The area a and b share, as a share of the smaller one."""
+    width = min(a.right, b.right) - max(a.x, b.x)
+    height = min(a.top, b.top) - max(a.y, b.y)
+    if width <= 0 or height <= 0:
+        return 0.0
+    return width * height / max(1e-6, min(a.width * a.height, b.width * b.height))

@@ -332,9 +332,12 @@ def blank_rows_from_bottom(ink: Image.Image, box: tuple[int, int, int, int]) -> 
     return blank
 
 
-def blank_columns_from_right(ink: Image.Image, box: tuple[int, int, int, int]) -> int:
+def blank_columns_from_right(
+    ink: Image.Image, box: tuple[int, int, int, int], *, from_left: bool = False
+) -> int:
     """How many pixel columns of ``box`` hold no ink, counted from its right edge leftwards:
-    the empty part of a cell whose label or sign ("=", "$") is printed at its left."""
+    the empty part of a cell whose label or sign ("=", "$") is printed at its left. With
+    ``from_left``, counted from its left edge: the part before a unit printed at its right."""
     left, top, right, bottom = box
     if right - left < 1 or bottom - top < 2:
         return 0
@@ -342,7 +345,7 @@ def blank_columns_from_right(ink: Image.Image, box: tuple[int, int, int, int]) -
     profile = crop.resize((crop.width, 1), Image.Resampling.BOX).tobytes()
     allowed = 255 - max(1, 255 * 1.5 / crop.height)
     blank = 0
-    for value in reversed(profile):
+    for value in profile if from_left else reversed(profile):
         if value < allowed:
             break
         blank += 1

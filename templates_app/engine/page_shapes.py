@@ -28,6 +28,7 @@ from PIL import Image
 from core.engine.template_spec import Rect
 from templates_app.engine import form_geometry as geometry
 from templates_app.engine import page_raster as raster
+from templates_app.engine.form_geometry import follows, overlap_share
 
 UNDERLINE_MIN = 30.0  # points: shorter rules are parts of letters, arrows, ticks
 UNDERLINE_FIELD_MAX_HEIGHT = 20.0
@@ -36,6 +37,7 @@ UNDERLINE_FIELD_MAX_HEIGHT = 20.0
 FIELD_MIN_HEIGHT = 8.5
 # A cell may have a sign ("=", "$", "%") printed at its left and still be a blank.
 SIGN_MAX_WIDTH = 16.0
+UNIT_MAX_WIDTH = 30.0  # points: a unit after a cell's blank ("miles", "%")
 # A label printed inside a cell above its blank is a line or two; more is a cell of text.
 LABEL_MAX_HEIGHT = 24.0
 # A one-line cell with its label at its left is a field when at least this share of its width
@@ -156,9 +158,14 @@ class _PageShapes:
         rows = raster.blank_rows_from_bottom(self.ink, self._pixels(x0, y0, x1, y1))
         return rows / self.scale
 
-    def blank_width(self, x0: float, y0: float, x1: float, y1: float) -> float:
-        """Points of empty paper left of x1, inside the page box, from x0."""
-        columns = raster.blank_columns_from_right(self.ink, self._pixels(x0, y0, x1, y1))
+    def blank_width(
+        self, x0: float, y0: float, x1: float, y1: float, *, from_left: bool = False
+    ) -> float:
+        """Points of empty paper left of x1, inside the page box, from x0 (with ``from_left``:
+        right of x0, up to x1)."""
+        columns = raster.blank_columns_from_right(
+            self.ink, self._pixels(x0, y0, x1, y1), from_left=from_left
+        )
         return columns / self.scale
 
     def overlaps_found(self, rect: Rect) -> bool:
@@ -209,7 +216,8 @@ class _PageShapes:
                 self.taken.append(box)
                 self.empty_boxes.append(box)
                 continue
-            right = self.blank_width(box.x0 + inset, box.y0 + inset, box.x1 - inset, box.y1 - inset)
+            edges = (box.x0 + inset, box.y0 + inset, box.x1 - inset, box.y1 - inset)
+            right = self.blank_width(*edges)
             if (
                 box.width - right <= SIGN_MAX_WIDTH
                 and right >= geometry.BOX_MIN_WIDTH
@@ -218,6 +226,14 @@ class _PageShapes:
                 # A cell with a sign at its left ("=", "$"): the field is the rest.
                 rect = Rect(box.x1 - right - inset, box.y0, right + inset, box.height)
                 self.found.append(Found("text", rect))
+                self.taken.append(box)
+                self.empty_boxes.append(box)
+            elif box.width - (
+                left := self.blank_width(*edges, from_left=True)
+            ) <= UNIT_MAX_WIDTH and left >= max(geometry.BOX_MIN_WIDTH, 0.5 * box.width):
+                # A cell with its unit printed at its right ("miles", "%", ".00"): the field is
+                # the paper before it.
+                self.found.append(Found("text", Rect(box.x0, box.y0, left + inset, box.height)))
                 self.taken.append(box)
                 self.empty_boxes.append(box)
             elif empty >= max(FIELD_MIN_HEIGHT, 0.3 * inner) and inner - empty <= LABEL_MAX_HEIGHT:
@@ -476,22 +492,3 @@ def _strips(
 
 def _mean(mask: Image.Image, box: tuple[int, int, int, int]) -> int:
     return mask.crop(box).resize((1, 1), Image.Resampling.BOX).tobytes()[0]
-
-
-def follows(rect: Rect, other: Rect) -> bool:
-    """``rect`` starts where ``other`` ends, on the same row and as tall."""
-    tol = geometry.TOLERANCE
-    return (
-        abs(other.right - rect.x) <= tol
-        and abs(other.y - rect.y) <= tol
-        and abs(other.height - rect.height) <= tol
-    )
-
-
-def overlap_share(a: Rect, b: Rect) -> float:
-    """The area a and b share, as a share of the smaller one."""
-    width = min(a.right, b.right) - max(a.x, b.x)
-    height = min(a.top, b.top) - max(a.y, b.y)
-    if width <= 0 or height <= 0:
-        return 0.0
-    return width * height / max(1e-6, min(a.width * a.height, b.width * b.height))

@@ -115,3 +115,26 @@ def test_the_paper_an_arrow_points_at_is_a_field_and_a_letter_a_is_no_arrow() ->
 
     assert near(field.rect, 132.5, 600, 267.5, 20)
     assert (field.label, field.alias) == ("Firm's name", "firmsName")
+
+
+def test_a_cell_with_its_unit_printed_at_its_right_is_a_field_before_the_unit() -> None:
+    """Form 2106's vehicle table prints "miles" (and "%") at the right end of each amount cell:
+    no field was found in such a cell, since its ink reaches its bottom. The field is the paper
+    before the unit. A cell whose text fills it (a label) stays no field."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        c.rect(300, 600, 100, 14)
+        c.drawRightString(398, 603, "miles")
+        c.rect(300, 586, 100, 14)
+        c.drawRightString(398, 589, "%")
+        c.rect(300, 500, 100, 14)
+        c.drawString(302, 503, "Business miles included")
+
+    fields = sorted(detect_fields(page(draw)).fields, key=lambda field: -field.rect.y)
+
+    assert len(fields) == 2, [field.rect for field in fields]
+    miles, percent = fields
+    # "miles" is 21 points wide at 9 points: the field ends where it starts.
+    assert near(miles.rect, 300, 600, 77.5, 14, tol=2), miles.rect
+    assert near(percent.rect, 300, 586, 92, 14, tol=3), percent.rect
