@@ -37,8 +37,9 @@ _url_validator = URLValidator(schemes=["http", "https"])
 
 def endpoint_get(*, organization: Organization) -> WebhookEndpoint:
     """The organization's endpoint settings, made (with a token) on first use."""
+    # A callable default: the token is drawn only when the endpoint is made, not on every read.
     endpoint, _ = WebhookEndpoint.objects.get_or_create(
-        organization=organization, defaults={"token": random_base62(TOKEN_LENGTH)}
+        organization=organization, defaults={"token": lambda: random_base62(TOKEN_LENGTH)}
     )
     return endpoint
 
