@@ -90,7 +90,6 @@ class _Assembler:
         self.originals = [_entries(page) for page in self.template_pages]
         self.pages_node = self.edit.indirect(Dictionary(Type=Name.Pages))
         self.drawing = PageDrawing(self.pdf, new_stream=self.edit.stream)
-        self._draw_overlay: pikepdf.Object | None = None
         self._empty_appearance: pikepdf.Object | None = None
         self.fields: dict[str, pikepdf.Object] = {}
 
@@ -148,9 +147,7 @@ class _Assembler:
         xobjects[OVERLAY_NAME] = overlay
         resources.XObject = xobjects
         page.Resources = resources
-        if self._draw_overlay is None:  # one stream for every page: the name is the same
-            self._draw_overlay = self.drawing.stream(f"q {OVERLAY_NAME} Do Q\n".encode())
-        self.drawing.append(page, self._draw_overlay)
+        self.drawing.append_shared(page, f"q {OVERLAY_NAME} Do Q\n".encode())
 
     # --- widgets --------------------------------------------------------------------------------
     def empty_appearance(self) -> pikepdf.Object:

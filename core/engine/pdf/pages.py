@@ -66,7 +66,8 @@ class PageDrawing:
     state it leaves behind (a transformation, a colour) cannot leak into what is drawn after.
 
     The page's streams stay shared references (pages that share a stream keep sharing it);
-    the q and Q streams are made once per file and shared by every page.
+    the q and Q streams are made once per file and shared by every page, as is each drawing
+    given to ``append_shared``.
     """
 
     def __init__(
@@ -77,6 +78,7 @@ class PageDrawing:
         self.pdf = pdf
         self._new_stream = new_stream
         self._wrap: tuple[pikepdf.Object, pikepdf.Object] | None = None
+        self._shared: dict[bytes, pikepdf.Object] = {}  # append_shared's streams, by content
 
     def stream(self, data: bytes) -> pikepdf.Object:
         if self._new_stream is not None:
@@ -88,6 +90,14 @@ class PageDrawing:
             self._wrap = (self.stream(b"q\n"), self.stream(b"\nQ\n"))
         save, restore = self._wrap
         page.Contents = Array([save, *content_streams(page), restore, drawing])
+
+    def append_shared(self, page: pikepdf.Object, data: bytes) -> None:
+        """Append the drawing ``data`` (a "Do" of a form the page names, say): its stream is
+        made on its first page and shared by every page it is drawn on after."""
+        drawing = self._shared.get(data)
+        if drawing is None:
+            drawing = self._shared[data] = self.stream(data)
+        self.append(page, drawing)
 
 
 class PageOverlays:
@@ -102,7 +112,6 @@ class PageOverlays:
         self.pdf = pdf
         self.prefix = prefix
         self.drawing = PageDrawing(pdf)
-        self._draws: dict[str, pikepdf.Object] = {}  # one "Do" stream per name, shared by pages
 
     def add(self, page: pikepdf.Object, form: pikepdf.Object) -> str:
         """Draw ``form`` over ``page``; returns the resource name it was given."""
@@ -122,10 +131,7 @@ class PageOverlays:
         xobjects[name] = form
         resources.XObject = xobjects
         page.Resources = resources
-        draw = self._draws.get(name)
-        if draw is None:
-            draw = self._draws[name] = self.drawing.stream(f"q {name} Do Q\n".encode())
-        self.drawing.append(page, draw)
+        self.drawing.append_shared(page, f"q {name} Do Q\n".encode())
         return name
 
     def _free_name(self, xobjects: Dictionary) -> str:
