@@ -23,7 +23,15 @@ from fill.engine.assemble import OutputPage, Widget, assemble
 from fill.engine.errors import DataUrlsTooLarge, FillInvalid, FillLimitExceeded
 from fill.engine.formatting import PageNumbers, content_for
 from fill.engine.layout import PagePlan, Placement, plan_document
-from fill.engine.payload import DataResolver, Entry, FillRequest, Repeat, RepeatedRows, Rows, Value
+from fill.engine.payload import (
+    Entry,
+    FillRequest,
+    Repeat,
+    RepeatedRows,
+    Rows,
+    Value,
+    resolve_documents,
+)
 from fill.engine.slots import Draw, slots_for
 
 logger = logging.getLogger(__name__)
@@ -298,14 +306,10 @@ def fill_pdf(
     family = request.options.style.font_family
     if family is not None and (message := fonts.family_problem(family)) is not None:
         raise FillInvalid.single("fontFamily", message)
-    resolver = DataResolver(
-        spec, max_array_length=limits.max_array_length, font_problem=fonts.family_problem
-    )
     check_data_urls(request.documents, limits.max_data_url_bytes)
-    documents = [
-        resolver.resolve(data, path)
-        for data, path in zip(request.documents, request.paths, strict=True)
-    ]
+    documents = resolve_documents(
+        spec, request, max_array_length=limits.max_array_length, font_problem=fonts.family_problem
+    )
     urls = _image_urls(spec, documents)
     plans = []
     for values in documents:

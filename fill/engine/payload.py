@@ -309,3 +309,15 @@ def _one_per_type(fields: list[FieldSpec]) -> list[FieldSpec]:
 
 def _first(*values: bool | None) -> bool | None:
     return next((v for v in values if v is not None), None)
+
+
+def resolve_documents(
+    spec: TemplateSpec, request: FillRequest, *, max_array_length: int, font_problem: FontCheck
+) -> list[dict[str, Value]]:
+    """Every document of ``request`` checked against ``spec`` and normalized (DataResolver),
+    in order; FillInvalid for the first document with problems."""
+    resolver = DataResolver(spec, max_array_length=max_array_length, font_problem=font_problem)
+    return [
+        resolver.resolve(data, path)
+        for data, path in zip(request.documents, request.paths, strict=True)
+    ]
