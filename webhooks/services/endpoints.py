@@ -35,10 +35,12 @@ MAX_PUBLIC_KEY_PEM = 10_000
 _url_validator = URLValidator(schemes=["http", "https"])
 
 
-def endpoint_get(*, organization: Organization) -> WebhookEndpoint:
-    """The organization's endpoint settings, made (with a token) on first use."""
+def endpoint_get(*, organization: Organization, token: bool = True) -> WebhookEndpoint:
+    """The organization's endpoint settings, made (with a token) on first use; ``token=False``
+    leaves the token of a stored one unread (not decrypted), for who reads only the URL."""
+    rows = WebhookEndpoint.objects.all() if token else WebhookEndpoint.objects.defer("token")
     # A callable default: the token is drawn only when the endpoint is made, not on every read.
-    endpoint, _ = WebhookEndpoint.objects.get_or_create(
+    endpoint, _ = rows.get_or_create(
         organization=organization, defaults={"token": lambda: random_base62(TOKEN_LENGTH)}
     )
     return endpoint
@@ -55,7 +57,7 @@ def url_in_force(*, organization: Organization, webhook_url: str = "") -> tuple[
     ``webhook_url``, else the organization's endpoint's (:func:`endpoint_url_in_force`)."""
     if webhook_url:
         return webhook_url, ""
-    return endpoint_url_in_force(endpoint_get(organization=organization))
+    return endpoint_url_in_force(endpoint_get(organization=organization, token=False))
 
 
 def endpoint_url_in_force(endpoint: WebhookEndpoint) -> tuple[str, str]:
