@@ -131,16 +131,12 @@ class _Filler:
         interactive = self.options.use_interactive_fields
         look = self.look(placement)
         image = self.images.get(content.url) if content.kind == "image" else None
-        slots = slots_for(
+        flat, widgets = slots_for(
             field, content, look, self.rotation(field), interactive=interactive, image=image
         )
+        page.draws.extend((s.rect, s.rotation, s.draw) for s in flat if s.draw is not None)
         name = placement.name.replace(".", "_")  # a period would make a field hierarchy
-        for slot in slots:
-            # Images stay flat: AcroForm has no image field.
-            if not interactive or slot.kind == "image":
-                if slot.visible and slot.draw is not None:
-                    page.draws.append((slot.rect, slot.rotation, slot.draw))
-                continue
+        for slot in widgets:
             page.widgets.append(
                 Widget(
                     name=name + slot.suffix,

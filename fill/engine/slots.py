@@ -89,6 +89,28 @@ def slots_for(
     *,
     interactive: bool,
     image: LoadedImage | None,
+) -> tuple[list[Slot], list[Slot]]:
+    """What the field puts on its page: the slots drawn flat, only those that show something
+    (every slot of flat output; an image's always, since AcroForm has no image field), and the
+    slots that become widgets (the others of interactive output)."""
+    flat: list[Slot] = []
+    widgets: list[Slot] = []
+    for slot in _slots(field, content, look, rotation, interactive=interactive, image=image):
+        if interactive and slot.kind != "image":
+            widgets.append(slot)
+        elif slot.visible:
+            flat.append(slot)
+    return flat, widgets
+
+
+def _slots(
+    field: FieldSpec,
+    content: Content,
+    look: Look,
+    rotation: int,
+    *,
+    interactive: bool,
+    image: LoadedImage | None,
 ) -> list[Slot]:
     empty = content.kind == "empty"
     kind = field.type
