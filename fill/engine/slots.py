@@ -95,7 +95,7 @@ def slots_for(
     slots that become widgets (the others of interactive output)."""
     flat: list[Slot] = []
     widgets: list[Slot] = []
-    for slot in _slots(field, content, look, rotation, interactive=interactive, image=image):
+    for slot in _slots(field, content, look, rotation, image, comb=interactive):
         if interactive and slot.kind != "image":
             widgets.append(slot)
         elif slot.visible:
@@ -108,9 +108,9 @@ def _slots(
     content: Content,
     look: Look,
     rotation: int,
-    *,
-    interactive: bool,
     image: LoadedImage | None,
+    *,
+    comb: bool,  # a charList as one comb field (interactive output), else a slot per box
 ) -> list[Slot]:
     empty = content.kind == "empty"
     kind = field.type
@@ -133,7 +133,7 @@ def _slots(
     if kind == "charList":
         chars = "" if empty else "".join(content.boxes)
         centred = Look(look.face, look.size, look.color, "center")
-        if interactive:
+        if comb:
             return [_comb(field, chars, centred)]
         return [
             _text(f"_{i}", box, char, centred, rotation)
