@@ -156,7 +156,7 @@ def printed(flat: bytes, items: Sequence[Item], scale: float = 2.0) -> list[bool
             image = page.render(
                 scale=scale, grayscale=True, draw_annots=False, may_draw_forms=False
             ).to_pil()
-            ink = _erase_text(image.convert("L"), text, frame).point(
+            ink = _erase_text(image.convert("L"), text, frame)[0].point(
                 lambda v: 255 if v < raster.INK_LEVEL else 0
             )
             pad = round(3 * scale)

@@ -45,6 +45,7 @@ from templates_app.engine.field_labels import (
 from templates_app.engine.form_geometry import follows, overlap_share
 from templates_app.engine.page_ocr import ocr_runs
 from templates_app.engine.page_shapes import Found, shapes
+from templates_app.engine.sentence_blanks import Word, sentence_blanks
 
 
 class DetectRefused(ImportRefused):
@@ -127,14 +128,14 @@ def _is_scan(page: pdfium.PdfPage, text: pdfium.PdfTextPage) -> bool:
 
 def _erase_text(
     image: Image.Image, text: pdfium.PdfTextPage, frame: raster.PageFrame
-) -> Image.Image:
-    """``image`` with its printed characters painted white, but for the blanks among them.
-    Neighbouring characters of a line are painted as one box (a space apart at most), so a rule
-    drawn between two words is never painted over."""
+) -> tuple[Image.Image, list[Word]]:
+    """``image`` with its printed characters painted white, but for the blanks among them,
+    and the words so painted. Neighbouring characters of a line are painted as one box (a
+    space apart at most), so a rule drawn between two words is never painted over."""
     out = image.copy()
     draw = ImageDraw.Draw(out)
-    boxes: list[tuple[float, float, float, float]] = []
-    current: list[float] | None = None
+    boxes: list[list] = []  # left, bottom, right, top and the characters
+    current: list | None = None
     # pdfium's calls made directly, into the same four numbers for every character: a tax
     # form's page has thousands, and the wrapper's get_charbox makes new ones each time.
     raw, unicode_of, charbox = text.raw, pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_GetCharBox
@@ -157,18 +158,16 @@ def _erase_text(
             and abs(current[1] - bottom) <= 0.5 * (top - bottom) + 1
             and current[2] - 0.5 <= left <= current[2] + 0.6 * (top - bottom)
         ):
-            current[1], current[2], current[3] = (
-                min(current[1], bottom),
-                right,
-                max(current[3], top),
-            )
+            current[1], current[3] = min(current[1], bottom), max(current[3], top)
+            current[2] = right
+            current[4] += char
             continue
-        current = [left, bottom, right, top]
-        boxes.append(current)  # type: ignore[arg-type]  # grown in place until the next box
-    for left, bottom, right, top in boxes:
+        current = [left, bottom, right, top, char]
+        boxes.append(current)  # grown in place until the next box
+    for left, bottom, right, top, _text in boxes:
         px0, py0, px1, py1 = frame.box_to_pixels(left, bottom, right, top)
         draw.rectangle((px0 - 1, py0 - 1, px1 + 1, py1 + 1), fill=255)
-    return out
+    return out, [Word(*box) for box in boxes]
 
 
 def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found, str, str | None]]:
@@ -200,6 +199,7 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
         seen = frame
         if frame.rotation:
             seen = raster.PageFrame(crop=(0.0, 0.0, *page.get_size()), rotation=0, scale=scale)
+        blanks: list[Rect] = []
         if scan:
             image, _angle = raster.deskew(image)
             lines: list[TextRun] = []  # read by OCR once the fields are found (below)
@@ -212,10 +212,17 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
                 _moved_rect(Rect(run.x, run.y, run.right - run.x, 0.7 * run.size), frame, seen)
                 for run in arrows
             ]
-            rules_image = _erase_text(image, text, frame)
+            rules_image, words = _erase_text(image, text, frame)
+            if not frame.rotation:  # the words are in page space; on a turned page, not seen
+                blanks = sentence_blanks(words)
     finally:
         text.close()
     found = shapes(image, rules_image, seen, scan=scan, pointers=pointers)
+    found.extend(
+        Found("text", blank)
+        for blank in blanks
+        if not any(overlap_share(blank, item.rect) > 0 for item in found)
+    )
     runs = RunsByHeight(lines)
     if lines:
         ticks = [item.rect for item in found if item.kind == "checkbox"]

@@ -138,3 +138,33 @@ def test_a_cell_with_its_unit_printed_at_its_right_is_a_field_before_the_unit() 
     # "miles" is 21 points wide at 9 points: the field ends where it starts.
     assert near(miles.rect, 300, 600, 77.5, 14, tol=2), miles.rect
     assert near(percent.rect, 300, 586, 92, 14, tol=3), percent.rect
+
+
+def test_the_blanks_left_in_a_printed_sentence_are_fields() -> None:
+    """ "For the tax year beginning ____, 2013, and ending ____." (the IRS forms' tax year line)
+    and "( ____ )" print nothing in their blanks: no field was found there. A table heading's
+    columns far apart ("(a) Name     (b) Address") and a leader's dots are no blanks."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        c.drawString(40, 700, "For the tax year beginning")
+        c.drawString(200, 700, ", 2013, and ending")
+        c.drawString(340, 700, ". See the instructions.")
+        c.drawString(40, 600, "Area code (")
+        c.drawString(140, 600, ")")
+        c.drawString(40, 500, "(a) Name of the payer")
+        c.drawString(300, 500, "(b) Address")
+        c.drawString(40, 400, "Total income")
+        c.drawString(160, 400, ". . . . . . . . . . . .")
+
+    fields = sorted(
+        detect_fields(page(draw)).fields, key=lambda field: (-field.rect.y, field.rect.x)
+    )
+
+    assert len(fields) == 3, [field.rect for field in fields]
+    beginning, ending, area_code = fields
+    # Each blank lies between the words around it ("beginning" ends near 150, "(" near 83).
+    assert 140 < beginning.rect.x < beginning.rect.right < 200, beginning.rect
+    assert 270 < ending.rect.x < ending.rect.right < 340, ending.rect
+    assert 80 < area_code.rect.x < area_code.rect.right < 140, area_code.rect
+    assert all(694 <= field.rect.y <= 700 for field in (beginning, ending))
