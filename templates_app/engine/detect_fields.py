@@ -31,6 +31,7 @@ from core.engine.field_types import TEMPLATE_TYPES
 from core.engine.template_spec import FieldSpec, PageSpec, Rect, Style, TemplateSpec
 from templates_app.engine import page_raster as raster
 from templates_app.engine.aliases import identifier_from_phrase, unique_aliases
+from templates_app.engine.comb_rows import separator_dashes, under_tick_headings
 from templates_app.engine.errors import ImportRefused
 from templates_app.engine.field_labels import (
     BLANK_GLYPHS,
@@ -215,6 +216,8 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
             rules_image, words = _erase_text(image, text, frame)
             if not frame.rotation:  # the words are in page space; on a turned page, not seen
                 blanks = sentence_blanks(words)
+            # The dashes between a number's groups are no writing in its blank.
+            image = _without_runs(image, separator_dashes(printed), frame)
     finally:
         text.close()
     found = shapes(image, rules_image, seen, scan=scan, pointers=pointers)
@@ -225,6 +228,16 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
     )
     runs = RunsByHeight(lines)
     if lines:
+        # Small cells under Yes and No headings are a table's boxes to tick, not a comb.
+        found = [
+            part
+            for item in found
+            for part in (
+                [Found("checkbox", _centred_square(cell)) for cell in item.boxes]
+                if item.kind == "comb" and under_tick_headings(item.boxes, runs.near(item.rect))
+                else [item]
+            )
+        ]
         ticks = [item.rect for item in found if item.kind == "checkbox"]
         found = [
             replace(item, rect=part)
@@ -255,6 +268,28 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
             if item.kind != "text" or not heads_section(item.rect, runs.near(item.rect))
         ]
     return [(_moved_found(item, seen, frame), label, named) for item, label, named in labelled]
+
+
+def _centred_square(cell: Rect) -> Rect:
+    """The box to tick in a table's cell: a square in its middle, a point in from its walls."""
+    side = max(1.0, min(cell.width, cell.height) - 2)
+    return Rect(cell.x + (cell.width - side) / 2, cell.y + (cell.height - side) / 2, side, side)
+
+
+def _without_runs(
+    image: Image.Image, runs: Sequence[TextRun], frame: raster.PageFrame
+) -> Image.Image:
+    """``image`` with ``runs`` painted white (a pixel and a point round their glyphs)."""
+    if not runs:
+        return image
+    out = image.copy()
+    draw = ImageDraw.Draw(out)
+    for run in runs:
+        left, top, right, bottom = frame.box_to_pixels(
+            run.x - 1, run.y - 1, run.right + 1, run.y + 0.7 * run.size + 1
+        )
+        draw.rectangle((left - 1, top - 1, right + 1, bottom + 1), fill=255)
+    return out
 
 
 def _without_spacers(

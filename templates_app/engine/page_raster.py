@@ -438,3 +438,27 @@ def small_rings(mask: Image.Image, min_side: int, max_side: int) -> list[tuple[i
             continue  # square cornered: a frame of something else (squares are boxes)
         rings.append((left, top, right, bottom))
     return rings
+
+
+def strips(
+    box: tuple[int, int, int, int], margin: int, size: tuple[int, int]
+) -> list[tuple[int, int, int, int]]:
+    """The ``margin`` pixels outside each side of ``box`` (left, top, right, bottom), inside
+    the picture."""
+    left, top, right, bottom = box
+    width, height = size
+    strips = (
+        (left, top - margin, right, top),
+        (left, bottom, right, bottom + margin),
+        (left - margin, top, left, bottom),
+        (right, top, right + margin, bottom),
+    )
+    return [
+        (max(0, x0), max(0, y0), min(width, x1), min(height, y1))
+        for x0, y0, x1, y1 in strips
+        if min(width, x1) > max(0, x0) and min(height, y1) > max(0, y0)
+    ]
+
+
+def mean_level(mask: Image.Image, box: tuple[int, int, int, int]) -> int:
+    return mask.crop(box).resize((1, 1), Image.Resampling.BOX).tobytes()[0]

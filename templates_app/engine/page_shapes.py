@@ -2,7 +2,8 @@
 
 From the rules of a page's picture (``page_raster``) and their geometry (``form_geometry``):
 
-- a row of small boxes sharing walls is one comb (``charList``), its box count the length;
+- a row of small boxes sharing walls, or of short walls evenly spaced on one rule, is one comb
+  (``charList``, ``comb_rows``), its box count the length;
 - a small square or ring is a checkbox;
 - a larger closed box, or a line (solid or dashed), with empty space above its bottom edge is a
   text field: the empty band below a label printed inside a cell, or the paper after a sign, a
@@ -11,10 +12,10 @@ From the rules of a page's picture (``page_raster``) and their geometry (``form_
 - a white rectangle on a tinted ground (the IRS's pink or blue pages) is a field shown by the
   paper left unprinted, often with only a rule under it.
 
-Kept out: a table's row heading beside its empty cells, the open paper above a table, the
-heading of a column whose cells are empty, slivers narrower than a box to write in. Everything
-is in the space the page is seen in (the caller turns a turned page's picture back). Pure
-Python: no Django.
+Kept out: a cell shaded grey, a table's row heading beside its empty cells, the open paper
+above a table, the heading of a column whose cells are empty, slivers narrower than a box to
+write in. Everything is in the space the page is seen in (the caller turns a turned page's
+picture back). Pure Python: no Django.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from PIL import Image
 from core.engine.template_spec import Rect
 from templates_app.engine import form_geometry as geometry
 from templates_app.engine import page_raster as raster
+from templates_app.engine.comb_rows import comb_rows
 from templates_app.engine.form_geometry import follows, overlap_share
 
 UNDERLINE_MIN = 30.0  # points: shorter rules are parts of letters, arrows, ticks
@@ -122,9 +124,8 @@ class _PageShapes:
         self.column_runs = raster.column_runs(self.rules_mask, min_run, max_thickness)
         # What is printed besides the rules: tells an empty box from a filled-in one. A dotted
         # wall in a blank (between the groups of an SSN's digits) is no writing either.
-        walls = self.column_runs + (
-            [] if scan else raster.dotted_columns(self.rules_mask, min_run, max_thickness)
-        )
+        dotted = [] if scan else raster.dotted_columns(self.rules_mask, min_run, max_thickness)
+        walls = self.column_runs + dotted
         self.ink = raster.erase_runs(raster.ink_mask(image), self.row_runs, walls)
         self.hlines: list[geometry.HLine] = []
         self.vlines: list[geometry.VLine] = []
@@ -136,6 +137,13 @@ class _PageShapes:
             self._add_rule(
                 frame.box_to_page(run.across, run.start, run.across_end + 1, run.end + 1)
             )
+        self.dotted_vlines = [  # solid walls too: a comb's cells may be parted by either
+            geometry.VLine((x0 + x1) / 2, y0, y1)
+            for x0, y0, x1, y1 in (
+                frame.box_to_page(run.across, run.start, run.across_end + 1, run.end + 1)
+                for run in dotted
+            )
+        ]
         self.found: list[Found] = []
         self.taken: list[geometry.Box] = []  # boxes whose bottom rule is no line to write on
         self.empty_boxes: list[geometry.Box] = []  # boxes that are fields, empty as printed
@@ -168,39 +176,59 @@ class _PageShapes:
         )
         return columns / self.scale
 
+    def shaded(self, box: geometry.Box) -> bool:
+        """True when ``box`` is filled with a grey shade (darker than a tinted ground, lighter
+        than ink), text left out: a cell the form greys out, not one to write in."""
+        left, top, right, bottom = self._pixels(box.x0 + 1, box.y0 + 1, box.x1 - 1, box.y1 - 1)
+        if right <= left or bottom <= top:
+            return False
+        return (
+            raster.INK_LEVEL
+            <= raster.mean_level(self.rules_image, (left, top, right, bottom))
+            < GROUND_LEVEL
+        )
+
     def overlaps_found(self, rect: Rect) -> bool:
         return any(overlap_share(rect, other.rect) > 0.3 for other in self.found)
 
     def add_combs(self, boxes: Sequence[geometry.Box]) -> None:
-        """Rows of empty character boxes: one charList each."""
+        """Rows of empty character boxes: one charList each (``comb_rows``)."""
         inset = 1.0
-        for row in geometry.combs(boxes):
+        rows = comb_rows(boxes, self.hlines, [*self.vlines, *self.dotted_vlines])
+        for row in rows:
             if any(
-                self.blank_height(b.x0 + inset, b.y0 + inset, b.x1 - inset, b.y1 - inset)
+                self.shaded(b)
+                or self.blank_height(b.x0 + inset, b.y0 + inset, b.x1 - inset, b.y1 - inset)
                 < 0.8 * (b.height - 2 * inset)
                 for b in row
             ):
                 continue  # printed in: a table of small cells, not boxes to write in
+            union = Rect(row[0].x0, row[0].y0, row[-1].x1 - row[0].x0, row[0].height)
+            if self.overlaps_found(union):
+                continue  # a longer reading of the same boxes came first
             self.taken.extend(row)
             rects = tuple(Rect(b.x0, b.y0, b.width, b.height) for b in row)
-            union = Rect(row[0].x0, row[0].y0, row[-1].x1 - row[0].x0, row[0].height)
             self.found.append(Found("comb", union, boxes=rects))
 
     def add_boxes(self, boxes: Sequence[geometry.Box]) -> None:
         """Empty squares (checkboxes), and empty boxes and table cells (text fields): the whole
         box, the part right of a sign, or the band below a label printed inside."""
         in_combs = set(self.taken)
+        comb_rects = [item.rect for item in self.found if item.kind == "comb"]
         inset = 1.0
         labelled: list[tuple[geometry.Box, Found]] = []
         row_labels: list[tuple[geometry.Box, Found]] = []
         for box in boxes:
-            if box in in_combs:
-                continue
+            whole = Rect(box.x0, box.y0, box.width, box.height)
+            if box in in_combs or any(overlap_share(whole, c) > 0.5 for c in comb_rects):
+                continue  # a comb's cells (closed by a rule its walls stand under)
             inner = box.height - 2 * inset
             empty = self.blank_height(
                 box.x0 + inset, box.y0 + inset, box.x1 - inset, box.y1 - inset
             )
-            whole = Rect(box.x0, box.y0, box.width, box.height)
+            if self.shaded(box):
+                self.taken.append(box)  # a grey cell: where the form says nothing is written
+                continue
             if geometry.is_checkbox(box):
                 if empty >= 0.8 * inner:
                     self.found.append(Found("checkbox", whole))
@@ -329,7 +357,7 @@ class _PageShapes:
                 continue
             if (
                 raster.INK_LEVEL
-                <= _mean(self.rules_image, (left, top, right, bottom))
+                <= raster.mean_level(self.rules_image, (left, top, right, bottom))
                 < GROUND_LEVEL
             ):
                 continue  # a grey shade: where a form says nothing is written (■ is ink)
@@ -354,11 +382,11 @@ class _PageShapes:
         candidates: list[geometry.Box] = []
         for left, top, right, bottom in raster.filled_boxes(white, min_side):
             box_px = (left, top, right, bottom)
-            edges = _strips(box_px, 1, image.size)
-            if len(edges) < 4 or any(_mean(white, strip) < 200 for strip in edges):
+            edges = raster.strips(box_px, 1, image.size)
+            if len(edges) < 4 or any(raster.mean_level(white, strip) < 200 for strip in edges):
                 continue  # white paper goes on past an edge (or the page's): no box
-            around = _strips(box_px, margin, image.size)
-            if sum(_mean(ground, strip) for strip in around) < 0.2 * 255 * len(around):
+            around = raster.strips(box_px, margin, image.size)
+            if sum(raster.mean_level(ground, strip) for strip in around) < 0.2 * 255 * len(around):
                 continue
             candidates.append(geometry.Box(*self.frame.box_to_page(left, top, right, bottom)))
         tol = geometry.TOLERANCE
@@ -468,27 +496,3 @@ class _PageShapes:
             x - POINTER_REACH <= arrow.right <= x + 1 and y0 - 1 <= arrow.y <= y1
             for arrow in self.pointers
         )
-
-
-def _strips(
-    box: tuple[int, int, int, int], margin: int, size: tuple[int, int]
-) -> list[tuple[int, int, int, int]]:
-    """The ``margin`` pixels outside each side of ``box`` (left, top, right, bottom), inside
-    the picture."""
-    left, top, right, bottom = box
-    width, height = size
-    strips = (
-        (left, top - margin, right, top),
-        (left, bottom, right, bottom + margin),
-        (left - margin, top, left, bottom),
-        (right, top, right + margin, bottom),
-    )
-    return [
-        (max(0, x0), max(0, y0), min(width, x1), min(height, y1))
-        for x0, y0, x1, y1 in strips
-        if min(width, x1) > max(0, x0) and min(height, y1) > max(0, y0)
-    ]
-
-
-def _mean(mask: Image.Image, box: tuple[int, int, int, int]) -> int:
-    return mask.crop(box).resize((1, 1), Image.Resampling.BOX).tobytes()[0]
