@@ -5,7 +5,10 @@ A comb is drawn either as closed boxes side by side (``form_geometry.combs``) or
 standing on one rule with no rule across their tops: ticks on a baseline, or boxes whose top rule
 is broken where the text above it was whited out. Both give the same cells. A dotted wall
 between two cells (the groups of an EIN) is one of the walls. Groups of boxes on one row with a
-small gap between them (an SSN's 3-2-4 with a dash between) are one number.
+small gap between them (an SSN's 3-2-4 with a dash between) are one number. A blank parted
+only where an SSN's or EIN's groups meet, the groups as wide as their digits, is that number's
+comb (``number_cells``; the forms differ: of the nine such blanks matched on the tuning half,
+three were combs and six plain text fields).
 
 Kept out: two boxes side by side (the cells of a feet-and-inches pair, an amount and its grey
 neighbour; on the tuning half of the corpus none of the eleven so found was a comb) unless they
@@ -36,6 +39,8 @@ TICK_PITCH_MIN = 7.0
 TICK_MAX_HEIGHT = 30.0
 # Neighbouring cells of one comb differ in width by at most this ratio.
 PITCH_RATIO = 1.35
+# The groups of the numbers a box may be parted into: an SSN, an EIN.
+NUMBER_GROUPS = ((3, 2, 4), (2, 7))
 # Groups of one number are at most this many of their cells apart (room for a dash).
 GROUP_GAP_CELLS = 1.5
 
@@ -92,6 +97,37 @@ def _wall_combs(hlines: Sequence[HLine], vlines: Sequence[VLine]) -> list[list[B
                 [Box(a.x, line.y, b.x, line.y + height) for a, b in zip(run, run[1:], strict=False)]
             )
     return out
+
+
+def number_cells(box: Box, vlines: Sequence[VLine]) -> list[Box] | None:
+    """The digits' cells of a blank parted only where a number's groups meet (an SSN's 3-2-4,
+    an EIN's 2-7) by short walls standing on its floor, often dotted, when each group's share
+    of its width is its digits' (within PITCH_RATIO); None for any other blank."""
+    tol = TOLERANCE
+    walls = [
+        wall
+        for wall in vlines
+        if box.x0 + TICK_PITCH_MIN <= wall.x <= box.x1 - TICK_PITCH_MIN
+        and wall.y0 - box.y0 <= 2 * tol
+        and box.y0 + CHECKBOX_MIN <= wall.y1 <= box.y1 + 2 * tol
+    ]
+    if not walls:
+        return None
+    xs = sorted({round(wall.x, 1) for wall in walls})
+    edges = [box.x0, *xs, box.x1]
+    widths = [b - a for a, b in zip(edges, edges[1:], strict=False)]
+    for groups in NUMBER_GROUPS:
+        if len(groups) != len(widths):
+            continue
+        pitches = [width / digits for width, digits in zip(widths, groups, strict=True)]
+        if max(pitches) > PITCH_RATIO * min(pitches) or max(pitches) > COMB_CELL_MAX_WIDTH:
+            continue
+        return [
+            Box(start + i * pitch, box.y0, start + (i + 1) * pitch, box.y1)
+            for start, pitch, digits in zip(edges, pitches, groups, strict=False)
+            for i in range(digits)
+        ]
+    return None
 
 
 def _ceiling(line: HLine, run: Sequence[VLine], hlines: Sequence[HLine]) -> float:

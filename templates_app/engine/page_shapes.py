@@ -29,7 +29,7 @@ from PIL import Image
 from core.engine.template_spec import Rect
 from templates_app.engine import form_geometry as geometry
 from templates_app.engine import page_raster as raster
-from templates_app.engine.comb_rows import comb_rows
+from templates_app.engine.comb_rows import comb_rows, number_cells
 from templates_app.engine.form_geometry import follows, overlap_share
 
 UNDERLINE_MIN = 30.0  # points: shorter rules are parts of letters, arrows, ticks
@@ -96,6 +96,7 @@ def shapes(
         page.add_white_boxes(image)
     page.add_rings(scan=scan)
     page.add_lines()
+    page.part_numbers()
     page.drop_cents()
     return sorted(page.found, key=lambda item: (-round(item.rect.top), item.rect.x))
 
@@ -209,6 +210,16 @@ class _PageShapes:
             self.taken.extend(row)
             rects = tuple(Rect(b.x0, b.y0, b.width, b.height) for b in row)
             self.found.append(Found("comb", union, boxes=rects))
+
+    def part_numbers(self) -> None:
+        """A blank parted into an SSN's or EIN's groups is that number's comb."""
+        for index, item in enumerate(self.found):
+            r = item.rect
+            box = geometry.Box(r.x, r.y, r.right, r.top)
+            cells = number_cells(box, self.dotted_vlines) if item.kind == "text" else None
+            if cells:
+                rects = tuple(Rect(b.x0, b.y0, b.width, b.height) for b in cells)
+                self.found[index] = Found("comb", r, boxes=rects)
 
     def add_boxes(self, boxes: Sequence[geometry.Box]) -> None:
         """Empty squares (checkboxes), and empty boxes and table cells (text fields): the whole

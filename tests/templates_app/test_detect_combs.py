@@ -139,3 +139,24 @@ def test_cells_under_yes_and_no_headings_are_checkboxes() -> None:
     assert len(ticks) == 8
     assert not [f for f in fields if f.type == "charList"]
     assert near(min(ticks, key=lambda f: (-f.rect.y, f.rect.x)).rect, 239.5, 337, 10, 10)
+
+
+def test_a_blank_parted_into_an_ssns_groups_is_its_comb() -> None:
+    """The 1040's SSN blank: dotted walls on its floor where the groups of 3, 2 and 4 digits
+    meet, the groups' widths in that ratio. It was a text field (before: shortText); it is
+    the SSN's comb of nine, each group cut into its digits."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 7)
+        c.drawString(470, 712, "Your social security number")
+        c.line(468, 696, 576, 696)
+        c.line(468, 720, 576, 720)
+        c.setDash(1, 1.5)
+        for x in (504, 528):
+            c.line(x, 697, x, 708)
+
+    (field,) = [f for f in detect_fields(page(draw)).fields if f.rect.y < 710]
+
+    assert (field.type, field.max_length) == ("charList", 9)
+    assert near(field.rect, 468, 696, 108, 14.5)
+    assert near(field.boxes[3], 504, 696, 12, 14.5)
