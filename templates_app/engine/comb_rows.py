@@ -6,9 +6,10 @@ standing on one rule with no rule across their tops: ticks on a baseline, or box
 is broken where the text above it was whited out. Both give the same cells. A dotted wall
 between two cells (the groups of an EIN) is one of the walls. Groups of boxes on one row with a
 small gap between them (an SSN's 3-2-4 with a dash between) are one number. A blank parted
-only where an SSN's or EIN's groups meet, the groups as wide as their digits, is that number's
-comb (``number_cells``; the forms differ: of the nine such blanks matched on the tuning half,
-three were combs and six plain text fields).
+only where an SSN's or EIN's groups meet, by walls or by dashes printed there, the groups as
+wide as their digits, is that number's comb (``number_cells``, ``dashed_number_cells``; the
+forms differ: of the nine blanks so parted by walls matched on the tuning half, three were
+combs and six plain text fields; both parted by dashes were combs).
 
 Kept out: two boxes side by side (the cells of a feet-and-inches pair, an amount and its grey
 neighbour; on the tuning half of the corpus none of the eleven so found was a comb) unless they
@@ -111,9 +112,26 @@ def number_cells(box: Box, vlines: Sequence[VLine]) -> list[Box] | None:
         and wall.y0 - box.y0 <= 2 * tol
         and box.y0 + CHECKBOX_MIN <= wall.y1 <= box.y1 + 2 * tol
     ]
-    if not walls:
+    return _group_cells(box, sorted({round(wall.x, 1) for wall in walls}))
+
+
+def dashed_number_cells(box: Box, dashes: Sequence[TextRun]) -> list[Box] | None:
+    """The digits' cells of a blank with dashes printed where an SSN's or EIN's groups meet
+    (``separator_dashes``), as ``number_cells``; None for any other blank. A run of several
+    dashes ("-   -") does not say where each is: its blank is left as it is."""
+    inside = [
+        run for run in dashes if box.x0 < run.x and run.right < box.x1 and box.y0 <= run.y <= box.y1
+    ]
+    if any(len(run.text.split()) > 1 for run in inside):
         return None
-    xs = sorted({round(wall.x, 1) for wall in walls})
+    return _group_cells(box, sorted((run.x + run.right) / 2 for run in inside))
+
+
+def _group_cells(box: Box, xs: Sequence[float]) -> list[Box] | None:
+    """``box`` cut at ``xs`` into the groups of an SSN or an EIN, each group into its digits,
+    when the groups are as wide as their digits (within PITCH_RATIO)."""
+    if not xs:
+        return None
     edges = [box.x0, *xs, box.x1]
     widths = [b - a for a, b in zip(edges, edges[1:], strict=False)]
     for groups in NUMBER_GROUPS:

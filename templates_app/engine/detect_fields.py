@@ -31,7 +31,11 @@ from core.engine.field_types import TEMPLATE_TYPES
 from core.engine.template_spec import FieldSpec, PageSpec, Rect, Style, TemplateSpec
 from templates_app.engine import page_raster as raster
 from templates_app.engine.aliases import identifier_from_phrase, unique_aliases
-from templates_app.engine.comb_rows import separator_dashes, under_tick_headings
+from templates_app.engine.comb_rows import (
+    dashed_number_cells,
+    separator_dashes,
+    under_tick_headings,
+)
 from templates_app.engine.errors import ImportRefused
 from templates_app.engine.field_labels import (
     BLANK_GLYPHS,
@@ -43,7 +47,7 @@ from templates_app.engine.field_labels import (
     split_under_headings,
     text_runs,
 )
-from templates_app.engine.form_geometry import follows, overlap_share
+from templates_app.engine.form_geometry import Box, follows, overlap_share
 from templates_app.engine.page_ocr import ocr_runs
 from templates_app.engine.page_shapes import Found, shapes
 from templates_app.engine.sentence_blanks import Word, sentence_blanks
@@ -201,6 +205,7 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
         if frame.rotation:
             seen = raster.PageFrame(crop=(0.0, 0.0, *page.get_size()), rotation=0, scale=scale)
         blanks: list[Rect] = []
+        dashes: list[TextRun] = []
         if scan:
             image, _angle = raster.deskew(image)
             lines: list[TextRun] = []  # read by OCR once the fields are found (below)
@@ -218,6 +223,7 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
                 blanks = sentence_blanks(words)
             # The dashes between a number's groups are no writing in its blank.
             image = _without_runs(image, separator_dashes(printed), frame)
+            dashes = separator_dashes(lines)
     finally:
         text.close()
     found = shapes(image, rules_image, seen, scan=scan, pointers=pointers)
@@ -238,6 +244,7 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
                 else [item]
             )
         ]
+        found = [_dashed_number(item, dashes) for item in found]
         ticks = [item.rect for item in found if item.kind == "checkbox"]
         found = [
             replace(item, rect=part)
@@ -268,6 +275,20 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
             if item.kind != "text" or not heads_section(item.rect, runs.near(item.rect))
         ]
     return [(_moved_found(item, seen, frame), label, named) for item, label, named in labelled]
+
+
+def _dashed_number(item: Found, dashes: Sequence[TextRun]) -> Found:
+    """A text blank with dashes where an SSN's or EIN's groups meet is that number's comb."""
+    r = item.rect
+    cells = (
+        dashed_number_cells(Box(r.x, r.y, r.right, r.top), dashes)
+        if item.kind == "text" and dashes
+        else None
+    )
+    if not cells:
+        return item
+    boxes = tuple(Rect(b.x0, b.y0, b.width, b.height) for b in cells)
+    return Found("comb", r, boxes=boxes)
 
 
 def _centred_square(cell: Rect) -> Rect:

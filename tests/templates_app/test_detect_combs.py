@@ -160,3 +160,22 @@ def test_a_blank_parted_into_an_ssns_groups_is_its_comb() -> None:
     assert (field.type, field.max_length) == ("charList", 9)
     assert near(field.rect, 468, 696, 108, 14.5)
     assert near(field.boxes[3], 504, 696, 12, 14.5)
+
+
+def test_a_blank_with_dashes_between_an_ssns_groups_is_its_comb() -> None:
+    """Oregon's SSN cell, "-   -" printed where the groups of 3, 2 and 4 digits meet: the blank
+    was a text field (before: shortText); it is the SSN's comb of nine, each group cut into
+    its digits."""
+
+    def draw(c: Canvas) -> None:
+        c.rect(450, 660, 126, 24)
+        c.setFont("Helvetica", 8)
+        c.drawString(454, 676, "Social Security number (SSN)")
+        c.drawString(488, 664, "-")
+        c.drawString(516, 664, "-")
+
+    (field,) = detect_fields(page(draw)).fields
+
+    assert (field.type, field.max_length) == ("charList", 9)
+    assert near(field.boxes[0], 450, 660, 13.3, 15, tol=2)
+    assert near(field.boxes[3], 490, 660, 14, 15, tol=2)
