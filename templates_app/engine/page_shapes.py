@@ -30,7 +30,7 @@ from core.engine.template_spec import Rect
 from templates_app.engine import form_geometry as geometry
 from templates_app.engine import page_raster as raster
 from templates_app.engine.comb_rows import comb_rows, number_cells
-from templates_app.engine.form_geometry import follows, overlap_share
+from templates_app.engine.form_geometry import overlap_share
 
 UNDERLINE_MIN = 30.0  # points: shorter rules are parts of letters, arrows, ticks
 UNDERLINE_FIELD_MAX_HEIGHT = 20.0
@@ -57,8 +57,6 @@ DASH_GAP = 2.0  # points: the widest gap between the dashes of a dashed rule
 WHITE_LEVEL = 250
 GROUND_LEVEL = 200
 GROUND_SHARE = 0.05
-CENTS_MAX_WIDTH = 30.0  # points: a narrow white box ending an amount's box is its cents
-CENTS_MAX_HEIGHT = 20.0  # a line's height: taller narrow boxes are columns of their own
 # An empty cell at least this tall, in a column that also has one-line cells, is written on its
 # last line only (a tax form's amount column beside a question of several lines).
 TALL_CELL_MIN = 28.0
@@ -330,33 +328,10 @@ class _PageShapes:
                 self.found[index] = Found("text", Rect(rect.x, rect.y, rect.width, height))
 
     def drop_cents(self) -> None:
-        """A narrow one-line box right after a wider one, ending the row or followed by the next
-        column's amount, is the amount's cents: written with the amount, not a field of its own
-        (on the tuning half of the corpus, 1 such box at a row's end in 112 was a field, and
-        none of the 23 between amount columns)."""
+        """Leaves out the cents boxes of amounts (``form_geometry.is_cents``)."""
         texts = [item.rect for item in self.found if item.kind == "text"]
-
-        def after(rect: Rect) -> list[Rect]:
-            return [other for other in texts if follows(other, rect)]
-
-        def cents(rect: Rect) -> bool:
-            # Cents end the row, or the next column's amount follows them, with cents of the
-            # same width after it (Schedule E's properties A, B and C side by side).
-            return (
-                rect.width <= CENTS_MAX_WIDTH
-                and rect.height < CENTS_MAX_HEIGHT
-                and any(follows(rect, other) and other.width > rect.width for other in texts)
-                and (
-                    not after(rect)
-                    or any(
-                        other.width > rect.width
-                        and any(abs(more.width - rect.width) <= 1 for more in after(other))
-                        for other in after(rect)
-                    )
-                )
-            )
-
-        self.found = [item for item in self.found if item.kind != "text" or not cents(item.rect)]
+        cents = [item.kind == "text" and geometry.is_cents(item.rect, texts) for item in self.found]
+        self.found = [item for item, dropped in zip(self.found, cents, strict=True) if not dropped]
 
     def add_tinted_boxes(self) -> None:
         """Fields shown only by a background colour: even rectangles of tint, empty inside,
@@ -405,7 +380,7 @@ class _PageShapes:
             rect = Rect(box.x0, box.y0, box.width, box.height)
             if self.overlaps_found(rect):
                 continue
-            if box.width <= CENTS_MAX_WIDTH and any(
+            if box.width <= geometry.CENTS_MAX_WIDTH and any(
                 abs(other.x1 - box.x0) <= tol
                 and abs(other.y0 - box.y0) <= tol
                 and abs(other.y1 - box.y1) <= tol
