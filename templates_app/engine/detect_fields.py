@@ -43,6 +43,7 @@ from templates_app.engine.field_labels import (
     TextRun,
     heads_section,
     label_and_type,
+    names_a_field,
     split_pointers,
     split_under_headings,
     text_runs,
@@ -267,6 +268,12 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
         for item in found
     ]
     if not scan:
+        # A line found by the label at its start alone is kept where that label names a field.
+        labelled = [
+            entry
+            for entry in labelled
+            if not entry[0].by_label or names_a_field(entry[0].rect, runs.near(entry[0].rect))
+        ]
         labelled = _without_spacers(labelled)
         # The rule across the page that opens a section is no line to write on.
         labelled = [

@@ -97,6 +97,33 @@ _TYPE_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# The words of a label that names a field to fill in (a person's or a place's particulars), in
+# the languages of the service's pages, written as ``ascii_words`` gives them (no accents).
+_FIELD_WORDS = re.compile(
+    r"\b(name|first|last|middle|surname|given|address|street|city|town|state|province|zip"
+    r"|postal|country|county|phone|telephone|fax|e ?mail|date|birth|ssn|social|number|no|id"
+    r"|title|occupation|employer|company|business|apt|suite|relationship"
+    r"|nom|prenom|adresse|ville|rue|pays|telephone|courriel|naissance|numero"
+    r"|nombre|apellidos?|direccion|ciudad|estado|codigo|telefono|correo|nacimiento"
+    r"|vorname|nachname|strasse|ort|plz|geburtsdatum|nome|cognome|indirizzo|citta|morada"
+    r"|naam|adres|woonplaats|postcode)\b"
+)
+
+
+def names_a_field(rect: Rect, lines: Sequence[TextRun]) -> bool:
+    """True when the text printed just left of ``rect`` on its row names a field ("City",
+    "Last or Business", "Code postal"), not a sentence's words that happen to end there."""
+    before = [
+        line
+        for line in lines
+        if rect.y - 3 <= line.y <= rect.top + 2
+        and rect.x - 80 <= line.x < rect.x - 2
+        and line.end >= rect.x - 8
+    ]
+    words = " ".join(word.lower() for line in before for word in ascii_words(line.text))
+    return _FIELD_WORDS.search(words) is not None
+
+
 def type_from_label(text: str) -> str | None:
     """The field type a label names, if it names one: "Signature of applicant" -> signature."""
     words = " ".join(word.lower() for word in ascii_words(text))

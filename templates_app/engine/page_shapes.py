@@ -69,6 +69,9 @@ class Found:
     boxes: tuple[Rect, ...] = ()
     # Where a label inside the field's own cell would be (the band above an empty band).
     cell_top: float | None = None
+    # Found by the label printed at the start of a row's rule ("City ____"): a field only if
+    # that label names one (``field_labels.names_a_field``).
+    by_label: bool = False
 
 
 def shapes(
@@ -456,13 +459,23 @@ class _PageShapes:
         ceiling = min(ceiling, piece.y + 40)
         empty = self.blank_height(piece.x0 + 1, piece.y + 1, piece.x1 - 1, ceiling - 1)
         x0 = piece.x0
+        by_label = False
         if empty < FIELD_MIN_HEIGHT:
-            # A sign on the line's start ("$ ____"): the field is the line after it.
+            # A sign on the line's start ("$ ____"), or an arrow: the field is the line after it.
             band = min(ceiling, piece.y + UNDERLINE_FIELD_MAX_HEIGHT) - 1
             right = self.blank_width(piece.x0 + 1, piece.y + 1, piece.x1 - 1, band)
             x0 = piece.x1 - 1 - right
+            # Or a short label on the start of a row's rule ("City ____", a rule close above):
+            # kept only where the label names a field (detect_fields).
+            label_width = piece.length - right
+            by_label = label_width > SIGN_MAX_WIDTH and not self._pointed(x0, piece.y, band)
             if right < geometry.BOX_MIN_WIDTH or (
-                piece.length - right > SIGN_MAX_WIDTH and not self._pointed(x0, piece.y, band)
+                by_label
+                and not (
+                    ceiling - piece.y <= LEFT_LABEL_CELL_MAX_HEIGHT
+                    and label_width <= LEFT_LABEL_MAX_WIDTH
+                    and right >= LEFT_LABEL_BLANK_SHARE * piece.length
+                )
             ):
                 return
             empty = self.blank_height(x0, piece.y + 1, piece.x1 - 1, ceiling - 1)
@@ -473,7 +486,7 @@ class _PageShapes:
         if self.overlaps_found(rect):
             return
         cell_top = ceiling if ceiling - piece.y < 40 else None
-        self.found.append(Found("text", rect, cell_top=cell_top))
+        self.found.append(Found("text", rect, cell_top=cell_top, by_label=by_label))
 
     def _pointed(self, x: float, y0: float, y1: float) -> bool:
         """True when an arrow ends at ``x`` between ``y0`` and ``y1``: the paper after it is a

@@ -168,3 +168,27 @@ def test_the_blanks_left_in_a_printed_sentence_are_fields() -> None:
     assert 270 < ending.rect.x < ending.rect.right < 340, ending.rect
     assert 80 < area_code.rect.x < area_code.rect.right < 140, area_code.rect
     assert all(694 <= field.rect.y <= 700 for field in (beginning, ending))
+
+
+def test_a_row_rule_after_a_label_that_names_a_field_is_a_line_to_write_on() -> None:
+    """Form 2441's care providers are rows between rules, open at the left, each with its label
+    on the rule's start ("First", "Last or Business", "City"): no field was found, the label
+    being too long for a sign. A label that names a person's or a place's particulars makes the
+    paper after it a field; other words on a row's rule ("Total income") do not."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 8)
+        for y, label in ((600, "First"), (588, "Last or Business"), (576, "Total income")):
+            c.line(20, y, 220, y)
+            c.drawString(21, y + 2, label)
+        c.line(20, 612, 220, 612)
+
+    found = detect_fields(page(draw)).fields
+    # The paper above the top rule is a line of its own; the rows are below it.
+    fields = sorted((f for f in found if f.rect.y < 610), key=lambda field: -field.rect.y)
+
+    assert [field.label for field in fields] == ["First", "Last or Business"], fields
+    first, last = fields
+    assert 35 < first.rect.x < 45, first.rect
+    assert 75 < last.rect.x < 90, last.rect
+    assert first.rect.right == last.rect.right == 220
