@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.engine.template_spec import Rect
 from templates_app.engine.field_labels import TextRun
 from templates_app.engine.form_geometry import (
     BOX_MIN_HEIGHT,
@@ -253,24 +252,3 @@ def separator_dashes(runs: Sequence[TextRun]) -> list[TextRun]:
         ):
             out.append(run)
     return out
-
-
-# Headings of a column of tick boxes.
-TICK_HEADINGS = frozenset(("yes", "no", "si", "sí", "oui", "non"))
-HEADING_REACH = 60.0  # points above a cell its column's heading may be
-
-
-def under_tick_headings(cells: Sequence[Rect], runs: Sequence[TextRun]) -> bool:
-    """True when the nearest text above each cell, in its column, is "Yes" or "No": a table's
-    rows of tick boxes (the boxes themselves drawn only by the form's widgets), not a comb."""
-    for cell in cells:
-        above = [
-            run
-            for run in runs
-            if cell.x <= (run.x + run.right) / 2 <= cell.right
-            and cell.top - 1 <= run.y <= cell.top + HEADING_REACH
-        ]
-        nearest = min(above, key=lambda run: run.y, default=None)
-        if nearest is None or nearest.text.strip().rstrip(".").lower() not in TICK_HEADINGS:
-            return False
-    return True

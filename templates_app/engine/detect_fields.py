@@ -4,7 +4,8 @@ A page is rendered (``page_raster``) and its rules found as pixel strokes; on a 
 the printed characters are whited out first, so only rules are left (underscores and box glyphs
 such as ☐ stay: they are blanks). A scanned page (no text, a picture) is straightened first. A
 turned page (/Rotate) is read as it is seen. The blanks are found from the rules
-(``page_shapes``: combs, checkboxes, boxes, cells, lines, tints).
+(``page_shapes``: combs, checkboxes, boxes, cells, lines, tints); the cells of a column headed
+"Yes" or "No" are checkboxes with no box printed (``answer_columns``).
 
 Each field's label is the text printed beside it, and the label says its type
 (``field_labels``: Signature/Firma, Initials/Iniciales, Date/Fecha, Email, Phone, Amount...).
@@ -31,10 +32,10 @@ from core.engine.field_types import TEMPLATE_TYPES
 from core.engine.template_spec import FieldSpec, PageSpec, Rect, Style, TemplateSpec
 from templates_app.engine import page_raster as raster
 from templates_app.engine.aliases import identifier_from_phrase, unique_aliases
+from templates_app.engine.answer_columns import answer_ticks
 from templates_app.engine.comb_rows import (
     dashed_number_cells,
     separator_dashes,
-    under_tick_headings,
 )
 from templates_app.engine.errors import ImportRefused
 from templates_app.engine.field_labels import (
@@ -235,17 +236,8 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
     )
     runs = RunsByHeight(lines)
     if lines:
-        # Small cells under Yes and No headings are a table's boxes to tick, not a comb.
-        found = [
-            part
-            for item in found
-            for part in (
-                [Found("checkbox", _centred_square(cell)) for cell in item.boxes]
-                if item.kind == "comb" and under_tick_headings(item.boxes, runs.near(item.rect))
-                else [item]
-            )
-        ]
         found = [_dashed_number(item, dashes) for item in found]
+        found = answer_ticks(found, lines)
         ticks = [item.rect for item in found if item.kind == "checkbox"]
         found = [
             replace(item, rect=part)
@@ -296,12 +288,6 @@ def _dashed_number(item: Found, dashes: Sequence[TextRun]) -> Found:
         return item
     boxes = tuple(Rect(b.x0, b.y0, b.width, b.height) for b in cells)
     return Found("comb", r, boxes=boxes)
-
-
-def _centred_square(cell: Rect) -> Rect:
-    """The box to tick in a table's cell: a square in its middle, a point in from its walls."""
-    side = max(1.0, min(cell.width, cell.height) - 2)
-    return Rect(cell.x + (cell.width - side) / 2, cell.y + (cell.height - side) / 2, side, side)
 
 
 def _without_runs(

@@ -138,7 +138,8 @@ def test_cells_under_yes_and_no_headings_are_checkboxes() -> None:
     ticks = [f for f in fields if f.type == "checkbox"]
     assert len(ticks) == 8
     assert not [f for f in fields if f.type == "charList"]
-    assert near(min(ticks, key=lambda f: (-f.rect.y, f.rect.x)).rect, 239.5, 337, 10, 10)
+    # The box to tick fills the cell's line, centred across the cell (answer_columns).
+    assert near(min(ticks, key=lambda f: (-f.rect.y, f.rect.x)).rect, 238.5, 336, 12, 12)
 
 
 def test_a_blank_parted_into_an_ssns_groups_is_its_comb() -> None:

@@ -1,0 +1,67 @@
+"""Field detection (issue 48) of checkboxes printed as no box: the cells of a form's "Yes" and
+"No" columns, and ovals drawn with a thick pen. Tiny pages drawn with reportlab."""
+
+from __future__ import annotations
+
+from reportlab.pdfgen.canvas import Canvas
+
+from core.engine.template_spec import FieldSpec
+from templates_app.engine.detect_fields import detect_fields
+from tests.templates_app.test_detect_fields import near, page
+
+
+def _by_place(fields: tuple[FieldSpec, ...]) -> list[FieldSpec]:
+    return sorted(fields, key=lambda f: (-round(f.rect.y), f.rect.x))
+
+
+def test_the_cells_of_yes_and_no_columns_are_checkboxes_the_open_no_column_too() -> None:
+    """A tax form's questions are answered in a "Yes" and a "No" column at the right: no box is
+    printed in the cells, and the "No" column is left open at the page's edge (Form 4972's
+    lines 1-3). Each cell's last line is a checkbox (before: the "Yes" cells were text fields
+    and the "No" ones nothing). A narrow cell under a "Code" heading stays a text field."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        c.drawString(504, 662, "Yes")
+        c.drawString(528, 662, "No")
+        c.drawString(420, 662, "Code")
+        for y in (660, 648, 636, 612):
+            c.line(414, y, 436, y)
+            c.line(500, y, 548, y)
+        for x in (414, 436, 500, 522):
+            c.line(x, 612, x, 660)
+        c.drawString(100, 650, "1 Was this a distribution of a plan participant's balance?")
+        c.drawString(100, 638, "2 Did you roll over any part of the distribution?")
+        c.drawString(100, 614, "3 Was this distribution paid to you as a beneficiary?")
+
+    fields = _by_place(detect_fields(page(draw)).fields)
+
+    ticks = [f for f in fields if f.type == "checkbox"]
+    assert len(ticks) == 6
+    for row, y in enumerate((648, 636, 612)):
+        assert near(ticks[2 * row].rect, 505, y + 1, 12, 12, tol=1.0)
+        assert near(ticks[2 * row + 1].rect, 527.5, y + 1, 12, 12, tol=1.5)
+    codes = [f for f in fields if f.type != "checkbox"]
+    assert len(codes) == 3
+    assert all(near(f.rect, 414, f.rect.y, 22, f.rect.height) for f in codes)
+
+
+def test_a_row_of_cells_under_yes_no_pairs_is_checkboxes_not_a_comb() -> None:
+    """Form 4562's vehicle questions: cells side by side under "Yes No Yes No" headings read as
+    a comb of characters (before: one charList); each cell is a checkbox."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica-Bold", 9)
+        for index, word in enumerate(("Yes", "No", "Yes", "No")):
+            c.drawString(305 + 29 * index, 352, word)
+        for y in (348, 336, 324):
+            c.line(300, y, 416, y)
+        for index in range(5):
+            c.line(300 + 29 * index, 324, 300 + 29 * index, 360)
+        c.line(300, 360, 416, 360)
+
+    ticks = _by_place(detect_fields(page(draw)).fields)
+
+    assert [f.type for f in ticks] == ["checkbox"] * 8
+    for index, tick in enumerate(ticks):
+        assert near(tick.rect, 308.5 + 29 * (index % 4), 336 - 12 * (index // 4), 12, 12)
