@@ -373,11 +373,15 @@ def paper_around(mask: Image.Image, box: tuple[int, int, int, int], margin: int)
     return True
 
 
-def small_rings(mask: Image.Image, min_side: int, max_side: int) -> list[tuple[int, int, int, int]]:
+def small_rings(
+    mask: Image.Image, min_side: int, max_side: int, *, max_aspect: float = 1.25
+) -> list[tuple[int, int, int, int]]:
     """Small round outlines standing alone (radio buttons), as (left, top, right, bottom)
     exclusive: connected shapes of ink (found run by run, row by row) about as wide as tall,
     between ``min_side`` and ``max_side`` pixels, hollow (a ring, not a dot or a letter's
-    blob), whose middle and corners are paper."""
+    blob), whose middle and corners are paper. With ``max_aspect`` above 1.25, ovals up to
+    that many times as wide as tall too: hollow along their middle row, their very corners
+    paper."""
     width, height = mask.size
     data = mask.tobytes()
     parent: list[int] = []
@@ -424,15 +428,24 @@ def small_rings(mask: Image.Image, min_side: int, max_side: int) -> list[tuple[i
     rings = []
     for left, top, right, bottom, ink in shapes.values():
         w, h = right - left, bottom - top
-        if not (min_side <= w <= max_side and min_side <= h <= max_side and 0.8 <= w / h <= 1.25):
+        if not (min_side <= w <= max_side and min_side <= h <= max_side and w / h >= 0.8):
             continue
-        if ink > 0.6 * w * h or data[((top + bottom) // 2) * width + (left + right) // 2] == 0:
+        middle = ((top + bottom) // 2) * width
+        # A ring's pen is thin beside its size; an oval twice as wide as tall may be drawn
+        # with a pen a third of its height (PA's "fill in the oval"), its corners less round.
+        inset = 1
+        if w / h > 1.25:
+            if w / h > max_aspect or not _hollow_oval(data[middle + left : middle + right]):
+                continue
+            inset = 0
+        elif ink > 0.6 * w * h or data[middle + (left + right) // 2] == 0:
             continue  # a dot or a filled blob, not a ring
+        near, far = top + inset, bottom - 1 - inset
         corners = (
-            data[(top + 1) * width + left + 1],
-            data[(top + 1) * width + right - 2],
-            data[(bottom - 2) * width + left + 1],
-            data[(bottom - 2) * width + right - 2],
+            data[near * width + left + inset],
+            data[near * width + right - 1 - inset],
+            data[far * width + left + inset],
+            data[far * width + right - 1 - inset],
         )
         if 0 in corners:
             continue  # square cornered: a frame of something else (squares are boxes)
@@ -462,3 +475,10 @@ def strips(
 
 def mean_level(mask: Image.Image, box: tuple[int, int, int, int]) -> int:
     return mask.crop(box).resize((1, 1), Image.Resampling.BOX).tobytes()[0]
+
+
+def _hollow_oval(middle_row: bytes) -> bool:
+    """True when the middle row of a wide shape is two strokes of ink with paper between them
+    for at least 0.4 of its width: an oval drawn with a thick pen, not a bar or a blob."""
+    inner = middle_row.strip(b"\xff").strip(b"\x00")
+    return b"\x00" not in inner and len(inner) >= 0.4 * len(middle_row)

@@ -29,6 +29,7 @@ from PIL import Image
 from core.engine.template_spec import Rect
 from templates_app.engine import form_geometry as geometry
 from templates_app.engine import page_raster as raster
+from templates_app.engine import page_rings
 from templates_app.engine.comb_rows import comb_rows, number_cells
 from templates_app.engine.form_geometry import overlap_share
 
@@ -111,8 +112,8 @@ class _PageShapes:
         self.frame = frame
         self.scale = scale = frame.scale
         min_run = max(3, round(RUN_MIN * scale))
-        max_thickness = max(3, round(2.5 * scale) + 1)
-        block = max(4, round(4 * scale))
+        self.max_thickness = max_thickness = max(3, round(2.5 * scale) + 1)
+        self.block = block = max(4, round(4 * scale))
         self.rules_image = rules_image
         self.rules_mask = raster.clear_filled_areas(raster.ink_mask(rules_image), block)
         # A dashed rule is a line to write on: its dashes are joined on a page whose text is
@@ -407,19 +408,11 @@ class _PageShapes:
         self.taken.append(box)
 
     def add_rings(self, *, scan: bool) -> None:
-        """Radio buttons: small rings. On a scan the letters are still there, so a ring must be
-        larger than an "O" of body text."""
+        """Radio buttons and ovals to fill in (``page_rings``). On a scan the letters are still
+        there, so a ring must be larger than an "O" of body text."""
         ring_min = RING_MIN_SCAN if scan else geometry.CHECKBOX_MIN
-        # Without the long rules (a ring is shorter), whose every row is a run to follow.
-        ring_max = round(geometry.CHECKBOX_MAX * self.scale)
-        no_rules = raster.erase_runs(
-            self.rules_mask,
-            [run for run in self.row_runs if run.length > ring_max],
-            [run for run in self.column_runs if run.length > ring_max],
-        )
-        for left, top, right, bottom in raster.small_rings(
-            no_rules, round(ring_min * self.scale), ring_max
-        ):
+        sizes = (round(ring_min * self.scale), round(geometry.CHECKBOX_MAX * self.scale))
+        for left, top, right, bottom in page_rings.rings(self, sizes, scan=scan):
             x0, y0, x1, y1 = self.frame.box_to_page(left, top, right, bottom)
             rect = Rect(x0, y0, x1 - x0, y1 - y0)
             if not self.overlaps_found(rect):

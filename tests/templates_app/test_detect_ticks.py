@@ -65,3 +65,26 @@ def test_a_row_of_cells_under_yes_no_pairs_is_checkboxes_not_a_comb() -> None:
     assert [f.type for f in ticks] == ["checkbox"] * 8
     for index, tick in enumerate(ticks):
         assert near(tick.rect, 308.5 + 29 * (index % 4), 336 - 12 * (index // 4), 12, 12)
+
+
+def test_ovals_drawn_with_a_thick_pen_are_checkboxes() -> None:
+    """Pennsylvania's "fill in the oval, if a loss": ovals twice as wide as tall drawn with a
+    pen a third of their height, in a table's column. A ring that wide was no ring, and an
+    oval that dark was cleared with the page's shading (before: none found)."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        c.line(470, 300, 470, 500)
+        for row in range(8):
+            y = 310 + 25 * row + row / 3  # the ovals fall on every part of the page's blocks
+            c.drawString(300, y, f"{row + 1}. Net gain or loss (fill in the oval, if a loss)")
+            c.line(300, y - 4, 560, y - 4)
+            c.setLineWidth(2.4)
+            c.roundRect(478, y - 1, 15, 7, 3.5)
+            c.setLineWidth(1)
+
+    ticks = [f for f in detect_fields(page(draw)).fields if f.type == "checkbox"]
+
+    assert len(ticks) == 8
+    for row, tick in enumerate(sorted(ticks, key=lambda f: f.rect.y)):
+        assert near(tick.rect, 476.8, 310 + 25 * row + row / 3 - 2.2, 17.4, 9.4, tol=1.5)
