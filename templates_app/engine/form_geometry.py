@@ -103,10 +103,12 @@ def closed_boxes(hlines: Sequence[HLine], vlines: Sequence[VLine]) -> list[Box]:
 
 
 def is_checkbox(box: Box) -> bool:
+    """A small box about as wide as tall; up to half again as wide (the 18 by 12 point boxes
+    of the 1040's dependants' "child tax credit" column), not as tall (a comb's cell is)."""
     return (
         CHECKBOX_MIN <= box.width <= CHECKBOX_MAX
         and CHECKBOX_MIN <= box.height <= CHECKBOX_MAX
-        and 0.7 <= box.width / box.height <= 1.4
+        and 0.7 <= box.width / box.height <= 1.55
     )
 
 

@@ -88,3 +88,25 @@ def test_ovals_drawn_with_a_thick_pen_are_checkboxes() -> None:
     assert len(ticks) == 8
     for row, tick in enumerate(sorted(ticks, key=lambda f: f.rect.y)):
         assert near(tick.rect, 476.8, 310 + 25 * row + row / 3 - 2.2, 17.4, 9.4, tol=1.5)
+
+
+def test_a_column_of_boxes_half_again_as_wide_as_tall_is_checkboxes() -> None:
+    """The 1040's dependants table ends in a column of 18 by 12 point boxes, one per row, to
+    tick for the child tax credit: too wide for a checkbox, too narrow for a text cell
+    (before: none found)."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 8)
+        c.drawString(490, 676, "Check if qualifies for")
+        c.drawString(490, 668, "child tax credit")
+        c.line(510, 660, 528, 660)
+        for row in range(4):
+            c.line(510, 648 - 12 * row, 528, 648 - 12 * row)
+        c.line(510, 612, 510, 660)
+        c.line(528, 612, 528, 660)
+
+    ticks = _by_place(detect_fields(page(draw)).fields)
+
+    assert [f.type for f in ticks] == ["checkbox"] * 4
+    for row, tick in enumerate(ticks):
+        assert near(tick.rect, 510, 648 - 12 * row, 18, 12)
