@@ -10,7 +10,8 @@ From the rules of a page's picture (``page_raster``) and their geometry (``form_
   short label or an arrow ("Firm's name ▶") printed at its left;
 - a rectangle of tint, empty inside, is a field shown by its background colour;
 - a white rectangle on a tinted ground (the IRS's pink or blue pages) is a field shown by the
-  paper left unprinted, often with only a rule under it.
+  paper left unprinted, often with only a rule under it; a white square on a dark ground
+  (``dark_ground``) is a checkbox.
 
 Kept out: a cell shaded grey, a table's row heading beside its empty cells, the open paper
 above a table, the heading of a column whose cells are empty, slivers narrower than a box to
@@ -31,6 +32,7 @@ from templates_app.engine import form_geometry as geometry
 from templates_app.engine import page_raster as raster
 from templates_app.engine import page_rings
 from templates_app.engine.comb_rows import comb_rows, number_cells
+from templates_app.engine.dark_ground import white_squares
 from templates_app.engine.form_geometry import overlap_share
 
 UNDERLINE_MIN = 30.0  # points: shorter rules are parts of letters, arrows, ticks
@@ -96,6 +98,10 @@ def shapes(
     page.add_tinted_boxes()
     if not scan:  # a scan's paper is no even white
         page.add_white_boxes(image)
+        for box in white_squares(image, frame):  # on a dark ground (dark_ground)
+            rect = Rect(box.x0, box.y0, box.width, box.height)
+            if not page.overlaps_found(rect):
+                page._add_filled(box, rect)
     page.add_rings(scan=scan)
     page.add_lines()
     page.part_numbers()

@@ -110,3 +110,26 @@ def test_a_column_of_boxes_half_again_as_wide_as_tall_is_checkboxes() -> None:
     assert [f.type for f in ticks] == ["checkbox"] * 4
     for row, tick in enumerate(ticks):
         assert near(tick.rect, 510, 648 - 12 * row, 18, 12)
+
+
+def test_white_squares_on_a_dark_ground_are_checkboxes() -> None:
+    """Testformular1's choices are dark teal bands, each with its name in white and a white
+    square to tick: the ground is ink to the rules, so the squares had no rules of their own
+    (before: none found). The white words are no squares."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 12)
+        for row in range(2):
+            y = 600 - 80 * row
+            c.setFillColorRGB(0.25, 0.5, 0.5)
+            c.rect(50, y, 500, 60, stroke=0, fill=1)
+            c.setFillColorRGB(1, 1, 1)
+            c.drawString(60, y + 35, "Umwelt und Naturschutz")
+            c.setStrokeGray(0.3)
+            c.rect(520, y + 36, 12, 12, stroke=1, fill=1)
+
+    ticks = _by_place(detect_fields(page(draw)).fields)
+
+    assert [f.type for f in ticks] == ["checkbox"] * 2
+    assert near(ticks[0].rect, 520, 636, 12, 12)
+    assert near(ticks[1].rect, 520, 556, 12, 12)

@@ -1,0 +1,78 @@
+"""Checkboxes shown as white squares on a dark ground.
+
+A form may print its choices as headers of a dark colour (Testformular1's teal bands) with a
+white square in each to tick: the ground is ink to the rules (darker than ``INK_LEVEL``) but
+too light to be cleared as shading, so the square has no rule of its own, only the edge of the
+ground, and its sides are no strokes. Here the white squares are found in the page as drawn
+(its text still there: a white letter is no square), closed on every side by something not
+white, with the dark ground close around them.
+
+Pure Python: no Django.
+"""
+
+from __future__ import annotations
+
+from PIL import Image
+
+from templates_app.engine import form_geometry as geometry
+from templates_app.engine import page_raster as raster
+
+WHITE_LEVEL = 250  # lighter is paper
+DARK_LEVEL = 200  # darker is a ground (or ink) around a square
+# A page has a dark ground when this share of it is a mid grey (levels GROUND_LEVELS), darker
+# than the light shading of a tax form's unused cells and lighter than black ink (on the
+# tuning half: 2 pages of 190, Testformular1's at 0.096; none else above 0.07).
+GROUND_LEVELS = (80, 160)
+GROUND_SHARE = 0.08
+
+
+def white_squares(image: Image.Image, frame: raster.PageFrame) -> list[geometry.Box]:
+    """The white squares of a checkbox's size standing in a dark ground of ``image`` (mode L,
+    drawn as ``frame`` says), as boxes of the page."""
+    min_side, max_side = (
+        round(side * frame.scale) for side in (geometry.CHECKBOX_MIN, geometry.CHECKBOX_MAX)
+    )
+    # Every fourth pixel each way tells the share well enough, at a sixteenth of the cost.
+    histogram = image.resize(
+        (max(1, image.width // 4), max(1, image.height // 4)), Image.Resampling.NEAREST
+    ).histogram()
+    if sum(histogram[slice(*GROUND_LEVELS)]) < GROUND_SHARE * sum(histogram):
+        return []  # the usual page: no dark ground, and looking costs a pass over the paper
+    white = image.point(lambda v: 0 if v >= WHITE_LEVEL else 255)
+    dark = image.point(lambda v: 255 if v < DARK_LEVEL else 0)
+    margin = max(2, min_side // 3)
+    found = []
+    for left, top, right, bottom in raster.filled_boxes(white, min_side):
+        width, height = right - left, bottom - top
+        if width > max_side or height > max_side or not 0.7 <= width / height <= 1.4:
+            continue
+        box = (left, top, right, bottom)
+        # Closed: the pixel row or column just outside each side is not white.
+        if any(_mean(white, strip) < 200 for strip in _strips(box, 1, image.size)):
+            continue
+        around = _strips(box, margin, image.size)
+        if len(around) == 4 and all(_mean(dark, strip) >= 128 for strip in around):
+            found.append(geometry.Box(*frame.box_to_page(*box)))
+    return found
+
+
+def _strips(
+    box: tuple[int, int, int, int], margin: int, size: tuple[int, int]
+) -> list[tuple[int, int, int, int]]:
+    left, top, right, bottom = box
+    width, height = size
+    strips = (
+        (left, top - margin, right, top),
+        (left, bottom, right, bottom + margin),
+        (left - margin, top, left, bottom),
+        (right, top, right + margin, bottom),
+    )
+    return [
+        (max(0, x0), max(0, y0), min(width, x1), min(height, y1))
+        for x0, y0, x1, y1 in strips
+        if min(width, x1) > max(0, x0) and min(height, y1) > max(0, y0)
+    ]
+
+
+def _mean(mask: Image.Image, box: tuple[int, int, int, int]) -> int:
+    return mask.crop(box).resize((1, 1), Image.Resampling.BOX).tobytes()[0]
