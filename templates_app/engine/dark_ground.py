@@ -48,31 +48,11 @@ def white_squares(image: Image.Image, frame: raster.PageFrame) -> list[geometry.
             continue
         box = (left, top, right, bottom)
         # Closed: the pixel row or column just outside each side is not white.
-        if any(_mean(white, strip) < 200 for strip in _strips(box, 1, image.size)):
+        if any(
+            raster.mean_level(white, strip) < 200 for strip in raster.strips(box, 1, image.size)
+        ):
             continue
-        around = _strips(box, margin, image.size)
-        if len(around) == 4 and all(_mean(dark, strip) >= 128 for strip in around):
+        around = raster.strips(box, margin, image.size)
+        if len(around) == 4 and all(raster.mean_level(dark, strip) >= 128 for strip in around):
             found.append(geometry.Box(*frame.box_to_page(*box)))
     return found
-
-
-def _strips(
-    box: tuple[int, int, int, int], margin: int, size: tuple[int, int]
-) -> list[tuple[int, int, int, int]]:
-    left, top, right, bottom = box
-    width, height = size
-    strips = (
-        (left, top - margin, right, top),
-        (left, bottom, right, bottom + margin),
-        (left - margin, top, left, bottom),
-        (right, top, right + margin, bottom),
-    )
-    return [
-        (max(0, x0), max(0, y0), min(width, x1), min(height, y1))
-        for x0, y0, x1, y1 in strips
-        if min(width, x1) > max(0, x0) and min(height, y1) > max(0, y0)
-    ]
-
-
-def _mean(mask: Image.Image, box: tuple[int, int, int, int]) -> int:
-    return mask.crop(box).resize((1, 1), Image.Resampling.BOX).tobytes()[0]

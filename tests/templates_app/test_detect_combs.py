@@ -3,10 +3,13 @@ pages drawn with reportlab, with exact expectations."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from reportlab.pdfgen.canvas import Canvas
 
 from templates_app.engine.detect_fields import detect_fields
 from tests.templates_app.test_detect_fields import near, page
+from tests.templates_app.test_detect_rows import ssn_blank
 
 
 def test_ticks_standing_on_a_rule_are_one_comb() -> None:
@@ -101,18 +104,24 @@ def test_a_grey_cell_is_no_field() -> None:
     assert [(f.type, round(f.rect.x)) for f in fields] == [("shortText", 100)]
 
 
-def test_dashes_between_a_numbers_groups_leave_its_blank_empty() -> None:
-    """Oregon's SSN cell prints "-   -" where the groups meet, under the label: the dashes read
-    as writing, so the cell held no blank (before: no field)."""
+def oregon_ssn_cell(*dashes: float) -> Callable[[Canvas], None]:
+    """Oregon's SSN cell: its label at the top, "-" printed at ``dashes`` on its last line."""
 
     def draw(c: Canvas) -> None:
         c.rect(450, 660, 126, 24)
         c.setFont("Helvetica", 8)
         c.drawString(454, 676, "Social Security number (SSN)")
-        c.drawString(484, 664, "-")
-        c.drawString(514, 664, "-")
+        for x in dashes:
+            c.drawString(x, 664, "-")
 
-    (field,) = detect_fields(page(draw)).fields
+    return draw
+
+
+def test_dashes_between_a_numbers_groups_leave_its_blank_empty() -> None:
+    """Oregon's SSN cell prints "-   -" where the groups meet, under the label: the dashes read
+    as writing, so the cell held no blank (before: no field)."""
+
+    (field,) = detect_fields(page(oregon_ssn_cell(484, 514))).fields
 
     assert near(field.rect, 450, 660, 126, 15, tol=2)
     assert field.label.startswith("Social Security number")
@@ -147,16 +156,7 @@ def test_a_blank_parted_into_an_ssns_groups_is_its_comb() -> None:
     meet, the groups' widths in that ratio. It was a text field (before: shortText); it is
     the SSN's comb of nine, each group cut into its digits."""
 
-    def draw(c: Canvas) -> None:
-        c.setFont("Helvetica", 7)
-        c.drawString(470, 712, "Your social security number")
-        c.line(468, 696, 576, 696)
-        c.line(468, 720, 576, 720)
-        c.setDash(1, 1.5)
-        for x in (504, 528):
-            c.line(x, 697, x, 708)
-
-    (field,) = [f for f in detect_fields(page(draw)).fields if f.rect.y < 710]
+    (field,) = [f for f in detect_fields(page(ssn_blank(504, 528))).fields if f.rect.y < 710]
 
     assert (field.type, field.max_length) == ("charList", 9)
     assert near(field.rect, 468, 696, 108, 14.5)
@@ -168,14 +168,7 @@ def test_a_blank_with_dashes_between_an_ssns_groups_is_its_comb() -> None:
     was a text field (before: shortText); it is the SSN's comb of nine, each group cut into
     its digits."""
 
-    def draw(c: Canvas) -> None:
-        c.rect(450, 660, 126, 24)
-        c.setFont("Helvetica", 8)
-        c.drawString(454, 676, "Social Security number (SSN)")
-        c.drawString(488, 664, "-")
-        c.drawString(516, 664, "-")
-
-    (field,) = detect_fields(page(draw)).fields
+    (field,) = detect_fields(page(oregon_ssn_cell(488, 516))).fields
 
     assert (field.type, field.max_length) == ("charList", 9)
     assert near(field.boxes[0], 450, 660, 13.3, 15, tol=2)

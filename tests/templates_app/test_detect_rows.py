@@ -3,6 +3,8 @@ tiny pages drawn with reportlab, with exact expectations."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from reportlab.pdfgen.canvas import Canvas
 
 from templates_app.engine.detect_fields import detect_fields
@@ -73,9 +75,8 @@ def test_a_dashed_rule_is_a_line_to_write_on() -> None:
     assert near(found[1].rect, 72, 656, 328, 20)
 
 
-def test_a_box_parted_by_dotted_walls_is_one_blank() -> None:
-    """The SSN box of a 1040 has dotted walls between the groups of its digits, and no solid
-    walls; the dots read as writing, so no field was found there (before: none)."""
+def ssn_blank(*walls: float) -> Callable[[Canvas], None]:
+    """The 1040's SSN blank between two rules, with dotted walls at ``walls`` on its floor."""
 
     def draw(c: Canvas) -> None:
         c.setFont("Helvetica", 7)
@@ -83,11 +84,18 @@ def test_a_box_parted_by_dotted_walls_is_one_blank() -> None:
         c.line(468, 696, 576, 696)
         c.line(468, 720, 576, 720)
         c.setDash(1, 1.5)
-        for x in (500, 522):
+        for x in walls:
             c.line(x, 697, x, 708)
 
+    return draw
+
+
+def test_a_box_parted_by_dotted_walls_is_one_blank() -> None:
+    """The SSN box of a 1040 has dotted walls between the groups of its digits, and no solid
+    walls; the dots read as writing, so no field was found there (before: none)."""
+
     # (The paper above the box's top rule is a line of its own on this bare page.)
-    (field,) = [f for f in detect_fields(page(draw)).fields if f.rect.y < 710]
+    (field,) = [f for f in detect_fields(page(ssn_blank(500, 522))).fields if f.rect.y < 710]
 
     assert near(field.rect, 468, 696, 108, 14.5)
     assert field.label == "Your social security number"
