@@ -22,6 +22,7 @@ from core.engine.pdf import (
     INHERITABLE_PAGE_KEYS,
     NotIncremental,
     PageDrawing,
+    PageOverlays,
     form_xobject,
     inherited,
     open_for_edit,
@@ -90,6 +91,7 @@ class _Assembler:
         self.originals = [_entries(page) for page in self.template_pages]
         self.pages_node = self.edit.indirect(Dictionary(Type=Name.Pages))
         self.drawing = PageDrawing(self.pdf, new_stream=self.edit.stream)
+        self.overlays = PageOverlays(self.pdf, prefix=OVERLAY_NAME, drawing=self.drawing)
         self._empty_appearance: pikepdf.Object | None = None
         self.fields: dict[str, pikepdf.Object] = {}
 
@@ -139,15 +141,9 @@ class _Assembler:
     def add_overlay(self, page: pikepdf.Object, overlay_page: int) -> None:
         """Draw the overlay page over ``page``, in a graphics state of its own."""
         box = [float(v) for v in page.get("/MediaBox", Array([0, 0, 612, 792]))]
-        overlay = self.form(overlay_page, box)
-        resources = page.get("/Resources")
-        resources = Dictionary(dict(resources.items())) if resources is not None else Dictionary()
-        xobjects = resources.get("/XObject")
-        xobjects = Dictionary(dict(xobjects.items())) if xobjects is not None else Dictionary()
-        xobjects[OVERLAY_NAME] = overlay
-        resources.XObject = xobjects
-        page.Resources = resources
-        self.drawing.append_shared(page, f"q {OVERLAY_NAME} Do Q\n".encode())
+        # A name of its own on the page: a filled output used again as a template already
+        # names an earlier fill's form, which must go on being drawn.
+        self.overlays.add(page, self.form(overlay_page, box))
 
     # --- widgets --------------------------------------------------------------------------------
     def empty_appearance(self) -> pikepdf.Object:

@@ -108,10 +108,14 @@ class PageOverlays:
     filled output used again as a template), so earlier drawings are never replaced.
     """
 
-    def __init__(self, pdf: pikepdf.Pdf, *, prefix: str = DEFAULT_PREFIX) -> None:
+    def __init__(
+        self, pdf: pikepdf.Pdf, *, prefix: str = DEFAULT_PREFIX, drawing: PageDrawing | None = None
+    ) -> None:
         self.pdf = pdf
         self.prefix = prefix
-        self.drawing = PageDrawing(pdf)
+        # A caller that draws more on the same pages (the fill) passes its own, so the saved
+        # graphics state and the shared drawings are made once.
+        self.drawing = drawing or PageDrawing(pdf)
 
     def add(self, page: pikepdf.Object, form: pikepdf.Object) -> str:
         """Draw ``form`` over ``page``; returns the resource name it was given."""
