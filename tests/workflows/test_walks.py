@@ -49,7 +49,9 @@ def test_forge_submit_completing_a_submission_is_a_short_walk(
     # The fill body's model (issue 53, item 1) adds two returns here and on the page's walk: the
     # parse goes fill/engine/payload -> core/engine/wire_models -> fill/engine/request_model's
     # validator -> wire_models -> payload.
-    check_walk(walk, at_most=105)
+    # The fill's page form goes through core.engine.pdf.PageOverlays (a name of its own on the
+    # page, 3504716): two returns more here and on the page's walk, for one place that names it.
+    check_walk(walk, at_most=107)
 
 
 def test_a_page_that_starts_a_signing_step_is_a_short_walk(
@@ -66,4 +68,4 @@ def test_a_page_that_starts_a_signing_step_is_a_short_walk(
     assert Submission.objects.count() == 2
     assert Submission.objects.latest("id").status == "ready-to-sign", done.content
     # Not at the goal: most returns are the fill's, inside the engines (fill/engine, core/engine).
-    check_walk(walk, at_most=104)
+    check_walk(walk, at_most=106)
