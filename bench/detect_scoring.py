@@ -278,14 +278,30 @@ def score(
 
 def scanned_copy(flat: bytes, dpi: float, angle: float) -> bytes:
     """Each page of ``flat`` as a grey picture at ``dpi`` turned ``angle`` degrees, one picture
-    per page of the same size: what a scanner gives."""
+    per page of the same size: what a scanner gives. Each picture lies where its page's crop
+    box was and the page keeps its /Rotate, so what is found on the copy is in the space of the
+    form's own fields (a scan of a landscape page, or of a page whose box does not start at 0,
+    would otherwise be scored against fields a turn or an offset away)."""
     document = pdfium.PdfDocument(flat)
     pictures = []
+    boxes = []
     for page in document:
+        boxes.append((page.get_cropbox(), page.get_rotation() % 360))
+        page.set_rotation(0)  # drawn as the page's own space, not as it is shown
         image = page.render(scale=dpi / 72, grayscale=True).to_pil().convert("L")
         image = image.rotate(angle, resample=Image.Resampling.BICUBIC, fillcolor=255)
         pictures.append(image)
     document.close()
     out = io.BytesIO()
     pictures[0].save(out, "PDF", save_all=True, append_images=pictures[1:], resolution=dpi)
-    return out.getvalue()
+    if all(box[:2] == (0.0, 0.0) and not rotation for box, rotation in boxes):
+        return out.getvalue()
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(out.getvalue())))
+    for page, ((x0, y0, x1, y1), rotation) in zip(writer.pages, boxes, strict=True):
+        page.add_transformation(pypdf.Transformation().translate(x0, y0))
+        page.mediabox = pypdf.generic.RectangleObject((x0, y0, x1, y1))
+        if rotation:
+            page.rotate(rotation)
+    moved = io.BytesIO()
+    writer.write(moved)
+    return moved.getvalue()
