@@ -52,6 +52,7 @@ from templates_app.engine.field_labels import (
 from templates_app.engine.form_geometry import Box, follows, overlap_share
 from templates_app.engine.page_ocr import ocr_runs
 from templates_app.engine.page_shapes import Found, shapes
+from templates_app.engine.scan_marks import without_letters
 from templates_app.engine.sentence_blanks import Word, sentence_blanks
 
 
@@ -234,6 +235,8 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
         for blank in blanks
         if not any(overlap_share(blank, item.rect) > 0 for item in found)
     )
+    if scan:  # the letters are still there: some make boxes or rings (scan_marks)
+        found = without_letters(found, image, seen)
     runs = RunsByHeight(lines)
     if lines:
         found = [_dashed_number(item, dashes) for item in found]
@@ -259,14 +262,14 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
         )
         for item in found
     ]
+    # A line found by the label at its start alone is kept where that label names a field.
+    labelled = [
+        entry
+        for entry in labelled
+        if not entry[0].by_label or names_a_field(entry[0].rect, runs.near(entry[0].rect))
+    ]
+    labelled = _without_spacers(labelled)
     if not scan:
-        # A line found by the label at its start alone is kept where that label names a field.
-        labelled = [
-            entry
-            for entry in labelled
-            if not entry[0].by_label or names_a_field(entry[0].rect, runs.near(entry[0].rect))
-        ]
-        labelled = _without_spacers(labelled)
         # The rule across the page that opens a section is no line to write on.
         labelled = [
             (item, label, named)

@@ -132,8 +132,9 @@ class _PageShapes:
         self.row_runs = raster.row_runs(rows_mask, min_run, max_thickness)
         self.column_runs = raster.column_runs(self.rules_mask, min_run, max_thickness)
         # What is printed besides the rules: tells an empty box from a filled-in one. A dotted
-        # wall in a blank (between the groups of an SSN's digits) is no writing either.
-        dotted = [] if scan else raster.dotted_columns(self.rules_mask, min_run, max_thickness)
+        # wall in a blank (between the groups of an SSN's digits, an amount's cents) is no
+        # writing either, on a scan too.
+        dotted = raster.dotted_columns(self.rules_mask, min_run, max_thickness)
         walls = self.column_runs + dotted
         self.ink = raster.erase_runs(raster.ink_mask(image), self.row_runs, walls)
         self.hlines: list[geometry.HLine] = []

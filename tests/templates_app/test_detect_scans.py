@@ -1,0 +1,91 @@
+"""Field detection on scanned pages: a page drawn with reportlab, turned into a 150 dpi grey
+picture turned half a degree (``bench.detect_scoring.scanned_copy``), as a scanner gives it."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+import pypdfium2 as pdfium
+from reportlab.pdfgen.canvas import Canvas
+
+from bench.detect_scoring import scanned_copy
+from templates_app.engine import page_raster as raster
+from templates_app.engine.detect_fields import detect_fields
+
+
+def scanned(draw: Callable[[Canvas], None], angle: float = 0.5) -> bytes:
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=(612, 792))
+    draw(canvas)
+    canvas.save()
+    return scanned_copy(buffer.getvalue(), 150, angle)
+
+
+def table(canvas: Canvas) -> None:
+    """Four columns of ten one-line cells, thin rules, as a tax form's amounts."""
+    canvas.setLineWidth(0.5)
+    for row in range(11):
+        canvas.line(72, 300 + row * 14, 540, 300 + row * 14)
+    for x in (72, 190, 307, 423, 540):
+        canvas.line(x, 300, x, 440)
+
+
+def test_a_scan_turned_half_a_degree_is_turned_back() -> None:
+    """A smoothed turn blurs every angle but 0, which once read sharpest: the page was left
+    turned and its rules broke into steps."""
+    document = pdfium.PdfDocument(scanned(table))
+    image = document[0].render(scale=2, grayscale=True).to_pil().convert("L")
+
+    _turned, angle = raster.deskew(image)
+
+    assert abs(angle + 0.5) <= 0.03
+
+
+def test_the_cells_of_a_turned_scan_are_found_whole() -> None:
+    fields = detect_fields(scanned(table)).fields
+
+    assert len([f for f in fields if f.type != "checkbox"]) == 40
+
+
+def test_a_scans_bold_letters_make_no_checkboxes_and_a_double_box_is_one() -> None:
+    """The strokes of neighbouring bold capitals close small boxes; a box printed with a
+    second, inner side is found twice. Only the two printed boxes are checkboxes."""
+
+    def draw(canvas: Canvas) -> None:
+        canvas.setFont("Helvetica-Bold", 20)
+        canvas.drawString(72, 700, "SPECIAL POWER OF ATTORNEY FOR CLOSING ON")
+        canvas.drawString(72, 660, "NONCASH CHARITABLE CONTRIBUTIONS")
+        canvas.setFont("Helvetica", 10)
+        canvas.setLineWidth(0.8)
+        canvas.rect(72, 600, 10, 10)
+        canvas.drawString(88, 601, "Deposit")
+        canvas.rect(172, 600, 10, 10)
+        canvas.rect(173.5, 601.5, 7, 7)
+        canvas.drawString(188, 601, "Custodial")
+
+    ticks = [f for f in detect_fields(scanned(draw)).fields if f.type == "checkbox"]
+
+    assert sorted(round(f.rect.x) for f in ticks) == [72, 172]
+    assert all(7 <= f.rect.width <= 12 for f in ticks)
+
+
+def test_a_scan_of_a_turned_page_is_in_the_space_of_the_page() -> None:
+    """The bench's scanned copy keeps the page's /Rotate and box, so its fields are scored
+    in the space of the form's own (a landscape form's once came out a turn away)."""
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=(612, 792))
+    canvas.rect(100, 500, 200, 20)
+    canvas.save()
+    document = pdfium.PdfDocument(buffer.getvalue())
+    document[0].set_rotation(180)
+    out = io.BytesIO()
+    document.save(out)
+
+    copy = pdfium.PdfDocument(scanned_copy(out.getvalue(), 150, 0.0))
+
+    assert copy[0].get_rotation() == 180
+    assert [round(v) for v in copy[0].get_mediabox()] == [0, 0, 612, 792]
+    field = detect_fields(scanned_copy(out.getvalue(), 150, 0.0)).fields[0]
+    assert abs(field.rect.x - 100) <= 2
+    assert abs(field.rect.y - 500) <= 2
