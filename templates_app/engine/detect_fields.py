@@ -5,7 +5,9 @@ the printed characters are whited out first, so only rules are left (underscores
 such as ☐ stay: they are blanks). A scanned page (no text, a picture) is straightened first. A
 turned page (/Rotate) is read as it is seen. The blanks are found from the rules
 (``page_shapes``: combs, checkboxes, boxes, cells, lines, tints); the cells of a column headed
-"Yes" or "No" are checkboxes with no box printed (``answer_columns``).
+"Yes" or "No" are checkboxes with no box printed (``answer_columns``), and the gaps a printed
+sentence leaves for a date or a number are blanks (``sentence_blanks``). On a scan, the boxes
+and rings its letters make are left out (``scan_marks``).
 
 Each field's label is the text printed beside it, and the label says its type
 (``field_labels``: Signature/Firma, Initials/Iniciales, Date/Fecha, Email, Phone, Amount...).
