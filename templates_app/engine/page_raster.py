@@ -135,10 +135,9 @@ def deskew(image: Image.Image) -> tuple[Image.Image, float]:
     coarse = [
         step * 4 * SKEW_STEP for step in range(-5, 6) if abs(step * 4 * SKEW_STEP) <= MAX_SKEW
     ]
-    # On a tie (a page of a few rules, which nearest pixels turn alike), the smaller angle.
-    best = max(coarse, key=lambda angle: (sharpness(angle), -abs(angle)))
+    best = max(coarse, key=sharpness)
     fine = [best + step * SKEW_STEP / 2 for step in range(-4, 5)]
-    best = max(fine, key=lambda angle: (sharpness(angle), -abs(angle)))
+    best = max(fine, key=sharpness)
     if abs(best) < SKEW_STEP / 2:
         return image, 0.0
     turned = image.rotate(best, resample=Image.Resampling.BICUBIC, fillcolor=255, expand=False)
@@ -264,22 +263,18 @@ def _join_gaps(runs: list[Run], gap: int = 3) -> list[Run]:
     """Strokes that continue one another, as one: on rows at most a pixel apart (a scan's
     leftover skew steps a rule by a row every few hundred pixels), overlapping or with a gap of
     at most ``gap`` pixels between them. The joined stroke's rows are those of its first part
-    (its position across), so a long rule stepping down does not grow thick. A shorter run
-    two rows off, alongside a stroke, is a sliver of it (the turned-back edge of a scanned
-    rule): as a rule of its own it made a second line whose field took the real one's place."""
+    (its position across), so a long rule stepping down does not grow thick."""
     runs = sorted(runs, key=lambda run: run.start)
     joined: list[Run] = []
     # The stroke last extended on each row: where a run on that row or next to it may join.
     by_row: dict[int, int] = {}
     for run in runs:
         middle = (run.across + run.across_end) // 2
-        for row in (middle, middle - 1, middle + 1, middle - 2, middle + 2):
+        for row in (middle, middle - 1, middle + 1):
             index = by_row.get(row)
             if index is None:
                 continue
             last = joined[index]
-            if abs(row - middle) == 2 and run.end > last.end:
-                continue  # two rows off: only a sliver beside the stroke is part of it
             if last.start <= run.start <= last.end + gap + 1:
                 joined[index] = Run(
                     last.start, max(last.end, run.end), last.across, last.across_end

@@ -48,25 +48,23 @@ def test_the_cells_of_a_turned_scan_are_found_whole() -> None:
     assert len([f for f in fields if f.type != "checkbox"]) == 40
 
 
-def test_a_scans_letters_make_no_checkboxes_and_a_double_box_is_one() -> None:
-    """The strokes of neighbouring capitals close small boxes ("E N", "C L"); a box printed
-    with a second, inner side is found twice. Only the two printed boxes are checkboxes."""
+def test_a_scans_bold_letters_make_no_checkboxes_and_a_double_box_is_one() -> None:
+    """The strokes of neighbouring bold capitals close small boxes; a box printed with a
+    second, inner side is found twice. Only the two printed boxes are checkboxes."""
 
     def draw(canvas: Canvas) -> None:
-        table(canvas)  # rules enough to find the page's skew by
-        canvas.setFont("Helvetica", 12)
-        canvas.drawString(60, 720, "SPECIAL POWER OF ATTORNEY FOR CLOSING ON")
-        canvas.drawString(60, 692, "NONCASH CHARITABLE CONTRIBUTIONS")
-        canvas.drawString(60, 664, "KNOW ALL MEN BY THESE PRESENT, THAT I")
+        canvas.setFont("Helvetica-Bold", 20)
+        canvas.drawString(72, 700, "SPECIAL POWER OF ATTORNEY FOR CLOSING ON")
+        canvas.drawString(72, 660, "NONCASH CHARITABLE CONTRIBUTIONS")
+        canvas.setFont("Helvetica", 10)
         canvas.setLineWidth(0.8)
         canvas.rect(72, 600, 10, 10)
-        canvas.drawString(88, 601, "Yes")
+        canvas.drawString(88, 601, "Deposit")
         canvas.rect(172, 600, 10, 10)
         canvas.rect(173.5, 601.5, 7, 7)
         canvas.drawString(188, 601, "Custodial")
 
-    fields = detect_fields(scanned(draw)).fields
-    ticks = [f for f in fields if f.type == "checkbox" and f.rect.y > 500]
+    ticks = [f for f in detect_fields(scanned(draw)).fields if f.type == "checkbox"]
 
     assert sorted(round(f.rect.x) for f in ticks) == [72, 172]
     assert all(7 <= f.rect.width <= 12 for f in ticks)
@@ -91,16 +89,3 @@ def test_a_scan_of_a_turned_page_is_in_the_space_of_the_page() -> None:
     field = detect_fields(scanned_copy(out.getvalue(), 150, 0.0)).fields[0]
     assert abs(field.rect.x - 100) <= 2
     assert abs(field.rect.y - 500) <= 2
-
-
-def test_a_line_on_a_straight_scan_is_one_field_its_whole_length() -> None:
-    """A page scanned straight once read as turned a tenth of a degree (nearest pixels turn a
-    lone rule alike at both), and the turned-back rule's edge, a row off, made a second line
-    whose field took the place of the real one: only its last 35 points were found."""
-
-    def draw(canvas: Canvas) -> None:
-        canvas.line(100, 400, 300, 400)
-
-    fields = detect_fields(scanned(draw, angle=0.0)).fields
-
-    assert [(round(f.rect.x), round(f.rect.width)) for f in fields] == [(100, 200)]
