@@ -17,7 +17,8 @@ from collections.abc import Sequence
 
 from core.engine.template_spec import Rect
 from templates_app.engine.field_labels import COLUMN_REACH, TextRun
-from templates_app.engine.page_shapes import Found, overlap_share
+from templates_app.engine.form_geometry import overlap_share
+from templates_app.engine.page_shapes import Found
 
 ANSWERS = frozenset(("yes", "no", "oui", "non", "ja", "nein", "si", "sí"))
 CELL_MAX_WIDTH = 40.0  # points: an answer column is a word wide

@@ -17,7 +17,6 @@ from PIL import Image
 from templates_app.engine import form_geometry as geometry
 from templates_app.engine import page_raster as raster
 
-WHITE_LEVEL = 250  # lighter is paper
 DARK_LEVEL = 200  # darker is a ground (or ink) around a square
 # A page has a dark ground when this share of it is a mid grey (levels GROUND_LEVELS), darker
 # than the light shading of a tax form's unused cells and lighter than black ink (on the
@@ -38,7 +37,7 @@ def white_squares(image: Image.Image, frame: raster.PageFrame) -> list[geometry.
     ).histogram()
     if sum(histogram[slice(*GROUND_LEVELS)]) < GROUND_SHARE * sum(histogram):
         return []  # the usual page: no dark ground, and looking costs a pass over the paper
-    white = image.point(lambda v: 0 if v >= WHITE_LEVEL else 255)
+    white = raster.white_mask(image)
     dark = image.point(lambda v: 255 if v < DARK_LEVEL else 0)
     margin = max(2, min_side // 3)
     found = []
@@ -47,10 +46,7 @@ def white_squares(image: Image.Image, frame: raster.PageFrame) -> list[geometry.
         if width > max_side or height > max_side or not 0.7 <= width / height <= 1.4:
             continue
         box = (left, top, right, bottom)
-        # Closed: the pixel row or column just outside each side is not white.
-        if any(
-            raster.mean_level(white, strip) < 200 for strip in raster.strips(box, 1, image.size)
-        ):
+        if not raster.paper_ends(white, box):
             continue
         around = raster.strips(box, margin, image.size)
         if len(around) == 4 and all(raster.mean_level(dark, strip) >= 128 for strip in around):

@@ -25,6 +25,7 @@ import ctypes
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -51,9 +52,9 @@ from templates_app.engine.field_labels import (
     split_under_headings,
     text_runs,
 )
-from templates_app.engine.form_geometry import Box, follows, overlap_share
+from templates_app.engine.form_geometry import follows, overlap_share
 from templates_app.engine.page_ocr import ocr_runs
-from templates_app.engine.page_shapes import Found, shapes
+from templates_app.engine.page_shapes import Found, as_number, shapes
 from templates_app.engine.scan_marks import without_letters
 from templates_app.engine.sentence_blanks import Word, sentence_blanks
 
@@ -227,8 +228,9 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
             if not frame.rotation:  # the words are in page space; on a turned page, not seen
                 blanks = sentence_blanks(words)
             # The dashes between a number's groups are no writing in its blank.
-            image = _without_runs(image, separator_dashes(printed), frame)
-            dashes = separator_dashes(lines)
+            page_dashes = separator_dashes(printed)
+            image = _without_runs(image, page_dashes, frame)
+            dashes = [_moved_run(run, frame, seen) for run in page_dashes]
     finally:
         text.close()
     found = shapes(image, rules_image, seen, scan=scan, pointers=pointers)
@@ -241,7 +243,10 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
         found = without_letters(found, image, seen)
     runs = RunsByHeight(lines)
     if lines:
-        found = [_dashed_number(item, dashes) for item in found]
+        # A text blank with dashes where an SSN's or EIN's groups meet is that number's comb.
+        if dashes:
+            cells_of = partial(dashed_number_cells, dashes=dashes)
+            found = [as_number(item, cells_of) for item in found]
         found = answer_ticks(found, lines)
         ticks = [item.rect for item in found if item.kind == "checkbox"]
         found = [
@@ -279,20 +284,6 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
             if item.kind != "text" or not heads_section(item.rect, runs.near(item.rect))
         ]
     return [(_moved_found(item, seen, frame), label, named) for item, label, named in labelled]
-
-
-def _dashed_number(item: Found, dashes: Sequence[TextRun]) -> Found:
-    """A text blank with dashes where an SSN's or EIN's groups meet is that number's comb."""
-    r = item.rect
-    cells = (
-        dashed_number_cells(Box(r.x, r.y, r.right, r.top), dashes)
-        if item.kind == "text" and dashes
-        else None
-    )
-    if not cells:
-        return item
-    boxes = tuple(Rect(b.x0, b.y0, b.width, b.height) for b in cells)
-    return Found("comb", r, boxes=boxes)
 
 
 def _without_runs(

@@ -25,6 +25,9 @@ BOX_MAX_HEIGHT = 120.0
 OPEN_CELL_MIN_WALL = 12.0
 CENTS_MAX_WIDTH = 30.0  # points: a narrow white box ending an amount's box is its cents
 CENTS_MAX_HEIGHT = 20.0  # a line's height: taller narrow boxes are columns of their own
+# An empty cell at least this tall, in a column that also has one-line cells, is written on its
+# last line only (a tax form's amount column beside a question of several lines).
+TALL_CELL_MIN = 28.0
 
 
 @dataclass(frozen=True)
@@ -255,3 +258,23 @@ def is_cents(rect: Rect, texts: Sequence[Rect]) -> bool:
             )
         )
     )
+
+
+def last_line(rect: Rect, cells: Sequence[Box]) -> Rect:
+    """``rect`` (a text field), or where it is an empty cell several lines tall in a column of
+    one-line ``cells`` (an amount column beside a question that takes three lines), its bottom
+    band as tall as the column's one-line cells: it is written on its last line, where the
+    line's number is printed. A tall cell alone in its column (a box for a description) stays
+    whole."""
+    if rect.height < TALL_CELL_MIN:
+        return rect
+    column = sorted(
+        box.height
+        for box in cells
+        if box.height < TALL_CELL_MIN
+        and abs(box.x0 - rect.x) <= TOLERANCE
+        and abs(box.x1 - rect.right) <= TOLERANCE
+    )
+    if not column:
+        return rect
+    return Rect(rect.x, rect.y, rect.width, column[len(column) // 2])

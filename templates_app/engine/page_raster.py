@@ -24,6 +24,8 @@ from PIL import Image, ImageChops, ImageDraw, ImageFilter
 INK_LEVEL = 170
 # Darker than this is a tint: a field's background colour.
 TINT_LEVEL = 240
+# Lighter than this (0-255) is white paper, not a tint.
+WHITE_LEVEL = 250
 # A dotted wall is seen DOT_ROWS rows to one, where its dots (an eighth of it inked or more)
 # are darker than DOTTED_LEVEL.
 DOT_ROWS = 4
@@ -202,7 +204,7 @@ def _row_groups(mask: Image.Image, min_length: int) -> list[list[int]]:
         taken = set()
         # Both this row's runs and the open ones are in order of their start: one pass.
         first = 0
-        for start, end in _runs_of(row, needle):
+        for start, end in runs_of(row, needle):
             while first < len(open_runs) and open_runs[first][0] < start - 2:
                 first += 1
             index = first
@@ -223,7 +225,7 @@ def _row_groups(mask: Image.Image, min_length: int) -> list[list[int]]:
     return done
 
 
-def _runs_of(row: bytes, needle: bytes) -> Iterator[tuple[int, int]]:
+def runs_of(row: bytes, needle: bytes) -> Iterator[tuple[int, int]]:
     """(first, last) of each run of ink (0) in ``row`` at least as long as ``needle``. bytes.find
     is a fast C search; a regular expression steps through every byte in Python's engine."""
     position = row.find(needle)
@@ -378,84 +380,16 @@ def paper_around(mask: Image.Image, box: tuple[int, int, int, int], margin: int)
     return True
 
 
-def small_rings(
-    mask: Image.Image, min_side: int, max_side: int, *, max_aspect: float = 1.25
-) -> list[tuple[int, int, int, int]]:
-    """Small round outlines standing alone (radio buttons), as (left, top, right, bottom)
-    exclusive: connected shapes of ink (found run by run, row by row) about as wide as tall,
-    between ``min_side`` and ``max_side`` pixels, hollow (a ring, not a dot or a letter's
-    blob), whose middle and corners are paper. With ``max_aspect`` above 1.25, ovals up to
-    that many times as wide as tall too: hollow along their middle row, their very corners
-    paper."""
-    width, height = mask.size
-    data = mask.tobytes()
-    parent: list[int] = []
-    boxes: list[list[int]] = []  # per run: left, top, right, bottom, ink
+def white_mask(image: Image.Image) -> Image.Image:
+    """``image`` (mode L) with its white paper as ink (0) and everything else as paper."""
+    return image.point(lambda v: 0 if v >= WHITE_LEVEL else 255)
 
-    def root(index: int) -> int:
-        while parent[index] != index:
-            parent[index] = parent[parent[index]]
-            index = parent[index]
-        return index
 
-    previous: list[tuple[int, int, int]] = []  # (start, end, run index) of the row above
-    for y in range(height):
-        row = data[y * width : (y + 1) * width]
-        if b"\x00" not in row:
-            previous = []
-            continue
-        current: list[tuple[int, int, int]] = []
-        pointer = 0
-        for start, end in _runs_of(row, b"\x00"):
-            index = len(parent)
-            parent.append(index)
-            boxes.append([start, y, end + 1, y + 1, end - start + 1])
-            current.append((start, end, index))
-            while pointer < len(previous) and previous[pointer][1] < start - 1:
-                pointer += 1
-            above = pointer
-            while above < len(previous) and previous[above][0] <= end + 1:
-                a, b = root(previous[above][2]), root(index)
-                if a != b:
-                    parent[b] = a
-                above += 1
-        previous = current
-    shapes: dict[int, list[int]] = {}
-    for index, box in enumerate(boxes):
-        key = root(index)
-        shape = shapes.get(key)
-        if shape is None:
-            shapes[key] = list(box)
-        else:
-            shape[0], shape[1] = min(shape[0], box[0]), min(shape[1], box[1])
-            shape[2], shape[3] = max(shape[2], box[2]), max(shape[3], box[3])
-            shape[4] += box[4]
-    rings = []
-    for left, top, right, bottom, ink in shapes.values():
-        w, h = right - left, bottom - top
-        if not (min_side <= w <= max_side and min_side <= h <= max_side and w / h >= 0.8):
-            continue
-        middle = ((top + bottom) // 2) * width
-        # A ring's pen is thin beside its size; an oval twice as wide as tall may be drawn
-        # with a pen a third of its height (PA's "fill in the oval"), its corners less round.
-        inset = 1
-        if w / h > 1.25:
-            if w / h > max_aspect or not _hollow_oval(data[middle + left : middle + right]):
-                continue
-            inset = 0
-        elif ink > 0.6 * w * h or data[middle + (left + right) // 2] == 0:
-            continue  # a dot or a filled blob, not a ring
-        near, far = top + inset, bottom - 1 - inset
-        corners = (
-            data[near * width + left + inset],
-            data[near * width + right - 1 - inset],
-            data[far * width + left + inset],
-            data[far * width + right - 1 - inset],
-        )
-        if 0 in corners:
-            continue  # square cornered: a frame of something else (squares are boxes)
-        rings.append((left, top, right, bottom))
-    return rings
+def paper_ends(white: Image.Image, box: tuple[int, int, int, int]) -> bool:
+    """True when the white paper of ``box`` (in ``white_mask``) stops at each of its four
+    edges: something not white, or a rule, runs along every side (the page's edge is none)."""
+    edges = strips(box, 1, white.size)
+    return len(edges) == 4 and all(mean_level(white, strip) >= 200 for strip in edges)
 
 
 def strips(
@@ -480,10 +414,3 @@ def strips(
 
 def mean_level(mask: Image.Image, box: tuple[int, int, int, int]) -> int:
     return mask.crop(box).resize((1, 1), Image.Resampling.BOX).tobytes()[0]
-
-
-def _hollow_oval(middle_row: bytes) -> bool:
-    """True when the middle row of a wide shape is two strokes of ink with paper between them
-    for at least 0.4 of its width: an oval drawn with a thick pen, not a bar or a blob."""
-    inner = middle_row.strip(b"\xff").strip(b"\x00")
-    return b"\x00" not in inner and len(inner) >= 0.4 * len(middle_row)

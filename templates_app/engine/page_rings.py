@@ -1,6 +1,6 @@
 """Radio buttons and ovals to fill in: small rings of a page's rules picture.
 
-A ring is a small round outline standing alone (``page_raster.small_rings``), looked for once
+A ring is a small round outline standing alone (``small_rings``), looked for once
 the long rules are taken out (a ring is shorter than they are, and every row of a long rule is
 a run to follow). An oval twice or three times as wide as tall is one too.
 
@@ -53,7 +53,7 @@ def rings(
         [run for run in page.row_runs if run.length > longer],
         [run for run in page.column_runs if run.length > longer],
     )
-    found = raster.small_rings(no_rules, *sizes, max_aspect=OVAL_MAX_ASPECT)
+    found = small_rings(no_rules, *sizes, max_aspect=OVAL_MAX_ASPECT)
     if not scan:
         ink = raster.ink_mask(page.rules_image)
         found += thick_ovals(ink, page.block, *sizes, page.max_thickness)
@@ -87,9 +87,7 @@ def thick_ovals(
             raster.row_runs(crop, max_side + 1, max_thickness),
             raster.column_runs(crop, max_side + 1, max_thickness),
         )
-        for x0, y0, x1, y1 in raster.small_rings(
-            crop, min_side, max_side, max_aspect=OVAL_MAX_ASPECT
-        ):
+        for x0, y0, x1, y1 in small_rings(crop, min_side, max_side, max_aspect=OVAL_MAX_ASPECT):
             # A round ring this dark is a bold letter drawn as a path (a logo's "O"): an oval
             # to fill in is wider than tall.
             if x1 - x0 > OVAL_MIN_ASPECT * (y1 - y0):
@@ -117,3 +115,90 @@ def _spots(filled: set[int], columns: int) -> list[list[int]]:
                         todo.append(other)
         spots.append(spot)
     return spots
+
+
+def small_rings(
+    mask: Image.Image, min_side: int, max_side: int, *, max_aspect: float = 1.25
+) -> list[tuple[int, int, int, int]]:
+    """Small round outlines standing alone (radio buttons), as (left, top, right, bottom)
+    exclusive: connected shapes of ink (found run by run, row by row) about as wide as tall,
+    between ``min_side`` and ``max_side`` pixels, hollow (a ring, not a dot or a letter's
+    blob), whose middle and corners are paper. With ``max_aspect`` above 1.25, ovals up to
+    that many times as wide as tall too: hollow along their middle row, their very corners
+    paper."""
+    width, height = mask.size
+    data = mask.tobytes()
+    parent: list[int] = []
+    boxes: list[list[int]] = []  # per run: left, top, right, bottom, ink
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    previous: list[tuple[int, int, int]] = []  # (start, end, run index) of the row above
+    for y in range(height):
+        row = data[y * width : (y + 1) * width]
+        if b"\x00" not in row:
+            previous = []
+            continue
+        current: list[tuple[int, int, int]] = []
+        pointer = 0
+        for start, end in raster.runs_of(row, b"\x00"):
+            index = len(parent)
+            parent.append(index)
+            boxes.append([start, y, end + 1, y + 1, end - start + 1])
+            current.append((start, end, index))
+            while pointer < len(previous) and previous[pointer][1] < start - 1:
+                pointer += 1
+            above = pointer
+            while above < len(previous) and previous[above][0] <= end + 1:
+                a, b = root(previous[above][2]), root(index)
+                if a != b:
+                    parent[b] = a
+                above += 1
+        previous = current
+    shapes: dict[int, list[int]] = {}
+    for index, box in enumerate(boxes):
+        key = root(index)
+        shape = shapes.get(key)
+        if shape is None:
+            shapes[key] = list(box)
+        else:
+            shape[0], shape[1] = min(shape[0], box[0]), min(shape[1], box[1])
+            shape[2], shape[3] = max(shape[2], box[2]), max(shape[3], box[3])
+            shape[4] += box[4]
+    rings = []
+    for left, top, right, bottom, ink in shapes.values():
+        w, h = right - left, bottom - top
+        if not (min_side <= w <= max_side and min_side <= h <= max_side and w / h >= 0.8):
+            continue
+        middle = ((top + bottom) // 2) * width
+        # A ring's pen is thin beside its size; an oval twice as wide as tall may be drawn
+        # with a pen a third of its height (PA's "fill in the oval"), its corners less round.
+        inset = 1
+        if w / h > 1.25:
+            if w / h > max_aspect or not _hollow_oval(data[middle + left : middle + right]):
+                continue
+            inset = 0
+        elif ink > 0.6 * w * h or data[middle + (left + right) // 2] == 0:
+            continue  # a dot or a filled blob, not a ring
+        near, far = top + inset, bottom - 1 - inset
+        corners = (
+            data[near * width + left + inset],
+            data[near * width + right - 1 - inset],
+            data[far * width + left + inset],
+            data[far * width + right - 1 - inset],
+        )
+        if 0 in corners:
+            continue  # square cornered: a frame of something else (squares are boxes)
+        rings.append((left, top, right, bottom))
+    return rings
+
+
+def _hollow_oval(middle_row: bytes) -> bool:
+    """True when the middle row of a wide shape is two strokes of ink with paper between them
+    for at least 0.4 of its width: an oval drawn with a thick pen, not a bar or a blob."""
+    inner = middle_row.strip(b"\xff").strip(b"\x00")
+    return b"\x00" not in inner and len(inner) >= 0.4 * len(middle_row)

@@ -22,8 +22,9 @@ picture back). Pure Python: no Django.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from PIL import Image
 
@@ -57,12 +58,8 @@ RUN_MIN = 5.0  # points: the shortest stroke that can be the side of a checkbox
 DASH_GAP = 2.0  # points: the widest gap between the dashes of a dashed rule
 # A tinted ground is grey levels from GROUND_LEVEL up to WHITE_LEVEL (the palest tints read as
 # paper to the rules and the ink); a page is tinted when at least GROUND_SHARE of it is.
-WHITE_LEVEL = 250
 GROUND_LEVEL = 200
 GROUND_SHARE = 0.05
-# An empty cell at least this tall, in a column that also has one-line cells, is written on its
-# last line only (a tax form's amount column beside a question of several lines).
-TALL_CELL_MIN = 28.0
 
 
 @dataclass
@@ -98,10 +95,7 @@ def shapes(
     page.add_tinted_boxes()
     if not scan:  # a scan's paper is no even white
         page.add_white_boxes(image)
-        for box in white_squares(image, frame):  # on a dark ground (dark_ground)
-            rect = Rect(box.x0, box.y0, box.width, box.height)
-            if not page.overlaps_found(rect):
-                page._add_filled(box, rect)
+        page.add_white_squares(image)
     page.add_rings(scan=scan)
     page.add_lines()
     page.part_numbers()
@@ -187,16 +181,15 @@ class _PageShapes:
         return columns / self.scale
 
     def shaded(self, box: geometry.Box) -> bool:
-        """True when ``box`` is filled with a grey shade (darker than a tinted ground, lighter
-        than ink), text left out: a cell the form greys out, not one to write in."""
-        left, top, right, bottom = self._pixels(box.x0 + 1, box.y0 + 1, box.x1 - 1, box.y1 - 1)
-        if right <= left or bottom <= top:
-            return False
-        return (
-            raster.INK_LEVEL
-            <= raster.mean_level(self.rules_image, (left, top, right, bottom))
-            < GROUND_LEVEL
-        )
+        """True when ``box`` is filled with a grey shade, a point in from its sides: a cell the
+        form greys out, not one to write in."""
+        pixels = self._pixels(box.x0 + 1, box.y0 + 1, box.x1 - 1, box.y1 - 1)
+        return pixels[2] > pixels[0] and pixels[3] > pixels[1] and self._grey(pixels)
+
+    def _grey(self, pixels: tuple[int, int, int, int]) -> bool:
+        """True when the page (text left out) is a grey shade over ``pixels``: darker than a
+        tinted ground, lighter than ink; where a form says nothing is written."""
+        return raster.INK_LEVEL <= raster.mean_level(self.rules_image, pixels) < GROUND_LEVEL
 
     def overlaps_found(self, rect: Rect) -> bool:
         return any(overlap_share(rect, other.rect) > 0.3 for other in self.found)
@@ -222,13 +215,8 @@ class _PageShapes:
 
     def part_numbers(self) -> None:
         """A blank parted into an SSN's or EIN's groups is that number's comb."""
-        for index, item in enumerate(self.found):
-            r = item.rect
-            box = geometry.Box(r.x, r.y, r.right, r.top)
-            cells = number_cells(box, self.dotted_vlines) if item.kind == "text" else None
-            if cells:
-                rects = tuple(Rect(b.x0, b.y0, b.width, b.height) for b in cells)
-                self.found[index] = Found("comb", r, boxes=rects)
+        cells_of = partial(number_cells, vlines=self.dotted_vlines)
+        self.found = [as_number(item, cells_of) for item in self.found]
 
     def add_boxes(self, boxes: Sequence[geometry.Box]) -> None:
         """Empty squares (checkboxes), and empty boxes and table cells (text fields): the whole
@@ -319,30 +307,21 @@ class _PageShapes:
             self.taken.append(box)
 
     def settle_tall_cells(self) -> None:
-        """An empty cell several lines tall in a column of one-line cells (an amount column
-        beside a question that takes three lines) is written on its last line, where the
-        line's number is printed: the field is its bottom band, as tall as the column's
-        one-line cells. A tall cell alone in its column (a box for a description) stays whole."""
-        tol = geometry.TOLERANCE
-        short = [box for box in self.empty_boxes if box.height < TALL_CELL_MIN]
+        """A tall empty cell in a column of one-line cells is written on its last line
+        (``form_geometry.last_line``); a tall cell alone in its column stays whole."""
         for index, item in enumerate(self.found):
-            rect = item.rect
-            if item.kind != "text" or rect.height < TALL_CELL_MIN:
-                continue
-            column = sorted(
-                box.height
-                for box in short
-                if abs(box.x0 - rect.x) <= tol and abs(box.x1 - rect.x - rect.width) <= tol
-            )
-            if column:
-                height = column[len(column) // 2]
-                self.found[index] = Found("text", Rect(rect.x, rect.y, rect.width, height))
+            rect = geometry.last_line(item.rect, self.empty_boxes)
+            if item.kind == "text" and rect != item.rect:
+                self.found[index] = Found("text", rect)
 
     def drop_cents(self) -> None:
         """Leaves out the cents boxes of amounts (``form_geometry.is_cents``)."""
         texts = [item.rect for item in self.found if item.kind == "text"]
-        cents = [item.kind == "text" and geometry.is_cents(item.rect, texts) for item in self.found]
-        self.found = [item for item, dropped in zip(self.found, cents, strict=True) if not dropped]
+
+        def cents(item: Found) -> bool:
+            return item.kind == "text" and geometry.is_cents(item.rect, texts)
+
+        self.found = [item for item in self.found if not cents(item)]
 
     def add_tinted_boxes(self) -> None:
         """Fields shown only by a background colour: even rectangles of tint, empty inside,
@@ -352,12 +331,8 @@ class _PageShapes:
         for left, top, right, bottom in raster.filled_boxes(tint, min_side):
             if not raster.paper_around(tint, (left, top, right, bottom), max(2, round(self.scale))):
                 continue
-            if (
-                raster.INK_LEVEL
-                <= raster.mean_level(self.rules_image, (left, top, right, bottom))
-                < GROUND_LEVEL
-            ):
-                continue  # a grey shade: where a form says nothing is written (■ is ink)
+            if self._grey((left, top, right, bottom)):
+                continue  # a grey shade (■ is ink)
             x0, y0, x1, y1 = self.frame.box_to_page(left, top, right, bottom)
             box = geometry.Box(x0, y0, x1, y1)
             rect = Rect(x0, y0, box.width, box.height)
@@ -370,17 +345,16 @@ class _PageShapes:
         ended on every side by the ground or a rule (a stack of them shares its rules), with
         the ground on a fair part of their surroundings (a white cell of a white page has only
         rules and paper round it: not one of these)."""
-        ground = image.point(lambda v: 255 if GROUND_LEVEL <= v < WHITE_LEVEL else 0)
+        ground = image.point(lambda v: 255 if GROUND_LEVEL <= v < raster.WHITE_LEVEL else 0)
         if ground.resize((1, 1), Image.Resampling.BOX).tobytes()[0] < GROUND_SHARE * 255:
             return  # no tinted ground: the usual white page
-        white = image.point(lambda v: 0 if v >= WHITE_LEVEL else 255)
+        white = raster.white_mask(image)
         min_side = max(3, round(FILLED_MIN * self.scale))
         margin = max(3, round(2 * self.scale))
         candidates: list[geometry.Box] = []
         for left, top, right, bottom in raster.filled_boxes(white, min_side):
             box_px = (left, top, right, bottom)
-            edges = raster.strips(box_px, 1, image.size)
-            if len(edges) < 4 or any(raster.mean_level(white, strip) < 200 for strip in edges):
+            if not raster.paper_ends(white, box_px):
                 continue  # white paper goes on past an edge (or the page's): no box
             around = raster.strips(box_px, margin, image.size)
             if sum(raster.mean_level(ground, strip) for strip in around) < 0.2 * 255 * len(around):
@@ -400,6 +374,13 @@ class _PageShapes:
             ):
                 continue  # the cents of the amount at its left, written with it
             self._add_filled(box, rect)
+
+    def add_white_squares(self, image: Image.Image) -> None:
+        """Checkboxes shown as white squares on a dark ground (``dark_ground``)."""
+        for box in white_squares(image, self.frame):
+            rect = Rect(box.x0, box.y0, box.width, box.height)
+            if not self.overlaps_found(rect):
+                self._add_filled(box, rect)
 
     def _add_filled(self, box: geometry.Box, rect: Rect) -> None:
         """A filled or white box as a field: a checkbox by its shape, else a text field when
@@ -495,3 +476,13 @@ class _PageShapes:
             x - POINTER_REACH <= arrow.right <= x + 1 and y0 - 1 <= arrow.y <= y1
             for arrow in self.pointers
         )
+
+
+def as_number(item: Found, cells_of: Callable[[geometry.Box], list[geometry.Box] | None]) -> Found:
+    """``item``, or where it is a text blank that ``cells_of`` parts into a number's digits
+    (``comb_rows``), that number's comb."""
+    r = item.rect
+    cells = cells_of(geometry.Box(r.x, r.y, r.right, r.top)) if item.kind == "text" else None
+    if not cells:
+        return item
+    return Found("comb", r, boxes=tuple(Rect(b.x0, b.y0, b.width, b.height) for b in cells))

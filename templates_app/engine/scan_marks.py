@@ -16,7 +16,8 @@ from PIL import Image
 
 from core.engine.template_spec import Rect
 from templates_app.engine import page_raster as raster
-from templates_app.engine.page_shapes import Found, overlap_share
+from templates_app.engine.form_geometry import overlap_share
+from templates_app.engine.page_shapes import Found
 
 # The band outside each side of a checkbox that is looked at (points from its edge), and the
 # share of it inked that counts as something printed against that side.
