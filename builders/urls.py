@@ -1,35 +1,36 @@
 """The embedded builders' pages and endpoints, each under its link's token."""
 
-from django.urls import path
+from types import ModuleType
+
+from django.urls import URLPattern, path
 
 from builders import packet_views, template_views, views, workflow_views
 
+
+def _endpoints(
+    embed_type: str, short: str, views: ModuleType, names: tuple[str, ...], view_prefix: str = ""
+) -> list[URLPattern]:
+    """The endpoints a builder's page calls, as its script names them: each at
+    ``embed/<embed_type>/<token>/<name>/``, named ``builders-<short>-<name>``, served by the
+    view ``<view_prefix><name>`` of ``views``."""
+    return [
+        path(
+            f"embed/{embed_type}/<str:token>/{name}/",
+            getattr(views, view_prefix + name),
+            name=f"builders-{short}-{name}",
+        )
+        for name in names
+    ]
+
+
 urlpatterns = [
     path("embed/<str:embed_type>/<str:token>/", views.builder_page, name="builders-page"),
-    path(
-        "embed/edit-pdf-template/<str:token>/pdf/",
-        template_views.editor_pdf,
-        name="builders-template-pdf",
-    ),
-    path(
-        "embed/edit-pdf-template/<str:token>/spec/",
-        template_views.editor_spec,
-        name="builders-template-spec",
-    ),
-    path(
-        "embed/edit-pdf-template/<str:token>/publish/",
-        template_views.editor_publish,
-        name="builders-template-publish",
-    ),
-    path(
-        "embed/edit-pdf-template/<str:token>/detect/",
-        template_views.editor_detect,
-        name="builders-template-detect",
-    ),
-    path(
-        "embed/edit-pdf-template/<str:token>/preview/",
-        template_views.editor_preview,
-        name="builders-template-preview",
+    *_endpoints(
+        "edit-pdf-template",
+        "template",
+        template_views,
+        ("pdf", "spec", "publish", "detect", "preview"),
+        view_prefix="editor_",
     ),
     path(
         "embed/edit-etch-packet/<str:token>/templates/<str:eid>/",
@@ -44,12 +45,7 @@ urlpatterns = [
     path(
         "embed/edit-etch-packet/<str:token>/send/", packet_views.send, name="builders-packet-send"
     ),
-    *[
-        path(
-            f"embed/edit-workflow/<str:token>/{name}/",
-            getattr(workflow_views, name),
-            name=f"builders-workflow-{name}",
-        )
-        for name in ("definition", "draft", "preview", "publish")
-    ],
+    *_endpoints(
+        "edit-workflow", "workflow", workflow_views, ("definition", "draft", "preview", "publish")
+    ),
 ]
