@@ -24,6 +24,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from accounts.staff_admin import OrganizationOwnedAdmin, manages, may_manage
+from core.admin_context import RowContextAdmin
 from core.admin_pages import own_pages
 from core.blobs import blob_read
 from core.engine.archive import safe_filename
@@ -64,7 +65,7 @@ class ReassignForm(forms.Form):
 
 
 @admin.register(Packet)
-class PacketAdmin(OrganizationOwnedAdmin):
+class PacketAdmin(RowContextAdmin, OrganizationOwnedAdmin):
     list_display = [
         "name",
         "organization",
@@ -173,20 +174,9 @@ class PacketAdmin(OrganizationOwnedAdmin):
         packet: Packet = self.owned_row(request, packet_id, act=act)
         return packet
 
-    def change_view(
-        self,
-        request: HttpRequest,
-        object_id: str,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        packet = (
-            self.get_queryset(request).filter(pk=object_id).first() if object_id.isdigit() else None
-        )
-        context = dict(extra_context or {})
-        if packet is not None:
-            context["packet_tools"] = self._tools(request, packet)
-        return super().change_view(request, object_id, form_url, context)
+    def row_context(self, request: HttpRequest, packet: Packet) -> dict[str, Any]:
+        """The packet's page (core.admin_context): its tools on top."""
+        return {"packet_tools": self._tools(request, packet)}
 
     def _tools(self, request: HttpRequest, packet: Packet) -> dict[str, str]:
         """The buttons of a packet's page, only those that can do something now, for this user."""

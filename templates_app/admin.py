@@ -26,8 +26,9 @@ from django.utils.html import format_html
 from accounts.models import Organization
 from accounts.staff import staff_organizations
 from core.admin_actions import CheckedActionIds
+from core.admin_context import own_page_urls
 from core.admin_pages import object_for_change, own_pages
-from core.errors import ServiceError
+from core.admin_publishing import PublishingAdmin
 from templates_app import editor, fields_page, rename, replace_pdf, services, upload_stash
 from templates_app.engine.describe import example_data
 from templates_app.forms import TemplateUploadForm
@@ -37,6 +38,9 @@ from templates_app.models import PdfTemplate, TemplateVersion
 API_KEY_PLACEHOLDER = "YOUR_API_KEY"
 
 TemplateView = Callable[[HttpRequest, PdfTemplate], HttpResponse]
+
+# The methods of a page with a form (any other is answered 405).
+GET_POST = ("GET", "POST")
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,7 @@ class TemplateChangeList(ChangeList):
 
 
 @admin.register(PdfTemplate)
-class PdfTemplateAdmin(CheckedActionIds):
+class PdfTemplateAdmin(PublishingAdmin, CheckedActionIds):
     list_display = [
         "title",
         "eid",
@@ -213,17 +217,13 @@ class PdfTemplateAdmin(CheckedActionIds):
         url = reverse("admin:templates_app_pdftemplate_editor", args=[obj.pk])
         return HttpResponseRedirect(f"{url}?added")
 
-    # --- list columns ---------------------------------------------------------------------
-    @admin.display(description="Published")
-    def published(self, template: PdfTemplate) -> str:
-        number = services.version_summary(template).published_number
-        return f"v{number}" if number else "never"
+    # --- publish (and the list's columns of it: core.admin_publishing) ----------------------
+    def version_summary(self, template: PdfTemplate) -> services.VersionSummary:
+        return services.version_summary(template)
 
-    @admin.display(description="Unpublished changes", boolean=True)
-    def unpublished_changes(self, template: PdfTemplate) -> bool:
-        return services.version_summary(template).has_unpublished_changes
+    def publish_version(self, template: PdfTemplate) -> TemplateVersion:
+        return services.template_publish(template=template)
 
-    # --- publish ----------------------------------------------------------------------------
     @admin.action(description="Publish the working version")
     def publish_working_versions(
         self, request: HttpRequest, queryset: QuerySet[PdfTemplate]
@@ -256,23 +256,6 @@ class PdfTemplateAdmin(CheckedActionIds):
             reverse("admin:templates_app_pdftemplate_change", args=[copy.pk])
         )
 
-    def replace_pdf_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        """Give the template a new PDF (templates_app/replace_pdf.py)."""
-        if request.method not in ("GET", "POST"):
-            return HttpResponse(status=405)
-        template = self._template_for_change(request, object_id)
-        return replace_pdf.replace_pdf_page(
-            request, template, admin_context=self.admin_site.each_context(request)
-        )
-
-    def _publish(self, request: HttpRequest, template: PdfTemplate) -> None:
-        try:
-            version = services.template_publish(template=template)
-        except ServiceError as error:
-            messages.error(request, f"{template}: not published: {error.message}")
-            return
-        messages.success(request, f"{template}: published as version {version.number}.")
-
     # --- extra pages ------------------------------------------------------------------------
     def get_urls(self) -> list:
         editor_endpoints = (
@@ -293,7 +276,7 @@ class PdfTemplateAdmin(CheckedActionIds):
                 )
                 for name, page in _contributed_views.items()
             ),
-            ("<path:object_id>/editor/", self.editor_view, "editor"),
+            ("<path:object_id>/editor/", self._template_page(editor.editor_page), "editor"),
             *(
                 (
                     f"<path:object_id>/editor/{suffix}/",
@@ -302,11 +285,22 @@ class PdfTemplateAdmin(CheckedActionIds):
                 )
                 for suffix, view in editor_endpoints
             ),
-            ("<path:object_id>/fields/", self.fields_view, "fields"),
+            # The working version's document style and the fields of one page.
+            ("<path:object_id>/fields/", self._template_page(fields_page.fields_page), "fields"),
             ("<path:object_id>/publish/", self.publish_view, "publish"),
-            ("<path:object_id>/aliases/", self.aliases_view, "aliases"),
+            # Rename many fields at once.
+            (
+                "<path:object_id>/aliases/",
+                self._template_page(rename.rename_page, GET_POST),
+                "aliases",
+            ),
             ("<path:object_id>/duplicate/", self.duplicate_view, "duplicate"),
-            ("<path:object_id>/replace-pdf/", self.replace_pdf_view, "replace_pdf"),
+            # Give the template a new PDF.
+            (
+                "<path:object_id>/replace-pdf/",
+                self._template_page(replace_pdf.replace_pdf_page, GET_POST),
+                "replace_pdf",
+            ),
         ]
         return own_pages(self, "templates_app_pdftemplate", pages) + super().get_urls()
 
@@ -314,20 +308,7 @@ class PdfTemplateAdmin(CheckedActionIds):
         template: PdfTemplate = object_for_change(self, request, object_id, "No such template.")
         return template
 
-    def editor_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        template = self._template_for_change(request, object_id)
-        return editor.editor_page(
-            request, template, admin_context=self.admin_site.each_context(request)
-        )
-
-    def aliases_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        """Rename many fields at once (templates_app/rename.py)."""
-        if request.method not in ("GET", "POST"):
-            return HttpResponse(status=405)
-        template = self._template_for_change(request, object_id)
-        return rename.rename_page(
-            request, template, admin_context=self.admin_site.each_context(request)
-        )
+    row_for_change = _template_for_change  # the publish page's (core.admin_publishing)
 
     def _template_endpoint(
         self, view: TemplateView, methods: tuple[str, ...] | None = None
@@ -341,39 +322,25 @@ class PdfTemplateAdmin(CheckedActionIds):
 
         return endpoint
 
-    def publish_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        if request.method != "POST":
-            return HttpResponse(status=405)
-        template = self._template_for_change(request, object_id)
-        self._publish(request, template)
-        return HttpResponseRedirect(
-            reverse("admin:templates_app_pdftemplate_change", args=[template.pk])
-        )
+    def _template_page(
+        self, page: Callable[..., HttpResponse], methods: tuple[str, ...] | None = None
+    ) -> Callable[[HttpRequest, str], HttpResponse]:
+        """A page of one template in the admin's frame (``page`` gets the admin's context), behind
+        the same checks as the endpoints."""
 
-    def fields_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        """Edit the working version's document style and the fields of one page
-        (templates_app/fields_page.py)."""
-        template = self._template_for_change(request, object_id)
-        return fields_page.fields_page(
-            request, template, admin_context=self.admin_site.each_context(request)
-        )
+        def view(request: HttpRequest, template: PdfTemplate) -> HttpResponse:
+            return page(request, template, admin_context=self.admin_site.each_context(request))
+
+        return self._template_endpoint(view, methods)
 
     def change_view(
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
     ):
-        extra_context = extra_context or {}
-        for key, name in (
-            ("fields_url", "fields"),
-            ("publish_url", "publish"),
-            ("test_fill_url", "test_fill"),
-            ("editor_url", "editor"),
-            ("aliases_url", "aliases"),
-            ("duplicate_url", "duplicate"),
-            ("replace_pdf_url", "replace_pdf"),
-        ):
-            extra_context[key] = reverse(
-                f"admin:templates_app_pdftemplate_{name}", args=[object_id]
-            )
+        pages = ("fields", "publish", "test_fill", "editor", "aliases", "duplicate", "replace_pdf")
+        extra_context = {
+            **(extra_context or {}),
+            **own_page_urls("templates_app_pdftemplate", object_id, pages),
+        }
         template = self.get_object(request, object_id)
         if template is not None:
             extra_context["example_call"] = example_call(template)

@@ -25,7 +25,9 @@ from django.utils.html import format_html
 from accounts.staff import staff_managed_organizations, staff_manages, staff_organizations
 from accounts.staff_admin import manages, may_manage
 from core.admin_actions import CheckedActionIds
+from core.admin_context import own_page_urls
 from core.admin_pages import own_pages
+from core.admin_publishing import PublishingAdmin
 from core.errors import ServiceError
 from core.responses import file_response
 from templates_app.models import PdfTemplate
@@ -156,7 +158,7 @@ class VersionInline(admin.TabularInline):
 
 
 @admin.register(Workflow)
-class WorkflowAdmin(CheckedActionIds):
+class WorkflowAdmin(PublishingAdmin, CheckedActionIds):
     list_display = [
         "name",
         "slug",
@@ -229,14 +231,12 @@ class WorkflowAdmin(CheckedActionIds):
         allowed = super().has_delete_permission(request, obj)
         return allowed and _may_change(request, obj.organization_id if obj else None)
 
-    @admin.display(description="Published")
-    def published(self, workflow: Workflow) -> str:
-        number = versions.version_summary(workflow).published_number
-        return f"v{number}" if number else "never"
+    # The Published and Unpublished changes columns, and publishing: core.admin_publishing.
+    def version_summary(self, workflow: Workflow) -> versions.VersionSummary:
+        return versions.version_summary(workflow)
 
-    @admin.display(description="Unpublished changes", boolean=True)
-    def unpublished_changes(self, workflow: Workflow) -> bool:
-        return versions.version_summary(workflow).has_unpublished_changes
+    def publish_version(self, workflow: Workflow) -> WorkflowVersion:
+        return versions.workflow_publish(workflow=workflow)
 
     @admin.display(description="Public form")
     def form_link(self, workflow: Workflow) -> str:
@@ -260,14 +260,6 @@ class WorkflowAdmin(CheckedActionIds):
             return
         for workflow in queryset:
             self._publish(request, workflow)
-
-    def _publish(self, request: HttpRequest, workflow: Workflow) -> None:
-        try:
-            version = versions.workflow_publish(workflow=workflow)
-        except ServiceError as error:
-            messages.error(request, f"{workflow}: not published: {error.message}")
-            return
-        messages.success(request, f"{workflow}: published as version {version.number}.")
 
     @admin.action(description="Export as JSON")
     def export_json(self, request: HttpRequest, queryset: QuerySet[Workflow]) -> HttpResponse:
@@ -306,12 +298,9 @@ class WorkflowAdmin(CheckedActionIds):
             raise PermissionDenied
         return workflow
 
-    def publish_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        if request.method != "POST":
-            return HttpResponse(status=405)
-        workflow = self._workflow(request, object_id, change=True)
-        self._publish(request, workflow)
-        return HttpResponseRedirect(reverse("admin:workflows_workflow_change", args=[workflow.pk]))
+    def row_for_change(self, request: HttpRequest, object_id: str) -> Workflow:
+        """The publish page's (core.admin_publishing)."""
+        return self._workflow(request, object_id, change=True)
 
     def preview_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         workflow = self._workflow(request, object_id, change=False)
@@ -392,13 +381,10 @@ class WorkflowAdmin(CheckedActionIds):
     def change_view(
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
     ):
-        extra_context = extra_context or {}
-        for key, name in (
-            ("publish_url", "publish"),
-            ("preview_url", "preview"),
-            ("export_url", "export"),
-        ):
-            extra_context[key] = reverse(f"admin:workflows_workflow_{name}", args=[object_id])
+        extra_context = {
+            **(extra_context or {}),
+            **own_page_urls("workflows_workflow", object_id, ("publish", "preview", "export")),
+        }
         return super().change_view(request, object_id, form_url, extra_context)
 
 

@@ -10,6 +10,7 @@ an owner or admin of the organization uploads, sends or cancels one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -31,6 +32,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.staff import staff_managed_organizations
 from accounts.staff_admin import OrganizationOwnedAdmin, may_manage
+from core.admin_context import RowContextAdmin
 from core.admin_pages import own_pages
 from core.errors import ServiceError, ValidationFailed
 from core.responses import file_response
@@ -89,7 +91,7 @@ class BatchProblem(Exception):
 
 
 @admin.register(BulkBatch)
-class BulkBatchAdmin(OrganizationOwnedAdmin):
+class BulkBatchAdmin(RowContextAdmin, OrganizationOwnedAdmin):
     list_display = ["name", "organization", "status", "progress", "created_at", "created_by"]
     list_filter = ["status"]
     search_fields = ["name", "eid"]
@@ -206,24 +208,10 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
 
     # --- a batch's page: preview, progress, results -----------------------------------------
 
-    def change_view(
-        self,
-        request: HttpRequest,
-        object_id: str,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        """The batch's page: Django's read-only change form, with the preview (a draft), the
-        progress (sending) or each row's outcome below its fields, and its tools on top."""
-        batch = (
-            self.get_queryset(request).filter(pk=object_id).first() if object_id.isdigit() else None
-        )
-        context = dict(extra_context or {})
-        if batch is not None:
-            context.update(self._batch_context(request, batch))
-        return super().change_view(request, object_id, form_url, context)
-
-    def _batch_context(self, request: HttpRequest, batch: BulkBatch) -> dict[str, Any]:
+    def row_context(self, request: HttpRequest, batch: BulkBatch) -> dict[str, Any]:
+        """The batch's page (core.admin_context): Django's read-only change form, with the
+        preview (a draft), the progress (sending) or each row's outcome below its fields, and its
+        tools on top."""
         rows = batch.rows.order_by("index")
         with_problems = rows.exclude(errors=[])
         problem_count = with_problems.count()
@@ -252,30 +240,31 @@ class BulkBatchAdmin(OrganizationOwnedAdmin):
         }
 
     def send(self, request: HttpRequest, batch_id: int) -> HttpResponse:
-        batch = self._batch(request, batch_id, act=True)
-        try:
-            batch_start(batch=batch)
-        except ServiceError:  # sent already (a second click): the API's Conflict, in words
-            batch.refresh_from_db()
-            self.message_user(
-                request,
-                _("This bulk send cannot be sent again. Its status: %(status)s.")
-                % {"status": batch.get_status_display()},
-                messages.WARNING,
-            )
-        return HttpResponseRedirect(reverse("admin:esign_bulkbatch_change", args=[batch.pk]))
+        # Refused: sent already (a second click).
+        refused = _("This bulk send cannot be sent again. Its status: %(status)s.")
+        return self._step(request, batch_id, batch_start, refused)
 
     def cancel(self, request: HttpRequest, batch_id: int) -> HttpResponse:
+        # Refused: finished meanwhile.
+        refused = _("This bulk send is no longer sending. Its status: %(status)s.")
+        return self._step(request, batch_id, batch_cancel, refused)
+
+    def _step(
+        self,
+        request: HttpRequest,
+        batch_id: int,
+        step: Callable[..., Any],
+        refused: str,
+    ) -> HttpResponse:
+        """``step(batch=)`` on a batch the user manages, then back to its page; the service's
+        refusal (the API's Conflict) said in words, ``refused`` with the batch's status now."""
         batch = self._batch(request, batch_id, act=True)
         try:
-            batch_cancel(batch=batch)
-        except ServiceError:  # finished meanwhile: the API's Conflict, in words
+            step(batch=batch)
+        except ServiceError:
             batch.refresh_from_db()
             self.message_user(
-                request,
-                _("This bulk send is no longer sending. Its status: %(status)s.")
-                % {"status": batch.get_status_display()},
-                messages.WARNING,
+                request, refused % {"status": batch.get_status_display()}, messages.WARNING
             )
         return HttpResponseRedirect(reverse("admin:esign_bulkbatch_change", args=[batch.pk]))
 
