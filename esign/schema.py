@@ -10,8 +10,9 @@ import graphene
 from django.conf import settings
 from django.urls import reverse
 
-from accounts.identity import ApiIdentity, identity_of
+from accounts.identity import ApiIdentity
 from core.errors import NotFound
+from core.graphql.fields import by_eid
 from core.graphql.mutations import ServiceMutation
 from core.graphql.resolvers import or_none
 from core.graphql.scalars import JSON, DateTime, Upload
@@ -236,11 +237,7 @@ class EtchFileInput(graphene.InputObjectType):
 
 
 class Query(graphene.ObjectType):
-    etch_packet = graphene.Field(EtchPacketType, eid=graphene.String(required=True))
-
-    @staticmethod
-    def resolve_etch_packet(root: Any, info: Any, eid: str) -> Packet:
-        return lookups.packet_get(organization=identity_of(info).organization, eid=eid)
+    etch_packet = by_eid(EtchPacketType, lookups.packet_get)
 
 
 class CreateEtchPacket(ServiceMutation):

@@ -4,7 +4,6 @@ this app adds to the wire type ``Organization`` (composed in ``config/schema.py`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from functools import cached_property
 from typing import Any
 
@@ -13,6 +12,7 @@ import graphene
 from accounts.identity import identity_of
 from accounts.models import Organization
 from core.engine.template_spec import TemplateSpec
+from core.graphql.fields import at_path
 from core.graphql.scalars import JSON, DateTime
 from templates_app import services
 from templates_app.engine.describe import example_data, field_info
@@ -38,36 +38,27 @@ class CastType(graphene.ObjectType):
     class Meta:
         name = "Cast"
 
-    eid = graphene.String(required=True)
-    title = graphene.String()
-    name = graphene.String()
-    is_template = graphene.Boolean()
+    # Of the template, or of its versions' summary (CastView); the rest are resolved below.
+    eid = graphene.String(required=True, resolver=at_path("template.eid"))
+    title = graphene.String(resolver=at_path("template.title"))
+    name = graphene.String(resolver=at_path("template.title"))
+    is_template = graphene.Boolean(resolver=at_path("template.is_template"))
     version_number = graphene.Int(description="The number of the version returned.")
-    published_number = graphene.Int(description="The latest published version, if any.")
-    latest_draft_version_number = graphene.Int(
-        description="The number the working version would get if published now."
+    published_number = graphene.Int(
+        description="The latest published version, if any.",
+        resolver=at_path("summary.published_number"),
     )
-    has_unpublished_changes = graphene.Boolean()
+    latest_draft_version_number = graphene.Int(
+        description="The number the working version would get if published now.",
+        resolver=at_path("summary.latest_draft_version_number"),
+    )
+    has_unpublished_changes = graphene.Boolean(resolver=at_path("summary.has_unpublished_changes"))
     has_been_published = graphene.Boolean()
-    published_at = DateTime()
+    published_at = DateTime(resolver=at_path("summary.published_at"))
     field_info = JSON(description="Fields, arrays, pages and style; see docs/templates.md.")
     example_data = JSON(description="A valid fill payload `data` for this version.")
-    created_at = DateTime()
-    updated_at = DateTime()
-
-    @staticmethod
-    def resolve_eid(view: CastView, info: Any) -> str:
-        return view.template.eid
-
-    @staticmethod
-    def resolve_title(view: CastView, info: Any) -> str:
-        return view.template.title
-
-    resolve_name = resolve_title
-
-    @staticmethod
-    def resolve_is_template(view: CastView, info: Any) -> bool:
-        return view.template.is_template
+    created_at = DateTime(resolver=at_path("template.created_at"))
+    updated_at = DateTime(resolver=at_path("template.updated_at"))
 
     @staticmethod
     def resolve_version_number(view: CastView, info: Any) -> int:
@@ -76,24 +67,8 @@ class CastType(graphene.ObjectType):
         return view.summary.latest_draft_version_number
 
     @staticmethod
-    def resolve_published_number(view: CastView, info: Any) -> int | None:
-        return view.summary.published_number
-
-    @staticmethod
-    def resolve_latest_draft_version_number(view: CastView, info: Any) -> int:
-        return view.summary.latest_draft_version_number
-
-    @staticmethod
-    def resolve_has_unpublished_changes(view: CastView, info: Any) -> bool:
-        return view.summary.has_unpublished_changes
-
-    @staticmethod
     def resolve_has_been_published(view: CastView, info: Any) -> bool:
         return view.summary.published_number is not None
-
-    @staticmethod
-    def resolve_published_at(view: CastView, info: Any) -> datetime | None:
-        return view.summary.published_at
 
     @staticmethod
     def resolve_field_info(view: CastView, info: Any) -> dict[str, Any]:
@@ -102,14 +77,6 @@ class CastType(graphene.ObjectType):
     @staticmethod
     def resolve_example_data(view: CastView, info: Any) -> dict[str, Any]:
         return example_data(view.spec)
-
-    @staticmethod
-    def resolve_created_at(view: CastView, info: Any) -> datetime:
-        return view.template.created_at
-
-    @staticmethod
-    def resolve_updated_at(view: CastView, info: Any) -> datetime:
-        return view.template.updated_at
 
 
 def cast_views(organization: Organization, is_template: bool | None) -> list[CastView]:

@@ -10,6 +10,7 @@ import graphene
 
 from accounts.identity import ApiIdentity
 from core.errors import ValidationFailed
+from core.graphql.fields import at_path
 from core.graphql.mutations import ServiceMutation
 from core.graphql.scalars import DateTime
 from core.moments import ISO_MESSAGE, parse_moment
@@ -43,10 +44,13 @@ class WebhookLogType(graphene.ObjectType):
         name = "WebhookLog"
 
     eid = graphene.String(required=True)
-    action = graphene.String(required=True)
-    event_eid = graphene.String(required=True)
+    # Of the event delivered.
+    action = graphene.String(required=True, resolver=at_path("event.action"))
+    event_eid = graphene.String(required=True, resolver=at_path("event.eid"))
     webhook_id = graphene.String(
-        required=True, description="The `webhook-id` header it is sent with."
+        required=True,
+        description="The `webhook-id` header it is sent with.",
+        resolver=at_path("event.message_id"),
     )
     url = graphene.String()
     status = graphene.String(required=True, description="pending, delivered, failed or skipped.")
@@ -57,18 +61,6 @@ class WebhookLogType(graphene.ObjectType):
     delivered_at = DateTime()
     created_at = DateTime()
     attempts = graphene.List(graphene.NonNull(WebhookAttemptType), required=True)
-
-    @staticmethod
-    def resolve_action(delivery: WebhookDelivery, info: Any) -> str:
-        return delivery.event.action
-
-    @staticmethod
-    def resolve_event_eid(delivery: WebhookDelivery, info: Any) -> str:
-        return delivery.event.eid
-
-    @staticmethod
-    def resolve_webhook_id(delivery: WebhookDelivery, info: Any) -> str:
-        return delivery.event.message_id
 
     @staticmethod
     def resolve_attempts(delivery: WebhookDelivery, info: Any) -> list[WebhookAttempt]:

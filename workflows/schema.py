@@ -9,7 +9,9 @@ from typing import Any
 import graphene
 
 from accounts.identity import ApiIdentity, identity_of
+from accounts.models import Organization
 from core.errors import NotFound, ValidationFailed
+from core.graphql.fields import by_eid
 from core.graphql.mutations import ServiceMutation
 from core.graphql.resolvers import or_none
 from core.graphql.scalars import JSON, DateTime
@@ -206,6 +208,11 @@ class OrganizationWelds(graphene.ObjectType):
         return list(versions.workflow_list(organization=organization))
 
 
+def _weld_data_get(*, organization: Organization, eid: str) -> Submission:
+    """The organization's submission, its state brought up to date (``weldData``)."""
+    return submission_sync(submission_get(organization=organization, eid=eid))
+
+
 class Query(graphene.ObjectType):
     weld = graphene.Field(
         WeldType,
@@ -213,7 +220,7 @@ class Query(graphene.ObjectType):
         organization_slug=graphene.String(),
         slug=graphene.String(),
     )
-    weld_data = graphene.Field(WeldDataType, eid=graphene.String(required=True))
+    weld_data = by_eid(WeldDataType, _weld_data_get)
 
     @staticmethod
     def resolve_weld(
@@ -231,11 +238,6 @@ class Query(graphene.ObjectType):
         if organization_slug != organization.slug:
             raise NotFound(f"No workflow with slug '{slug}'.")
         return versions.workflow_by_slug(organization=organization, slug=slug)
-
-    @staticmethod
-    def resolve_weld_data(root: Any, info: Any, eid: str) -> Submission:
-        submission = submission_get(organization=identity_of(info).organization, eid=eid)
-        return submission_sync(submission)
 
 
 class ForgeSubmit(ServiceMutation):

@@ -7,7 +7,8 @@ from typing import Any
 
 import graphene
 
-from accounts.identity import ApiIdentity, identity_of
+from accounts.identity import ApiIdentity
+from core.graphql.fields import by_eid
 from core.graphql.mutations import ServiceMutation
 from core.graphql.resolvers import or_none
 from core.graphql.scalars import JSON, DateTime
@@ -89,11 +90,7 @@ class BulkBatchType(graphene.ObjectType):
 
 
 class Query(graphene.ObjectType):
-    etch_packet_batch = graphene.Field(BulkBatchType, eid=graphene.String(required=True))
-
-    @staticmethod
-    def resolve_etch_packet_batch(root: Any, info: Any, eid: str) -> BulkBatch:
-        return bulk.batch_get(organization=identity_of(info).organization, eid=eid)
+    etch_packet_batch = by_eid(BulkBatchType, bulk.batch_get)
 
 
 class CreateEtchPacketBatch(ServiceMutation):
