@@ -30,7 +30,7 @@ from typing import IO, Any
 from asn1crypto import algos, cms
 from asn1crypto import x509 as asn1_x509
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
-from pyhanko.sign import fields, signers
+from pyhanko.sign import signers
 from pyhanko.sign.signers.pdf_byterange import PreparedByteRangeDigest
 from pyhanko.sign.signers.pdf_cms import PdfCMSSignedAttributes
 from pyhanko.sign.signers.pdf_signer import PdfTBSDocument, PostSignInstructions
@@ -41,6 +41,7 @@ from esign.engine.seal import (
     B_B_OVERHEAD_BYTES,
     DIGEST,
     TIMESTAMP_TOKEN_BYTES,
+    pades_metadata,
     pyhanko_errors,
     run_coroutine,
 )
@@ -119,13 +120,7 @@ async def _prepare(
 ) -> PendingSignature:
     key_bytes = (certificate.public_key.bit_size + 7) // 8
     signer = _signer(certificate, chain, key_bytes)
-    meta = signers.PdfSignatureMetadata(
-        field_name=field_name,
-        md_algorithm=DIGEST,
-        subfilter=fields.SigSeedSubFilter.PADES,
-        reason=reason or None,
-        location=location or None,
-    )
+    meta = pades_metadata(field_name, reason, location)
     pdf_signer = signers.PdfSigner(meta, signer=signer)
     writer = IncrementalPdfFileWriter(io.BytesIO(pdf), strict=False)
     reserved = sum(len(c.dump()) for c in (certificate, *chain)) + B_B_OVERHEAD_BYTES

@@ -103,28 +103,9 @@ class SealedPdf:
     level: str
 
 
-def seal_pdf(
-    pdf: bytes,
-    *,
-    credentials: SealCredentials,
-    signing_time: datetime,
-    tsa: TsaConfig | FallbackTimeStamper | None = None,
-    trust_roots: Sequence[asn1_x509.Certificate] = (),
-    reason: str = "",
-    location: str = "",
-    attachments: Sequence[Attachment] = (),
-) -> bytes:
-    """The sealed file of :func:`seal_document` (its arguments and errors)."""
-    return seal_document(
-        pdf,
-        credentials=credentials,
-        signing_time=signing_time,
-        tsa=tsa,
-        trust_roots=trust_roots,
-        reason=reason,
-        location=location,
-        attachments=attachments,
-    ).pdf
+def seal_pdf(pdf: bytes, **options: Any) -> bytes:
+    """The sealed file of :func:`seal_document` (the same keyword arguments and errors)."""
+    return seal_document(pdf, **options).pdf
 
 
 def seal_document(
@@ -177,6 +158,22 @@ def seal_document(
                 archive_timestamp,
             )
         )
+
+
+def pades_metadata(
+    field_name: str, reason: str, location: str, **extra: Any
+) -> signers.PdfSignatureMetadata:
+    """The signature dictionary of every PAdES signature the service makes, the seal's and a
+    remote signer's (esign.engine.remote_pades): ``/SubFilter /ETSI.CAdES.detached``, SHA-256,
+    no empty reason or location. ``extra``: pyHanko's other settings (validation data...)."""
+    return signers.PdfSignatureMetadata(
+        field_name=field_name,
+        md_algorithm=DIGEST,
+        subfilter=fields.SigSeedSubFilter.PADES,
+        reason=reason or None,
+        location=location or None,
+        **extra,
+    )
 
 
 @contextmanager
@@ -280,12 +277,10 @@ async def _seal(
             # retried later): the seal must carry the revocation data its level promises.
             revocation_mode="hard-fail",
         )
-    meta = signers.PdfSignatureMetadata(
-        field_name=field_name,
-        md_algorithm=DIGEST,
-        subfilter=fields.SigSeedSubFilter.PADES,
-        reason=reason or None,
-        location=location or None,
+    meta = pades_metadata(
+        field_name,
+        reason,
+        location,
         embed_validation_info=long_term,
         use_pades_lta=long_term and archive_timestamp,
         validation_context=context,
