@@ -21,3 +21,9 @@ def get_or_not_found(queryset: QuerySet[M], missing: str, /, **lookup: Any) -> M
         return queryset.get(**lookup)
     except queryset.model.DoesNotExist:
         raise NotFound(missing) from None
+
+
+def get_by_eid(queryset: QuerySet[M], what: str, eid: str, /, **scope: Any) -> M:
+    """The row of ``queryset`` with ``eid`` within ``scope`` (the caller's organization), else
+    NotFound "No {what} with eid '...'.": every object's missing message reads the same."""
+    return get_or_not_found(queryset, f"No {what} with eid '{eid}'.", eid=eid, **scope)

@@ -49,7 +49,7 @@ from core.background import enqueue_in_transaction
 from core.engine.input_checks import text_problem
 from core.engine.problems import Problem
 from core.errors import Conflict, FieldError, ServiceError, ValidationFailed
-from core.lookups import get_or_not_found
+from core.lookups import get_by_eid
 from core.outbox import Moves
 from core.tasks_registry import task_named
 from esign.bulk_models import BulkBatch, BulkRow
@@ -295,12 +295,7 @@ def batch_start(*, batch: BulkBatch) -> BulkBatch:
 
 def batch_get(*, organization: Organization, eid: str) -> BulkBatch:
     """The organization's batch; another organization's is as absent as a missing one."""
-    return get_or_not_found(
-        BulkBatch.objects.all(),
-        f"No bulk send with eid '{eid}'.",
-        organization=organization,
-        eid=eid,
-    )
+    return get_by_eid(BulkBatch.objects.all(), "bulk send", eid, organization=organization)
 
 
 def batch_cancel(*, batch: BulkBatch) -> BulkBatch:
