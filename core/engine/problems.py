@@ -32,6 +32,12 @@ class EngineError(Exception):
     # For "busy": when the caller may try again (Retry-After); None to leave it to the service.
     retry_after_seconds: int | None = None
 
+    def __init__(self, *args: object, log_detail: str | None = None) -> None:
+        super().__init__(*args)
+        # A subclass may have set its own before calling this: only a given one replaces it.
+        if log_detail is not None:
+            self.log_detail = log_detail
+
 
 @dataclass(frozen=True)
 class Problem:

@@ -40,10 +40,6 @@ class SealError(EsignError):
     # succeed until an operator acts fails at once.
     retryable: ClassVar[bool] = True
 
-    def __init__(self, message: str, *, log_detail: str | None = None) -> None:
-        super().__init__(message)
-        self.log_detail = log_detail
-
 
 class TimestampUnavailable(SealError):
     """No timestamp authority gave a usable timestamp: retry later, never seal without one."""

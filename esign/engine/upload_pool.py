@@ -65,21 +65,20 @@ class UploadTooComplex(EngineError):
 
 
 def _timeout(seconds: float) -> UploadTooComplex:
-    error = UploadTooComplex("the file took too long to check")
-    error.log_detail = f"stopped after {seconds:g} s"
-    return error
+    return UploadTooComplex(
+        "the file took too long to check", log_detail=f"stopped after {seconds:g} s"
+    )
 
 
 def _out_of_memory(limit_bytes: int) -> UploadTooComplex:
-    error = UploadTooComplex("the file needs more memory to check than allowed")
-    error.log_detail = f"past the worker's {limit_bytes / 2**20:g} MB"
-    return error
+    return UploadTooComplex(
+        "the file needs more memory to check than allowed",
+        log_detail=f"past the worker's {limit_bytes / 2**20:g} MB",
+    )
 
 
 def _crashed(detail: str, where: str | None = None) -> UploadTooComplex:
-    error = UploadTooComplex("the file could not be checked")
-    error.log_detail = detail
-    return error
+    return UploadTooComplex("the file could not be checked", log_detail=detail)
 
 
 UPLOAD_ERRORS = PoolErrors(
