@@ -21,11 +21,10 @@ from django.db import transaction
 from accounts.identity import ApiIdentity
 from core.api_errors import internal_error_body, log_unexpected
 from core.errors import RequestTooLarge, ServiceError, ValidationFailed
-from core.graphql.scalars import iso_ms
 from core.parsers import check_json_value
 from esign.links import sign_url_generate
 from esign.models import Packet
-from esign.packets import packet_get, parse_packet_input
+from esign.packets import packet_get, packet_summary, parse_packet_input
 from esign.sending import packet_create, packet_intake_check
 from fill.services import fill_template
 from generate.services import pdf_generate
@@ -136,12 +135,7 @@ def generate(identity: ApiIdentity, arguments: dict[str, Any]) -> ToolAnswer:
 def _packet(packet: Packet) -> dict[str, Any]:
     group = getattr(packet, "document_group", None)
     return {
-        "eid": packet.eid,
-        "name": packet.name,
-        "status": packet.status,
-        "isTest": packet.is_test,
-        "createdAt": iso_ms(packet.created_at),
-        "completedAt": iso_ms(packet.completed_at),
+        **packet_summary(packet),
         "documentGroup": {"eid": group.eid, "status": group.status} if group else None,
         "signers": [
             {

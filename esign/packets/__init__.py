@@ -21,6 +21,7 @@ from esign.packets.lifecycle import (
     on_packet_removing,
     on_packet_status_change,
     on_signer_handing_over,
+    packet_summary,
     signer_summary,
 )
 from esign.packets.lookups import packet_get
@@ -36,6 +37,7 @@ __all__ = [
     "on_packet_status_change",
     "on_signer_handing_over",
     "packet_get",
+    "packet_summary",
     "parse_packet_input",
     "signer_summary",
 ]

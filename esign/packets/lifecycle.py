@@ -197,7 +197,9 @@ def audit(
 # etchPacketSealed, etchPacketSealFailed, etchPacketExpired and signerForwarded.
 
 
-def _packet(packet: Packet) -> dict[str, Any]:
+def packet_summary(packet: Packet) -> dict[str, Any]:
+    """What a packet is and where it stands, by its wire fields (the events' etchPacket, the
+    MCP tools' packet)."""
     return {
         "eid": packet.eid,
         "name": packet.name,
@@ -205,8 +207,11 @@ def _packet(packet: Packet) -> dict[str, Any]:
         "isTest": packet.is_test,
         "createdAt": iso_ms(packet.created_at),
         "completedAt": iso_ms(packet.completed_at),
-        "expiresAt": iso_ms(packet.expires_at),
     }
+
+
+def _packet(packet: Packet) -> dict[str, Any]:
+    return {**packet_summary(packet), "expiresAt": iso_ms(packet.expires_at)}
 
 
 def _group(packet: Packet) -> dict[str, Any]:
