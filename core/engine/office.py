@@ -34,7 +34,6 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from xml.sax.saxutils import escape
 
 from core.engine.office_sniff import OfficeKind, OfficeRefused, sniff, too_many_pages
@@ -77,42 +76,6 @@ class Converted:
     pdf: bytes
     kind: OfficeKind  # what the document was
     pages: int
-
-
-def convert(
-    data: bytes,
-    filename: str,
-    *,
-    timeout: float,
-    memory_limit: int,
-    max_pages: int,
-    profile_dir: Path | None = None,
-    font_dirs: tuple[Path, ...] = (),
-    soffice: str = SOFFICE,
-) -> Converted:
-    """``data`` (named ``filename`` in messages) as a PDF, by one LibreOffice run within
-    ``timeout`` seconds and ``memory_limit`` bytes of address space. Raises OfficeRefused
-    (``reason``: the sniffer's, or "timeout", "failed", "too_many_pages")."""
-    kind = sniff(data, filename, max_pages=max_pages)
-    return run_soffice(
-        data,
-        kind,
-        filename,
-        timeout=timeout,
-        memory_limit=memory_limit,
-        max_pages=max_pages,
-        profile_dir=profile_dir,
-        font_dirs=font_dirs,
-        soffice=soffice,
-    )
-
-
-def to_pdf(
-    data: bytes, filename: str, *, timeout: float, memory_limit: int, **options: Any
-) -> bytes:
-    """`convert`'s PDF (``max_pages`` defaults to 500, as a template may have)."""
-    options.setdefault("max_pages", 500)
-    return convert(data, filename, timeout=timeout, memory_limit=memory_limit, **options).pdf
 
 
 def run_soffice(
@@ -341,6 +304,9 @@ class OfficeConverter:
         max_pages: int,
         font_dirs: tuple[Path, ...] = (),
     ) -> Converted:
+        """``data`` (named ``filename`` in messages) as a PDF, by one LibreOffice run within
+        ``timeout`` seconds and ``memory_limit`` bytes of address space. Raises OfficeBusy, or
+        OfficeRefused (``reason``: the sniffer's, or "timeout", "failed", "too_many_pages")."""
         kind = sniff(data, filename, max_pages=max_pages)
         try:
             slot = self._slots.get(timeout=self.queue_timeout)
