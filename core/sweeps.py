@@ -28,15 +28,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from django.db.models import Q, QuerySet
+from django.db.models import Model, Q, QuerySet
 from django.utils import timezone
 from django.utils.module_loading import autodiscover_modules
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 logger = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=Model)
 
 
 class WorkerLost(Exception):
@@ -106,6 +108,18 @@ def tasks_unfinished_for(
         unfinished = unfinished.filter(**{f"args_kwargs__kwargs__{kwarg}__in": list(among)})
     rows = unfinished.values_list("args_kwargs", flat=True)
     return {args["kwargs"][kwarg] for args in rows if kwarg in args.get("kwargs", {})}
+
+
+def without_unfinished_task(
+    rows: list[M], *, task_path: str, kwarg: str, running: bool = False
+) -> list[M]:
+    """The rows a sweep claimed whose task was lost: those no unfinished result of
+    ``task_path`` names (its keyword argument ``kwarg`` is the row's pk), as
+    :func:`tasks_unfinished_for` finds them, in one query for the set."""
+    waiting = tasks_unfinished_for(
+        task_path=task_path, kwarg=kwarg, running=running, among=[row.pk for row in rows]
+    )
+    return [row for row in rows if row.pk not in waiting]
 
 
 class SweepFunction(Protocol):

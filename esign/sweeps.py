@@ -15,7 +15,7 @@ from django.utils import timezone
 from core.background import enqueue_in_transaction
 from core.claims import claim_one
 from core.row_writes import rows_update
-from core.sweeps import sweep, task_results_lost_fail, task_unfinished, tasks_unfinished_for
+from core.sweeps import sweep, task_results_lost_fail, task_unfinished, without_unfinished_task
 from core.table_upkeep import churned
 from core.tasks_registry import task_path
 from esign.links.emails import signer_emails_recover, signer_reminders_queue
@@ -53,14 +53,14 @@ def seals_sweep(*, now: datetime) -> int:
         # its ``updated_at``, the clock auto_now reads), so one whose task still waits in the
         # queue is looked at again a lease later.
         Packet.objects.filter(pk__in=ids).update(seal_leased_until=None, updated_at=timezone.now())
-        waiting: set[int] = set()
-        if not abandoned:
-            # A seal task queued, or running since less than the lease (those running longer
-            # were marked failed above), will claim the seal, or is about to: not lost.
-            waiting = tasks_unfinished_for(
-                task_path=path, kwarg="packet_id", running=True, among=ids
-            )
-        lost = [packet for packet in packets if packet.pk not in waiting]
+        # Unless its attempt was abandoned, a seal task queued, or running since less than the
+        # lease (those running longer were marked failed above), will claim the seal, or is
+        # about to: not lost.
+        lost = (
+            packets
+            if abandoned
+            else without_unfinished_task(packets, task_path=path, kwarg="packet_id", running=True)
+        )
         for packet in lost:
             enqueue_in_transaction(
                 PACKET_SEAL, packet_id=packet.pk, attempt=packet.seal_attempts + 1

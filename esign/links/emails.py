@@ -23,7 +23,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from core.background import enqueue_in_transaction
-from core.sweeps import tasks_unfinished_for
+from core.sweeps import without_unfinished_task
 from core.tasks_registry import task_path
 from esign.links.limits import new_link_count
 from esign.links.tokens import (
@@ -312,14 +312,14 @@ def signer_emails_recover(*, now: datetime | None = None) -> int:
         ids = [email.pk for email in rows]
         # Released and due from now, so the next sweeps leave them alone for a lease.
         SignerEmail.objects.filter(pk__in=ids).update(claimed_until=None, due_at=now)
-        waiting: set[int] = set()
-        if not abandoned:
-            # A task queued, or running within its lease (the sweep marked those running longer
-            # failed), will claim the email: not lost, only waiting in a long queue.
-            waiting = tasks_unfinished_for(
-                task_path=path, kwarg="email_id", running=True, among=ids
-            )
-        lost = [email for email in rows if email.pk not in waiting]
+        # Unless its attempt was abandoned, a task queued, or running within its lease (the
+        # sweep marked those running longer failed), will claim the email: not lost, only
+        # waiting in a long queue.
+        lost = (
+            rows
+            if abandoned
+            else without_unfinished_task(rows, task_path=path, kwarg="email_id", running=True)
+        )
         for email in lost:
             _enqueue(email.pk)
         return len(lost)
