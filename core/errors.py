@@ -101,14 +101,19 @@ class RequestTooLarge(ServiceError):
     default_message = "Request Too Large"
 
 
-class RateLimited(ServiceError):
-    name = "RateLimitError"
-    status = 429
-    default_message = "Rate limit exceeded."
+class RetryLater(ServiceError):
+    """An error whose answer tells the client when to try again: ``retry_after_seconds`` (the
+    Retry-After header, read by core.api_errors and the GraphQL view)."""
 
     def __init__(self, retry_after_seconds: int, message: str | None = None) -> None:
         self.retry_after_seconds = retry_after_seconds
         super().__init__(message)
+
+
+class RateLimited(RetryLater):
+    name = "RateLimitError"
+    status = 429
+    default_message = "Rate limit exceeded."
 
 
 class FontUnavailableError(ServiceError):

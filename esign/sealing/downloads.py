@@ -13,7 +13,7 @@ from django.utils import timezone
 from accounts.models import Organization
 from core.blobs import blob_read
 from core.engine.archive import PdfZip, safe_filename
-from core.errors import Conflict, ServiceError
+from core.errors import Conflict, RetryLater, ServiceError
 from esign.engine.attachment_files import KINDS
 from esign.models import Packet, SealedFileVersion, Signer
 from esign.packets.attachment_fields import packet_attachments
@@ -27,16 +27,12 @@ KINDS_BY_TYPE = dict(KINDS.values())
 PENDING_RETRY_AFTER_SECONDS = 5
 
 
-class SealPending(ServiceError):
+class SealPending(RetryLater):
     """The packet is completed but its documents are still being sealed: try again shortly."""
 
     name = "SealPendingError"
     status = 503
     default_message = "The documents are being sealed; try again shortly."
-
-    def __init__(self, retry_after_seconds: int, message: str | None = None) -> None:
-        self.retry_after_seconds = retry_after_seconds
-        super().__init__(message)
 
 
 class SealFailed(ServiceError):
