@@ -1,5 +1,5 @@
 """The worker side of `core.engine.process_pool`: a worker module's ``__main__`` calls
-`worker_main` with how to warm up and how to run one job.
+`main` with how to warm up and how to run one job.
 
 A worker is started as ``python -m <module> <fd> <temp dir> <memory limit> <nice>`` and talks to
 its pool over the inherited socket ``fd`` with `multiprocessing.connection` messages: it answers
@@ -29,11 +29,7 @@ from typing import Any
 Handler = Callable[[Any], Any]
 
 
-def worker_main(
-    connection: Connection,
-    temp_dir: str,
-    memory_limit_bytes: int,
-    nice: int,
+def main(
     *,
     start: Callable[[], Handler],
     expected: tuple[type[BaseException], ...],
@@ -41,11 +37,13 @@ def worker_main(
     log_name: str = "worker",
     after: Callable[[], None] | None = None,
 ) -> None:
-    """A worker's life: set up, ``start()`` (warm up; returns the job handler), then run jobs
-    until told to stop or killed. Exceptions of the ``expected`` types go back to the caller as
-    they are; ``where`` says, for the caller, where in the input an unexpected one happened.
+    """A worker module's ``__main__``, a worker's life: with the command-line arguments the pool
+    passes (see `arguments`), set up, ``start()`` (warm up; returns the job handler), then run
+    jobs until told to stop or killed. Exceptions of the ``expected`` types go back to the caller
+    as they are; ``where`` says, for the caller, where in the input an unexpected one happened.
     ``after`` is called once each result is sent, before the next job is awaited (tidying up
     while the caller has its answer)."""
+    connection, temp_dir, memory_limit_bytes, nice = arguments()
     try:
         set_up_process(temp_dir, memory_limit_bytes, nice, log_name)
         handle = start()
@@ -139,21 +137,6 @@ def describe(exc: BaseException) -> str:
     """An exception for the logs: its type and frames, never its message (it may quote data)."""
     frames = "".join(traceback.format_tb(exc.__traceback__))
     return f"{type(exc).__name__}\n{frames}"
-
-
-def main(
-    *,
-    start: Callable[[], Handler],
-    expected: tuple[type[BaseException], ...],
-    where: Callable[[BaseException], str | None] = lambda _: None,
-    log_name: str = "worker",
-    after: Callable[[], None] | None = None,
-) -> None:
-    """A worker module's ``__main__``: `worker_main` with the command-line arguments the pool
-    passes (see `arguments`)."""
-    worker_main(
-        *arguments(), start=start, expected=expected, where=where, log_name=log_name, after=after
-    )
 
 
 def arguments() -> tuple[Connection, str, int, int]:
