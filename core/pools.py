@@ -2,18 +2,29 @@
 Django) with its settings read from Django's settings, by one naming scheme for every app:
 ``<PREFIX>_WORKERS``, ``<PREFIX>_WORKER_MAX_JOBS``, ``<PREFIX>_WORKER_MEMORY_MB``,
 ``<PREFIX>_WORKER_RECYCLE_MB``, ``<PREFIX>_WORKER_NICE``, ``<PREFIX>_MAX_JOBS_PER_ORGANIZATION``
-and ``<PREFIX>_MAX_WAITING`` (``GENERATE_WORKERS``, ``VERIFY_WORKER_MEMORY_MB``)."""
+and ``<PREFIX>_MAX_WAITING`` (``GENERATE_WORKERS``, ``VERIFY_WORKER_MEMORY_MB``); a job run by
+`SettingsPool.run` has ``<PREFIX>_TIMEOUT_SECONDS`` and waits ``<PREFIX>_QUEUE_TIMEOUT_SECONDS``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic
+from typing import Any, Generic, TypeVar
 
 from django.conf import settings
 
-from core.engine.process_pool import PoolPerProcess, PoolSettings, PoolStats, PoolT
+from core.engine.process_pool import (
+    JobT,
+    PoolPerProcess,
+    PoolSettings,
+    PoolStats,
+    ProcessPool,
+    ResultT,
+)
 
 MIB = 1_048_576
+# Covariant, so that a SettingsPool of a VerifyPool is one of a ProcessPool[VerifyJob, ...]
+# (what `SettingsPool.run` asks for): it only hands its pool out.
+PoolT_co = TypeVar("PoolT_co", bound=ProcessPool, covariant=True)
 
 # Each PoolSettings field, the setting that holds it (after the prefix) and its unit in bytes.
 _SETTINGS = (
@@ -43,23 +54,36 @@ def pool_settings(prefix: str, **defaults: int) -> PoolSettings:
 _by_prefix: dict[str, SettingsPool[Any]] = {}
 
 
-class SettingsPool(Generic[PoolT]):
+class SettingsPool(Generic[PoolT_co]):
     """This process's pool made by ``make`` with the settings of ``prefix`` (``pool_settings``):
     made on first use, and again after a fork or a change of the settings, the old one being
     closed (PoolPerProcess)."""
 
-    def __init__(self, make: Callable[[PoolSettings], PoolT], prefix: str, **defaults: int):
-        self._pools: PoolPerProcess[PoolT] = PoolPerProcess(make)
+    def __init__(self, make: Callable[[PoolSettings], PoolT_co], prefix: str, **defaults: int):
+        self._pools: PoolPerProcess[PoolT_co] = PoolPerProcess(make)
         self._prefix = prefix
         self._defaults = defaults
         _by_prefix[prefix] = self
 
-    def get(self) -> PoolT:
+    def get(self) -> PoolT_co:
         return self._pools.get(pool_settings(self._prefix, **self._defaults))
 
-    def current(self) -> PoolT | None:
+    def current(self) -> PoolT_co | None:
         """This process's pool, if it made one."""
         return self._pools.current()
+
+    def run(
+        self: SettingsPool[ProcessPool[JobT, ResultT]], job: JobT, *, tenant: str | None = None
+    ) -> ResultT:
+        """``job``'s result from this process's pool, within ``<PREFIX>_TIMEOUT_SECONDS`` once a
+        worker is free, after waiting at most ``<PREFIX>_QUEUE_TIMEOUT_SECONDS`` for one (the
+        settings as they are now)."""
+        return self.get().run(
+            job,
+            timeout=getattr(settings, f"{self._prefix}_TIMEOUT_SECONDS"),
+            queue_timeout=getattr(settings, f"{self._prefix}_QUEUE_TIMEOUT_SECONDS"),
+            tenant=tenant,
+        )
 
 
 def pool_stats(prefix: str) -> PoolStats | None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.conf import settings
-
 from core.errors import ServiceBusy
 from core.pools import SettingsPool
 from esign.engine.upload_pool import UploadBusy, UploadJob, UploadPool, UploadTooComplex
@@ -37,12 +35,7 @@ def run_upload_check(job: UploadJob, *, busy_message: str, tenant: str | None = 
     UploadTooComplex (logged: past the worker's time or memory, or the worker died) for the
     caller to refuse the file in its words, or ServiceBusy with ``busy_message``."""
     try:
-        return upload_pool().run(
-            job,
-            timeout=settings.UPLOAD_CHECK_TIMEOUT_SECONDS,
-            queue_timeout=settings.UPLOAD_CHECK_QUEUE_TIMEOUT_SECONDS,
-            tenant=tenant,
-        )
+        return _pool.run(job, tenant=tenant)
     except UploadTooComplex as error:
         logger.warning("upload refused (%s): %s", type(job).__name__, error.log_detail)
         raise

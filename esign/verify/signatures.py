@@ -188,11 +188,7 @@ def _report(data: bytes, at: datetime) -> PdfVerification:
             now=at,
             online_revocation=online_revocation_policy(),
         )
-        report = verify_pool().run(
-            job,
-            timeout=settings.VERIFY_TIMEOUT_SECONDS,
-            queue_timeout=settings.VERIFY_QUEUE_TIMEOUT_SECONDS,
-        )
+        report = _pool.run(job)
     except PdfTooComplex as error:
         detail = f": {error.log_detail}" if error.log_detail else ""
         level = logging.ERROR if isinstance(error, VerifyCrashed) else logging.INFO
