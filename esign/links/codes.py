@@ -57,6 +57,17 @@ def masked_destination(signer: Signer) -> str:
     return f"{local[:1]}***@{domain}"
 
 
+def _audit_code(signer: Signer, action: AuditAction, client: Client | None) -> None:
+    """The trail's entry for a code sent to the signer, or entered right: how, and where to."""
+    audit(
+        packet=signer.packet,
+        signer=signer,
+        action=action,
+        client=client,
+        detail={"method": signer.verify_method, "to": masked_destination(signer)},
+    )
+
+
 def _hash(signer: Signer, code: str) -> str:
     return salted_hmac("esign.signer-code", f"{signer.pk}:{code}", algorithm="sha256").hexdigest()
 
@@ -133,13 +144,7 @@ def code_send(*, signer: Signer, client: Client | None = None) -> SendOutcome:
             logger.warning("verification: the code to signer %s could not be sent", signer.eid)
             SignerCode.objects.filter(pk=row.pk).update(expires_at=now)
             return SendOutcome(sent=False, failed=True)
-    audit(
-        packet=signer.packet,
-        signer=signer,
-        action=AuditAction.SIGNER_CODE_SENT,
-        client=client,
-        detail={"method": signer.verify_method, "to": masked_destination(signer)},
-    )
+    _audit_code(signer, AuditAction.SIGNER_CODE_SENT, client)
     return SendOutcome(sent=True)
 
 
@@ -168,13 +173,7 @@ def code_check(
             live.used_at = now
             live.save(update_fields=["used_at"])
             SignerToken.objects.filter(pk=token.pk).update(verified_at=now)
-            audit(
-                packet=signer.packet,
-                signer=signer,
-                action=AuditAction.SIGNER_VERIFIED,
-                client=client,
-                detail={"method": signer.verify_method, "to": masked_destination(signer)},
-            )
+            _audit_code(signer, AuditAction.SIGNER_VERIFIED, client)
             return CodeResult.RIGHT
         live.tries += 1
         fields = ["tries"]
