@@ -47,19 +47,95 @@ class _Page:
         self.canvas.setFont(LABEL_FONT, LABEL_SIZE)
         self.canvas.drawString(x, y, text)
 
-    def field(self, label: str, rect: Rect, **spec: Any) -> FieldSpec:
+    def field(self, label: str, rect: Rect, key: str, kind: str, **spec: Any) -> FieldSpec:
+        """Draws and records one field; its alias is its id unless ``spec`` names another."""
+        for option in spec.get("options", ()):
+            self.label(option.id, option.rect.right + 3, option.rect.y + 3)
+            radius = option.rect.width / 2
+            self.canvas.circle(option.rect.x + radius, option.rect.y + radius, radius)
         self.label(label, rect.x, rect.top + LABEL_GAP)
         # Boxes, parts and radio options are drawn on their own: an outline around them as well
         # would double their lines.
-        if spec["type"] != "radioGroup" and not spec.get("boxes") and not spec.get("parts"):
+        if kind != "radioGroup" and not spec.get("boxes") and not spec.get("parts"):
             self.box(rect)
         for extra in spec.get("boxes", ()):
             self.box(extra)
         for _, part in spec.get("parts", ()):
             self.box(part)
-        field = FieldSpec(page=self.page, rect=rect, label=label, **spec)
+        spec.setdefault("alias", key)
+        field = FieldSpec(page=self.page, rect=rect, label=label, id=key, type=kind, **spec)
         self.fields.append(field)
         return field
+
+
+LEFT, RIGHT, WIDTH = 54.0, 318.0, 240.0
+
+# The first page, one row a field, drawn in this order: label, box, id (its alias too unless the
+# last column names another), type, and the rest of its spec.
+FIRST_PAGE: tuple[tuple[str, Rect, str, str, dict[str, Any]], ...] = (
+    ("Full name (one box)", Rect(LEFT, 690, WIDTH, 18), "name", "fullName", {}),
+    ("Email", Rect(RIGHT, 690, WIDTH, 18), "email", "email", {}),
+    ("SSN", Rect(LEFT, 650, 110, 18), "ssn", "ssn", {}),
+    ("EIN", Rect(LEFT + 130, 650, 110, 18), "ein", "ein", {}),
+    (
+        "Date of birth",
+        Rect(RIGHT, 650, 110, 18),
+        "birthDate",
+        "date",
+        {"format": {"pattern": "MMMM D, YYYY"}},
+    ),
+    ("Phone", Rect(RIGHT + 130, 650, 110, 18), "phone", "phone", {}),
+    ("Address", Rect(LEFT, 610, 504, 18), "address", "usAddress", {}),
+    ("Amount", Rect(LEFT, 570, 110, 18), "amount", "dollar", {}),
+    ("Quantity", Rect(LEFT + 130, 570, 110, 18), "quantity", "integer", {}),
+    ("Rate", Rect(RIGHT, 570, 110, 18), "rate", "number", {"format": {"decimals": 3}}),
+    ("Discount", Rect(RIGHT + 130, 570, 110, 18), "discount", "percent", {}),
+    (
+        "Account number (one character per box)",
+        Rect(LEFT, 530, 162, 18),
+        "account",
+        "charList",
+        {"max_length": 9, "boxes": tuple(Rect(LEFT + i * 18, 530, 18, 18) for i in range(9))},
+    ),
+    ("Agree to terms", Rect(RIGHT, 530, 14, 14), "agree", "checkbox", {}),
+    (
+        "Favourite colour",
+        Rect(RIGHT + 120, 530, 102, 14),  # as tall as the checkbox: the labels line up
+        "colour",
+        "radioGroup",
+        {
+            "options": tuple(
+                RadioOption(id=choice, rect=Rect(RIGHT + 120 + i * 45, 530, 12, 12))
+                for i, choice in enumerate(("red", "green", "blue"))
+            )
+        },
+    ),
+    (
+        "Notes (one line per box)",
+        Rect(LEFT, 434, 504, 52),
+        "notes",
+        "textWrap",
+        {"boxes": tuple(Rect(LEFT, 470 - i * 18, 504, 16) for i in range(3))},
+    ),
+    ("Comments", Rect(LEFT, 350, 504, 60), "comments", "longText", {"auto_size": True}),
+    ("Title", Rect(LEFT, 300, 240, 18), "title", "shortText", {}),
+    ("Signature image", Rect(RIGHT, 250, 200, 68), "photo", "imageFile", {}),
+    (
+        "Name in parts: first, middle initial, last",
+        Rect(LEFT, 250, 240, 18),
+        "nameParts",
+        "fullName",
+        {
+            "alias": "name",
+            "parts": (
+                ("firstName", Rect(LEFT, 250, 110, 18)),
+                ("mi", Rect(LEFT + 115, 250, 20, 18)),
+                ("lastName", Rect(LEFT + 140, 250, 100, 18)),
+            ),
+        },
+    ),
+    ("Footer (page-number variables)", Rect(LEFT, 40, 200, 14), "footer", "shortText", {}),
+)
 
 
 def build_demo_template() -> tuple[bytes, TemplateSpec]:
@@ -71,109 +147,8 @@ def build_demo_template() -> tuple[bytes, TemplateSpec]:
     canvas.setFont("Helvetica-Bold", 16)
     canvas.drawString(54, 740, "Demo form: every field type")
     p = _Page(canvas, 0, fields)
-    left, right, width = 54.0, 318.0, 240.0
-    p.field(
-        "Full name (one box)", Rect(left, 690, width, 18), id="name", alias="name", type="fullName"
-    )
-    p.field("Email", Rect(right, 690, width, 18), id="email", alias="email", type="email")
-    p.field("SSN", Rect(left, 650, 110, 18), id="ssn", alias="ssn", type="ssn")
-    p.field("EIN", Rect(left + 130, 650, 110, 18), id="ein", alias="ein", type="ein")
-    p.field(
-        "Date of birth",
-        Rect(right, 650, 110, 18),
-        id="birthDate",
-        alias="birthDate",
-        type="date",
-        format={"pattern": "MMMM D, YYYY"},
-    )
-    p.field("Phone", Rect(right + 130, 650, 110, 18), id="phone", alias="phone", type="phone")
-    p.field("Address", Rect(left, 610, 504, 18), id="address", alias="address", type="usAddress")
-    p.field("Amount", Rect(left, 570, 110, 18), id="amount", alias="amount", type="dollar")
-    p.field(
-        "Quantity", Rect(left + 130, 570, 110, 18), id="quantity", alias="quantity", type="integer"
-    )
-    p.field(
-        "Rate",
-        Rect(right, 570, 110, 18),
-        id="rate",
-        alias="rate",
-        type="number",
-        format={"decimals": 3},
-    )
-    p.field(
-        "Discount", Rect(right + 130, 570, 110, 18), id="discount", alias="discount", type="percent"
-    )
-    char_boxes = tuple(Rect(left + i * 18, 530, 18, 18) for i in range(9))
-    p.field(
-        "Account number (one character per box)",
-        Rect(left, 530, 162, 18),
-        id="account",
-        alias="account",
-        type="charList",
-        max_length=9,
-        boxes=char_boxes,
-    )
-    p.field("Agree to terms", Rect(right, 530, 14, 14), id="agree", alias="agree", type="checkbox")
-    options = tuple(
-        RadioOption(id=choice, rect=Rect(right + 120 + i * 45, 530, 12, 12))
-        for i, choice in enumerate(("red", "green", "blue"))
-    )
-    for option in options:
-        p.label(option.id, option.rect.right + 3, option.rect.y + 3)
-        canvas.circle(option.rect.x + 6, option.rect.y + 6, 6)
-    p.field(
-        "Favourite colour",
-        Rect(right + 120, 530, 102, 14),  # as tall as the checkbox: the labels line up
-        id="colour",
-        alias="colour",
-        type="radioGroup",
-        options=options,
-    )
-    lines = tuple(Rect(left, 470 - i * 18, 504, 16) for i in range(3))
-    p.field(
-        "Notes (one line per box)",
-        Rect(left, 434, 504, 52),
-        id="notes",
-        alias="notes",
-        type="textWrap",
-        boxes=lines,
-    )
-    p.field(
-        "Comments",
-        Rect(left, 350, 504, 60),
-        id="comments",
-        alias="comments",
-        type="longText",
-        auto_size=True,
-    )
-    p.field("Title", Rect(left, 300, 240, 18), id="title", alias="title", type="shortText")
-    p.field(
-        "Signature image",
-        Rect(right, 250, 200, 68),
-        id="photo",
-        alias="photo",
-        type="imageFile",
-    )
-    name_parts = (
-        ("firstName", Rect(left, 250, 110, 18)),
-        ("mi", Rect(left + 115, 250, 20, 18)),
-        ("lastName", Rect(left + 140, 250, 100, 18)),
-    )
-    p.field(
-        "Name in parts: first, middle initial, last",
-        Rect(left, 250, 240, 18),
-        id="nameParts",
-        alias="name",
-        type="fullName",
-        parts=name_parts,
-    )
-    p.field(
-        "Footer (page-number variables)",
-        Rect(left, 40, 200, 14),
-        id="footer",
-        alias="footer",
-        type="shortText",
-    )
+    for label, rect, key, kind, rest in FIRST_PAGE:
+        p.field(label, rect, key, kind, **rest)
     canvas.showPage()
 
     canvas.setFont("Helvetica-Bold", 16)
@@ -183,24 +158,12 @@ def build_demo_template() -> tuple[bytes, TemplateSpec]:
     for row in range(5):
         y = 690 - row * ROW_PITCH
         descriptions.append(
-            p.field(
-                f"Item {row + 1}",
-                Rect(left, y, 360, 18),
-                id=f"item{row}",
-                alias=f"item{row}",
-                type="shortText",
-            )
+            p.field(f"Item {row + 1}", Rect(LEFT, y, 360, 18), f"item{row}", "shortText")
         )
         prices.append(
-            p.field(
-                f"Price {row + 1}",
-                Rect(left + 380, y, 124, 18),
-                id=f"price{row}",
-                alias=f"price{row}",
-                type="dollar",
-            )
+            p.field(f"Price {row + 1}", Rect(LEFT + 380, y, 124, 18), f"price{row}", "dollar")
         )
-    p.field("Page", Rect(left, 40, 200, 14), id="footer2", alias="footer", type="shortText")
+    p.field("Page", Rect(LEFT, 40, 200, 14), "footer2", "shortText", alias="footer")
     canvas.showPage()
     canvas.save()
 
