@@ -23,7 +23,7 @@ from django.utils import timezone
 from core.engine.field_types import FIELD_TYPES
 from core.engine.problems import Problem
 from core.errors import ValidationFailed
-from workflows.definitions.rows import definition_of, field_columns
+from workflows.definitions.rows import definition_of, field_columns, group_columns, page_columns
 from workflows.engine.definition import (
     FORMAT,
     KEY,
@@ -180,20 +180,6 @@ def _refuse_removing_signers_fields(webform: Webform, removed: set[int]) -> None
 # --- saving -----------------------------------------------------------------------------------
 
 
-def _page_columns(page: PageDef) -> dict[str, Any]:
-    return {"title": page.title, "description": page.description, "show_when": page.show_when}
-
-
-def _group_columns(group: GroupDef) -> dict[str, Any]:
-    return {
-        "key": group.key,
-        "label": group.label,
-        "help_text": group.help_text,
-        "min_entries": group.min_entries,
-        "max_entries": group.max_entries,
-    }
-
-
 def _step_aside(model: Any, pks: set[int]) -> None:
     """Keys are unique in a webform: kept rows take a key no one types first, so that two may
     swap keys."""
@@ -233,7 +219,7 @@ def webform_build(*, webform: Webform, data: Any) -> None:
     used_pages, used_groups = set(), set()
     for p, page in enumerate(form.pages):
         page_row = pages.get(page.id) or WebformPage(webform=webform)
-        for name, value in {**_page_columns(page), "position": p}.items():
+        for name, value in {**page_columns(page), "position": p}.items():
             setattr(page_row, name, value)
         page_row.save()
         used_pages.add(page_row.pk)
@@ -242,7 +228,7 @@ def webform_build(*, webform: Webform, data: Any) -> None:
             _save_field(webform, field, rows.fields[(p, -1, n)], place)
         for g, group in enumerate(page.groups):
             group_row = groups.get(rows.groups[(p, g)] or 0) or WebformGroup(webform=webform)
-            columns = {**_group_columns(group), "page": page_row, "position": g}
+            columns = {**group_columns(group), "page": page_row, "position": g}
             for name, value in columns.items():
                 setattr(group_row, name, value)
             group_row.save()

@@ -209,23 +209,12 @@ def replace_rows(workflow: Workflow, definition: WorkflowDef) -> None:
         webform.pages.all().delete()  # and their fields (and the mappings to them)
         for page_position, page in enumerate(form.pages):
             page_row = WebformPage.objects.create(
-                webform=webform,
-                title=page.title,
-                description=page.description,
-                show_when=page.show_when,
-                position=page_position,
+                webform=webform, position=page_position, **page_columns(page)
             )
             _field_rows(fields, form.slug, page_row, None, page.fields)
             for group_position, group in enumerate(page.groups):
                 group_row = WebformGroup.objects.create(
-                    webform=webform,
-                    page=page_row,
-                    key=group.key,
-                    label=group.label,
-                    help_text=group.help_text,
-                    min_entries=group.min_entries,
-                    max_entries=group.max_entries,
-                    position=group_position,
+                    webform=webform, page=page_row, position=group_position, **group_columns(group)
                 )
                 _field_rows(fields, form.slug, page_row, group_row, group.fields)
     for position, document in enumerate(definition.documents):
@@ -260,6 +249,22 @@ def replace_rows(workflow: Workflow, definition: WorkflowDef) -> None:
             routing_order=signer.routing_order,
             boxes=[box.to_json() for box in signer.boxes],
         )
+
+
+def page_columns(page: PageDef) -> dict[str, Any]:
+    """The columns of a WebformPage row for ``page`` (but its place)."""
+    return {"title": page.title, "description": page.description, "show_when": page.show_when}
+
+
+def group_columns(group: GroupDef) -> dict[str, Any]:
+    """The columns of a WebformGroup row for ``group`` (but its place)."""
+    return {
+        "key": group.key,
+        "label": group.label,
+        "help_text": group.help_text,
+        "min_entries": group.min_entries,
+        "max_entries": group.max_entries,
+    }
 
 
 def field_columns(field: FieldDef) -> dict[str, Any]:
