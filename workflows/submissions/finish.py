@@ -226,22 +226,24 @@ def packet_changed(packet: Packet) -> None:
 def packet_removing(packet: Packet) -> None:
     """esign's hook: a packet that is a submission's signing step is not removed from under it
     (void it instead: the submission then ends as declined)."""
-    owner = Submission.objects.filter(packet=packet).first()
-    if owner is not None:
-        raise Conflict(
-            f"The packet is the signing step of workflow submission '{owner.eid}': void it "
-            "(voidDocumentGroup) instead of removing it."
-        )
+    _refuse_for_signing_step(packet, "void it (voidDocumentGroup) instead of removing it.")
 
 
 def signer_handing_over(packet: Packet) -> None:
     """esign's hook: a submission's signing step keeps its signers (the workflow's page hands the
     signing link to the person filling the webform, whom the step names)."""
+    _refuse_for_signing_step(
+        packet,
+        "its signers sign from the workflow's pages and cannot be forwarded or reassigned.",
+    )
+
+
+def _refuse_for_signing_step(packet: Packet, what_instead: str) -> None:
+    """Conflict if ``packet`` is a submission's signing step, saying ``what_instead``."""
     owner = Submission.objects.filter(packet=packet).first()
     if owner is not None:
         raise Conflict(
-            f"The packet is the signing step of workflow submission '{owner.eid}': its signers "
-            "sign from the workflow's pages and cannot be forwarded or reassigned."
+            f"The packet is the signing step of workflow submission '{owner.eid}': {what_instead}"
         )
 
 
