@@ -37,8 +37,23 @@ def say(message: Message | None) -> str:
     return message.text(rule_gettext) if message is not None else ""
 
 
+class _Item:
+    """What a field and a repeating group both take from their definition: its key, and the
+    HTML id the page's template and script make of it."""
+
+    definition: FieldDef | GroupDef
+
+    @property
+    def key(self) -> str:
+        return self.definition.key
+
+    @property
+    def id(self) -> str:
+        return f"f-{self.definition.key}"
+
+
 @dataclass
-class FieldView:
+class FieldView(_Item):
     """One field as the template draws it."""
 
     definition: FieldDef
@@ -52,16 +67,8 @@ class FieldView:
         return self.text or say(self.message)
 
     @property
-    def key(self) -> str:
-        return self.definition.key
-
-    @property
     def type(self) -> str:
         return self.definition.type
-
-    @property
-    def id(self) -> str:
-        return f"f-{self.definition.key}"
 
     @property
     def value(self) -> str:
@@ -110,7 +117,7 @@ class EntryView:
 
 
 @dataclass
-class GroupView:
+class GroupView(_Item):
     """A repeating group: its entries, the blank entry the script copies, and the message
     about the group as a whole (too few entries)."""
 
@@ -119,14 +126,6 @@ class GroupView:
     blank: list[FieldView]
     message: Message | None = None
     summary: list[FieldView] = field(default_factory=list)
-
-    @property
-    def key(self) -> str:
-        return self.definition.key
-
-    @property
-    def id(self) -> str:
-        return f"f-{self.definition.key}"
 
     @property
     def error(self) -> str:
