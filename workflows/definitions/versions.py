@@ -21,6 +21,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import Organization
+from accounts.owned import owned_get
 from core.engine.problems import EngineError
 from core.errors import NotFound, ValidationFailed, raise_for_engine_error
 from core.lookups import get_or_not_found
@@ -39,12 +40,7 @@ def workflow_list(*, organization: Organization) -> QuerySet[Workflow]:
 
 def workflow_get(*, organization: Organization, eid: str) -> Workflow:
     """The organization's workflow; another organization's is as absent as a missing one."""
-    return get_or_not_found(
-        Workflow.objects.select_related("organization"),
-        f"No workflow with eid '{eid}'.",
-        organization=organization,
-        eid=eid,
-    )
+    return owned_get(Workflow.objects.select_related("organization"), "workflow", organization, eid)
 
 
 def workflow_by_slug(*, organization: Organization, slug: str) -> Workflow:
@@ -57,11 +53,12 @@ def workflow_by_slug(*, organization: Organization, slug: str) -> Workflow:
 
 
 def webform_get(*, organization: Organization, eid: str) -> Webform:
-    return get_or_not_found(
+    return owned_get(
         Webform.objects.select_related("workflow__organization"),
-        f"No webform with eid '{eid}'.",
-        workflow__organization=organization,
-        eid=eid,
+        "webform",
+        organization,
+        eid,
+        through="workflow__organization",
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from accounts.models import Organization
-from core.lookups import get_or_not_found
+from accounts.owned import owned_get
 from workflows.engine.definition import WorkflowDef, parse_definition
 from workflows.engine.resolve import (
     completion_percentage,
@@ -32,11 +32,12 @@ def definition_for(submission: Submission) -> WorkflowDef:
 
 def submission_get(*, organization: Organization, eid: str) -> Submission:
     """The organization's submission; another organization's is as absent as a missing one."""
-    return get_or_not_found(
+    return owned_get(
         Submission.objects.select_related("workflow__organization"),
-        f"No weldData with eid '{eid}'.",
-        workflow__organization=organization,
-        eid=eid,
+        "weldData",
+        organization,
+        eid,
+        through="workflow__organization",
     )
 
 
