@@ -43,26 +43,23 @@ export function fieldPanel(panel, field) {
     (value) => state.setType(id, value),
     { on: "change" },
   );
+  // The label and the flags are left out of the field when empty or off (the spec omits them).
+  const setOrDrop = (key) => (value) =>
+    update((f) => {
+      if (value) f[key] = value;
+      else delete f[key];
+    }, key);
+  const flag = (key, text) => {
+    const [box, row] = panel.checkbox(key, text);
+    panel.bind(box, () => current()[key], setOrDrop(key), { on: "change" });
+    return row;
+  };
   const label = panel.bind(
     panel.input("label", { placeholder: "Shown to people filling a webform" }),
     () => current().label,
-    (value) =>
-      update((f) => {
-        if (value) f.label = value;
-        else delete f.label;
-      }, "label"),
+    setOrDrop("label"),
   );
-  const [readOnlyBox, readOnly] = panel.checkbox("readOnly", "Read-only in interactive PDFs");
-  panel.bind(
-    readOnlyBox,
-    () => current().readOnly,
-    (value) =>
-      update((f) => {
-        if (value) f.readOnly = true;
-        else delete f.readOnly;
-      }, "readOnly"),
-    { on: "change" },
-  );
+  const readOnly = flag("readOnly", "Read-only in interactive PDFs");
   // A signer field is signed in a packet: no fill value, style or read-only setting.
   const signer = isSignerType(field.type);
   let aliasHint = "The key of this field's value in the fill data.";
@@ -75,18 +72,7 @@ export function fieldPanel(panel, field) {
     ...(signer ? [] : [readOnly]),
   ];
   if (field.type === "longText") {
-    const [autoBox, auto] = panel.checkbox("autoSize", "Shrink text until it fits");
-    panel.bind(
-      autoBox,
-      () => current().autoSize,
-      (value) =>
-        update((f) => {
-          if (value) f.autoSize = true;
-          else delete f.autoSize;
-        }, "autoSize"),
-      { on: "change" },
-    );
-    general.push(auto);
+    general.push(flag("autoSize", "Shrink text until it fits"));
   }
   panel.root.append(panel.section("Field", ...general));
 
