@@ -5,8 +5,8 @@
 import { h } from "#common/dom.js";
 import { boxToRect, pointToPdf, rectToBox, screenDeltaToPdf } from "#common/page-box.js";
 import { categoryOf, defaultSize, fitToSubRects, getSubRect, setSubRect } from "./fields.js";
-import { boxesIntersect, normalizeBox, translateRect, unionBox } from "./geometry.js";
-import { moveField, resizeField } from "./state.js";
+import { boxesIntersect, normalizeBox, unionBox } from "./geometry.js";
+import { moveFieldOrSub, resizeField } from "./state.js";
 
 const DRAG_THRESHOLD = 3; // px: less than this is a click, not a drag
 const MIN_BOX = 4; // px: a smaller drawn box counts as a click
@@ -114,17 +114,7 @@ function startMove(view, p, start, { id, collapseOnClick = false }) {
       const delta = screenDeltaToPdf(p.viewport, dx, dy);
       for (const each of ids) {
         const copy = structuredClone(originals.get(each));
-        if (sub) {
-          setSubRect(
-            copy,
-            sub.kind,
-            sub.key,
-            translateRect(getSubRect(copy, sub.kind, sub.key), delta.dx, delta.dy),
-          );
-          fitToSubRects(copy);
-        } else {
-          moveField(copy, delta.dx, delta.dy);
-        }
+        moveFieldOrSub(copy, sub, delta.dx, delta.dy);
         Object.assign(state.field(each), copy);
       }
       state.touch();

@@ -173,18 +173,7 @@ export class EditorState extends DocumentState {
       () => {
         for (const field of fields) {
           const delta = screenDeltaToPdf(this.viewport(field.page || 0), screenDx, screenDy);
-          if (this.sub) {
-            const { kind, key } = this.sub;
-            setSubRect(
-              field,
-              kind,
-              key,
-              translateRect(getSubRect(field, kind, key), delta.dx, delta.dy),
-            );
-            fitToSubRects(field);
-          } else {
-            moveField(field, delta.dx, delta.dy);
-          }
+          moveFieldOrSub(field, this.sub, delta.dx, delta.dy);
           this.clampField(field);
         }
       },
@@ -413,6 +402,17 @@ export function moveField(field, dx, dy) {
   for (const [kind, key, rect] of subRects(field)) {
     setSubRect(field, kind, key, translateRect(rect, dx, dy));
   }
+}
+
+// Move the field, or only its sub-rectangle ``sub`` ({kind, key}) when one is selected: the
+// field's own rect then follows its sub-rectangles.
+export function moveFieldOrSub(field, sub, dx, dy) {
+  if (!sub) {
+    moveField(field, dx, dy);
+    return;
+  }
+  setSubRect(field, sub.kind, sub.key, translateRect(getSubRect(field, sub.kind, sub.key), dx, dy));
+  fitToSubRects(field);
 }
 
 // Give a field a new rect; its boxes, options and parts scale with it.
