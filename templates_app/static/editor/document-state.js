@@ -131,19 +131,19 @@ export class DocumentState extends EventTarget {
   }
 
   undo() {
-    if (!this.undoStack.length) return false;
-    this.redoStack.push(this.snapshot());
-    this.restore(this.undoStack.pop());
-    this.lastEdit = null;
-    this.revision += 1;
-    this.emit({ data: true, selection: true, structure: true });
-    return true;
+    return this.travel(this.undoStack, this.redoStack);
   }
 
   redo() {
-    if (!this.redoStack.length) return false;
-    this.undoStack.push(this.snapshot());
-    this.restore(this.redoStack.pop());
+    return this.travel(this.redoStack, this.undoStack);
+  }
+
+  // Undo and redo: restore the last snapshot of ``from``, keeping the present on ``to``
+  // (false when ``from`` is empty).
+  travel(from, to) {
+    if (!from.length) return false;
+    to.push(this.snapshot());
+    this.restore(from.pop());
     this.lastEdit = null;
     this.revision += 1;
     this.emit({ data: true, selection: true, structure: true });
