@@ -190,6 +190,16 @@ export function fitToSubRects(field) {
   if (rects.length) field.rect = unionRect(rects);
 }
 
+// Set ``key`` of the field's ``group`` object (its format or its style): an empty value (null,
+// "" or NaN) drops the key, and a group left empty drops the object.
+export function setGroupEntry(field, group, key, value) {
+  const entries = { ...(field[group] || {}) };
+  if (value === null || value === "" || Number.isNaN(value)) delete entries[key];
+  else entries[key] = value;
+  if (Object.keys(entries).length) field[group] = entries;
+  else delete field[group];
+}
+
 export function subLabel(field, kind, key) {
   if (kind === "boxes") return String(key + 1);
   if (kind === "options") return field.options[key].id;

@@ -2,7 +2,7 @@
 // and currency symbol (the keys each type has are fields.js' formatKeys). Null for other types.
 
 import { h } from "#common/dom.js";
-import { formatKeys } from "./fields.js";
+import { formatKeys, setGroupEntry } from "./fields.js";
 
 const DATE_PATTERNS = [
   "MM/DD/YYYY",
@@ -24,17 +24,9 @@ export function formatSection(panel, field) {
   const { state } = panel;
   const id = field.id;
   const setFormat = (key, value) =>
-    state.updateField(
-      id,
-      (f) => {
-        const format = { ...(f.format || {}) };
-        if (value === null || value === "" || Number.isNaN(value)) delete format[key];
-        else format[key] = value;
-        if (Object.keys(format).length) f.format = format;
-        else delete f.format;
-      },
-      { coalesce: `format:${id}:${key}` },
-    );
+    state.updateField(id, (f) => setGroupEntry(f, "format", key, value), {
+      coalesce: `format:${id}:${key}`,
+    });
   const get = (key) => state.field(id)?.format?.[key];
   if (field.type === "date") {
     const pattern = panel.bind(

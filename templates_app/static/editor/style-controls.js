@@ -2,6 +2,7 @@
 // field's, which leave a setting to the document when empty.
 
 import { h } from "#common/dom.js";
+import { setGroupEntry } from "./fields.js";
 
 // The five style settings, of the document (``field`` null) or of one field.
 export function styleControls(panel, field) {
@@ -11,17 +12,9 @@ export function styleControls(panel, field) {
   const set = (key, value) => {
     if (!field) state.setDocumentStyle(key, value);
     else
-      state.updateField(
-        id,
-        (f) => {
-          const style = { ...(f.style || {}) };
-          if (value === null || value === "" || Number.isNaN(value)) delete style[key];
-          else style[key] = value;
-          if (Object.keys(style).length) f.style = style;
-          else delete f.style;
-        },
-        { coalesce: `style:${id}:${key}` },
-      );
+      state.updateField(id, (f) => setGroupEntry(f, "style", key, value), {
+        coalesce: `style:${id}:${key}`,
+      });
   };
   const inherited = (key, fallback) => (field ? state.style[key] || fallback : fallback);
   const prefix = field ? "style" : "docStyle";
