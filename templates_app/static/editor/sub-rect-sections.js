@@ -34,11 +34,12 @@ export function optionsSection(panel, field) {
   const { state } = panel;
   const id = field.id;
   const rows = field.options.map((option, index) =>
-    h(
-      "div",
-      {
-        class: `ed-sub-row${state.sub && state.sub.kind === "options" && state.sub.key === index ? " is-selected" : ""}`,
-      },
+    subRow(
+      panel,
+      id,
+      "options",
+      index,
+      "Remove this option",
       panel.bind(
         panel.input(`option.${index}.id`, { "aria-label": `Option ${index + 1} value` }),
         () => state.field(id)?.options[index]?.id,
@@ -46,17 +47,6 @@ export function optionsSection(panel, field) {
           state.updateField(id, (f) => (f.options[index].id = value), {
             coalesce: `option:${id}:${index}`,
           }),
-      ),
-      panel.button("Select", () => state.selectSub(id, "options", index), {
-        kind: "ed-btn-small",
-      }),
-      panel.button(
-        "×",
-        () => {
-          state.selectSub(id, "options", index);
-          state.deleteSub();
-        },
-        { kind: "ed-btn-small ed-btn-icon", title: "Remove this option" },
       ),
     ),
   );
@@ -127,21 +117,13 @@ export function partsSection(panel, field) {
         "div",
         { class: "ed-sub-list" },
         Object.keys(field.parts).map((name) =>
-          h(
-            "div",
-            { class: `ed-sub-row${state.sub && state.sub.key === name ? " is-selected" : ""}` },
+          subRow(
+            panel,
+            id,
+            "parts",
+            name,
+            "Leave this part out",
             h("span", { class: "ed-sub-row-name" }, subLabel(field, "parts", name)),
-            panel.button("Select", () => state.selectSub(id, "parts", name), {
-              kind: "ed-btn-small",
-            }),
-            panel.button(
-              "×",
-              () => {
-                state.selectSub(id, "parts", name);
-                state.deleteSub();
-              },
-              { kind: "ed-btn-small ed-btn-icon", title: "Leave this part out" },
-            ),
           ),
         ),
       ),
@@ -149,4 +131,25 @@ export function partsSection(panel, field) {
     );
   }
   return panel.section("Parts", ...children);
+}
+
+// A row of the list of a field's options or parts: ``content``, then its Select and remove (×)
+// buttons; marked while that option or part is the selection.
+function subRow(panel, id, kind, key, removeTitle, ...content) {
+  const { state } = panel;
+  const selected = state.sub && state.sub.kind === kind && state.sub.key === key;
+  return h(
+    "div",
+    { class: `ed-sub-row${selected ? " is-selected" : ""}` },
+    ...content,
+    panel.button("Select", () => state.selectSub(id, kind, key), { kind: "ed-btn-small" }),
+    panel.button(
+      "×",
+      () => {
+        state.selectSub(id, kind, key);
+        state.deleteSub();
+      },
+      { kind: "ed-btn-small ed-btn-icon", title: removeTitle },
+    ),
+  );
 }
