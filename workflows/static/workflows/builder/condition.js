@@ -146,24 +146,39 @@ export function conditionEditor({ id, earlier, value, set, label, help, error })
       row.text = options[0].value;
   }
 
+  // A select of rule ``number`` (its field or its test): a change sets it on the rule, picks
+  // the first option where one fits, and draws the rules again with the focus back on it.
+  function ruleSelect(row, number, part, name, choices, assign) {
+    const selectId = `${id}-${part}-${number}`;
+    const select = h(
+      "select",
+      {
+        id: selectId,
+        class: "wfb-input",
+        dataset: { rule: String(number), part },
+        "aria-label": `${name} of rule ${number}`,
+        onchange: () => {
+          assign(select.value);
+          pickFirst(row);
+          emit();
+          draw(selectId);
+        },
+      },
+      choices,
+    );
+    return select;
+  }
+
   function parts(row, n) {
     const number = n + 1;
     const given = valueControl(row, number);
-    const test = h(
-      "select",
-      {
-        id: `${id}-test-${number}`,
-        class: "wfb-input",
-        dataset: { rule: String(number), part: "test" },
-        "aria-label": `Test of rule ${number}`,
-        onchange: () => {
-          row.op = test.value;
-          pickFirst(row);
-          emit();
-          draw(`${id}-test-${number}`);
-        },
-      },
+    const test = ruleSelect(
+      row,
+      number,
+      "test",
+      "Test",
       TESTS.map(([op, words]) => h("option", { value: op, selected: op === row.op }, words)),
+      (chosen) => (row.op = chosen),
     );
     const remove =
       rows.length > 1
@@ -196,21 +211,13 @@ export function conditionEditor({ id, earlier, value, set, label, help, error })
     rows.slice(1).forEach((row, m) => {
       const n = m + 1;
       const number = n + 1;
-      const field = h(
-        "select",
-        {
-          id: `${id}-field-${number}`,
-          class: "wfb-input",
-          dataset: { rule: String(number), part: "field" },
-          "aria-label": `Field of rule ${number}`,
-          onchange: () => {
-            row.field = field.value;
-            pickFirst(row);
-            emit();
-            draw(`${id}-field-${number}`);
-          },
-        },
+      const field = ruleSelect(
+        row,
+        number,
+        "field",
+        "Field",
         fieldOptions(row.field, false),
+        (chosen) => (row.field = chosen),
       );
       rest.append(h("div", { class: "wfb-rule", dataset: { rule: String(number) } }, field, ...parts(row, n).filter(Boolean)));
     });
