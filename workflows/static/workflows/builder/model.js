@@ -137,32 +137,23 @@ export class Model {
   // Where an item is: its page, and its group and field when it is one (or in one). ``list``
   // is the array it is in; ``kind`` page, group or field.
   find(id) {
+    // The field ``id`` among ``list`` (a page's fields or a group's), with ``where`` it is.
+    const fieldIn = (where, list) => {
+      const fieldIndex = list.findIndex((f) => f.uid === id);
+      if (fieldIndex < 0) return null;
+      const field = list[fieldIndex];
+      return { ...where, kind: "field", item: field, field, fieldIndex, list };
+    };
     for (const [pageIndex, page] of this.pages.entries()) {
       const at = { page, pageIndex, group: null, groupIndex: -1, field: null, fieldIndex: -1 };
       if (page.uid === id) return { ...at, kind: "page", item: page, list: this.pages };
-      const fieldIndex = page.fields.findIndex((f) => f.uid === id);
-      if (fieldIndex >= 0)
-        return {
-          ...at,
-          kind: "field",
-          item: page.fields[fieldIndex],
-          field: page.fields[fieldIndex],
-          fieldIndex,
-          list: page.fields,
-        };
+      const onPage = fieldIn(at, page.fields);
+      if (onPage) return onPage;
       for (const [groupIndex, group] of page.groups.entries()) {
         const inGroup = { ...at, group, groupIndex };
         if (group.uid === id) return { ...inGroup, kind: "group", item: group, list: page.groups };
-        const index = group.fields.findIndex((f) => f.uid === id);
-        if (index >= 0)
-          return {
-            ...inGroup,
-            kind: "field",
-            item: group.fields[index],
-            field: group.fields[index],
-            fieldIndex: index,
-            list: group.fields,
-          };
+        const inList = fieldIn(inGroup, group.fields);
+        if (inList) return inList;
       }
     }
     return null;
