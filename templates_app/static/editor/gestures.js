@@ -71,6 +71,27 @@ function localPoint(event, p) {
   return { x: event.clientX - bounds.left, y: event.clientY - bounds.top };
 }
 
+// A drag that edits the document: it starts (state.beginGesture: one undo step) once the pointer
+// has moved ``threshold`` px from ``start``; then ``move`` gets the distance moved on screen and
+// the page is redrawn. ``end`` is told whether it started.
+function trackEdit(p, state, start, threshold, move, end = () => {}) {
+  let started = false;
+  track(p, {
+    move: (point) => {
+      const dx = point.x - start.x;
+      const dy = point.y - start.y;
+      if (!started) {
+        if (Math.hypot(dx, dy) < threshold) return;
+        started = true;
+        state.beginGesture();
+      }
+      move(dx, dy);
+      state.touch();
+    },
+    end: () => end(started),
+  });
+}
+
 function track(p, { move, end }) {
   const onMove = (event) => move(localPoint(event, p), event);
   const onUp = (event) => {
@@ -99,30 +120,25 @@ function startMove(view, p, start, { id, collapseOnClick = false }) {
     minY: Math.min(0, -around.top),
     maxY: Math.max(0, p.viewport.height - around.top - around.height),
   };
-  let started = false;
-  track(p, {
-    move: (point) => {
-      let dx = point.x - start.x;
-      let dy = point.y - start.y;
-      if (!started) {
-        if (Math.hypot(dx, dy) < DRAG_THRESHOLD) return;
-        started = true;
-        state.beginGesture();
-      }
-      dx = Math.min(limits.maxX, Math.max(limits.minX, dx));
-      dy = Math.min(limits.maxY, Math.max(limits.minY, dy));
+  trackEdit(
+    p,
+    state,
+    start,
+    DRAG_THRESHOLD,
+    (movedX, movedY) => {
+      const dx = Math.min(limits.maxX, Math.max(limits.minX, movedX));
+      const dy = Math.min(limits.maxY, Math.max(limits.minY, movedY));
       const delta = screenDeltaToPdf(p.viewport, dx, dy);
       for (const each of ids) {
         const copy = structuredClone(originals.get(each));
         moveFieldOrSub(copy, sub, delta.dx, delta.dy);
         Object.assign(state.field(each), copy);
       }
-      state.touch();
     },
-    end: () => {
+    (started) => {
       if (!started && collapseOnClick) state.select([id]);
     },
-  });
+  );
 }
 
 // Drag a handle of the selected field (or of its selected box/option/part).
@@ -139,36 +155,24 @@ function startResize(view, p, start, handle) {
   const xMax = Math.max(p.viewport.width, from.left + from.width);
   const yMin = Math.min(0, from.top);
   const yMax = Math.max(p.viewport.height, from.top + from.height);
-  let started = false;
-  track(p, {
-    move: (point) => {
-      const dx = point.x - start.x;
-      const dy = point.y - start.y;
-      if (!started) {
-        if (Math.hypot(dx, dy) < 1) return;
-        started = true;
-        state.beginGesture();
-      }
-      let x0 = from.left;
-      let y0 = from.top;
-      let x1 = from.left + from.width;
-      let y1 = from.top + from.height;
-      if (handle.includes("w")) x0 = clamp(x0 + dx, xMin, x1 - MIN_BOX);
-      if (handle.includes("e")) x1 = clamp(x1 + dx, x0 + MIN_BOX, xMax);
-      if (handle.includes("n")) y0 = clamp(y0 + dy, yMin, y1 - MIN_BOX);
-      if (handle.includes("s")) y1 = clamp(y1 + dy, y0 + MIN_BOX, yMax);
-      const rect = boxToRect(p.viewport, normalizeBox(x0, y0, x1, y1));
-      const copy = structuredClone(original);
-      if (sub) {
-        setSubRect(copy, sub.kind, sub.key, rect);
-        fitToSubRects(copy);
-      } else {
-        resizeField(copy, rect);
-      }
-      Object.assign(field, copy);
-      state.touch();
-    },
-    end: () => {},
+  trackEdit(p, state, start, 1, (dx, dy) => {
+    let x0 = from.left;
+    let y0 = from.top;
+    let x1 = from.left + from.width;
+    let y1 = from.top + from.height;
+    if (handle.includes("w")) x0 = clamp(x0 + dx, xMin, x1 - MIN_BOX);
+    if (handle.includes("e")) x1 = clamp(x1 + dx, x0 + MIN_BOX, xMax);
+    if (handle.includes("n")) y0 = clamp(y0 + dy, yMin, y1 - MIN_BOX);
+    if (handle.includes("s")) y1 = clamp(y1 + dy, y0 + MIN_BOX, yMax);
+    const rect = boxToRect(p.viewport, normalizeBox(x0, y0, x1, y1));
+    const copy = structuredClone(original);
+    if (sub) {
+      setSubRect(copy, sub.kind, sub.key, rect);
+      fitToSubRects(copy);
+    } else {
+      resizeField(copy, rect);
+    }
+    Object.assign(field, copy);
   });
 }
 
