@@ -4,9 +4,9 @@
 
 import { h } from "#common/dom.js";
 import { boxToRect, pointToPdf, rectToBox, screenDeltaToPdf } from "#common/page-box.js";
-import { categoryOf, defaultSize, fitToSubRects, getSubRect, setSubRect } from "./fields.js";
+import { categoryOf, defaultSize, getSubRect } from "./fields.js";
 import { boxesIntersect, normalizeBox, unionBox } from "./geometry.js";
-import { moveFieldOrSub, resizeField } from "./state.js";
+import { moveFieldOrSub, resizeFieldOrSub } from "./state.js";
 
 const DRAG_THRESHOLD = 3; // px: less than this is a click, not a drag
 const MIN_BOX = 4; // px: a smaller drawn box counts as a click
@@ -166,12 +166,7 @@ function startResize(view, p, start, handle) {
     if (handle.includes("s")) y1 = clamp(y1 + dy, y0 + MIN_BOX, yMax);
     const rect = boxToRect(p.viewport, normalizeBox(x0, y0, x1, y1));
     const copy = structuredClone(original);
-    if (sub) {
-      setSubRect(copy, sub.kind, sub.key, rect);
-      fitToSubRects(copy);
-    } else {
-      resizeField(copy, rect);
-    }
+    resizeFieldOrSub(copy, sub, rect);
     Object.assign(field, copy);
   });
 }

@@ -167,42 +167,36 @@ export class EditorState extends DocumentState {
   // Move the selection (or the selected sub-rectangle) by a distance on screen, in points:
   // the arrow keys. On a rotated page "right" is still right as the user sees it.
   nudge(screenDx, screenDy) {
-    const fields = this.selectedFields();
-    if (!fields.length) return;
-    this.edit(
-      () => {
-        for (const field of fields) {
-          const delta = screenDeltaToPdf(this.viewport(field.page || 0), screenDx, screenDy);
-          moveFieldOrSub(field, this.sub, delta.dx, delta.dy);
-          this.clampField(field);
-        }
-      },
-      { coalesce: "nudge" },
-    );
+    this.editSelected("nudge", (field) => {
+      const delta = screenDeltaToPdf(this.viewport(field.page || 0), screenDx, screenDy);
+      moveFieldOrSub(field, this.sub, delta.dx, delta.dy);
+      this.clampField(field);
+    });
   }
 
   // Grow or shrink the selection's right/bottom edge as seen on screen: Alt+arrow keys.
   stretch(screenDw, screenDh) {
+    this.editSelected("stretch", (field) => {
+      const viewport = this.viewport(field.page || 0);
+      const target = this.sub ? getSubRect(field, this.sub.kind, this.sub.key) : field.rect;
+      const box = rectToBox(viewport, target);
+      box.width = Math.max(MIN_SIZE, box.width + screenDw);
+      box.height = Math.max(MIN_SIZE, box.height + screenDh);
+      const rect = boxToRectWithin(viewport, box, this.bounds(field.page || 0));
+      resizeFieldOrSub(field, this.sub, rect);
+    });
+  }
+
+  // One edit of every selected field (none: nothing), merged with the edits just before it of
+  // the same ``coalesce`` kind, as a key held down makes them.
+  editSelected(coalesce, change) {
     const fields = this.selectedFields();
     if (!fields.length) return;
     this.edit(
       () => {
-        for (const field of fields) {
-          const viewport = this.viewport(field.page || 0);
-          const target = this.sub ? getSubRect(field, this.sub.kind, this.sub.key) : field.rect;
-          const box = rectToBox(viewport, target);
-          box.width = Math.max(MIN_SIZE, box.width + screenDw);
-          box.height = Math.max(MIN_SIZE, box.height + screenDh);
-          const rect = boxToRectWithin(viewport, box, this.bounds(field.page || 0));
-          if (this.sub) {
-            setSubRect(field, this.sub.kind, this.sub.key, rect);
-            fitToSubRects(field);
-          } else {
-            resizeField(field, rect);
-          }
-        }
+        for (const field of fields) change(field);
       },
-      { coalesce: "stretch" },
+      { coalesce },
     );
   }
 
@@ -412,6 +406,17 @@ export function moveFieldOrSub(field, sub, dx, dy) {
     return;
   }
   setSubRect(field, sub.kind, sub.key, translateRect(getSubRect(field, sub.kind, sub.key), dx, dy));
+  fitToSubRects(field);
+}
+
+// Give the field, or only its sub-rectangle ``sub`` ({kind, key}) when one is selected, a new
+// rect.
+export function resizeFieldOrSub(field, sub, rect) {
+  if (!sub) {
+    resizeField(field, rect);
+    return;
+  }
+  setSubRect(field, sub.kind, sub.key, rect);
   fitToSubRects(field);
 }
 
