@@ -87,3 +87,13 @@ export function splitBox(box, count, direction, weights = null) {
   }
   return out;
 }
+
+// An element's style that sets it over ``box`` (CSS pixels of the overlay it is in).
+export function boxStyle(box) {
+  return {
+    left: `${box.left}px`,
+    top: `${box.top}px`,
+    width: `${box.width}px`,
+    height: `${box.height}px`,
+  };
+}

@@ -5,7 +5,7 @@
 import { h } from "#common/dom.js";
 import { boxToRect, pointToPdf, rectToBox, screenDeltaToPdf } from "#common/page-box.js";
 import { categoryOf, defaultSize, getSubRect } from "./fields.js";
-import { boxesIntersect, normalizeBox, unionBox } from "./geometry.js";
+import { boxStyle, boxesIntersect, normalizeBox, unionBox } from "./geometry.js";
 import { moveFieldOrSub, resizeFieldOrSub } from "./state.js";
 
 const DRAG_THRESHOLD = 3; // px: less than this is a click, not a drag
@@ -185,12 +185,7 @@ function startDraw(view, p, start) {
   const place = (point) => {
     const at = within(point);
     const box = normalizeBox(origin.x, origin.y, at.x, at.y);
-    Object.assign(draft.style, {
-      left: `${box.left}px`,
-      top: `${box.top}px`,
-      width: `${box.width}px`,
-      height: `${box.height}px`,
-    });
+    Object.assign(draft.style, boxStyle(box));
     return box;
   };
   place(start);
@@ -247,12 +242,7 @@ function startMarquee(view, p, start, add) {
         p.overlay.append(marquee);
       }
       const box = normalizeBox(start.x, start.y, point.x, point.y);
-      Object.assign(marquee.style, {
-        left: `${box.left}px`,
-        top: `${box.top}px`,
-        width: `${box.width}px`,
-        height: `${box.height}px`,
-      });
+      Object.assign(marquee.style, boxStyle(box));
       const hit = state
         .fieldsOnPage(p.index)
         .filter((f) => boxesIntersect(rectToBox(p.viewport, f.rect), box))

@@ -6,6 +6,7 @@
 import { h } from "#common/dom.js";
 import { rectToBox } from "#common/page-box.js";
 import { categoryOf, subLabel, subRects, typeLabel } from "./fields.js";
+import { boxStyle } from "./geometry.js";
 
 const HANDLES = ["nw", "n", "ne", "e", "se", "s", "sw", "w"];
 
@@ -72,12 +73,7 @@ function drawField(el, p, field, flags) {
   ]
     .filter(Boolean)
     .join(" ");
-  Object.assign(el.style, {
-    left: `${box.left}px`,
-    top: `${box.top}px`,
-    width: `${box.width}px`,
-    height: `${box.height}px`,
-  });
+  Object.assign(el.style, boxStyle(box));
   const name = flags.arrayLabel || field.alias || field.id;
   el.title = `${name} · ${typeLabel(field.type)}`;
   el.replaceChildren();
@@ -94,12 +90,8 @@ function drawField(el, p, field, flags) {
       {
         class: `ed-sub ed-sub-${kind}${isSelected ? " is-selected" : ""}`,
         dataset: { kind, key },
-        style: {
-          left: `${sub.left - box.left}px`,
-          top: `${sub.top - box.top}px`,
-          width: `${sub.width}px`,
-          height: `${sub.height}px`,
-        },
+        // Placed within the field's element.
+        style: boxStyle({ ...sub, left: sub.left - box.left, top: sub.top - box.top }),
       },
       flags.selected && h("span", { class: "ed-sub-name" }, subLabel(field, kind, key)),
     );
