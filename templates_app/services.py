@@ -13,11 +13,11 @@ from django.db.models import Max, QuerySet
 from django.utils import timezone
 
 from accounts.models import Organization
-from accounts.owned import owned_get
 from core.blobs import blob_delete, blob_read, blob_save
 from core.engine.problems import EngineError
 from core.engine.template_spec import TemplateSpec
 from core.errors import FieldError, NotFound, ValidationFailed, raise_for_engine_error
+from core.lookups import get_by_eid
 from core.office import PdfUpload, pdf_of_upload
 from core.resources import font_library  # loads the fonts on its first call, not on import
 from templates_app.engine.pdf_import import MAX_IMPORT_PAGES, ImportedTemplate, import_pdf
@@ -48,7 +48,7 @@ def template_list(
 
 def template_get(*, organization: Organization, eid: str) -> PdfTemplate:
     """The organization's template; another organization's is as absent as a missing one."""
-    return owned_get(PdfTemplate.objects.all(), "template", organization, eid)
+    return get_by_eid(PdfTemplate.objects.all(), "template", eid, organization=organization)
 
 
 def _store_pdf(template: PdfTemplate, data: bytes) -> tuple[str, str]:

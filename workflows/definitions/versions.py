@@ -21,10 +21,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import Organization
-from accounts.owned import owned_get
 from core.engine.problems import EngineError
 from core.errors import NotFound, ValidationFailed, raise_for_engine_error
-from core.lookups import get_or_not_found
+from core.lookups import get_by_eid, get_or_not_found
 from templates_app.models import PdfTemplate
 from workflows.definitions.mapping import template_problems
 from workflows.definitions.rows import definition_of, replace_rows
@@ -40,7 +39,9 @@ def workflow_list(*, organization: Organization) -> QuerySet[Workflow]:
 
 def workflow_get(*, organization: Organization, eid: str) -> Workflow:
     """The organization's workflow; another organization's is as absent as a missing one."""
-    return owned_get(Workflow.objects.select_related("organization"), "workflow", organization, eid)
+    return get_by_eid(
+        Workflow.objects.select_related("organization"), "workflow", eid, organization=organization
+    )
 
 
 def workflow_by_slug(*, organization: Organization, slug: str) -> Workflow:
@@ -53,12 +54,11 @@ def workflow_by_slug(*, organization: Organization, slug: str) -> Workflow:
 
 
 def webform_get(*, organization: Organization, eid: str) -> Webform:
-    return owned_get(
+    return get_by_eid(
         Webform.objects.select_related("workflow__organization"),
         "webform",
-        organization,
         eid,
-        through="workflow__organization",
+        workflow__organization=organization,
     )
 
 

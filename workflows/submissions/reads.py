@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from accounts.models import Organization
-from accounts.owned import owned_get
+from core.lookups import get_by_eid
 from workflows.engine.definition import WorkflowDef, parse_definition
 from workflows.engine.resolve import (
     completion_percentage,
@@ -32,12 +32,11 @@ def definition_for(submission: Submission) -> WorkflowDef:
 
 def submission_get(*, organization: Organization, eid: str) -> Submission:
     """The organization's submission; another organization's is as absent as a missing one."""
-    return owned_get(
+    return get_by_eid(
         Submission.objects.select_related("workflow__organization"),
         "weldData",
-        organization,
         eid,
-        through="workflow__organization",
+        workflow__organization=organization,
     )
 
 
