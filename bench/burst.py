@@ -51,10 +51,10 @@ import webhooks  # noqa: E402, F401 - the app, before bench/ is on the path
 
 sys.path.append(str(BENCH))
 from _processes import Competitor, CpuMeter, load_average  # noqa: E402
-from _server import Server, free_port, prepare_environment  # noqa: E402
-from seal import Packets, contract  # noqa: E402
+from _server import Server, free_port  # noqa: E402
+from seal import Packets, contract, use_softhsm_token  # noqa: E402
 
-from bench.webhooks import Receiver  # noqa: E402
+from bench.webhooks import delivering_setup  # noqa: E402
 
 RUN_DEADLINE_SECONDS = 1800.0
 
@@ -143,37 +143,16 @@ def main() -> None:
     parser.add_argument("--bin", type=int, default=50, help="packets a bin, in completion order")
     args = parser.parse_args()
 
-    from tests.esign.sealpki import softhsm_available, softhsm_key
-
-    if not softhsm_available():
-        raise SystemExit("SoftHSM2 and pkcs11-tool are needed (bash scripts/bootstrap.sh test)")
-    key = softhsm_key()
-    os.environ.update(
-        {
-            "SEAL_PKCS11_MODULE": key.module,
-            "SEAL_PKCS11_TOKEN_LABEL": key.token_label,
-            "SEAL_PKCS11_KEY_LABEL": key.key_label,
-            "SEAL_PKCS11_PIN": key.pin,
-            "GUNICORN_CMD_ARGS": "--access-logfile /dev/null",
-        }
-    )
-    data_dir = prepare_environment(
-        args.database_url,
-        prefix="bench-burst-",
-        TASKS_BACKEND="database",
-        FETCH_ALLOW_NETWORKS="127.0.0.0/8",
-    )
+    use_softhsm_token()
+    os.environ["GUNICORN_CMD_ARGS"] = "--access-logfile /dev/null"
+    data_dir, receiver, organization = delivering_setup(args.database_url, "bench-burst-")
     from django.db import connection
 
     from accounts.models import ApiKey
-    from accounts.services import api_key_create, organization_create
+    from accounts.services import api_key_create
     from esign.models import Packet
     from webhooks.models import WebhookDelivery
-    from webhooks.services import endpoint_url_set
 
-    receiver = Receiver()
-    organization = organization_create(slug="bench", name="Bench")
-    endpoint_url_set(organization=organization, url=receiver.url)
     _, api_key = api_key_create(organization=organization, kind=ApiKey.Kind.PRODUCTION)
     queues = args.workers.split(";")
     print(

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -62,18 +63,22 @@ def contract(pages: int = 3) -> bytes:
     return buffer.getvalue()
 
 
-def time_seal(label: str, seal: object, runs: int, warmup: int = 5) -> None:
+def time_seal(
+    label: str, seal: Callable[[], object], runs: int, warmup: int = 5, width: int = 44
+) -> None:
+    """Print the median and p95 of ``runs`` calls after ``warmup`` untimed ones, ending early at
+    the phase's deadline (bench/seal_renewal.py times its phases with this too)."""
     samples = []
     deadline = time.monotonic() + PHASE_DEADLINE_SECONDS
     for n in range(warmup + runs):
         started = time.perf_counter()
-        seal()  # type: ignore[operator]
+        seal()
         if n >= warmup:
             samples.append((time.perf_counter() - started) * 1000)
         if time.monotonic() > deadline:
             break
     median, p95 = summary(samples)
-    print(f"  {label:<44} median {median:7.1f} ms   p95 {p95:7.1f} ms   ({len(samples)} runs)")
+    print(f"  {label:<{width}} median {median:7.1f} ms   p95 {p95:7.1f} ms   ({len(samples)} runs)")
 
 
 def engine(runs: int) -> None:
@@ -295,20 +300,9 @@ def packets(count: int, interval: float, data_dir: Path, *, poll_http: bool) -> 
         )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=int, default=100)
-    parser.add_argument("--packets", type=int, default=15)
-    parser.add_argument("--interval", type=float, default=1.0)
-    parser.add_argument("--database-url", default=None)
-    parser.add_argument("--no-engine", action="store_true", help="skip the engine-only timings")
-    parser.add_argument(
-        "--poll-http", action="store_true", help="ask for the zip every 20 ms from the start"
-    )
-    args = parser.parse_args()
-
-    # The token first: SoftHSM2 reads SOFTHSM2_CONF when the module is first loaded, and the
-    # server and the worker inherit the variables below.
+def use_softhsm_token() -> None:
+    """Make a SoftHSM2 token for the run and point the seal settings at its key, in this
+    process's environment, so the server and the workers started after this inherit them."""
     from tests.esign.sealpki import softhsm_available, softhsm_key
 
     if not softhsm_available():
@@ -322,6 +316,23 @@ def main() -> None:
             "SEAL_PKCS11_PIN": key.pin,
         }
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--packets", type=int, default=15)
+    parser.add_argument("--interval", type=float, default=1.0)
+    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--no-engine", action="store_true", help="skip the engine-only timings")
+    parser.add_argument(
+        "--poll-http", action="store_true", help="ask for the zip every 20 ms from the start"
+    )
+    args = parser.parse_args()
+
+    # The token first: SoftHSM2 reads SOFTHSM2_CONF when the module is first loaded, and the
+    # server and the worker inherit the variables it sets.
+    use_softhsm_token()
     if not args.no_engine:
         engine(args.runs)
     # gunicorn.conf.py logs every request; the figures are what this prints.

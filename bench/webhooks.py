@@ -28,6 +28,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -127,6 +128,25 @@ def describe(delays: list[float]) -> str:
     return f"median {statistics.median(ordered) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms"
 
 
+def delivering_setup(database_url: str | None, prefix: str) -> tuple[Path, Receiver, Any]:
+    """Django on a fresh data directory whose tasks go through the database (so workers started
+    apart run them) and whose webhooks may go to loopback, a receiver there, and an organization
+    whose webhook URL is the receiver's: what bench/burst.py shares with this bench."""
+    data_dir = prepare_environment(
+        database_url,
+        prefix=prefix,
+        TASKS_BACKEND="database",
+        FETCH_ALLOW_NETWORKS="127.0.0.0/8",
+    )
+    from accounts.services import organization_create
+    from webhooks.services import endpoint_url_set
+
+    receiver = Receiver()
+    organization = organization_create(slug="bench", name="Bench")
+    endpoint_url_set(organization=organization, url=receiver.url)
+    return data_dir, receiver, organization
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=300)
@@ -137,20 +157,11 @@ def main() -> None:
     parser.add_argument("--commands", default="db_worker,worker")
     args = parser.parse_args()
 
-    data_dir = prepare_environment(
-        args.database_url,
-        prefix="bench-webhooks-",
-        TASKS_BACKEND="database",
-        FETCH_ALLOW_NETWORKS="127.0.0.0/8",
-    )
+    data_dir, receiver, organization = delivering_setup(args.database_url, "bench-webhooks-")
     from django.db import connection, transaction
 
-    from accounts.services import organization_create
-    from webhooks.services import endpoint_url_set, event_emit
+    from webhooks.services import event_emit
 
-    receiver = Receiver()
-    organization = organization_create(slug="bench", name="Bench")
-    endpoint_url_set(organization=organization, url=receiver.url)
     print(
         f"database: {connection.vendor}; receiver {receiver.url}; "
         f"db_worker --interval {args.interval}; worker with its defaults"
