@@ -12,8 +12,10 @@ import os
 import shlex
 import signal
 import subprocess
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -115,3 +117,28 @@ class Competitor:
 def load_average() -> str:
     one, five, fifteen = os.getloadavg()
     return f"{one:.1f} / {five:.1f} / {fifteen:.1f}"
+
+
+class Sampler:
+    """Calls :meth:`sample` every 10 ms on a thread of its own while the ``with`` block runs, so
+    that a peak between two requests' answers is seen (bench/image_bomb.py and
+    bench/verify_attack.py sample memory with it)."""
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def sample(self) -> None:
+        raise NotImplementedError
+
+    def _run(self) -> None:
+        while not self._done.wait(0.01):
+            self.sample()
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._thread.join()

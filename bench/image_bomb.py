@@ -37,33 +37,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench._processes import Sampler  # noqa: E402
 from bench._server import Server, _children, prepare_environment  # noqa: E402
+from tests.memory import descendants, resident  # noqa: E402
 
 MB = 1_048_576
-
-
-def _resident(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as statm:  # noqa: PTH123 - a /proc pseudo-file
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every process started by ``pid`` or its own, by any of their threads."""
-    found: list[int] = []
-    parents = [pid]
-    while parents:
-        parent = parents.pop()
-        for task in Path(f"/proc/{parent}/task").glob("*"):
-            try:
-                children = [int(p) for p in (task / "children").read_text().split()]
-            except (OSError, ValueError):
-                continue
-            found += children
-            parents += children
-    return found
 
 
 def _high_water(pid: int) -> int:
@@ -84,38 +62,31 @@ def _is_image_worker(pid: int) -> bool:
         return False
 
 
-class Peaks:
+class Peaks(Sampler):
     """Peak resident memory of the web process (sampled), and of each process it started (an
     image worker: its own high-water mark, which a fork's moment before exec does not inflate
     as a sampled sum would)."""
 
     def __init__(self, server: Server) -> None:
         (self.web,) = _children(server.process.pid)  # gunicorn's one worker
-        self.web_before = _resident(self.web)
+        self.web_before = resident(self.web)
         self.web_peak = self.web_before
         self.workers: dict[int, int] = {}
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
+        super().__init__()
 
-    def _sample(self) -> None:
-        while not self._done.wait(0.01):
-            self.web_peak = max(self.web_peak, _resident(self.web))
-            for pid in _descendants(self.web):
-                if _is_image_worker(pid):  # started its program: not the fork before exec
-                    self.workers[pid] = max(self.workers.get(pid, 0), _high_water(pid))
+    def sample(self) -> None:
+        self.web_peak = max(self.web_peak, resident(self.web))
+        for pid in descendants(self.web):
+            if _is_image_worker(pid):  # started its program: not the fork before exec
+                self.workers[pid] = max(self.workers.get(pid, 0), _high_water(pid))
 
     @property
     def workers_peak(self) -> int:
         return sum(self.workers.values())
 
-    def __enter__(self) -> Peaks:
-        self._thread.start()
-        return self
-
     def __exit__(self, *exc: object) -> None:
-        self._done.set()
-        self._thread.join()
-        self.web_after = _resident(self.web)
+        super().__exit__(*exc)
+        self.web_after = resident(self.web)
 
 
 def multipart(fields: dict[str, str], photo: tuple[bytes, str] | None) -> tuple[bytes, str]:

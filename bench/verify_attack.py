@@ -38,6 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench._processes import Sampler  # noqa: E402
 from bench._server import Server, _children, prepare_environment  # noqa: E402
 
 MB = 1_048_576
@@ -64,7 +65,7 @@ def _status_kb(pid: int, field: str) -> int:
     return 0
 
 
-class Peaks:
+class Peaks(Sampler):
     """Peak resident memory of the web process and of its verify workers while running."""
 
     def __init__(self, server: Server) -> None:
@@ -72,22 +73,12 @@ class Peaks:
         self.web_before = _status_kb(self.web, "VmRSS")
         self.web_peak = self.web_before
         self.worker_peak = 0
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
+        super().__init__()
 
-    def _sample(self) -> None:
-        while not self._done.wait(0.01):
-            self.web_peak = max(self.web_peak, _status_kb(self.web, "VmRSS"))
-            for pid in _children_of_every_thread(self.web):
-                self.worker_peak = max(self.worker_peak, _status_kb(pid, "VmHWM"))
-
-    def __enter__(self) -> Peaks:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._done.set()
-        self._thread.join()
+    def sample(self) -> None:
+        self.web_peak = max(self.web_peak, _status_kb(self.web, "VmRSS"))
+        for pid in _children_of_every_thread(self.web):
+            self.worker_peak = max(self.worker_peak, _status_kb(pid, "VmHWM"))
 
 
 def multipart(data: bytes, fields: dict[str, str]) -> tuple[bytes, str]:
