@@ -96,13 +96,34 @@ def through_consent(browser: Client, start: str) -> Any:
     return browser.get(RETURN_PATH, back)
 
 
+def consented(graphql: Any, sign_url: Any) -> tuple[dict[str, Any], Client, Any]:
+    """Both signed in turn, then the qualified signer's browser through the provider's consent:
+    the created packet, that browser, and the page it came back to (the PIN form)."""
+    created, finished = signed_in_turn(graphql, sign_url, qualified_packet())
+    browser = Client()
+    start = urlsplit(finished["redirectURL"])
+    return created, browser, through_consent(browser, f"{start.path}?{start.query}")
+
+
+def form_state(form: Any) -> str:
+    return form.content.decode().split('name="state" value="')[1].split('"')[0]
+
+
+def sign_at_provider(
+    browser: Client, signer_eid: str, state: str, pin: str = cscserver.PIN, otp: str = cscserver.OTP
+) -> Any:
+    """The PIN form posted: the signature the qualified signer authorizes at the provider."""
+    return browser.post(
+        f"/api/etch/qualified/{signer_eid}/sign", {"state": state, "pin": pin, "otp": otp}
+    )
+
+
 def test_a_qualified_signer_signs_at_their_provider_after_the_advanced_one(
     provider: None,
     csc: cscserver.CscTestService,
     graphql: Any,
     sign_url: Any,
     api_client: Client,
-    settings: Any,
     tmp_path: Path,
 ) -> None:
     created, finished = signed_in_turn(graphql, sign_url, qualified_packet())
@@ -119,10 +140,9 @@ def test_a_qualified_signer_signs_at_their_provider_after_the_advanced_one(
     html = form.content.decode()
     assert 'name="pin"' in html
     assert 'name="otp"' in html
-    state = html.split('name="state" value="')[1].split('"')[0]
-    action = f"/api/etch/qualified/{created['documentGroup']['signers'][1]['eid']}/sign"
+    signer_eid = created["documentGroup"]["signers"][1]["eid"]
     assert len(seal_tasks()) == 1  # at completion (it waits)
-    done = browser.post(action, {"state": state, "pin": cscserver.PIN, "otp": cscserver.OTP})
+    done = sign_at_provider(browser, signer_eid, form_state(form))
     assert done.status_code == 302, done.content
     # On to where the signing page would have sent them: the signer's redirect URL.
     assert done["Location"].startswith("https://app.example.com/done?from=esign&")
@@ -173,28 +193,22 @@ def test_the_providers_refusals_are_the_signers_to_read(
     csc: cscserver.CscTestService,
     graphql: Any,
     sign_url: Any,
-    api_client: Client,
-    settings: Any,
     change: dict[str, Any],
     message: str,
     again: bool,
 ) -> None:
-    created, finished = signed_in_turn(graphql, sign_url, qualified_packet())
-    browser = Client()
-    start = urlsplit(finished["redirectURL"])
-    form = through_consent(browser, f"{start.path}?{start.query}")
-    state = form.content.decode().split('name="state" value="')[1].split('"')[0]
+    created, browser, form = consented(graphql, sign_url)
+    state = form_state(form)
     if "sad_seconds" in change:
         csc.sad_seconds = change["sad_seconds"]
     signer_eid = created["documentGroup"]["signers"][1]["eid"]
 
-    refused = browser.post(
-        f"/api/etch/qualified/{signer_eid}/sign",
-        {
-            "state": state,
-            "pin": change.get("pin", cscserver.PIN),
-            "otp": change.get("otp", cscserver.OTP),
-        },
+    refused = sign_at_provider(
+        browser,
+        signer_eid,
+        state,
+        pin=change.get("pin", cscserver.PIN),
+        otp=change.get("otp", cscserver.OTP),
     )
 
     assert refused.status_code == 400
@@ -208,12 +222,7 @@ def test_the_providers_refusals_are_the_signers_to_read(
 
 
 def test_a_revoked_credential_is_told_before_the_pin(
-    provider: None,
-    csc: cscserver.CscTestService,
-    graphql: Any,
-    sign_url: Any,
-    api_client: Client,
-    settings: Any,
+    provider: None, csc: cscserver.CscTestService, graphql: Any, sign_url: Any
 ) -> None:
     _, finished = signed_in_turn(graphql, sign_url, qualified_packet())
     csc.revoked = True
@@ -263,12 +272,7 @@ def test_without_a_provider_qualified_is_refused(graphql: Any) -> None:
 
 
 def test_the_seal_starts_once_the_qualified_signature_is_made(
-    provider: None,
-    csc: cscserver.CscTestService,
-    graphql: Any,
-    sign_url: Any,
-    api_client: Client,
-    settings: Any,
+    provider: None, graphql: Any, sign_url: Any
 ) -> None:
     created, _ = signed_in_turn(graphql, sign_url, qualified_packet())
     packet = Packet.objects.get(eid=created["eid"])
@@ -294,26 +298,16 @@ def test_a_qualified_signer_and_merged_pdfs_are_refused(provider: None, graphql:
 
 
 def test_a_timestamp_authority_that_is_down_signs_nothing_and_says_try_again(
-    provider: None,
-    csc: cscserver.CscTestService,
-    graphql: Any,
-    sign_url: Any,
-    settings: Any,
+    provider: None, csc: cscserver.CscTestService, graphql: Any, sign_url: Any, settings: Any
 ) -> None:
     pki = shared_pki()
     settings.SEAL_TSA_URLS = [pki.tsa_url]
-    created, finished = signed_in_turn(graphql, sign_url, qualified_packet())
-    browser = Client()
-    start = urlsplit(finished["redirectURL"])
-    form = through_consent(browser, f"{start.path}?{start.query}")
-    state = form.content.decode().split('name="state" value="')[1].split('"')[0]
+    created, browser, form = consented(graphql, sign_url)
+    state = form_state(form)
     signer_eid = created["documentGroup"]["signers"][1]["eid"]
     pki.tsa_available = False
     try:
-        refused = browser.post(
-            f"/api/etch/qualified/{signer_eid}/sign",
-            {"state": state, "pin": cscserver.PIN, "otp": cscserver.OTP},
-        )
+        refused = sign_at_provider(browser, signer_eid, state)
     finally:
         pki.tsa_available = True
 
