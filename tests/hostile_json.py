@@ -18,11 +18,26 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pytest
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+# The hostile-input tests' settings: no deadline (a request may be slow on a loaded machine), the
+# same function-scoped fixtures (a client, a template) for every example, and large bodies, on
+# purpose. A test gives its own max_examples: ``@settings(HOSTILE_SETTINGS, max_examples=150)``.
+HOSTILE_SETTINGS = settings(
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
 
 
 def _nested(depth: int, objects: bool) -> str:
@@ -153,3 +168,15 @@ class Tally:
             "by_status": {str(k): v for k, v in sorted(self.statuses.items())},
         }
         (ARTIFACTS / f"fuzz-{self.name}-{worker}.json").write_text(json.dumps(summary, indent=1))
+
+
+def tally_fixture(name: str) -> Callable[[], Iterator[Tally]]:
+    """A module-scoped fixture ``<name>_tally``: a :class:`Tally` closed (written) at the end."""
+
+    @pytest.fixture(scope="module", name=f"{name}_tally")
+    def tally() -> Iterator[Tally]:
+        tally = Tally(name)
+        yield tally
+        tally.close()
+
+    return tally

@@ -28,25 +28,24 @@ from urllib.parse import quote
 import pytest
 from django.apps import apps
 from django.test import Client
-from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from accounts.models import ApiKeyUsage
 from tests.conftest import basic_auth, graphql_answer
 from tests.esign.conftest import CREATE, SIGN_URL, token_of, two_signer_packet
-from tests.hostile_json import DEEP, EDGE_INTEGERS, HOSTILE_INPUT, HOSTILE_TEXT, IMPOSSIBLE_MOMENTS
+from tests.hostile_json import (
+    DEEP,
+    EDGE_INTEGERS,
+    HOSTILE_INPUT,
+    HOSTILE_SETTINGS,
+    HOSTILE_TEXT,
+    IMPOSSIBLE_MOMENTS,
+)
 from workflows.demo import demo_workflow_create
 
 pytestmark = pytest.mark.django_db
 
-HYPOTHESIS = settings(
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
+HYPOTHESIS = HOSTILE_SETTINGS  # the name the other hostile-input modules import from here
 PLACEHOLDER = "@@hostile@@"
 APPS = {"accounts", "templates_app", "fill", "generate", "esign", "workflows", "webhooks", "core"}
 # A request counts its API key's use whatever the answer: the one row a refusal may add.

@@ -2,13 +2,12 @@
 500."""
 
 import json
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.hostile_json import Tally, hostile_body
+from tests.hostile_json import HOSTILE_SETTINGS, hostile_body, tally_fixture
 
 KEYS = [
     "name", "email", "ssn", "ein", "birthDate", "phone", "address", "amount", "quantity", "rate",
@@ -125,23 +124,11 @@ FILL_TEMPLATES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def fill_tally() -> Iterator[Tally]:
-    tally = Tally("fill")
-    yield tally
-    tally.close()
+fill_tally = tally_fixture("fill")
 
 
 @pytest.mark.slow
-@settings(
-    max_examples=150,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
+@settings(HOSTILE_SETTINGS, max_examples=150)
 @given(raw=hostile_body(FILL_TEMPLATES))
 def test_hostile_bodies_are_a_pdf_or_a_4xx_in_the_wire_shape(
     demo_template, api_client, fill_tally, raw

@@ -5,7 +5,6 @@ from tests/hostile_json.py."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,7 +14,15 @@ from hypothesis import strategies as st
 
 from tests.conftest import basic_auth
 from tests.generate.conftest import URL
-from tests.hostile_json import NESTED, NUMBERS, SURROGATE, Tally, hostile_body
+from tests.hostile_json import (
+    HOSTILE_SETTINGS,
+    NESTED,
+    NUMBERS,
+    SURROGATE,
+    Tally,
+    hostile_body,
+    tally_fixture,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -320,22 +327,10 @@ GENERATE_TEMPLATES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def generate_tally() -> Iterator[Tally]:
-    tally = Tally("generate")
-    yield tally
-    tally.close()
+generate_tally = tally_fixture("generate")
 
 
-@settings(
-    max_examples=120,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
+@settings(HOSTILE_SETTINGS, max_examples=120)
 @given(raw=hostile_body(GENERATE_TEMPLATES))
 def test_hostile_bodies_are_a_pdf_or_a_4xx_in_the_wire_shape(
     production_key: str, generate_tally: Tally, raw: bytes
