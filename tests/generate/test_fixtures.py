@@ -214,6 +214,14 @@ def serve_sample(server: AssetServer, folder: Path) -> str:
     return server.url(f"/{folder.name}/")
 
 
+def render_sample(client, server: AssetServer, sample: str, html: str, css: str) -> bytes:  # noqa: ANN001
+    """The WeasyPrint sample in HTML/``sample`` (its ``html`` page and ``css`` stylesheet),
+    rendered on an A4 page with its fonts and images served from ``server``."""
+    folder = HTML / sample
+    base = serve_sample(server, folder)
+    return render(client, folder / html, (folder / css).read_text(), base=base, **A4_PAGE)
+
+
 def absolute(text: str, base: str) -> str:
     """Relative ``url(...)`` and ``src="..."`` references made absolute against ``base``."""
     text = re.sub(
@@ -226,14 +234,8 @@ def absolute(text: str, base: str) -> str:
 
 @pytest.mark.parametrize("stylesheet", ["invoice.css", "invoice.pre-nesting.css"])
 def test_weasyprint_invoice(production_client, asset_server, stylesheet) -> None:
-    folder = HTML / "weasyprint-invoice"
-    base = serve_sample(asset_server, folder)
-    pdf = render(
-        production_client,
-        folder / "invoice.html",
-        (folder / stylesheet).read_text(),
-        base=base,
-        **A4_PAGE,
+    pdf = render_sample(
+        production_client, asset_server, "weasyprint-invoice", "invoice.html", stylesheet
     )
 
     text = layout_texts(pdf)[0]
@@ -245,14 +247,8 @@ def test_weasyprint_invoice(production_client, asset_server, stylesheet) -> None
 
 
 def test_weasyprint_report(production_client, asset_server) -> None:
-    folder = HTML / "weasyprint-report"
-    base = serve_sample(asset_server, folder)
-    pdf = render(
-        production_client,
-        folder / "report.html",
-        (folder / "report.css").read_text(),
-        base=base,
-        **A4_PAGE,
+    pdf = render_sample(
+        production_client, asset_server, "weasyprint-report", "report.html", "report.css"
     )
 
     texts = layout_texts(pdf)
@@ -266,14 +262,8 @@ def test_weasyprint_report(production_client, asset_server) -> None:
 
 
 def test_weasyprint_letter_form(production_client, asset_server) -> None:
-    folder = HTML / "weasyprint-letter"
-    base = serve_sample(asset_server, folder)
-    pdf = render(
-        production_client,
-        folder / "letter.html",
-        (folder / "style.css").read_text(),
-        base=base,
-        **A4_PAGE,
+    pdf = render_sample(
+        production_client, asset_server, "weasyprint-letter", "letter.html", "style.css"
     )
 
     fields = reader(pdf).get_fields()
