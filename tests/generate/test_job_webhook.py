@@ -13,8 +13,7 @@ from django_tasks_db.models import DBTaskResult
 from accounts.models import Organization
 from generate.jobs import generate_jobs_lost_recover
 from generate.models import GenerateJob
-from tests.generate.conftest import URL
-from tests.generate.test_jobs import PAYLOAD, post_async, run_queued_jobs
+from tests.generate.test_jobs import PAYLOAD, post_async, post_generate, run_queued_jobs
 from tests.webhooks.conftest import Receiver, receiver, run_tasks  # noqa: F401 - a fixture
 from webhooks.models import WebhookDelivery, WebhookEvent
 from webhooks.services import endpoint_url_set
@@ -30,11 +29,7 @@ def test_a_done_job_is_announced_to_its_own_webhook_url(
     production_client,
     receiver: Receiver,  # noqa: F811 - the fixture
 ) -> None:
-    accepted = production_client.post(
-        f"{URL}?async=true&webhookURL={receiver.url}",
-        data=json.dumps(PAYLOAD),
-        content_type="application/json",
-    )
+    accepted = post_generate(production_client, PAYLOAD, f"async=true&webhookURL={receiver.url}")
     assert accepted.status_code == 202
     assert finished_events() == []  # nothing announced before it ends
 
@@ -90,10 +85,8 @@ def test_a_job_ended_by_the_sweep_is_announced_once(production_client, settings)
 
 
 def test_a_private_webhook_url_is_refused_and_nothing_is_stored(production_client) -> None:
-    response = production_client.post(
-        f"{URL}?async=true&webhookURL=http://10.0.0.7/hook",
-        data=json.dumps(PAYLOAD),
-        content_type="application/json",
+    response = post_generate(
+        production_client, PAYLOAD, "async=true&webhookURL=http://10.0.0.7/hook"
     )
 
     assert response.status_code == 400
@@ -103,11 +96,7 @@ def test_a_private_webhook_url_is_refused_and_nothing_is_stored(production_clien
 
 
 def test_a_webhook_url_without_async_is_refused(production_client) -> None:
-    response = production_client.post(
-        f"{URL}?webhookURL=https://hooks.example.com/x",
-        data=json.dumps(PAYLOAD),
-        content_type="application/json",
-    )
+    response = post_generate(production_client, PAYLOAD, "webhookURL=https://hooks.example.com/x")
 
     assert response.status_code == 400
     assert "async=true" in json.dumps(response.json())

@@ -20,10 +20,13 @@ TASK = "generate.tasks.generate_job_task"
 PAYLOAD = {"data": [{"heading": "Quarterly", "content": "A long report, later."}], "title": "Q3"}
 
 
+def post_generate(client, payload, query: str) -> object:
+    """``payload`` posted as JSON to the generate endpoint with the query string ``query``."""
+    return client.post(f"{URL}?{query}", data=json.dumps(payload), content_type="application/json")
+
+
 def post_async(client, payload) -> object:
-    return client.post(
-        f"{URL}?async=true", data=json.dumps(payload), content_type="application/json"
-    )
+    return post_generate(client, payload, "async=true")
 
 
 def run_queued_jobs() -> list[str]:
