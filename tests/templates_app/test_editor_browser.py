@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from django.urls import reverse
@@ -50,6 +50,19 @@ def page(browser, live_server) -> Iterator[object]:
 
 def log_in(tab, live_server, user: User) -> None:
     admin_log_in(tab, live_server, user.username, PASSWORD)
+
+
+@pytest.fixture
+def edit(page, live_server, member) -> Callable[[PdfTemplate], PdfTemplate]:
+    """Opens the editor on a template as ``member`` (logged in first) in ``page``; gives the
+    template back. Every editor browser test starts so."""
+
+    def open_template(template: PdfTemplate) -> PdfTemplate:
+        log_in(page, live_server, member)
+        open_editor(page, live_server, template)
+        return template
+
+    return open_template
 
 
 def open_editor(page, live_server, template: PdfTemplate) -> None:
@@ -124,11 +137,9 @@ def assert_rect(actual: dict, expected: dict, tolerance: float = 1.0) -> None:
 
 
 def test_draw_a_field_save_publish_and_the_fill_puts_the_value_inside_it(
-    page, live_server, member, organization, api_key, client_for
+    page, edit, organization, api_key, client_for
 ) -> None:
-    template = blank_template(organization)
-    log_in(page, live_server, member)
-    open_editor(page, live_server, template)
+    template = edit(blank_template(organization))
     z = zoom(page)
 
     draw_field(page, 0, 90, 120, 390, 150)
@@ -172,11 +183,9 @@ def column_template(organization: Organization) -> PdfTemplate:
 
 
 def test_move_and_resize_with_mouse_and_keys_then_wrap_three_fields_into_an_array(
-    page, live_server, member, organization
+    page, edit, organization
 ) -> None:
-    template = column_template(organization)
-    log_in(page, live_server, member)
-    open_editor(page, live_server, template)
+    template = edit(column_template(organization))
     z = zoom(page)
 
     # Move the date field by dragging it, then resize it by its lower-right handle.
@@ -244,15 +253,14 @@ def crop_to_pdf(u: float, v: float, rotate: int, s: float) -> tuple[float, float
 
 
 def test_fields_drawn_on_rotated_pages_with_an_offset_mediabox_land_where_drawn(
-    page, live_server, member, organization
+    page, edit, organization
 ) -> None:
     template = template_create_from_pdf(
         organization=organization,
         title="Rotated",
         pdf=(PDFS / "tpl-qpdf-boxes-crop-offset-rotate.pdf").read_bytes(),
     )
-    log_in(page, live_server, member)
-    open_editor(page, live_server, template)
+    edit(template)
     page.click("[data-action=zoom-out]")
     page.wait_for_selector("#ed-zoom:has-text('100%')")
     z = zoom(page)
@@ -294,12 +302,8 @@ def test_fields_drawn_on_rotated_pages_with_an_offset_mediabox_land_where_drawn(
         assert CROP[1] <= rect["y"] < rect["y"] + rect["height"] <= CROP[3]
 
 
-def test_a_refused_save_marks_the_field_and_loses_nothing(
-    page, live_server, member, organization
-) -> None:
-    template = blank_template(organization)
-    log_in(page, live_server, member)
-    open_editor(page, live_server, template)
+def test_a_refused_save_marks_the_field_and_loses_nothing(page, edit, organization) -> None:
+    template = edit(blank_template(organization))
     draw_field(page, 0, 60, 60, 260, 90)
     draw_field(page, 0, 60, 120, 260, 150)
     second = page.get_attribute(".ed-field.is-selected", "data-field-id")
@@ -321,7 +325,7 @@ def test_a_refused_save_marks_the_field_and_loses_nothing(
     assert sorted(f["alias"] for f in working_spec(template)["fields"]) == ["second", "text1"]
 
 
-def test_screenshot_of_the_w9_form(page, live_server, member, organization) -> None:
+def test_screenshot_of_the_w9_form(page, edit, organization) -> None:
     """The editor with a real-world form, a field selected and being edited, saved as
     test-artifacts/editor-irs-fw9-2018.png. With EDITOR_DOCS_SCREENSHOT=1 it also refreshes
     docs/images/editor.png (reduced to 256 colours to stay small)."""
@@ -330,8 +334,7 @@ def test_screenshot_of_the_w9_form(page, live_server, member, organization) -> N
         title="IRS W-9 (2018)",
         pdf=(PDFS / "irs-fw9-2018.pdf").read_bytes(),
     )
-    log_in(page, live_server, member)
-    open_editor(page, live_server, template)
+    edit(template)
     page.click(".ed-field.cat-boxes >> nth=0")  # the SSN: three character boxes
     panel(page, "alias").fill("ssn")
     page.wait_for_selector("#ed-status[data-status=dirty]")

@@ -15,7 +15,9 @@ from templates_app.services import template_create_from_pdf
 from tests.axe import axe_violations
 from tests.browser import watched_tab
 from tests.templates_app.conftest import ARTIFACTS
-from tests.templates_app.test_editor_browser import log_in, open_editor
+
+# The fixture, which opens the editor in this module's own page.
+from tests.templates_app.test_editor_browser import edit as edit  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -51,11 +53,10 @@ def draft_row(page, alias: str):
     return page.locator(".ed-draft-row", has=page.locator(f"input[value='{alias}']"))
 
 
-def test_detect_accept_fix_delete_and_save(page, live_server, member, organization) -> None:
+def test_detect_accept_fix_delete_and_save(page, edit, organization) -> None:
     template = template_create_from_pdf(organization=organization, title="Permit", pdf=flat_form())
     assert services.working_version(template).spec["fields"] == []
-    log_in(page, live_server, member)
-    open_editor(page, live_server, template)
+    edit(template)
 
     page.click("[data-action=detect]")
     page.click("[data-detect=run]")
@@ -110,9 +111,7 @@ def test_detect_accept_fix_delete_and_save(page, live_server, member, organizati
     assert all(not f["id"].startswith("d") for f in fields)  # ids of the template's own
 
 
-def test_only_missing_skips_places_that_have_fields(
-    page, live_server, member, organization
-) -> None:
+def test_only_missing_skips_places_that_have_fields(page, edit, organization) -> None:
     template = template_create_from_pdf(organization=organization, title="Permit", pdf=flat_form())
     spec = services.working_version(template).spec
     spec["fields"] = [
@@ -120,8 +119,7 @@ def test_only_missing_skips_places_that_have_fields(
          "rect": {"x": 130, "y": 678, "width": 370, "height": 18}},
     ]  # fmt: skip
     services.template_update_working(template=template, spec=spec, title=None)
-    log_in(page, live_server, member)
-    open_editor(page, live_server, template)
+    edit(template)
 
     page.click("[data-action=detect]")
     page.check("#ed-detect-missing")

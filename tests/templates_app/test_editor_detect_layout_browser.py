@@ -7,6 +7,7 @@ nothing wrong with the editor while the panel is open."""
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -51,97 +52,93 @@ def detect_all(page) -> None:
     page.wait_for_selector(".ed-draft-row >> nth=23")
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
-def test_the_detect_button_keeps_its_size_while_the_draft_is_open(
-    browser, live_server, member, organization, size
-) -> None:
-    width, height = size
-    template = template_create_from_pdf(organization=organization, title="Long", pdf=long_form())
-    with watched_tab(browser, width=width, height=height) as page:
-        log_in(page, live_server, member)
-        open_editor(page, live_server, template)
-        toolbar_button = box(page, "[data-action=detect]")
-
-        page.click("[data-action=detect]")
-        run = box(page, "[data-detect=run]")
-        assert run[3] == 30
-        page.click("[data-detect=run]")
-        page.wait_for_selector(".ed-draft-row >> nth=23")
-
-        assert box(page, "[data-detect=run]")[2:] == run[2:]
-        assert box(page, "[data-action=detect]")[2:] == toolbar_button[2:]
-        assert page.get_attribute("[data-action=detect]", "aria-expanded") == "true"
-        # Every tool is in reach: the toolbar wraps instead of running off the window.
-        tools = page.locator(".ed-toolbar .ed-btn").evaluate_all(f"(buttons) => buttons.map({BOX})")
-        assert max(x + w for x, _, w, _ in tools) <= width
-        # The buttons that act on the draft stay in view at the foot of the panel.
-        accept = box(page, "[data-detect=accept]")
-        panel = box(page, "#ed-detect")
-        assert panel[1] < accept[1]
-        assert accept[1] + accept[3] <= panel[1] + panel[3]
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"editor-detect-long-draft-{width}.png"))
-
-
-@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
-def test_the_panel_leaves_the_page_in_view(
-    browser, live_server, member, organization, size
-) -> None:
-    width, height = size
-    template = template_create_from_pdf(organization=organization, title="Long", pdf=long_form())
-    with watched_tab(browser, width=width, height=height) as page:
-        log_in(page, live_server, member)
-        open_editor(page, live_server, template)
-        detect_all(page)
-
-        pages = box(page, ".ed-pages")
-        panel = box(page, "#ed-detect")
-        beside = panel[0] >= pages[0] + pages[2]
-        under = panel[1] >= pages[1] + pages[3]
-        assert beside or under, (pages, panel)
-        # Room to work in: a desk's page beside the panel, a phone's above it.
-        assert pages[2] >= min(600, width - 32), pages
-        assert pages[3] >= 200, pages
-        # The whole width of the page, its draft boxes included, is in view (no sideways
-        # scrolling to reach the half the panel took).
-        sheet = box(page, ".ed-page[data-page='0']")
-        assert pages[0] <= sheet[0], (pages, sheet)
-        assert sheet[0] + sheet[2] <= pages[0] + pages[2], (pages, sheet)
-        drafts = page.locator(".ed-overlay[data-page='0'] .ed-draft").evaluate_all(
-            f"(boxes) => boxes.map({BOX})"
-        )
-        assert len(drafts) == 24
-        assert max(x + w for x, _, w, _ in drafts) <= pages[0] + pages[2]
-        # Nothing lies over the page: what is under the middle of its visible part is the page.
-        middle_x = sheet[0] + sheet[2] / 2
-        middle_y = (max(sheet[1], pages[1]) + min(sheet[1] + sheet[3], pages[1] + pages[3])) / 2
-        assert page.evaluate(
-            "([x, y]) => !!document.elementFromPoint(x, y).closest('.ed-page')",
-            [middle_x, middle_y],
-        )
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"editor-detect-beside-page-{width}.png"))
-
-        # Closing the panel gives the page back its room and its zoom.
-        zoom_open = page.inner_text("#ed-zoom")
-        page.click("[data-detect=close]")
-        assert page.get_attribute("[data-action=detect]", "aria-expanded") == "false"
-        closed = page.inner_text("#ed-zoom")
-        assert int(closed.removesuffix("%")) >= int(zoom_open.removesuffix("%"))
-
-
-@pytest.mark.parametrize("size", [(1366, 900), (390, 844)], ids=["1366x900", "390x844"])
-def test_axe_finds_nothing_wrong_with_the_panel_open(
-    browser, live_server, member, organization, size
-) -> None:
+@pytest.fixture
+def long_form_tab(browser, live_server, member, organization, size) -> Iterator[object]:
+    """A tab of the test's window ``size`` with the editor open on a new template of
+    :func:`long_form`, logged in as ``member``."""
     template = template_create_from_pdf(organization=organization, title="Long", pdf=long_form())
     with watched_tab(browser, width=size[0], height=size[1]) as page:
         log_in(page, live_server, member)
         open_editor(page, live_server, template)
-        detect_all(page)
-        assert axe_violations(page, best_practice=True) == []
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"editor-detect-axe-{size[0]}.png"))
+        yield page
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_the_detect_button_keeps_its_size_while_the_draft_is_open(long_form_tab, size) -> None:
+    width, height = size
+    page = long_form_tab
+    toolbar_button = box(page, "[data-action=detect]")
+
+    page.click("[data-action=detect]")
+    run = box(page, "[data-detect=run]")
+    assert run[3] == 30
+    page.click("[data-detect=run]")
+    page.wait_for_selector(".ed-draft-row >> nth=23")
+
+    assert box(page, "[data-detect=run]")[2:] == run[2:]
+    assert box(page, "[data-action=detect]")[2:] == toolbar_button[2:]
+    assert page.get_attribute("[data-action=detect]", "aria-expanded") == "true"
+    # Every tool is in reach: the toolbar wraps instead of running off the window.
+    tools = page.locator(".ed-toolbar .ed-btn").evaluate_all(f"(buttons) => buttons.map({BOX})")
+    assert max(x + w for x, _, w, _ in tools) <= width
+    # The buttons that act on the draft stay in view at the foot of the panel.
+    accept = box(page, "[data-detect=accept]")
+    panel = box(page, "#ed-detect")
+    assert panel[1] < accept[1]
+    assert accept[1] + accept[3] <= panel[1] + panel[3]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"editor-detect-long-draft-{width}.png"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_the_panel_leaves_the_page_in_view(long_form_tab, size) -> None:
+    width, height = size
+    page = long_form_tab
+    detect_all(page)
+
+    pages = box(page, ".ed-pages")
+    panel = box(page, "#ed-detect")
+    beside = panel[0] >= pages[0] + pages[2]
+    under = panel[1] >= pages[1] + pages[3]
+    assert beside or under, (pages, panel)
+    # Room to work in: a desk's page beside the panel, a phone's above it.
+    assert pages[2] >= min(600, width - 32), pages
+    assert pages[3] >= 200, pages
+    # The whole width of the page, its draft boxes included, is in view (no sideways
+    # scrolling to reach the half the panel took).
+    sheet = box(page, ".ed-page[data-page='0']")
+    assert pages[0] <= sheet[0], (pages, sheet)
+    assert sheet[0] + sheet[2] <= pages[0] + pages[2], (pages, sheet)
+    drafts = page.locator(".ed-overlay[data-page='0'] .ed-draft").evaluate_all(
+        f"(boxes) => boxes.map({BOX})"
+    )
+    assert len(drafts) == 24
+    assert max(x + w for x, _, w, _ in drafts) <= pages[0] + pages[2]
+    # Nothing lies over the page: what is under the middle of its visible part is the page.
+    middle_x = sheet[0] + sheet[2] / 2
+    middle_y = (max(sheet[1], pages[1]) + min(sheet[1] + sheet[3], pages[1] + pages[3])) / 2
+    assert page.evaluate(
+        "([x, y]) => !!document.elementFromPoint(x, y).closest('.ed-page')",
+        [middle_x, middle_y],
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"editor-detect-beside-page-{width}.png"))
+
+    # Closing the panel gives the page back its room and its zoom.
+    zoom_open = page.inner_text("#ed-zoom")
+    page.click("[data-detect=close]")
+    assert page.get_attribute("[data-action=detect]", "aria-expanded") == "false"
+    closed = page.inner_text("#ed-zoom")
+    assert int(closed.removesuffix("%")) >= int(zoom_open.removesuffix("%"))
+
+
+@pytest.mark.parametrize("size", [(1366, 900), (390, 844)], ids=["1366x900", "390x844"])
+def test_axe_finds_nothing_wrong_with_the_panel_open(long_form_tab, size) -> None:
+    page = long_form_tab
+    detect_all(page)
+    assert axe_violations(page, best_practice=True) == []
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"editor-detect-axe-{size[0]}.png"))
 
 
 def flat_upload(name: str = "permit.pdf") -> SimpleUploadedFile:

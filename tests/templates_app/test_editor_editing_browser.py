@@ -16,25 +16,20 @@ from tests.templates_app.test_editor_browser import (
     column_template,
     drag,
     draw_field,
-    log_in,
-    open_editor,
     overlay_box,
     panel,
     save,
     working_spec,
     zoom,
 )
+from tests.templates_app.test_editor_browser import edit as edit  # noqa: F401 - a fixture
 from tests.templates_app.test_editor_browser import page as page  # noqa: F401 - the fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_side_panel_sets_boxes_options_parts_format_and_style(
-    page, live_server, member, organization
-) -> None:
-    template = blank_template(organization)
-    log_in(page, live_server, member)
-    open_editor(page, live_server, template)
+def test_side_panel_sets_boxes_options_parts_format_and_style(page, edit, organization) -> None:
+    template = edit(blank_template(organization))
 
     draw_field(page, 0, 40, 40, 340, 70)
     panel(page, "type").select_option("charList")
@@ -73,12 +68,8 @@ def test_side_panel_sets_boxes_options_parts_format_and_style(
     assert date["readOnly"] is True
 
 
-def test_copy_paste_delete_undo_and_the_unsaved_changes_guard(
-    page, live_server, member, organization
-) -> None:
-    template = blank_template(organization)
-    log_in(page, live_server, member)
-    open_editor(page, live_server, template)
+def test_copy_paste_delete_undo_and_the_unsaved_changes_guard(page, edit, organization) -> None:
+    template = edit(blank_template(organization))
     z = zoom(page)
     draw_field(page, 0, 60, 60, 260, 90)
     page.dblclick(".ed-field.is-selected")
@@ -149,12 +140,8 @@ KEY_ACTIONS = [
 ]
 
 
-def test_keyboard_shortcuts_run_the_actions_of_the_registry(
-    page, live_server, member, organization
-) -> None:
-    template = column_template(organization)
-    log_in(page, live_server, member)
-    open_editor(page, live_server, template)
+def test_keyboard_shortcuts_run_the_actions_of_the_registry(page, edit, organization) -> None:
+    template = edit(column_template(organization))
 
     # The matching of keys to actions, by the registry the page loads (the module its script
     # imports, not anything the editor exposes), for real KeyboardEvents of this browser.
@@ -230,11 +217,8 @@ def test_keyboard_shortcuts_run_the_actions_of_the_registry(
     assert fields["r1"]["rect"] == {"x": 99, "y": 610, "width": 200, "height": 20}
 
 
-def test_preview_fills_the_working_version_with_typed_data(
-    page, live_server, member, demo_template
-) -> None:
-    log_in(page, live_server, member)
-    open_editor(page, live_server, demo_template)
+def test_preview_fills_the_working_version_with_typed_data(page, edit, demo_template) -> None:
+    edit(demo_template)
 
     page.click("[data-action=preview]")
     page.wait_for_selector("#ed-preview[data-state=ready]")

@@ -13,22 +13,20 @@ from tests.templates_app.conftest import ARTIFACTS
 from tests.templates_app.test_editor_browser import (
     assert_rect,
     drag,
-    log_in,
-    open_editor,
     page,  # noqa: F401 - the fixture
     panel,
     rect_from_screen,
     working_spec,
     zoom,
 )
+from tests.templates_app.test_editor_browser import edit as edit  # noqa: F401 - a fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_place_a_signature_field_on_a_real_form_and_save(
     page,  # noqa: F811 - the fixture imported above
-    live_server,
-    member,
+    edit,
     organization,
 ) -> None:
     template = template_create_from_pdf(
@@ -36,8 +34,7 @@ def test_place_a_signature_field_on_a_real_form_and_save(
         title="Employee record",
         pdf=(LOCAL_PDFS / "pdflib-sample-form-sig.pdf").read_bytes(),
     )
-    log_in(page, live_server, member)
-    open_editor(page, live_server, template)
+    edit(template)
     z = zoom(page)
 
     # The form's own /Sig field, imported as a signature field, in the signer colour.
