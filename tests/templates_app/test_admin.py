@@ -19,19 +19,25 @@ from tests.pdfcheck import blank_pdf, text_in_rect, words
 from tests.templates_app.conftest import locked_form
 
 
-def test_upload_runs_the_import(member_client: Client, organization) -> None:
-    upload = SimpleUploadedFile(
-        "fw9.pdf", (PDFS / "irs-fw9-2018.pdf").read_bytes(), "application/pdf"
-    )
-    response = member_client.post(
+def add_template(client: Client, organization, filename: str, pdf: bytes, **fields: str):  # noqa: ANN001, ANN201
+    """The admin's "add template" form posted with ``pdf`` uploaded as ``filename``, the title
+    "x" unless ``fields`` say otherwise."""
+    upload = SimpleUploadedFile(filename, pdf, "application/pdf")
+    return client.post(
         reverse("admin:templates_app_pdftemplate_add"),
-        {
-            "organization": organization.pk,
-            "title": "",
-            "is_template": "on",
-            "pdf": upload,
-            "publish": "on",
-        },
+        {"organization": organization.pk, "title": "x", "pdf": upload, **fields},
+    )
+
+
+def test_upload_runs_the_import(member_client: Client, organization) -> None:
+    response = add_template(
+        member_client,
+        organization,
+        "fw9.pdf",
+        (PDFS / "irs-fw9-2018.pdf").read_bytes(),
+        title="",
+        is_template="on",
+        publish="on",
     )
 
     assert response.status_code == 302, response.content.decode()[:2000]
@@ -44,11 +50,7 @@ def test_upload_runs_the_import(member_client: Client, organization) -> None:
 def test_upload_of_a_broken_pdf_shows_the_error_and_stores_nothing(
     member_client: Client, organization
 ) -> None:
-    upload = SimpleUploadedFile("broken.pdf", b"%PDF-1.7 nonsense", "application/pdf")
-    response = member_client.post(
-        reverse("admin:templates_app_pdftemplate_add"),
-        {"organization": organization.pk, "title": "x", "pdf": upload},
-    )
+    response = add_template(member_client, organization, "broken.pdf", b"%PDF-1.7 nonsense")
 
     assert response.status_code == 200
     assert "damaged" in response.content.decode()
@@ -62,10 +64,8 @@ def stored_files(settings) -> list[Path]:
 def test_a_form_locked_only_by_permissions_uploads_and_fills(
     member_client: Client, organization, api_client: Client, settings
 ) -> None:
-    upload = SimpleUploadedFile("permit.pdf", locked_form(), "application/pdf")
-    response = member_client.post(
-        reverse("admin:templates_app_pdftemplate_add"),
-        {"organization": organization.pk, "title": "Permit", "pdf": upload, "publish": "on"},
+    response = add_template(
+        member_client, organization, "permit.pdf", locked_form(), title="Permit", publish="on"
     )
     assert response.status_code == 302, response.content.decode()[:2000]
     template = PdfTemplate.objects.get()
@@ -91,12 +91,8 @@ def test_a_form_locked_only_by_permissions_uploads_and_fills(
 def test_upload_of_a_form_that_needs_a_password_is_refused_and_stores_nothing(
     member_client: Client, organization, settings
 ) -> None:
-    upload = SimpleUploadedFile(
-        "secret.pdf", locked_form(user_password="secret"), "application/pdf"
-    )
-    response = member_client.post(
-        reverse("admin:templates_app_pdftemplate_add"),
-        {"organization": organization.pk, "title": "x", "pdf": upload},
+    response = add_template(
+        member_client, organization, "secret.pdf", locked_form(user_password="secret")
     )
 
     assert response.status_code == 200
