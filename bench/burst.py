@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -54,7 +53,7 @@ from _processes import Competitor, CpuMeter, load_average  # noqa: E402
 from _server import Server, free_port  # noqa: E402
 from seal import Packets, contract, use_softhsm_token  # noqa: E402
 
-from bench.webhooks import delivering_setup  # noqa: E402
+from bench.webhooks import delivering_setup, start_worker, stop_workers  # noqa: E402
 
 RUN_DEADLINE_SECONDS = 1800.0
 
@@ -90,25 +89,20 @@ class ProductionServer:
 
 
 def start_workers(queues: list[str], data_dir: Path) -> list[subprocess.Popen]:
-    workers = []
-    for n, queue_name in enumerate(queues):
-        command = [sys.executable, "manage.py", "worker", "--queue-name", queue_name]
-        command += ["--no-reload", "--worker-id", f"bench-burst-{n}"]
-        log = (data_dir / f"worker-{n}.log").open("w")
-        workers.append(
-            subprocess.Popen(command, cwd=ROOT, env=os.environ.copy(), stdout=log, stderr=log)
+    return [
+        start_worker(
+            [
+                "worker",
+                "--queue-name",
+                queue_name,
+                "--no-reload",
+                "--worker-id",
+                f"bench-burst-{n}",
+            ],
+            data_dir / f"worker-{n}.log",
         )
-    return workers
-
-
-def stop_workers(workers: list[subprocess.Popen]) -> None:
-    for worker in workers:
-        worker.send_signal(signal.SIGTERM)
-    for worker in workers:
-        try:
-            worker.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        for n, queue_name in enumerate(queues)
+    ]
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -215,7 +209,7 @@ def main() -> None:
     finally:
         if competitor is not None:
             competitor.stop()
-        stop_workers(workers)
+        stop_workers(workers, timeout=60)
         server.stop()
 
     timings = packet_timings(groups, receiver.arrived)

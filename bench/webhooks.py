@@ -64,29 +64,42 @@ class Receiver:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
+def start_worker(arguments: list[str], log: Path) -> subprocess.Popen:
+    """``manage.py`` with ``arguments`` (a task worker), in this process's environment, its
+    output to ``log`` (bench/burst.py starts its workers with this too)."""
+    out = log.open("w")
+    command = [sys.executable, "manage.py", *arguments]
+    return subprocess.Popen(command, cwd=ROOT, env=os.environ.copy(), stdout=out, stderr=out)
+
+
 def start_workers(
     command_name: str, count: int, interval: float, data_dir: Path
 ) -> list[subprocess.Popen]:
     workers = []
     for n in range(count):
-        command = [sys.executable, "manage.py", command_name, "--queue-name", "webhooks"]
-        command += ["--no-reload", "--worker-id", f"bench-{n}"]
+        command = [
+            command_name,
+            "--queue-name",
+            "webhooks",
+            "--no-reload",
+            "--worker-id",
+            f"bench-{n}",
+        ]
         if command_name == "db_worker":
             command += ["--interval", str(interval)]
-        log = (data_dir / f"worker-{command_name}-{n}.log").open("w")
-        workers.append(
-            subprocess.Popen(command, cwd=ROOT, env=os.environ.copy(), stdout=log, stderr=log)
-        )
+        workers.append(start_worker(command, data_dir / f"worker-{command_name}-{n}.log"))
     time.sleep(4)  # Django set up in each (the first attempt's delay should not include that)
     return workers
 
 
-def stop_workers(workers: list[subprocess.Popen]) -> None:
+def stop_workers(workers: list[subprocess.Popen], timeout: float = 20) -> None:
+    """SIGTERM to every worker (each finishes its task), then wait ``timeout`` seconds for each
+    before killing it."""
     for worker in workers:
         worker.send_signal(signal.SIGTERM)
     for worker in workers:
         try:
-            worker.wait(timeout=20)
+            worker.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             worker.kill()
 
