@@ -6,6 +6,7 @@ one run rather than absolute numbers between runs.
 
 from __future__ import annotations
 
+import base64
 import http.client
 import os
 import secrets
@@ -50,6 +51,22 @@ def prepare_environment(
     django.setup()
     call_command("migrate", verbosity=0)
     return data_dir
+
+
+def pdf_api_headers() -> dict[str, str]:
+    """Headers of a JSON request answered with a PDF, with the production key (no watermark) of
+    a new organization; after :func:`prepare_environment`."""
+    from accounts.models import ApiKey
+    from accounts.services import api_key_create, organization_create
+
+    organization = organization_create(slug="bench", name="Bench Inc.")
+    _, raw_key = api_key_create(organization=organization, kind=ApiKey.Kind.PRODUCTION)
+    credentials = base64.b64encode(f"{raw_key}:".encode()).decode()
+    return {
+        "Authorization": f"Basic {credentials}",
+        "Content-Type": "application/json",
+        "Accept": "application/pdf",
+    }
 
 
 def free_port() -> int:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import base64
 import json
 import statistics
 import sys
@@ -134,7 +133,7 @@ def main() -> None:
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
-    from bench._server import Server, prepare_environment
+    from bench._server import Server, pdf_api_headers, prepare_environment
 
     prepare_environment()
     import io
@@ -143,17 +142,7 @@ def main() -> None:
     import weasyprint
     from weasyprint.text.fonts import FontConfiguration
 
-    from accounts.models import ApiKey
-    from accounts.services import api_key_create, organization_create
-
-    organization = organization_create(slug="bench", name="Bench Inc.")
-    _, raw_key = api_key_create(organization=organization, kind=ApiKey.Kind.PRODUCTION)
-    credentials = base64.b64encode(f"{raw_key}:".encode()).decode()
-    headers = {
-        "Authorization": f"Basic {credentials}",
-        "Content-Type": "application/json",
-        "Accept": "application/pdf",
-    }
+    headers = pdf_api_headers()
     server = Server()
     atexit.register(server.stop)
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import base64
 import http.client
 import json
 import subprocess
@@ -148,7 +147,7 @@ def main() -> None:
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
-    from bench._server import Server, prepare_environment
+    from bench._server import Server, pdf_api_headers, prepare_environment
 
     # Two render workers, kept after heavy documents so that their peak can be read (unless
     # --recycle-mb); no
@@ -161,17 +160,7 @@ def main() -> None:
         GENERATE_MAX_TABLE_CELLS="0",
         GENERATE_MAX_ELEMENTS="0",
     )
-    from accounts.models import ApiKey
-    from accounts.services import api_key_create, organization_create
-
-    organization = organization_create(slug="bench", name="Bench Inc.")
-    _, raw_key = api_key_create(organization=organization, kind=ApiKey.Kind.PRODUCTION)
-    credentials = base64.b64encode(f"{raw_key}:".encode()).decode()
-    headers = {
-        "Authorization": f"Basic {credentials}",
-        "Content-Type": "application/json",
-        "Accept": "application/pdf",
-    }
+    headers = pdf_api_headers()
     server = Server()
     atexit.register(server.stop)
 
