@@ -155,18 +155,24 @@ def test_the_template_editor_in_another_origins_app_saves_and_publishes(
     tab.close()
 
 
+def touch_tab(browser: Any, viewport: dict[str, int], *, refused_status: int) -> Tab:
+    """A tab of a touch device (a finger, a mobile browser) whose page may log the browser's
+    note on a request refused with ``refused_status``, the one a test asks for."""
+    return Tab(
+        browser,
+        viewport,
+        expected=lambda message: f"status of {refused_status}" in message.text,
+        has_touch=True,
+        is_mobile=True,
+    )
+
+
 def test_on_a_touch_tablet_an_edit_only_link_places_and_saves_but_cannot_publish(
     browser: Any, live_server: Any, allowed: str, organization: Organization, api_client: Client
 ) -> None:
     template = template_create_from_pdf(organization=organization, title="Lease", pdf=blank_pdf())
     url = generate(api_client, eid=template.eid, type="edit-pdf-template", permissions=["edit"])
-    tab = Tab(
-        browser,
-        TABLET,
-        expected=lambda message: "status of 403" in message.text,
-        has_touch=True,
-        is_mobile=True,
-    )
+    tab = touch_tab(browser, TABLET, refused_status=403)
     frame = open_in_app(tab, allowed, url, live_server, "#editor[data-state=ready]")
     frame.wait_for_selector(".ed-page[data-page='0'].is-rendered")
 
@@ -389,13 +395,7 @@ def test_the_packet_builder_fits_a_phone(
     annex = annex_template(organization)
     options = {"castEids": [annex.eid]}
     url = generate(api_client, eid=organization.eid, type="edit-etch-packet", options=options)
-    tab = Tab(
-        browser,
-        PHONE,
-        expected=lambda message: "status of 400" in message.text,
-        has_touch=True,
-        is_mobile=True,
-    )
+    tab = touch_tab(browser, PHONE, refused_status=400)
     frame = open_in_app(tab, allowed, url, live_server, "#packet-builder[data-state=ready]")
     frame.tap("#pb-add-template")
     frame.wait_for_selector(".pb-page .pb-field.is-template")
