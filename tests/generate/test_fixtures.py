@@ -49,6 +49,11 @@ def render(client, path: Path, css: str = "", *, base: str | None = None, **extr
 A4_PAGE = {"page": {"width": "210mm", "height": "297mm"}}
 
 
+def page_size(width: float, height: float) -> tuple[object, object]:
+    """A page size in points as the samples' references give it, to 0.05 pt."""
+    return pytest.approx(width, abs=0.05), pytest.approx(height, abs=0.05)
+
+
 def lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
@@ -162,10 +167,7 @@ def test_pagedjs_long_table_repeats_its_header(production_client) -> None:
     pdf = render(production_client, HTML / "pagedjs-long-table-thead" / "long-table.html")
 
     texts = layout_texts(pdf)
-    assert all(
-        size == (pytest.approx(396.85, abs=0.05), pytest.approx(425.2, abs=0.05))
-        for size in page_sizes(pdf)
-    )
+    assert all(size == page_size(396.85, 425.2) for size in page_sizes(pdf))
     table_pages = [text for text in texts if re.search(r"^\s*1\s*[a-z]\s*$", text, re.M)]
     assert len(table_pages) >= 2
     assert all(lines(text)[0] == "# Name" for text in table_pages)
@@ -186,10 +188,7 @@ def test_pagedjs_named_chapter_pages(production_client) -> None:
     pdf = render(production_client, HTML / "pagedjs-named-page" / "named-page.html")
 
     texts = layout_texts(pdf)
-    assert all(
-        size == (pytest.approx(419.53, abs=0.05), pytest.approx(595.28, abs=0.05))
-        for size in page_sizes(pdf)
-    )
+    assert all(size == page_size(419.53, 595.28) for size in page_sizes(pdf))
     chapter = [i for i, text in enumerate(texts) if "this is a chapter" in text]
     assert 0 not in chapter  # the introduction is not a chapter page
     assert len(chapter) >= 3
