@@ -22,7 +22,6 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 from esign.models import Packet, Signer
 from esign.sealing.config import signer_trust_roots, trust_roots
 from esign.sealing.seal import packet_seal
-from esign.signature_models import QualifiedProvider
 from tests.axe import axe_violations
 from tests.browser import Tab
 from tests.esign import cscserver
@@ -32,6 +31,7 @@ from tests.esign.signerpki import pdfsig_trusted, pdfsig_verdicts, signature_sta
 from tests.esign.test_allow_updates import created
 from tests.esign.test_roles_browser import link
 from tests.esign.test_seal_packets import zip_url
+from tests.esign.test_signer_qualified import set_up_provider
 from tests.esign.test_signing_browser import SHOTS
 from tests.esign.test_verify import post_file
 
@@ -43,14 +43,7 @@ def csc(settings: Any, live_server: Any, organization: Any) -> Iterator[cscserve
     service = cscserver.CscTestService()
     settings.FETCH_ALLOW_HOSTS = ["127.0.0.1"]
     settings.PUBLIC_BASE_URL = live_server.url
-    QualifiedProvider.objects.create(
-        organization=organization,
-        name="Local test QTSP",
-        base_url=service.api_url,
-        oauth_url=service.base_url,
-        client_id=cscserver.CLIENT_ID,
-        client_secret=cscserver.CLIENT_SECRET,
-    )
+    set_up_provider(organization.pk, service)
     yield service
     service.close()
 
