@@ -38,6 +38,17 @@ def link(live_server: Any, alias: str) -> str:
     )
 
 
+def open_link(
+    browser: Any, live_server: Any, viewport: dict, options: dict, alias: str, loaded: str
+) -> Tab:
+    """A tab of ``viewport`` (and context ``options``) on the signer ``alias``'s link, once the
+    page shows ``loaded``."""
+    tab = Tab(browser, viewport, expected=refused_request, **options)
+    tab.page.goto(link(live_server, alias))
+    tab.page.wait_for_selector(loaded)
+    return tab
+
+
 def shot(tab: Tab, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     tab.page.screenshot(path=str(SHOTS / f"{name}.png"))
@@ -45,10 +56,10 @@ def shot(tab: Tab, name: str) -> None:
 
 @pytest.mark.parametrize(("size", "viewport", "options"), TOUCH_SIZES)
 def test_the_approver_approves(browser, live_server, roles_sent, size, viewport, options) -> None:
-    tab = Tab(browser, viewport, expected=refused_request, **options)
-    tab.page.goto(link(live_server, "manager"))
+    tab = open_link(
+        browser, live_server, viewport, options, "manager", "#signing[data-state=ready]"
+    )
     page = tab.page
-    page.wait_for_selector("#signing[data-state=ready]")
     expect(page.locator(".sg-role")).to_have_text(
         "As an approver: approve or reject these documents."
     )
@@ -75,10 +86,10 @@ def test_the_approver_approves(browser, live_server, roles_sent, size, viewport,
 def test_the_approver_rejects_with_a_reason(
     browser, live_server, roles_sent, size, viewport, options
 ) -> None:
-    tab = Tab(browser, viewport, expected=refused_request, **options)
-    tab.page.goto(link(live_server, "manager"))
+    tab = open_link(
+        browser, live_server, viewport, options, "manager", "#signing[data-state=ready]"
+    )
     page = tab.page
-    page.wait_for_selector("#signing[data-state=ready]")
 
     page.click("#sg-decline-open")
     expect(page.locator("#sg-decline-title")).to_have_text("Reject the documents")
@@ -99,10 +110,10 @@ def test_the_approver_rejects_with_a_reason(
 
 @pytest.mark.parametrize(("size", "viewport", "options"), TOUCH_SIZES)
 def test_the_viewer_reads_only(browser, live_server, roles_sent, size, viewport, options) -> None:
-    tab = Tab(browser, viewport, expected=refused_request, **options)
-    tab.page.goto(link(live_server, "auditor"))
+    tab = open_link(
+        browser, live_server, viewport, options, "auditor", "#signing:not([data-state=loading])"
+    )
     page = tab.page
-    page.wait_for_selector("#signing:not([data-state=loading])")
     expect(page.locator("#sg-notice")).to_have_text(
         "These documents are shared with you to read. You have nothing to sign."
     )
