@@ -32,6 +32,14 @@ def change_url(live_server, packet: Packet) -> str:
     return live_server.url + reverse("admin:esign_packet_change", args=[packet.pk])
 
 
+def packet_page(browser, live_server, staff: User, packet: Packet) -> Tab:  # noqa: ANN001
+    """A desktop tab on the packet's change page, logged in as ``staff``."""
+    tab = Tab(browser, DESKTOP)
+    admin_log_in(tab.page, live_server, staff.username, PASSWORD)
+    tab.page.goto(change_url(live_server, packet))
+    return tab
+
+
 def fits(tab: Tab) -> None:
     """The page fits 1366 px, and axe finds nothing on it."""
     assert tab.page.evaluate("document.documentElement.scrollWidth") <= DESKTOP["width"]
@@ -47,9 +55,7 @@ def test_an_open_packets_page_resends_and_voids(
     assert send_queued_emails() == ["sent"]
     packet = Packet.objects.get(eid=created["eid"])
 
-    tab = Tab(browser, DESKTOP)
-    admin_log_in(tab.page, live_server, staff.username, PASSWORD)
-    tab.page.goto(change_url(live_server, packet))
+    tab = packet_page(browser, live_server, staff, packet)
     tools = tab.page.locator(".object-tools li").all_inner_texts()
     assert [text.strip().upper() for text in tools] == [
         "EMAIL A NEW LINK",
@@ -97,9 +103,7 @@ def test_a_sealed_packets_page_downloads_its_documents(
     _, packet = complete()
     assert packet_seal(packet_id=packet.pk).startswith("sealed")
 
-    tab = Tab(browser, DESKTOP)
-    admin_log_in(tab.page, live_server, staff.username, PASSWORD)
-    tab.page.goto(change_url(live_server, packet))
+    tab = packet_page(browser, live_server, staff, packet)
     tools = tab.page.locator(".object-tools li").all_inner_texts()
     assert [text.strip().upper() for text in tools] == [
         "DOWNLOAD THE SEALED DOCUMENTS (ZIP)",
