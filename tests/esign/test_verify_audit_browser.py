@@ -76,6 +76,13 @@ def verify(tab: Any, path: Path) -> None:
     tab.wait_for_selector("#result")
 
 
+def verdict_of(tab: Any, path: Path, code: str) -> str:
+    """The verdict's text for the file at ``path``, after checking its code (``data-verdict``)."""
+    verify(tab, path)
+    assert tab.get_attribute("#verdict", "data-verdict") == code
+    return tab.inner_text("#verdict")
+
+
 def no_sideways_scrolling(tab: Any) -> None:
     assert tab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
@@ -97,9 +104,7 @@ def test_each_verdict_reads_right_on_a_desktop_and_a_phone(browser, live_server,
         assert "Yes: nothing it covers was changed" in stamp
         tab.screenshot(path=str(SHOTS / "10-verdict-valid-lta-desktop.png"), full_page=True)
 
-        verify(tab, audited["development"])
-        assert tab.get_attribute("#verdict", "data-verdict") == "valid_development"
-        verdict = tab.inner_text("#verdict")
+        verdict = verdict_of(tab, audited["development"], "valid_development")
         assert verdict.startswith("! Valid, with a development seal.")
         assert "trusted here only" in verdict
         assert tab.inner_text("#sealed-by-us").startswith("✓ Sealed by this service.")
@@ -111,21 +116,16 @@ def test_each_verdict_reads_right_on_a_desktop_and_a_phone(browser, live_server,
         assert "Charles Babbage" in signers
         tab.screenshot(path=str(SHOTS / "11-verdict-development-desktop.png"), full_page=True)
 
-        verify(tab, audited["other-install"])
-        assert tab.get_attribute("#verdict", "data-verdict") == "untrusted"
-        assert tab.inner_text("#verdict").startswith("! Intact, but not from a trusted signer.")
+        verdict = verdict_of(tab, audited["other-install"], "untrusted")
+        assert verdict.startswith("! Intact, but not from a trusted signer.")
         tab.screenshot(path=str(SHOTS / "12-verdict-untrusted-desktop.png"), full_page=True)
 
-        verify(tab, audited["changed"])
-        assert tab.get_attribute("#verdict", "data-verdict") == "changed"
-        verdict = tab.inner_text("#verdict")
+        verdict = verdict_of(tab, audited["changed"], "changed")
         assert verdict.startswith("✗ Changed after signing.")
         assert "The document's information (title, author, subject...) was changed" in verdict
         tab.screenshot(path=str(SHOTS / "13-verdict-changed-desktop.png"), full_page=True)
 
-        verify(tab, audited["unsigned"])
-        assert tab.get_attribute("#verdict", "data-verdict") == "not_signed"
-        assert tab.inner_text("#verdict").startswith("✗ Not signed.")
+        assert verdict_of(tab, audited["unsigned"], "not_signed").startswith("✗ Not signed.")
         assert tab.inner_text("#sealed-by-us").startswith(
             "! A document of this service, without its seal."
         )
@@ -139,8 +139,7 @@ def test_each_verdict_reads_right_on_a_desktop_and_a_phone(browser, live_server,
             ("development", "valid_development", "22-verdict-development-phone.png"),
             ("unsigned", "not_signed", "23-verdict-unsigned-phone.png"),
         ):
-            verify(tab, audited[name])
-            assert tab.get_attribute("#verdict", "data-verdict") == verdict
+            verdict_of(tab, audited[name], verdict)
             no_sideways_scrolling(tab)
             tab.screenshot(path=str(SHOTS / shot), full_page=True)
         verify(tab, audited["revoked"])
