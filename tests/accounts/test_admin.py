@@ -11,6 +11,13 @@ from tests.conftest import basic_auth
 from tests.staff import admin_action, superuser_client
 
 
+def key_status(raw_key: str) -> int:
+    """The status of a GraphQL request made with the API key ``raw_key``."""
+    api = Client(HTTP_AUTHORIZATION=basic_auth(raw_key))
+    query = '{"query":"{ currentUser { eid } }"}'
+    return api.post("/graphql", data=query, content_type="application/json").status_code
+
+
 def test_create_key_action_shows_the_key_once_and_it_works(organization) -> None:
     client = superuser_client()
     response = admin_action(
@@ -26,13 +33,7 @@ def test_create_key_action_shows_the_key_once_and_it_works(organization) -> None
     raw_key = re.search(r"(prod_[A-Za-z0-9]{40})", response.content.decode()).group(1)
     assert ApiKey.objects.get().kind == "production"
     assert raw_key not in str(list(ApiKey.objects.values()))
-    api = Client(HTTP_AUTHORIZATION=basic_auth(raw_key))
-    assert (
-        api.post(
-            "/graphql", data='{"query":"{ currentUser { eid } }"}', content_type="application/json"
-        ).status_code
-        == 200
-    )
+    assert key_status(raw_key) == 200
 
 
 def test_revoke_action(organization, api_key) -> None:
@@ -45,13 +46,7 @@ def test_revoke_action(organization, api_key) -> None:
         follow=False,
     )
 
-    api = Client(HTTP_AUTHORIZATION=basic_auth(api_key))
-    assert (
-        api.post(
-            "/graphql", data='{"query":"{ currentUser { eid } }"}', content_type="application/json"
-        ).status_code
-        == 401
-    )
+    assert key_status(api_key) == 401
 
 
 def test_payload_key_action_shows_the_public_key(organization) -> None:

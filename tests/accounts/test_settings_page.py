@@ -17,16 +17,11 @@ from accounts.models import ApiKey, Organization, PayloadKeyPair, User
 from accounts.payload_keys import payload_key_create
 from accounts.services import api_key_create, member_add
 from tests.conftest import basic_auth
+from tests.templates_app.conftest import logged_in
 from webhooks.models import WebhookDelivery, WebhookEndpoint, WebhookSecret
 from webhooks.services import endpoint_get, event_emit, secrets_current
 
 pytestmark = pytest.mark.django_db
-
-
-def logged_in(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
