@@ -47,6 +47,13 @@ def empty_webform(organization: Organization) -> Webform:
     return webform
 
 
+def open_builder(page: Any, live_server: Any, organization: Organization, webform: Webform) -> None:
+    """The webform's builder, ready, for a staff member of ``organization`` logged in first."""
+    log_in(page, live_server, organization)
+    page.goto(f"{live_server.url}/admin/workflows/webform/{webform.pk}/builder/")
+    page.wait_for_selector("#wfb[data-state=ready]")
+
+
 def tab_to(page: Any, selector: str, *, limit: int = 80, back: bool = False) -> None:
     """Press Tab (Shift+Tab with ``back``) until the focus is on ``selector``: reached by the
     keyboard, as people do."""
@@ -281,9 +288,7 @@ def test_a_repeating_groups_problem_is_shown_on_it_and_its_fields_are_dragged_in
     page: Any, live_server: Any, organization: Organization
 ) -> None:
     webform = empty_webform(organization)
-    log_in(page, live_server, organization)
-    page.goto(f"{live_server.url}/admin/workflows/webform/{webform.pk}/builder/")
-    page.wait_for_selector("#wfb[data-state=ready]")
+    open_builder(page, live_server, organization, webform)
     add_field(page, 1, "Name", "Short text")
     tab_to(page, ".wfb-page:nth-child(1) [data-role=add-group]")
     page.keyboard.press("Enter")
@@ -377,9 +382,7 @@ def test_a_condition_of_two_rules_is_built_by_keyboard(
                 {"key": "deposit", "type": "dollar", "label": "Deposit"}]}]}]},
     )  # fmt: skip
     webform = workflow.webforms.get()
-    log_in(page, live_server, organization)
-    page.goto(f"{live_server.url}/admin/workflows/webform/{webform.pk}/builder/")
-    page.wait_for_selector("#wfb[data-state=ready]")
+    open_builder(page, live_server, organization, webform)
     page.click(".wfb-field[data-key=deposit] [data-role=item]")
 
     # Rule 1: the rent is at least 1000; rule 2: pets has a value; either will do.

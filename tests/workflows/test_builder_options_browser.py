@@ -6,27 +6,18 @@ condition. Screenshots, desktop and phone, go to test-artifacts/workflows/."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from accounts.models import Organization
 from tests.axe import axe_violations
-from tests.browser import watched_tab
-from tests.workflows.test_admin_browser import log_in
-from tests.workflows.test_builder_browser import SHOTS, refused_save, tab_to, wait_saved
+from tests.workflows.test_builder_browser import SHOTS, open_builder, tab_to, wait_saved
+from tests.workflows.test_builder_browser import page as page  # noqa: F401 - the fixture
 from workflows.definitions.versions import workflow_import
 from workflows.models import Webform
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def page(browser: Any, live_server: Any, settings: Any) -> Iterator[Any]:
-    settings.PUBLIC_BASE_URL = live_server.url
-    with watched_tab(browser, width=1366, height=900, expected=refused_save) as tab:
-        yield tab
 
 
 def pets_webform(organization: Organization) -> Webform:
@@ -56,9 +47,7 @@ def test_is_on_a_radio_group_offers_its_options(
 ) -> None:
     page.set_viewport_size({"width": width, "height": height})
     webform = pets_webform(organization)
-    log_in(page, live_server, organization)
-    page.goto(f"{live_server.url}/admin/workflows/webform/{webform.pk}/builder/")
-    page.wait_for_selector("#wfb[data-state=ready]")
+    open_builder(page, live_server, organization, webform)
     page.click(".wfb-field[data-key=petName] [data-role=item]")
 
     tab_to(page, "[data-path=showWhen]")
@@ -92,9 +81,7 @@ def test_a_value_no_option_has_is_shown_as_such_and_the_save_refuses_it(
     webform = pets_webform(organization)
     # Kept before values were checked: the page never showed ("Yes" is not "yes").
     webform.fields.filter(key="petName").update(show_when='{"field":"pets","equals":"Yes"}')
-    log_in(page, live_server, organization)
-    page.goto(f"{live_server.url}/admin/workflows/webform/{webform.pk}/builder/")
-    page.wait_for_selector("#wfb[data-state=ready]")
+    open_builder(page, live_server, organization, webform)
     page.click(".wfb-field[data-key=petName] [data-role=item]")
 
     assert value_choices(page, 1) == ["Yes (not an option)", "Yes (yes)", "No (no)"]
