@@ -8,9 +8,8 @@ import json
 
 import pytest
 
-from tests.browser import Tab
 from tests.workflows.test_condition_rules import CASES, VALUES
-from tests.workflows.test_webform_browser import DESKTOP, public_base  # noqa: F401
+from tests.workflows.test_webform_browser import DESKTOP, form_tab, public_base  # noqa: F401
 from workflows.definitions.versions import workflow_import
 from workflows.engine.conditions import parse_condition
 
@@ -26,9 +25,7 @@ def test_the_browser_reads_every_condition_as_the_server_does(
             {"title": "P", "fields": [{"key": "a", "type": "shortText", "label": "A"}]}]}]},
         publish=True,
     )  # fmt: skip
-    tab = Tab(browser, DESKTOP)
-    tab.page.goto(f"{public_base}/form/acme/w")
-    tab.page.wait_for_selector("#wf-form[data-state=ready]")
+    tab = form_tab(browser, DESKTOP, f"{public_base}/form/acme/w")
     values = json.loads(json.dumps(VALUES, default=float))
     in_browser = tab.page.evaluate(
         """async ([cases, values]) => {
@@ -69,10 +66,8 @@ def test_the_public_page_shows_fields_and_pages_by_their_rules_live(
         ]}]},
         publish=True,
     )  # fmt: skip
-    tab = Tab(browser, DESKTOP)
+    tab = form_tab(browser, DESKTOP, f"{public_base}/form/acme/lease")
     page = tab.page
-    page.goto(f"{public_base}/form/acme/lease")
-    page.wait_for_selector("#wf-form[data-state=ready]")
     garden = ".wf-field[data-key=garden]"
     assert page.is_hidden(garden)
     assert page.text_content("#wf-step") == "Step 1 of 1: You"

@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser import Tab
 from tests.workflows.test_conditions import FIELDS
-from tests.workflows.test_webform_browser import DESKTOP, public_base, shoot  # noqa: F401
+from tests.workflows.test_webform_browser import DESKTOP, form_tab, public_base, shoot  # noqa: F401
 from workflows.definitions.versions import workflow_import
 from workflows.engine.rules import has_value
 from workflows.models import WebformSubmission
@@ -44,10 +43,8 @@ def test_a_field_shows_and_is_required_only_when_its_condition_holds(
         },
         publish=True,
     )  # fmt: skip
-    tab = Tab(browser, DESKTOP)
+    tab = form_tab(browser, DESKTOP, f"{public_base}/form/acme/pets")
     page = tab.page
-    page.goto(f"{public_base}/form/acme/pets")
-    page.wait_for_selector("#wf-form[data-state=ready]")
     in_browser = page.evaluate(
         """async (values) => {
           const form = await import("/static/workflows/form.js");

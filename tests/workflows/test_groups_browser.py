@@ -20,7 +20,7 @@ from tests.axe import axe_violations
 from tests.browser import Tab
 from tests.pdfcheck import text_in_rect, words
 from tests.workflows.order_workflow import item_rect, order_workflow, price_rect
-from tests.workflows.test_webform_browser import SHOTS, public_base  # noqa: F401
+from tests.workflows.test_webform_browser import SHOTS, form_tab, public_base  # noqa: F401
 from workflows.models import Submission, WebformSubmission
 from workflows.submissions.files import documents_zip
 
@@ -55,10 +55,10 @@ def test_entries_are_added_removed_and_fill_the_rows(
     browser, public_base, organization, demo_template, size: str, count: int, pages: int  # noqa: F811
 ) -> None:  # fmt: skip
     order_workflow(organization, demo_template)
-    tab = Tab(browser, SIZES[size], has_touch=size == "phone")
+    tab = form_tab(
+        browser, SIZES[size], f"{public_base}/form/acme/order", has_touch=size == "phone"
+    )
     page = tab.page
-    page.goto(f"{public_base}/form/acme/order")
-    page.wait_for_selector("#wf-form[data-state=ready]")
     no_violations(tab)
     page.fill("[name='name.firstName']", "Ada")
     page.fill("[name='name.lastName']", "Lovelace")
@@ -123,10 +123,14 @@ def test_a_webform_in_spanish(
     browser, public_base, organization, demo_template, size: str  # noqa: F811
 ) -> None:  # fmt: skip
     order_workflow(organization, demo_template)
-    tab = Tab(browser, SIZES[size], locale="es-MX", has_touch=size == "phone")
+    tab = form_tab(
+        browser,
+        SIZES[size],
+        f"{public_base}/form/acme/order",
+        locale="es-MX",
+        has_touch=size == "phone",
+    )
     page = tab.page
-    page.goto(f"{public_base}/form/acme/order")
-    page.wait_for_selector("#wf-form[data-state=ready]")
     assert page.get_attribute("html", "lang") == "es"
     assert page.text_content("#wf-next") == "Siguiente"
     shot(tab, "spanish-form", size)

@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.axe import axe_violations
-from tests.browser import Tab
-from tests.workflows.test_webform_browser import DESKTOP, SHOTS, public_base  # noqa: F401
+from tests.workflows.test_webform_browser import DESKTOP, SHOTS, form_tab, public_base  # noqa: F401
 from workflows.definitions.versions import workflow_import
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -50,10 +49,8 @@ def test_the_step_count_follows_the_pages_shown_as_the_box_is_ticked(
     browser, public_base, organization  # noqa: F811
 ) -> None:  # fmt: skip
     pets_workflow(organization)
-    tab = Tab(browser, DESKTOP)
+    tab = form_tab(browser, DESKTOP, f"{public_base}/form/acme/tenants")
     page = tab.page
-    page.goto(f"{public_base}/form/acme/tenants")
-    page.wait_for_selector("#wf-form[data-state=ready]")
     assert page.text_content("#wf-step") == "Step 1 of 2: You"
     assert page.get_attribute("#wf-bar", "max") == "2"
 
@@ -82,10 +79,8 @@ def test_one_webform_says_step_1_of_1_and_finish_until_the_box_shows_the_pets_pa
     browser, public_base, organization  # noqa: F811
 ) -> None:  # fmt: skip
     pets_workflow(organization, home=False)
-    tab = Tab(browser, DESKTOP)
+    tab = form_tab(browser, DESKTOP, f"{public_base}/form/acme/tenants")
     page = tab.page
-    page.goto(f"{public_base}/form/acme/tenants")
-    page.wait_for_selector("#wf-form[data-state=ready]")
     assert (page.text_content("#wf-step"), page.text_content("#wf-next")) == (
         "Step 1 of 1: You",
         "Finish",

@@ -49,6 +49,15 @@ def public_base(settings: Any, live_server: Any) -> str:
     return live_server.url
 
 
+def form_tab(browser: Any, viewport: dict[str, int], url: str, **options: Any) -> Tab:
+    """A tab of ``viewport`` (``options`` as Tab takes them) on the public form at ``url``, once
+    the form is ready."""
+    tab = Tab(browser, viewport, **options)
+    tab.page.goto(url)
+    tab.page.wait_for_selector("#wf-form[data-state=ready]")
+    return tab
+
+
 def shoot(tab: Tab, name: str) -> None:
     """A full-page screenshot at the desktop width, and one at the phone width (then back)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
