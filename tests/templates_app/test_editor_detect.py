@@ -36,6 +36,13 @@ def flat_form(pages: int = 1) -> bytes:
     return buffer.getvalue()
 
 
+def with_fields(template: PdfTemplate, fields: list[dict]) -> None:
+    """The template's working version given ``fields`` (spec dicts) as its only fields."""
+    spec = services.working_version(template).spec
+    spec["fields"] = fields
+    services.template_update_working(template=template, spec=spec, title=None)
+
+
 def post(client: Client, template: PdfTemplate, body: object) -> object:
     return client.post(url(template), data=json.dumps(body), content_type="application/json")
 
@@ -61,12 +68,10 @@ def test_only_missing_leaves_out_fields_the_template_has(
     member_client: Client, organization: Organization
 ) -> None:
     template = template_create_from_pdf(organization=organization, title="Flat", pdf=flat_form())
-    spec = services.working_version(template).spec
-    spec["fields"] = [
+    with_fields(template, [
         {"id": "f1", "alias": "iAgree", "type": "checkbox", "page": 0,
          "rect": {"x": 72, "y": 600, "width": 10, "height": 10}},
-    ]  # fmt: skip
-    services.template_update_working(template=template, spec=spec, title=None)
+    ])  # fmt: skip
 
     everything = post(member_client, template, {}).json()["fields"]
     missing = post(member_client, template, {"onlyMissing": True}).json()["fields"]

@@ -15,9 +15,8 @@ from templates_app.services import template_create_from_pdf
 from tests.axe import axe_violations
 from tests.browser import watched_tab
 from tests.templates_app.conftest import ARTIFACTS
-
-# The fixture, which opens the editor in this module's own page.
-from tests.templates_app.test_editor_browser import edit as edit  # noqa: F401
+from tests.templates_app.test_editor_browser import edit as edit  # noqa: F401 - the fixture
+from tests.templates_app.test_editor_detect import with_fields
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -113,12 +112,10 @@ def test_detect_accept_fix_delete_and_save(page, edit, organization) -> None:
 
 def test_only_missing_skips_places_that_have_fields(page, edit, organization) -> None:
     template = template_create_from_pdf(organization=organization, title="Permit", pdf=flat_form())
-    spec = services.working_version(template).spec
-    spec["fields"] = [
+    with_fields(template, [
         {"id": "f1", "alias": "name", "type": "shortText", "page": 0,
          "rect": {"x": 130, "y": 678, "width": 370, "height": 18}},
-    ]  # fmt: skip
-    services.template_update_working(template=template, spec=spec, title=None)
+    ])  # fmt: skip
     edit(template)
 
     page.click("[data-action=detect]")
