@@ -139,13 +139,31 @@ class _App(AppPages):
 app = app_fixture(_App)
 
 
+def let_the_app_frame(organization: Organization, app: str, settings, live_server) -> None:  # noqa: ANN001
+    """The organization lets ``app`` frame its pages; the service's public URL is the live
+    server (the completion page must be reachable)."""
+    settings.PUBLIC_BASE_URL = live_server.url
+    organization.embed_origins = [app]
+    organization.save()
+
+
+def workflow_in_the_app(browser, app: str, url: str, live_server) -> tuple[Tab, Any]:  # noqa: ANN001
+    """A desktop tab of the app with the workflow page ``url`` in its frame, Ada's name and
+    email typed in its first page: the tab and the frame."""
+    tab = Tab(browser, DESKTOP)
+    tab.page.goto(app_url(app, "workflow", url, live_server.url))
+    frame = tab.page.wait_for_selector("iframe").content_frame()
+    frame.fill("[name='name.firstName']", "Ada")
+    frame.fill("[name='name.lastName']", "Lovelace")
+    frame.fill("[name='email']", "ada@example.com")
+    return tab, frame
+
+
 @pytest.fixture
 def packet_of(organization: Organization, app: str, create_packet, settings, live_server):
     """A packet of two embedded signers whose links the app may frame; the service's public
     URL is the live server (the completion page must be reachable)."""
-    settings.PUBLIC_BASE_URL = live_server.url
-    organization.embed_origins = [app]
-    organization.save()
+    let_the_app_frame(organization, app, settings, live_server)
 
     def make(**signer_overrides: Any) -> dict[str, str]:
         variables = two_signer_packet()
@@ -263,13 +281,22 @@ def test_the_legacy_frame_follows_the_signers_redirect_url(
     tab.close()
 
 
-def test_the_embed_frame_hands_its_integrator_the_event_objects(
+@pytest.fixture
+def first_in_embed_frame(
     browser, live_server, app: str, packet_of, sign_url
-) -> None:
+) -> tuple[dict[str, str], Tab, Any]:
+    """A new packet's signers, and a desktop tab of the app with the first signer's (client's)
+    signing page open in its embed frame: that frame."""
     signers = packet_of()
-    first = signers["client"]
     tab = Tab(browser, DESKTOP)
-    frame = open_app(tab, app, "embed", sign_url(first), live_server.url)
+    return signers, tab, open_app(tab, app, "embed", sign_url(signers["client"]), live_server.url)
+
+
+def test_the_embed_frame_hands_its_integrator_the_event_objects(
+    first_in_embed_frame: tuple[dict[str, str], Tab, Any],
+) -> None:
+    signers, tab, frame = first_in_embed_frame
+    first = signers["client"]
     sign_first(frame)
     frame.wait_for_selector("#signing[data-state=done]")
     [event] = [e["data"] for e in events(tab, 1)]
@@ -308,12 +335,15 @@ def decline(frame: Any) -> None:
 
 
 def test_a_decline_is_signer_complete_with_status_declined_in_both_frames(
-    browser, live_server, app: str, packet_of, sign_url
+    first_in_embed_frame: tuple[dict[str, str], Tab, Any],
+    browser,
+    live_server,
+    app: str,
+    packet_of,
+    sign_url,
 ) -> None:
-    signers = packet_of()
+    signers, tab, frame = first_in_embed_frame
     first = signers["client"]
-    tab = Tab(browser, DESKTOP)
-    frame = open_app(tab, app, "embed", sign_url(first), live_server.url)
     decline(frame)
     frame.wait_for_selector("#signing[data-state=declined]")
     [event] = [e["data"] for e in events(tab, 1)]
@@ -352,21 +382,14 @@ def test_a_decline_is_signer_complete_with_status_declined_in_both_frames(
 def test_the_documented_workflow_example_hears_the_workflows_events(
     browser, live_server, app: str, organization: Organization, settings
 ) -> None:
-    settings.PUBLIC_BASE_URL = live_server.url
-    organization.embed_origins = [app]
-    organization.save()
+    let_the_app_frame(organization, app, settings, live_server)
     pdf, spec = build_demo_template()
     template = template_create_with_spec(
         organization=organization, title="Demo", pdf=pdf, spec=spec, publish=True
     )
     workflow = demo_workflow_create(organization=organization, template=template)
     url = f"{live_server.url}/form/acme/{workflow.slug}?embedded=true"
-    tab = Tab(browser, DESKTOP)
-    tab.page.goto(app_url(app, "workflow", url, live_server.url))
-    frame = tab.page.wait_for_selector("iframe").content_frame()
-    frame.fill("[name='name.firstName']", "Ada")
-    frame.fill("[name='name.lastName']", "Lovelace")
-    frame.fill("[name='email']", "ada@example.com")
+    tab, frame = workflow_in_the_app(browser, app, url, live_server)
     frame.fill("[name='phone.num']", "415 555 0132")
     frame.get_by_role("button", name="Next").click()
     [event] = [e["data"] for e in events(tab, 1)]
@@ -383,18 +406,11 @@ def test_an_embedded_workflows_signer_is_heard_by_the_embed_frame_as_an_object(
     # (withinIframe=true, which gets the string only): the embed frame hears the object.
     from tests.workflows.test_signing_step import nda
 
-    settings.PUBLIC_BASE_URL = live_server.url
     settings.SEAL_DEV_DIR = tmp_path / "seal-dev"
-    organization.embed_origins = [app]
-    organization.save()
+    let_the_app_frame(organization, app, settings, live_server)
     nda(organization, demo_template)
     url = f"{live_server.url}/form/acme/nda?embedded=true"
-    tab = Tab(browser, DESKTOP)
-    tab.page.goto(app_url(app, "workflow", url, live_server.url))
-    frame = tab.page.wait_for_selector("iframe").content_frame()
-    frame.fill("[name='name.firstName']", "Ada")
-    frame.fill("[name='name.lastName']", "Lovelace")
-    frame.fill("[name='email']", "ada@example.com")
+    tab, frame = workflow_in_the_app(browser, app, url, live_server)
     frame.click("#wf-next")
     frame.wait_for_selector("#wf-sign")
     frame.click("#wf-sign")
