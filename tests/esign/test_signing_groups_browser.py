@@ -41,6 +41,14 @@ def link(live_server: Any, person: Signer) -> str:
     )
 
 
+def ready_tab(browser: Any, live_server: Any, viewport: dict, options: dict, person: Signer) -> Tab:
+    """A tab of ``viewport`` (and context ``options``) on ``person``'s link, the page ready."""
+    tab = Tab(browser, viewport, expected=refused_request, **options)
+    tab.page.goto(link(live_server, person))
+    tab.page.wait_for_selector("#signing[data-state=ready]")
+    return tab
+
+
 @pytest.mark.parametrize(
     ("language", "heading", "said", "nothing_more"),
     [
@@ -113,9 +121,7 @@ def test_the_witness_and_a_member_see_what_they_sign_for(
     assert signed("client", values={"agreement/title1": "Chief Analyst"}).status_code == 200
     witness = Signer.objects.get(alias_id="witness")
     for name, viewport, options in TOUCH_SIZES:
-        tab = Tab(browser, viewport, expected=refused_request, **options)
-        tab.page.goto(link(live_server, witness))
-        tab.page.wait_for_selector("#signing[data-state=ready]")
+        tab = ready_tab(browser, live_server, viewport, options, witness)
         assert witnessing in tab.page.locator(".sg-role").inner_text()
         tab.page.screenshot(path=str(SHOTS / f"witness-{language or 'en'}-{name}.png"))
         assert axe_violations(tab.page) == []
@@ -124,9 +130,7 @@ def test_the_witness_and_a_member_see_what_they_sign_for(
     assert signed("witness").status_code == 200
     member = Signer.objects.get(alias_id="babbage")
     for name, viewport, options in TOUCH_SIZES:
-        tab = Tab(browser, viewport, expected=refused_request, **options)
-        tab.page.goto(link(live_server, member))
-        tab.page.wait_for_selector("#signing[data-state=ready]")
+        tab = ready_tab(browser, live_server, viewport, options, member)
         assert needed in tab.page.locator(".sg-role").inner_text()
         assert tab.page.locator("#sg-finish").is_visible()
         tab.page.screenshot(path=str(SHOTS / f"group-member-{language or 'en'}-{name}.png"))
