@@ -65,16 +65,31 @@ def packet(create_packet: Any) -> dict[str, str]:
     return signers_of(made)
 
 
+def new_signer_in_a_tab(
+    browser, live_server, create_packet, sign_url, viewport, device, **tab_options
+) -> tuple[str, Tab]:
+    """A new packet's first signer, and a tab of ``viewport`` on their signing page, ready."""
+    signer = packet(create_packet)["client"]
+    tab = Tab(browser, viewport, **tab_options, **device)
+    tab.page.goto(sign_url(signer).replace(settings.PUBLIC_BASE_URL, live_server.url))
+    tab.page.wait_for_selector("#signing[data-state=ready]")
+    return signer, tab
+
+
+def adopt_and_give_the_title(tab: Tab) -> None:
+    """With the signature box's adopt dialog open: adopt, then type the title."""
+    tab.page.click("#sg-adopt-ok")
+    tab.page.wait_for_selector("#sg-adopt", state="hidden")
+    tab.page.click(".sg-field[data-key='agreement/title1']")
+    tab.page.fill("#sg-value", "Chief Analyst")
+
+
 @pytest.mark.parametrize("name", SCREENS)
 def test_every_state_of_the_signing_page_passes_axe(
     browser, live_server, create_packet, sign_url, graphql, name
 ) -> None:
     viewport, device = SCREENS[name]
-    signer = packet(create_packet)["client"]
-    url = sign_url(signer).replace(settings.PUBLIC_BASE_URL, live_server.url)
-    tab = Tab(browser, viewport, **device)
-    tab.page.goto(url)
-    tab.page.wait_for_selector("#signing[data-state=ready]")
+    _, tab = new_signer_in_a_tab(browser, live_server, create_packet, sign_url, viewport, device)
     tab.page.wait_for_selector(".sg-page.is-rendered")
     # A box's name starts with what it shows.
     boxes = tab.page.get_by_role("button", name="Sign here, Signature, field 3 of 3, to do")
@@ -83,10 +98,7 @@ def test_every_state_of_the_signing_page_passes_axe(
     tab.page.click(".sg-field[data-key='agreement/sig1']")
     tab.page.wait_for_selector("#sg-adopt[open]")
     checked(tab, name, "adopt")
-    tab.page.click("#sg-adopt-ok")
-    tab.page.wait_for_selector("#sg-adopt", state="hidden")
-    tab.page.click(".sg-field[data-key='agreement/title1']")
-    tab.page.fill("#sg-value", "Chief Analyst")
+    adopt_and_give_the_title(tab)
     initials = tab.page.get_by_role("button", name="AL, Initials, field 1 of 3, completed")
     assert initials.get_attribute("data-key") == "agreement/init1"
     checked(tab, name, "signed")
@@ -96,10 +108,7 @@ def test_every_state_of_the_signing_page_passes_axe(
     tab.close()
 
     # Declined: the signer of another packet declines.
-    signer = packet(create_packet)["client"]
-    tab = Tab(browser, viewport, **device)
-    tab.page.goto(sign_url(signer).replace(settings.PUBLIC_BASE_URL, live_server.url))
-    tab.page.wait_for_selector("#signing[data-state=ready]")
+    _, tab = new_signer_in_a_tab(browser, live_server, create_packet, sign_url, viewport, device)
     tab.page.click("#sg-decline-open")
     tab.page.fill("#sg-decline-reason", "The terms are wrong.")
     tab.page.click("#sg-decline-ok")
@@ -108,16 +117,12 @@ def test_every_state_of_the_signing_page_passes_axe(
     tab.close()
 
     # An error: the link expires while the page is open, and Finish is refused.
-    signer = packet(create_packet)["client"]
-    tab = Tab(browser, viewport, expected=refused_request, **device)
-    tab.page.goto(sign_url(signer).replace(settings.PUBLIC_BASE_URL, live_server.url))
-    tab.page.wait_for_selector("#signing[data-state=ready]")
+    signer, tab = new_signer_in_a_tab(
+        browser, live_server, create_packet, sign_url, viewport, device, expected=refused_request
+    )
     assert "errors" not in graphql(EXPIRE, {"s": signer})
     tab.page.click(".sg-field[data-key='agreement/sig1']")
-    tab.page.click("#sg-adopt-ok")
-    tab.page.wait_for_selector("#sg-adopt", state="hidden")
-    tab.page.click(".sg-field[data-key='agreement/title1']")
-    tab.page.fill("#sg-value", "Chief Analyst")
+    adopt_and_give_the_title(tab)
     tab.page.click("#sg-finish")
     tab.page.wait_for_selector("#signing[data-state=error]")
     checked(tab, name, "error")
