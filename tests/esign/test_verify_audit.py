@@ -143,6 +143,11 @@ def test_a_signer_revoked_after_the_timestamp_is_trusted_at_that_time() -> None:
     assert said.lta == "OK"
 
 
+def standing(signature: Any) -> tuple[bool, bool, bool]:
+    """Whether the signature is intact, trusted, and covers the whole document."""
+    return signature.intact, signature.trusted, signature.covers_whole_document
+
+
 def test_an_info_only_update_after_the_seal_is_a_change(development) -> None:
     """Defect 4: only the document information's /Title changed, in a later revision."""
     sealed, roots = development
@@ -152,11 +157,7 @@ def test_an_info_only_update_after_the_seal_is_a_change(development) -> None:
 
     assert report.verdict == "changed"
     (signature,) = report.signatures
-    assert (signature.intact, signature.trusted, signature.covers_whole_document) == (
-        True,
-        True,
-        False,
-    )
+    assert standing(signature) == (True, True, False)
     assert [f.code for f in signature.findings] == ["changed_metadata"]
     # pyHanko sees a later revision but counts it as long-term validation data.
     assert files.pyhanko_says(changed, roots).summary == (
@@ -208,11 +209,7 @@ def test_a_third_party_signature_is_intact_but_untrusted(lta: bytes, development
 
     assert report.verdict == "untrusted"
     (signature,) = report.signatures
-    assert (signature.intact, signature.trusted, signature.covers_whole_document) == (
-        True,
-        False,
-        True,
-    )
+    assert standing(signature) == (True, False, True)
     # Issue 33: its signature timestamp's TSA is not trusted either, which is now said.
     assert [f.code for f in report.signatures[0].findings] == [
         "timestamp_not_trusted",
