@@ -194,7 +194,9 @@ def open_cell_floor(piece: HLine, vlines: Sequence[VLine], boxes: Sequence[Box])
     """True when walls stand on both ends of ``piece`` and rise at least OPEN_CELL_MIN_WALL
     above it, with no closed box on it: the floor of a cell whose top is left open, as the
     first cell of a tax form's amount column under the open space beside its line's text.
-    Such a rule is written on even where it tops the column's cells below."""
+    Such a rule is written on even where it tops the column's cells below. A box taller than
+    any field (BOX_MAX_HEIGHT) closes no cell: it is the column's empty run beside several
+    lines of questions, written on at its floor only."""
     tol = TOLERANCE
 
     def wall_at(x: float) -> bool:
@@ -209,7 +211,9 @@ def open_cell_floor(piece: HLine, vlines: Sequence[VLine], boxes: Sequence[Box])
         wall_at(piece.x0)
         and wall_at(piece.x1)
         and not any(
-            abs(box.y0 - piece.y) <= tol and min(box.x1, piece.x1) - max(box.x0, piece.x0) > 0
+            abs(box.y0 - piece.y) <= tol
+            and min(box.x1, piece.x1) - max(box.x0, piece.x0) > 0
+            and box.height <= BOX_MAX_HEIGHT
             for box in boxes
         )
     )

@@ -134,6 +134,29 @@ def test_the_paper_above_a_column_whose_walls_stop_at_its_top_is_no_field() -> N
     assert sorted(round(f.rect.y) for f in found) == [644, 658, 672]
 
 
+def test_a_column_closed_far_above_its_first_line_is_written_on_that_line() -> None:
+    """Form 8814's line 11, Form 8863's line 17: the amount column's walls rise beside several
+    lines of questions to a rule 140 points up, so the space above line 1's floor is a closed
+    box, too tall for a field; the floor was taken for the heading of the cells below and no
+    field was found there (only lines 2 to 4)."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        for number, y in ((1, 500), (2, 486), (3, 472), (4, 458)):
+            c.drawString(72, y + 3, f"{number}  Amount of line {number}")
+            c.line(400, y, 500, y)
+        c.line(400, 458, 400, 640)
+        c.line(500, 458, 500, 640)
+        c.line(400, 640, 500, 640)
+
+    found = sorted(
+        (f for f in detect_fields(page(draw)).fields if f.rect.y < 600), key=lambda f: -f.rect.y
+    )
+
+    assert [round(f.rect.y) for f in found] == [500, 486, 472, 458], found
+    assert near(found[0].rect, 400, 500, 100, 20)
+
+
 def test_a_square_cell_after_an_amount_is_no_checkbox_unless_a_label_names_it() -> None:
     """A table row's square cell as tall as the amount cell before it (the cents of IRS 8283's
     and 2106's amount columns) was taken for a checkbox; one with a label after it stays one."""
