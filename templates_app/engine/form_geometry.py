@@ -21,6 +21,7 @@ COMB_CELL_MAX_WIDTH = 30.0
 BOX_MIN_WIDTH = 20.0
 BOX_MIN_HEIGHT = 8.5  # a sliver less tall holds no line of writing (page_shapes.FIELD_MIN_HEIGHT)
 BOX_MAX_HEIGHT = 120.0
+CEILING_REACH = 40.0  # points above a line where the rule over it may close its blank
 # Walls this tall (points) above a rule, with no rule across their tops, make it a cell's floor.
 OPEN_CELL_MIN_WALL = 12.0
 CENTS_MAX_WIDTH = 30.0  # points: a narrow white box ending an amount's box is its cents
@@ -187,6 +188,30 @@ def heads_column(piece: HLine, empty_boxes: Sequence[Box]) -> bool:
         abs(box.y1 - piece.y) <= TOLERANCE
         and min(box.x1, piece.x1) - max(box.x0, piece.x0) >= 0.5 * piece.length
         for box in empty_boxes
+    )
+
+
+def ceiling(piece: HLine, by_y: Sequence[HLine]) -> float:
+    """The height of the lowest rule over ``piece`` (``by_y``: the page's rules, low to high),
+    at most CEILING_REACH above it: how far up the paper above a line may be its blank."""
+    above = next(
+        (
+            line.y
+            for line in by_y
+            if line.y > piece.y + TOLERANCE and line.x0 < piece.x1 - 5 and line.x1 > piece.x0 + 5
+        ),
+        piece.y + CEILING_REACH,
+    )
+    return min(above, piece.y + CEILING_REACH)
+
+
+def walled(piece: HLine, vlines: Sequence[VLine]) -> bool:
+    """True when a wall stands on either end of ``piece``, OPEN_CELL_MIN_WALL tall at least."""
+    return any(
+        min(abs(wall.x - piece.x0), abs(wall.x - piece.x1)) <= TOLERANCE
+        and wall.y0 <= piece.y + TOLERANCE
+        and wall.y1 >= piece.y + OPEN_CELL_MIN_WALL
+        for wall in vlines
     )
 
 

@@ -51,6 +51,7 @@ LABEL_MAX_HEIGHT = 24.0
 LEFT_LABEL_CELL_MAX_HEIGHT = 30.0
 LEFT_LABEL_BLANK_SHARE = 0.4
 LEFT_LABEL_MAX_WIDTH = 70.0  # a word or three ("City", "Last or Business"), not a sentence
+ROW_EMPTY_SLACK = 3.5  # points under the rule above a row that its pen's width may take
 POINTER_REACH = 6.0  # points from an arrow's tip to the blank it points at
 RING_MIN_SCAN = 9.0  # points: a radio button on a scan, larger than the letters beside it
 FILLED_MIN = 8.0  # points: the smallest side of a field shown by its background colour
@@ -417,27 +418,28 @@ class _PageShapes:
             under = [box for box in self.taken if abs(box.y0 - line.y) <= geometry.TOLERANCE]
             for piece in geometry.free_stretches(line, self.vlines, under):
                 # The floor of an open-topped cell is looked for only where it matters.
+                heads = geometry.heads_column(piece, self.empty_boxes)
                 if piece.length >= UNDERLINE_MIN and (
-                    not (
-                        geometry.heads_column(piece, self.empty_boxes)
-                        or geometry.tops_table(piece, self.boxes)
-                    )
+                    not (heads or geometry.tops_table(piece, self.boxes))
                     or geometry.open_cell_floor(piece, self.vlines, self.boxes)
+                    or (heads and self._empty_row(piece, by_y))
                 ):
                     self._add_line(piece, by_y)
 
-    def _add_line(self, piece: geometry.HLine, by_y: Sequence[geometry.HLine]) -> None:
-        ceiling = next(
-            (
-                above.y
-                for above in by_y
-                if above.y > piece.y + geometry.TOLERANCE
-                and above.x0 < piece.x1 - 5
-                and above.x1 > piece.x0 + 5
-            ),
-            piece.y + 40,
+    def _empty_row(self, piece: geometry.HLine, by_y: Sequence[geometry.HLine]) -> bool:
+        """True when the paper above ``piece`` is empty up to the rule above it, beside a wall:
+        a row of its own to write in (an amount column's cell open at one side), not the
+        heading of the empty cells below, which prints its words above their top rule."""
+        ceiling = geometry.ceiling(piece, by_y)
+        empty = self.blank_height(piece.x0 + 1, piece.y + 1, piece.x1 - 1, ceiling - 1)
+        return (
+            empty >= max(FIELD_MIN_HEIGHT, ceiling - piece.y - ROW_EMPTY_SLACK)
+            and ceiling < piece.y + geometry.CEILING_REACH
+            and geometry.walled(piece, self.vlines)
         )
-        ceiling = min(ceiling, piece.y + 40)
+
+    def _add_line(self, piece: geometry.HLine, by_y: Sequence[geometry.HLine]) -> None:
+        ceiling = geometry.ceiling(piece, by_y)
         empty = self.blank_height(piece.x0 + 1, piece.y + 1, piece.x1 - 1, ceiling - 1)
         x0 = piece.x0
         by_label = False
@@ -466,7 +468,7 @@ class _PageShapes:
         rect = Rect(x0, piece.y, piece.x1 - x0, height)
         if self.overlaps_found(rect):
             return
-        cell_top = ceiling if ceiling - piece.y < 40 else None
+        cell_top = ceiling if ceiling - piece.y < geometry.CEILING_REACH else None
         self.found.append(Found("text", rect, cell_top=cell_top, by_label=by_label))
 
     def _pointed(self, x: float, y0: float, y1: float) -> bool:

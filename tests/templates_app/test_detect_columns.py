@@ -204,3 +204,31 @@ def test_the_cents_of_amount_columns_side_by_side_are_written_with_their_amounts
         (272, 24),
         (296, 80),
     ]
+
+
+def test_an_empty_row_over_an_empty_cell_is_a_field_and_a_heading_row_is_not() -> None:
+    """Form 8936's line 5, Form 6252's line 21: an amount's row, open at its right, stands on
+    the top rule of an empty cell below; that rule was taken for the cell's column heading and
+    no field was found. A row empty up to the rule above it, beside a wall, is a row of its own
+    to write in; a row with words printed in it is the heading of the cell below."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 9)
+        for x0, x1 in ((100, 260), (400, 576)):
+            c.line(x0, 524, x1, 524)
+            c.line(x0, 500, x1, 500)
+            c.line(x0, 464, x0 + 100, 464)
+            c.line(x0, 464, x0, 524)  # the row's wall, at its left only
+            c.line(x0 + 100, 464, x0 + 100, 500)
+        c.drawString(110, 504, "Amount")
+
+    found = sorted(
+        (f for f in detect_fields(page(draw)).fields if f.rect.y < 520),
+        key=lambda f: (f.rect.x, -f.rect.y),
+    )
+
+    assert len(found) == 3, found
+    heading_cell, row, cell = found
+    assert near(heading_cell.rect, 100, 464, 100, 36)
+    assert near(row.rect, 400, 500, 176, 20)
+    assert near(cell.rect, 400, 464, 100, 36)
