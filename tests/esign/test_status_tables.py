@@ -5,11 +5,9 @@ move."""
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import pytest
-from django.apps import apps as django_apps
 from django.db import transaction
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
@@ -112,32 +110,3 @@ def test_only_a_new_delivery_is_skipped() -> None:
     assert DELIVERY_MOVES.sources("skipped") == ["pending"]
     with pytest.raises(MoveRefused):
         DELIVERY_MOVES.check("delivered", "skipped")
-
-
-def test_the_migration_reads_each_versions_renewal_status_from_its_fields(complete: Any) -> None:
-    fill = importlib.import_module("esign.migrations.0019_sealed_file_renewal_outbox")
-    _, packet = complete()
-    now = timezone.now()
-
-    def version(slot: str, number: int, **fields: Any) -> SealedFileVersion:
-        return SealedFileVersion.objects.create(
-            packet=packet, slot=slot, version=number, path=slot, sha256=f"{number}" * 64, **fields
-        )
-
-    due = version("merged", 1, renewal_due_at=now)  # due (and waiting for a retry, say)
-    retrying = version("document-1", 1, renewal_due_at=now, renewal_error="timestamp_unavailable")
-    renewed = version("audit-trail", 1)
-    newest = version("audit-trail", 2, renewal_due_at=now)
-    too_late = version("document-2", 1, renewal_error="renewal_too_late: ...")
-    no_timestamp = version("document-3", 1)
-
-    fill.renewal_status_fill(django_apps, None)
-
-    assert {v.pk: v.renewal_status for v in SealedFileVersion.objects.all()} == {
-        due.pk: Renewal.PENDING,
-        retrying.pk: Renewal.PENDING,
-        renewed.pk: Renewal.RENEWED,
-        newest.pk: Renewal.PENDING,
-        too_late.pk: Renewal.FAILED,
-        no_timestamp.pk: "",
-    }
