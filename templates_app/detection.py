@@ -50,12 +50,7 @@ def pdf_detect_fields(
         pdf=pdf, pages=tuple(pages) if pages is not None else None, limits=detect_limits()
     )
     try:
-        return detect_pool().run(
-            job,
-            timeout=settings.DETECT_TIMEOUT_SECONDS,
-            queue_timeout=settings.DETECT_QUEUE_TIMEOUT_SECONDS,
-            tenant=tenant,
-        )
+        return _pool.run(job, tenant=tenant)
     except EngineError as error:
         raise_for_engine_error(error)
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 import base64
 import logging
 
-from django.conf import settings
-
 from core.pools import SettingsPool
 from workflows.engine.image_pool import FitJob, ImageBusy, ImageNotProcessed, ImagePool
 from workflows.engine.photos import TOO_LARGE, kept_as_is, photo_refusal
@@ -44,11 +42,7 @@ def uploaded_image_value(data: bytes, mime: str) -> str:
     fitted = kept_as_is(data, mime, max_bytes=IMAGE_MAX_BYTES)
     if fitted is None:
         try:
-            fitted = image_pool().run(
-                FitJob(data=data, mime=mime, max_bytes=IMAGE_MAX_BYTES),
-                timeout=settings.IMAGE_TIMEOUT_SECONDS,
-                queue_timeout=settings.IMAGE_QUEUE_TIMEOUT_SECONDS,
-            )
+            fitted = _pool.run(FitJob(data=data, mime=mime, max_bytes=IMAGE_MAX_BYTES))
         except ImageBusy as error:
             logger.warning("image upload not fitted, busy: %s", error.log_detail)
             return IMAGE_UPLOAD_BUSY
