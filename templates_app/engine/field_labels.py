@@ -270,16 +270,18 @@ def split_under_headings(
         key=lambda line: line.x,
     )
     # The headings stand on one baseline (the lowest text over the blank), each well apart
-    # from the last: words of one sentence, or a label and its note, are not columns.
+    # from the last: texts closer than that are words of one heading ("ZIP" "Code" set as two
+    # runs), and a sentence, or a label and its note, reads as one heading, not columns.
     if not above:
         return [rect]
     baseline = min(line.y for line in above)
     row = [line for line in above if abs(line.y - baseline) <= 2]
     starts = [row[0].x]  # the text on the baseline is in the row
-    for previous, line in zip(row, row[1:], strict=False):
-        if line.x - previous.end < HEADING_MIN_GAP:
-            return [rect]
-        starts.append(line.x)
+    end = row[0].end
+    for line in row[1:]:
+        if line.x - end >= HEADING_MIN_GAP:
+            starts.append(line.x)
+        end = max(end, line.end)
     if len(starts) < HEADINGS_MIN or any(
         0 <= line.x - tick.right <= TICK_LABEL_REACH and tick.y - 2 <= line.y <= tick.top
         for line in row
