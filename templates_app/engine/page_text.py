@@ -114,8 +114,19 @@ def _above(rect: Rect, lines: Sequence[TextLine]) -> Label | None:
     ]
     if not candidates:
         return None
-    line = min(candidates, key=lambda candidate: (candidate.y, abs(candidate.x - rect.x)))
-    return Label(line.text.strip(), "above")
+    # The lowest text over the box, the one nearest its start on that baseline (a run set a
+    # hair lower, in another size, is on it too), and the words that follow it closer than a
+    # word space or two (one heading set as several runs: "ZIP" "Code").
+    baseline = min(candidate.y for candidate in candidates)
+    row = sorted((c for c in candidates if c.y - baseline <= 1.5), key=lambda c: c.x)
+    line = min(row, key=lambda candidate: abs(candidate.x - rect.x))
+    words, end = [line.text.strip()], line.end
+    for after in row[row.index(line) + 1 :]:
+        if after.x - end > 1.5 * line.size:
+            break
+        words.append(after.text.strip())
+        end = after.end
+    return Label(" ".join(words), "above")
 
 
 def _right(rect: Rect, lines: Sequence[TextLine]) -> Label | None:

@@ -56,6 +56,27 @@ def test_one_row_under_several_column_headings_is_a_field_per_heading() -> None:
     assert near(found[2].rect, 328, 684, 472 - 328, 16)
 
 
+def test_a_heading_set_as_two_runs_is_one_heading() -> None:
+    """Delaware's voucher: "ZIP" and "Code" are set in two sizes, two runs a space apart; the
+    row was left whole as if its headings were a sentence's words."""
+
+    def draw(c: Canvas) -> None:
+        c.setFont("Helvetica", 8.8)
+        c.drawString(80, 703, "City")
+        c.setFont("Helvetica", 7)
+        c.drawString(260, 703, "State")
+        c.setFont("Helvetica", 6.6)
+        c.drawString(330, 703, "ZIP")
+        c.setFont("Helvetica", 7)
+        c.drawString(344, 703, "Code")
+        c.rect(72, 684, 400, 16)
+
+    found = sorted(detect_fields(page(draw)).fields, key=lambda f: f.rect.x)
+
+    assert [f.alias for f in found] == ["city", "state", "zipCode"]
+    assert near(found[2].rect, 328, 684, 472 - 328, 16)
+
+
 def test_a_row_under_checkbox_labels_or_a_sentence_is_not_split() -> None:
     def draw(c: Canvas) -> None:
         c.setFont("Helvetica", 8)
