@@ -53,7 +53,7 @@ from templates_app.engine.field_labels import (
     text_runs,
 )
 from templates_app.engine.form_geometry import follows, overlap_share
-from templates_app.engine.page_ocr import ocr_runs
+from templates_app.engine.page_ocr import ocr_page
 from templates_app.engine.page_shapes import Found, as_number, shapes
 from templates_app.engine.scan_marks import without_letters
 from templates_app.engine.sentence_blanks import Word, sentence_blanks
@@ -259,7 +259,9 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
             )
         ]
     if scan:  # only the lines where a found field's label may be are read (page_ocr)
-        runs = RunsByHeight(ocr_runs(image, seen, near=[item.rect for item in found]))
+        read = ocr_page(image, seen, near=[item.rect for item in found])
+        runs = RunsByHeight(read.runs)
+        found = [item for item in found if not _printed_in(item, read.lines)]
     labelled = [
         (
             item,
@@ -284,6 +286,16 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
             if item.kind != "text" or not heads_section(item.rect, runs.near(item.rect))
         ]
     return [(_moved_found(item, seen, frame), label, named) for item, label, named in labelled]
+
+
+def _printed_in(item: Found, lines: Sequence[Rect]) -> bool:
+    """A narrow cell of a scan holding a line of print (its line number, a letter): on a vector
+    page the cell's text is known and it is no blank; on a scan the rules' mask reads the
+    digit as a wall's dots and wipes it, so the cell looks empty until OCR sees the ink."""
+    rect = item.rect
+    if item.kind != "text" or rect.width > SPACER_MAX_WIDTH:
+        return False
+    return any(overlap_share(line, rect) >= 0.8 for line in lines)
 
 
 def _without_runs(

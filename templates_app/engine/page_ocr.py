@@ -23,6 +23,7 @@ import ctypes
 import functools
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -121,12 +122,28 @@ def model_path(part: str) -> Path:
     return Path(rapidocr_onnxruntime.__file__).parent / "models" / names[part]
 
 
+@dataclass(frozen=True)
+class ScannedText:
+    """What OCR saw of a scanned page: ``runs``, the lines it read (with their text), and
+    ``lines``, the ink of every line its detector found, read or not (page space)."""
+
+    runs: list[TextRun]
+    lines: list[Rect]
+
+
 def ocr_runs(
     image: Image.Image, frame: PageFrame, near: Sequence[Rect] | None = None
 ) -> list[TextRun]:
     """The text of the page whose picture (mode L) ``image`` is, drawn as ``frame`` says, as
     runs in page space. With ``near`` (the page's found fields, in ``frame``'s space), only the
     lines where one of their labels could be are read."""
+    return ocr_page(image, frame, near).runs
+
+
+def ocr_page(
+    image: Image.Image, frame: PageFrame, near: Sequence[Rect] | None = None
+) -> ScannedText:
+    """``ocr_runs``'s runs, with the boxes of all the lines found (``ScannedText``)."""
     import numpy as np
 
     detector, recogniser = _engine()
@@ -145,6 +162,7 @@ def ocr_runs(
         run = TextRun(x=x0, y=y0, size=(y1 - y0) / 0.7, text="", right=x1)
         left, top, right, bottom = box
         lines.append((run, grey[top:bottom, left:right]))
+    inked = [Rect(run.x, run.y, run.right - run.x, 0.7 * run.size) for run, _ in lines]
     ranks = _ranks([run for run, _ in lines], near) if near is not None else [0] * len(lines)
     # Most likely labels first, the shortest first among them, as long as the budget lasts.
     order = sorted(
@@ -160,7 +178,7 @@ def ocr_runs(
             break
         chosen.append(index)
     if not chosen:
-        return []
+        return ScannedText([], inked)
     # Paper (white) half a line high each side, or the last letters are often lost; the
     # recogniser wants three channels, grey is repeated.
     crops = []
@@ -177,7 +195,7 @@ def ocr_runs(
             run = lines[index][0]
             runs.append(TextRun(x=run.x, y=run.y, size=run.size, text=text, right=run.right))
     runs.sort(key=lambda run: (-run.y, run.x))
-    return runs
+    return ScannedText(runs, inked)
 
 
 def _ranks(runs: Sequence[TextRun], fields: Sequence[Rect]) -> list[int | None]:

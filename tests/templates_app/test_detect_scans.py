@@ -89,3 +89,31 @@ def test_a_scan_of_a_turned_page_is_in_the_space_of_the_page() -> None:
     field = detect_fields(scanned_copy(out.getvalue(), 150, 0.0)).fields[0]
     assert abs(field.rect.x - 100) <= 2
     assert abs(field.rect.y - 500) <= 2
+
+
+def test_a_scans_line_number_cells_are_no_fields() -> None:
+    """An amount column's two-line rows as the IRS prints them (Form 8846): the line number in
+    bold at the foot of a narrow box of its own, grey above it, then the amount's box. On a
+    scan the number's strokes read as a wall's dots and are wiped with the rules, so its box
+    looked empty (a field was found in it); OCR's detector sees the ink in it."""
+
+    def draw(canvas: Canvas) -> None:
+        canvas.setLineWidth(0.5)
+        for row in range(4):
+            y = 600 - row * 36
+            canvas.setFont("Helvetica", 9)
+            canvas.drawString(72, y + 22, "Employer social security and Medicare taxes paid")
+            canvas.drawString(72, y + 4, "on certain employee tips . . . . . . . . . . .")
+            canvas.setFillGray(0.75)
+            canvas.rect(440, y + 12, 22, 24, stroke=0, fill=1)
+            canvas.setFillGray(0)
+            canvas.rect(440, y, 22, 36)
+            canvas.setFont("Helvetica-Bold", 9)
+            canvas.drawString(448, y + 3, str(4 + row))
+            canvas.rect(462, y, 100, 36)
+
+    fields = detect_fields(scanned(draw)).fields
+
+    found = [(round(f.rect.x), round(f.rect.width)) for f in fields]
+    assert len(found) == 4, found
+    assert all(abs(x - 462) <= 3 and abs(width - 100) <= 3 for x, width in found), found
