@@ -30,6 +30,7 @@ PARTNER_REACH = 60.0
 def answer_ticks(found: Sequence[Found], lines: Sequence[TextRun]) -> list[Found]:
     """``found`` with the cells (text cells, combs' boxes) of Yes/No columns as checkboxes, and
     the checkboxes of their partner columns that close no cell of their own."""
+    lines = answer_words(lines)
     answers = [run for run in lines if _word(run) in ANSWERS]
     if not answers:
         return list(found)  # most pages: no heading to look under
@@ -71,6 +72,25 @@ def answer_ticks(found: Sequence[Found], lines: Sequence[TextRun]) -> list[Found
     return out
 
 
+def answer_words(lines: Sequence[TextRun]) -> list[TextRun]:
+    """``lines`` with a run made only of answers ("Yes No", as OCR reads two headings side by
+    side as one line) cut into its words, each as wide as its share of the letters."""
+    out = []
+    for run in lines:
+        words = run.text.split()
+        if len(words) < 2 or any(word.rstrip(":").lower() not in ANSWERS for word in words):
+            out.append(run)
+            continue
+        letters = sum(len(word) for word in words) + len(words) - 1
+        step = (run.right - run.x) / letters
+        x = run.x
+        for word in words:
+            right = x + len(word) * step
+            out.append(TextRun(x=x, y=run.y, size=run.size, text=word, right=right))
+            x = right + step
+    return out
+
+
 def _answer_heading(
     cell: Rect, answers: Sequence[TextRun], lines: Sequence[TextRun]
 ) -> TextRun | None:
@@ -90,7 +110,9 @@ def _answer_heading(
     ]
     if not above:
         return None
-    nearest = min(above, key=lambda run: run.y)
+    # The lowest text; of words on one line (a line OCR read whole, cut), the one over the cell.
+    middle = (cell.x + cell.right) / 2
+    nearest = min(above, key=lambda run: (run.y, abs(_centre(run) - middle)))
     if _word(nearest) in ANSWERS and cell.x <= _centre(nearest) <= cell.right:
         return nearest
     return None

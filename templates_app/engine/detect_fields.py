@@ -7,7 +7,9 @@ turned page (/Rotate) is read as it is seen. The blanks are found from the rules
 (``page_shapes``: combs, checkboxes, boxes, cells, lines, tints); the cells of a column headed
 "Yes" or "No" are checkboxes with no box printed (``answer_columns``), and the gaps a printed
 sentence leaves for a date or a number are blanks (``sentence_blanks``). On a scan, the boxes
-and rings its letters make are left out (``scan_marks``).
+and rings its letters make are left out (``scan_marks``), and what needs the page's words (the
+Yes/No columns, a row's headings, the rule over a section's heading, the print in a line
+number's box) waits until OCR has read them.
 
 Each field's label is the text printed beside it, and the label says its type
 (``field_labels``: Signature/Firma, Initials/Iniciales, Date/Fecha, Email, Phone, Amount...).
@@ -248,20 +250,13 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
             cells_of = partial(dashed_number_cells, dashes=dashes)
             found = [as_number(item, cells_of) for item in found]
         found = answer_ticks(found, lines)
-        ticks = [item.rect for item in found if item.kind == "checkbox"]
-        found = [
-            replace(item, rect=part)
-            for item in found
-            for part in (
-                split_under_headings(item.rect, runs.near(item.rect), ticks)
-                if item.kind == "text"
-                else [item.rect]
-            )
-        ]
+        found = _split_under_headings(found, runs)
     if scan:  # only the lines where a found field's label may be are read (page_ocr)
         read = ocr_page(image, seen, near=[item.rect for item in found])
         runs = RunsByHeight(read.runs)
         found = [item for item in found if not _printed_in(item, read.lines)]
+        # What needs the page's words is done now that OCR has read them.
+        found = _split_under_headings(answer_ticks(found, read.runs), runs)
     labelled = [
         (
             item,
@@ -278,14 +273,28 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
         if not entry[0].by_label or names_a_field(entry[0].rect, runs.near(entry[0].rect))
     ]
     labelled = _without_spacers(labelled)
-    if not scan:
-        # The rule across the page that opens a section is no line to write on.
-        labelled = [
-            (item, label, named)
-            for item, label, named in labelled
-            if item.kind != "text" or not heads_section(item.rect, runs.near(item.rect))
-        ]
+    # The rule across the page that opens a section is no line to write on (on a scan, the
+    # heading under it is read by OCR: the line under a found field is among those read).
+    labelled = [
+        (item, label, named)
+        for item, label, named in labelled
+        if item.kind != "text" or not heads_section(item.rect, runs.near(item.rect))
+    ]
     return [(_moved_found(item, seen, frame), label, named) for item, label, named in labelled]
+
+
+def _split_under_headings(found: list[Found], runs: RunsByHeight) -> list[Found]:
+    """Each wide text blank under a row of column headings, one per heading."""
+    ticks = [item.rect for item in found if item.kind == "checkbox"]
+    return [
+        replace(item, rect=part)
+        for item in found
+        for part in (
+            split_under_headings(item.rect, runs.near(item.rect), ticks)
+            if item.kind == "text"
+            else [item.rect]
+        )
+    ]
 
 
 def _printed_in(item: Found, lines: Sequence[Rect]) -> bool:
