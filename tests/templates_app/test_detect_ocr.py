@@ -19,7 +19,7 @@ from core.engine.process_pool import PoolSettings
 from templates_app.engine import page_ocr
 from templates_app.engine.detect_fields import DetectLimits, detect_fields
 from templates_app.engine.detect_pool import DetectJob, DetectPool
-from templates_app.engine.page_raster import PageFrame
+from templates_app.engine.page_raster import PageFrame, deskew
 
 
 def labelled_scan() -> bytes:
@@ -120,3 +120,31 @@ def test_a_detection_worker_reads_a_scan_within_its_memory_limit(memory_mb: int)
     assert [field.alias for field in spec.fields] == ["emailAddress", "dateOfBirth"]
     assert again == spec
     assert resident < 400 * 2**20
+
+
+def test_a_headings_run_is_its_text_not_the_rule_and_wall_under_it() -> None:
+    """Form 8839's "Child 1" heading over a table, scanned half a degree off and turned back:
+    OCR's box takes in the rule under it and a stub of the wall below the rule. The run was
+    half again the text's height and sat on the rule (size 14 for 8 pt text), and every
+    label's reach grew with it."""
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=(612, 792))
+    canvas.setFont("Helvetica-Bold", 8)
+    canvas.setLineWidth(0.5)
+    for x, heading in ((244, "Child 1"), (324, "Child 2"), (404, "Child 3")):
+        canvas.drawString(x, 721, heading)
+    canvas.line(200, 717, 460, 717)
+    for x in (220, 278, 300, 358, 380, 438, 460):
+        canvas.line(x, 600, x, 717)
+    canvas.save()
+    document = pdfium.PdfDocument(scanned_copy(buffer.getvalue(), 150, 0.5))
+    image = document[0].render(scale=2, grayscale=True).to_pil().convert("L")
+    image, _angle = deskew(image)
+    frame = PageFrame(crop=(0.0, 0.0, 612.0, 792.0), rotation=0, scale=2)
+
+    runs = [run for run in page_ocr.ocr_runs(image, frame) if run.text.startswith("Child")]
+
+    assert len(runs) == 3, runs
+    assert all(abs(run.y - 721) <= 1.5 and 7 <= run.size <= 11 for run in runs), [
+        (run.text, run.y, run.size) for run in runs
+    ]
