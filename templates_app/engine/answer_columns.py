@@ -78,7 +78,7 @@ def answer_words(lines: Sequence[TextRun]) -> list[TextRun]:
     out = []
     for run in lines:
         words = run.text.split()
-        if len(words) < 2 or any(word.rstrip(":").lower() not in ANSWERS for word in words):
+        if len(words) < 2 or any(_bare(word) not in ANSWERS for word in words):
             out.append(run)
             continue
         letters = sum(len(word) for word in words) + len(words) - 1
@@ -131,4 +131,8 @@ def _centre(run: TextRun) -> float:
 
 
 def _word(run: TextRun) -> str:
-    return run.text.strip().rstrip(":").lower()
+    return _bare(run.text)
+
+
+def _bare(text: str) -> str:
+    return text.strip().rstrip(":").lower()

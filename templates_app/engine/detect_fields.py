@@ -243,6 +243,11 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
     )
     if scan:  # the letters are still there: some make boxes or rings (scan_marks)
         found = without_letters(found, image, seen)
+        # Only the lines where a found field's label may be are read (page_ocr); what needs
+        # the page's words below waits for them.
+        read = ocr_page(image, seen, near=[item.rect for item in found])
+        lines = read.runs
+        found = [item for item in found if not _printed_in(item, read.inked)]
     runs = RunsByHeight(lines)
     if lines:
         # A text blank with dashes where an SSN's or EIN's groups meet is that number's comb.
@@ -250,13 +255,16 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
             cells_of = partial(dashed_number_cells, dashes=dashes)
             found = [as_number(item, cells_of) for item in found]
         found = answer_ticks(found, lines)
-        found = _split_under_headings(found, runs)
-    if scan:  # only the lines where a found field's label may be are read (page_ocr)
-        read = ocr_page(image, seen, near=[item.rect for item in found])
-        runs = RunsByHeight(read.runs)
-        found = [item for item in found if not _printed_in(item, read.lines)]
-        # What needs the page's words is done now that OCR has read them.
-        found = _split_under_headings(answer_ticks(found, read.runs), runs)
+        ticks = [item.rect for item in found if item.kind == "checkbox"]
+        found = [
+            replace(item, rect=part)
+            for item in found
+            for part in (
+                split_under_headings(item.rect, runs.near(item.rect), ticks)
+                if item.kind == "text"
+                else [item.rect]
+            )
+        ]
     labelled = [
         (
             item,
@@ -283,28 +291,14 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
     return [(_moved_found(item, seen, frame), label, named) for item, label, named in labelled]
 
 
-def _split_under_headings(found: list[Found], runs: RunsByHeight) -> list[Found]:
-    """Each wide text blank under a row of column headings, one per heading."""
-    ticks = [item.rect for item in found if item.kind == "checkbox"]
-    return [
-        replace(item, rect=part)
-        for item in found
-        for part in (
-            split_under_headings(item.rect, runs.near(item.rect), ticks)
-            if item.kind == "text"
-            else [item.rect]
-        )
-    ]
-
-
-def _printed_in(item: Found, lines: Sequence[Rect]) -> bool:
+def _printed_in(item: Found, inked: Sequence[Rect]) -> bool:
     """A narrow cell of a scan holding a line of print (its line number, a letter): on a vector
     page the cell's text is known and it is no blank; on a scan the rules' mask reads the
     digit as a wall's dots and wipes it, so the cell looks empty until OCR sees the ink."""
     rect = item.rect
     if item.kind != "text" or rect.width > SPACER_MAX_WIDTH:
         return False
-    return any(overlap_share(line, rect) >= 0.8 for line in lines)
+    return any(overlap_share(line, rect) >= 0.8 for line in inked)
 
 
 def _without_runs(

@@ -125,25 +125,18 @@ def model_path(part: str) -> Path:
 @dataclass(frozen=True)
 class ScannedText:
     """What OCR saw of a scanned page: ``runs``, the lines it read (with their text), and
-    ``lines``, the ink of every line its detector found, read or not (page space)."""
+    ``inked``, the ink of every line its detector found, read or not (page space)."""
 
     runs: list[TextRun]
-    lines: list[Rect]
-
-
-def ocr_runs(
-    image: Image.Image, frame: PageFrame, near: Sequence[Rect] | None = None
-) -> list[TextRun]:
-    """The text of the page whose picture (mode L) ``image`` is, drawn as ``frame`` says, as
-    runs in page space. With ``near`` (the page's found fields, in ``frame``'s space), only the
-    lines where one of their labels could be are read."""
-    return ocr_page(image, frame, near).runs
+    inked: list[Rect]
 
 
 def ocr_page(
     image: Image.Image, frame: PageFrame, near: Sequence[Rect] | None = None
 ) -> ScannedText:
-    """``ocr_runs``'s runs, with the boxes of all the lines found (``ScannedText``)."""
+    """The text of the page whose picture (mode L) ``image`` is, drawn as ``frame`` says, as
+    runs in page space, with the ink of every line found. With ``near`` (the page's found
+    fields, in ``frame``'s space), only the lines where one of their labels could be are read."""
     import numpy as np
 
     detector, recogniser = _engine()
@@ -299,9 +292,7 @@ def _ink_box(grey: Any, box: tuple[int, int, int, int]) -> tuple[int, int, int, 
     if not ink.any():
         return None
     rows = ink.sum(axis=1)
-    columns = ink.sum(axis=0)
     rows[rows > 0.8 * ink.shape[1]] = 0
-    columns[columns > 0.8 * ink.shape[0]] = 0
     band = _text_band(rows)
     if band is None:
         return None

@@ -56,7 +56,7 @@ def test_the_read_text_lies_where_it_is_printed() -> None:
     image = document[0].render(scale=2, grayscale=True).to_pil().convert("L")
     frame = PageFrame(crop=(0.0, 0.0, 612.0, 792.0), rotation=0, scale=2)
 
-    runs = page_ocr.ocr_runs(image, frame)
+    runs = page_ocr.ocr_page(image, frame).runs
 
     email = next(run for run in runs if run.text == "Email address")
     assert abs(email.x - 72) <= 2
@@ -142,7 +142,7 @@ def test_a_headings_run_is_its_text_not_the_rule_and_wall_under_it() -> None:
     image, _angle = deskew(image)
     frame = PageFrame(crop=(0.0, 0.0, 612.0, 792.0), rotation=0, scale=2)
 
-    runs = [run for run in page_ocr.ocr_runs(image, frame) if run.text.startswith("Child")]
+    runs = [run for run in page_ocr.ocr_page(image, frame).runs if run.text.startswith("Child")]
 
     assert len(runs) == 3, runs
     assert all(abs(run.y - 721) <= 1.5 and 7 <= run.size <= 11 for run in runs), [
