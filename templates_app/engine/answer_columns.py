@@ -13,6 +13,7 @@ Pure Python: no Django.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from core.engine.template_spec import Rect
@@ -21,6 +22,7 @@ from templates_app.engine.form_geometry import overlap_share
 from templates_app.engine.page_shapes import Found
 
 ANSWERS = frozenset(("yes", "no", "oui", "non", "ja", "nein", "si", "sí"))
+_LONGEST_FIRST = sorted(ANSWERS, key=len, reverse=True)  # "non" before "no"
 CELL_MAX_WIDTH = 40.0  # points: an answer column is a word wide
 TICK_SIDE = 12.0  # points: the checkbox drawn in an answer cell, at most
 # An answer heading's partner ("No" after "Yes") is on the same line, this close (centres).
@@ -73,22 +75,44 @@ def answer_ticks(found: Sequence[Found], lines: Sequence[TextRun]) -> list[Found
 
 
 def answer_words(lines: Sequence[TextRun]) -> list[TextRun]:
-    """``lines`` with a run made only of answers ("Yes No", as OCR reads two headings side by
-    side as one line) cut into its words, each as wide as its share of the letters."""
+    """``lines`` with a run made only of answers cut into its words, each as wide as its share
+    of the letters: OCR reads two headings side by side as one line, "Yes No", or as one word
+    when they are set close, "YesNo"."""
     out = []
     for run in lines:
-        words = run.text.split()
-        if len(words) < 2 or any(_bare(word) not in ANSWERS for word in words):
+        pieces = _answer_pieces(run.text)
+        if len(pieces) < 2:
             out.append(run)
             continue
-        letters = sum(len(word) for word in words) + len(words) - 1
-        step = (run.right - run.x) / letters
-        x = run.x
-        for word in words:
-            right = x + len(word) * step
-            out.append(TextRun(x=x, y=run.y, size=run.size, text=word, right=right))
-            x = right + step
+        step = (run.right - run.x) / len(run.text)
+        out.extend(
+            TextRun(
+                x=run.x + start * step,
+                y=run.y,
+                size=run.size,
+                text=run.text[start:end],
+                right=run.x + end * step,
+            )
+            for start, end in pieces
+        )
     return out
+
+
+def _answer_pieces(text: str) -> list[tuple[int, int]]:
+    """Where in ``text`` each of the answers it is made of lies (start, end), when it is made
+    only of answers, spaced or run together; else nothing."""
+    pieces = []
+    for word in re.finditer(r"\S+", text):
+        start, end = word.start(), word.end()
+        while start < end:
+            rest = text[start:end].lower()
+            answer = next((a for a in _LONGEST_FIRST if rest.startswith(a)), None)
+            if answer is None:
+                return []
+            length = len(answer) + rest[len(answer) :].startswith(":")
+            pieces.append((start, start + length))
+            start += length
+    return pieces
 
 
 def _answer_heading(

@@ -6,7 +6,9 @@ from __future__ import annotations
 from reportlab.pdfgen.canvas import Canvas
 
 from core.engine.template_spec import FieldSpec
+from templates_app.engine.answer_columns import answer_words
 from templates_app.engine.detect_fields import detect_fields
+from templates_app.engine.field_labels import TextRun
 from tests.templates_app.test_detect_fields import near, page
 
 
@@ -133,3 +135,18 @@ def test_white_squares_on_a_dark_ground_are_checkboxes() -> None:
     assert [f.type for f in ticks] == ["checkbox"] * 2
     assert near(ticks[0].rect, 520, 636, 12, 12)
     assert near(ticks[1].rect, 520, 556, 12, 12)
+
+
+def test_answer_headings_ocr_reads_as_one_word_are_cut() -> None:
+    """Form 1310's "Yes" and "No" headings are set so close that OCR reads them as one word,
+    "YesNo": cut, each heads its own column (the "No" one at its share of the run)."""
+    run = TextRun(x=534, y=469, size=10, text="YesNo", right=589)
+    other = TextRun(x=100, y=469, size=10, text="Notes", right=130)
+
+    cut = answer_words([run, other])
+
+    assert [(w.text, round(w.x), round(w.right)) for w in cut] == [
+        ("Yes", 534, 567),
+        ("No", 567, 589),
+        ("Notes", 100, 130),
+    ]
