@@ -4,7 +4,8 @@ Field detection reads a page's lines from its rendering, not from its content st
 draws a rule as a stroked path, a thin filled rectangle, a row of underscores or (scanned) as
 pixels, and a picture shows all of these the same way. pdfium renders the page (pypdfium2), and
 the dark runs of each pixel row (and of each column, on the transposed picture) are found by
-searching the row's bytes: the work is done in C, with no numpy.
+searching the row's bytes: the work is done in C, with no numpy. A scan's dashed rules are
+found among its ink's connected pieces (OpenCV, which OCR brings), as its letters are there too.
 
 A scanned page is a photograph of paper, turned a little: ``deskew`` finds the angle whose row
 profile is sharpest and turns the picture back, so its rules are rows again.
@@ -15,7 +16,7 @@ Coordinates: pixels (``Pixels``) have their origin at the top-left of the render
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from PIL import Image, ImageChops, ImageDraw, ImageFilter
@@ -307,6 +308,51 @@ def dotted_columns(mask: Image.Image, min_length: int, max_thickness: int) -> li
         Run(run.start * DOT_ROWS, run.end * DOT_ROWS + DOT_ROWS - 1, run.across, run.across_end)
         for run in column_runs(small, max(3, min_length // DOT_ROWS), max_thickness)
     ]
+
+
+def dashed_rows(
+    mask: Image.Image,
+    dash: tuple[int, int],
+    max_gap: int,
+    max_thickness: int,
+    min_length: int,
+    walls: Sequence[Run] = (),
+) -> list[Run]:
+    """The dashed rules of a scan's ``mask`` (ink 0), as ``row_runs`` gives strokes: its
+    connected pieces of ink no thicker than ``max_thickness`` and ``dash`` (shortest, longest)
+    pixels long, joined where at most ``max_gap`` pixels apart along a row, at least
+    ``min_length`` long in all. On a vector page the dashes are joined on a picture with the
+    text whited out; a scan keeps its letters, whose bars would join up with them, but a
+    letter's bar is one piece with its stem or bowl, so the thin pieces are dashes, hyphens and
+    underscores. Pieces no longer than a dash keep ``row_runs``'s short strokes out. The dash
+    that touches a wall is one piece with it: a rule ending within three gaps of one of ``walls``
+    (column strokes) is drawn to it, so the cells it parts are closed."""
+    import cv2  # only scans come here; OCR loads it for them anyway
+    import numpy
+
+    ink = (numpy.asarray(mask) == 0).astype(numpy.uint8)
+    _count, _labels, stats, _centres = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    pieces = [
+        Run(int(x), int(x + w - 1), int(y), int(y + h - 1))
+        for x, y, w, h, _area in stats[1:]
+        if h <= max_thickness and dash[0] <= w <= dash[1]
+    ]
+    rules = [run for run in _join_gaps(pieces, max_gap) if run.length >= min_length]
+    reach = 3 * max_gap + 1
+    out = []
+    for rule in rules:
+        crossing = [wall.across for wall in walls if wall.start <= rule.across <= wall.end]
+        start = min((x for x in crossing if rule.start - reach <= x < rule.start), default=None)
+        end = max((x for x in crossing if rule.end < x <= rule.end + reach), default=None)
+        out.append(
+            Run(
+                rule.start if start is None else start,
+                rule.end if end is None else end,
+                rule.across,
+                rule.across_end,
+            )
+        )
+    return out
 
 
 def erase_runs(mask: Image.Image, rows: list[Run], columns: list[Run]) -> Image.Image:

@@ -57,6 +57,7 @@ RING_MIN_SCAN = 9.0  # points: a radio button on a scan, larger than the letters
 FILLED_MIN = 8.0  # points: the smallest side of a field shown by its background colour
 RUN_MIN = 5.0  # points: the shortest stroke that can be the side of a checkbox
 DASH_GAP = 2.0  # points: the widest gap between the dashes of a dashed rule
+DASH_MAX = 10.0  # points: the longest dash of a dashed rule on a scan
 # A tinted ground is grey levels from GROUND_LEVEL up to WHITE_LEVEL (the palest tints read as
 # paper to the rules and the ink); a page is tinted when at least GROUND_SHARE of it is.
 GROUND_LEVEL = 200
@@ -126,6 +127,12 @@ class _PageShapes:
         )
         self.row_runs = raster.row_runs(rows_mask, min_run, max_thickness)
         self.column_runs = raster.column_runs(self.rules_mask, min_run, max_thickness)
+        if scan:
+            dash = (max(2, round(1.5 * scale)), round(DASH_MAX * scale))
+            gap, length = round(DASH_GAP * scale), round(UNDERLINE_MIN * scale)
+            self.row_runs += raster.dashed_rows(
+                self.rules_mask, dash, gap, max_thickness, length, self.column_runs
+            )
         # What is printed besides the rules: tells an empty box from a filled-in one. A dotted
         # wall in a blank (between the groups of an SSN's digits, an amount's cents) is no
         # writing either, on a scan too.

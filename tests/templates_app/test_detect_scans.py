@@ -182,3 +182,35 @@ def test_a_scans_yes_and_no_columns_are_checkboxes() -> None:
     # (The scan's first row, under the headings' ink, is not found: a scan's own gap.)
     assert {f.type for f in fields} == {"checkbox"}, fields
     assert {round(f.rect.x / 24) for f in fields} == {21, 22}, fields  # both columns
+
+
+def test_a_scans_dashed_rules_are_lines_and_part_the_cells_they_cross() -> None:
+    """Form 8275 scanned: the lines of its "Detailed Explanation" are dashed, and a dashed rule
+    across each cell of its "Detailed Description" column parts it into two lines. A vector
+    page joins the dashes once its text is whited out; a scan keeps its letters, so its dashes
+    are told from them by shape (thin pieces of their own), and the dash touching a wall is one
+    piece with it, so the rule is drawn to the wall."""
+
+    def draw(canvas: Canvas) -> None:
+        canvas.setFont("Helvetica", 9)
+        canvas.drawString(72, 720, "Detailed Explanation (see instructions)")
+        canvas.setLineWidth(0.5)
+        canvas.setDash(3, 2)
+        for y in (690, 666):
+            canvas.line(72, y, 540, y)
+        canvas.setDash()
+        for y in (600, 576, 552):  # a column of two cells, each parted by a dashed rule
+            canvas.line(216, y, 432, y)
+        for x in (216, 432):
+            canvas.line(x, 552, x, 600)
+        canvas.setDash(3, 2)
+        for y in (588, 564):
+            canvas.line(216, y, 432, y)
+
+    fields = detect_fields(scanned(draw)).fields
+
+    lines = sorted((round(f.rect.y), round(f.rect.width)) for f in fields if f.rect.width > 400)
+    assert [y for y, _width in lines] == [666, 690], lines
+    cells = sorted(round(f.rect.y) for f in fields if abs(f.rect.width - 216) <= 4)
+    assert len(cells) == 4, cells
+    assert all(abs(y - 12 * (46 + i)) <= 2 for i, y in enumerate(cells)), cells  # 552, 564...
