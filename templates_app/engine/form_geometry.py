@@ -272,17 +272,22 @@ def is_cents(rect: Rect, texts: Sequence[Rect]) -> bool:
     def after(box: Rect) -> list[Rect]:
         return [other for other in texts if follows(other, box)]
 
-    # Cents end the row, or the next column's amount follows them, with cents of the same width
-    # after it (Schedule E's properties A, B and C side by side).
+    amounts = [other for other in texts if follows(rect, other) and other.width > rect.width]
+    # Cents end the row, or the next column's amount follows them: as wide as the amount before
+    # them, or with cents of the same width after it (Schedule E's properties A, B and C side
+    # by side, the last column's cents left open at the page's edge or closed).
     return (
         rect.width <= CENTS_MAX_WIDTH
         and rect.height < CENTS_MAX_HEIGHT
-        and any(follows(rect, other) and other.width > rect.width for other in texts)
+        and bool(amounts)
         and (
             not after(rect)
             or any(
                 other.width > rect.width
-                and any(abs(more.width - rect.width) <= 1 for more in after(other))
+                and (
+                    any(abs(more.width - rect.width) <= 1 for more in after(other))
+                    or any(abs(other.width - amount.width) <= 1 for amount in amounts)
+                )
                 for other in after(rect)
             )
         )

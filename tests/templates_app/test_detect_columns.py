@@ -227,6 +227,27 @@ def test_the_cents_of_amount_columns_side_by_side_are_written_with_their_amounts
     ]
 
 
+def test_the_cents_of_amount_columns_are_left_out_where_the_last_is_open() -> None:
+    """Schedule E again, as the 2013 form draws it: the rows run on past the last column's
+    cents with no wall to close them, so no box follows C's amount, and B's cents were kept as
+    a field. Between two amounts of one width, a narrow box is the first one's cents."""
+
+    def draw(c: Canvas) -> None:
+        c.setLineWidth(0.5)
+        for y in (700, 714):
+            c.line(300, y, 590, y)
+        for x in (300, 380, 402, 482, 504, 584):
+            c.line(x, 700, x, 714)
+
+    found = sorted(detect_fields(page(draw)).fields, key=lambda f: f.rect.x)
+
+    assert [(round(f.rect.x), round(f.rect.width)) for f in found] == [
+        (300, 80),
+        (402, 80),
+        (504, 80),
+    ]
+
+
 def test_an_empty_row_over_an_empty_cell_is_a_field_and_a_heading_row_is_not() -> None:
     """Form 8936's line 5, Form 6252's line 21: an amount's row, open at its right, stands on
     the top rule of an empty cell below; that rule was taken for the cell's column heading and
