@@ -5,7 +5,8 @@ text is pixels like its rules, so the strokes of neighbouring letters close smal
 of a bold title, "E N"), and a round letter is a ring. A printed checkbox stands apart: paper
 runs along its sides, but for the one its label is printed at (or a rule it sits on). The
 strokes that close a box between letters go on into the letters beside it, on two sides or
-more. Pure Python: no Django.
+more; and a printed box is empty inside, where a letter's box has its strokes or the next
+letter in it. Pure Python: no Django.
 """
 
 from __future__ import annotations
@@ -27,19 +28,37 @@ SIDE_INK = 0.1
 RULE_MEAN = 64
 # On this many sides or more: the box is made by letters.
 LETTER_SIDES = 2
+# Inside a box (this far in from its sides, points, past its outline), this share of ink:
+# print, not an empty box (on the tune half's scans, 55 letters and no checkbox).
+INSIDE_INSET = 2.0
+INSIDE_INK = 0.15
+# A cell narrower than this (points) with this share of ink inside it (CELL_INSET in from its
+# rules) holds print: a line number, a letter (on the tune half, 41 such cells, 1 a field).
+NARROW_CELL = 40.0
+CELL_INSET = 1.5
+CELL_INK = 0.05
 
 
 def without_letters(
     found: Sequence[Found], image: Image.Image, frame: raster.PageFrame
 ) -> list[Found]:
-    """``found`` without the checkboxes that have ink against two sides or more, nor those
-    inside another one (a box printed with a double side or a shadow is two boxes)."""
+    """``found`` without the checkboxes that have ink against two sides or more or inside
+    them, nor those inside another one (a box printed with a double side or a shadow is two
+    boxes), and without the narrow cells with print inside them. On a vector page a cell's
+    print is known from its text; on a scan the rules' mask reads a digit's strokes as a
+    dotted wall's and wipes them, so the cell looked empty."""
     ink = raster.ink_mask(image)
     ticks = [item.rect for item in found if item.kind == "checkbox"]
 
+    def pixels(rect: Rect) -> tuple[float, float, float, float]:
+        return frame.box_to_pixels(rect.x, rect.y, rect.right, rect.top)
+
     def letter(rect: Rect) -> bool:
-        box = frame.box_to_pixels(rect.x, rect.y, rect.right, rect.top)
-        return _inked_sides(ink, box, frame.scale) >= LETTER_SIDES
+        box = pixels(rect)
+        return (
+            _inked_sides(ink, box, frame.scale) >= LETTER_SIDES
+            or _inked_inside(ink, box, INSIDE_INSET * frame.scale) >= INSIDE_INK
+        )
 
     def inner(rect: Rect) -> bool:
         return any(
@@ -49,11 +68,27 @@ def without_letters(
             for other in ticks
         )
 
-    return [
-        item
-        for item in found
-        if item.kind != "checkbox" or not (inner(item.rect) or letter(item.rect))
-    ]
+    def printed(item: Found) -> bool:
+        if item.kind == "checkbox":
+            return inner(item.rect) or letter(item.rect)
+        return (
+            item.kind == "text"
+            and item.rect.width < NARROW_CELL
+            and _inked_inside(ink, pixels(item.rect), CELL_INSET * frame.scale) >= CELL_INK
+        )
+
+    return [item for item in found if not printed(item)]
+
+
+def _inked_inside(ink: Image.Image, box: tuple[float, float, float, float], inset: float) -> float:
+    """The share of ``box`` (pixels) inked, ``inset`` pixels in from its sides."""
+    inset = round(inset)
+    left, top, right, bottom = (round(value) for value in box)
+    left, top, right, bottom = left + inset, top + inset, right - inset, bottom - inset
+    if right <= left or bottom <= top:
+        return 0.0  # a box too small to have an inside past its outline
+    inside = ink.crop((left, top, right, bottom))
+    return inside.histogram()[0] / (inside.width * inside.height)
 
 
 def _inked_sides(ink: Image.Image, box: tuple[float, float, float, float], scale: float) -> int:

@@ -214,3 +214,46 @@ def test_a_scans_dashed_rules_are_lines_and_part_the_cells_they_cross() -> None:
     cells = sorted(round(f.rect.y) for f in fields if abs(f.rect.width - 216) <= 4)
     assert len(cells) == 4, cells
     assert all(abs(y - 12 * (46 + i)) <= 2 for i, y in enumerate(cells)), cells  # 552, 564...
+
+
+def test_a_box_a_scans_letters_make_has_print_inside_and_is_no_checkbox() -> None:
+    """The web address in a form's header, the italic title of Pennsylvania's schedules: a
+    round letter with its neighbours closes a box of a checkbox's size whose sides read clear
+    of ink, but its strokes are inside it; a printed box is empty inside."""
+
+    def draw(canvas: Canvas) -> None:
+        canvas.setFont("Helvetica", 22)
+        canvas.drawString(72, 730, "www.sos.state.of-office.com/Dividends")
+        canvas.setFont("Times-Italic", 20)
+        canvas.drawString(72, 560, "See PA's Form 3800 for the property described")
+        canvas.setLineWidth(0.8)
+        canvas.rect(72, 500, 10, 10)
+        canvas.setFont("Helvetica", 10)
+        canvas.drawString(88, 501, "Deposit")
+
+    ticks = [f for f in detect_fields(scanned(draw)).fields if f.type == "checkbox"]
+
+    assert [(round(f.rect.x), round(f.rect.y)) for f in ticks] == [(72, 500)], ticks
+
+
+def test_a_scans_narrow_cells_with_print_inside_are_no_fields() -> None:
+    """A dependents table's "SON / ADOPTED / STEP" columns: each narrow cell holds a printed
+    checkbox, which is the field; the cell, with the box's ink inside it, is none."""
+
+    def draw(canvas: Canvas) -> None:
+        canvas.setLineWidth(0.5)
+        canvas.setFont("Helvetica", 8)
+        for i, word in enumerate(("SON", "ADOPTED", "STEP")):
+            canvas.drawString(302 + i * 38, 652, word)
+        for y in (600, 624, 648):
+            canvas.line(300, y, 414, y)
+        for x in (300, 338, 376, 414):
+            canvas.line(x, 600, x, 648)
+            for y in (600, 624):
+                if x < 414:
+                    canvas.rect(x + 14, y + 7, 10, 10)
+
+    fields = detect_fields(scanned(draw)).fields
+
+    assert {f.type for f in fields} == {"checkbox"}, fields
+    assert len(fields) == 6, fields
