@@ -265,6 +265,9 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
                 else [item.rect]
             )
         ]
+    # A cell holding a checkbox is that box's cell (a dependents table's "Adopted" column).
+    boxes = [item.rect for item in found if item.kind == "checkbox"]
+    found = [item for item in found if item.kind != "text" or not _holds(item.rect, boxes)]
     labelled = [
         (
             item,
@@ -289,6 +292,11 @@ def _page_fields(page: pdfium.PdfPage, limits: DetectLimits) -> list[tuple[Found
         if item.kind != "text" or not heads_section(item.rect, runs.near(item.rect))
     ]
     return [(_moved_found(item, seen, frame), label, named) for item, label, named in labelled]
+
+
+def _holds(rect: Rect, boxes: Sequence[Rect]) -> bool:
+    """True when one of ``boxes`` lies inside ``rect`` (nine tenths of it or more)."""
+    return any(overlap_share(box, rect) >= 0.9 and box.width < rect.width for box in boxes)
 
 
 def _printed_in(item: Found, inked: Sequence[Rect]) -> bool:

@@ -12,6 +12,7 @@ from reportlab.pdfgen.canvas import Canvas
 from bench.detect_scoring import scanned_copy
 from templates_app.engine import page_raster as raster
 from templates_app.engine.detect_fields import detect_fields
+from tests.templates_app.test_detect_ticks import tick_table
 
 
 def scanned(draw: Callable[[Canvas], None], angle: float = 0.5) -> bytes:
@@ -237,23 +238,10 @@ def test_a_box_a_scans_letters_make_has_print_inside_and_is_no_checkbox() -> Non
 
 
 def test_a_scans_narrow_cells_with_print_inside_are_no_fields() -> None:
-    """A dependents table's "SON / ADOPTED / STEP" columns: each narrow cell holds a printed
-    checkbox, which is the field; the cell, with the box's ink inside it, is none."""
-
-    def draw(canvas: Canvas) -> None:
-        canvas.setLineWidth(0.5)
-        canvas.setFont("Helvetica", 8)
-        for i, word in enumerate(("SON", "ADOPTED", "STEP")):
-            canvas.drawString(302 + i * 38, 652, word)
-        for y in (600, 624, 648):
-            canvas.line(300, y, 414, y)
-        for x in (300, 338, 376, 414):
-            canvas.line(x, 600, x, 648)
-            for y in (600, 624):
-                if x < 414:
-                    canvas.rect(x + 14, y + 7, 10, 10)
-
-    fields = detect_fields(scanned(draw)).fields
+    """The dependents table of ``test_detect_ticks.tick_table`` scanned: each narrow cell
+    holds a printed checkbox, which is the field; the cell, with the box's ink inside it, is
+    none."""
+    fields = detect_fields(scanned(tick_table)).fields
 
     assert {f.type for f in fields} == {"checkbox"}, fields
     assert len(fields) == 6, fields

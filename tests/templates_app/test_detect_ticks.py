@@ -150,3 +150,27 @@ def test_answer_headings_ocr_reads_as_one_word_are_cut() -> None:
         ("No", 567, 589),
         ("Notes", 100, 130),
     ]
+
+
+def tick_table(canvas: Canvas) -> None:
+    """A dependents table's "SON / ADOPTED / STEP" columns, two rows: a printed checkbox in the
+    middle of each narrow cell."""
+    canvas.setLineWidth(0.5)
+    canvas.setFont("Helvetica", 8)
+    for i, word in enumerate(("SON", "ADOPTED", "STEP")):
+        canvas.drawString(302 + i * 38, 652, word)
+    for y in (600, 624, 648):
+        canvas.line(300, y, 414, y)
+    for x in (300, 338, 376, 414):
+        canvas.line(x, 600, x, 648)
+    for x in (300, 338, 376):
+        for y in (600, 624):
+            canvas.rect(x + 14, y + 7, 10, 10)
+
+
+def test_a_cell_holding_a_checkbox_is_no_field_of_its_own() -> None:
+    """The box is the field; its cell was found as a text field over it."""
+    fields = detect_fields(page(tick_table)).fields
+
+    assert {f.type for f in fields} == {"checkbox"}, fields
+    assert len(fields) == 6, fields
