@@ -273,23 +273,25 @@ def is_cents(rect: Rect, texts: Sequence[Rect]) -> bool:
         return [other for other in texts if follows(other, box)]
 
     amounts = [other for other in texts if follows(rect, other) and other.width > rect.width]
-    # Cents end the row, or the next column's amount follows them: as wide as the amount before
-    # them, or with cents of the same width after it (Schedule E's properties A, B and C side
-    # by side, the last column's cents left open at the page's edge or closed).
-    return (
-        rect.width <= CENTS_MAX_WIDTH
-        and rect.height < CENTS_MAX_HEIGHT
-        and bool(amounts)
-        and (
-            not after(rect)
-            or any(
-                other.width > rect.width
-                and (
-                    any(abs(more.width - rect.width) <= 1 for more in after(other))
-                    or any(abs(other.width - amount.width) <= 1 for amount in amounts)
-                )
-                for other in after(rect)
-            )
+    if rect.width > CENTS_MAX_WIDTH or not amounts:
+        return False
+    nexts = after(rect)
+    # Between two amounts of one width: the first one's cents, on rows of one line or two
+    # (Schedule E's properties A, B and C side by side, the last column's cents left open at
+    # the page's edge; Form 8839's children, two lines a row). A taller narrow box elsewhere
+    # may be a column of its own (Form 8275's "Line No.").
+    if rect.height < 1.5 * CENTS_MAX_HEIGHT and any(
+        other.width > rect.width and any(abs(other.width - amount.width) <= 1 for amount in amounts)
+        for other in nexts
+    ):
+        return True
+    # Else they end the row, or the next column's amount has cents of their width after it.
+    return rect.height < CENTS_MAX_HEIGHT and (
+        not nexts
+        or any(
+            other.width > rect.width
+            and any(abs(more.width - rect.width) <= 1 for more in after(other))
+            for other in nexts
         )
     )
 

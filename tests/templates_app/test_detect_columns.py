@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from reportlab.pdfgen.canvas import Canvas
 
+from core.engine.template_spec import Rect
 from templates_app.engine.detect_fields import detect_fields
+from templates_app.engine.form_geometry import is_cents
 from tests.templates_app.test_detect_fields import near, page
 
 
@@ -246,6 +248,20 @@ def test_the_cents_of_amount_columns_are_left_out_where_the_last_is_open() -> No
         (402, 80),
         (504, 80),
     ]
+
+
+def test_the_cents_between_two_line_amounts_of_one_width_are_cents() -> None:
+    """Form 8839's children 1, 2 and 3 side by side, each an amount and its cents, two lines
+    (24 points) a row: a box between two amounts of one width is the first one's cents, however
+    tall the row. A taller narrow box elsewhere may be a column of its own: Form 8275's "Line
+    No." between "Form or Schedule" and "Amount", and the last child's cents, ending the row,
+    stay (the labels or the spacers rule decide those)."""
+    places = ((200, 81), (281, 22), (303, 81), (384, 22), (406, 81), (487, 22))
+    row = [Rect(x, 456, width, 24) for x, width in places]
+    line_no = [Rect(432, 444, 50, 24), Rect(482, 444, 22, 24), Rect(504, 444, 72, 24)]
+
+    assert [is_cents(rect, row) for rect in row] == [False, True, False, True, False, False]
+    assert [is_cents(rect, line_no) for rect in line_no] == [False, False, False]
 
 
 def test_an_empty_row_over_an_empty_cell_is_a_field_and_a_heading_row_is_not() -> None:
