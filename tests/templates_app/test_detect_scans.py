@@ -10,8 +10,11 @@ import pypdfium2 as pdfium
 from reportlab.pdfgen.canvas import Canvas
 
 from bench.detect_scoring import scanned_copy
+from core.engine.template_spec import Rect
 from templates_app.engine import page_raster as raster
 from templates_app.engine.detect_fields import detect_fields
+from templates_app.engine.page_shapes import Found
+from templates_app.engine.scan_marks import without_letters
 from tests.templates_app.test_detect_ticks import tick_table
 
 
@@ -245,3 +248,27 @@ def test_a_scans_narrow_cells_with_print_inside_are_no_fields() -> None:
 
     assert {f.type for f in fields} == {"checkbox"}, fields
     assert len(fields) == 6, fields
+
+
+def test_a_narrow_cell_with_a_number_printed_in_it_is_print_not_a_blank() -> None:
+    """Form 2106's and Schedule R's narrow cells on a scan: a line number or a word inside a
+    cell under 40 points wide (wider than the line-number boxes OCR's detector answers for)
+    whose strokes the rules' mask wiped as a dotted wall's. ``without_letters`` sees the ink
+    inside the cell; the empty cell beside it stays."""
+
+    def draw(canvas: Canvas) -> None:
+        canvas.setLineWidth(0.5)
+        canvas.rect(400, 600, 36, 14)
+        canvas.rect(436, 600, 36, 14)
+        canvas.setFont("Helvetica-Bold", 10)
+        canvas.drawString(408, 603, "12a")
+
+    document = pdfium.PdfDocument(scanned(draw, angle=0))
+    image = document[0].render(scale=2, grayscale=True).to_pil().convert("L")
+    document.close()
+    frame = raster.PageFrame(crop=(0.0, 0.0, 612.0, 792.0), rotation=0, scale=2)
+    cells = [Found("text", Rect(400, 600, 36, 14)), Found("text", Rect(436, 600, 36, 14))]
+
+    kept = without_letters(cells, image, frame)
+
+    assert [item.rect.x for item in kept] == [436], kept
